@@ -1,0 +1,11 @@
+/* audit: not built yet; see the issue that adds it. */
+#include <stdio.h>
+#include "cmd.h"
+
+int cmdaudit(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "nightshift: audit: not implemented yet\n");
+	return EXIT_USAGE;
+}

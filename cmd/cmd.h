@@ -1,0 +1,33 @@
+/* cmd: subcommands; the only layer that prints diagnostics and chooses exit codes. */
+#ifndef NS_CMD_H
+#define NS_CMD_H
+
+#include "../util/util.h"
+
+/* Exit codes of shared/DESIGN.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,
+	EXIT_USAGE = 2,
+	EXIT_ABORT = 3,
+	EXIT_DIVERGED = 4,
+	EXIT_INTERRUPTED = 130,
+};
+
+int cmdrun(int argc, char **argv);
+int cmdvalidate(int argc, char **argv);
+int cmdpolicy(int argc, char **argv);
+int cmdrestore(int argc, char **argv);
+int cmdaudit(int argc, char **argv);
+int cmdreplay(int argc, char **argv);
+int cmdplan(int argc, char **argv);
+int cmdmerge(int argc, char **argv);
+
+/* Print "nightshift: CMD: message" to stderr and return EXIT_USAGE. */
+int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */
+int report(const struct err *e);
+/* True when argv[i] is "--help" or "-h". */
+int ishelp(const char *arg);
+
+#endif

@@ -1,0 +1,80 @@
+/* main: dispatch to a subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <curl/curl.h>
+#include "cmd.h"
+
+static const char helptext[] =
+	"usage: nightshift COMMAND [ARGS]\n"
+	"\n"
+	"  run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]... [--model NAME=SPEC]\n"
+	"                     run the jobs; prints the run directory's path\n"
+	"  validate MANIFEST  parse and check everything, run nothing\n"
+	"  policy MANIFEST --worker W --tool T [--command CMD | --path P] [--json]\n"
+	"                     what the approval rules decide, and which rule\n"
+	"  restore RUN --step N|end --to DIR [--force]\n"
+	"                     the workspace as it was before step N, or after the last\n"
+	"  audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--json]\n"
+	"  replay RUN [--out DIR] [--job ID]...\n"
+	"  --version | --help | COMMAND --help\n"
+	"\n"
+	"exit codes: 0 ok, 1 a job failed, 2 usage or manifest error, 3 a policy abort,\n"
+	"            4 replay diverged or verification failed, 130 interrupted\n";
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} cmds[] = {
+	{"run", cmdrun},         {"validate", cmdvalidate}, {"policy", cmdpolicy},
+	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
+	{"plan", cmdplan},       {"merge", cmdmerge},
+};
+
+int usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nightshift: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see nightshift %s --help)\n", cmd);
+	return EXIT_USAGE;
+}
+
+int report(const struct err *e)
+{
+	fprintf(stderr, "nightshift: %s\n", e->msg);
+	return e->code ? e->code : EXIT_FAILED;
+}
+
+int ishelp(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(helptext, stderr);
+		return EXIT_USAGE;
+	}
+	if (ishelp(argv[1])) {
+		fputs(helptext, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("nightshift %s\n", NS_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		if (strcmp(argv[1], cmds[i].name) == 0) {
+			curl_global_init(CURL_GLOBAL_DEFAULT);
+			int rc = cmds[i].fn(argc - 1, argv + 1);
+			curl_global_cleanup();
+			return rc;
+		}
+	}
+	fprintf(stderr, "nightshift: unknown command '%s'\n%s", argv[1], helptext);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,11 @@
+/* merge: not built yet; see the issue that adds it. */
+#include <stdio.h>
+#include "cmd.h"
+
+int cmdmerge(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "nightshift: merge: not implemented yet\n");
+	return EXIT_USAGE;
+}

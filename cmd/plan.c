@@ -1,0 +1,11 @@
+/* plan: not built yet; see the issue that adds it. */
+#include <stdio.h>
+#include "cmd.h"
+
+int cmdplan(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "nightshift: plan: not implemented yet\n");
+	return EXIT_USAGE;
+}

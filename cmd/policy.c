@@ -1,0 +1,11 @@
+/* policy: not built yet; see the issue that adds it. */
+#include <stdio.h>
+#include "cmd.h"
+
+int cmdpolicy(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "nightshift: policy: not implemented yet\n");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,11 @@
+/* restore: not built yet; see the issue that adds it. */
+#include <stdio.h>
+#include "cmd.h"
+
+int cmdrestore(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "nightshift: restore: not implemented yet\n");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,147 @@
+/* manifest: the YAML manifest as typed structs, every value with its source position. */
+#ifndef NS_MANIFEST_H
+#define NS_MANIFEST_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../util/util.h"
+
+/* Where a value came from, for file:line:col messages (line and col from 1). */
+struct pos {
+	const char *file;
+	int line, col;
+};
+
+enum decision { DEC_ALLOW, DEC_DENY, DEC_ABORT };
+enum provider { PROV_OPENAI, PROV_ANTHROPIC, PROV_SCRIPTED };
+enum backend { BACKEND_NAMESPACE, BACKEND_DOCKER, BACKEND_NONE };
+
+/* Tools a worker may opt into; final_result is always present. */
+enum tool {
+	TOOL_SHELL = 1 << 0,
+	TOOL_READ_FILE = 1 << 1,
+	TOOL_WRITE_FILE = 1 << 2,
+	TOOL_LIST_DIR = 1 << 3,
+	TOOL_EDIT_FILE = 1 << 4,
+};
+
+struct rule {
+	char *tool;    /* glob or NULL (any) */
+	char *command; /* glob on each simple command, for shell; NULL = any */
+	char *path;    /* glob with ** on the normalised workspace path; NULL = any */
+	char *worker;  /* glob on the delegate's name; NULL = any */
+	enum decision decision;
+	struct pos pos;
+};
+
+struct approval {
+	enum decision def;
+	struct rule *rules;
+	size_t nrules;
+	struct strv allow_examples, deny_examples;
+	struct pos pos;
+};
+
+struct mount {
+	char *source; /* absolute host path */
+	char *target; /* absolute path inside the sandbox */
+	int rw;
+	struct pos pos;
+};
+
+struct sandboxconf {
+	enum backend backend;
+	char *image;        /* "host", a rootfs dir, or a docker image */
+	int network_host;   /* 0 = none */
+	int64_t memory;     /* bytes, 0 = unlimited */
+	double cpus;        /* 0 = unlimited */
+	int64_t pids;       /* 0 = unlimited */
+	int64_t timeout_ms; /* per step */
+	struct strv env;    /* names passed in */
+	struct mount *mounts;
+	size_t nmounts;
+};
+
+struct snapconf {
+	int level, threads;
+	struct strv exclude;
+	int64_t max_size;
+};
+
+struct model {
+	char *name;
+	enum provider provider;
+	char *model;
+	char *base_url;
+	char *api_key_env;
+	double temperature; /* < 0 = unset */
+	int64_t max_output_tokens;
+	int64_t timeout_ms;
+	int retries;
+	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
+	char *script;   /* scripted: the file replies came from, if any */
+	struct pos pos;
+};
+
+struct worker {
+	char *name;
+	char *description;
+	char *model;
+	char *instructions;
+	char *file; /* worker file it came from, or NULL */
+	unsigned tools;
+	struct strv delegates;
+	struct approval approval;
+	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
+	int max_turns;
+	struct sandboxconf sandbox;
+	struct pos pos;
+};
+
+struct job {
+	char *id;
+	char *worker;
+	char *input;
+	struct strv needs;
+	struct strv files;
+	int64_t timeout_ms;
+	int retries;
+	int continue_on_error;
+	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
+	struct pos pos;
+};
+
+struct manifest {
+	char *path;      /* as given */
+	char *dir;       /* directory holding it */
+	char *name;
+	char *workspace; /* absolute host path */
+	struct sandboxconf sandbox;
+	struct snapconf snapshot;
+	struct strv secrets;
+	struct model *models;
+	size_t nmodels;
+	struct worker *workers;
+	size_t nworkers;
+	struct job *jobs;
+	size_t njobs;
+	struct strv files; /* every file read: manifest, scripts, worker files */
+	char **filenames;  /* owned copies that struct pos points into */
+	size_t nfilenames;
+};
+
+/* Load and check a manifest; on error e->msg is "file:line:col: message" and e->code 2. */
+int manifestload(struct manifest *m, const char *path, struct err *e);
+/* Free everything a manifest owns. */
+void manifestfree(struct manifest *m);
+
+struct model *manifestmodel(const struct manifest *m, const char *name);
+struct worker *manifestworker(const struct manifest *m, const char *name);
+struct job *manifestjob(const struct manifest *m, const char *id);
+
+const char *decisionname(enum decision d);
+const char *toolname(enum tool t);
+/* The tool bit for a name, or 0 when unknown. */
+unsigned toolbyname(const char *name);
+
+#endif

@@ -1,0 +1,36 @@
+/* sandbox: run one step's shell command isolated; one file per backend behind this seam. */
+#ifndef NS_SANDBOX_H
+#define NS_SANDBOX_H
+
+#include <stdint.h>
+#include "../../manifest/manifest.h"
+
+struct sbxconf {
+	const struct sandboxconf *conf;
+	const char *workspace; /* absolute host path, mounted read-write at /workspace */
+	char **env;            /* NAME=VALUE strings passed in, NULL-terminated; nothing else is */
+	size_t output_cap;     /* bytes kept of stdout and of stderr each (0 = 1 MiB) */
+};
+
+struct sbxresult {
+	int exit_code; /* exit status, or -1 when killed by a signal */
+	int signal;    /* the signal that ended it, or 0 */
+	int timed_out;
+	int oom;
+	int64_t duration_ms;
+	struct buf out, err; /* captured output, capped */
+	int truncated;       /* 1 when output was cut at the cap */
+};
+
+struct sbx;
+
+/* Prepare a sandbox for one job (a warm one where the backend can). */
+int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e);
+/* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r. */
+int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+/* Tear the sandbox down, killing anything left in it. */
+void sbxclose(struct sbx *s);
+/* Free the buffers of a result. */
+void sbxresultfree(struct sbxresult *r);
+
+#endif

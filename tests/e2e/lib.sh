@@ -1,0 +1,42 @@
+# lib.sh: helpers for end-to-end tests; source it, call check/expect, end with `done_tests`.
+set -u
+: "${NIGHTSHIFT:?set NIGHTSHIFT to the binary under test}"
+NS=$NIGHTSHIFT
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+T=$(mktemp -d /tmp/ns-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+_pass=0 _fail=0
+
+# check NAME COMMAND...: passes when the command exits 0.
+check() {
+	local name=$1; shift
+	if "$@"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name"; fi
+}
+
+# expect_rc NAME WANT GOT: passes when two exit codes agree.
+expect_rc() {
+	if [ "$2" = "$3" ]; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1: exit $3, want $2"; fi
+}
+
+# expect_eq NAME WANT GOT
+expect_eq() {
+	if [ "$2" = "$3" ]; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); printf 'FAIL %s:\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"; fi
+}
+
+# expect_grep NAME PATTERN FILE: passes when FILE has a line matching the extended regex.
+expect_grep() {
+	if grep -Eq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1: no /$2/ in $3"; head -c 2000 "$3"; echo; fi
+}
+
+# expect_nogrep NAME PATTERN FILE
+expect_nogrep() {
+	if ! grep -Eq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1: /$2/ found in $3"; fi
+}
+
+# skip NAME WHY: says loudly that a check did not run; never counted as passed.
+skip() { echo "SKIPPED $1: $2"; }
+
+done_tests() {
+	echo "$_pass passed, $_fail failed"
+	[ "$_fail" = 0 ]
+}

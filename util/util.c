@@ -1,0 +1,372 @@
+/* util: errors, memory, buffers, small file helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+#include "util.h"
+
+static int verr(struct err *e, int code, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	if (!e)
+		return -1;
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	size_t n = strlen(e->msg);
+	if (n && e->msg[n - 1] == ':')
+		snprintf(e->msg + n, sizeof e->msg - n, " %s", strerror(saved));
+	e->code = code;
+	return -1;
+}
+
+int errf(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(e, 1, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int errc(struct err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verr(e, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int errctx(struct err *e, const char *fmt, ...)
+{
+	char old[sizeof e->msg], pre[512];
+	va_list ap;
+	if (!e)
+		return -1;
+	memcpy(old, e->msg, sizeof old);
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof pre, fmt, ap);
+	va_end(ap);
+	snprintf(e->msg, sizeof e->msg, "%s: %s", pre, old);
+	return -1;
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return s ? xstrndup(s, strlen(s)) : NULL;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+void bufgrow(struct buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void bufadd(struct buf *b, const void *p, size_t n)
+{
+	bufgrow(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void bufputs(struct buf *b, const char *s)
+{
+	bufadd(b, s, strlen(s));
+}
+
+void bufputc(struct buf *b, char c)
+{
+	bufadd(b, &c, 1);
+}
+
+void bufprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	bufgrow(b, n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+void buffree(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void strvadd(struct strv *s, const char *str)
+{
+	if (s->n + 2 > s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = xstrdup(str);
+	s->v[s->n] = NULL;
+}
+
+void strvfree(struct strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+int readfile(const char *path, struct buf *out, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errc(e, 2, "%s:", path);
+	for (;;) {
+		bufgrow(out, 65536);
+		ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return errf(e, "read %s:", path);
+		}
+		if (n == 0)
+			break;
+		out->len += n;
+	}
+	out->data[out->len] = 0;
+	close(fd);
+	return 0;
+}
+
+static int writeall(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		c += w;
+		n -= w;
+	}
+	return 0;
+}
+
+int writefile(const char *path, const void *data, size_t n, struct err *e)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		errf(e, "create %s:", tmp);
+		free(tmp);
+		return -1;
+	}
+	if (writeall(fd, data, n) < 0 || fsync(fd) < 0) {
+		errf(e, "write %s:", path);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		errf(e, "rename %s:", path);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int mkdirs(const char *path, int mode, struct err *e)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			errf(e, "mkdir %s:", p);
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST) {
+		errf(e, "mkdir %s:", p);
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+char *pathjoin(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+char *dirname_dup(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return xstrndup(path, s - path);
+}
+
+static void hex(const unsigned char *d, size_t n, char *out)
+{
+	static const char x[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = x[d[i] >> 4];
+		out[2 * i + 1] = x[d[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+void sha256hex(const void *data, size_t n, char out[65])
+{
+	unsigned char md[32];
+	unsigned int len = 0;
+	EVP_Digest(data, n, md, &len, EVP_sha256(), NULL);
+	hex(md, 32, out);
+}
+
+int sha256file(const char *path, char out[65], struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errf(e, "%s:", path);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	static __thread char block[1 << 16];
+	ssize_t n;
+	while ((n = read(fd, block, sizeof block)) > 0)
+		EVP_DigestUpdate(c, block, n);
+	int rc = n < 0 ? errf(e, "read %s:", path) : 0;
+	unsigned char md[32];
+	unsigned int len = 0;
+	EVP_DigestFinal_ex(c, md, &len);
+	EVP_MD_CTX_free(c);
+	close(fd);
+	hex(md, 32, out);
+	return rc;
+}
+
+int64_t nowms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void utcnow(char out[32])
+{
+	struct timespec t;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &t);
+	gmtime_r(&t.tv_sec, &tm);
+	size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03ldZ", t.tv_nsec / 1000000);
+}
+
+/* A number followed by one unit from the table; returns 0 on success. */
+static int parseunit(const char *s, int64_t *out, const char *const *units, const int64_t *mult)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	for (int i = 0; units[i]; i++) {
+		if (strcmp(end, units[i]) == 0) {
+			double r = v * (double)mult[i];
+			if (r > 9.0e18)
+				return -1;
+			*out = (int64_t)r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int parseduration(const char *s, int64_t *ms)
+{
+	static const char *const u[] = {"", "ms", "s", "m", "h", NULL};
+	static const int64_t m[] = {1000, 1, 1000, 60000, 3600000};
+	return parseunit(s, ms, u, m);
+}
+
+int parsesize(const char *s, int64_t *bytes)
+{
+	static const char *const u[] = {"", "k", "K", "M", "G", "T", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", NULL};
+	static const int64_t K = 1024;
+	static const int64_t m[] = {1, K, K, K * K, K * K * K, K * K * K * K, K, K * K, K * K * K, K * K * K * K, K, K * K, K * K * K};
+	return parseunit(s, bytes, u, m);
+}

@@ -1,0 +1,78 @@
+/* util: errors, memory, buffers, small file helpers shared by every module. */
+#ifndef NS_UTIL_H
+#define NS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define NS_VERSION "0.1.0"
+
+/* An error filled by library code on the way up; only cmd/ prints it. */
+struct err {
+	int code;        /* exit code the command layer should use (2 input, 1 runtime ...) */
+	char msg[1024];
+};
+
+/* Set err to the formatted message; a format ending in ':' appends strerror(errno). Returns -1. */
+int errf(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same as errf, but also sets the exit code carried by the error. Returns -1. */
+int errc(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Prefix an existing error message with context ("ctx: old message"). Returns -1. */
+int errctx(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Allocation that aborts on out-of-memory (the only fatal path in library code). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+void bufgrow(struct buf *b, size_t extra);
+void bufadd(struct buf *b, const void *p, size_t n);
+void bufputs(struct buf *b, const char *s);
+void bufputc(struct buf *b, char c);
+void bufprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buffree(struct buf *b);
+
+/* A growable NULL-terminated list of owned strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+void strvadd(struct strv *s, const char *str);
+void strvfree(struct strv *s);
+
+/* Read a whole file into *out (NUL-terminated, caller frees). */
+int readfile(const char *path, struct buf *out, struct err *e);
+/* Write data to path atomically: temp file, fsync, rename. */
+int writefile(const char *path, const void *data, size_t n, struct err *e);
+/* mkdir -p. */
+int mkdirs(const char *path, int mode, struct err *e);
+/* Join a directory and a name into a new string. */
+char *pathjoin(const char *dir, const char *name);
+/* Directory part of path as a new string ("." when none). */
+char *dirname_dup(const char *path);
+
+/* SHA-256 of data as 64 lowercase hex characters plus NUL. */
+void sha256hex(const void *data, size_t n, char out[65]);
+/* SHA-256 of a file's contents. */
+int sha256file(const char *path, char out[65], struct err *e);
+
+/* Milliseconds of the monotonic clock. */
+int64_t nowms(void);
+/* Current UTC time as RFC 3339 with milliseconds, e.g. 2026-11-22T02:00:00.123Z. */
+void utcnow(char out[32]);
+
+/* Parse a duration ("120s", "10m", "1h", "500ms", bare number = seconds) into ms. */
+int parseduration(const char *s, int64_t *ms);
+/* Parse a size ("1G", "512M", "64k", bare number = bytes) into bytes. */
+int parsesize(const char *s, int64_t *bytes);
+
+#endif
