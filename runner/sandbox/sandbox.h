@@ -33,4 +33,22 @@ void sbxclose(struct sbx *s);
 /* Free the buffers of a result. */
 void sbxresultfree(struct sbxresult *r);
 
+
+
+/* For backends: each backend's handle starts with struct sbx, and one ops table per file. */
+struct sbxops {
+	const char *name;
+	int (*open)(struct sbx **s, const struct sbxconf *c, struct err *e);
+	int (*exec)(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+	void (*close)(struct sbx *s);
+};
+
+struct sbx {
+	const struct sbxops *ops;
+};
+
+extern const struct sbxops sbxnamespace; /* namespace.c */
+extern const struct sbxops sbxdocker;    /* docker.c */
+extern const struct sbxops sbxnone;      /* none.c */
+
 #endif
