@@ -370,3 +370,44 @@ int parsesize(const char *s, int64_t *bytes)
 	static const int64_t m[] = {1, K, K, K * K, K * K * K, K * K * K * K, K, K * K, K * K * K, K * K * K * K, K, K * K, K * K * K};
 	return parseunit(s, bytes, u, m);
 }
+
+int editdist(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 64 || m > 64)
+		return 99;
+	int row[65];
+	for (size_t j = 0; j <= m; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= m; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[m];
+}
+
+const char *didyoumean(const char *word, const char *const *choices)
+{
+	const char *best = NULL;
+	int bestd = 99;
+	for (size_t i = 0; choices[i]; i++) {
+		int d = editdist(word, choices[i]);
+		if (d < bestd) {
+			bestd = d;
+			best = choices[i];
+		}
+	}
+	size_t len = strlen(word);
+	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+	return bestd <= limit ? best : NULL;
+}
