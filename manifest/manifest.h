@@ -94,6 +94,7 @@ struct worker {
 	struct approval approval;
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
+	int64_t max_tokens; /* 0 = unlimited */
 	struct sandboxconf sandbox;
 	struct pos pos;
 };
@@ -107,6 +108,8 @@ struct job {
 	int64_t timeout_ms;
 	int retries;
 	int continue_on_error;
+	int max_turns;      /* the worker's unless the job sets it */
+	int64_t max_tokens; /* the worker's unless the job sets it */
 	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
 	struct pos pos;
 };
@@ -132,6 +135,9 @@ struct manifest {
 
 /* Load and check a manifest; on error e->msg is "file:line:col: message" and e->code 2. */
 int manifestload(struct manifest *m, const char *path, struct err *e);
+/* Deep-copy a sandbox configuration (dst is overwritten, not freed). */
+void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
+void sandboxfree(struct sandboxconf *s);
 /* Free everything a manifest owns. */
 void manifestfree(struct manifest *m);
 

@@ -1,0 +1,944 @@
+/* manifest: the nightshift manifest format, from YAML to typed structs, with every check. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "manifest.h"
+#include "schema.h"
+#include "yaml.h"
+#include "../runner/policy.h"
+
+static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
+                                      "secrets", "workers", "jobs", NULL};
+static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
+                                        "max_output_tokens", "timeout", "retries", "replies", "script", NULL};
+static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
+                                          "timeout", "env", "mounts", NULL};
+static const char *const mountkeys[] = {"source", "target", "mode", NULL};
+static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
+static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
+                                         "approval", "output", "max_turns", "max_tokens", "sandbox", NULL};
+static const char *const approvalkeys[] = {"default", "rules", "examples", NULL};
+static const char *const rulekeys[] = {"tool", "command", "path", "worker", "decision", NULL};
+static const char *const examplekeys[] = {"allow", "deny", NULL};
+static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
+                                      "continue_on_error", "max_turns", "max_tokens", "sandbox", NULL};
+static const char *const toolnames[] = {"shell", "read_file", "write_file", "list_dir", "edit_file", NULL};
+static const char *const decisions[] = {"allow", "deny", "abort", NULL};
+
+/* Names are ids in paths and tool names: keep them to [A-Za-z0-9_-], 1..64 chars. */
+static int checkname(struct ydoc *y, yaml_node_t *n, const char *what, const char *s)
+{
+	size_t len = strlen(s);
+	if (len == 0 || len > 64)
+		return yfail(y, n, "%s name must be 1 to 64 characters", what);
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+		      *c == '-'))
+			return yfail(y, n, "%s name '%s' may hold only letters, digits, '_' and '-'", what, s);
+	return 0;
+}
+
+/* One of a fixed set of words; the index, or -1 with an error naming the choices. */
+static int yenum(struct ydoc *y, yaml_node_t *n, const char *what, const char *const *words)
+{
+	char *s = NULL;
+	if (ystr(y, n, &s) < 0)
+		return -1;
+	for (int i = 0; words[i]; i++) {
+		if (strcmp(s, words[i]) == 0) {
+			free(s);
+			return i;
+		}
+	}
+	struct buf all = {0};
+	for (int i = 0; words[i]; i++)
+		bufprintf(&all, "%s%s", i ? ", " : "", words[i]);
+	const char *near = didyoumean(s, words);
+	if (near)
+		yfail(y, n, "unknown %s '%s'; did you mean '%s'?", what, s, near);
+	else
+		yfail(y, n, "unknown %s '%s' (one of: %s)", what, s, all.data);
+	buffree(&all);
+	free(s);
+	return -1;
+}
+
+/* Resolve a path relative to base to an absolute one that must exist. */
+static int existing(struct ydoc *y, yaml_node_t *n, const char *base, const char *path, int wantdir, char **out)
+{
+	char *p = path[0] == '/' ? xstrdup(path) : pathjoin(base, path);
+	char real[PATH_MAX];
+	struct stat st;
+	if (!realpath(p, real) || stat(real, &st) < 0) {
+		yfail(y, n, "%s does not exist", p);
+		free(p);
+		return -1;
+	}
+	free(p);
+	if (wantdir && !S_ISDIR(st.st_mode))
+		return yfail(y, n, "%s is not a directory", real);
+	free(*out);
+	*out = xstrdup(real);
+	return 0;
+}
+
+void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src)
+{
+	*dst = *src;
+	dst->image = xstrdup(src->image);
+	memset(&dst->env, 0, sizeof dst->env);
+	for (size_t i = 0; i < src->env.n; i++)
+		strvadd(&dst->env, src->env.v[i]);
+	dst->mounts = src->nmounts ? xcalloc(src->nmounts, sizeof *dst->mounts) : NULL;
+	for (size_t i = 0; i < src->nmounts; i++) {
+		dst->mounts[i] = src->mounts[i];
+		dst->mounts[i].source = xstrdup(src->mounts[i].source);
+		dst->mounts[i].target = xstrdup(src->mounts[i].target);
+	}
+}
+
+void sandboxfree(struct sandboxconf *s)
+{
+	free(s->image);
+	strvfree(&s->env);
+	for (size_t i = 0; i < s->nmounts; i++) {
+		free(s->mounts[i].source);
+		free(s->mounts[i].target);
+	}
+	free(s->mounts);
+	memset(s, 0, sizeof *s);
+}
+
+static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct mount *mt)
+{
+	yaml_node_t *v;
+	if (ymap(y, n, "a mount", mountkeys) < 0)
+		return -1;
+	mt->pos = ypos(y, n);
+	char *src = NULL;
+	if (!(v = yget(y, n, "source")))
+		return yfail(y, n, "a mount needs a source");
+	int rc = ystr(y, v, &src) < 0 ? -1 : existing(y, v, base, src, 0, &mt->source);
+	free(src);
+	if (rc < 0)
+		return -1;
+	if (!(v = yget(y, n, "target")))
+		return yfail(y, n, "a mount needs a target");
+	if (ystr(y, v, &mt->target) < 0)
+		return -1;
+	if (mt->target[0] != '/' || strstr(mt->target, "..") || strcmp(mt->target, "/") == 0 ||
+	    strncmp(mt->target, "/workspace", 10) == 0 || strncmp(mt->target, "/proc", 5) == 0 ||
+	    strncmp(mt->target, "/dev", 4) == 0)
+		return yfail(y, v, "mount target must be an absolute path outside /, /workspace, /proc and /dev");
+	mt->rw = 0;
+	if ((v = yget(y, n, "mode"))) {
+		static const char *const modes[] = {"ro", "rw", NULL};
+		int i = yenum(y, v, "mount mode", modes);
+		if (i < 0)
+			return -1;
+		mt->rw = i == 1;
+	}
+	return 0;
+}
+
+/* Apply the keys of a sandbox mapping on top of sc (which holds the inherited values). */
+static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
+{
+	static const char *const backends[] = {"namespace", "docker", "none", NULL};
+	static const char *const networks[] = {"none", "host", NULL};
+	struct ypair p;
+	if (ymap(y, n, "sandbox", sandboxkeys) < 0)
+		return -1;
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		int rc = 0, k;
+		if (strcmp(p.key, "backend") == 0) {
+			rc = k = yenum(y, p.val, "sandbox backend", backends);
+			sc->backend = k;
+		} else if (strcmp(p.key, "image") == 0) {
+			rc = ystr(y, p.val, &sc->image);
+			if (rc == 0 && strcmp(sc->image, "host") != 0 && (sc->image[0] == '.' || sc->image[0] == '/')) {
+				char *dir = NULL;
+				rc = existing(y, p.val, base, sc->image, 1, &dir);
+				if (rc == 0) {
+					free(sc->image);
+					sc->image = dir;
+				}
+			}
+		} else if (strcmp(p.key, "network") == 0) {
+			rc = k = yenum(y, p.val, "network", networks);
+			sc->network_host = k == 1;
+		} else if (strcmp(p.key, "memory") == 0) {
+			rc = ysize(y, p.val, &sc->memory);
+		} else if (strcmp(p.key, "cpus") == 0) {
+			rc = ynum(y, p.val, 0.01, 1024, &sc->cpus);
+		} else if (strcmp(p.key, "pids") == 0) {
+			rc = yint(y, p.val, 1, 1 << 22, &sc->pids);
+		} else if (strcmp(p.key, "timeout") == 0) {
+			rc = yduration(y, p.val, &sc->timeout_ms);
+			if (rc == 0 && sc->timeout_ms <= 0)
+				rc = yfail(y, p.val, "timeout must be positive");
+		} else if (strcmp(p.key, "env") == 0) {
+			rc = ystrv(y, p.val, &sc->env);
+		} else if (strcmp(p.key, "mounts") == 0) {
+			yaml_node_t *it;
+			if (p.val->type != YAML_SEQUENCE_NODE)
+				return yfail(y, p.val, "mounts must be a list");
+			for (size_t j = 0; j < sc->nmounts; j++) {
+				free(sc->mounts[j].source);
+				free(sc->mounts[j].target);
+			}
+			free(sc->mounts);
+			sc->mounts = NULL;
+			sc->nmounts = 0;
+			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
+				sc->mounts = xrealloc(sc->mounts, (j + 1) * sizeof *sc->mounts);
+				memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
+				sc->nmounts = j + 1;
+				if (parsemount(y, it, base, &sc->mounts[j]) < 0)
+					return -1;
+			}
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parsesnapshot(struct ydoc *y, yaml_node_t *n, struct snapconf *sc)
+{
+	struct ypair p;
+	int64_t v;
+	if (ymap(y, n, "snapshot", snapkeys) < 0)
+		return -1;
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		if (strcmp(p.key, "level") == 0) {
+			if (yint(y, p.val, 1, 19, &v) < 0)
+				return -1;
+			sc->level = v;
+		} else if (strcmp(p.key, "threads") == 0) {
+			if (yint(y, p.val, 0, 256, &v) < 0)
+				return -1;
+			sc->threads = v;
+		} else if (strcmp(p.key, "exclude") == 0) {
+			if (ystrv(y, p.val, &sc->exclude) < 0)
+				return -1;
+		} else if (strcmp(p.key, "max_size") == 0) {
+			if (ysize(y, p.val, &sc->max_size) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Check the shape of a scripted model's replies: [{text?, tool_calls?: [{name, arguments}]}]. */
+static int checkreplies(struct ydoc *y, yaml_node_t *n)
+{
+	static const char *const replykeys[] = {"text", "tool_calls", NULL};
+	static const char *const callkeys[] = {"name", "arguments", "id", NULL};
+	yaml_node_t *r, *c, *v;
+	if (!n || n->type != YAML_SEQUENCE_NODE)
+		return yfail(y, n, "replies must be a list");
+	for (size_t i = 0; (r = yitem(y, n, i)); i++) {
+		if (ymap(y, r, "a scripted reply", replykeys) < 0)
+			return -1;
+		if (!yget(y, r, "text") && !yget(y, r, "tool_calls"))
+			return yfail(y, r, "a scripted reply needs text or tool_calls");
+		if ((v = yget(y, r, "text")) && v->type != YAML_SCALAR_NODE)
+			return yfail(y, v, "text must be a string");
+		if (!(v = yget(y, r, "tool_calls")))
+			continue;
+		if (v->type != YAML_SEQUENCE_NODE)
+			return yfail(y, v, "tool_calls must be a list");
+		for (size_t j = 0; (c = yitem(y, v, j)); j++) {
+			if (ymap(y, c, "a tool call", callkeys) < 0)
+				return -1;
+			yaml_node_t *name = yget(y, c, "name"), *args = yget(y, c, "arguments");
+			if (!name || name->type != YAML_SCALAR_NODE)
+				return yfail(y, name ? name : c, "a tool call needs a name");
+			if (args && args->type != YAML_MAPPING_NODE)
+				return yfail(y, args, "arguments must be a mapping");
+		}
+	}
+	return 0;
+}
+
+static int addfile(struct manifest *m, const char *path)
+{
+	m->filenames = xrealloc(m->filenames, (m->nfilenames + 1) * sizeof *m->filenames);
+	m->filenames[m->nfilenames++] = xstrdup(path);
+	strvadd(&m->files, path);
+	return 0;
+}
+
+/* Load a YAML file into y, remembering its name for positions. */
+static int loadyaml(struct manifest *m, const char *path, struct ydoc *y, struct buf *text, struct err *e)
+{
+	if (readfile(path, text, e) < 0)
+		return -1;
+	addfile(m, path);
+	return yload(y, m->filenames[m->nfilenames - 1], text->data, text->len, 0, e);
+}
+
+static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml_node_t *n, struct model *md,
+                      struct err *e)
+{
+	static const char *const providers[] = {"openai", "anthropic", "scripted", NULL};
+	struct ypair p;
+	int64_t v;
+	md->name = xstrdup(name);
+	md->pos = ypos(y, n);
+	md->temperature = -1;
+	md->retries = 2;
+	md->timeout_ms = 600000;
+	if (ymap(y, n, "a model", modelkeys) < 0)
+		return -1;
+	yaml_node_t *pv = yget(y, n, "provider");
+	if (!pv)
+		return yfail(y, n, "model '%s' needs a provider (openai, anthropic or scripted)", name);
+	int k = yenum(y, pv, "provider", providers);
+	if (k < 0)
+		return -1;
+	md->provider = k;
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		int rc = 0;
+		if (strcmp(p.key, "model") == 0)
+			rc = ystr(y, p.val, &md->model);
+		else if (strcmp(p.key, "base_url") == 0)
+			rc = ystr(y, p.val, &md->base_url);
+		else if (strcmp(p.key, "api_key_env") == 0)
+			rc = ystr(y, p.val, &md->api_key_env);
+		else if (strcmp(p.key, "temperature") == 0)
+			rc = ynum(y, p.val, 0, 2, &md->temperature);
+		else if (strcmp(p.key, "max_output_tokens") == 0)
+			rc = yint(y, p.val, 1, 10000000, &md->max_output_tokens);
+		else if (strcmp(p.key, "timeout") == 0)
+			rc = yduration(y, p.val, &md->timeout_ms);
+		else if (strcmp(p.key, "retries") == 0) {
+			rc = yint(y, p.val, 0, 100, &v);
+			md->retries = v;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if ((pv = yget(y, n, "replies")) || (pv = yget(y, n, "script"))) {
+		if (md->provider != PROV_SCRIPTED)
+			return yfail(y, pv, "replies and script belong to provider: scripted");
+	}
+	if (md->provider == PROV_SCRIPTED) {
+		yaml_node_t *rv = yget(y, n, "replies"), *sv = yget(y, n, "script");
+		if (!!rv == !!sv)
+			return yfail(y, n, "a scripted model needs exactly one of replies or script");
+		if (rv) {
+			if (checkreplies(y, rv) < 0 || !(md->replies = yjson(y, rv)))
+				return -1;
+		} else {
+			if (ystr(y, sv, &md->script) < 0)
+				return -1;
+			char *path = md->script[0] == '/' ? xstrdup(md->script) : pathjoin(m->dir, md->script);
+			struct ydoc sy;
+			struct buf text = {0};
+			int rc = loadyaml(m, path, &sy, &text, e);
+			free(path);
+			if (rc == 0) {
+				yaml_node_t *root = yroot(&sy);
+				if (root && root->type == YAML_MAPPING_NODE && yget(&sy, root, "replies"))
+					root = yget(&sy, root, "replies");
+				rc = checkreplies(&sy, root);
+				if (rc == 0 && !(md->replies = yjson(&sy, root)))
+					rc = -1;
+			} else if (!strstr(e->msg, ": YAML")) {
+				yfail(y, sv, "cannot read script %s", md->script);
+			}
+			yfree(&sy);
+			buffree(&text);
+			if (rc < 0)
+				return -1;
+		}
+	} else if (!md->model) {
+		return yfail(y, n, "model '%s' needs a model name (model: ...)", name);
+	}
+	return 0;
+}
+
+static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
+{
+	yaml_node_t *v, *it;
+	if (ymap(y, n, "approval", approvalkeys) < 0)
+		return -1;
+	a->pos = ypos(y, n);
+	if ((v = yget(y, n, "default"))) {
+		int k = yenum(y, v, "decision", decisions);
+		if (k < 0)
+			return -1;
+		a->def = k;
+	}
+	if ((v = yget(y, n, "rules"))) {
+		if (v->type != YAML_SEQUENCE_NODE)
+			return yfail(y, v, "rules must be a list");
+		for (size_t i = 0; (it = yitem(y, v, i)); i++) {
+			a->rules = xrealloc(a->rules, (i + 1) * sizeof *a->rules);
+			struct rule *r = &a->rules[i];
+			memset(r, 0, sizeof *r);
+			a->nrules = i + 1;
+			r->pos = ypos(y, it);
+			if (ymap(y, it, "a rule", rulekeys) < 0)
+				return -1;
+			yaml_node_t *d = yget(y, it, "decision");
+			if (!d)
+				return yfail(y, it, "a rule needs a decision (allow, deny or abort)");
+			int k = yenum(y, d, "decision", decisions);
+			if (k < 0)
+				return -1;
+			r->decision = k;
+			if (((d = yget(y, it, "tool")) && ystr(y, d, &r->tool) < 0) ||
+			    ((d = yget(y, it, "command")) && ystr(y, d, &r->command) < 0) ||
+			    ((d = yget(y, it, "path")) && ystr(y, d, &r->path) < 0) ||
+			    ((d = yget(y, it, "worker")) && ystr(y, d, &r->worker) < 0))
+				return -1;
+		}
+	}
+	if ((v = yget(y, n, "examples"))) {
+		if (ymap(y, v, "examples", examplekeys) < 0)
+			return -1;
+		if ((it = yget(y, v, "allow")) && ystrv(y, it, &a->allow_examples) < 0)
+			return -1;
+		if ((it = yget(y, v, "deny")) && ystrv(y, it, &a->deny_examples) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The keys of a worker mapping (inline or front matter) applied on w. */
+static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, int filemode)
+{
+	struct ypair p;
+	int64_t v;
+	if (ymap(y, n, "a worker", workerkeys) < 0)
+		return -1;
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		int rc = 0;
+		if (strcmp(p.key, "description") == 0)
+			rc = ystr(y, p.val, &w->description);
+		else if (strcmp(p.key, "model") == 0)
+			rc = ystr(y, p.val, &w->model);
+		else if (strcmp(p.key, "instructions") == 0)
+			rc = ystr(y, p.val, &w->instructions);
+		else if (strcmp(p.key, "file") == 0 && filemode)
+			rc = yfail(y, p.knode, "a worker file cannot point to another file");
+		else if (strcmp(p.key, "tools") == 0) {
+			yaml_node_t *it;
+			if (p.val->type != YAML_SEQUENCE_NODE)
+				return yfail(y, p.val, "tools must be a list");
+			w->tools = 0;
+			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
+				int k = yenum(y, it, "tool", toolnames);
+				if (k < 0)
+					return -1;
+				w->tools |= 1u << k;
+			}
+		} else if (strcmp(p.key, "delegates") == 0)
+			rc = ystrv(y, p.val, &w->delegates);
+		else if (strcmp(p.key, "approval") == 0)
+			rc = parseapproval(y, p.val, &w->approval);
+		else if (strcmp(p.key, "output") == 0) {
+			struct buf ptr = {0};
+			cJSON_Delete(w->output);
+			w->output = yjson(y, p.val);
+			if (!w->output)
+				return -1;
+			if (!cJSON_IsObject(w->output))
+				return yfail(y, p.val, "output must be a JSON Schema mapping");
+			if (schemacheck(w->output, &ptr, y->e) < 0) {
+				char msg[sizeof y->e->msg];
+				memcpy(msg, y->e->msg, sizeof msg);
+				yfail(y, yat(y, p.val, ptr.data ? ptr.data : ""), "output schema: %s", msg);
+				buffree(&ptr);
+				return -1;
+			}
+			buffree(&ptr);
+		} else if (strcmp(p.key, "max_turns") == 0) {
+			rc = yint(y, p.val, 1, 100000, &v);
+			w->max_turns = v;
+		} else if (strcmp(p.key, "max_tokens") == 0)
+			rc = yint(y, p.val, 1, INT64_MAX / 2, &w->max_tokens);
+		else if (strcmp(p.key, "sandbox") == 0) {
+			char *base = dirname_dup(y->file);
+			rc = parsesandbox(y, p.val, base, &w->sandbox);
+			free(base);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A worker file: markdown with YAML front matter between --- lines; the body is the instructions. */
+static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode, struct worker *w, struct err *e)
+{
+	char *rel = NULL;
+	if (ystr(y, fnode, &rel) < 0)
+		return -1;
+	char *path = rel[0] == '/' ? xstrdup(rel) : pathjoin(m->dir, rel);
+	free(rel);
+	struct buf text = {0};
+	if (readfile(path, &text, e) < 0) {
+		yfail(y, fnode, "cannot read worker file %s", path);
+		free(path);
+		return -1;
+	}
+	addfile(m, path);
+	free(path);
+	const char *file = m->filenames[m->nfilenames - 1];
+	w->file = xstrdup(file);
+	const char *s = text.data, *body = s;
+	int rc = 0;
+	if (strncmp(s, "---\n", 4) == 0 || strncmp(s, "---\r\n", 5) == 0) {
+		const char *fm = strchr(s, '\n') + 1, *end = fm;
+		for (;;) {
+			if (strncmp(end, "---", 3) == 0 && (end[3] == '\n' || end[3] == '\r' || end[3] == 0))
+				break;
+			const char *nl = strchr(end, '\n');
+			if (!nl) {
+				buffree(&text);
+				return errc(e, 2, "%s:1:1: front matter opened with --- is never closed", file);
+			}
+			end = nl + 1;
+		}
+		body = strchr(end, '\n') ? strchr(end, '\n') + 1 : end + strlen(end);
+		struct ydoc fy;
+		rc = yload(&fy, file, fm, end - fm, 1, e);
+		if (rc == 0 && yroot(&fy))
+			rc = workerkeys_apply(&fy, yroot(&fy), w, 1);
+		yfree(&fy);
+	}
+	while (*body == '\n' || *body == '\r')
+		body++;
+	if (rc == 0 && !w->instructions && *body)
+		w->instructions = xstrdup(body);
+	buffree(&text);
+	return rc;
+}
+
+static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yaml_node_t *n, struct worker *w,
+                       struct err *e)
+{
+	yaml_node_t *f;
+	w->name = xstrdup(name);
+	w->pos = ypos(y, n);
+	w->max_turns = 50;
+	w->approval.def = DEC_DENY;
+	sandboxcopy(&w->sandbox, &m->sandbox);
+	if (ymap(y, n, "a worker", workerkeys) < 0)
+		return -1;
+	if ((f = yget(y, n, "file")) && loadworkerfile(m, y, f, w, e) < 0)
+		return -1;
+	if (workerkeys_apply(y, n, w, 0) < 0)
+		return -1;
+	if (!w->instructions || !*w->instructions)
+		return yfail(y, n, "worker '%s' has no instructions", name);
+	return 0;
+}
+
+static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
+{
+	struct ypair p;
+	int64_t v;
+	j->id = xstrdup(id);
+	j->pos = ypos(y, n);
+	if (ymap(y, n, "a job", jobkeys) < 0)
+		return -1;
+	yaml_node_t *wn = yget(y, n, "worker");
+	if (!wn)
+		return yfail(y, n, "job '%s' needs a worker", id);
+	if (ystr(y, wn, &j->worker) < 0)
+		return -1;
+	struct worker *w = manifestworker(m, j->worker);
+	if (!w) {
+		const char **names = xcalloc(m->nworkers + 1, sizeof *names);
+		for (size_t i = 0; i < m->nworkers; i++)
+			names[i] = m->workers[i].name;
+		const char *near = didyoumean(j->worker, names);
+		free(names);
+		return near ? yfail(y, wn, "unknown worker '%s'; did you mean '%s'?", j->worker, near)
+		            : yfail(y, wn, "unknown worker '%s'", j->worker);
+	}
+	sandboxcopy(&j->sandbox, &w->sandbox);
+	j->max_turns = w->max_turns;
+	j->max_tokens = w->max_tokens;
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		int rc = 0;
+		if (strcmp(p.key, "input") == 0)
+			rc = ystr(y, p.val, &j->input);
+		else if (strcmp(p.key, "needs") == 0)
+			rc = ystrv(y, p.val, &j->needs);
+		else if (strcmp(p.key, "files") == 0) {
+			rc = ystrv(y, p.val, &j->files);
+			for (size_t k = 0; rc == 0 && k < j->files.n; k++) {
+				char *norm = wspath(j->files.v[k]);
+				if (!norm || strcmp(norm, ".") == 0)
+					rc = yfail(y, p.val, "file '%s' is not a path inside the workspace", j->files.v[k]);
+				free(norm);
+			}
+		} else if (strcmp(p.key, "timeout") == 0)
+			rc = yduration(y, p.val, &j->timeout_ms);
+		else if (strcmp(p.key, "retries") == 0) {
+			rc = yint(y, p.val, 0, 100, &v);
+			j->retries = v;
+		} else if (strcmp(p.key, "continue_on_error") == 0)
+			rc = ybool(y, p.val, &j->continue_on_error);
+		else if (strcmp(p.key, "max_turns") == 0) {
+			rc = yint(y, p.val, 1, 100000, &v);
+			j->max_turns = v;
+		} else if (strcmp(p.key, "max_tokens") == 0)
+			rc = yint(y, p.val, 1, INT64_MAX / 2, &j->max_tokens);
+		else if (strcmp(p.key, "sandbox") == 0)
+			rc = parsesandbox(y, p.val, m->dir, &j->sandbox);
+		if (rc < 0)
+			return -1;
+	}
+	if (!j->input)
+		j->input = xstrdup("");
+	return 0;
+}
+
+/* Find a cycle in needs by depth-first search; fills the path of the cycle. */
+static int needscycle(struct manifest *m, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+{
+	state[i] = 1;
+	stack[depth] = i;
+	struct job *j = &m->jobs[i];
+	for (size_t k = 0; k < j->needs.n; k++) {
+		struct job *d = manifestjob(m, j->needs.v[k]);
+		size_t di = d - m->jobs;
+		if (state[di] == 1) {
+			size_t from = 0;
+			while (stack[from] != di)
+				from++;
+			for (size_t s = from; s <= depth; s++)
+				bufprintf(path, "%s -> ", m->jobs[stack[s]].id);
+			bufputs(path, d->id);
+			return 1;
+		}
+		if (state[di] == 0 && needscycle(m, di, state, stack, depth + 1, path))
+			return 1;
+	}
+	state[i] = 2;
+	return 0;
+}
+
+static int delegcycle(struct manifest *m, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+{
+	state[i] = 1;
+	stack[depth] = i;
+	struct worker *w = &m->workers[i];
+	for (size_t k = 0; k < w->delegates.n; k++) {
+		struct worker *d = manifestworker(m, w->delegates.v[k]);
+		size_t di = d - m->workers;
+		if (state[di] == 1) {
+			size_t from = 0;
+			while (stack[from] != di)
+				from++;
+			for (size_t s = from; s <= depth; s++)
+				bufprintf(path, "%s -> ", m->workers[stack[s]].name);
+			bufputs(path, d->name);
+			return 1;
+		}
+		if (state[di] == 0 && delegcycle(m, di, state, stack, depth + 1, path))
+			return 1;
+	}
+	state[i] = 2;
+	return 0;
+}
+
+static int errat(struct err *e, struct pos p, const char *fmt, const char *a, const char *b)
+{
+	char msg[768];
+	snprintf(msg, sizeof msg, fmt, a, b ? b : "");
+	return errc(e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+}
+
+/* Each approval example must be decided as it says, else name the example and the rule. */
+static int checkexamples(struct worker *w, struct err *e)
+{
+	struct strv *lists[] = {&w->approval.allow_examples, &w->approval.deny_examples};
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			cJSON *args = cJSON_CreateObject();
+			cJSON_AddStringToObject(args, "command", lists[l]->v[i]);
+			struct verdict v;
+			policydecide(&w->approval, w->name, "shell", args, &v);
+			cJSON_Delete(args);
+			int allowed = v.decision == DEC_ALLOW;
+			if (allowed != (l == 0)) {
+				char by[128];
+				if (v.rule >= 0)
+					snprintf(by, sizeof by, "rule %d (line %d)", v.rule + 1, w->approval.rules[v.rule].pos.line);
+				else
+					snprintf(by, sizeof by, "the default");
+				struct pos p = w->approval.pos;
+				errc(e, 2, "%s:%d:%d: worker '%s': example \"%s\" is listed under %s but %s decides %s: %s",
+				     p.file, p.line, p.col, w->name, lists[l]->v[i], l == 0 ? "allow" : "deny", by,
+				     decisionname(v.decision), v.reason);
+				verdictfree(&v);
+				return -1;
+			}
+			verdictfree(&v);
+		}
+	}
+	return 0;
+}
+
+/* Cross-references: models, delegates, needs, cycles, examples. */
+static int crosscheck(struct manifest *m, struct err *e)
+{
+	for (size_t i = 0; i < m->nworkers; i++) {
+		struct worker *w = &m->workers[i];
+		if (!w->model)
+			w->model = xstrdup("default");
+		if (!manifestmodel(m, w->model))
+			return errat(e, w->pos, "worker '%s' uses model '%s', which is not in models", w->name, w->model);
+		for (size_t k = 0; k < w->delegates.n; k++) {
+			if (!manifestworker(m, w->delegates.v[k]))
+				return errat(e, w->pos, "worker '%s' delegates to unknown worker '%s'", w->name, w->delegates.v[k]);
+			if (toolbyname(w->delegates.v[k]) || strcmp(w->delegates.v[k], "final_result") == 0)
+				return errat(e, w->pos, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
+				             w->delegates.v[k]);
+		}
+		if (checkexamples(w, e) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < m->njobs; i++) {
+		struct job *j = &m->jobs[i];
+		for (size_t k = 0; k < j->needs.n; k++)
+			if (!manifestjob(m, j->needs.v[k]))
+				return errat(e, j->pos, "job '%s' needs unknown job '%s'", j->id, j->needs.v[k]);
+	}
+	struct buf path = {0};
+	size_t n = m->njobs > m->nworkers ? m->njobs : m->nworkers;
+	int *state = xcalloc(n + 1, sizeof *state);
+	size_t *stack = xcalloc(n + 1, sizeof *stack);
+	int rc = 0;
+	for (size_t i = 0; i < m->njobs && rc == 0; i++)
+		if (state[i] == 0 && needscycle(m, i, state, stack, 0, &path))
+			rc = errat(e, m->jobs[i].pos, "cycle in needs: %s%s", path.data, NULL);
+	memset(state, 0, (n + 1) * sizeof *state);
+	for (size_t i = 0; i < m->nworkers && rc == 0; i++)
+		if (state[i] == 0 && delegcycle(m, i, state, stack, 0, &path))
+			rc = errat(e, m->workers[i].pos, "cycle in delegates: %s%s", path.data, NULL);
+	free(state);
+	free(stack);
+	buffree(&path);
+	return rc;
+}
+
+static void defaults(struct manifest *m)
+{
+	m->sandbox.backend = BACKEND_NAMESPACE;
+	m->sandbox.image = xstrdup("host");
+	m->sandbox.timeout_ms = 120000;
+	m->sandbox.pids = 256;
+	m->sandbox.memory = (int64_t)1 << 30;
+	m->snapshot.level = 3;
+	m->snapshot.threads = 0;
+}
+
+static int parse(struct manifest *m, struct ydoc *y, struct err *e)
+{
+	yaml_node_t *root = yroot(y), *v;
+	struct ypair p;
+	int64_t ver;
+	if (!root)
+		return errc(e, 2, "%s:1:1: the manifest is empty", y->file);
+	if (ymap(y, root, "the manifest", topkeys) < 0)
+		return -1;
+	if (!(v = yget(y, root, "version")))
+		return yfail(y, root, "missing 'version: 1'");
+	if (yint(y, v, 1, 1, &ver) < 0)
+		return -1;
+	if ((v = yget(y, root, "name")) && ystr(y, v, &m->name) < 0)
+		return -1;
+	char *ws = NULL;
+	if ((v = yget(y, root, "workspace"))) {
+		if (ystr(y, v, &ws) < 0 || existing(y, v, m->dir, ws, 1, &m->workspace) < 0) {
+			free(ws);
+			return -1;
+		}
+		free(ws);
+	} else if (existing(y, root, m->dir, ".", 1, &m->workspace) < 0) {
+		return -1;
+	}
+	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->dir, &m->sandbox) < 0)
+		return -1;
+	if ((v = yget(y, root, "snapshot")) && parsesnapshot(y, v, &m->snapshot) < 0)
+		return -1;
+	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)
+		return -1;
+	if (!(v = yget(y, root, "models")))
+		return yfail(y, root, "missing 'models'");
+	if (ymap(y, v, "models", NULL) < 0)
+		return -1;
+	for (size_t i = 0; yeach(y, v, i, &p); i++) {
+		m->models = xrealloc(m->models, (i + 1) * sizeof *m->models);
+		memset(&m->models[i], 0, sizeof m->models[i]);
+		m->nmodels = i + 1;
+		if (checkname(y, p.knode, "model", p.key) < 0 || parsemodel(m, y, p.key, p.val, &m->models[i], e) < 0)
+			return -1;
+	}
+	if (!(v = yget(y, root, "workers")))
+		return yfail(y, root, "missing 'workers'");
+	if (ymap(y, v, "workers", NULL) < 0)
+		return -1;
+	/* Workers first by name, so that jobs and delegates can refer to any of them. */
+	size_t nw = 0;
+	while (yeach(y, v, nw, &p))
+		nw++;
+	m->workers = xcalloc(nw, sizeof *m->workers);
+	for (size_t i = 0; yeach(y, v, i, &p); i++) {
+		m->nworkers = i + 1;
+		if (checkname(y, p.knode, "worker", p.key) < 0 || parseworker(m, y, p.key, p.val, &m->workers[i], e) < 0)
+			return -1;
+	}
+	if (!(v = yget(y, root, "jobs")))
+		return yfail(y, root, "missing 'jobs'");
+	if (ymap(y, v, "jobs", NULL) < 0)
+		return -1;
+	for (size_t i = 0; yeach(y, v, i, &p); i++) {
+		m->jobs = xrealloc(m->jobs, (i + 1) * sizeof *m->jobs);
+		memset(&m->jobs[i], 0, sizeof m->jobs[i]);
+		m->njobs = i + 1;
+		if (checkname(y, p.knode, "job", p.key) < 0 || parsejob(m, y, p.key, p.val, &m->jobs[i]) < 0)
+			return -1;
+	}
+	if (m->njobs == 0)
+		return yfail(y, v, "no jobs");
+	return crosscheck(m, e);
+}
+
+int manifestload(struct manifest *m, const char *path, struct err *e)
+{
+	struct ydoc y;
+	struct buf text = {0};
+	memset(m, 0, sizeof *m);
+	m->path = xstrdup(path);
+	m->dir = dirname_dup(path);
+	defaults(m);
+	if (loadyaml(m, path, &y, &text, e) < 0) {
+		buffree(&text);
+		return -1;
+	}
+	int rc = parse(m, &y, e);
+	if (rc < 0 && e->code == 0)
+		e->code = 2;
+	yfree(&y);
+	buffree(&text);
+	return rc;
+}
+
+static void approvalfree(struct approval *a)
+{
+	for (size_t i = 0; i < a->nrules; i++) {
+		free(a->rules[i].tool);
+		free(a->rules[i].command);
+		free(a->rules[i].path);
+		free(a->rules[i].worker);
+	}
+	free(a->rules);
+	strvfree(&a->allow_examples);
+	strvfree(&a->deny_examples);
+}
+
+void manifestfree(struct manifest *m)
+{
+	for (size_t i = 0; i < m->nmodels; i++) {
+		struct model *md = &m->models[i];
+		free(md->name);
+		free(md->model);
+		free(md->base_url);
+		free(md->api_key_env);
+		free(md->script);
+		cJSON_Delete(md->replies);
+	}
+	free(m->models);
+	for (size_t i = 0; i < m->nworkers; i++) {
+		struct worker *w = &m->workers[i];
+		free(w->name);
+		free(w->description);
+		free(w->model);
+		free(w->instructions);
+		free(w->file);
+		strvfree(&w->delegates);
+		approvalfree(&w->approval);
+		cJSON_Delete(w->output);
+		sandboxfree(&w->sandbox);
+	}
+	free(m->workers);
+	for (size_t i = 0; i < m->njobs; i++) {
+		struct job *j = &m->jobs[i];
+		free(j->id);
+		free(j->worker);
+		free(j->input);
+		strvfree(&j->needs);
+		strvfree(&j->files);
+		sandboxfree(&j->sandbox);
+	}
+	free(m->jobs);
+	sandboxfree(&m->sandbox);
+	strvfree(&m->snapshot.exclude);
+	strvfree(&m->secrets);
+	strvfree(&m->files);
+	for (size_t i = 0; i < m->nfilenames; i++)
+		free(m->filenames[i]);
+	free(m->filenames);
+	free(m->path);
+	free(m->dir);
+	free(m->name);
+	free(m->workspace);
+	memset(m, 0, sizeof *m);
+}
+
+struct model *manifestmodel(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nmodels; i++)
+		if (strcmp(m->models[i].name, name) == 0)
+			return &m->models[i];
+	return NULL;
+}
+
+struct worker *manifestworker(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nworkers; i++)
+		if (m->workers[i].name && strcmp(m->workers[i].name, name) == 0)
+			return &m->workers[i];
+	return NULL;
+}
+
+struct job *manifestjob(const struct manifest *m, const char *id)
+{
+	for (size_t i = 0; i < m->njobs; i++)
+		if (strcmp(m->jobs[i].id, id) == 0)
+			return &m->jobs[i];
+	return NULL;
+}
+
+const char *decisionname(enum decision d)
+{
+	return d == DEC_ALLOW ? "allow" : d == DEC_DENY ? "deny" : "abort";
+}
+
+const char *toolname(enum tool t)
+{
+	for (int i = 0; toolnames[i]; i++)
+		if (t == 1u << i)
+			return toolnames[i];
+	return "?";
+}
+
+unsigned toolbyname(const char *name)
+{
+	for (int i = 0; toolnames[i]; i++)
+		if (strcmp(name, toolnames[i]) == 0)
+			return 1u << i;
+	return 0;
+}
