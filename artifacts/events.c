@@ -1,0 +1,232 @@
+/* events: hash-chained JSON lines in one zstd frame, flushed after every line so a crash
+ * leaves every whole event readable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "events.h"
+
+struct evlog {
+	int fd;
+	ZSTD_CCtx *z;
+	const struct secrets *sec;
+	char prev[65];
+	int64_t seq;
+	struct buf out;
+};
+
+static int writeall(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Compress in with the given directive and write everything zstd produces. */
+static int push(struct evlog *l, const char *data, size_t n, ZSTD_EndDirective dir, struct err *e)
+{
+	ZSTD_inBuffer in = {data, n, 0};
+	size_t cap = ZSTD_CStreamOutSize();
+	bufgrow(&l->out, cap);
+	for (;;) {
+		ZSTD_outBuffer out = {l->out.data, cap, 0};
+		size_t left = ZSTD_compressStream2(l->z, &out, &in, dir);
+		if (ZSTD_isError(left))
+			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
+		if (out.pos && writeall(l->fd, l->out.data, out.pos) < 0)
+			return errf(e, "write event log:");
+		if (left == 0 && in.pos == in.size)
+			return 0;
+	}
+}
+
+int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errf(e, "create %s:", path);
+	struct evlog *l = xcalloc(1, sizeof *l);
+	l->fd = fd;
+	l->sec = sec;
+	l->z = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 1);
+	memset(l->prev, '0', 64);
+	*lp = l;
+	return 0;
+}
+
+int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
+{
+	char now[32];
+	utcnow(now);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "seq", (double)l->seq);
+	cJSON_AddStringToObject(ev, "time", now);
+	cJSON_AddStringToObject(ev, "type", type);
+	cJSON_AddStringToObject(ev, "prev", l->prev);
+	if (obj) {
+		cJSON *c;
+		while ((c = obj->child)) {
+			cJSON_DetachItemViaPointer(obj, c);
+			cJSON_AddItemToObject(ev, c->string, c);
+		}
+		cJSON_Delete(obj);
+	}
+	char *line = cJSON_PrintUnformatted(ev);
+	cJSON_Delete(ev);
+	char *masked = secretsmask(l->sec, line);
+	if (masked) {
+		free(line);
+		line = masked;
+	}
+	size_t n = strlen(line);
+	line[n] = '\n';
+	int rc = push(l, line, n + 1, ZSTD_e_flush, e);
+	line[n] = 0;
+	if (rc == 0) {
+		sha256hex(line, n, l->prev);
+		l->seq++;
+	}
+	free(line);
+	return rc;
+}
+
+const char *evhead(const struct evlog *l)
+{
+	return l->prev;
+}
+
+int64_t evcount(const struct evlog *l)
+{
+	return l->seq;
+}
+
+int evclose(struct evlog *l, struct err *e)
+{
+	int rc = push(l, "", 0, ZSTD_e_end, e);
+	if (rc == 0 && fsync(l->fd) < 0)
+		rc = errf(e, "fsync event log:");
+	close(l->fd);
+	ZSTD_freeCCtx(l->z);
+	buffree(&l->out);
+	free(l);
+	return rc;
+}
+
+struct evreader {
+	int fd;
+	ZSTD_DCtx *z;
+	char *in;
+	size_t incap;
+	ZSTD_inBuffer inb;
+	struct buf data; /* decompressed bytes not yet returned */
+	size_t off;      /* start of the next line in data */
+	int eof, midframe, truncated;
+};
+
+int evropen(struct evreader **rp, const char *path, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errf(e, "%s:", path);
+	struct evreader *r = xcalloc(1, sizeof *r);
+	r->fd = fd;
+	r->z = ZSTD_createDCtx();
+	r->incap = ZSTD_DStreamInSize();
+	r->in = xmalloc(r->incap);
+	*rp = r;
+	return 0;
+}
+
+/* Decompress more into r->data; 0 when nothing more will come. */
+static int fill(struct evreader *r, struct err *e)
+{
+	size_t outcap = ZSTD_DStreamOutSize();
+	for (;;) {
+		if (r->inb.pos == r->inb.size) {
+			if (r->eof)
+				return 0;
+			ssize_t n = read(r->fd, r->in, r->incap);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return errf(e, "read event log:");
+			if (n == 0) {
+				r->eof = 1;
+				if (r->midframe)
+					r->truncated = 1;
+				return 0;
+			}
+			r->inb = (ZSTD_inBuffer){r->in, (size_t)n, 0};
+		}
+		bufgrow(&r->data, outcap);
+		ZSTD_outBuffer out = {r->data.data + r->data.len, outcap, 0};
+		size_t ret = ZSTD_decompressStream(r->z, &out, &r->inb);
+		if (ZSTD_isError(ret)) {
+			r->truncated = 1;
+			r->eof = 1;
+			r->inb.pos = r->inb.size;
+			return errf(e, "corrupt zstd data: %s", ZSTD_getErrorName(ret));
+		}
+		r->midframe = ret != 0;
+		r->data.len += out.pos;
+		r->data.data[r->data.len] = 0;
+		if (out.pos)
+			return 1;
+	}
+}
+
+int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e)
+{
+	for (;;) {
+		char *start = r->data.data ? r->data.data + r->off : NULL;
+		char *nl = start ? memchr(start, '\n', r->data.len - r->off) : NULL;
+		if (nl) {
+			*nl = 0;
+			*line = start;
+			*len = nl - start;
+			r->off = nl + 1 - r->data.data;
+			return 1;
+		}
+		/* Keep the partial line, drop what was returned. */
+		if (r->off) {
+			memmove(r->data.data, r->data.data + r->off, r->data.len - r->off);
+			r->data.len -= r->off;
+			r->off = 0;
+		}
+		int f = fill(r, e);
+		if (f < 0)
+			return -1;
+		if (f == 0) {
+			if (r->data.len > r->off)
+				r->truncated = 1;
+			return 0;
+		}
+	}
+}
+
+int evrtruncated(const struct evreader *r)
+{
+	return r->truncated;
+}
+
+void evrclose(struct evreader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	ZSTD_freeDCtx(r->z);
+	free(r->in);
+	buffree(&r->data);
+	free(r);
+}

@@ -1,0 +1,32 @@
+/* events: a job's event log, JSON lines hash-chained and zstd-compressed, flushed per line. */
+#ifndef NS_EVENTS_H
+#define NS_EVENTS_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../util/util.h"
+#include "../util/secrets.h"
+
+struct evlog;
+
+/* Create path and start a log; secrets (may be NULL) are masked in every line. */
+int evopen(struct evlog **l, const char *path, const struct secrets *sec, struct err *e);
+/* Append an event of type with the fields of obj (consumed); adds seq, time, type, prev. */
+int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e);
+/* The digest of the last line written (64 zeros before the first). */
+const char *evhead(const struct evlog *l);
+/* Number of events written. */
+int64_t evcount(const struct evlog *l);
+/* Finish the zstd frame, fsync and close; l is freed even on error. */
+int evclose(struct evlog *l, struct err *e);
+
+/* Read a log line by line; tolerates a frame cut short by a crash (reports it via truncated). */
+struct evreader;
+int evropen(struct evreader **r, const char *path, struct err *e);
+/* Next line (without newline) into *line, valid until the next call; 1, 0 at the end, -1 on error. */
+int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e);
+/* Whether the file ended inside a zstd frame or mid-line. */
+int evrtruncated(const struct evreader *r);
+void evrclose(struct evreader *r);
+
+#endif

@@ -1,0 +1,153 @@
+/* rundir: create and seal a run directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "rundir.h"
+
+int rundircreate(struct rundir *r, const char *outdir, struct err *e)
+{
+	static const char *const subs[] = {"manifest", "jobs", "snapshots"};
+	memset(r, 0, sizeof *r);
+	if (mkdirs(outdir, 0755, e) < 0)
+		return errc(e, 2, "--out %s: cannot create: %s", outdir, strerror(errno));
+	for (int tries = 0; tries < 16; tries++) {
+		time_t t = time(NULL);
+		struct tm tm;
+		unsigned short rnd = 0;
+		gmtime_r(&t, &tm);
+		if (getrandom(&rnd, sizeof rnd, 0) < 0)
+			rnd = (unsigned short)(getpid() ^ t);
+		size_t n = strftime(r->id, sizeof r->id, "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(r->id + n, sizeof r->id - n, "-%04x", rnd);
+		free(r->path);
+		r->path = pathjoin(outdir, r->id);
+		if (mkdir(r->path, 0755) == 0) {
+			for (int i = 0; i < 3; i++) {
+				char *p = pathjoin(r->path, subs[i]);
+				int rc = mkdir(p, 0755);
+				free(p);
+				if (rc < 0)
+					return errf(e, "mkdir in %s:", r->path);
+			}
+			return 0;
+		}
+		if (errno != EEXIST)
+			return errf(e, "mkdir %s:", r->path);
+	}
+	return errf(e, "cannot make a fresh run directory in %s", outdir);
+}
+
+int rundircopy(struct rundir *r, const struct manifest *m, struct err *e)
+{
+	size_t dlen = strlen(m->dir);
+	for (size_t i = 0; i < m->files.n; i++) {
+		const char *f = m->files.v[i];
+		const char *rel = f;
+		if (strncmp(f, m->dir, dlen) == 0 && f[dlen] == '/')
+			rel = f + dlen + 1;
+		else if (strrchr(f, '/'))
+			rel = strrchr(f, '/') + 1;
+		while (rel[0] == '.' && rel[1] == '/')
+			rel += 2;
+		if (strstr(rel, "..") || rel[0] == '/' || !*rel)
+			rel = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		char *dst = xasprintf("%s/manifest/%s", r->path, rel);
+		char *dir = dirname_dup(dst);
+		struct buf data = {0};
+		int rc = mkdirs(dir, 0755, e);
+		if (rc == 0)
+			rc = readfile(f, &data, e);
+		if (rc == 0)
+			rc = writefile(dst, data.data, data.len, e);
+		buffree(&data);
+		free(dir);
+		free(dst);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+char *rundirjob(struct rundir *r, const char *job, struct err *e)
+{
+	char *p = xasprintf("%s/jobs/%s", r->path, job);
+	if (mkdirs(p, 0755, e) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collect every regular file below dir (relative paths with prefix). */
+static int walk(const char *root, const char *rel, struct strv *out, struct err *e)
+{
+	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
+	DIR *d = opendir(dir);
+	if (!d) {
+		errf(e, "open %s:", dir);
+		free(dir);
+		return -1;
+	}
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *r = *rel ? pathjoin(rel, de->d_name) : xstrdup(de->d_name);
+		char *full = pathjoin(root, r);
+		struct stat st;
+		if (lstat(full, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				rc = walk(root, r, out, e);
+			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0 && !strstr(r, ".tmp."))
+				strvadd(out, r);
+		}
+		free(full);
+		free(r);
+	}
+	closedir(d);
+	free(dir);
+	return rc;
+}
+
+int rundirsums(struct rundir *r, struct err *e)
+{
+	struct strv files = {0};
+	struct buf sums = {0};
+	int rc = walk(r->path, "", &files, e);
+	if (rc == 0 && files.n)
+		qsort(files.v, files.n, sizeof *files.v, cmpstr);
+	for (size_t i = 0; rc == 0 && i < files.n; i++) {
+		char hex[65], *full = pathjoin(r->path, files.v[i]);
+		rc = sha256file(full, hex, e);
+		free(full);
+		if (rc == 0)
+			bufprintf(&sums, "%s  %s\n", hex, files.v[i]);
+	}
+	if (rc == 0) {
+		char *p = pathjoin(r->path, "SHA256SUMS");
+		rc = writefile(p, sums.data ? sums.data : "", sums.len, e);
+		free(p);
+	}
+	strvfree(&files);
+	buffree(&sums);
+	return rc;
+}
+
+void rundirfree(struct rundir *r)
+{
+	free(r->path);
+	r->path = NULL;
+}

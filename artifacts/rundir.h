@@ -1,0 +1,22 @@
+/* rundir: the run directory: its id, the manifest copy, and SHA256SUMS over everything. */
+#ifndef NS_RUNDIR_H
+#define NS_RUNDIR_H
+
+#include "../manifest/manifest.h"
+
+struct rundir {
+	char *path; /* outdir/<run-id> */
+	char id[64];
+};
+
+/* Make outdir/<UTC time>-<random>/ with manifest/, jobs/ and snapshots/ inside. */
+int rundircreate(struct rundir *r, const char *outdir, struct err *e);
+/* Copy every file the manifest was read from into RUN/manifest/, keeping paths relative to it. */
+int rundircopy(struct rundir *r, const struct manifest *m, struct err *e);
+/* Make RUN/jobs/<job>/ and return its path. */
+char *rundirjob(struct rundir *r, const char *job, struct err *e);
+/* Write RUN/SHA256SUMS for every file under RUN, sorted by path, atomically. */
+int rundirsums(struct rundir *r, struct err *e);
+void rundirfree(struct rundir *r);
+
+#endif

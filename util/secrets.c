@@ -1,0 +1,85 @@
+/* secrets: mask known values in any text before it is written or printed. */
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "secrets.h"
+
+void secretsadd(struct secrets *s, const char *name, const char *value)
+{
+	if (!value || !*value)
+		return;
+	for (size_t i = 0; i < s->values.n; i++)
+		if (strcmp(s->values.v[i], value) == 0)
+			return;
+	strvadd(&s->names, name);
+	strvadd(&s->values, value);
+	/* The JSON-escaped form, without its quotes, so escaped copies are found too. */
+	cJSON *j = cJSON_CreateString(value);
+	char *p = cJSON_PrintUnformatted(j);
+	size_t n = strlen(p);
+	p[n - 1] = 0;
+	strvadd(&s->quoted, p + 1);
+	free(p);
+	cJSON_Delete(j);
+}
+
+void secretsenv(struct secrets *s, const struct strv *names)
+{
+	for (size_t i = 0; i < names->n; i++)
+		secretsadd(s, names->v[i], getenv(names->v[i]));
+}
+
+/* Replace every occurrence of any needle in list; returns whether anything changed. */
+static int replaceall(const struct secrets *s, const struct strv *list, struct buf *out, const char *text)
+{
+	int changed = 0;
+	const char *p = text;
+	while (*p) {
+		size_t best = 0, which = 0;
+		for (size_t i = 0; i < list->n; i++) {
+			size_t n = strlen(list->v[i]);
+			if (n > best && strncmp(p, list->v[i], n) == 0) {
+				best = n;
+				which = i;
+			}
+		}
+		if (best) {
+			bufprintf(out, "[secret:%s]", s->names.v[which]);
+			p += best;
+			changed = 1;
+		} else {
+			bufputc(out, *p++);
+		}
+	}
+	return changed;
+}
+
+char *secretsmask(const struct secrets *s, const char *text)
+{
+	if (!s || !s->values.n || !secretsfound(s, text))
+		return NULL;
+	struct buf a = {0}, b = {0};
+	replaceall(s, &s->values, &a, text);
+	replaceall(s, &s->quoted, &b, a.data ? a.data : "");
+	buffree(&a);
+	if (!b.data)
+		b.data = xstrdup("");
+	return b.data;
+}
+
+int secretsfound(const struct secrets *s, const char *text)
+{
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < s->values.n; i++)
+		if (strstr(text, s->values.v[i]) || strstr(text, s->quoted.v[i]))
+			return 1;
+	return 0;
+}
+
+void secretsfree(struct secrets *s)
+{
+	strvfree(&s->names);
+	strvfree(&s->values);
+	strvfree(&s->quoted);
+}

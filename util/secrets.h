@@ -1,0 +1,23 @@
+/* secrets: values that must never reach an artifact, a log line or stderr. */
+#ifndef NS_SECRETS_H
+#define NS_SECRETS_H
+
+#include "util.h"
+
+struct secrets {
+	struct strv names;  /* what each value is called in the placeholder */
+	struct strv values; /* raw values */
+	struct strv quoted; /* the same values as they appear inside a JSON string */
+};
+
+/* Add a named value (ignored when empty); short values are masked too. */
+void secretsadd(struct secrets *s, const char *name, const char *value);
+/* Add the value of each environment variable named in names, when set. */
+void secretsenv(struct secrets *s, const struct strv *names);
+/* A copy of text with every secret replaced by "[secret:NAME]"; NULL when nothing matched. */
+char *secretsmask(const struct secrets *s, const char *text);
+/* True when text holds any secret. */
+int secretsfound(const struct secrets *s, const char *text);
+void secretsfree(struct secrets *s);
+
+#endif
