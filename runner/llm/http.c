@@ -1,0 +1,106 @@
+/* http: libcurl easy interface, one request at a time. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <curl/curl.h>
+#include "http.h"
+
+static size_t onbody(char *p, size_t sz, size_t n, void *ud)
+{
+	struct buf *b = ud;
+	if (b->len + sz * n > (size_t)256 << 20)
+		return 0; /* refuse bodies past 256 MiB */
+	bufadd(b, p, sz * n);
+	return sz * n;
+}
+
+/* Parse the retry headers the official SDKs honour. */
+static size_t onheader(char *p, size_t sz, size_t n, void *ud)
+{
+	struct httpresp *r = ud;
+	size_t len = sz * n;
+	char line[512];
+	if (len >= sizeof line)
+		return len;
+	memcpy(line, p, len);
+	line[len] = 0;
+	char *colon = strchr(line, ':');
+	if (!colon)
+		return len;
+	*colon = 0;
+	char *v = colon + 1;
+	while (*v == ' ')
+		v++;
+	v[strcspn(v, "\r\n")] = 0;
+	if (strcasecmp(line, "retry-after-ms") == 0) {
+		char *end;
+		double ms = strtod(v, &end);
+		if (end != v && ms >= 0)
+			r->retry_ms = (int64_t)ms;
+	} else if (strcasecmp(line, "retry-after") == 0 && r->retry_ms < 0) {
+		char *end;
+		double s = strtod(v, &end);
+		if (end != v && *end == 0) {
+			r->retry_ms = (int64_t)(s * 1000);
+		} else {
+			time_t t = curl_getdate(v, NULL);
+			if (t > 0)
+				r->retry_ms = ((int64_t)t - time(NULL)) * 1000;
+		}
+	} else if (strcasecmp(line, "x-should-retry") == 0) {
+		r->should_retry = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
+	}
+	return len;
+}
+
+int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+             struct httpresp *r)
+{
+	memset(r, 0, sizeof *r);
+	r->retry_ms = -1;
+	r->should_retry = -1;
+	CURL *c = curl_easy_init();
+	if (!c) {
+		snprintf(r->error, sizeof r->error, "cannot start libcurl");
+		return -1;
+	}
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	for (size_t i = 0; headers && headers[i]; i++)
+		h = curl_slist_append(h, headers[i]);
+	h = curl_slist_append(h, "Expect:");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 30000));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(total_ms > 0 ? total_ms : 600000));
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "nightshift/" NS_VERSION);
+	CURLcode rc = curl_easy_perform(c);
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	r->status = rc == CURLE_OK ? (int)status : 0;
+	if (rc != CURLE_OK) {
+		snprintf(r->error, sizeof r->error, "%s", curl_easy_strerror(rc));
+		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
+	}
+	if (!r->body.data)
+		bufputs(&r->body, "");
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+void httprespfree(struct httpresp *r)
+{
+	buffree(&r->body);
+}

@@ -1,0 +1,22 @@
+/* http: a JSON POST over libcurl with timeouts, for the model clients. */
+#ifndef NS_HTTP_H
+#define NS_HTTP_H
+
+#include <stdint.h>
+#include "../../util/util.h"
+
+struct httpresp {
+	int status;         /* 0 when no response came */
+	struct buf body;
+	int64_t retry_ms;   /* from retry-after-ms / retry-after, -1 when absent */
+	int should_retry;   /* x-should-retry: 1 true, 0 false, -1 absent */
+	char error[256];    /* transport error, empty when a response came */
+	int timeout;        /* 1 when the transport error was a timeout */
+};
+
+/* POST body to url with the given extra headers (NULL-terminated "Name: value" list). */
+int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+             struct httpresp *r);
+void httprespfree(struct httpresp *r);
+
+#endif

@@ -1,0 +1,157 @@
+/* openai: chat completions, also for OpenAI-compatible servers (vLLM, llama.cpp, Ollama) via base_url. */
+#include <stdlib.h>
+#include <string.h>
+#include "llm.h"
+
+struct openai {
+	struct llm base;
+};
+
+/* The neutral messages in chat-completions form. */
+static cJSON *wiremessages(const struct chat *c)
+{
+	cJSON *out = cJSON_CreateArray(), *m;
+	if (c->system && *c->system) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "role", "system");
+		cJSON_AddStringToObject(s, "content", c->system);
+		cJSON_AddItemToArray(out, s);
+	}
+	cJSON_ArrayForEach(m, c->messages)
+	{
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
+		cJSON *w = cJSON_CreateObject();
+		cJSON_AddStringToObject(w, "role", role);
+		cJSON *content = cJSON_GetObjectItem(m, "content");
+		cJSON_AddItemToObject(w, "content", content ? cJSON_Duplicate(content, 1) : cJSON_CreateNull());
+		if (strcmp(role, "tool") == 0) {
+			cJSON_AddItemToObject(w, "tool_call_id", cJSON_Duplicate(cJSON_GetObjectItem(m, "tool_call_id"), 1));
+		} else if (strcmp(role, "assistant") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(m, "tool_calls"))) {
+			cJSON *calls = cJSON_AddArrayToObject(w, "tool_calls"), *tc;
+			cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls"))
+			{
+				cJSON *wc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+				cJSON_AddItemToObject(wc, "id", cJSON_Duplicate(cJSON_GetObjectItem(tc, "id"), 1));
+				cJSON_AddStringToObject(wc, "type", "function");
+				cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItem(tc, "name"), 1));
+				cJSON *args = cJSON_GetObjectItem(tc, "arguments");
+				char *s = cJSON_IsString(args) ? xstrdup(args->valuestring) : cJSON_PrintUnformatted(args);
+				cJSON_AddStringToObject(fn, "arguments", s);
+				free(s);
+				cJSON_AddItemToObject(wc, "function", fn);
+				cJSON_AddItemToArray(calls, wc);
+			}
+		}
+		cJSON_AddItemToArray(out, w);
+	}
+	return out;
+}
+
+static int request(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body, struct err *e)
+{
+	const struct model *m = l->model;
+	const char *base = m->base_url ? m->base_url : "https://api.openai.com/v1";
+	size_t n = strlen(base);
+	*url = xasprintf("%.*s/chat/completions", (int)(n && base[n - 1] == '/' ? n - 1 : n), base);
+	if (l->apikey) {
+		char *h = xasprintf("Authorization: Bearer %s", l->apikey);
+		strvadd(headers, h);
+		free(h);
+	}
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "model", m->model);
+	cJSON_AddItemToObject(b, "messages", wiremessages(c));
+	if (cJSON_GetArraySize(c->tools)) {
+		cJSON *tools = cJSON_AddArrayToObject(b, "tools"), *t;
+		cJSON_ArrayForEach(t, c->tools)
+		{
+			cJSON *w = cJSON_CreateObject();
+			cJSON_AddStringToObject(w, "type", "function");
+			cJSON_AddItemToObject(w, "function", cJSON_Duplicate(t, 1));
+			cJSON_AddItemToArray(tools, w);
+		}
+	}
+	if (m->temperature >= 0)
+		cJSON_AddNumberToObject(b, "temperature", m->temperature);
+	if (m->max_output_tokens)
+		cJSON_AddNumberToObject(b, m->base_url ? "max_tokens" : "max_completion_tokens", (double)m->max_output_tokens);
+	*body = b;
+	(void)e;
+	return 0;
+}
+
+static int64_t num(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
+{
+	(void)l;
+	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(body, "choices"), 0);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
+	if (!cJSON_IsObject(msg))
+		return errf(e, "no choices[0].message in the response");
+	const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "content"));
+	const char *refusal = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "refusal"));
+	const char *fin = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(choice, "finish_reason"));
+	r->text = content ? xstrdup(content) : refusal ? xstrdup(refusal) : NULL;
+	r->finish_raw = xstrdup(fin ? fin : "");
+	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"), *tc;
+	size_t n = cJSON_GetArraySize(calls);
+	r->calls = n ? xcalloc(n, sizeof *r->calls) : NULL;
+	cJSON_ArrayForEach(tc, calls)
+	{
+		const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "name"));
+		const char *args = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "arguments"));
+		if (!id || !name)
+			return errf(e, "a tool call without id or function name");
+		struct llmcall *c = &r->calls[r->ncalls++];
+		c->id = xstrdup(id);
+		c->name = xstrdup(name);
+		c->rawargs = xstrdup(args ? args : "");
+		c->args = cJSON_Parse(c->rawargs);
+		if (c->args && !cJSON_IsObject(c->args)) {
+			cJSON_Delete(c->args);
+			c->args = NULL;
+		}
+	}
+	if (refusal && !content)
+		r->finish = FINISH_REFUSAL;
+	else if (fin && strcmp(fin, "length") == 0)
+		r->finish = FINISH_LENGTH;
+	else if (fin && strcmp(fin, "content_filter") == 0)
+		r->finish = FINISH_REFUSAL;
+	else if (r->ncalls)
+		r->finish = FINISH_TOOLS;
+	else
+		r->finish = FINISH_STOP;
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
+	r->usage.input = num(u, "prompt_tokens", NULL);
+	r->usage.output = num(u, "completion_tokens", NULL);
+	r->usage.cached = num(u, "prompt_tokens_details", "cached_tokens");
+	r->usage.reasoning = num(u, "completion_tokens_details", "reasoning_tokens");
+	return 0;
+}
+
+static void ofree(struct llm *l)
+{
+	free(l);
+}
+
+static const struct llmops ops = {request, parse, NULL, ofree};
+
+int openaiopen(struct llm **l, const struct model *m, struct err *e)
+{
+	(void)e;
+	struct openai *o = xcalloc(1, sizeof *o);
+	o->base.ops = &ops;
+	o->base.model = m;
+	*l = &o->base;
+	return 0;
+}

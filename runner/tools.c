@@ -1,0 +1,421 @@
+/* tools: shell in the sandbox; file tools beneath the workspace with openat2. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "../artifacts/events.h"
+#include "tools.h"
+
+enum { READ_MAX = 256 << 10, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
+
+static cJSON *prop(cJSON *props, const char *name, const char *desc)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", desc);
+	cJSON_AddItemToObject(props, name, p);
+	return p;
+}
+
+/* One tool definition with string parameters given as name, description pairs. */
+static void deftool(cJSON *tools, const char *name, const char *desc, const char *const *params)
+{
+	cJSON *t = cJSON_CreateObject(), *schema = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "name", name);
+	cJSON_AddStringToObject(t, "description", desc);
+	cJSON_AddStringToObject(schema, "type", "object");
+	cJSON *props = cJSON_AddObjectToObject(schema, "properties");
+	cJSON *req = cJSON_AddArrayToObject(schema, "required");
+	for (size_t i = 0; params[i]; i += 2) {
+		prop(props, params[i], params[i + 1]);
+		cJSON_AddItemToArray(req, cJSON_CreateString(params[i]));
+	}
+	cJSON_AddFalseToObject(schema, "additionalProperties");
+	cJSON_AddItemToObject(t, "parameters", schema);
+	cJSON_AddItemToArray(tools, t);
+}
+
+cJSON *tooldefs(const struct manifest *m, const struct worker *w)
+{
+	static const char *const shellp[] = {"command", "a POSIX sh command line, run in /workspace", NULL};
+	static const char *const readp[] = {"path", "path relative to the workspace", NULL};
+	static const char *const writep[] = {"path", "path relative to the workspace", "content", "the whole new content",
+	                                     NULL};
+	static const char *const editp[] = {"path", "path relative to the workspace", "old",
+	                                    "exact text to replace; must occur once", "new", "replacement text", NULL};
+	static const char *const delegp[] = {"input", "the task for the worker", NULL};
+	cJSON *tools = cJSON_CreateArray();
+	if (w->tools & TOOL_SHELL)
+		deftool(tools, "shell", "Run a shell command in the sandboxed workspace; returns exit code and output.", shellp);
+	if (w->tools & TOOL_READ_FILE)
+		deftool(tools, "read_file", "Read a text file of the workspace.", readp);
+	if (w->tools & TOOL_WRITE_FILE)
+		deftool(tools, "write_file", "Create or replace a file of the workspace.", writep);
+	if (w->tools & TOOL_LIST_DIR)
+		deftool(tools, "list_dir", "List a directory of the workspace.", readp);
+	if (w->tools & TOOL_EDIT_FILE)
+		deftool(tools, "edit_file", "Replace one exact occurrence of text in a workspace file.", editp);
+	for (size_t i = 0; i < w->delegates.n; i++) {
+		const struct worker *d = manifestworker(m, w->delegates.v[i]);
+		deftool(tools, d->name, d->description ? d->description : "Delegate a task to another worker.", delegp);
+	}
+	cJSON *fin = cJSON_CreateObject();
+	cJSON_AddStringToObject(fin, "name", "final_result");
+	cJSON_AddStringToObject(fin, "description", "Finish the job with its typed result. Call it exactly once, last.");
+	if (w->output) {
+		cJSON_AddItemToObject(fin, "parameters", cJSON_Duplicate(w->output, 1));
+	} else {
+		cJSON *s = cJSON_AddObjectToObject(fin, "parameters");
+		cJSON_AddStringToObject(s, "type", "object");
+	}
+	cJSON_AddItemToArray(tools, fin);
+	return tools;
+}
+
+int wsopen(int wsfd, const char *path, int flags, int nosymlinks)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? 0644 : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV |
+		           (nosymlinks ? RESOLVE_NO_SYMLINKS : 0),
+	};
+	int fd;
+	do
+		fd = (int)syscall(SYS_openat2, wsfd, path, &how, sizeof how);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+char *utf8clean(const char *s, size_t n)
+{
+	struct buf b = {0};
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	bufgrow(&b, n);
+	while (p < end) {
+		size_t len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+		int good = len && p + len <= end && *p != 0;
+		for (size_t i = 1; good && i < len; i++)
+			good = (p[i] & 0xc0) == 0x80;
+		if (good && len == 2 && *p < 0xc2)
+			good = 0;
+		if (good && len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
+			good = 0;
+		if (good && len == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90) || p[0] > 0xf4))
+			good = 0;
+		if (good) {
+			bufadd(&b, p, len);
+			p += len;
+		} else {
+			bufputs(&b, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	if (!b.data)
+		return xstrdup("");
+	return b.data;
+}
+
+static const char *why(int err)
+{
+	return err == EXDEV || err == ELOOP ? "the path leads out of the workspace or through a link" : strerror(err);
+}
+
+int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e)
+{
+	int fd = wsopen(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return errf(e, "cannot open %s: %s", path, why(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errf(e, "%s is not a regular file", path);
+	}
+	*truncated = 0;
+	for (;;) {
+		size_t want = max - out->len;
+		if (want == 0) {
+			char c;
+			*truncated = read(fd, &c, 1) > 0;
+			break;
+		}
+		bufgrow(out, want < 65536 ? want : 65536);
+		ssize_t n = read(fd, out->data + out->len, want < 65536 ? want : 65536);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return errf(e, "read %s:", path);
+		}
+		if (n == 0)
+			break;
+		out->len += n;
+		out->data[out->len] = 0;
+	}
+	if (!out->data)
+		bufputs(out, "");
+	close(fd);
+	return 0;
+}
+
+int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e)
+{
+	char *p = xstrdup(path), *comp = p, *slash;
+	int dfd = dup(wsfd);
+	if (dfd < 0) {
+		free(p);
+		return errf(e, "dup:");
+	}
+	/* Walk the parents one at a time, creating them, refusing any link. */
+	while ((slash = strchr(comp, '/'))) {
+		*slash = 0;
+		if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+			errf(e, "cannot create directory %s in %s:", comp, path);
+			goto fail;
+		}
+		int nfd = wsopen(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW, 1);
+		if (nfd < 0) {
+			errf(e, "cannot enter %s of %s: %s", comp, path, errno == ENOTDIR ? "not a directory" : why(errno));
+			goto fail;
+		}
+		close(dfd);
+		dfd = nfd;
+		comp = slash + 1;
+	}
+	int fd = wsopen(dfd, comp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 1);
+	if (fd < 0) {
+		errf(e, "cannot write %s: %s", path, why(errno));
+		goto fail;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errf(e, "%s is not a regular file", path);
+		goto fail;
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, data + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			close(fd);
+			errf(e, "write %s:", path);
+			goto fail;
+		}
+		off += w;
+	}
+	close(fd);
+	close(dfd);
+	free(p);
+	return 0;
+fail:
+	close(dfd);
+	free(p);
+	return -1;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int listdir(int wsfd, const char *path, struct buf *out, struct err *e)
+{
+	int fd = wsopen(wsfd, path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return errf(e, "cannot open directory %s: %s", path, why(errno));
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return errf(e, "cannot list %s:", path);
+	}
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) && names.n < LIST_MAX) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		struct stat st;
+		char *line;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			line = xasprintf("%s/", de->d_name);
+		else if (S_ISLNK(st.st_mode))
+			line = xasprintf("%s@", de->d_name);
+		else
+			line = xasprintf("%s\t%lld", de->d_name, (long long)st.st_size);
+		strvadd(&names, line);
+		free(line);
+	}
+	int more = de != NULL;
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmpstr);
+	for (size_t i = 0; i < names.n; i++)
+		bufprintf(out, "%s\n", names.v[i]);
+	if (more)
+		bufprintf(out, "(listing cut at %d entries)\n", LIST_MAX);
+	if (!out->data)
+		bufputs(out, "(empty)\n");
+	strvfree(&names);
+	return 0;
+}
+
+static const char *argstr(const cJSON *args, const char *name)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, name));
+}
+
+/* Add captured output to the event, capped, with its full digest. */
+static void addout(cJSON *ev, const char *name, const struct buf *b)
+{
+	char hex[65], key[32];
+	sha256hex(b->data ? b->data : "", b->len, hex);
+	char *clean = utf8clean(b->data ? b->data : "", b->len < EVENT_OUT_MAX ? b->len : EVENT_OUT_MAX);
+	cJSON_AddStringToObject(ev, name, clean);
+	snprintf(key, sizeof key, "%s_sha256", name);
+	cJSON_AddStringToObject(ev, key, hex);
+	free(clean);
+}
+
+static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct err *e)
+{
+	struct sbxresult res;
+	memset(&res, 0, sizeof res);
+	if (!sbx)
+		return errf(e, "no sandbox for shell");
+	if (sbxexec(sbx, cmd, &res, e) < 0)
+		return -1;
+	cJSON *ev = r->event;
+	cJSON_AddNumberToObject(ev, "exit_code", res.exit_code);
+	cJSON_AddNumberToObject(ev, "signal", res.signal);
+	cJSON_AddBoolToObject(ev, "timed_out", res.timed_out);
+	cJSON_AddBoolToObject(ev, "oom", res.oom);
+	cJSON_AddBoolToObject(ev, "truncated", res.truncated);
+	cJSON_AddNumberToObject(ev, "duration_ms", (double)res.duration_ms);
+	addout(ev, "stdout", &res.out);
+	addout(ev, "stderr", &res.err);
+	struct buf msg = {0};
+	if (res.timed_out)
+		bufputs(&msg, "the command timed out and was killed\n");
+	else if (res.oom)
+		bufputs(&msg, "the command ran out of memory and was killed\n");
+	else if (res.signal)
+		bufprintf(&msg, "killed by signal %d\n", res.signal);
+	else
+		bufprintf(&msg, "exit code %d\n", res.exit_code);
+	char *o = utf8clean(res.out.data ? res.out.data : "", res.out.len);
+	char *er = utf8clean(res.err.data ? res.err.data : "", res.err.len);
+	if (*o)
+		bufprintf(&msg, "stdout:\n%s%s", o, o[strlen(o) - 1] == '\n' ? "" : "\n");
+	if (*er)
+		bufprintf(&msg, "stderr:\n%s%s", er, er[strlen(er) - 1] == '\n' ? "" : "\n");
+	if (res.truncated)
+		bufputs(&msg, "(output truncated)\n");
+	free(o);
+	free(er);
+	r->failed = res.exit_code != 0;
+	r->content = msg.data;
+	sbxresultfree(&res);
+	return 0;
+}
+
+static int editfile(int wsfd, const char *path, const cJSON *args, struct toolres *r, struct err *e)
+{
+	const char *old = argstr(args, "old"), *new = argstr(args, "new");
+	struct buf b = {0};
+	int trunc;
+	if (!old || !new || !*old)
+		return errf(e, "edit_file needs string arguments old (non-empty) and new");
+	if (wsread(wsfd, path, 64 << 20, &b, &trunc, e) < 0)
+		return -1;
+	char *at = strstr(b.data, old);
+	int rc;
+	if (!at || strstr(at + 1, old)) {
+		rc = errf(e, "the text to replace occurs %s in %s", at ? "more than once" : "nowhere", path);
+	} else {
+		struct buf nb = {0};
+		bufadd(&nb, b.data, at - b.data);
+		bufputs(&nb, new);
+		bufputs(&nb, at + strlen(old));
+		rc = wswrite(wsfd, path, nb.data, nb.len, e);
+		buffree(&nb);
+		if (rc == 0)
+			r->content = xasprintf("edited %s", path);
+	}
+	buffree(&b);
+	return rc;
+}
+
+int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path, struct toolres *r,
+            struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->event = cJSON_CreateObject();
+	int64_t start = nowms();
+	struct buf b = {0};
+	int rc, trunc = 0;
+	if (strcmp(tool, "shell") == 0) {
+		const char *cmd = argstr(args, "command");
+		rc = cmd ? runshell(sbx, cmd, r, e) : errf(e, "shell needs a string argument command");
+	} else if (!path) {
+		rc = errf(e, "%s needs a path inside the workspace", tool);
+	} else if (strcmp(tool, "read_file") == 0) {
+		rc = wsread(wsfd, path, READ_MAX, &b, &trunc, e);
+		if (rc == 0) {
+			char *clean = utf8clean(b.data, b.len);
+			r->content = trunc ? xasprintf("%s\n(truncated at %d bytes)", clean, READ_MAX) : xstrdup(clean);
+			char hex[65];
+			sha256hex(b.data, b.len, hex);
+			cJSON_AddNumberToObject(r->event, "bytes", (double)b.len);
+			cJSON_AddStringToObject(r->event, "sha256", hex);
+			cJSON_AddBoolToObject(r->event, "truncated", trunc);
+			free(clean);
+		}
+	} else if (strcmp(tool, "write_file") == 0) {
+		const char *content = argstr(args, "content");
+		rc = content ? wswrite(wsfd, path, content, strlen(content), e)
+		             : errf(e, "write_file needs a string argument content");
+		if (rc == 0) {
+			r->content = xasprintf("wrote %zu bytes to %s", strlen(content), path);
+			cJSON_AddNumberToObject(r->event, "bytes", (double)strlen(content));
+		}
+	} else if (strcmp(tool, "list_dir") == 0) {
+		rc = listdir(wsfd, path, &b, e);
+		if (rc == 0)
+			r->content = xstrdup(b.data);
+	} else if (strcmp(tool, "edit_file") == 0) {
+		rc = editfile(wsfd, path, args, r, e);
+	} else {
+		rc = errf(e, "unknown tool %s", tool);
+	}
+	buffree(&b);
+	if (rc < 0 && strcmp(tool, "shell") != 0) {
+		/* A file tool's failure is the model's problem, not the job's: report it as a tool error. */
+		r->failed = 1;
+		r->content = xstrdup(e->msg);
+		cJSON_AddStringToObject(r->event, "error", e->msg);
+		rc = 0;
+	}
+	if (strcmp(tool, "shell") != 0) {
+		cJSON_AddNumberToObject(r->event, "exit_code", r->failed);
+		cJSON_AddNumberToObject(r->event, "duration_ms", (double)(nowms() - start));
+		char hex[65];
+		sha256hex(r->content ? r->content : "", r->content ? strlen(r->content) : 0, hex);
+		cJSON_AddStringToObject(r->event, "output_sha256", hex);
+	}
+	return rc;
+}
+
+void toolresfree(struct toolres *r)
+{
+	free(r->content);
+	cJSON_Delete(r->event);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,34 @@
+/* tools: what the model may call: definitions offered to it, and their execution. */
+#ifndef NS_TOOLS_H
+#define NS_TOOLS_H
+
+#include <cjson/cJSON.h>
+#include "../manifest/manifest.h"
+#include "sandbox/sandbox.h"
+
+/* The tools offered to a worker's model, final_result last, in the neutral llm form. */
+cJSON *tooldefs(const struct manifest *m, const struct worker *w);
+
+struct toolres {
+	int failed;    /* 1 when the call failed (the model sees an error) */
+	char *content; /* what the model is told */
+	cJSON *event;  /* fields for the tool_result event */
+};
+
+/* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never
+ * following a link out of it. path is the policy's normalised path for file tools. */
+int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path, struct toolres *r,
+            struct err *e);
+void toolresfree(struct toolres *r);
+
+/* Open path beneath the workspace directory fd; never leaves it (openat2 RESOLVE_BENEATH). */
+int wsopen(int wsfd, const char *path, int flags, int nosymlinks);
+/* Read a regular file beneath wsfd, at most max bytes (sets *truncated). */
+int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e);
+/* Write a file beneath wsfd, creating parent directories; refuses symlinks on the way. */
+int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e);
+
+/* Text as valid UTF-8 (invalid bytes become U+FFFD), as a new string. */
+char *utf8clean(const char *s, size_t n);
+
+#endif
