@@ -12,7 +12,7 @@ else
 O ?= build
 endif
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP $(shell pkg-config --cflags $(PKGS))
-LDLIBS += $(shell pkg-config --libs $(PKGS)) -lpthread
+LDLIBS += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 LIBSRC = $(wildcard util/*.c manifest/*.c runner/*.c runner/llm/*.c runner/sandbox/*.c artifacts/*.c)
 CMDSRC = $(wildcard cmd/*.c)

@@ -1,0 +1,97 @@
+/* run: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../manifest/manifest.h"
+#include "../runner/run.h"
+#include "cmd.h"
+
+static const char runhelp[] =
+	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]...\n"
+	"\n"
+	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
+	"path of the run directory it made on stdout; progress goes to stderr.\n"
+	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
+	"  -j N        jobs run at once (default 1)\n"
+	"  --job ID    run only this job and what it needs; repeatable\n"
+	"exit codes: 0 all selected jobs succeeded, 1 a job failed, 2 usage or manifest error,\n"
+	"            3 an approval rule aborted a job\n";
+
+/* The value of a flag that takes one, or NULL with a usage message printed. */
+static const char *flagval(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		usage("run", "%s needs a value", argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cmdrun(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL, *v;
+	struct runopts o = {0};
+	int rc = EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		if (ishelp(argv[i])) {
+			fputs(runhelp, stdout);
+			strvfree(&o.jobs);
+			return EXIT_OK;
+		} else if (strcmp(argv[i], "--out") == 0) {
+			if (!(out = flagval(argc, argv, &i)))
+				goto done;
+		} else if (strcmp(argv[i], "--job") == 0) {
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			strvadd(&o.jobs, v);
+		} else if (strcmp(argv[i], "-j") == 0) {
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 256) {
+				usage("run", "-j %s: expected a number of jobs from 1 to 256", v);
+				goto done;
+			}
+		} else if (argv[i][0] == '-') {
+			usage("run", "unknown flag %s", argv[i]);
+			goto done;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			usage("run", "unexpected argument %s (one manifest at a time)", argv[i]);
+			goto done;
+		}
+	}
+	if (!path) {
+		usage("run", "missing MANIFEST");
+		goto done;
+	}
+	struct manifest m;
+	struct err e = {0};
+	if (manifestload(&m, path, &e) < 0) {
+		rc = report(&e);
+		manifestfree(&m);
+		goto done;
+	}
+	for (size_t i = 0; i < m.njobs; i++)
+		if (m.jobs[i].sandbox.backend == BACKEND_NONE) {
+			fprintf(stderr, "nightshift: warning: job %s uses sandbox backend 'none': its commands run on this "
+			                "machine with NO isolation\n", m.jobs[i].id);
+		}
+	char *defout = out ? NULL : pathjoin(m.dir, "runs");
+	o.outdir = out ? out : defout;
+	char *rundir = NULL;
+	rc = runmanifest(&m, &o, &rundir, &e);
+	if (rundir)
+		printf("%s\n", rundir);
+	fflush(stdout);
+	if (rc < 0)
+		rc = report(&e);
+	free(rundir);
+	free(defout);
+	manifestfree(&m);
+done:
+	strvfree(&o.jobs);
+	return rc;
+}

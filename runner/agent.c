@@ -1,0 +1,486 @@
+/* agent: the turn loop. Data flows one way: model reply → decision → snapshot → sandbox → event. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../artifacts/events.h"
+#include "../manifest/schema.h"
+#include "agent.h"
+#include "policy.h"
+#include "sandbox/sandbox.h"
+#include "tools.h"
+
+/* The state of one running job. */
+struct jobrun {
+	struct runstate *rs;
+	const struct job *j;
+	const struct worker *w;
+	struct llm *llm;
+	struct evlog *ev;
+	struct sbx *sbx;
+	int wsfd;
+	char *dir; /* RUN/jobs/<id> */
+	cJSON *messages;
+	struct jobresult *res;
+};
+
+static const char systemtail[] =
+	"\n\nYou run unattended: nobody will answer questions. Use the tools offered; every call is checked "
+	"against approval rules and may be denied. When you are done, call final_result exactly once with "
+	"your result; a result that does not match its schema is returned to you with the errors.";
+
+const char *jobstatusname(enum jobstatus s)
+{
+	static const char *const names[] = {"pending", "succeeded", "failed", "aborted", "skipped", "cancelled"};
+	return names[s];
+}
+
+static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(jr->res->error, sizeof jr->res->error, fmt, ap);
+	va_end(ap);
+	jr->res->status = st;
+	return 1;
+}
+
+static cJSON *usagejson(const struct usage *u)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "input", (double)u->input);
+	cJSON_AddNumberToObject(o, "output", (double)u->output);
+	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
+	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
+	return o;
+}
+
+/* Append a tool message answering call id. */
+static void answer(struct jobrun *jr, const struct llmcall *c, const char *content)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "tool");
+	cJSON_AddStringToObject(m, "tool_call_id", c->id);
+	cJSON_AddStringToObject(m, "name", c->name);
+	cJSON_AddStringToObject(m, "content", content);
+	cJSON_AddItemToArray(jr->messages, m);
+}
+
+/* The assistant message for a reply, in the neutral form. */
+static void remember(struct jobrun *jr, const struct llmreply *r)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "assistant");
+	if (r->text)
+		cJSON_AddStringToObject(m, "content", r->text);
+	else
+		cJSON_AddNullToObject(m, "content");
+	if (r->ncalls) {
+		cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
+		for (size_t i = 0; i < r->ncalls; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "id", r->calls[i].id);
+			cJSON_AddStringToObject(c, "name", r->calls[i].name);
+			if (r->calls[i].args)
+				cJSON_AddItemToObject(c, "arguments", cJSON_Duplicate(r->calls[i].args, 1));
+			else
+				cJSON_AddStringToObject(c, "arguments", r->calls[i].rawargs);
+			cJSON_AddItemToArray(calls, c);
+		}
+	}
+	cJSON_AddItemToArray(jr->messages, m);
+}
+
+/* final_result: valid ends the job (returns 1), invalid goes back to the model (returns 0). */
+static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e)
+{
+	struct buf errs = {0};
+	int nerr;
+	if (!c->args) {
+		nerr = 1;
+		bufputs(&errs, "arguments are not a JSON object\n");
+	} else {
+		nerr = jr->w->output ? schemavalidate(jr->w->output, c->args, &errs) : 0;
+	}
+	if (nerr) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "call_id", c->id);
+		cJSON_AddStringToObject(ev, "errors", errs.data);
+		cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+		int rc = evadd(jr->ev, "output_rejected", ev, e);
+		char *msg = xasprintf("final_result rejected: the result does not match the output schema:\n%s"
+		                      "Fix these and call final_result again.", errs.data);
+		answer(jr, c, msg);
+		free(msg);
+		buffree(&errs);
+		return rc < 0 ? -1 : 0;
+	}
+	buffree(&errs);
+	jr->res->output = cJSON_Duplicate(c->args, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddItemToObject(ev, "output", cJSON_Duplicate(c->args, 1));
+	if (evadd(jr->ev, "output", ev, e) < 0)
+		return -1;
+	return 1;
+}
+
+/* Take the layer before step n; its name is the zero-padded step number. */
+static int snapshot(struct jobrun *jr, int step, struct err *e)
+{
+	struct snapinfo si;
+	char name[16];
+	memset(&si, 0, sizeof si);
+	snprintf(name, sizeof name, "%04d", step);
+	if (snaptake(jr->rs->snap, name, &si, e) < 0)
+		return errctx(e, "snapshot before step %d", step);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	char *layer = xasprintf("snapshots/%s.tar.zst", name);
+	cJSON_AddStringToObject(ev, "layer", layer);
+	free(layer);
+	cJSON_AddStringToObject(ev, "sha256", si.sha256);
+	cJSON_AddNumberToObject(ev, "bytes", (double)si.bytes);
+	cJSON_AddBoolToObject(ev, "full", si.full);
+	cJSON_AddNumberToObject(ev, "added", (double)si.added);
+	cJSON_AddNumberToObject(ev, "changed", (double)si.changed);
+	cJSON_AddNumberToObject(ev, "deleted", (double)si.deleted);
+	cJSON *sk = cJSON_AddArrayToObject(ev, "skipped");
+	for (size_t i = 0; i < si.skipped.n; i++)
+		cJSON_AddItemToArray(sk, cJSON_CreateString(si.skipped.v[i]));
+	snapinfofree(&si);
+	return evadd(jr->ev, "snapshot", ev, e);
+}
+
+/* The environment passed into the sandbox: a fixed base plus the names the manifest lists. */
+static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
+{
+	strvadd(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	strvadd(env, "HOME=/tmp");
+	strvadd(env, "LANG=C.UTF-8");
+	for (size_t i = 0; i < sc->env.n; i++) {
+		const char *v = getenv(sc->env.v[i]);
+		if (!v)
+			continue;
+		char *kv = xasprintf("%s=%s", sc->env.v[i], v);
+		strvadd(env, kv);
+		free(kv);
+	}
+}
+
+/* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
+static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
+{
+	int step = ++jr->rs->step;
+	jr->res->steps++;
+	struct verdict v;
+	memset(&v, 0, sizeof v);
+	unsigned bit = toolbyname(c->name);
+	int offered = bit && (jr->w->tools & bit);
+	if (!c->args) {
+		v.decision = DEC_DENY;
+		v.rule = -1;
+		snprintf(v.reason, sizeof v.reason, "the arguments are not a JSON object");
+	} else if (!offered) {
+		v.decision = DEC_DENY;
+		v.rule = -1;
+		snprintf(v.reason, sizeof v.reason, "tool '%.100s' is not offered to worker '%s'", c->name, jr->w->name);
+	} else {
+		policydecide(&jr->w->approval, jr->w->name, c->name, c->args, &v);
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "tool", c->name);
+	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+	cJSON *cmds = cJSON_AddArrayToObject(ev, "commands");
+	for (size_t i = 0; i < v.commands.n; i++)
+		cJSON_AddItemToArray(cmds, cJSON_CreateString(v.commands.v[i]));
+	if (v.path)
+		cJSON_AddStringToObject(ev, "path", v.path);
+	cJSON_AddStringToObject(ev, "decision", decisionname(v.decision));
+	if (v.rule >= 0)
+		cJSON_AddNumberToObject(ev, "rule", v.rule + 1);
+	else
+		cJSON_AddStringToObject(ev, "rule", "default");
+	cJSON_AddStringToObject(ev, "reason", v.reason);
+	if (evadd(jr->ev, "decision", ev, e) < 0) {
+		verdictfree(&v);
+		return -1;
+	}
+	int rc = 0;
+	char by[32];
+	if (v.rule >= 0)
+		snprintf(by, sizeof by, "approval rule %d", v.rule + 1);
+	else
+		snprintf(by, sizeof by, "the default decision");
+	if (v.decision == DEC_ABORT) {
+		answer(jr, c, "aborted by the approval rules");
+		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, c->name, by, v.reason);
+	} else if (v.decision == DEC_DENY) {
+		char *msg = xasprintf("denied by %s: %s", by, v.reason);
+		answer(jr, c, msg);
+		free(msg);
+	} else {
+		struct toolres tr;
+		if (snapshot(jr, step, e) < 0) {
+			verdictfree(&v);
+			return fail(jr, JOB_FAILED, "%s", e->msg);
+		}
+		if (!jr->sbx && strcmp(c->name, "shell") == 0) {
+			struct strv env = {0};
+			sandboxenv(&jr->j->sandbox, &env);
+			struct sbxconf sc = {&jr->j->sandbox, jr->rs->m->workspace, env.v, 0};
+			int orc = sbxopen(&jr->sbx, &sc, e);
+			strvfree(&env);
+			if (orc < 0) {
+				verdictfree(&v);
+				return fail(jr, JOB_FAILED, "sandbox: %s", e->msg);
+			}
+		}
+		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &tr, e) < 0) {
+			verdictfree(&v);
+			return fail(jr, JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
+		}
+		cJSON_AddNumberToObject(tr.event, "step", step);
+		cJSON_AddStringToObject(tr.event, "call_id", c->id);
+		cJSON_AddStringToObject(tr.event, "tool", c->name);
+		answer(jr, c, tr.content ? tr.content : "");
+		cJSON *tev = tr.event;
+		tr.event = NULL;
+		rc = evadd(jr->ev, "tool_result", tev, e);
+		toolresfree(&tr);
+	}
+	verdictfree(&v);
+	return rc;
+}
+
+/* Ask the model once and log the exchange. */
+static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
+{
+	char *sys = xasprintf("%s%s", jr->w->instructions, systemtail);
+	cJSON *tools = tooldefs(jr->rs->m, jr->w);
+	struct chat chat = {sys, tools, jr->messages};
+	struct exchange x;
+	struct err me = {0};
+	int turn = ++jr->res->turns;
+	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
+	free(sys);
+	cJSON_Delete(tools);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "turn", turn);
+	cJSON_AddItemToObject(ev, "request", x.request ? x.request : cJSON_CreateNull());
+	x.request = NULL;
+	if (evadd(jr->ev, "model_request", ev, e) < 0) {
+		exchangefree(&x);
+		return -1;
+	}
+	ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "turn", turn);
+	cJSON_AddNumberToObject(ev, "status", x.status);
+	cJSON_AddNumberToObject(ev, "attempts", x.attempts);
+	if (x.errors)
+		cJSON_AddItemToObject(ev, "errors", x.errors);
+	x.errors = NULL;
+	cJSON_AddItemToObject(ev, "response", x.response ? x.response : cJSON_CreateNull());
+	x.response = NULL;
+	if (rc == 0) {
+		cJSON_AddStringToObject(ev, "finish", finishname(r->finish));
+		cJSON_AddItemToObject(ev, "usage", usagejson(&r->usage));
+		jr->res->usage.input += r->usage.input;
+		jr->res->usage.output += r->usage.output;
+		jr->res->usage.cached += r->usage.cached;
+		jr->res->usage.reasoning += r->usage.reasoning;
+	} else {
+		cJSON_AddStringToObject(ev, "error", me.msg);
+	}
+	exchangefree(&x);
+	if (evadd(jr->ev, "model_response", ev, e) < 0)
+		return -1;
+	if (rc < 0)
+		return fail(jr, JOB_FAILED, "turn %d: %s", turn, me.msg);
+	return 0;
+}
+
+/* The turn loop proper; returns -1 on an artifact error, else 0 with res->status set. */
+static int loop(struct jobrun *jr, struct err *e)
+{
+	const struct job *j = jr->j;
+	cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "role", "user");
+	cJSON_AddStringToObject(u, "content", j->input);
+	cJSON_AddItemToArray(jr->messages, u);
+	for (;;) {
+		if (jr->res->turns >= j->max_turns)
+			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
+		struct llmreply r;
+		int rc = ask(jr, &r, e);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+		int64_t spent = jr->res->usage.input + jr->res->usage.output;
+		if (j->max_tokens && spent > j->max_tokens) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "max_tokens (%lld) exceeded: %lld tokens used", (long long)j->max_tokens,
+			            (long long)spent), 0;
+		}
+		if (r.finish == FINISH_LENGTH && !r.ncalls) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output token limit",
+			            jr->res->turns), 0;
+		}
+		if (r.finish == FINISH_REFUSAL) {
+			fail(jr, JOB_FAILED, "turn %d: the model refused: %.300s", jr->res->turns, r.text ? r.text : "");
+			llmreplyfree(&r);
+			return 0;
+		}
+		remember(jr, &r);
+		if (!r.ncalls) {
+			cJSON *nudge = cJSON_CreateObject();
+			cJSON_AddStringToObject(nudge, "role", "user");
+			cJSON_AddStringToObject(nudge, "content", "Continue with the tools, and finish by calling final_result.");
+			cJSON_AddItemToArray(jr->messages, nudge);
+		}
+		int done = 0;
+		for (size_t i = 0; i < r.ncalls && !done; i++) {
+			const struct llmcall *c = &r.calls[i];
+			rc = strcmp(c->name, "final_result") == 0 ? finalresult(jr, c, e) : toolcall(jr, c, e);
+			if (rc < 0) {
+				llmreplyfree(&r);
+				return -1;
+			}
+			if (rc == 1 && strcmp(c->name, "final_result") == 0)
+				jr->res->status = JOB_SUCCEEDED;
+			done = rc == 1;
+			/* Every call of a reply gets an answer, even those after the end. */
+			for (size_t k = i + 1; done && k < r.ncalls; k++)
+				answer(jr, &r.calls[k], "not run: the job ended before this call");
+		}
+		llmreplyfree(&r);
+		if (done)
+			return 0;
+	}
+}
+
+/* Copy the job's declared files from the workspace into RUN/jobs/<id>/files/. */
+static int copyfiles(struct jobrun *jr, struct err *e)
+{
+	for (size_t i = 0; i < jr->j->files.n; i++) {
+		char *rel = wspath(jr->j->files.v[i]);
+		struct buf b = {0};
+		int trunc = 0;
+		struct err fe = {0};
+		if (wsread(jr->wsfd, rel, (size_t)1 << 30, &b, &trunc, &fe) < 0) {
+			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
+			free(rel);
+			return 1;
+		}
+		char *dst = xasprintf("%s/files/%s", jr->dir, rel);
+		char *dir = dirname_dup(dst);
+		int rc = mkdirs(dir, 0755, e);
+		if (rc == 0)
+			rc = writefile(dst, b.data, b.len, e);
+		char hex[65];
+		sha256hex(b.data, b.len, hex);
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "path", rel);
+		cJSON_AddNumberToObject(ev, "bytes", (double)b.len);
+		cJSON_AddStringToObject(ev, "sha256", hex);
+		if (rc == 0)
+			rc = evadd(jr->ev, "file", ev, e);
+		else
+			cJSON_Delete(ev);
+		free(dir);
+		free(dst);
+		free(rel);
+		buffree(&b);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int writeoutput(struct jobrun *jr, struct err *e)
+{
+	char *text = cJSON_Print(jr->res->output);
+	char *masked = secretsmask(jr->rs->sec, text);
+	char *path = pathjoin(jr->dir, "output.json");
+	const char *body = masked ? masked : text;
+	struct buf b = {0};
+	bufprintf(&b, "%s\n", body);
+	int rc = writefile(path, b.data, b.len, e);
+	buffree(&b);
+	free(path);
+	free(text);
+	free(masked);
+	return rc;
+}
+
+int agentrun(struct runstate *rs, const struct job *j, struct jobresult *res, struct err *e)
+{
+	struct jobrun jr = {.rs = rs, .j = j, .res = res, .wsfd = -1};
+	memset(res, 0, sizeof *res);
+	jr.w = manifestworker(rs->m, j->worker);
+	const struct model *md = manifestmodel(rs->m, jr.w->model);
+	if (!(jr.dir = rundirjob(rs->rd, j->id, e)))
+		return -1;
+	char *evpath = pathjoin(jr.dir, "events.jsonl.zst");
+	int rc = evopen(&jr.ev, evpath, rs->sec, e);
+	free(evpath);
+	if (rc < 0) {
+		free(jr.dir);
+		return -1;
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "job", j->id);
+	cJSON_AddStringToObject(ev, "worker", jr.w->name);
+	cJSON_AddStringToObject(ev, "model", md->name);
+	cJSON_AddStringToObject(ev, "input", j->input);
+	rc = evadd(jr.ev, "job_start", ev, e);
+	jr.messages = cJSON_CreateArray();
+	struct err je = {0};
+	if (rc == 0) {
+		jr.wsfd = open(rs->m->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (jr.wsfd < 0)
+			fail(&jr, JOB_FAILED, "workspace %s: %s", rs->m->workspace, strerror(errno));
+		else if (llmopen(&jr.llm, md, rs->sec, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg);
+		else
+			rc = loop(&jr, e);
+	}
+	if (rc == 0 && res->status == JOB_SUCCEEDED)
+		rc = copyfiles(&jr, e) < 0 || writeoutput(&jr, e) < 0 ? -1 : 0;
+	if (res->status == JOB_PENDING)
+		fail(&jr, JOB_FAILED, "%s", rc < 0 ? e->msg : "ended without a result");
+	sbxclose(jr.sbx);
+	llmclose(jr.llm);
+	if (jr.wsfd >= 0)
+		close(jr.wsfd);
+	cJSON_Delete(jr.messages);
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
+	if (res->error[0])
+		cJSON_AddStringToObject(ev, "error", res->error);
+	cJSON_AddNumberToObject(ev, "turns", res->turns);
+	cJSON_AddNumberToObject(ev, "steps", res->steps);
+	cJSON_AddItemToObject(ev, "usage", usagejson(&res->usage));
+	struct err ce = {0};
+	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
+	memcpy(res->head, evhead(jr.ev), 65);
+	res->events = evcount(jr.ev);
+	if (evclose(jr.ev, rc < 0 || erc < 0 ? &ce : e) < 0 && rc == 0)
+		rc = -1;
+	if (erc < 0 && rc == 0)
+		rc = -1;
+	free(jr.dir);
+	return rc;
+}
+
+void jobresultfree(struct jobresult *r)
+{
+	cJSON_Delete(r->output);
+	r->output = NULL;
+}

@@ -1,0 +1,39 @@
+/* agent: one job's turn loop: ask the model, decide each tool call, snapshot, run it, log it. */
+#ifndef NS_AGENT_H
+#define NS_AGENT_H
+
+#include <cjson/cJSON.h>
+#include "../artifacts/rundir.h"
+#include "../artifacts/snapshot.h"
+#include "../manifest/manifest.h"
+#include "../util/secrets.h"
+#include "llm/llm.h"
+
+enum jobstatus { JOB_PENDING, JOB_SUCCEEDED, JOB_FAILED, JOB_ABORTED, JOB_SKIPPED, JOB_CANCELLED };
+
+/* What every job of a run shares. */
+struct runstate {
+	const struct manifest *m;
+	struct rundir *rd;
+	struct snap *snap;
+	struct secrets *sec;
+	int step; /* the last step number given out; steps count from 1 across the run */
+};
+
+struct jobresult {
+	enum jobstatus status;
+	int turns, steps;
+	struct usage usage;
+	cJSON *output;   /* the accepted final_result, or NULL */
+	char error[1024];
+	char head[65];   /* digest of the last event line */
+	int64_t events;  /* number of events written */
+};
+
+/* Run one job to its end; the status says how it went. Returns -1 only when its artifacts
+ * could not be written (e says why). */
+int agentrun(struct runstate *rs, const struct job *j, struct jobresult *res, struct err *e);
+void jobresultfree(struct jobresult *r);
+const char *jobstatusname(enum jobstatus s);
+
+#endif

@@ -1,0 +1,197 @@
+/* run: create the run directory, run the jobs in needs order, seal the artifacts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/rundir.h"
+#include "../artifacts/snapshot.h"
+#include "agent.h"
+#include "run.h"
+
+/* Mark job i and everything it needs as selected. */
+static void select_with_needs(const struct manifest *m, size_t i, int *sel)
+{
+	if (sel[i])
+		return;
+	sel[i] = 1;
+	for (size_t k = 0; k < m->jobs[i].needs.n; k++)
+		select_with_needs(m, manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs, sel);
+}
+
+/* Jobs in an order where each comes after what it needs (manifest order otherwise). */
+static size_t order(const struct manifest *m, const int *sel, size_t *out)
+{
+	int *done = xcalloc(m->njobs, sizeof *done);
+	size_t n = 0;
+	for (int progress = 1; progress;) {
+		progress = 0;
+		for (size_t i = 0; i < m->njobs; i++) {
+			if (!sel[i] || done[i])
+				continue;
+			int ready = 1;
+			for (size_t k = 0; k < m->jobs[i].needs.n && ready; k++)
+				ready = done[manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs];
+			if (ready) {
+				done[i] = 1;
+				out[n++] = i;
+				progress = 1;
+			}
+		}
+	}
+	free(done);
+	return n;
+}
+
+static cJSON *usagejson(const struct usage *u)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "input", (double)u->input);
+	cJSON_AddNumberToObject(o, "output", (double)u->output);
+	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
+	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
+	return o;
+}
+
+static int writerunjson(struct rundir *rd, const struct manifest *m, const char *started, const int *sel,
+                        struct jobresult *res, const char *status, struct err *e)
+{
+	char now[32], hex[65];
+	utcnow(now);
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "nightshift", NS_VERSION);
+	cJSON_AddStringToObject(r, "run_id", rd->id);
+	cJSON *mj = cJSON_AddObjectToObject(r, "manifest");
+	const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+	cJSON_AddStringToObject(mj, "file", base);
+	if (sha256file(m->path, hex, e) < 0) {
+		cJSON_Delete(r);
+		return -1;
+	}
+	cJSON_AddStringToObject(mj, "sha256", hex);
+	if (m->name)
+		cJSON_AddStringToObject(mj, "name", m->name);
+	cJSON_AddStringToObject(r, "workspace", m->workspace);
+	cJSON_AddStringToObject(r, "started", started);
+	cJSON_AddStringToObject(r, "ended", now);
+	cJSON_AddStringToObject(r, "status", status);
+	struct usage total = {0};
+	cJSON *jobs = cJSON_AddObjectToObject(r, "jobs");
+	for (size_t i = 0; i < m->njobs; i++) {
+		if (!sel[i])
+			continue;
+		struct jobresult *jr = &res[i];
+		cJSON *j = cJSON_AddObjectToObject(jobs, m->jobs[i].id);
+		cJSON_AddStringToObject(j, "status", jobstatusname(jr->status));
+		cJSON_AddStringToObject(j, "worker", m->jobs[i].worker);
+		if (jr->error[0])
+			cJSON_AddStringToObject(j, "error", jr->error);
+		cJSON_AddNumberToObject(j, "turns", jr->turns);
+		cJSON_AddNumberToObject(j, "steps", jr->steps);
+		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
+		if (jr->events) {
+			cJSON_AddNumberToObject(j, "events", (double)jr->events);
+			cJSON_AddStringToObject(j, "events_head", jr->head);
+		}
+		total.input += jr->usage.input;
+		total.output += jr->usage.output;
+		total.cached += jr->usage.cached;
+		total.reasoning += jr->usage.reasoning;
+	}
+	cJSON_AddItemToObject(r, "usage", usagejson(&total));
+	char *text = cJSON_Print(r);
+	cJSON_Delete(r);
+	char *path = pathjoin(rd->path, "run.json");
+	struct buf b = {0};
+	bufprintf(&b, "%s\n", text);
+	int rc = writefile(path, b.data, b.len, e);
+	buffree(&b);
+	free(path);
+	free(text);
+	return rc;
+}
+
+int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e)
+{
+	struct rundir rd;
+	struct secrets sec = {0};
+	struct runstate rs = {.m = m, .rd = &rd, .sec = &sec};
+	char started[32];
+	int *sel = xcalloc(m->njobs, sizeof *sel);
+	size_t *ord = xcalloc(m->njobs, sizeof *ord);
+	struct jobresult *res = xcalloc(m->njobs, sizeof *res);
+	int rc = -1, exitcode = 0;
+	utcnow(started);
+	for (size_t i = 0; i < o->jobs.n; i++) {
+		const struct job *j = manifestjob(m, o->jobs.v[i]);
+		if (!j) {
+			errc(e, 2, "--job %s: no such job in %s", o->jobs.v[i], m->path);
+			goto out;
+		}
+		select_with_needs(m, j - m->jobs, sel);
+	}
+	for (size_t i = 0; !o->jobs.n && i < m->njobs; i++)
+		sel[i] = 1;
+	size_t n = order(m, sel, ord);
+	secretsenv(&sec, &m->secrets);
+	if (rundircreate(&rd, o->outdir, e) < 0)
+		goto out;
+	*rundir = xstrdup(rd.path);
+	char *snapdir = pathjoin(rd.path, "snapshots");
+	int src = snapopen(&rs.snap, m->workspace, &m->snapshot, snapdir, e);
+	free(snapdir);
+	if (src < 0 || rundircopy(&rd, m, e) < 0)
+		goto seal;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = ord[k];
+		const struct job *j = &m->jobs[i];
+		const char *failed = NULL;
+		for (size_t d = 0; d < j->needs.n && !failed; d++) {
+			struct jobresult *dr = &res[manifestjob(m, j->needs.v[d]) - m->jobs];
+			if (dr->status != JOB_SUCCEEDED && !manifestjob(m, j->needs.v[d])->continue_on_error)
+				failed = j->needs.v[d];
+		}
+		if (failed) {
+			res[i].status = JOB_SKIPPED;
+			snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
+			fprintf(stderr, "nightshift: job %s: %s\n", j->id, res[i].error);
+			continue;
+		}
+		fprintf(stderr, "nightshift: job %s: started (worker %s)\n", j->id, j->worker);
+		if (agentrun(&rs, j, &res[i], e) < 0)
+			goto seal;
+		fprintf(stderr, "nightshift: job %s: %s%s%s (%d turns, %d steps)\n", j->id, jobstatusname(res[i].status),
+		        res[i].error[0] ? ": " : "", res[i].error, res[i].turns, res[i].steps);
+	}
+	rc = 0;
+seal:;
+	/* Whatever happened, seal what was written so it stays verifiable. */
+	struct err se = {0};
+	struct snapinfo si;
+	memset(&si, 0, sizeof si);
+	if (rs.snap && snapfull(rs.snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
+		rc = -1;
+	snapinfofree(&si);
+	snapclose(rs.snap);
+	for (size_t k = 0; k < n; k++) {
+		enum jobstatus st = res[ord[k]].status;
+		if (st == JOB_ABORTED)
+			exitcode = 3;
+		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
+			exitcode = 1;
+	}
+	if (rd.path) {
+		const char *status = rc < 0 ? "error" : exitcode == 0 ? "succeeded" : exitcode == 3 ? "aborted" : "failed";
+		if (writerunjson(&rd, m, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
+			rc = -1;
+		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
+			rc = -1;
+		rundirfree(&rd);
+	}
+out:
+	for (size_t i = 0; i < m->njobs; i++)
+		jobresultfree(&res[i]);
+	free(res);
+	free(sel);
+	free(ord);
+	secretsfree(&sec);
+	return rc < 0 ? -1 : exitcode;
+}

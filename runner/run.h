@@ -1,0 +1,16 @@
+/* run: a whole run: the run directory, the jobs in needs order, run.json and SHA256SUMS. */
+#ifndef NS_RUN_H
+#define NS_RUN_H
+
+#include "../manifest/manifest.h"
+
+struct runopts {
+	const char *outdir; /* where run directories are made */
+	struct strv jobs;   /* --job selections (with what they need), empty = all */
+};
+
+/* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,
+ * or -1 with e filled when the run could not start or its artifacts could not be written. */
+int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e);
+
+#endif
