@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "manifest.h"
+#include "expr.h"
 #include "schema.h"
 #include "yaml.h"
 #include "../runner/policy.h"
@@ -37,6 +38,21 @@ static int checkname(struct ydoc *y, yaml_node_t *n, const char *what, const cha
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
 		      *c == '-'))
 			return yfail(y, n, "%s name '%s' may hold only letters, digits, '_' and '-'", what, s);
+	return 0;
+}
+
+/* Expand inputs and env in *s now; check jobs.* references against needs (expanded at run time). */
+static int expand(struct manifest *m, struct ydoc *y, yaml_node_t *n, char **s, const struct strv *needs)
+{
+	struct exprenv env = {.sets = &m->sets, .needs = needs};
+	struct err ee = {0};
+	if (!*s || !strstr(*s, "${{"))
+		return 0;
+	char *out = exprcheck(*s, &env, &ee) < 0 ? NULL : exprexpand(*s, &env, &ee);
+	if (!out)
+		return yfail(y, n, "%s", ee.msg);
+	free(*s);
+	*s = out;
 	return 0;
 }
 
@@ -538,7 +554,7 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 		return -1;
 	if (!w->instructions || !*w->instructions)
 		return yfail(y, n, "worker '%s' has no instructions", name);
-	return 0;
+	return expand(m, y, yget(y, n, "instructions") ? yget(y, n, "instructions") : n, &w->instructions, NULL);
 }
 
 static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
@@ -600,7 +616,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	}
 	if (!j->input)
 		j->input = xstrdup("");
-	return 0;
+	return expand(m, y, yget(y, n, "input"), &j->input, &j->needs);
 }
 
 /* Find a cycle in needs by depth-first search; fills the path of the cycle. */
@@ -818,9 +834,16 @@ static int parse(struct manifest *m, struct ydoc *y, struct err *e)
 
 int manifestload(struct manifest *m, const char *path, struct err *e)
 {
+	return manifestloadset(m, path, NULL, e);
+}
+
+int manifestloadset(struct manifest *m, const char *path, const struct strv *sets, struct err *e)
+{
 	struct ydoc y;
 	struct buf text = {0};
 	memset(m, 0, sizeof *m);
+	for (size_t i = 0; sets && i < sets->n; i++)
+		strvadd(&m->sets, sets->v[i]);
 	m->path = xstrdup(path);
 	m->dir = dirname_dup(path);
 	defaults(m);
@@ -888,6 +911,7 @@ void manifestfree(struct manifest *m)
 	strvfree(&m->snapshot.exclude);
 	strvfree(&m->secrets);
 	strvfree(&m->files);
+	strvfree(&m->sets);
 	for (size_t i = 0; i < m->nfilenames; i++)
 		free(m->filenames[i]);
 	free(m->filenames);

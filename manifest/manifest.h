@@ -128,6 +128,7 @@ struct manifest {
 	size_t nworkers;
 	struct job *jobs;
 	size_t njobs;
+	struct strv sets;  /* KEY=VALUE inputs from --set */
 	struct strv files; /* every file read: manifest, scripts, worker files */
 	char **filenames;  /* owned copies that struct pos points into */
 	size_t nfilenames;
@@ -135,6 +136,8 @@ struct manifest {
 
 /* Load and check a manifest; on error e->msg is "file:line:col: message" and e->code 2. */
 int manifestload(struct manifest *m, const char *path, struct err *e);
+/* The same with inputs (KEY=VALUE strings from --set) for ${{ inputs.KEY }}. */
+int manifestloadset(struct manifest *m, const char *path, const struct strv *sets, struct err *e);
 /* Deep-copy a sandbox configuration (dst is overwritten, not freed). */
 void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);

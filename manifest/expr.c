@@ -1,0 +1,142 @@
+/* expr: a tiny expression language: a dotted path into jobs, inputs or env. */
+#include <stdlib.h>
+#include <string.h>
+#include "expr.h"
+
+static int namechar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Split "a.b.c" (trimmed) into parts; -1 when a part is empty or holds other characters. */
+static int splitpath(const char *s, size_t n, struct strv *parts)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (i == start)
+				return -1;
+			char *p = xstrndup(s + start, i - start);
+			strvadd(parts, p);
+			free(p);
+			start = i + 1;
+		} else if (!namechar(s[i])) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *setvalue(const struct strv *sets, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; sets && i < sets->n; i++)
+		if (strncmp(sets->v[i], key, n) == 0 && sets->v[i][n] == '=')
+			return sets->v[i] + n + 1;
+	return NULL;
+}
+
+static int inlist(const struct strv *l, const char *s)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Resolve one expression to a new string, or NULL (e says why); *keep when it is left as written. */
+static char *resolve(const char *text, size_t n, const struct exprenv *env, int check, int *keep, struct err *e)
+{
+	struct strv p = {0};
+	char *out = NULL;
+	*keep = 0;
+	if (splitpath(text, n, &p) < 0 || p.n < 2) {
+		errf(e, "bad expression '${{%.*s}}': expected jobs.ID.output.PATH, inputs.KEY or env.NAME", (int)n, text);
+	} else if (strcmp(p.v[0], "inputs") == 0) {
+		const char *v = p.n == 2 ? setvalue(env->sets, p.v[1]) : NULL;
+		if (p.n != 2)
+			errf(e, "bad expression: inputs.%s.%s: inputs have no fields", p.v[1], p.v[2]);
+		else if (!v)
+			errf(e, "input '%s' is not set (pass --set %s=VALUE)", p.v[1], p.v[1]);
+		else
+			out = xstrdup(v);
+	} else if (strcmp(p.v[0], "env") == 0) {
+		const char *v = p.n == 2 ? getenv(p.v[1]) : NULL;
+		if (p.n != 2)
+			errf(e, "bad expression: env.%s.%s: environment variables have no fields", p.v[1], p.v[2]);
+		else if (!v)
+			errf(e, "environment variable %s is not set", p.v[1]);
+		else
+			out = xstrdup(v);
+	} else if (strcmp(p.v[0], "jobs") == 0) {
+		if (p.n < 3 || strcmp(p.v[2], "output") != 0)
+			errf(e, "bad expression: jobs.%s...: expected jobs.ID.output or jobs.ID.output.PATH", p.v[1]);
+		else if (!env->needs || !inlist(env->needs, p.v[1]))
+			errf(e, "expression refers to job '%s', which is not in this job's needs", p.v[1]);
+		else if (check || !env->output)
+			out = xstrdup(""), *keep = !check;
+		else {
+			cJSON *v = env->output(env->ctx, p.v[1]);
+			for (size_t i = 3; v && i < p.n; i++) {
+				char *end;
+				long idx = strtol(p.v[i], &end, 10);
+				v = cJSON_IsArray(v) && !*end ? cJSON_GetArrayItem(v, (int)idx)
+				                              : cJSON_GetObjectItemCaseSensitive(v, p.v[i]);
+			}
+			if (!v)
+				errf(e, "jobs.%s.output has no value at that path", p.v[1]);
+			else
+				out = cJSON_IsString(v) ? xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
+		}
+	} else {
+		errf(e, "unknown expression root '%s' (jobs, inputs or env)", p.v[0]);
+	}
+	strvfree(&p);
+	return out;
+}
+
+/* Walk s, resolving each ${{ }}; builds the expansion when out is given. */
+static int walk(const char *s, const struct exprenv *env, int check, struct buf *out, struct err *e)
+{
+	const char *p = s;
+	for (;;) {
+		const char *open = strstr(p, "${{");
+		if (!open) {
+			if (out)
+				bufputs(out, p);
+			return 0;
+		}
+		const char *close = strstr(open + 3, "}}");
+		if (!close)
+			return errf(e, "'${{' without a closing '}}'");
+		if (out)
+			bufadd(out, p, open - p);
+		int keep;
+		char *v = resolve(open + 3, close - open - 3, env, check, &keep, e);
+		if (!v)
+			return -1;
+		if (out)
+			keep ? bufadd(out, open, close + 2 - open) : bufputs(out, v);
+		free(v);
+		p = close + 2;
+	}
+}
+
+int exprcheck(const char *s, const struct exprenv *env, struct err *e)
+{
+	return walk(s, env, 1, NULL, e);
+}
+
+char *exprexpand(const char *s, const struct exprenv *env, struct err *e)
+{
+	struct buf b = {0};
+	if (walk(s, env, 0, &b, e) < 0) {
+		buffree(&b);
+		return NULL;
+	}
+	return b.data ? b.data : xstrdup("");
+}
