@@ -17,6 +17,7 @@
 struct jobrun {
 	struct runstate *rs;
 	const struct job *j;
+	const char *input;
 	const struct worker *w;
 	struct llm *llm;
 	struct evlog *ev;
@@ -312,7 +313,7 @@ static int loop(struct jobrun *jr, struct err *e)
 	const struct job *j = jr->j;
 	cJSON *u = cJSON_CreateObject();
 	cJSON_AddStringToObject(u, "role", "user");
-	cJSON_AddStringToObject(u, "content", j->input);
+	cJSON_AddStringToObject(u, "content", jr->input);
 	cJSON_AddItemToArray(jr->messages, u);
 	for (;;) {
 		if (jr->res->turns >= j->max_turns)
@@ -419,9 +420,9 @@ static int writeoutput(struct jobrun *jr, struct err *e)
 	return rc;
 }
 
-int agentrun(struct runstate *rs, const struct job *j, struct jobresult *res, struct err *e)
+int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
-	struct jobrun jr = {.rs = rs, .j = j, .res = res, .wsfd = -1};
+	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1};
 	memset(res, 0, sizeof *res);
 	jr.w = manifestworker(rs->m, j->worker);
 	const struct model *md = manifestmodel(rs->m, jr.w->model);
@@ -438,7 +439,7 @@ int agentrun(struct runstate *rs, const struct job *j, struct jobresult *res, st
 	cJSON_AddStringToObject(ev, "job", j->id);
 	cJSON_AddStringToObject(ev, "worker", jr.w->name);
 	cJSON_AddStringToObject(ev, "model", md->name);
-	cJSON_AddStringToObject(ev, "input", j->input);
+	cJSON_AddStringToObject(ev, "input", input);
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};

@@ -30,9 +30,9 @@ struct jobresult {
 	int64_t events;  /* number of events written */
 };
 
-/* Run one job to its end; the status says how it went. Returns -1 only when its artifacts
+/* Run one job on input (its expanded input) to its end; the status says how it went. Returns -1 only when its artifacts
  * could not be written (e says why). */
-int agentrun(struct runstate *rs, const struct job *j, struct jobresult *res, struct err *e);
+int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e);
 void jobresultfree(struct jobresult *r);
 const char *jobstatusname(enum jobstatus s);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/snapshot.h"
+#include "../manifest/expr.h"
 #include "agent.h"
 #include "run.h"
 
@@ -39,6 +40,18 @@ static size_t order(const struct manifest *m, const int *sel, size_t *out)
 	}
 	free(done);
 	return n;
+}
+
+struct outputs {
+	const struct manifest *m;
+	struct jobresult *res;
+};
+
+static cJSON *outputof(void *ctx, const char *job)
+{
+	struct outputs *o = ctx;
+	const struct job *j = manifestjob(o->m, job);
+	return j ? o->res[j - o->m->jobs].output : NULL;
 }
 
 static cJSON *usagejson(const struct usage *u)
@@ -155,8 +168,20 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 			fprintf(stderr, "nightshift: job %s: %s\n", j->id, res[i].error);
 			continue;
 		}
+		struct outputs outs = {m, res};
+		struct exprenv env = {&m->sets, &j->needs, outputof, &outs};
+		struct err xe = {0};
+		char *input = exprexpand(j->input, &env, &xe);
+		if (!input) {
+			res[i].status = JOB_FAILED;
+			snprintf(res[i].error, sizeof res[i].error, "input: %s", xe.msg);
+			fprintf(stderr, "nightshift: job %s: failed: %s\n", j->id, res[i].error);
+			continue;
+		}
 		fprintf(stderr, "nightshift: job %s: started (worker %s)\n", j->id, j->worker);
-		if (agentrun(&rs, j, &res[i], e) < 0)
+		int arc = agentrun(&rs, j, input, &res[i], e);
+		free(input);
+		if (arc < 0)
 			goto seal;
 		fprintf(stderr, "nightshift: job %s: %s%s%s (%d turns, %d steps)\n", j->id, jobstatusname(res[i].status),
 		        res[i].error[0] ? ": " : "", res[i].error, res[i].turns, res[i].steps);

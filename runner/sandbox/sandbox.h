@@ -20,13 +20,14 @@ struct sbxresult {
 	int64_t duration_ms;
 	struct buf out, err; /* captured output, capped */
 	int truncated;       /* 1 when output was cut at the cap */
+	char limits[128];    /* which limits were enforced, e.g. "cgroup1 memory pids cpu; rlimit core" */
 };
 
 struct sbx;
 
 /* Prepare a sandbox for one job (a warm one where the backend can). */
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e);
-/* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r. */
+/* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r (overwritten, free with sbxresultfree). */
 int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
