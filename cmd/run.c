@@ -7,13 +7,14 @@
 #include "cmd.h"
 
 static const char runhelp[] =
-	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]...\n"
+	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
 	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
 	"  -j N        jobs run at once (default 1)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
+	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
 	"exit codes: 0 all selected jobs succeeded, 1 a job failed, 2 usage or manifest error,\n"
 	"            3 an approval rule aborted a job\n";
 
@@ -31,12 +32,13 @@ int cmdrun(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *v;
 	struct runopts o = {0};
+	struct strv sets = {0};
 	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
 			fputs(runhelp, stdout);
-			strvfree(&o.jobs);
-			return EXIT_OK;
+			rc = EXIT_OK;
+			goto done;
 		} else if (strcmp(argv[i], "--out") == 0) {
 			if (!(out = flagval(argc, argv, &i)))
 				goto done;
@@ -44,6 +46,14 @@ int cmdrun(int argc, char **argv)
 			if (!(v = flagval(argc, argv, &i)))
 				goto done;
 			strvadd(&o.jobs, v);
+		} else if (strcmp(argv[i], "--set") == 0) {
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			if (!strchr(v, '=') || v[0] == '=') {
+				usage("run", "--set %s: expected KEY=VALUE", v);
+				goto done;
+			}
+			strvadd(&sets, v);
 		} else if (strcmp(argv[i], "-j") == 0) {
 			if (!(v = flagval(argc, argv, &i)))
 				goto done;
@@ -69,7 +79,7 @@ int cmdrun(int argc, char **argv)
 	}
 	struct manifest m;
 	struct err e = {0};
-	if (manifestload(&m, path, &e) < 0) {
+	if (manifestloadset(&m, path, &sets, &e) < 0) {
 		rc = report(&e);
 		manifestfree(&m);
 		goto done;
@@ -93,5 +103,6 @@ int cmdrun(int argc, char **argv)
 	manifestfree(&m);
 done:
 	strvfree(&o.jobs);
+	strvfree(&sets);
 	return rc;
 }

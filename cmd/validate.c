@@ -7,25 +7,45 @@
 int cmdvalidate(int argc, char **argv)
 {
 	const char *path = NULL;
+	struct strv sets = {0};
+	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
-			puts("usage: nightshift validate MANIFEST\n\nParses and checks the manifest, its worker files and "
-			     "scripts; runs nothing.\nexit codes: 0 valid, 2 the first mistake, as file:line:col: message");
-			return EXIT_OK;
+			puts("usage: nightshift validate MANIFEST [--set KEY=VALUE]...\n\nParses and checks the manifest, its "
+			     "worker files and scripts; runs nothing.\n  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
+			     "exit codes: 0 valid, 2 the first mistake, as file:line:col: message");
+			rc = EXIT_OK;
+			goto done;
 		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage("validate", "unknown flag %s", argv[i]);
-		if (path)
-			return usage("validate", "unexpected argument %s (one manifest at a time)", argv[i]);
+		if (strcmp(argv[i], "--set") == 0) {
+			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
+				usage("validate", "--set needs KEY=VALUE");
+				goto done;
+			}
+			strvadd(&sets, argv[++i]);
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			usage("validate", "unknown flag %s", argv[i]);
+			goto done;
+		}
+		if (path) {
+			usage("validate", "unexpected argument %s (one manifest at a time)", argv[i]);
+			goto done;
+		}
 		path = argv[i];
 	}
-	if (!path)
-		return usage("validate", "missing MANIFEST");
+	if (!path) {
+		usage("validate", "missing MANIFEST");
+		goto done;
+	}
 	struct manifest m;
 	struct err e = {0};
-	int rc = manifestload(&m, path, &e);
-	if (rc == 0)
+	rc = manifestloadset(&m, path, &sets, &e) < 0 ? report(&e) : EXIT_OK;
+	if (rc == EXIT_OK)
 		fprintf(stderr, "%s: ok (%zu models, %zu workers, %zu jobs)\n", path, m.nmodels, m.nworkers, m.njobs);
 	manifestfree(&m);
-	return rc < 0 ? report(&e) : EXIT_OK;
+done:
+	strvfree(&sets);
+	return rc;
 }

@@ -174,7 +174,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 		char *input = exprexpand(j->input, &env, &xe);
 		if (!input) {
 			res[i].status = JOB_FAILED;
-			snprintf(res[i].error, sizeof res[i].error, "input: %s", xe.msg);
+			snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
 			fprintf(stderr, "nightshift: job %s: failed: %s\n", j->id, res[i].error);
 			continue;
 		}
