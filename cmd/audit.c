@@ -1,11 +1,232 @@
-/* audit: not built yet; see the issue that adds it. */
+/* audit: nightshift audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--grep TEXT] [--json] */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "../artifacts/calls.h"
+#include "../artifacts/verify.h"
 #include "cmd.h"
+
+static const char audithelp[] =
+	"usage: nightshift audit RUN [--verify] [--job ID] [--tool T] [--decision allow|deny|abort]\n"
+	"                        [--grep TEXT] [--json]\n"
+	"\n"
+	"Lists the tool calls of a run (step, job, tool, arguments, decision, rule, exit code,\n"
+	"duration) and a summary; --json prints one JSON object per call instead.\n"
+	"  --verify   check SHA256SUMS, every event chain up to the head in run.json, and every\n"
+	"             snapshot layer an event references; exit 4 naming the file and line on failure\n";
+
+struct filter {
+	const char *job, *tool, *decision, *grep;
+};
+
+static int keep(const struct filter *f, const struct call *c, const char *args)
+{
+	if (f->job && strcmp(f->job, c->job) != 0)
+		return 0;
+	if (f->tool && (!c->tool || strcmp(f->tool, c->tool) != 0))
+		return 0;
+	if (f->decision && (!c->decision || strcmp(f->decision, c->decision) != 0))
+		return 0;
+	if (f->grep && !strstr(args, f->grep) && !(c->reason && strstr(c->reason, f->grep)))
+		return 0;
+	return 1;
+}
+
+/* One line of a table cell: control characters shown as spaces, cut to width. */
+static void cell(char *out, size_t width, const char *s)
+{
+	size_t n = 0;
+	for (; s && *s && n + 1 < width; s++)
+		out[n++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+	if (s && *s && n > 3)
+		memcpy(out + n - 3, "...", 3);
+	out[n] = 0;
+}
+
+static void rulestr(const cJSON *rule, char *out, size_t n)
+{
+	if (cJSON_IsNumber(rule))
+		snprintf(out, n, "%d", (int)rule->valuedouble);
+	else
+		snprintf(out, n, "%s", cJSON_IsString(rule) ? rule->valuestring : "-");
+}
+
+struct tally {
+	char tool[64], decision[16];
+	long n;
+};
+
+static void count(struct tally **t, size_t *n, const char *tool, const char *decision)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*t)[i].tool, tool) == 0 && strcmp((*t)[i].decision, decision) == 0) {
+			(*t)[i].n++;
+			return;
+		}
+	if (*n >= 256)
+		return;
+	*t = xrealloc(*t, (*n + 1) * sizeof **t);
+	snprintf((*t)[*n].tool, sizeof (*t)[*n].tool, "%s", tool);
+	snprintf((*t)[*n].decision, sizeof (*t)[*n].decision, "%s", decision);
+	(*t)[*n].n = 1;
+	(*n)++;
+}
+
+static int verify(const char *run)
+{
+	struct verdictrun v;
+	struct err e = {0};
+	if (runverify(run, &v, &e) < 0)
+		return report(&e);
+	if (v.failed) {
+		fprintf(stderr, "%s", v.report.data);
+		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", run, v.failed);
+	} else {
+		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", run,
+		        v.incomplete ? " as INCOMPLETE (the run did not finish; checked up to its last whole event)" : "",
+		        v.files, v.events, v.layers);
+	}
+	int rc = v.failed ? EXIT_DIVERGED : EXIT_OK;
+	verdictrunfree(&v);
+	return rc;
+}
+
+/* Tokens per job and failed jobs, from run.json. */
+static void runsummary(const char *run)
+{
+	char *p = pathjoin(run, "run.json");
+	struct buf b = {0};
+	struct err e = {0};
+	cJSON *r = readfile(p, &b, &e) == 0 ? cJSON_Parse(b.data) : NULL, *j;
+	free(p);
+	buffree(&b);
+	if (!r) {
+		printf("\nrun.json missing: the run did not finish\n");
+		return;
+	}
+	printf("\njobs:\n");
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
+	{
+		cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "usage");
+		const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "error"));
+		printf("  %-20s %-10s tokens in %.0f out %.0f%s%s\n", j->string,
+		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "status")),
+		       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "input")),
+		       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "output")), err ? "  " : "", err ? err : "");
+	}
+	cJSON_Delete(r);
+}
 
 int cmdaudit(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: audit: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *run = NULL;
+	struct filter f = {0};
+	int json = 0, doverify = 0;
+	for (int i = 1; i < argc; i++) {
+		const char **slot = NULL;
+		if (ishelp(argv[i])) {
+			fputs(audithelp, stdout);
+			return EXIT_OK;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--verify") == 0) {
+			doverify = 1;
+		} else if (strcmp(argv[i], "--job") == 0) {
+			slot = &f.job;
+		} else if (strcmp(argv[i], "--tool") == 0) {
+			slot = &f.tool;
+		} else if (strcmp(argv[i], "--decision") == 0) {
+			slot = &f.decision;
+		} else if (strcmp(argv[i], "--grep") == 0) {
+			slot = &f.grep;
+		} else if (argv[i][0] == '-') {
+			return usage("audit", "unknown flag %s", argv[i]);
+		} else if (run) {
+			return usage("audit", "unexpected argument %s (one run at a time)", argv[i]);
+		} else {
+			run = argv[i];
+		}
+		if (slot) {
+			if (i + 1 >= argc)
+				return usage("audit", "%s needs a value", argv[i]);
+			*slot = argv[++i];
+		}
+	}
+	if (!run)
+		return usage("audit", "missing RUN");
+	if (f.decision && strcmp(f.decision, "allow") && strcmp(f.decision, "deny") && strcmp(f.decision, "abort"))
+		return usage("audit", "--decision %s: expected allow, deny or abort", f.decision);
+	if (doverify)
+		return verify(run);
+
+	struct calls *c;
+	struct err e = {0};
+	if (callsopen(&c, run, &e) < 0)
+		return report(&e);
+	struct call call;
+	struct tally *t = NULL;
+	size_t nt = 0;
+	long shown = 0;
+	int rc;
+	if (!json)
+		printf("%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
+		       "EXIT", "MS");
+	while ((rc = callsnext(c, &call, &e)) == 1) {
+		char *args = cJSON_PrintUnformatted(call.arguments);
+		if (keep(&f, &call, args ? args : "")) {
+			shown++;
+			count(&t, &nt, call.tool ? call.tool : "?", call.decision ? call.decision : "?");
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "job", call.job);
+				cJSON_AddNumberToObject(o, "step", call.step);
+				cJSON_AddStringToObject(o, "tool", call.tool ? call.tool : "");
+				cJSON_AddItemToObject(o, "arguments", call.arguments ? cJSON_Duplicate(call.arguments, 1) : cJSON_CreateNull());
+				cJSON_AddStringToObject(o, "decision", call.decision ? call.decision : "");
+				cJSON_AddItemToObject(o, "rule", call.rule ? cJSON_Duplicate(call.rule, 1) : cJSON_CreateNull());
+				cJSON_AddStringToObject(o, "reason", call.reason ? call.reason : "");
+				if (call.has_result) {
+					cJSON_AddNumberToObject(o, "exit_code", call.exit_code);
+					cJSON_AddNumberToObject(o, "duration_ms", (double)call.duration_ms);
+				} else {
+					cJSON_AddNullToObject(o, "exit_code");
+					cJSON_AddNullToObject(o, "duration_ms");
+				}
+				char *line = cJSON_PrintUnformatted(o);
+				puts(line);
+				free(line);
+				cJSON_Delete(o);
+			} else {
+				char a[41], job[15], tool[11], rule[16], ex[8] = "-", ms[16] = "-";
+				const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(call.arguments, "command");
+				const cJSON *path = cJSON_GetObjectItemCaseSensitive(call.arguments, "path");
+				cell(a, sizeof a, cJSON_IsString(cmd) ? cmd->valuestring : cJSON_IsString(path) ? path->valuestring : args);
+				cell(job, sizeof job, call.job);
+				cell(tool, sizeof tool, call.tool);
+				rulestr(call.rule, rule, sizeof rule);
+				if (call.has_result) {
+					snprintf(ex, sizeof ex, "%d", call.exit_code);
+					snprintf(ms, sizeof ms, "%lld", (long long)call.duration_ms);
+				}
+				printf("%5d  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", call.step, job, tool, a,
+				       call.decision ? call.decision : "?", rule, ex, ms);
+			}
+		}
+		free(args);
+	}
+	callsclose(c);
+	if (rc < 0) {
+		free(t);
+		return report(&e);
+	}
+	if (!json) {
+		printf("\n%ld tool calls", shown);
+		for (size_t i = 0; i < nt; i++)
+			printf("%s %s %s: %ld", i ? "," : ":", t[i].tool, t[i].decision, t[i].n);
+		printf("\n");
+		runsummary(run);
+	}
+	free(t);
+	return EXIT_OK;
 }

@@ -1,0 +1,182 @@
+/* calls: a k-way merge over the jobs' event logs, joining each decision with its tool_result. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calls.h"
+#include "events.h"
+
+struct stream {
+	char *job;
+	struct evreader *r;
+	cJSON *pending; /* an event read ahead */
+	struct call cur;
+	int have, done;
+};
+
+struct calls {
+	struct stream *s;
+	size_t n;
+	int last; /* stream whose call was returned last, to be refilled */
+};
+
+static void freecall(struct call *c)
+{
+	cJSON_Delete(c->decided);
+	cJSON_Delete(c->result);
+	memset(c, 0, sizeof *c);
+}
+
+static cJSON *readev(struct stream *s, struct err *e, int *rc)
+{
+	if (s->pending) {
+		cJSON *p = s->pending;
+		s->pending = NULL;
+		*rc = 1;
+		return p;
+	}
+	const char *line;
+	size_t len;
+	for (;;) {
+		*rc = evrnext(s->r, &line, &len, e);
+		if (*rc != 1)
+			return NULL;
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		if (ev)
+			return ev;
+	}
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* Read the stream's next call: a decision, and its tool_result if one follows. */
+static int fill(struct stream *s, struct err *e)
+{
+	int rc;
+	cJSON *ev;
+	freecall(&s->cur);
+	s->have = 0;
+	while ((ev = readev(s, e, &rc))) {
+		const char *type = str(ev, "type");
+		if (!s->have) {
+			if (type && strcmp(type, "decision") == 0) {
+				struct call *c = &s->cur;
+				c->decided = ev;
+				c->job = s->job;
+				c->step = (int)num(ev, "step");
+				c->tool = str(ev, "tool");
+				c->arguments = cJSON_GetObjectItemCaseSensitive(ev, "arguments");
+				c->decision = str(ev, "decision");
+				c->rule = cJSON_GetObjectItemCaseSensitive(ev, "rule");
+				c->reason = str(ev, "reason");
+				c->exit_code = -1;
+				s->have = 1;
+				continue;
+			}
+			cJSON_Delete(ev);
+			continue;
+		}
+		if (type && strcmp(type, "snapshot") == 0) {
+			cJSON_Delete(ev);
+			continue;
+		}
+		if (type && strcmp(type, "tool_result") == 0 && (int)num(ev, "step") == s->cur.step) {
+			s->cur.result = ev;
+			s->cur.has_result = 1;
+			s->cur.exit_code = (int)num(ev, "exit_code");
+			s->cur.duration_ms = (int64_t)num(ev, "duration_ms");
+			return 1;
+		}
+		s->pending = ev;
+		return 1;
+	}
+	if (rc < 0)
+		return -1;
+	s->done = !s->have;
+	return s->have;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int callsopen(struct calls **cp, const char *rundir, struct err *e)
+{
+	char *jd = pathjoin(rundir, "jobs");
+	DIR *d = opendir(jd);
+	if (!d) {
+		errc(e, 2, "%s: not a run directory (no jobs/):", rundir);
+		free(jd);
+		return -1;
+	}
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strvadd(&names, de->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmpstr);
+	struct calls *c = xcalloc(1, sizeof *c);
+	c->s = xcalloc(names.n + 1, sizeof *c->s);
+	c->last = -1;
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = xasprintf("%s/%s/events.jsonl.zst", jd, names.v[i]);
+		struct stream *s = &c->s[c->n];
+		if (evropen(&s->r, p, e) == 0) {
+			s->job = xstrdup(names.v[i]);
+			c->n++;
+			if (fill(s, e) < 0) {
+				free(p);
+				free(jd);
+				strvfree(&names);
+				callsclose(c);
+				return -1;
+			}
+		}
+		free(p);
+	}
+	free(jd);
+	strvfree(&names);
+	*cp = c;
+	return 0;
+}
+
+int callsnext(struct calls *c, struct call *out, struct err *e)
+{
+	if (c->last >= 0 && fill(&c->s[c->last], e) < 0)
+		return -1;
+	c->last = -1;
+	int best = -1;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->s[i].have && (best < 0 || c->s[i].cur.step < c->s[best].cur.step))
+			best = (int)i;
+	if (best < 0)
+		return 0;
+	*out = c->s[best].cur;
+	c->last = best;
+	return 1;
+}
+
+void callsclose(struct calls *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		freecall(&c->s[i].cur);
+		cJSON_Delete(c->s[i].pending);
+		evrclose(c->s[i].r);
+		free(c->s[i].job);
+	}
+	free(c->s);
+	free(c);
+}

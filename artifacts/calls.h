@@ -1,0 +1,32 @@
+/* calls: the tool calls of a run, read back from its event logs in step order. */
+#ifndef NS_CALLS_H
+#define NS_CALLS_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../util/util.h"
+
+struct call {
+	int step;
+	const char *job;
+	const char *tool;
+	cJSON *arguments;
+	const char *decision;
+	cJSON *rule;       /* number or "default" */
+	const char *reason;
+	int has_result;
+	int exit_code;
+	int64_t duration_ms;
+	cJSON *decided;    /* owns the strings above */
+	cJSON *result;     /* the tool_result event, or NULL */
+};
+
+struct calls;
+
+/* Open every job's event log of rundir; memory stays in proportion to the number of jobs. */
+int callsopen(struct calls **c, const char *rundir, struct err *e);
+/* The next call in step order into *out (valid until the next call); 1, 0 at the end, -1 on error. */
+int callsnext(struct calls *c, struct call *out, struct err *e);
+void callsclose(struct calls *c);
+
+#endif

@@ -1,0 +1,221 @@
+/* verify: SHA256SUMS, then each job's event chain to the head in run.json, then every layer an
+ * event references. Streams every file: memory does not grow with the number of events. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cjson/cJSON.h>
+#include "events.h"
+#include "verify.h"
+
+static void problem(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct verdictrun *v, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (v->failed < 50)
+		bufprintf(&v->report, "%s\n", line);
+	v->failed++;
+}
+
+/* Every line of SHA256SUMS matches; every file under the run is listed. */
+static void checksums(const char *dir, struct verdictrun *v, struct strv *listed)
+{
+	char *path = pathjoin(dir, "SHA256SUMS");
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (!f) {
+		v->incomplete = 1;
+		return;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		if (line[n - 1] != '\n') {
+			problem(v, "SHA256SUMS:%ld: line not terminated (appended bytes?)", lineno);
+			continue;
+		}
+		line[n - 1] = 0;
+		if (n < 68 || line[64] != ' ' || line[65] != ' ' || strspn(line, "0123456789abcdef") != 64) {
+			problem(v, "SHA256SUMS:%ld: malformed line", lineno);
+			continue;
+		}
+		const char *rel = line + 66;
+		if (rel[0] == '/' || strstr(rel, "..")) {
+			problem(v, "SHA256SUMS:%ld: path %s leaves the run directory", lineno, rel);
+			continue;
+		}
+		char hex[65], *full = pathjoin(dir, rel);
+		struct err e = {0};
+		if (sha256file(full, hex, &e) < 0)
+			problem(v, "%s: listed in SHA256SUMS but missing", rel);
+		else if (memcmp(hex, line, 64) != 0)
+			problem(v, "%s: digest differs from SHA256SUMS (changed)", rel);
+		free(full);
+		strvadd(listed, rel);
+		v->files++;
+	}
+	free(line);
+	fclose(f);
+}
+
+static int listedhas(const struct strv *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Files present but not in SHA256SUMS. */
+static void unlisted(const char *root, const char *rel, const struct strv *listed, struct verdictrun *v)
+{
+	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
+	DIR *d = opendir(dir);
+	free(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		char *r = *rel ? pathjoin(rel, de->d_name) : xstrdup(de->d_name);
+		char *full = pathjoin(root, r);
+		struct stat st;
+		if (lstat(full, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				unlisted(root, r, listed, v);
+			else if (strcmp(r, "SHA256SUMS") != 0 && !listedhas(listed, r))
+				problem(v, "%s: not listed in SHA256SUMS (added)", r);
+		}
+		free(full);
+		free(r);
+	}
+	closedir(d);
+}
+
+/* One job's chain: seq from 0, prev links, head and count as run.json says; layers exist. */
+static void checkchain(const char *dir, const char *job, const cJSON *info, struct verdictrun *v)
+{
+	char *rel = xasprintf("jobs/%s/events.jsonl.zst", job);
+	char *path = pathjoin(dir, rel);
+	struct evreader *r;
+	struct err e = {0};
+	if (evropen(&r, path, &e) < 0) {
+		problem(v, "%s: missing", rel);
+		free(rel);
+		free(path);
+		return;
+	}
+	char prev[65];
+	memset(prev, '0', 64);
+	prev[64] = 0;
+	long n = 0;
+	const char *line;
+	size_t len;
+	int rc;
+	while ((rc = evrnext(r, &line, &len, &e)) == 1) {
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(ev, "seq");
+		const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "prev"));
+		if (!ev)
+			problem(v, "%s:%ld: not JSON", rel, n + 1);
+		else if (!cJSON_IsNumber(seq) || (long)seq->valuedouble != n)
+			problem(v, "%s:%ld: seq is not %ld (lines removed, added or reordered)", rel, n + 1, n);
+		else if (!p || strcmp(p, prev) != 0)
+			problem(v, "%s:%ld: prev does not match the SHA-256 of line %ld", rel, n + 1, n);
+		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
+		const char *layer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "layer"));
+		const char *digest = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "sha256"));
+		if (type && strcmp(type, "snapshot") == 0 && layer) {
+			char hex[65], *lp = pathjoin(dir, layer);
+			struct err le = {0};
+			if (strstr(layer, "..") || layer[0] == '/')
+				problem(v, "%s:%ld: layer path %s leaves the run", rel, n + 1, layer);
+			else if (sha256file(lp, hex, &le) < 0)
+				problem(v, "%s:%ld: layer %s is missing", rel, n + 1, layer);
+			else if (!digest || strcmp(hex, digest) != 0)
+				problem(v, "%s: digest differs from the one recorded at %s:%ld", layer, rel, n + 1);
+			free(lp);
+			v->layers++;
+		}
+		cJSON_Delete(ev);
+		sha256hex(line, len, prev);
+		n++;
+	}
+	if (rc < 0)
+		problem(v, "%s:%ld: %s", rel, n + 1, e.msg);
+	int cut = evrtruncated(r);
+	evrclose(r);
+	v->events += n;
+	const char *head = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "events_head"));
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(info, "events");
+	if (info) {
+		if (cut)
+			problem(v, "%s:%ld: ends inside a line or a zstd frame", rel, n + 1);
+		if (!head || strcmp(head, prev) != 0)
+			problem(v, "%s:%ld: last line's digest is not the events_head in run.json (lines cut or appended)",
+			        rel, n);
+		if (!cJSON_IsNumber(count) || (long)count->valuedouble != n)
+			problem(v, "%s: %ld events, run.json says %ld", rel, n, cJSON_IsNumber(count) ? (long)count->valuedouble : -1);
+	}
+	free(rel);
+	free(path);
+}
+
+int runverify(const char *dir, struct verdictrun *v, struct err *e)
+{
+	struct strv listed = {0};
+	memset(v, 0, sizeof *v);
+	struct stat st;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return errc(e, 2, "%s: not a run directory", dir);
+	checksums(dir, v, &listed);
+	if (!v->incomplete)
+		unlisted(dir, "", &listed, v);
+	strvfree(&listed);
+	char *rp = pathjoin(dir, "run.json");
+	struct buf text = {0};
+	struct err re = {0};
+	cJSON *run = readfile(rp, &text, &re) == 0 ? cJSON_Parse(text.data) : NULL;
+	free(rp);
+	buffree(&text);
+	if (!run) {
+		if (!v->incomplete)
+			problem(v, "run.json: missing or not JSON");
+		v->incomplete = 1;
+	}
+	/* Complete runs: the jobs run.json names. Incomplete: whatever job folders exist. */
+	cJSON *jobs = cJSON_GetObjectItemCaseSensitive(run, "jobs"), *j;
+	if (run && !v->incomplete) {
+		cJSON_ArrayForEach(j, jobs)
+		{
+			if (cJSON_GetObjectItemCaseSensitive(j, "events_head"))
+				checkchain(dir, j->string, j, v);
+		}
+	} else {
+		char *jd = pathjoin(dir, "jobs");
+		DIR *d = opendir(jd);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				checkchain(dir, de->d_name, NULL, v);
+		if (d)
+			closedir(d);
+		free(jd);
+	}
+	cJSON_Delete(run);
+	return 0;
+}
+
+void verdictrunfree(struct verdictrun *v)
+{
+	buffree(&v->report);
+}
