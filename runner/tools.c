@@ -78,8 +78,39 @@ cJSON *tooldefs(const struct manifest *m, const struct worker *w)
 	return tools;
 }
 
+/* Without openat2 (old kernels, valgrind, some seccomp profiles): walk one component at a time
+ * and follow no link at all, which is stricter than RESOLVE_BENEATH. */
+static int wsopenwalk(int wsfd, const char *path, int flags)
+{
+	char *p = xstrdup(path), *comp = p, *slash;
+	int dfd = dup(wsfd), fd = -1;
+	while (dfd >= 0 && (slash = strchr(comp, '/'))) {
+		*slash = 0;
+		int nfd = strcmp(comp, "..") == 0 ? (errno = EXDEV, -1)
+		        : openat(dfd, *comp ? comp : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		dfd = nfd;
+		comp = slash + 1;
+	}
+	if (dfd >= 0 && strcmp(comp, "..") == 0)
+		errno = EXDEV;
+	else if (dfd >= 0)
+		fd = openat(dfd, *comp ? comp : ".", flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int saved = errno;
+	if (dfd >= 0)
+		close(dfd);
+	free(p);
+	errno = saved;
+	return fd;
+}
+
 int wsopen(int wsfd, const char *path, int flags, int nosymlinks)
 {
+	static int noopenat2;
+	if (path[0] == '/')
+		return errno = EXDEV, -1;
+	if (noopenat2)
+		return wsopenwalk(wsfd, path, flags);
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
 		.mode = (flags & O_CREAT) ? 0644 : 0,
@@ -90,6 +121,10 @@ int wsopen(int wsfd, const char *path, int flags, int nosymlinks)
 	do
 		fd = (int)syscall(SYS_openat2, wsfd, path, &how, sizeof how);
 	while (fd < 0 && errno == EINTR);
+	if (fd < 0 && errno == ENOSYS) {
+		noopenat2 = 1;
+		return wsopenwalk(wsfd, path, flags);
+	}
 	return fd;
 }
 
