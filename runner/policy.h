@@ -7,20 +7,31 @@
 
 struct verdict {
 	enum decision decision;
-	int rule;             /* index into approval.rules, or -1 when the default decided */
-	char reason[256];     /* one line, for the event and for the model's error */
-	struct strv commands; /* simple commands found by the shell splitter (shell only) */
+	int rule;             /* index into approval.rules (0-based; people see rule + 1, "rule 1" being
+	                       * the first in the YAML), or -1 when the default decided */
+	char reason[256];     /* one line, for the event and for the model's error; names the rule
+	                       * ("rule 2 (line 14)") and, for shell, the simple command that decided */
+	struct strv commands; /* simple commands found by the shell splitter, as written (shell only) */
 	char *path;           /* normalised workspace-relative path (file tools), or NULL */
 };
 
-/* Decide a call of tool with its JSON arguments; never fails open: anything odd is denied. */
+/* Decide a call of tool with its JSON arguments ({"command"} for shell, {"path", ...} for the file
+ * tools, {"input"} for a delegate, which is any tool that is not built in: tool is then the
+ * delegate's name). worker names the worker whose rules these are, for the reason (may be NULL).
+ * Never fails open: a missing argument, a path outside the workspace or a command line the
+ * splitter cannot prove harmless never matches an allow rule, nor an allow default. */
 void policydecide(const struct approval *a, const char *worker, const char *tool,
                   const cJSON *args, struct verdict *v);
+/* Check the rules' patterns: -1 with "file:line:col: rule N: ..." (code 2) for a command glob
+ * with an unbalanced quote, a rule that can never match, and the like. */
+int policycheck(const struct approval *a, struct err *e);
 /* Free what a verdict owns. */
 void verdictfree(struct verdict *v);
 
-/* Normalise a tool path argument ("a/./b", "/workspace/a", "a/../b") to a workspace-relative
- * path ("." for the root) in a new string; NULL when it leaves the workspace or is malformed. */
+/* Normalise a tool path argument ("a/./b", "/workspace/a", "a//b/") to a workspace-relative path
+ * ("." for the root) in a new string, lexically: NULL when it is empty, longer than 4096 bytes or
+ * not UTF-8, absolute outside /workspace, or when a ".." would climb above the workspace root at
+ * any point ("/workspace/../workspace/a" too). Symbolic links are the file tools' business. */
 char *wspath(const char *p);
 
 #endif

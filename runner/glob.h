@@ -1,0 +1,30 @@
+/* glob: the wildcard patterns of approval rules (tool, command, path, worker). */
+#ifndef NS_GLOB_H
+#define NS_GLOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/util.h"
+
+/* Decode one UTF-8 character of s[0..n) (n > 0) into *cp: its length 1-4, or -1 when the bytes
+ * are not strict UTF-8 (overlong, surrogate, above U+10FFFF, truncated); then *cp is the byte. */
+int u8dec(const char *s, size_t n, uint32_t *cp);
+
+/* Match s[0..slen) against pat[0..plen): '*' any run of characters ('/' and spaces too), '?' one
+ * character, [set] [!set] [^set] with ranges and [:classes:], '\' quotes the next character. */
+int globmatch(const char *pat, size_t plen, const char *s, size_t slen);
+
+/* Match a normalised workspace-relative path ("." for the root) against a path glob: '*', '?'
+ * and sets stay inside one segment, a "**" segment spans zero or more segments; "./" and
+ * "/workspace/" before the pattern are ignored. */
+int globpath(const char *pat, const char *path);
+
+/* Match a simple command's words against a command glob: the pattern is split into words like a
+ * shell line (quotes and '\' make characters literal); a word that is a bare '*' matches any
+ * number of words, zero included; any other word matches exactly one word. */
+int globcmd(const char *pat, char *const *words, size_t nwords);
+
+/* Check a command glob: -1 with the reason in e when it is empty or has an unbalanced quote. */
+int globcmdcheck(const char *pat, struct err *e);
+
+#endif
