@@ -12,6 +12,8 @@ struct snapinfo {
 	int full;           /* 1 for a full tar (the first layer, end) */
 	size_t added, changed, deleted;
 	struct strv skipped; /* sockets, fifos, devices left out */
+	size_t entries;      /* entries in the workspace (files, directories, symlinks) */
+	int64_t treebytes;   /* bytes of its regular files, each inode once */
 };
 
 struct snap;

@@ -1,11 +1,78 @@
-/* restore: not built yet; see the issue that adds it. */
+/* restore: the workspace as it was before step N, or after the last, from a run's snapshots. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
+#include "../artifacts/snapshot.h"
+
+static const char helptext[] =
+	"usage: nightshift restore RUN --step N|end --to DIR [--force]\n"
+	"\n"
+	"Rebuilds the workspace as it was before step N (layers 0001..N of RUN/snapshots applied in\n"
+	"order), or after the last step (end), in DIR. Each layer's digest is checked against\n"
+	"RUN/SHA256SUMS while it is read. DIR is made if missing and must be empty unless --force,\n"
+	"which replaces what it holds. Set-uid and set-gid bits are not restored.\n"
+	"\n"
+	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match\n"
+	"            or a layer is not in SHA256SUMS, 1 any other failure\n";
+
+/* The value of flag at argv[*i] ("--flag V" or "--flag=V"), advancing *i; NULL when missing. */
+static const char *flagval(int argc, char **argv, int *i, const char *flag)
+{
+	size_t n = strlen(flag);
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
 
 int cmdrestore(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: restore: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *run = NULL, *step = NULL, *to = NULL;
+	int force = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ishelp(a)) {
+			fputs(helptext, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--force") == 0) {
+			force = 1;
+		} else if (strncmp(a, "--step", 6) == 0 && (a[6] == 0 || a[6] == '=')) {
+			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
+				return usage("restore", "--step needs a step number or 'end'");
+		} else if (strncmp(a, "--to", 4) == 0 && (a[4] == 0 || a[4] == '=')) {
+			if (!(to = flagval(argc, argv, &i, "--to")) || !*to)
+				return usage("restore", "--to needs a directory");
+		} else if (a[0] == '-' && a[1]) {
+			return usage("restore", "unknown flag %s", a);
+		} else if (run) {
+			return usage("restore", "one RUN only (got %s and %s)", run, a);
+		} else {
+			run = a;
+		}
+	}
+	if (!run)
+		return usage("restore", "missing RUN (a run directory)");
+	if (!step)
+		return usage("restore", "missing --step N|end");
+	if (!to)
+		return usage("restore", "missing --to DIR");
+	int n = 0;
+	if (strcmp(step, "end") != 0) {
+		char *end;
+		long v = strtol(step, &end, 10);
+		if (*end || end == step || v < 1 || v > 999999999)
+			return usage("restore", "--step %s: want a step number from 1, or 'end'", step);
+		n = (int)v;
+	}
+	struct err e = {0};
+	if (snaprestore(run, n, to, force, &e) < 0)
+		return report(&e);
+	if (n)
+		fprintf(stderr, "nightshift: restore: %s as before step %d\n", to, n);
+	else
+		fprintf(stderr, "nightshift: restore: %s as after the last step\n", to);
+	return EXIT_OK;
 }

@@ -1,0 +1,239 @@
+/* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+#include <zstd.h>
+#include "zst.h"
+
+struct zstw {
+	int fd;
+	char *path;
+	ZSTD_CCtx *z;
+	EVP_MD_CTX *md;
+	int64_t bytes;
+	char *out;
+	size_t outpos, outcap;
+};
+
+struct zstr {
+	int fd;
+	char *path;
+	ZSTD_DCtx *z;
+	EVP_MD_CTX *md;
+	int64_t bytes;
+	char *in;
+	ZSTD_inBuffer inb;
+	size_t last; /* what the last ZSTD_decompressStream returned: 0 at a frame's end */
+	int eof;
+};
+
+static void hexdigest(EVP_MD_CTX *md, char out[65])
+{
+	static const char x[] = "0123456789abcdef";
+	unsigned char d[32];
+	unsigned int n = 0;
+	EVP_DigestFinal_ex(md, d, &n);
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = x[d[i] >> 4];
+		out[2 * i + 1] = x[d[i] & 15];
+	}
+	out[64] = 0;
+}
+
+int zstthreads(int n)
+{
+	if (n <= 0)
+		return 0;
+	ZSTD_bounds b = ZSTD_cParam_getBounds(ZSTD_c_nbWorkers);
+	if (ZSTD_isError(b.error) || b.upperBound <= 0)
+		return 0;
+	return n > b.upperBound ? b.upperBound : n;
+}
+
+int zstwopen(struct zstw **wp, const char *path, int level, int threads, int flags, struct err *e)
+{
+	*wp = NULL;
+	if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
+		return errc(e, 2, "zstd level %d is outside %d..%d", level, ZSTD_minCLevel(), ZSTD_maxCLevel());
+	int of = O_WRONLY | O_CREAT | O_CLOEXEC | (flags & ZSTW_APPEND ? O_APPEND : O_TRUNC);
+	int fd = open(path, of, 0644);
+	if (fd < 0)
+		return errf(e, "create %s:", path);
+	struct zstw *w = xcalloc(1, sizeof *w);
+	w->fd = fd;
+	w->path = xstrdup(path);
+	w->z = ZSTD_createCCtx();
+	w->md = EVP_MD_CTX_new();
+	w->outcap = ZSTD_CStreamOutSize();
+	w->out = xmalloc(w->outcap);
+	if (!w->z || !w->md || !EVP_DigestInit_ex(w->md, EVP_sha256(), NULL)) {
+		zstwfree(w);
+		return errf(e, "zstd: cannot set up a compressor for %s", path);
+	}
+	ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(w->z, ZSTD_c_checksumFlag, 1);
+	int t = zstthreads(threads);
+	if (t > 0 && ZSTD_isError(ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, t)))
+		ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, 0);
+	*wp = w;
+	return 0;
+}
+
+/* Write the output buffer to the file, hashing it. */
+static int drain(struct zstw *w, struct err *e)
+{
+	size_t off = 0;
+	EVP_DigestUpdate(w->md, w->out, w->outpos);
+	while (off < w->outpos) {
+		ssize_t n = write(w->fd, w->out + off, w->outpos - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errf(e, "write %s:", w->path);
+		off += n;
+	}
+	w->bytes += w->outpos;
+	w->outpos = 0;
+	return 0;
+}
+
+/* Feed in with a directive until zstd has taken it all (and, for flush or end, emitted it all). */
+static int push(struct zstw *w, const void *p, size_t n, ZSTD_EndDirective dir, struct err *e)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	for (;;) {
+		ZSTD_outBuffer out = {w->out, w->outcap, w->outpos};
+		size_t left = ZSTD_compressStream2(w->z, &out, &in, dir);
+		if (ZSTD_isError(left))
+			return errf(e, "zstd %s: %s", w->path, ZSTD_getErrorName(left));
+		w->outpos = out.pos;
+		if (w->outpos == w->outcap && drain(w, e) < 0)
+			return -1;
+		if (dir == ZSTD_e_continue ? in.pos == in.size : left == 0)
+			return 0;
+	}
+}
+
+int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e)
+{
+	return n ? push(w, p, n, ZSTD_e_continue, e) : 0;
+}
+
+int zstwflush(struct zstw *w, int endframe, int sync, struct err *e)
+{
+	if (push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0 || drain(w, e) < 0)
+		return -1;
+	if (sync && fsync(w->fd) < 0)
+		return errf(e, "fsync %s:", w->path);
+	return 0;
+}
+
+int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e)
+{
+	int rc = zstwflush(w, 1, 0, e);
+	if (close(w->fd) < 0 && rc == 0)
+		rc = errf(e, "close %s:", w->path);
+	w->fd = -1;
+	if (sha256)
+		hexdigest(w->md, sha256);
+	if (bytes)
+		*bytes = w->bytes;
+	zstwfree(w);
+	return rc;
+}
+
+void zstwfree(struct zstw *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->z);
+	EVP_MD_CTX_free(w->md);
+	free(w->out);
+	free(w->path);
+	free(w);
+}
+
+int zstropen(struct zstr **rp, const char *path, struct err *e)
+{
+	*rp = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errf(e, "%s:", path);
+	struct zstr *r = xcalloc(1, sizeof *r);
+	r->fd = fd;
+	r->path = xstrdup(path);
+	r->z = ZSTD_createDCtx();
+	r->md = EVP_MD_CTX_new();
+	r->in = xmalloc(ZSTD_DStreamInSize());
+	if (!r->z || !r->md || !EVP_DigestInit_ex(r->md, EVP_sha256(), NULL)) {
+		zstrfree(r);
+		return errf(e, "zstd: cannot set up a decompressor for %s", path);
+	}
+	*rp = r;
+	return 0;
+}
+
+ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
+{
+	ZSTD_outBuffer out = {p, n, 0};
+	if (!n)
+		return 0;
+	for (;;) {
+		if (r->inb.pos == r->inb.size && !r->eof) {
+			ssize_t got = read(r->fd, r->in, ZSTD_DStreamInSize());
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				return errf(e, "read %s:", r->path);
+			if (got == 0) {
+				r->eof = 1;
+			} else {
+				EVP_DigestUpdate(r->md, r->in, got);
+				r->bytes += got;
+				r->inb = (ZSTD_inBuffer){r->in, (size_t)got, 0};
+			}
+		}
+		if (r->eof && r->bytes == 0)
+			return errf(e, "%s: empty file, not a zstd stream", r->path);
+		/* Called with no input left too: the decoder may still hold output. */
+		size_t before = r->inb.pos;
+		size_t ret = ZSTD_decompressStream(r->z, &out, &r->inb);
+		if (ZSTD_isError(ret))
+			return errf(e, "%s: corrupt zstd data: %s", r->path, ZSTD_getErrorName(ret));
+		if (r->inb.pos != before || out.pos)
+			r->last = ret; /* a call that did nothing says nothing about the frame */
+		if (out.pos > 0)
+			return (ssize_t)out.pos;
+		if (r->eof && r->inb.pos == r->inb.size) {
+			if (r->last != 0)
+				return errf(e, "%s: truncated zstd stream", r->path);
+			return 0;
+		}
+	}
+}
+
+void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes)
+{
+	if (sha256)
+		hexdigest(r->md, sha256);
+	if (bytes)
+		*bytes = r->bytes;
+}
+
+void zstrfree(struct zstr *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	ZSTD_freeDCtx(r->z);
+	EVP_MD_CTX_free(r->md);
+	free(r->in);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,44 @@
+/* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass. */
+#ifndef NS_ZST_H
+#define NS_ZST_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "../util/util.h"
+
+struct zstw;
+struct zstr;
+
+/* Flags of zstwopen. */
+enum {
+	ZSTW_APPEND = 1, /* add frames after what the file holds (a zstd file may hold many frames) */
+};
+
+/* Create path (mode 0644) as a zstd stream at level with threads worker threads (0 = compress in
+ * the calling thread); ZSTW_APPEND keeps what the file holds and adds new frames after it. */
+int zstwopen(struct zstw **w, const char *path, int level, int threads, int flags, struct err *e);
+/* Compress n bytes into the stream. */
+int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e);
+/* Write out everything compressed so far: endframe ends the frame so the file is a complete zstd
+ * stream (`zstd -dc` reads it whole); else a block flush, readable up to here by a tolerant reader.
+ * sync adds an fsync. */
+int zstwflush(struct zstw *w, int endframe, int sync, struct err *e);
+/* End the frame and close; sha256 (may be NULL) gets the digest of the bytes this writer wrote and
+ * bytes (may be NULL) their count. w is freed even on error. */
+int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e);
+/* Free a writer without ending its stream (an error path); NULL is fine. */
+void zstwfree(struct zstw *w);
+/* Worker threads zstd will really use for a wish of n (0 when libzstd was built without threads). */
+int zstthreads(int n);
+
+/* Open path to read the zstd stream it holds (any number of frames). */
+int zstropen(struct zstr **r, const char *path, struct err *e);
+/* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
+ * (corrupt data, or a file that ends inside a frame). */
+ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e);
+/* After zstread returned 0: the digest of every compressed byte read, and their count. */
+void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes);
+/* Close a reader; NULL is fine. */
+void zstrfree(struct zstr *r);
+
+#endif
