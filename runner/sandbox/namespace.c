@@ -1,24 +1,858 @@
-/* namespace: backend not built yet. */
+/* namespace: the built-in sandbox. Three processes:
+     nightshift ──fork── helper: own process group, unshare(user) and write the id maps
+     (inside uid/gid 1000 = the invoking user outside), unshare(mount, pid, net, ipc, uts),
+     then wait ──fork── init ("zygote"), pid 1 of the new pid namespace: builds the root
+     file system (rootfs.c), then serves steps over a socket. For each step it forks a
+     child that joins the cgroup, enters a new cgroup namespace and session, drops every
+     capability, sets no_new_privs and the seccomp filter, and execs /bin/sh -c. When
+     the shell ends, or nightshift asks because time is up, init kills every other
+     process of the namespace (kill(-1) from pid 1 reaches exactly them, even those that
+     left the session) and reaps them before it answers. Output pipes go to the step by
+     SCM_RIGHTS and are read by nightshift directly.
+   Warm (the default): one init per sandbox, so a step costs about a fork and an exec.
+   Cold (NIGHTSHIFT_SANDBOX_COLD=1, for the benchmark): the whole set-up for each step. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include "capture.h"
+#include "cgroup.h"
+#include "filter.h"
+#include "rootfs.h"
 #include "sandbox.h"
+
+#define INSIDE_ID 1000
+#define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
+
+enum { M_EXEC = 1, M_KILL, M_QUIT, M_READY, M_DONE, M_ERROR };
+enum { S_USERNS = 1, S_MAP, S_SETUP, S_STEP };
+
+/* Every message on the control socket starts with this; len bytes follow (command or error text). */
+struct msg {
+	int32_t type;
+	int32_t stage;  /* M_ERROR: where it failed */
+	int32_t err;    /* M_ERROR: errno */
+	int32_t status; /* M_DONE: wait status of the shell */
+	int32_t killed; /* M_DONE: ended by M_KILL */
+	uint32_t len;
+};
+
+/* What the helper, init and each step need; fixed at sbxopen, shared by fork. */
+struct plan {
+	struct rootfs fs;
+	struct filter filter;
+	struct strv env;
+	int network_host;
+	int64_t memory, pids;
+	double cpus;
+	int64_t timeout_ms;
+	size_t cap;
+};
+
+/* One running init with its cgroup. */
+struct zyg {
+	pid_t helper;
+	int ctl; /* -1 when not running */
+	struct cgroup cg;
+	int as, nproc; /* rlimit floors in force */
+	char limits[128];
+};
+
+struct nssbx {
+	struct sbx base;
+	struct plan p;
+	int cold;
+	int broken;
+	struct zyg z;
+};
+
+/* ---- messages ---- */
+
+static int writefull(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= w;
+	}
+	return 0;
+}
+
+static int readfull(int fd, void *p, size_t n)
+{
+	char *c = p;
+	while (n) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EPIPE;
+			return -1;
+		}
+		c += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static int sendmsgfds(int fd, const struct msg *m, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = {(void *)m, sizeof *m};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds) {
+		memset(cbuf, 0, sizeof cbuf);
+		h.msg_control = cbuf;
+		h.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&h);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	ssize_t w;
+	while ((w = sendmsg(fd, &h, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (w < 0)
+		return -1;
+	return writefull(fd, (const char *)m + w, sizeof *m - w);
+}
+
+/* Read one header and up to two passed descriptors (-1 when absent). */
+static int recvmsgfds(int fd, struct msg *m, int fds[2])
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = {m, sizeof *m};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t r;
+	fds[0] = fds[1] = -1;
+	while ((r = recvmsg(fd, &h, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r <= 0)
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		int n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int), got[4];
+		memcpy(got, CMSG_DATA(c), (n > 4 ? 4 : n) * sizeof(int));
+		for (int i = 0; i < n && i < 4; i++) {
+			if (i < 2 && fds[i] < 0)
+				fds[i] = got[i];
+			else
+				close(got[i]);
+		}
+	}
+	return readfull(fd, (char *)m + r, sizeof *m - r);
+}
+
+/* Tell nightshift why set-up failed; the text follows the header. */
+static void report(int ctl, int stage, int err, const char *text)
+{
+	struct msg m = {.type = M_ERROR, .stage = stage, .err = err, .len = (uint32_t)strlen(text)};
+	if (writefull(ctl, &m, sizeof m) == 0)
+		writefull(ctl, text, m.len);
+}
+
+/* ---- the helper and init, after fork: single-threaded, allowed to allocate ---- */
+
+/* Close every descriptor from 3 up except those in keep (sorted, ascending). */
+static void closeexcept(const int *keep, int n)
+{
+	unsigned lo = 3;
+	for (int i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] : ~0u;
+		if (i < n && keep[i] < 3)
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) < 0)
+			for (unsigned fd = lo; fd < hi && fd < 65536; fd++)
+				close(fd);
+		lo = hi + 1;
+	}
+}
+
+static int cmpint(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Wipe the inherited command line and environment (API keys) from this process's memory,
+   where /proc/PID/cmdline and environ would show them to the sandbox. */
+static void scrub(void)
+{
+	struct buf b = {0};
+	unsigned long f[52] = {0};
+	if (readfile("/proc/self/stat", &b, NULL) == 0) {
+		char *p = strrchr(b.data, ')'), *save = NULL;
+		int k = 3; /* fields are numbered from 1; the state after ')' is field 3 */
+		for (char *t = p ? strtok_r(p + 2, " ", &save) : NULL; t && k < 52; t = strtok_r(NULL, " ", &save), k++)
+			f[k] = strtoul(t, NULL, 10);
+		/* arg_start 48, arg_end 49, env_start 50, env_end 51 */
+		if (f[48] && f[49] > f[48] && f[49] - f[48] < (1ul << 24))
+			memset((void *)f[48], 0, f[49] - f[48]);
+		if (f[50] && f[51] > f[50] && f[51] - f[50] < (1ul << 24))
+			memset((void *)f[50], 0, f[51] - f[50]);
+		if (f[48] && f[49] - f[48] > 16)
+			memcpy((void *)f[48], "nightshift-init", 16);
+	}
+	buffree(&b);
+	for (char **v = environ; v && *v; v++)
+		memset(*v, 0, strlen(*v));
+	clearenv();
+}
+
+static int writeproc(const char *file, const char *s)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Kill every process in the namespace but us, and reap them all; the step's status goes to *st. */
+static void killall(int sfd, pid_t step, int *st)
+{
+	for (;;) {
+		int s;
+		kill(-1, SIGKILL);
+		kill(-1, SIGCONT);
+		pid_t p = waitpid(-1, &s, WNOHANG);
+		if (p > 0) {
+			if (p == step && st)
+				*st = s;
+			continue;
+		}
+		if (p < 0 && errno == ECHILD)
+			return;
+		struct pollfd pf = {sfd, POLLIN, 0};
+		poll(&pf, 1, 10);
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) > 0)
+			;
+	}
+}
+
+/* Fork the step, straight into the cgroup where the kernel can (v2, Linux 5.7): a move
+   afterwards takes a lock that can wait for an RCU grace period, milliseconds. */
+static pid_t forkstep(const struct zyg *z, int *joined)
+{
+	*joined = 0;
+	if (z->cg.dirfd >= 0) {
+		struct {
+			uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+		} a = {.flags = 0x200000000ull /* CLONE_INTO_CGROUP */, .exit_signal = SIGCHLD, .cgroup = (uint64_t)z->cg.dirfd};
+		long pid = syscall(SYS_clone3, &a, sizeof a);
+		if (pid >= 0) {
+			*joined = 1;
+			return (pid_t)pid;
+		}
+	}
+	return fork();
+}
+
+/* The step: from init's child to /bin/sh. Errors go to errfd as text; exit 127. */
+static void stepmain(const struct plan *p, const struct zyg *z, int joined, const char *cmd, int out, int err, int errfd)
+{
+	char msg[256];
+	const char *what;
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	what = "join the cgroup";
+	if (!joined && cgroupjoin(&z->cg) < 0)
+		goto fail;
+	what = "cgroup namespace";
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		goto fail;
+	what = "new session";
+	if (setsid() < 0)
+		goto fail;
+	what = "standard descriptors";
+	int null = open("/dev/null", O_RDONLY);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		goto fail;
+	if (errfd != 3 && dup3(errfd, 3, O_CLOEXEC) < 0)
+		goto fail;
+	errfd = 3;
+	int keep[] = {3};
+	closeexcept(keep, 1);
+	what = "chdir /workspace";
+	if (chdir("/workspace") < 0)
+		goto fail;
+
+	what = "rlimits";
+	struct rlimit zero = {0, 0};
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		goto fail;
+	if (z->as) {
+		struct rlimit rl = {(rlim_t)p->memory, (rlim_t)p->memory};
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			goto fail;
+	}
+	if (z->nproc) {
+		struct rlimit rl = {(rlim_t)p->pids, (rlim_t)p->pids};
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			goto fail;
+	}
+
+	/* Capabilities: lock root's special cases, empty the bounding and ambient sets, then all sets. */
+	what = "drop capabilities";
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	                                 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+	                                 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) < 0)
+		goto fail;
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			goto fail;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		goto fail;
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		goto fail;
+	/* Set after the credential change, which clears it. */
+	what = "parent-death signal";
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		goto fail;
+	what = "no_new_privs";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		goto fail;
+	what = "seccomp filter";
+	if (filterload(&p->filter) < 0)
+		goto fail;
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	char *noenv[] = {NULL};
+	execve("/bin/sh", argv, p->env.v ? p->env.v : noenv);
+	what = "exec /bin/sh";
+fail:
+	snprintf(msg, sizeof msg, "%s: %s", what, strerror(errno));
+	(void)!write(errfd, msg, strlen(msg));
+	_exit(127);
+}
+
+/* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace. */
+static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, const int fds[2])
+{
+	char *cmd = xmalloc(req->len + 1);
+	struct msg done = {.type = M_DONE};
+	int ep[2], st = 0, exited = 0, joined;
+	if (readfull(ctl, cmd, req->len) < 0) {
+		free(cmd);
+		return -1;
+	}
+	cmd[req->len] = 0;
+	if (fds[0] < 0 || fds[1] < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		report(ctl, S_STEP, EINVAL, "bad request");
+		free(cmd);
+		return 0;
+	}
+	pid_t pid = forkstep(z, &joined);
+	if (pid == 0)
+		stepmain(p, z, joined, cmd, fds[0], fds[1], ep[1]);
+	close(ep[1]);
+	free(cmd);
+	if (pid < 0) {
+		close(ep[0]);
+		report(ctl, S_STEP, errno, "fork the step");
+		return 0;
+	}
+	/* The pipe closes at exec; anything read is why the step could not start. */
+	char why[256];
+	ssize_t n;
+	while ((n = read(ep[0], why, sizeof why - 1)) < 0 && errno == EINTR)
+		;
+	close(ep[0]);
+	if (n > 0) {
+		why[n] = 0;
+		killall(sfd, pid, NULL);
+		report(ctl, S_STEP, 0, why);
+		return 0;
+	}
+	while (!exited) {
+		struct pollfd pf[2] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof si) > 0)
+				;
+			int s;
+			pid_t w;
+			while ((w = waitpid(-1, &s, WNOHANG)) > 0)
+				if (w == pid) {
+					st = s;
+					exited = 1;
+				}
+		}
+		if (pf[0].revents && !exited) {
+			struct msg m;
+			int f[2];
+			if (recvmsgfds(ctl, &m, f) < 0) {
+				killall(sfd, pid, NULL);
+				return -1; /* nightshift is gone */
+			}
+			for (int i = 0; i < 2; i++)
+				if (f[i] >= 0)
+					close(f[i]);
+			if (m.type == M_KILL) {
+				done.killed = 1;
+				break;
+			}
+		}
+	}
+	killall(sfd, pid, &st); /* the step's leftovers, or everything when killed */
+	done.status = st;
+	return writefull(ctl, &done, sizeof done);
+}
+
+static void initmain(const struct plan *p, const struct zyg *z, int ctl)
+{
+	struct err e = {0};
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the helper, our parent, went away */
+	prctl(PR_SET_DUMPABLE, 0);        /* no /proc/1/mem or environ for the steps */
+	prctl(PR_SET_NAME, "nightshift-init");
+	if (sethostname("nightshift", 10) < 0) {
+		report(ctl, S_SETUP, errno, "sethostname");
+		_exit(1);
+	}
+	if (rootfsbuild(&p->fs, &e) < 0) {
+		report(ctl, S_SETUP, 0, e.msg);
+		_exit(1);
+	}
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sfd < 0) {
+		report(ctl, S_SETUP, errno, "signalfd");
+		_exit(1);
+	}
+	struct msg ready = {.type = M_READY};
+	if (writefull(ctl, &ready, sizeof ready) < 0)
+		_exit(1);
+	for (;;) {
+		struct msg m;
+		int fds[2];
+		if (recvmsgfds(ctl, &m, fds) < 0)
+			break;
+		int rc = 0;
+		if (m.type == M_QUIT)
+			rc = -1;
+		else if (m.type == M_EXEC && m.len <= CMD_MAX)
+			rc = serve(p, z, ctl, sfd, &m, fds);
+		else if (m.type == M_EXEC)
+			rc = -1;
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		if (rc < 0)
+			break;
+	}
+	killall(sfd, 0, NULL);
+	struct msg bye = {.type = M_DONE};
+	writefull(ctl, &bye, sizeof bye); /* nightshift need not wait for our exit */
+	_exit(0);
+}
+
+static void helpermain(const struct plan *p, struct zyg *z, int ctl)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	setpgid(0, 0); /* the terminal's ^C is for nightshift, which then closes us */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	int keep[5], nk = 0;
+	keep[nk++] = ctl;
+	if (z->cg.dirfd >= 0)
+		keep[nk++] = z->cg.dirfd;
+	for (int i = 0; i < 3; i++)
+		if (z->cg.procs[i] >= 0)
+			keep[nk++] = z->cg.procs[i];
+	qsort(keep, nk, sizeof *keep, cmpint);
+	closeexcept(keep, nk);
+	scrub();
+
+	if (unshare(CLONE_NEWUSER) < 0) {
+		report(ctl, S_USERNS, errno, "unshare(CLONE_NEWUSER)");
+		_exit(1);
+	}
+	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)uid);
+	if (writeproc("/proc/self/uid_map", map) < 0) {
+		report(ctl, S_MAP, errno, "write uid_map");
+		_exit(1);
+	}
+	if (writeproc("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) {
+		report(ctl, S_MAP, errno, "write setgroups");
+		_exit(1);
+	}
+	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)gid);
+	if (writeproc("/proc/self/gid_map", map) < 0) {
+		report(ctl, S_MAP, errno, "write gid_map");
+		_exit(1);
+	}
+	int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (p->network_host ? 0 : CLONE_NEWNET);
+	if (unshare(flags) < 0) {
+		report(ctl, S_MAP, errno, "unshare(mount, pid, ipc, uts, net)");
+		_exit(1);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		report(ctl, S_SETUP, errno, "fork init");
+		_exit(1);
+	}
+	if (pid == 0)
+		initmain(p, z, ctl);
+	close(ctl);
+	for (int i = 0; i < 3; i++)
+		if (z->cg.procs[i] >= 0)
+			close(z->cg.procs[i]);
+	if (z->cg.dirfd >= 0)
+		close(z->cg.dirfd);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* ---- nightshift's side ---- */
+
+static int readsysctl(const char *path)
+{
+	struct buf b = {0};
+	int v = -1;
+	if (readfile(path, &b, NULL) == 0)
+		v = atoi(b.data);
+	buffree(&b);
+	return v;
+}
+
+/* Name the reason user namespaces are refused, and the remedies; fail closed. */
+static int blocked(struct err *e, int err, const char *what)
+{
+	char cause[256];
+	struct buf st = {0};
+	int seccomp = 0;
+	if (readfile("/proc/self/status", &st, NULL) == 0) {
+		char *s = strstr(st.data, "\nSeccomp:");
+		seccomp = s && atoi(s + 9) == 2;
+	}
+	buffree(&st);
+	if (readsysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		snprintf(cause, sizeof cause, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
+	else if (readsysctl("/proc/sys/user/max_user_namespaces") == 0)
+		snprintf(cause, sizeof cause, "user namespaces are disabled (user.max_user_namespaces=0)");
+	else if (readsysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		snprintf(cause, sizeof cause, "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)");
+	else if (err == ENOSPC)
+		snprintf(cause, sizeof cause, "the limit on user namespaces is reached (user.max_user_namespaces)");
+	else if (seccomp)
+		snprintf(cause, sizeof cause, "a seccomp filter on nightshift refuses them (as Docker's default profile does in a container)");
+	else
+		snprintf(cause, sizeof cause, "the kernel refuses them");
+	return errc(e, 1, "namespace sandbox: cannot create a user namespace (%s: %s): %s. Remedies: allow them "
+	                  "(sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or user.max_user_namespaces=15000; "
+	                  "in a container, run it with --security-opt seccomp=unconfined or use the host), "
+	                  "or use `backend: docker`, or `backend: none` only if you accept running tools with no isolation",
+	            what, strerror(err), cause);
+}
+
+static int kernelatleast(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return 0;
+	return a > major || (a == major && b >= minor);
+}
+
+/* Helpers exit a moment after their init has cleared the namespace and said so; they are
+   reaped here, at a later start or stop, rather than waited for. Pass 0 to only reap. */
+static void reap(pid_t add)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static pid_t q[32];
+	static int n;
+	pthread_mutex_lock(&mu);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (waitpid(q[i], NULL, WNOHANG) == 0)
+			q[k++] = q[i];
+	n = k;
+	if (add > 0 && waitpid(add, NULL, WNOHANG) == 0) {
+		if (n == 32) {
+			waitpid(q[0], NULL, 0);
+			memmove(q, q + 1, --n * sizeof *q);
+		}
+		q[n++] = add;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+static void zygstop(struct zyg *z)
+{
+	int cleared = 0;
+	if (z->ctl >= 0) {
+		/* init kills and reaps everything, answers, exits; the helper follows. */
+		struct msg q = {.type = M_QUIT}, a;
+		struct pollfd pf = {z->ctl, POLLIN, 0};
+		if (writefull(z->ctl, &q, sizeof q) == 0 && poll(&pf, 1, 5000) == 1 && readfull(z->ctl, &a, sizeof a) == 0)
+			cleared = a.type == M_DONE;
+		close(z->ctl);
+		z->ctl = -1;
+	}
+	if (z->helper > 0) {
+		if (cleared) {
+			reap(z->helper);
+		} else {
+			kill(z->helper, SIGKILL); /* init dies by its parent-death signal, and the namespace with it */
+			waitpid(z->helper, NULL, 0);
+		}
+		z->helper = 0;
+	}
+	cgroupclose(&z->cg);
+}
+
+static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
+{
+	const struct plan *p = &n->p;
+	int sv[2];
+	memset(z, 0, sizeof *z);
+	z->ctl = -1;
+	reap(0);
+	cgroupopen(&z->cg, p->memory, p->cpus, p->pids);
+	/* rlimits as a floor where no cgroup holds the limit. RLIMIT_NPROC counts per user
+	   namespace since Linux 5.14, and never binds a process that is root outside. */
+	z->as = p->memory > 0 && !(z->cg.enforced & CG_MEMORY);
+	z->nproc = p->pids > 0 && !(z->cg.enforced & CG_PIDS) && kernelatleast(5, 14) && geteuid() != 0;
+	int nl = snprintf(z->limits, sizeof z->limits, "%s; rlimit core", z->cg.note);
+	if (z->as)
+		nl += snprintf(z->limits + nl, sizeof z->limits - nl, " as");
+	if (z->nproc)
+		snprintf(z->limits + nl, sizeof z->limits - nl, " nproc");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		cgroupclose(&z->cg);
+		return errf(e, "socketpair:");
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]), close(sv[1]);
+		cgroupclose(&z->cg);
+		return errf(e, "fork:");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		helpermain(p, z, sv[1]);
+	}
+	close(sv[1]);
+	z->helper = pid;
+	z->ctl = sv[0];
+
+	struct msg m;
+	struct pollfd pf = {z->ctl, POLLIN, 0};
+	int r;
+	while ((r = poll(&pf, 1, 30000)) < 0 && errno == EINTR)
+		;
+	if (r <= 0 || readfull(z->ctl, &m, sizeof m) < 0) {
+		errf(e, "namespace sandbox: the set-up did not answer");
+		zygstop(z);
+		return -1;
+	}
+	if (m.type == M_READY)
+		return 0;
+	char text[1024] = "";
+	if (m.type == M_ERROR && m.len < sizeof text)
+		readfull(z->ctl, text, m.len);
+	zygstop(z);
+	if (m.type != M_ERROR)
+		return errf(e, "namespace sandbox: unexpected answer from the set-up");
+	if (m.stage == S_USERNS || (m.stage == S_MAP && (m.err == EPERM || m.err == EACCES)))
+		return blocked(e, m.err, text);
+	return errf(e, "namespace sandbox set-up: %s%s%s", text, m.err ? ": " : "", m.err ? strerror(m.err) : "");
+}
 
 static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 {
-	(void)s;
-	(void)c;
-	return errc(e, 2, "sandbox backend 'namespace' is not implemented yet");
+	const struct sandboxconf *sc = c->conf;
+	if (!c->workspace || c->workspace[0] != '/')
+		return errf(e, "sandbox: the workspace must be an absolute path");
+	struct nssbx *n = xcalloc(1, sizeof *n);
+	n->z.ctl = -1;
+	for (int i = 0; i < 3; i++)
+		n->z.cg.procs[i] = -1;
+	n->p.network_host = sc->network_host;
+	n->p.memory = sc->memory;
+	n->p.pids = sc->pids;
+	n->p.cpus = sc->cpus;
+	n->p.timeout_ms = sc->timeout_ms;
+	n->p.cap = c->output_cap ? c->output_cap : 1 << 20;
+	for (char **v = c->env; v && *v; v++)
+		strvadd(&n->p.env, *v);
+	const char *cold = getenv("NIGHTSHIFT_SANDBOX_COLD");
+	n->cold = cold && *cold && strcmp(cold, "0") != 0;
+	if (rootfsplan(&n->p.fs, c, e) < 0 || filterbuild(&n->p.filter, sc->network_host, e) < 0)
+		goto fail;
+	if (!n->cold && zygstart(n, &n->z, e) < 0)
+		goto fail;
+	*s = &n->base;
+	return 0;
+fail:
+	rootfsfree(&n->p.fs);
+	filterfree(&n->p.filter);
+	strvfree(&n->p.env);
+	free(n);
+	return -1;
+}
+
+static void result(struct sbxresult *r, int st)
+{
+	if (WIFSIGNALED(st)) {
+		r->exit_code = -1;
+		r->signal = WTERMSIG(st);
+	} else {
+		r->exit_code = WEXITSTATUS(st);
+	}
 }
 
 static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
 {
-	(void)s;
-	(void)command;
-	(void)r;
-	return errf(e, "not implemented");
+	struct nssbx *n = (struct nssbx *)s;
+	struct zyg cold, *z = n->cold ? &cold : &n->z;
+	int out[2], err[2], rc = -1;
+	struct msg reply;
+
+	memset(r, 0, sizeof *r);
+	if (n->broken)
+		return errf(e, "namespace sandbox: it died in an earlier step; no more steps run in it");
+	size_t len = strlen(command);
+	if (len > CMD_MAX)
+		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
+	if (n->cold && zygstart(n, z, e) < 0)
+		return -1;
+	snprintf(r->limits, sizeof r->limits, "%s", z->limits);
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		errf(e, "pipe:");
+		goto done;
+	}
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(out[0]), close(out[1]);
+		errf(e, "pipe:");
+		goto done;
+	}
+	struct capture cap = {{out[0], err[0]}, {&r->out, &r->err}, n->p.cap, 0};
+	int64_t oom0 = cgroupooms(&z->cg);
+	struct msg m = {.type = M_EXEC, .len = (uint32_t)len};
+	int fds[2] = {out[1], err[1]};
+	int64_t start = nowms(), deadline = n->p.timeout_ms > 0 ? start + n->p.timeout_ms : -1, killwait = -1;
+	int sent = sendmsgfds(z->ctl, &m, fds, 2) == 0 && writefull(z->ctl, command, len) == 0;
+	close(out[1]);
+	close(err[1]);
+	if (!sent) {
+		captureclose(&cap);
+		errf(e, "namespace sandbox: it is gone");
+		n->broken = 1;
+		goto done;
+	}
+	for (;;) {
+		int ms = -1;
+		int64_t until = killwait >= 0 ? killwait : deadline;
+		if (until >= 0)
+			ms = until - nowms() < 0 ? 0 : (int)(until - nowms());
+		int w = capturewait(&cap, z->ctl, ms, e);
+		if (w < 0) {
+			captureclose(&cap);
+			goto done;
+		}
+		if (w == 1)
+			break;
+		if (killwait >= 0 && nowms() >= killwait) {
+			captureclose(&cap);
+			errf(e, "namespace sandbox: it does not answer; killed");
+			kill(z->helper, SIGKILL);
+			n->broken = 1;
+			goto done;
+		}
+		if (deadline >= 0 && killwait < 0 && nowms() >= deadline) {
+			struct msg k = {.type = M_KILL};
+			writefull(z->ctl, &k, sizeof k);
+			killwait = nowms() + 10000;
+		}
+	}
+	if (readfull(z->ctl, &reply, sizeof reply) < 0) {
+		captureclose(&cap);
+		errf(e, "namespace sandbox: it died during the step");
+		n->broken = 1;
+		goto done;
+	}
+	r->duration_ms = nowms() - start;
+	capturedrain(&cap, 2000); /* init killed every writer: the pipes are closing */
+	r->truncated = cap.truncated;
+	if (reply.type == M_ERROR) {
+		char text[1024] = "";
+		if (reply.len < sizeof text)
+			readfull(z->ctl, text, reply.len);
+		errf(e, "namespace sandbox: the step could not start: %s", text);
+		goto done;
+	}
+	result(r, reply.status);
+	r->timed_out = reply.killed;
+	int64_t oom1 = cgroupooms(&z->cg);
+	r->oom = oom0 >= 0 && oom1 > oom0;
+	rc = 0;
+done:
+	if (n->cold)
+		zygstop(z);
+	if (rc < 0)
+		sbxresultfree(r);
+	return rc;
 }
 
 static void bclose(struct sbx *s)
 {
-	(void)s;
+	struct nssbx *n = (struct nssbx *)s;
+	if (!n)
+		return;
+	if (!n->cold)
+		zygstop(&n->z);
+	rootfsfree(&n->p.fs);
+	filterfree(&n->p.filter);
+	strvfree(&n->p.env);
+	free(n);
 }
 
 const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose};

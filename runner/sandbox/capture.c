@@ -1,0 +1,78 @@
+/* capture: a poll loop over the two output pipes and one extra descriptor
+   (the step's pidfd or the zygote's control socket). Past the cap, output is
+   still read, so that the writer never blocks, and dropped. */
+#include <errno.h>
+#include <poll.h>
+#include <unistd.h>
+#include "capture.h"
+
+static void readone(struct capture *c, int i)
+{
+	char tmp[65536];
+	ssize_t n = read(c->fd[i], tmp, sizeof tmp);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(c->fd[i]);
+		c->fd[i] = -1;
+		return;
+	}
+	size_t have = c->b[i]->len, keep = 0;
+	if (have < c->cap)
+		keep = c->cap - have < (size_t)n ? c->cap - have : (size_t)n;
+	if (keep)
+		bufadd(c->b[i], tmp, keep);
+	if (keep < (size_t)n)
+		c->truncated = 1;
+}
+
+int capturewait(struct capture *c, int extra, int ms, struct err *e)
+{
+	int64_t end = ms < 0 ? -1 : nowms() + ms;
+	for (int first = 1;; first = 0) {
+		struct pollfd p[3];
+		int np = 0, left = -1;
+		for (int i = 0; i < 2; i++)
+			p[np++] = (struct pollfd){.fd = c->fd[i], .events = POLLIN};
+		p[np++] = (struct pollfd){.fd = extra, .events = POLLIN};
+		if (end >= 0) {
+			int64_t d = end - nowms();
+			left = d < 0 ? 0 : (int)d;
+		}
+		if (c->fd[0] < 0 && c->fd[1] < 0 && extra < 0) {
+			if (first && left > 0) /* nothing to watch: just wait */
+				usleep(left * 1000);
+			return 0;
+		}
+		int n = poll(p, np, left); /* negative fds are ignored by poll */
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errf(e, "poll:");
+		}
+		for (int i = 0; i < 2; i++)
+			if (p[i].revents)
+				readone(c, i);
+		if (p[2].fd >= 0 && p[2].revents)
+			return 1;
+		if (n == 0 || (end >= 0 && nowms() >= end))
+			return 0;
+	}
+}
+
+void capturedrain(struct capture *c, int ms)
+{
+	int64_t end = nowms() + ms;
+	while ((c->fd[0] >= 0 || c->fd[1] >= 0) && nowms() < end)
+		capturewait(c, -1, (int)(end - nowms()), NULL);
+	captureclose(c);
+}
+
+void captureclose(struct capture *c)
+{
+	for (int i = 0; i < 2; i++)
+		if (c->fd[i] >= 0) {
+			close(c->fd[i]);
+			c->fd[i] = -1;
+		}
+}
