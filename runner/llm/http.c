@@ -5,8 +5,28 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <signal.h>
 #include <curl/curl.h>
 #include "http.h"
+
+static volatile sig_atomic_t stop;
+
+void httpinterrupt(void)
+{
+	stop = 1;
+}
+
+int httpinterrupted(void)
+{
+	return stop;
+}
+
+/* Called by libcurl about once a second and on every chunk: abort when interrupted. */
+static int onprogress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)ud, (void)dt, (void)dn, (void)ut, (void)un;
+	return stop ? 1 : 0;
+}
 
 static size_t onbody(char *p, size_t sz, size_t n, void *ud)
 {
@@ -38,22 +58,28 @@ static size_t onheader(char *p, size_t sz, size_t n, void *ud)
 	if (strcasecmp(line, "retry-after-ms") == 0) {
 		char *end;
 		double ms = strtod(v, &end);
-		if (end != v && ms >= 0)
+		if (end != v && ms >= 0 && ms < 1e12)
 			r->retry_ms = (int64_t)ms;
 	} else if (strcasecmp(line, "retry-after") == 0 && r->retry_ms < 0) {
-		char *end;
-		double s = strtod(v, &end);
-		if (end != v && *end == 0) {
-			r->retry_ms = (int64_t)(s * 1000);
-		} else {
-			time_t t = curl_getdate(v, NULL);
-			if (t > 0)
-				r->retry_ms = ((int64_t)t - time(NULL)) * 1000;
-		}
+		r->retry_ms = httpretryafter(v, time(NULL));
 	} else if (strcasecmp(line, "x-should-retry") == 0) {
 		r->should_retry = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
 	}
 	return len;
+}
+
+int64_t httpretryafter(const char *v, time_t now)
+{
+	char *end;
+	while (*v == ' ')
+		v++;
+	double s = strtod(v, &end);
+	if (end != v && (*end == 0 || isspace((unsigned char)*end)))
+		return s >= 0 && s < 1e9 ? (int64_t)(s * 1000) : -1;
+	time_t t = curl_getdate(v, &now);
+	if (t < 0)
+		return -1;
+	return t > now ? ((int64_t)t - now) * 1000 : 0;
 }
 
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
@@ -62,6 +88,11 @@ int httppost(const char *url, const char *const *headers, const char *body, int6
 	memset(r, 0, sizeof *r);
 	r->retry_ms = -1;
 	r->should_retry = -1;
+	if (stop) {
+		snprintf(r->error, sizeof r->error, "interrupted");
+		r->interrupted = 1;
+		return -1;
+	}
 	CURL *c = curl_easy_init();
 	if (!c) {
 		snprintf(r->error, sizeof r->error, "cannot start libcurl");
@@ -79,19 +110,27 @@ int httppost(const char *url, const char *const *headers, const char *body, int6
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 30000));
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 10000));
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(total_ms > 0 ? total_ms : 600000));
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "nightshift/" NS_VERSION);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, onprogress);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	char detail[CURL_ERROR_SIZE] = "";
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
 	CURLcode rc = curl_easy_perform(c);
 	long status = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	r->status = rc == CURLE_OK ? (int)status : 0;
 	if (rc != CURLE_OK) {
-		snprintf(r->error, sizeof r->error, "%s", curl_easy_strerror(rc));
+		snprintf(r->error, sizeof r->error, "%s", detail[0] ? detail : curl_easy_strerror(rc));
 		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
+		if (rc == CURLE_ABORTED_BY_CALLBACK) {
+			snprintf(r->error, sizeof r->error, "interrupted");
+			r->interrupted = 1;
+		}
 	}
 	if (!r->body.data)
 		bufputs(&r->body, "");

@@ -3,6 +3,7 @@
 #define NS_HTTP_H
 
 #include <stdint.h>
+#include <time.h>
 #include "../../util/util.h"
 
 struct httpresp {
@@ -12,11 +13,19 @@ struct httpresp {
 	int should_retry;   /* x-should-retry: 1 true, 0 false, -1 absent */
 	char error[256];    /* transport error, empty when a response came */
 	int timeout;        /* 1 when the transport error was a timeout */
+	int interrupted;    /* 1 when httpinterrupt() cut it short */
 };
 
-/* POST body to url with the given extra headers (NULL-terminated "Name: value" list). */
+/* POST body to url with the given extra headers (NULL-terminated "Name: value" list); connect_ms
+ * bounds the connection, total_ms the whole exchange. Redirects are not followed. */
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
              struct httpresp *r);
 void httprespfree(struct httpresp *r);
+/* Abort every request in progress and refuse new ones (async-signal-safe). */
+void httpinterrupt(void);
+/* True once httpinterrupt() was called. */
+int httpinterrupted(void);
+/* A retry-after header value (delta-seconds or an HTTP date) as milliseconds from now, or -1. */
+int64_t httpretryafter(const char *value, time_t now);
 
 #endif

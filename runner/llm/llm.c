@@ -4,94 +4,210 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include "../tools.h"
 #include "http.h"
 #include "llm.h"
+
+/* The key an official SDK would read when the manifest names none: only for the provider's own
+ * endpoint, so a key is never sent to a base_url nobody gave it for. */
+static const char *defaultkeyenv(const struct model *m)
+{
+	if (m->base_url)
+		return NULL;
+	return m->provider == PROV_OPENAI ? "OPENAI_API_KEY" : m->provider == PROV_ANTHROPIC ? "ANTHROPIC_API_KEY" : NULL;
+}
 
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
 {
 	int rc;
+	*l = NULL;
 	switch (m->provider) {
 	case PROV_OPENAI: rc = openaiopen(l, m, e); break;
+	case PROV_ANTHROPIC: rc = anthropicopen(l, m, e); break;
 	case PROV_SCRIPTED: rc = scriptedopen(l, m, e); break;
-	default: return errc(e, 2, "model '%s': provider not supported yet", m->name);
+	default: return errc(e, 2, "model '%s': unknown provider", m->name);
 	}
 	if (rc < 0)
 		return -1;
 	(*l)->model = m;
-	if (m->api_key_env) {
-		const char *key = getenv(m->api_key_env);
-		if (!key || !*key) {
+	(*l)->sec = sec;
+	const char *env = m->provider == PROV_SCRIPTED ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
+	if (env) {
+		const char *key = getenv(env);
+		const char *bad = NULL;
+		if (!key || !*key)
+			bad = m->api_key_env ? "is not set (api_key_env)" : "is not set (name another with api_key_env)";
+		for (const char *p = key; !bad && *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				bad = "holds a control character";
+		if (bad) {
 			llmclose(*l);
 			*l = NULL;
-			return errc(e, 2, "model '%s': environment variable %s (api_key_env) is not set", m->name,
-			            m->api_key_env);
+			return errc(e, 2, "model '%s': environment variable %s %s", m->name, env, bad);
 		}
 		(*l)->apikey = xstrdup(key);
-		secretsadd(sec, m->api_key_env, key);
+		if (sec)
+			secretsadd(sec, env, key);
 	}
 	return 0;
 }
 
-/* Whether a failed attempt may be retried, as the official SDKs decide. */
-static int retryable(const struct httpresp *h)
+int llmretryable(int status, int shouldretry)
 {
-	if (h->should_retry >= 0)
-		return h->should_retry;
-	if (h->status == 0)
+	if (shouldretry >= 0)
+		return shouldretry;
+	if (status == 0)
 		return 1; /* connection error or timeout */
-	return h->status == 408 || h->status == 409 || h->status == 429 || h->status >= 500;
+	return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
-/* How long to wait before retry number n (0-based) in milliseconds. */
-static int64_t backoff(const struct httpresp *h, int n)
+int64_t llmbackoff(int64_t retryms, int n, double r01)
 {
-	if (h->retry_ms > 0 && h->retry_ms <= 60000)
-		return h->retry_ms;
+	if (retryms > 0 && retryms <= 60000)
+		return retryms;
 	double s = 0.5 * (double)(1 << (n < 5 ? n : 5));
 	if (s > 8)
 		s = 8;
-	unsigned r = 0;
-	if (getrandom(&r, sizeof r, 0) < 0)
-		r = 0;
-	double jitter = 1.0 - 0.25 * ((double)(r % 10000) / 10000.0);
-	return (int64_t)(s * jitter * 1000);
+	return (int64_t)(s * (1.0 - 0.25 * r01) * 1000);
 }
 
+static double random01(void)
+{
+	uint32_t r = 0;
+	if (getrandom(&r, sizeof r, 0) != sizeof r)
+		r = (uint32_t)nowms();
+	return (double)r / 4294967296.0;
+}
+
+int64_t llmmaxout(const struct llm *l, int64_t def)
+{
+	int64_t m = l->model->max_output_tokens, n = l->maxout;
+	if (m > 0 && n > 0)
+		return m < n ? m : n;
+	return m > 0 ? m : n > 0 ? n : def;
+}
+
+/* Sleep ms milliseconds, in short slices so an interrupt ends it. */
 static void sleepms(int64_t ms)
 {
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
-	while (nanosleep(&t, &t) < 0)
-		;
+	int64_t end = nowms() + ms;
+	for (int64_t left = ms; left > 0 && !httpinterrupted(); left = end - nowms()) {
+		int64_t step = left < 100 ? left : 100;
+		struct timespec t = {step / 1000, (step % 1000) * 1000000};
+		nanosleep(&t, NULL);
+	}
 }
 
-/* The provider's own error message from an error body, when there is one. */
-static const char *errmessage(const cJSON *body)
+void llminterrupt(void)
+{
+	httpinterrupt();
+}
+
+/* The provider's own error message from an error body ({"error": {"message", "type"}} on both
+ * APIs, or {"error": "text"} on some compatible servers), written into out. */
+static int errmessage(const cJSON *body, char *out, size_t n)
 {
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(body, "error");
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
-	if (cJSON_IsString(msg))
-		return msg->valuestring;
-	if (cJSON_IsString(err))
-		return err->valuestring;
-	return NULL;
+	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "message"));
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "type"));
+	if (!msg)
+		msg = cJSON_GetStringValue(err);
+	if (!msg)
+		return 0;
+	if (type && *type)
+		snprintf(out, n, "%.700s (%.60s)", msg, type);
+	else
+		snprintf(out, n, "%.700s", msg);
+	return 1;
 }
 
+/* Mask secrets in an error message, the key itself, and any word that echoes the key partly
+ * starred out ("sk-proj-****abcd", as OpenAI's 401 does). */
+static void scrub(const struct llm *l, char *msg, size_t cap)
+{
+	char *m = secretsmask(l->sec, msg);
+	if (m) {
+		snprintf(msg, cap, "%s", m);
+		free(m);
+	}
+	const char *key = l->apikey;
+	size_t klen = key ? strlen(key) : 0;
+	if (klen < 8)
+		return;
+	struct buf out = {0};
+	int changed = 0;
+	for (const char *p = msg; *p;) {
+		size_t w = strcspn(p, " \t\n\"'`,;()[]{}");
+		while (w > 1 && (p[w - 1] == '.' || p[w - 1] == ':'))
+			w--; /* the sentence's full stop is not part of the key */
+		if (w == 0) {
+			bufputc(&out, *p++);
+			continue;
+		}
+		size_t stars = 0, pre = 0, suf = 0;
+		for (size_t i = 0; i < w; i++)
+			stars += p[i] == '*';
+		while (pre < w && pre < klen && p[pre] == key[pre])
+			pre++;
+		while (suf < w && suf < klen && p[w - 1 - suf] == key[klen - 1 - suf])
+			suf++;
+		if (memmem(p, w, key, klen) || (stars >= 3 && (pre >= 4 || suf >= 4))) {
+			bufputs(&out, "[secret:api key]");
+			changed = 1;
+		} else {
+			bufadd(&out, p, w);
+		}
+		p += w;
+	}
+	if (changed)
+		snprintf(msg, cap, "%s", out.data);
+	buffree(&out);
+}
+
+/* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
+ * any bytes; invalid ones become U+FFFD). */
+static char *wiretext(const cJSON *body)
+{
+	char *raw = cJSON_PrintUnformatted(body);
+	char *text = utf8clean(raw, strlen(raw));
+	free(raw);
+	return text;
+}
+
+/* The neutral chat as one JSON value, for the digest of a local provider's request. */
+static cJSON *neutral(const struct chat *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "system", c->system ? c->system : "");
+	cJSON_AddItemToObject(o, "tools", c->tools ? cJSON_Duplicate(c->tools, 1) : cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "messages", c->messages ? cJSON_Duplicate(c->messages, 1) : cJSON_CreateArray());
+	return o;
+}
+
+/* Send the chat, retrying transient failures; x records the last attempt and every failure. */
 static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
 {
+	const struct model *md = l->model;
 	char *url = NULL;
 	struct strv headers = {0};
 	cJSON *body = NULL;
-	if (l->ops->request(l, c, &url, &headers, &body, e) < 0)
-		return -1;
-	char *text = cJSON_PrintUnformatted(body);
+	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
+		cJSON_Delete(body);
+		free(url);
+		strvfree(&headers);
+		return errctx(e, "model '%s'", md->name);
+	}
+	char *text = wiretext(body);
+	sha256hex(text, strlen(text), x->digest);
 	x->request = body;
 	x->errors = cJSON_CreateArray();
-	int rc = -1;
-	int tries = l->model->retries + 1;
+	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
+	int64_t connect = total < 10000 ? total : 10000;
+	int rc = -1, tries = md->retries + 1;
 	for (int n = 0; n < tries; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
-		httppost(url, (const char *const *)headers.v, text, 30000, l->model->timeout_ms, &h);
+		httppost(url, (const char *const *)headers.v, text, connect, total, &h);
 		x->status = h.status;
 		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
 		cJSON_Delete(x->response);
@@ -100,7 +216,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			x->response = cJSON_CreateObject();
 			cJSON_AddStringToObject(x->response, "raw", h.body.len > 65536 ? "(over 64 KiB, not kept)" : h.body.data);
 		}
-		char why[1200];
+		char why[900], msg[800];
 		int again;
 		if (h.status >= 200 && h.status < 300 && resp) {
 			memset(r, 0, sizeof *r);
@@ -110,33 +226,53 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				break;
 			}
 			llmreplyfree(r);
-			snprintf(why, sizeof why, "unusable response: %s", e->msg);
+			/* A 2xx that is not a reply (a proxy's page, an error in a 200) counts as transient. */
+			if (errmessage(resp, msg, sizeof msg))
+				snprintf(why, sizeof why, "HTTP %d with an error: %s", h.status, msg);
+			else
+				snprintf(why, sizeof why, "HTTP %d with an unusable reply: %.700s", h.status, e->msg);
 			again = 1;
 		} else if (h.status >= 200 && h.status < 300) {
 			snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
 			again = 1;
 		} else if (h.status) {
-			const char *m = resp ? errmessage(resp) : NULL;
-			snprintf(why, sizeof why, "HTTP %d%s%s", h.status, m ? ": " : "", m ? m : "");
-			again = retryable(&h);
+			int has = resp && errmessage(resp, msg, sizeof msg);
+			snprintf(why, sizeof why, "HTTP %d%s%s", h.status, has ? ": " : "", has ? msg : "");
+			again = llmretryable(h.status, h.should_retry);
+		} else if (h.interrupted) {
+			snprintf(why, sizeof why, "interrupted");
+			again = 0;
 		} else {
-			snprintf(why, sizeof why, "%s", h.error);
+			snprintf(why, sizeof why, "%s%s", h.timeout ? "timed out: " : "no response: ", h.error);
 			again = 1;
 		}
-		int64_t wait = again && n + 1 < tries ? backoff(&h, n) : 0;
+		scrub(l, why, sizeof why);
+		int64_t wait = again && n + 1 < tries ? llmbackoff(h.retry_ms, n, random01()) : 0;
 		cJSON *fe = cJSON_CreateObject();
 		cJSON_AddNumberToObject(fe, "attempt", n + 1);
 		cJSON_AddNumberToObject(fe, "status", h.status);
 		cJSON_AddStringToObject(fe, "error", why);
+		if (h.retry_ms >= 0)
+			cJSON_AddNumberToObject(fe, "retry_after_ms", (double)h.retry_ms);
 		cJSON_AddNumberToObject(fe, "wait_ms", (double)wait);
 		cJSON_AddItemToArray(x->errors, fe);
 		httprespfree(&h);
 		if (!again || n + 1 == tries) {
-			errf(e, "model '%s': %s%s", l->model->name, why,
-			     again ? " (gave up after retries)" : "");
+			if (h.interrupted)
+				errf(e, "model '%s': interrupted", md->name);
+			else if (!again)
+				errf(e, "model '%s': %s (not retried)", md->name, why);
+			else if (tries > 1)
+				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, tries);
+			else
+				errf(e, "model '%s': %s (retries: 0)", md->name, why);
 			break;
 		}
 		sleepms(wait);
+		if (httpinterrupted()) {
+			errf(e, "model '%s': interrupted while waiting to retry", md->name);
+			break;
+		}
 	}
 	free(text);
 	free(url);
@@ -148,9 +284,41 @@ int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct 
 {
 	memset(r, 0, sizeof *r);
 	memset(x, 0, sizeof *x);
-	if (l->ops->complete)
-		return l->ops->complete(l, c, r, x, e);
-	return httpcomplete(l, c, r, x, e);
+	int rc = l->ops->complete ? l->ops->complete(l, c, r, x, e) : httpcomplete(l, c, r, x, e);
+	if (!x->digest[0] && l->ops->complete)
+		llmdigest(l, c, x->digest, NULL);
+	if (rc < 0)
+		scrub(l, e->msg, sizeof e->msg);
+	return rc;
+}
+
+cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
+{
+	char *url = NULL;
+	struct strv headers = {0};
+	cJSON *body = NULL;
+	if (!l->ops->request)
+		return NULL;
+	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
+		cJSON_Delete(body);
+		body = NULL;
+	}
+	free(url);
+	strvfree(&headers);
+	return body;
+}
+
+int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
+{
+	struct err ignored;
+	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
+	if (!body)
+		return -1;
+	char *text = wiretext(body);
+	sha256hex(text, strlen(text), out);
+	free(text);
+	cJSON_Delete(body);
+	return 0;
 }
 
 void llmclose(struct llm *l)

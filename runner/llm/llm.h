@@ -3,8 +3,9 @@
  * A chat is a system prompt, the tools offered, and a cJSON array of messages:
  *   {"role":"user","content":TEXT}
  *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}]}
- *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT}
- * Providers translate it to their wire format and back. */
+ *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT,"is_error":BOOL (optional)}
+ * Every tool call of an assistant message is answered by one tool message, in order, before the
+ * next user or assistant message. Providers translate it to their wire format and back. */
 #ifndef NS_LLM_H
 #define NS_LLM_H
 
@@ -13,6 +14,9 @@
 #include "../../manifest/manifest.h"
 #include "../../util/secrets.h"
 
+/* Tokens, normalised across providers: input counts every prompt token (cached ones included),
+ * cached is the part of input read from the provider's cache, reasoning the part of output spent
+ * thinking (0 where the provider does not report it). */
 struct usage {
 	int64_t input, output, cached, reasoning;
 };
@@ -26,7 +30,7 @@ struct chat {
 struct llmcall {
 	char *id;
 	char *name;
-	cJSON *args;   /* the arguments object, or NULL when the model sent invalid JSON */
+	cJSON *args;   /* the arguments object, or NULL when the model sent invalid or truncated JSON */
 	char *rawargs; /* the arguments as the model sent them */
 };
 
@@ -44,6 +48,7 @@ struct llmreply {
 /* What went over the wire, for the event log (secrets are masked by the log). */
 struct exchange {
 	cJSON *request;  /* the request body sent (last attempt) */
+	char digest[65]; /* SHA-256 of the request body bytes sent, "" when nothing was sent */
 	cJSON *response; /* the response body parsed, or {"raw": text} when it was not JSON */
 	int status;      /* HTTP status of the last attempt, 0 when none */
 	int attempts;
@@ -64,20 +69,42 @@ struct llm {
 	const struct llmops *ops;
 	const struct model *model;
 	char *apikey;
+	const struct secrets *sec; /* masked out of every error message; may be NULL */
+	int64_t maxout;            /* cap on output tokens the caller may set (what max_tokens leaves); 0 = none */
 };
 
 /* Open a client for a model; reads the API key from its api_key_env and adds it to sec. */
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e);
 /* Ask for the next reply; retries transient failures as the official SDKs do. */
 int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
+/* The wire body an HTTP provider would send for a chat, without sending it (NULL for local ones). */
+cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e);
+/* The digest a request is known by (exchange.digest): SHA-256 of the body an HTTP provider sends,
+ * or of the neutral chat {system, tools, messages} for a local one. For replay to match requests. */
+int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e);
+/* Make every model call in progress or to come fail at once, waits included; async-signal-safe,
+ * for a SIGINT/SIGTERM handler. */
+void llminterrupt(void);
 void llmclose(struct llm *l);
 void llmreplyfree(struct llmreply *r);
 void exchangefree(struct exchange *x);
 /* The word used in events for a finish reason. */
 const char *finishname(enum finish f);
 
+/* Whether an attempt that got HTTP status (0: no response) may be retried; shouldretry is the
+ * x-should-retry header (1, 0, or -1 when absent). */
+int llmretryable(int status, int shouldretry);
+/* Milliseconds to wait before retry n (0-based): the server's retryms when 0 < it <= 60 s,
+ * else min(0.5 * 2^n, 8) s less up to 25% jitter; r01 is a random number in [0, 1). */
+int64_t llmbackoff(int64_t retryms, int n, double r01);
+
 /* Backends. */
 int openaiopen(struct llm **l, const struct model *m, struct err *e);
+int anthropicopen(struct llm **l, const struct model *m, struct err *e);
 int scriptedopen(struct llm **l, const struct model *m, struct err *e);
+
+/* The output token cap of a request: the model's max_output_tokens and the client's maxout, the
+ * smaller that is set; def when neither is. */
+int64_t llmmaxout(const struct llm *l, int64_t def);
 
 #endif

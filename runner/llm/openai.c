@@ -5,6 +5,7 @@
 
 struct openai {
 	struct llm base;
+	int replies; /* parsed so far, to name calls a server left without an id */
 };
 
 /* The neutral messages in chat-completions form. */
@@ -20,14 +21,22 @@ static cJSON *wiremessages(const struct chat *c)
 	cJSON_ArrayForEach(m, c->messages)
 	{
 		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
+		if (!role)
+			role = "user";
 		cJSON *w = cJSON_CreateObject();
 		cJSON_AddStringToObject(w, "role", role);
-		cJSON *content = cJSON_GetObjectItem(m, "content");
-		cJSON_AddItemToObject(w, "content", content ? cJSON_Duplicate(content, 1) : cJSON_CreateNull());
+		const char *content = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
+		int calls = strcmp(role, "assistant") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(m, "tool_calls"));
+		if (content && (*content || !calls))
+			cJSON_AddStringToObject(w, "content", content);
+		else if (calls)
+			cJSON_AddNullToObject(w, "content");
+		else
+			cJSON_AddStringToObject(w, "content", "");
 		if (strcmp(role, "tool") == 0) {
 			cJSON_AddItemToObject(w, "tool_call_id", cJSON_Duplicate(cJSON_GetObjectItem(m, "tool_call_id"), 1));
-		} else if (strcmp(role, "assistant") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(m, "tool_calls"))) {
-			cJSON *calls = cJSON_AddArrayToObject(w, "tool_calls"), *tc;
+		} else if (calls) {
+			cJSON *wcalls = cJSON_AddArrayToObject(w, "tool_calls"), *tc;
 			cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls"))
 			{
 				cJSON *wc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
@@ -35,11 +44,13 @@ static cJSON *wiremessages(const struct chat *c)
 				cJSON_AddStringToObject(wc, "type", "function");
 				cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItem(tc, "name"), 1));
 				cJSON *args = cJSON_GetObjectItem(tc, "arguments");
-				char *s = cJSON_IsString(args) ? xstrdup(args->valuestring) : cJSON_PrintUnformatted(args);
+				char *s = cJSON_IsString(args) ? xstrdup(args->valuestring)
+				          : args              ? cJSON_PrintUnformatted(args)
+				                              : xstrdup("{}");
 				cJSON_AddStringToObject(fn, "arguments", s);
 				free(s);
 				cJSON_AddItemToObject(wc, "function", fn);
-				cJSON_AddItemToArray(calls, wc);
+				cJSON_AddItemToArray(wcalls, wc);
 			}
 		}
 		cJSON_AddItemToArray(out, w);
@@ -73,8 +84,11 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	}
 	if (m->temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", m->temperature);
-	if (m->max_output_tokens)
-		cJSON_AddNumberToObject(b, m->base_url ? "max_tokens" : "max_completion_tokens", (double)m->max_output_tokens);
+	/* OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens); compatible
+	 * servers know max_tokens. */
+	int64_t maxout = llmmaxout(l, 0);
+	if (maxout > 0)
+		cJSON_AddNumberToObject(b, m->base_url ? "max_tokens" : "max_completion_tokens", (double)maxout);
 	*body = b;
 	(void)e;
 	return 0;
@@ -88,17 +102,40 @@ static int64_t num(const cJSON *o, const char *a, const char *b)
 	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
 }
 
+/* The text of a message's content: a string, or the text parts of an array some servers send. */
+static char *contenttext(const cJSON *content)
+{
+	if (cJSON_IsString(content))
+		return xstrdup(content->valuestring);
+	if (!cJSON_IsArray(content))
+		return NULL;
+	struct buf b = {0};
+	const cJSON *part;
+	cJSON_ArrayForEach(part, content)
+	{
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(part, "text"));
+		if (t)
+			bufputs(&b, t);
+	}
+	return b.data;
+}
+
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
 {
-	(void)l;
+	struct openai *o = (struct openai *)l;
+	o->replies++;
 	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(body, "choices"), 0);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
 	if (!cJSON_IsObject(msg))
 		return errf(e, "no choices[0].message in the response");
-	const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "content"));
+	char *content = contenttext(cJSON_GetObjectItemCaseSensitive(msg, "content"));
 	const char *refusal = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "refusal"));
 	const char *fin = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(choice, "finish_reason"));
-	r->text = content ? xstrdup(content) : refusal ? xstrdup(refusal) : NULL;
+	if (content && !*content) {
+		free(content);
+		content = NULL;
+	}
+	r->text = content ? content : refusal ? xstrdup(refusal) : NULL;
 	r->finish_raw = xstrdup(fin ? fin : "");
 	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"), *tc;
 	size_t n = cJSON_GetArraySize(calls);
@@ -108,13 +145,17 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "name"));
-		const char *args = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "arguments"));
-		if (!id || !name)
-			return errf(e, "a tool call without id or function name");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+		if (!name || !*name)
+			return errf(e, "tool call %zu has no function name", r->ncalls + 1);
 		struct llmcall *c = &r->calls[r->ncalls++];
-		c->id = xstrdup(id);
+		/* Some compatible servers leave out the id; the conversation needs one. */
+		c->id = id && *id ? xstrdup(id) : xasprintf("call_%d_%zu", o->replies, r->ncalls);
 		c->name = xstrdup(name);
-		c->rawargs = xstrdup(args ? args : "");
+		/* The API sends a JSON string; some compatible servers send the object itself. */
+		c->rawargs = cJSON_IsString(args) ? xstrdup(args->valuestring)
+		             : args                ? cJSON_PrintUnformatted(args)
+		                                   : xstrdup("");
 		c->args = cJSON_Parse(c->rawargs);
 		if (c->args && !cJSON_IsObject(c->args)) {
 			cJSON_Delete(c->args);
@@ -129,8 +170,15 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		r->finish = FINISH_REFUSAL;
 	else if (r->ncalls)
 		r->finish = FINISH_TOOLS;
+	else if (fin && *fin && strcmp(fin, "stop") != 0 && strcmp(fin, "tool_calls") != 0)
+		r->finish = FINISH_OTHER;
 	else
 		r->finish = FINISH_STOP;
+	/* Output cut off at the token limit: the last call may be half written; never run it. */
+	if (r->finish == FINISH_LENGTH && r->ncalls) {
+		cJSON_Delete(r->calls[r->ncalls - 1].args);
+		r->calls[r->ncalls - 1].args = NULL;
+	}
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
 	r->usage.input = num(u, "prompt_tokens", NULL);
 	r->usage.output = num(u, "completion_tokens", NULL);
