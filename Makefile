@@ -45,10 +45,10 @@ tests: $(TESTBIN)
 
 # Every test: unit binaries, then end-to-end scripts against the real binary.
 check: $(O)/nightshift $(TESTBIN)
-	NIGHTSHIFT=$(CURDIR)/$(O)/nightshift TESTBIN=$(CURDIR)/$(O)/tests bash tests/run $(T)
+	NIGHTSHIFT=$(abspath $(O))/nightshift TESTBIN=$(abspath $(O))/tests bash tests/run $(T)
 
 bench: $(O)/nightshift
-	NIGHTSHIFT=$(CURDIR)/$(O)/nightshift bash bench/run $(B)
+	NIGHTSHIFT=$(abspath $(O))/nightshift bash bench/run $(B)
 
 clean:
 	rm -rf build build-san nightshift
