@@ -1,11 +1,168 @@
-/* policy: not built yet; see the issue that adds it. */
+/* policy: what a worker's approval rules decide for one tool call, and which rule decided. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
+#include "../manifest/manifest.h"
+#include "../runner/policy.h"
+
+static const char helptext[] =
+	"usage: nightshift policy MANIFEST --worker W --tool T [--command CMD | --path P | --input TEXT]\n"
+	"                         [--json]\n"
+	"\n"
+	"Decides one tool call of worker W by its approval rules, exactly as a run would, and prints\n"
+	"one line: 'allow by rule N', 'deny by rule N', 'abort by rule N', or '... by default'. Rules\n"
+	"count from 1 in the order of approval.rules in the YAML (rule 1 is the first). The reason\n"
+	"(which rule, which simple command of a shell line) goes to stderr.\n"
+	"\n"
+	"  --tool T      shell, read_file, write_file, list_dir, edit_file, or a delegate's name\n"
+	"  --command C   the shell command line (shell only, required for it)\n"
+	"  --path P      the path argument (file tools only, required for them)\n"
+	"  --input TEXT  the input of a delegate call (optional; rules do not look at it)\n"
+	"  --json        print {\"decision\", \"rule\" (from 1, or null for the default), \"line\",\n"
+	"                \"reason\", \"commands\" (the simple commands found), \"path\"} instead\n"
+	"\n"
+	"exit codes: 0 a decision was printed (whatever it is), 2 usage or manifest error\n";
+
+static int filetool(const char *t)
+{
+	return !strcmp(t, "read_file") || !strcmp(t, "write_file") || !strcmp(t, "list_dir") || !strcmp(t, "edit_file");
+}
+
+/* "--flag V" or "--flag=V" at argv[*i]; *val is set, or NULL when the value is missing. */
+static int isflag(int argc, char **argv, int *i, const char *flag, const char **val)
+{
+	size_t n = strlen(flag);
+	const char *a = argv[*i];
+	if (strncmp(a, flag, n) != 0 || (a[n] && a[n] != '='))
+		return 0;
+	*val = a[n] == '=' ? a + n + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+	return 1;
+}
+
+static void printjson(const struct verdict *v, const struct worker *w)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "decision", decisionname(v->decision));
+	if (v->rule >= 0) {
+		cJSON_AddNumberToObject(o, "rule", v->rule + 1);
+		cJSON_AddNumberToObject(o, "line", w->approval.rules[v->rule].pos.line);
+	} else {
+		cJSON_AddNullToObject(o, "rule");
+		cJSON_AddNullToObject(o, "line");
+	}
+	cJSON_AddStringToObject(o, "reason", v->reason);
+	cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
+	for (size_t k = 0; k < v->commands.n; k++)
+		cJSON_AddItemToArray(cmds, cJSON_CreateString(v->commands.v[k]));
+	if (v->path)
+		cJSON_AddStringToObject(o, "path", v->path);
+	else
+		cJSON_AddNullToObject(o, "path");
+	char *s = cJSON_PrintUnformatted(o);
+	puts(s);
+	free(s);
+	cJSON_Delete(o);
+}
 
 int cmdpolicy(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: policy: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *manifest = NULL, *worker = NULL, *tool = NULL, *command = NULL, *path = NULL, *input = NULL;
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *name = NULL;
+		if (ishelp(a)) {
+			fputs(helptext, stdout);
+			return EXIT_OK;
+		}
+		if (!strcmp(a, "--json")) {
+			json = 1;
+			continue;
+		}
+		if (isflag(argc, argv, &i, "--worker", &val))
+			name = "--worker", worker = val;
+		else if (isflag(argc, argv, &i, "--tool", &val))
+			name = "--tool", tool = val;
+		else if (isflag(argc, argv, &i, "--command", &val))
+			name = "--command", command = val;
+		else if (isflag(argc, argv, &i, "--path", &val))
+			name = "--path", path = val;
+		else if (isflag(argc, argv, &i, "--input", &val))
+			name = "--input", input = val;
+		else if (a[0] == '-' && a[1])
+			return usage("policy", "unknown flag %s", a);
+		else if (manifest)
+			return usage("policy", "one MANIFEST only (got %s and %s)", manifest, a);
+		else
+			manifest = a;
+		if (name && !val)
+			return usage("policy", "%s needs a value", name);
+	}
+	if (!manifest)
+		return usage("policy", "missing MANIFEST");
+	if (!worker || !*worker)
+		return usage("policy", "missing --worker W");
+	if (!tool || !*tool)
+		return usage("policy", "missing --tool T");
+	if (command && path)
+		return usage("policy", "--command and --path exclude each other");
+	int shell = !strcmp(tool, "shell"), file = filetool(tool);
+	if (command && !shell)
+		return usage("policy", "--command is for --tool shell, not %s", tool);
+	if (path && !file)
+		return usage("policy", "--path is for the file tools (read_file, write_file, list_dir, edit_file), not %s",
+		             tool);
+	if (input && (shell || file))
+		return usage("policy", "--input is for a delegate, not %s", tool);
+	if (shell && !command)
+		return usage("policy", "--tool shell needs --command CMD");
+	if (file && !path)
+		return usage("policy", "--tool %s needs --path P", tool);
+	if (!strcmp(tool, "final_result"))
+		return usage("policy", "final_result is not decided by rules");
+
+	struct manifest m = {0};
+	struct err e = {0};
+	if (manifestload(&m, manifest, &e) < 0) {
+		manifestfree(&m);
+		return report(&e);
+	}
+	struct worker *w = manifestworker(&m, worker);
+	if (!w) {
+		fprintf(stderr, "nightshift: policy: %s has no worker '%s'; its workers:", manifest, worker);
+		for (size_t k = 0; k < m.nworkers; k++)
+			fprintf(stderr, " %s", m.workers[k].name);
+		fputc('\n', stderr);
+		manifestfree(&m);
+		return EXIT_USAGE;
+	}
+	int offered = shell || file ? (w->tools & toolbyname(tool)) != 0 : 0;
+	for (size_t k = 0; !shell && !file && k < w->delegates.n; k++)
+		offered |= !strcmp(w->delegates.v[k], tool);
+	if (!offered)
+		fprintf(stderr, "nightshift: policy: note: worker '%s' is not given %s %s, so its model never sees it\n",
+		        worker, shell || file ? "the tool" : "a delegate named", tool);
+
+	cJSON *args = cJSON_CreateObject();
+	if (shell)
+		cJSON_AddStringToObject(args, "command", command);
+	else if (file)
+		cJSON_AddStringToObject(args, "path", path);
+	else
+		cJSON_AddStringToObject(args, "input", input ? input : "");
+	struct verdict v;
+	policydecide(&w->approval, w->name, tool, args, &v);
+	cJSON_Delete(args);
+	if (json) {
+		printjson(&v, w);
+	} else {
+		if (v.rule >= 0)
+			printf("%s by rule %d\n", decisionname(v.decision), v.rule + 1);
+		else
+			printf("%s by default\n", decisionname(v.decision));
+		fprintf(stderr, "nightshift: policy: %s\n", v.reason);
+	}
+	verdictfree(&v);
+	manifestfree(&m);
+	return EXIT_OK;
 }

@@ -114,6 +114,11 @@ int globmatch(const char *pat, size_t plen, const char *s, size_t slen)
 {
 	size_t p = 0, i = 0, sp = (size_t)-1, si = 0;
 	uint32_t cp;
+	for (p = 0; p < plen && pat[p] != '*' && pat[p] != '?' && pat[p] != '[' && pat[p] != '\\'; p++)
+		;
+	if (p == plen) /* no wildcard at all */
+		return plen == slen && memcmp(pat, s, plen) == 0;
+	p = 0;
 	while (i < slen) {
 		if (p < plen) {
 			char c = pat[p];
@@ -264,8 +269,47 @@ static long pattok(const char *pat, size_t n, char *out, struct pword *w)
 	return (long)k;
 }
 
+static int isblank_(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* The common shape, plain words then maybe a last bare '*', decided without tokenising: 1 or 0,
+ * or -1 when the pattern needs the full matcher. */
+static int fastcmd(const char *p, char *const *words, size_t nwords)
+{
+	for (size_t j = 0;; j++) {
+		while (isblank_(*p))
+			p++;
+		if (!*p)
+			return j == nwords;
+		static const unsigned char special[256] = {['*'] = 1, ['?'] = 1, ['['] = 1, [']'] = 1, ['\\'] = 1,
+		                                           ['\''] = 1, ['"'] = 1};
+		if (!special[(unsigned char)*p] && (j >= nwords || words[j][0] != *p))
+			return 0; /* a literal first character must be the word's first */
+		size_t k = 0;
+		while (p[k] && !isblank_(p[k]))
+			k++;
+		if (k == 1 && *p == '*') {
+			const char *q = p + 1;
+			while (isblank_(*q))
+				q++;
+			return *q ? -1 : 1;
+		}
+		for (size_t i = 0; i < k; i++)
+			if (special[(unsigned char)p[i]])
+				return -1;
+		if (strncmp(words[j], p, k) != 0 || words[j][k])
+			return 0;
+		p += k;
+	}
+}
+
 int globcmd(const char *pat, char *const *words, size_t nwords)
 {
+	int fast = fastcmd(pat, words, nwords);
+	if (fast >= 0)
+		return fast;
 	char sbuf[512];
 	struct pword swords[64];
 	size_t n = strlen(pat);

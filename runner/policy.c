@@ -34,13 +34,14 @@ struct subject {
 	int provable;     /* 0: no allow rule and no allow default applies */
 };
 
-static int rulematches(const struct rule *r, const struct subject *s)
+/* The parts of a rule that are the same for every command of a call: tool, worker, path. */
+static int callmatches(const struct rule *r, const struct subject *s)
 {
 	if (r->tool && !globmatch(r->tool, strlen(r->tool), s->tool, s->toollen))
 		return 0;
 	if (r->worker && (s->kind != KDELEGATE || !globmatch(r->worker, strlen(r->worker), s->tool, s->toollen)))
 		return 0;
-	if (r->command && (s->kind != KSHELL || !s->words || !globcmd(r->command, s->words, s->nwords)))
+	if (r->command && s->kind != KSHELL)
 		return 0;
 	if (r->path && (!s->path || !globpath(r->path, s->path)))
 		return 0;
@@ -48,8 +49,8 @@ static int rulematches(const struct rule *r, const struct subject *s)
 }
 
 /* The strictest decision of the rules matching s; *rule is the first rule giving it, or -1 when
- * the default decided. */
-static enum decision judge(const struct approval *a, const struct subject *s, int *rule)
+ * the default decided. live, when given, holds callmatches() of each rule for this call. */
+static enum decision judge(const struct approval *a, const struct subject *s, const unsigned char *live, int *rule)
 {
 	int best = -1;
 	*rule = -1;
@@ -57,8 +58,11 @@ static enum decision judge(const struct approval *a, const struct subject *s, in
 		const struct rule *r = &a->rules[k];
 		if ((int)r->decision <= best || (r->decision == DEC_ALLOW && !s->provable))
 			continue;
-		if (rulematches(r, s))
-			best = (int)r->decision, *rule = (int)k;
+		if (live ? !live[k] : !callmatches(r, s))
+			continue;
+		if (r->command && (!s->words || !globcmd(r->command, s->words, s->nwords)))
+			continue;
+		best = (int)r->decision, *rule = (int)k;
 	}
 	if (best >= 0)
 		return (enum decision)best;
@@ -137,7 +141,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	char what[96], rn[48];
 	if (!cJSON_IsString(c) || !c->valuestring) {
 		s->provable = 0;
-		v->decision = judge(a, s, &v->rule);
+		v->decision = judge(a, s, NULL, &v->rule);
 		if (v->rule >= 0) {
 			rulename(rn, sizeof rn, a, v->rule);
 			snprintf(v->reason, sizeof v->reason, "%s %s a shell call without a command", rn, verb(v->decision));
@@ -152,7 +156,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		strvadd(&v->commands, sp.cmds[k].text);
 	if (!sp.ncmds) {
 		s->provable = 0;
-		v->decision = judge(a, s, &v->rule);
+		v->decision = judge(a, s, NULL, &v->rule);
 		const char *why = sp.unsafe ? sp.unsafe : "no command in it";
 		clip(what, sizeof what, c->valuestring);
 		if (v->rule >= 0) {
@@ -166,13 +170,18 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	}
 	int worst = -1, wrule = -1, rules[8], nrules = 0;
 	size_t wcmd = 0;
+	unsigned char sbuf[256], *live = a->nrules <= sizeof sbuf ? sbuf : xmalloc(a->nrules);
+	for (size_t k = 0; k < a->nrules; k++)
+		live[k] = (unsigned char)callmatches(&a->rules[k], s);
 	for (size_t k = 0; k < sp.ncmds; k++) {
 		struct shcmd *cmd = &sp.cmds[k];
 		s->words = cmd->argv, s->nwords = cmd->argc;
 		s->provable = !sp.unsafe && !cmd->unsafe;
 		int r;
-		enum decision d = judge(a, s, &r);
-		if ((int)d > worst)
+		enum decision d = judge(a, s, live, &r);
+		/* the strictest decides; among equals decided by default, one that cannot be proven
+		 * harmless explains more ("git log $(cat x)" rather than the "cat x" inside it) */
+		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && !s->provable && !sp.cmds[wcmd].unsafe))
 			worst = (int)d, wrule = r, wcmd = k;
 		if (d == DEC_ALLOW && r >= 0 && nrules < 8) {
 			int seen = 0;
@@ -182,6 +191,8 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 				rules[nrules++] = r;
 		}
 	}
+	if (live != sbuf)
+		free(live);
 	v->decision = (enum decision)worst;
 	v->rule = wrule;
 	struct shcmd *cmd = &sp.cmds[wcmd];
@@ -240,7 +251,7 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 		snprintf(what, sizeof what, s.kind == KDELEGATE ? "delegating to %s" : "%s", tool);
 	}
 	s.provable = !unsafe;
-	v->decision = judge(a, &s, &v->rule);
+	v->decision = judge(a, &s, NULL, &v->rule);
 	if (v->rule < 0) {
 		defreason(v, a, worker, what, unsafe);
 	} else {

@@ -114,7 +114,17 @@ static int blank(int c)
 /* Ends a word: blank, newline, end, or an operator character. */
 static int delim(int c)
 {
-	return c == -1 || c == ' ' || c == '\t' || c == '\n' || (c > 0 && c < 0x80 && strchr(";&|<>()", c));
+	static const unsigned char t[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, [';'] = 1, ['&'] = 1, ['|'] = 1,
+	                                     ['<'] = 1, ['>'] = 1, ['('] = 1, [')'] = 1};
+	return c < 0 || t[c & 0xff];
+}
+
+/* Append one byte to a word; the word stack's NUL terminators are written explicitly. */
+static inline void put(struct buf *o, char ch)
+{
+	if (o->len + 1 >= o->cap)
+		bufgrow(o, 1);
+	o->data[o->len++] = ch;
 }
 
 static void skipblank(struct sp *p)
@@ -149,6 +159,11 @@ static int lookalike(uint32_t c)
 static int validate(const char *s, size_t n, struct shsplit *out)
 {
 	for (size_t i = 0; i < n;) {
+		unsigned char b = (unsigned char)s[i];
+		if ((b >= 0x20 && b < 0x7f) || b == '\t' || b == '\n') {
+			i++;
+			continue;
+		}
 		uint32_t c;
 		int len = u8dec(s + i, n - i, &c);
 		if (len < 0 || c == 0 || shhidden(c)) {
@@ -280,7 +295,7 @@ static void dollar(struct sp *p, struct builder *b, int indq)
 	}
 	if (!(delim(d) || (indq && d == '"') || (d > 0 && d < 0x80 && strchr("/.:,=+%^", d))))
 		bunsafe(b, "a $ that is not plainly a literal character");
-	bufputc(o, '$');
+	put(o, '$');
 	adv(p);
 }
 
@@ -306,10 +321,10 @@ static void dquote(struct sp *p, struct builder *b)
 			if (d == '\n') {
 				p->i += 2;
 			} else if (strchr("$`\"\\", d)) {
-				bufputc(o, d);
+				put(o, d);
 				p->i += 2;
 			} else {
-				bufputc(o, '\\');
+				put(o, '\\');
 				p->i++;
 			}
 			continue;
@@ -322,10 +337,23 @@ static void dquote(struct sp *p, struct builder *b)
 			backquote(p, b, 1);
 			continue;
 		}
-		bufputc(o, ch);
+		put(o, ch);
 		p->i++;
 	}
 }
+
+/* Characters that only stand for themselves in a word: 1 always, 2 unless a '{' came before
+ * ('.' and ',' make brace expansion). */
+static const unsigned char plain[128] = {
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+	['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1,
+	['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['_'] = 1, ['-'] = 1, ['/'] = 1, ['+'] = 1, ['%'] = 1, ['@'] = 1, ['^'] = 1,
+	['.'] = 2, [','] = 2,
+};
 
 /* One word at p->i, after quote removal, pushed on the word stack. Returns its W* flags. */
 static int word(struct sp *p, struct builder *b)
@@ -340,12 +368,26 @@ static int word(struct sp *p, struct builder *b)
 		int ch = cur(p);
 		if (delim(ch))
 			break;
+		if (ch < 0x80 && plain[ch]) { /* a run of characters with no meaning to the shell */
+			size_t j = p->i;
+			unsigned char u;
+			while (j < p->n && (u = (unsigned char)p->s[j]) < 0x80 && plain[u] && (plain[u] == 1 || !bopen)) {
+				name &= plain[u] == 1 && (isalnum(u) || u == '_');
+				j++;
+			}
+			if (j > p->i) {
+				bufadd(o, p->s + p->i, j - p->i);
+				prev = (unsigned char)p->s[j - 1];
+				p->i = j;
+				continue;
+			}
+		}
 		if (ch == '\\') {
 			if (p->i + 1 >= p->n) {
 				fail(p, "a backslash at the end of the line");
 				break;
 			}
-			bufputc(o, p->s[p->i + 1]);
+			put(o, p->s[p->i + 1]);
 			p->i += 2, f |= WQUOTED, name = 0;
 		} else if (ch == '\'') {
 			size_t j = p->i + 1;
@@ -394,7 +436,7 @@ static int word(struct sp *p, struct builder *b)
 				bsep = 1;
 			else if (ch == '}' && bsep)
 				f |= WBRACE;
-			bufputc(o, (char)ch);
+			put(o, (char)ch);
 			p->i++;
 			prev = ch;
 			continue;
@@ -405,7 +447,7 @@ static int word(struct sp *p, struct builder *b)
 		bunsafe(b, "brace expansion {a,b} (bash)");
 	if (f & WTILDE)
 		bunsafe(b, "tilde expansion ~ (the shell puts a home directory there)");
-	bufputc(o, 0); /* the word's NUL is part of the stack */
+	put(o, 0); /* the word's NUL is part of the stack */
 	pushword(c, off);
 	return f;
 }
@@ -485,24 +527,38 @@ static void redir(struct sp *p, struct builder *b)
 	b->nredir++;
 }
 
-static int inlist(const char *w, const char *const *l)
+/* Command names the policy treats specially, sorted for bsearch: s a shell, r runs its arguments
+ * or a string as a command, v changes later commands or evaluates a variable name, d changes
+ * directory, f find (-exec), p printf/test (-v). */
+static const struct name {
+	const char *name;
+	char kind;
+} names[] = {
+	{".", 'r'}, {"[", 'p'}, {"alias", 'v'}, {"ash", 's'}, {"bash", 's'}, {"builtin", 'r'}, {"busybox", 's'},
+	{"cd", 'd'}, {"chroot", 'r'}, {"chrt", 'r'}, {"command", 'r'}, {"csh", 's'}, {"dash", 's'},
+	{"declare", 'v'}, {"doas", 'r'}, {"enable", 'v'}, {"env", 'r'}, {"eval", 'r'}, {"exec", 'r'},
+	{"export", 'v'}, {"fc", 'r'}, {"find", 'f'}, {"fish", 's'}, {"flock", 'r'}, {"getopts", 'v'}, {"hash", 'v'},
+	{"ionice", 'r'}, {"ksh", 's'}, {"let", 'r'}, {"local", 'v'}, {"ltrace", 'r'}, {"mapfile", 'v'},
+	{"mksh", 's'}, {"nice", 'r'}, {"nohup", 'r'}, {"nsenter", 'r'}, {"parallel", 'r'}, {"pdksh", 's'},
+	{"popd", 'd'}, {"posh", 's'}, {"printf", 'p'}, {"pushd", 'd'}, {"rbash", 's'}, {"read", 'v'},
+	{"readarray", 'v'}, {"readonly", 'v'}, {"runuser", 'r'}, {"script", 'r'}, {"setsid", 'r'}, {"sh", 's'},
+	{"shopt", 'v'}, {"source", 'r'}, {"stdbuf", 'r'}, {"strace", 'r'}, {"su", 'r'}, {"sudo", 'r'},
+	{"taskset", 'r'}, {"tcsh", 's'}, {"test", 'p'}, {"time", 'r'}, {"timeout", 'r'}, {"toybox", 's'},
+	{"trap", 'r'}, {"typeset", 'v'}, {"unalias", 'v'}, {"unset", 'v'}, {"unshare", 'r'}, {"watch", 'r'},
+	{"xargs", 'r'}, {"yash", 's'}, {"zsh", 's'},
+};
+
+static int namecmp(const void *a, const void *b)
 {
-	for (; *l; l++)
-		if (!strcmp(w, *l))
-			return 1;
-	return 0;
+	return strcmp(((const struct name *)a)->name, ((const struct name *)b)->name);
 }
 
-static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "pdksh", "ash", "yash", "posh",
-                                     "fish", "csh", "tcsh", "rbash", "busybox", "toybox", NULL};
-static const char *const runners[] = {"eval", "exec", "source", ".", "command", "builtin", "trap", "env",
-                                      "xargs", "nohup", "nice", "ionice", "chrt", "taskset", "timeout",
-                                      "time", "stdbuf", "setsid", "sudo", "su", "doas", "runuser", "chroot",
-                                      "unshare", "nsenter", "flock", "strace", "ltrace", "watch", "script",
-                                      "parallel", "let", "fc", NULL};
-static const char *const setters[] = {"export", "readonly", "declare", "typeset", "local", "unset", "alias",
-                                      "unalias", "hash", "enable", "shopt", "read", "mapfile", "readarray",
-                                      "getopts", NULL};
+static char namekind(const char *w, const struct name *tab, size_t n)
+{
+	struct name key = {w, 0};
+	const struct name *hit = bsearch(&key, tab, n, sizeof *tab, namecmp);
+	return hit ? hit->kind : 0;
+}
 
 /* What the command name itself makes unprovable. */
 static const char *namecheck(struct ctx *c, const struct shcmd *cmd, int f0)
@@ -517,22 +573,28 @@ static const char *namecheck(struct ctx *c, const struct shcmd *cmd, int f0)
 		return "the command name is computed";
 	if (!*a0)
 		return "an empty command name";
-	if (inlist(base, shells))
+	switch (namekind(base, names, sizeof names / sizeof names[0])) {
+	case 's':
 		return "it runs a shell, which reads commands the policy cannot see";
-	if (inlist(base, runners))
+	case 'r':
 		return "it runs a string or its arguments as a command (eval, exec, source, ., env, xargs, ...)";
-	if (inlist(base, setters))
+	case 'v':
 		return "it changes how later commands run or evaluates a variable name (export, alias, hash, read, ...)";
-	if (!strcmp(base, "cd") || !strcmp(base, "pushd") || !strcmp(base, "popd"))
+	case 'd':
 		c->hascd = 1;
-	if (!strcmp(base, "find"))
+		break;
+	case 'f':
 		for (size_t k = 1; k < cmd->argc; k++)
-			if (inlist(cmd->argv[k], (const char *const[]){"-exec", "-execdir", "-ok", "-okdir", NULL}))
+			if (!strcmp(cmd->argv[k], "-exec") || !strcmp(cmd->argv[k], "-execdir") || !strcmp(cmd->argv[k], "-ok") ||
+			    !strcmp(cmd->argv[k], "-okdir"))
 				return "find -exec runs commands";
-	if (!strcmp(base, "printf") || !strcmp(base, "test") || !strcmp(base, "["))
+		break;
+	case 'p':
 		for (size_t k = 1; k < cmd->argc; k++)
 			if (!strncmp(cmd->argv[k], "-v", 2))
 				return "-v evaluates a variable name, and with it $( ) (bash)";
+		break;
+	}
 	return NULL;
 }
 
@@ -642,11 +704,17 @@ enum { KWNONE, KWSTART, KWEND, KWBAD };
 /* A reserved word at p->i (only called where a command may start); *end is past it. */
 static int keyword(struct sp *p, size_t *end, char kw[12])
 {
-	static const char *const start[] = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", NULL};
-	static const char *const stop[] = {"fi", "done", "}", NULL};
-	static const char *const bad[] = {"case", "esac", "for", "select", "function", "[[", "coproc", "time", NULL};
+	/* S starts or continues a compound command, E ends one, B is not read; sorted for bsearch */
+	static const struct name kws[] = {
+		{"!", 'S'},      {"[[", 'B'}, {"case", 'B'}, {"coproc", 'B'}, {"do", 'S'},     {"done", 'E'},
+		{"elif", 'S'},   {"else", 'S'}, {"esac", 'B'}, {"fi", 'E'},   {"for", 'B'},    {"function", 'B'},
+		{"if", 'S'},     {"select", 'B'}, {"then", 'S'}, {"time", 'B'}, {"until", 'S'}, {"while", 'S'},
+		{"{", 'S'},      {"}", 'E'},
+	};
 	size_t j = p->i;
 	int k = 0;
+	if (!strchr("!{}[cdefistuw", at(p, j))) /* the first letters of the words above */
+		return KWNONE;
 	for (;;) {
 		int ch = at(p, j);
 		if (delim(ch))
@@ -660,12 +728,14 @@ static int keyword(struct sp *p, size_t *end, char kw[12])
 	*end = j;
 	if (!k)
 		return KWNONE;
-	if (inlist(kw, start))
+	switch (namekind(kw, kws, sizeof kws / sizeof kws[0])) {
+	case 'S':
 		return KWSTART;
-	if (inlist(kw, stop))
+	case 'E':
 		return KWEND;
-	if (inlist(kw, bad))
+	case 'B':
 		return KWBAD;
+	}
 	return KWNONE;
 }
 
