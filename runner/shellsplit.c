@@ -351,7 +351,7 @@ static const unsigned char plain[128] = {
 	['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
 	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
 	['Y'] = 1, ['Z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-	['8'] = 1, ['9'] = 1, ['_'] = 1, ['-'] = 1, ['/'] = 1, ['+'] = 1, ['%'] = 1, ['@'] = 1, ['^'] = 1,
+	['8'] = 1, ['9'] = 1, ['_'] = 1, ['-'] = 1, ['/'] = 1, ['%'] = 1, ['@'] = 1, ['^'] = 1,
 	['.'] = 2, [','] = 2,
 };
 
@@ -418,8 +418,9 @@ static int word(struct sp *p, struct builder *b)
 			bufadd(o, p->s + p->i, (size_t)len);
 			p->i += (size_t)len, name = 0;
 		} else {
-			if (ch == '=' && name && o->len > off && !isdigit((unsigned char)o->data[off]))
-				f |= WASSIGN;
+			if ((ch == '=' || (ch == '+' && at(p, p->i + 1) == '=')) && name && o->len > off &&
+			    !isdigit((unsigned char)o->data[off]))
+				f |= WASSIGN; /* NAME= or bash's NAME+= */
 			if (!isalnum(ch) && ch != '_')
 				name = 0;
 			if (ch == '*' || ch == '?')

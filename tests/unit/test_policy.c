@@ -205,6 +205,8 @@ static const char *const bypass[] = {
 	"git diff > //etc/passwd",
 	/* environment prefixes */
 	"LD_PRELOAD=/workspace/x.so git diff",
+	"LD_PRELOAD+=/workspace/x.so git diff",
+	"a[0]=x git diff",
 	"GIT_EXTERNAL_DIFF=evil git diff",
 	"PATH=/workspace git diff",
 	"GIT_PAGER='sh -c evil' git log",
