@@ -69,7 +69,8 @@ static int build(struct filter *f, int network, struct err *e)
 		return errf(e, "seccomp_init failed");
 	/* We set no_new_privs ourselves; a syscall from another ABI (i386, x32) is fatal. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) < 0 ||
-	    seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0) {
+	    (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 &&
+	     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL) < 0)) { /* before Linux 4.14 */
 		errf(e, "seccomp attributes");
 		goto out;
 	}

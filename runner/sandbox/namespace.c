@@ -208,13 +208,16 @@ static void scrub(void)
 		int k = 3; /* fields are numbered from 1; the state after ')' is field 3 */
 		for (char *t = p ? strtok_r(p + 2, " ", &save) : NULL; t && k < 52; t = strtok_r(NULL, " ", &save), k++)
 			f[k] = strtoul(t, NULL, 10);
-		/* arg_start 48, arg_end 49, env_start 50, env_end 51 */
-		if (f[48] && f[49] > f[48] && f[49] - f[48] < (1ul << 24))
+		/* arg_start 48, arg_end 49, env_start 50, env_end 51: wiped only when they hold our own
+		   argv[0] and environment (under valgrind, say, they are someone else's). */
+		uintptr_t a0 = (uintptr_t)program_invocation_name, e0 = environ && *environ ? (uintptr_t)*environ : 0;
+		if (a0 >= f[48] && a0 < f[49] && f[49] - f[48] < (1ul << 24)) {
 			memset((void *)f[48], 0, f[49] - f[48]);
-		if (f[50] && f[51] > f[50] && f[51] - f[50] < (1ul << 24))
+			if (f[49] - f[48] > 16)
+				memcpy((void *)f[48], "nightshift-init", 16);
+		}
+		if (e0 >= f[50] && e0 < f[51] && f[51] - f[50] < (1ul << 24))
 			memset((void *)f[50], 0, f[51] - f[50]);
-		if (f[48] && f[49] - f[48] > 16)
-			memcpy((void *)f[48], "nightshift-init", 16);
 	}
 	buffree(&b);
 	for (char **v = environ; v && *v; v++)
@@ -283,6 +286,8 @@ static void stepmain(const struct plan *p, const struct zyg *z, int joined, cons
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int sig = 1; sig < NSIG; sig++) /* init ignores them; ignored signals would survive exec */
+		signal(sig, SIG_DFL);
 
 	what = "join the cgroup";
 	if (!joined && cgroupjoin(&z->cg) < 0)
@@ -438,6 +443,11 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the helper, our parent, went away */
 	prctl(PR_SET_DUMPABLE, 0);        /* no /proc/1/mem or environ for the steps */
 	prctl(PR_SET_NAME, "nightshift-init");
+	/* Ignore what a step could send us (the kernel already drops most signals to a
+	   namespace's init); only SIGKILL from outside, as the parent-death signal, ends us. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGCHLD && sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_IGN);
 	if (sethostname("nightshift", 10) < 0) {
 		report(ctl, S_SETUP, errno, "sethostname");
 		_exit(1);

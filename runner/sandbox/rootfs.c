@@ -269,7 +269,7 @@ static int setflags(const char *path, int ro, int dev, struct err *e)
 	for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
 		if (sv.f_flag & keep[i].st)
 			fl |= keep[i].ms;
-	if (mount(NULL, path, NULL, fl, NULL) < 0)
+	if (mount("none", path, "none", fl, NULL) < 0)
 		return errf(e, "remount %s:", path);
 	return 0;
 }
@@ -305,7 +305,7 @@ static int mkpoint(const char *dst, int dir, struct err *e)
 
 static int bind(const char *src, const char *dst, int ro, int dev, struct err *e)
 {
-	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (mount(src, dst, "none", MS_BIND | MS_REC, NULL) < 0)
 		return errf(e, "bind %s on %s:", src, dst);
 	return setflags(dst, ro, dev, e);
 }
@@ -313,7 +313,7 @@ static int bind(const char *src, const char *dst, int ro, int dev, struct err *e
 /* Bind from the read-only staging folder: the new mount copies its flags, so no second step. */
 static int rbind(const char *src, const char *dst, struct err *e)
 {
-	if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
+	if (mount(src, dst, "none", MS_BIND, NULL) < 0)
 		return errf(e, "bind %s on %s:", src, dst);
 	return 0;
 }
@@ -414,7 +414,7 @@ static int buildop(const struct rop *o, struct err *e)
 int rootfsbuild(const struct rootfs *r, struct err *e)
 {
 	/* Nothing we mount may propagate back to the host. */
-	if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+	if (mount("none", "/", "none", MS_SLAVE | MS_REC, NULL) < 0)
 		return errf(e, "make / a slave mount:");
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
 		return errf(e, "tmpfs base on /tmp:");
@@ -435,7 +435,7 @@ int rootfsbuild(const struct rootfs *r, struct err *e)
 		return errf(e, "detach the old root:");
 	if (chdir("/newroot") < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return errf(e, "pivot into the new root:");
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+	if (mount("none", "/", "none", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
 		return errf(e, "make the root read-only:");
 	return 0;
 }

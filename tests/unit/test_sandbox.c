@@ -688,7 +688,10 @@ static void testsecrets(struct sbx *s)
 	okstr(OUT, "end\n", "no file inside holds the key");
 	nescapes++;
 	run(s, "tr '\\0' ' ' </proc/1/cmdline");
-	ok(strncmp(OUT, "nightshift-init", 15) == 0, "init's command line is scrubbed: %s", OUT);
+	if (strstr(OUT, "valgrind"))
+		printf("SKIPPED cmdline-scrub: under valgrind the command line is valgrind's\n");
+	else
+		ok(strncmp(OUT, "nightshift-init", 15) == 0, "init's command line is scrubbed: %s", OUT);
 }
 
 static void testlimits(struct sbx *s)
@@ -981,15 +984,19 @@ static void unprivileged(int fd)
 		return;
 	}
 	prctl(PR_SET_DUMPABLE, 1); /* as a user who started nightshift would be; setresuid cleared it */
-	struct sandboxconf c = conf();
-	c.pids = 32;
+	/* Two sandboxes: one with a memory limit (RLIMIT_AS here), and one without, for the
+	   probe, which an ASan build could not even start under RLIMIT_AS. */
+	struct sandboxconf c = conf(), c2 = conf();
+	c.pids = c2.pids = 32;
 	c.memory = 128ll << 20;
-	struct sbx *s = NULL;
-	struct sbxconf sc = {&c, ws, env, 0};
+	c2.memory = 0;
+	struct sbx *s = NULL, *s2 = NULL;
+	struct sbxconf sc = {&c, ws, env, 0}, sc2 = {&c2, ws, env, 0};
 	struct err e = {0};
-	if (sbxopen(&s, &sc, &e) < 0) {
+	if (sbxopen(&s, &sc, &e) < 0 || sbxopen(&s2, &sc2, &e) < 0) {
 		snprintf(buf, sizeof buf, "OPEN %s", e.msg);
 		say(fd, buf);
+		sbxclose(s);
 		return;
 	}
 	struct sbxresult r = {0};
@@ -1001,12 +1008,15 @@ static void unprivileged(int fd)
 		"/workspace/probe probe socket-inet | cut -d: -f1",
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-		if (sbxexec(s, cmds[i], &r, &e) < 0) {
+		if (sbxexec(i == 0 || i == 2 ? s : s2, cmds[i], &r, &e) < 0) {
 			snprintf(buf, sizeof buf, "EXEC %s", e.msg);
 			say(fd, buf);
 			break;
 		}
-		snprintf(buf, sizeof buf, "%s|", r.out.data ? r.out.data : "");
+		if (r.out.len)
+			snprintf(buf, sizeof buf, "%s|", r.out.data);
+		else /* say why, for the failure message */
+			snprintf(buf, sizeof buf, "(exit %d signal %d stderr %.200s)|", r.exit_code, r.signal, r.err.data ? r.err.data : "");
 		say(fd, buf);
 		if (i == 0) {
 			struct stat st;
@@ -1018,6 +1028,7 @@ static void unprivileged(int fd)
 		sbxresultfree(&r);
 	}
 	sbxclose(s);
+	sbxclose(s2);
 }
 
 static void testunprivileged(void)
@@ -1055,7 +1066,7 @@ static void testunprivileged(void)
 static void v2(int fd)
 {
 	char buf[1024];
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_SLAVE | MS_REC, NULL) < 0 ||
 	    mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL) < 0) {
 		snprintf(buf, sizeof buf, "SETUP %s", strerror(errno));
 		say(fd, buf);
