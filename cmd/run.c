@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../manifest/manifest.h"
+#include "../runner/llm/modelspec.h"
 #include "../runner/run.h"
 #include "cmd.h"
 
 static const char runhelp[] =
 	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
+	"                      [--model NAME=SPEC]...\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
@@ -15,6 +17,9 @@ static const char runhelp[] =
 	"  -j N        jobs run at once (default 1)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
+	"  --model NAME=SPEC  replace the manifest's model NAME; repeatable. SPEC is\n"
+	"              scripted:FILE, or (openai|anthropic):MODEL[@URL][,key=ENV][,timeout=D]\n"
+	"              [,retries=N][,max_output_tokens=N][,temperature=X]\n"
 	"exit codes: 0 all selected jobs succeeded, 1 a job failed, 2 usage or manifest error,\n"
 	"            3 an approval rule aborted a job\n";
 
@@ -32,7 +37,7 @@ int cmdrun(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *v;
 	struct runopts o = {0};
-	struct strv sets = {0};
+	struct strv sets = {0}, models = {0};
 	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
@@ -54,6 +59,10 @@ int cmdrun(int argc, char **argv)
 				goto done;
 			}
 			strvadd(&sets, v);
+		} else if (strcmp(argv[i], "--model") == 0) {
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			strvadd(&models, v);
 		} else if (strcmp(argv[i], "-j") == 0) {
 			if (!(v = flagval(argc, argv, &i)))
 				goto done;
@@ -84,6 +93,13 @@ int cmdrun(int argc, char **argv)
 		manifestfree(&m);
 		goto done;
 	}
+	for (size_t i = 0; i < models.n; i++) {
+		if (modelspec(&m, models.v[i], &e) < 0) {
+			fprintf(stderr, "nightshift: run: --model %s: %s\n", models.v[i], e.msg);
+			manifestfree(&m);
+			goto done;
+		}
+	}
 	for (size_t i = 0; i < m.njobs; i++)
 		if (m.jobs[i].sandbox.backend == BACKEND_NONE) {
 			fprintf(stderr, "nightshift: warning: job %s uses sandbox backend 'none': its commands run on this "
@@ -104,5 +120,6 @@ int cmdrun(int argc, char **argv)
 done:
 	strvfree(&o.jobs);
 	strvfree(&sets);
+	strvfree(&models);
 	return rc;
 }

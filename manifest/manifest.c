@@ -353,7 +353,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			if (ystr(y, sv, &md->script) < 0)
 				return -1;
 			char *path = md->script[0] == '/' ? xstrdup(md->script) : pathjoin(m->dir, md->script);
-			struct ydoc sy;
+			struct ydoc sy = {0};
 			struct buf text = {0};
 			int rc = loadyaml(m, path, &sy, &text, e);
 			free(path);

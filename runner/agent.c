@@ -25,6 +25,7 @@ struct jobrun {
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
+	int logged; /* messages already written to a model_request event */
 	struct jobresult *res;
 };
 
@@ -46,6 +47,11 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(jr->res->error, sizeof jr->res->error, fmt, ap);
 	va_end(ap);
+	char *masked = secretsmask(jr->rs->sec, jr->res->error);
+	if (masked) {
+		snprintf(jr->res->error, sizeof jr->res->error, "%s", masked);
+		free(masked);
+	}
 	jr->res->status = st;
 	return 1;
 }
@@ -60,14 +66,16 @@ static cJSON *usagejson(const struct usage *u)
 	return o;
 }
 
-/* Append a tool message answering call id. */
-static void answer(struct jobrun *jr, const struct llmcall *c, const char *content)
+/* Append a tool message answering call id; failed marks it an error for the model. */
+static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
 {
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "role", "tool");
 	cJSON_AddStringToObject(m, "tool_call_id", c->id);
 	cJSON_AddStringToObject(m, "name", c->name);
 	cJSON_AddStringToObject(m, "content", content);
+	if (failed)
+		cJSON_AddTrueToObject(m, "is_error");
 	cJSON_AddItemToArray(jr->messages, m);
 }
 
@@ -115,7 +123,7 @@ static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e
 		int rc = evadd(jr->ev, "output_rejected", ev, e);
 		char *msg = xasprintf("final_result rejected: the result does not match the output schema:\n%s"
 		                      "Fix these and call final_result again.", errs.data);
-		answer(jr, c, msg);
+		answer(jr, c, msg, 1);
 		free(msg);
 		buffree(&errs);
 		return rc < 0 ? -1 : 0;
@@ -220,11 +228,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	else
 		snprintf(by, sizeof by, "the default decision");
 	if (v.decision == DEC_ABORT) {
-		answer(jr, c, "aborted by the approval rules");
+		answer(jr, c, "aborted by the approval rules", 1);
 		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, c->name, by, v.reason);
 	} else if (v.decision == DEC_DENY) {
 		char *msg = xasprintf("denied by %s: %s", by, v.reason);
-		answer(jr, c, msg);
+		answer(jr, c, msg, 1);
 		free(msg);
 	} else {
 		struct toolres tr;
@@ -250,7 +258,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON_AddNumberToObject(tr.event, "step", step);
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
 		cJSON_AddStringToObject(tr.event, "tool", c->name);
-		answer(jr, c, tr.content ? tr.content : "");
+		answer(jr, c, tr.content ? tr.content : "", tr.failed);
 		cJSON *tev = tr.event;
 		tr.event = NULL;
 		rc = evadd(jr->ev, "tool_result", tev, e);
@@ -270,12 +278,22 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	struct err me = {0};
 	int turn = ++jr->res->turns;
 	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
-	free(sys);
-	cJSON_Delete(tools);
+	/* The request as its digest plus what is new since the last one: the whole conversation can be
+	 * rebuilt from the log without writing it again every turn. */
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "turn", turn);
-	cJSON_AddItemToObject(ev, "request", x.request ? x.request : cJSON_CreateNull());
-	x.request = NULL;
+	cJSON_AddStringToObject(ev, "digest", x.digest);
+	if (turn == 1) {
+		cJSON_AddStringToObject(ev, "system", chat.system);
+		cJSON_AddItemToObject(ev, "tools", cJSON_Duplicate(chat.tools, 1));
+	}
+	cJSON *fresh = cJSON_AddArrayToObject(ev, "messages");
+	int n = cJSON_GetArraySize(jr->messages);
+	for (int i = jr->logged; i < n; i++)
+		cJSON_AddItemToArray(fresh, cJSON_Duplicate(cJSON_GetArrayItem(jr->messages, i), 1));
+	jr->logged = n;
+	free(sys);
+	cJSON_Delete(tools);
 	if (evadd(jr->ev, "model_request", ev, e) < 0) {
 		exchangefree(&x);
 		return -1;
@@ -318,6 +336,13 @@ static int loop(struct jobrun *jr, struct err *e)
 	for (;;) {
 		if (jr->res->turns >= j->max_turns)
 			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
+		if (j->max_tokens) {
+			int64_t left = j->max_tokens - (jr->res->usage.input + jr->res->usage.output);
+			if (left <= 0)
+				return fail(jr, JOB_FAILED, "max_tokens (%lld) used up before turn %d", (long long)j->max_tokens,
+				            jr->res->turns + 1), 0;
+			jr->llm->maxout = left;
+		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
 		if (rc != 0)
@@ -328,7 +353,7 @@ static int loop(struct jobrun *jr, struct err *e)
 			return fail(jr, JOB_FAILED, "max_tokens (%lld) exceeded: %lld tokens used", (long long)j->max_tokens,
 			            (long long)spent), 0;
 		}
-		if (r.finish == FINISH_LENGTH && !r.ncalls) {
+		if (r.finish == FINISH_LENGTH) {
 			llmreplyfree(&r);
 			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output token limit",
 			            jr->res->turns), 0;
@@ -358,7 +383,7 @@ static int loop(struct jobrun *jr, struct err *e)
 			done = rc == 1;
 			/* Every call of a reply gets an answer, even those after the end. */
 			for (size_t k = i + 1; done && k < r.ncalls; k++)
-				answer(jr, &r.calls[k], "not run: the job ended before this call");
+				answer(jr, &r.calls[k], "not run: the job ended before this call", 1);
 		}
 		llmreplyfree(&r);
 		if (done)
