@@ -1,0 +1,44 @@
+/* dockerapi: the Docker Engine API (v1.41) over its unix socket, with libcurl; Podman's compat socket answers the same. */
+#ifndef NS_DOCKERAPI_H
+#define NS_DOCKERAPI_H
+
+#include <curl/curl.h>
+#include <cjson/cJSON.h>
+#include "../../util/util.h"
+
+struct dapi {
+	char *sock; /* socket path */
+	char *url;  /* the socket as messages name it: unix:///var/run/docker.sock */
+	CURL *h;    /* reused between requests, so the connection is kept */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* Receives a response body as it streams; returns 0, or -1 to stop the transfer. */
+typedef int (*dapifn)(const char *p, size_t n, void *arg);
+
+/* Find the socket (DOCKER_HOST=unix://PATH, else Docker's, else Podman's) and check the engine answers. */
+int dapiopen(struct dapi *d, struct err *e);
+/* One request (path below /v1.41, body NULL or JSON); fills *status and the body when out is given. */
+int dapicall(struct dapi *d, const char *method, const char *path, const cJSON *body, int64_t timeout_ms,
+             long *status, struct buf *out, struct err *e);
+/* A POST whose response body goes to fn as it arrives; returns 1 when timeout_ms (> 0) ran out first. */
+int dapistream(struct dapi *d, const char *path, const cJSON *body, int64_t timeout_ms, dapifn fn, void *arg,
+               long *status, struct err *e);
+/* POST path (body NULL or JSON) on a connection of its own that the engine hijacks (attach,
+   exec start), read the response head (its status in *status), and keep the connection: *conn,
+   closed with dapiunhook. Fails unless the engine switched protocols (101, or 200). */
+int dapihook(struct dapi *d, const char *path, const cJSON *body, long *status, CURL **conn, struct err *e);
+/* Write all of p to a hooked connection before the monotonic deadline (ms, 0: none). */
+int dapisend(CURL *conn, const void *p, size_t n, int64_t deadline, struct err *e);
+/* Close the writing half of a hooked connection: the engine sees the end of the stdin. */
+void dapishutwr(CURL *conn);
+/* Read what a hooked connection has within ms (-1: wait); bytes read, 0 at its end, -1 on error, -2 on timeout. */
+long dapirecv(CURL *conn, void *p, size_t n, int ms);
+/* Close a connection made by dapihook. */
+void dapiunhook(CURL *conn);
+/* The engine's message from an error body ({"message": ...}), or the body itself; a new string. */
+char *dapimsg(const struct buf *body);
+/* Close the connection and free d. */
+void dapiclose(struct dapi *d);
+
+#endif
