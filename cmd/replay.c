@@ -1,11 +1,196 @@
-/* replay: not built yet; see the issue that adds it. */
+/* replay: nightshift replay RUN [--out DIR] [--job ID]... [--continue-live]
+ * Reruns an archived night offline: the workspace from the run's first snapshot, the manifest
+ * from RUN/manifest/, the model's replies from the record; the tools really run. */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/diff.h"
+#include "../artifacts/snapshot.h"
+#include "../manifest/manifest.h"
+#include "../runner/llm/modelspec.h"
+#include "../runner/run.h"
 #include "cmd.h"
+
+static const char replayhelp[] =
+	"usage: nightshift replay RUN [--out DIR] [--job ID]... [--continue-live]\n"
+	"\n"
+	"Restores the workspace from RUN's first snapshot into a fresh folder, runs the manifest\n"
+	"archived in RUN/manifest/ with every model reply served from the record (no key, no\n"
+	"network), really runs the tools, and compares each step with the record. Prints the new\n"
+	"run directory; its run.json names the run it replays.\n"
+	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
+	"  --job ID         replay only this job and what it needs; repeatable\n"
+	"  --continue-live  let the live model take over where the record ends or diverges\n"
+	"exit codes: 0 nothing diverged, 4 something did (the first divergence is printed),\n"
+	"            2 usage or a RUN that cannot be replayed\n";
+
+/* The lowest layer number in RUN/snapshots, or 0 when there is none (then end is used). */
+static int firstlayer(const char *run)
+{
+	char *dir = pathjoin(run, "snapshots");
+	DIR *d = opendir(dir);
+	free(dir);
+	int best = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *end;
+		long n = strtol(de->d_name, &end, 10);
+		if (end != de->d_name && strcmp(end, ".tar.zst") == 0 && n > 0 && (best == 0 || n < best))
+			best = (int)n;
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+static cJSON *runjson(const char *run, struct err *e)
+{
+	char *p = pathjoin(run, "run.json");
+	struct buf b = {0};
+	cJSON *j = readfile(p, &b, e) == 0 ? cJSON_Parse(b.data) : NULL;
+	if (!j && !e->msg[0])
+		errc(e, 2, "%s: not JSON", p);
+	free(p);
+	buffree(&b);
+	return j;
+}
 
 int cmdreplay(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: replay: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *run = NULL, *out = NULL;
+	struct runopts o = {0};
+	struct strv sets = {0}, overrides = {0};
+	struct manifest m;
+	struct err e = {0};
+	int rc = EXIT_USAGE, loaded = 0;
+	char *ws = NULL, *newrun = NULL, *mpath = NULL, *defout = NULL;
+	cJSON *rj = NULL;
+	memset(&m, 0, sizeof m);
+	for (int i = 1; i < argc; i++) {
+		if (ishelp(argv[i])) {
+			fputs(replayhelp, stdout);
+			rc = EXIT_OK;
+			goto done;
+		} else if (strcmp(argv[i], "--continue-live") == 0) {
+			o.live = 1;
+		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0) {
+			if (i + 1 >= argc) {
+				usage("replay", "%s needs a value", argv[i]);
+				goto done;
+			}
+			if (strcmp(argv[i], "--out") == 0)
+				out = argv[++i];
+			else
+				strvadd(&o.jobs, argv[++i]);
+		} else if (argv[i][0] == '-') {
+			usage("replay", "unknown flag %s", argv[i]);
+			goto done;
+		} else if (run) {
+			usage("replay", "unexpected argument %s (one run at a time)", argv[i]);
+			goto done;
+		} else {
+			run = argv[i];
+		}
+	}
+	if (!run) {
+		usage("replay", "missing RUN");
+		goto done;
+	}
+	char real[PATH_MAX];
+	if (!realpath(run, real)) {
+		rc = usage("replay", "%s: no such run directory", run);
+		goto done;
+	}
+	if (!(rj = runjson(real, &e))) {
+		errctx(&e, "replay: %s is not a run directory", run);
+		e.code = 2;
+		rc = report(&e);
+		goto done;
+	}
+	/* What the night ran with: its manifest file, its inputs, its model overrides. */
+	const char *mfile = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rj, "manifest"), "file"));
+	cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "inputs"))
+	{
+		char *kv = xasprintf("%s=%s", it->string, cJSON_GetStringValue(it) ? it->valuestring : "");
+		strvadd(&sets, kv);
+		free(kv);
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "model_overrides"))
+		if (cJSON_IsString(it))
+			strvadd(&overrides, it->valuestring);
+	if (!mfile || strchr(mfile, '/')) {
+		rc = usage("replay", "%s/run.json names no manifest file", run);
+		goto done;
+	}
+	defout = dirname_dup(real);
+	o.outdir = out ? out : defout;
+	if (mkdirs(o.outdir, 0755, &e) < 0) {
+		rc = usage("replay", "--out %s: %s", o.outdir, e.msg);
+		goto done;
+	}
+	ws = xasprintf("%s/replay-workspace-XXXXXX", o.outdir);
+	if (!mkdtemp(ws)) {
+		rc = usage("replay", "--out %s: cannot make a workspace folder", o.outdir);
+		goto done;
+	}
+	int first = firstlayer(real);
+	if (snaprestore(real, first, ws, 1, &e) < 0) {
+		errctx(&e, "replay: restoring the workspace of %s", run);
+		rc = report(&e);
+		goto done;
+	}
+	fprintf(stderr, "nightshift: replay: workspace restored from %s into %s\n",
+	        first ? "the first snapshot" : "the end snapshot (the run had no steps)", ws);
+	mpath = xasprintf("%s/manifest/%s", real, mfile);
+	struct loadopts lo = {.sets = &sets, .workspace = ws};
+	loaded = 1;
+	if (manifestloadopts(&m, mpath, &lo, &e) < 0) {
+		rc = report(&e);
+		goto done;
+	}
+	for (size_t i = 0; i < overrides.n; i++) {
+		if (modelspec(&m, overrides.v[i], &e) < 0) {
+			errctx(&e, "replay: the run's --model %s", overrides.v[i]);
+			rc = report(&e);
+			goto done;
+		}
+	}
+	o.replay = real;
+	o.overrides = &overrides;
+	rc = runmanifest(&m, &o, &newrun, &e);
+	if (newrun) {
+		printf("%s\n", newrun);
+		fflush(stdout);
+	}
+	if (rc < 0) {
+		rc = report(&e);
+		goto done;
+	}
+	struct buf first_diff = {0};
+	int d = rundiff(real, newrun, &first_diff, &e);
+	if (d < 0) {
+		rc = report(&e);
+	} else if (d > 0) {
+		fprintf(stderr, "nightshift: replay diverged: %s\n", first_diff.data);
+		rc = o.live ? rc : EXIT_DIVERGED;
+	} else {
+		fprintf(stderr, "nightshift: replay matches the record\n");
+		rc = EXIT_OK;
+	}
+	buffree(&first_diff);
+done:
+	if (loaded)
+		manifestfree(&m);
+	cJSON_Delete(rj);
+	strvfree(&o.jobs);
+	strvfree(&sets);
+	strvfree(&overrides);
+	free(ws);
+	free(newrun);
+	free(mpath);
+	free(defout);
+	return rc;
 }

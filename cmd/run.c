@@ -107,6 +107,7 @@ int cmdrun(int argc, char **argv)
 		}
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
+	o.overrides = &models;
 	char *rundir = NULL;
 	rc = runmanifest(&m, &o, &rundir, &e);
 	if (rundir)

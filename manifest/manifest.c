@@ -760,7 +760,7 @@ static void defaults(struct manifest *m)
 	m->snapshot.threads = 0;
 }
 
-static int parse(struct manifest *m, struct ydoc *y, struct err *e)
+static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, struct err *e)
 {
 	yaml_node_t *root = yroot(y), *v;
 	struct ypair p;
@@ -776,7 +776,10 @@ static int parse(struct manifest *m, struct ydoc *y, struct err *e)
 	if ((v = yget(y, root, "name")) && ystr(y, v, &m->name) < 0)
 		return -1;
 	char *ws = NULL;
-	if ((v = yget(y, root, "workspace"))) {
+	if (wsoverride) {
+		if (existing(y, root, ".", wsoverride, 1, &m->workspace) < 0)
+			return -1;
+	} else if ((v = yget(y, root, "workspace"))) {
 		if (ystr(y, v, &ws) < 0 || existing(y, v, m->dir, ws, 1, &m->workspace) < 0) {
 			free(ws);
 			return -1;
@@ -839,6 +842,13 @@ int manifestload(struct manifest *m, const char *path, struct err *e)
 
 int manifestloadset(struct manifest *m, const char *path, const struct strv *sets, struct err *e)
 {
+	struct loadopts o = {.sets = sets};
+	return manifestloadopts(m, path, &o, e);
+}
+
+int manifestloadopts(struct manifest *m, const char *path, const struct loadopts *o, struct err *e)
+{
+	const struct strv *sets = o->sets;
 	struct ydoc y;
 	struct buf text = {0};
 	memset(m, 0, sizeof *m);
@@ -851,7 +861,7 @@ int manifestloadset(struct manifest *m, const char *path, const struct strv *set
 		buffree(&text);
 		return -1;
 	}
-	int rc = parse(m, &y, e);
+	int rc = parse(m, &y, o->workspace, e);
 	if (rc < 0 && e->code == 0)
 		e->code = 2;
 	yfree(&y);

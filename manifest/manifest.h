@@ -138,6 +138,13 @@ struct manifest {
 int manifestload(struct manifest *m, const char *path, struct err *e);
 /* The same with inputs (KEY=VALUE strings from --set) for ${{ inputs.KEY }}. */
 int manifestloadset(struct manifest *m, const char *path, const struct strv *sets, struct err *e);
+
+struct loadopts {
+	const struct strv *sets; /* KEY=VALUE inputs */
+	const char *workspace;   /* use this folder instead of the manifest's workspace (replay) */
+};
+/* The same with every option. */
+int manifestloadopts(struct manifest *m, const char *path, const struct loadopts *o, struct err *e);
 /* Deep-copy a sandbox configuration (dst is overwritten, not freed). */
 void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);

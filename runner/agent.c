@@ -316,6 +316,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		jr->res->usage.reasoning += r->usage.reasoning;
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
+		jr->res->diverged |= me.code == 4;
 	}
 	exchangefree(&x);
 	if (evadd(jr->ev, "model_response", ev, e) < 0)
@@ -445,6 +446,16 @@ static int writeoutput(struct jobrun *jr, struct err *e)
 	return rc;
 }
 
+static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
+{
+	char *events = xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id);
+	int rc = llmreplayopen(&jr->llm, md, events, jr->rs->live, jr->rs->sec, e);
+	free(events);
+	if (rc < 0 && e->code != 2)
+		jr->res->diverged = 1;
+	return rc;
+}
+
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
 	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1};
@@ -472,8 +483,10 @@ int agentrun(struct runstate *rs, const struct job *j, const char *input, struct
 		jr.wsfd = open(rs->m->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (jr.wsfd < 0)
 			fail(&jr, JOB_FAILED, "workspace %s: %s", rs->m->workspace, strerror(errno));
-		else if (llmopen(&jr.llm, md, rs->sec, &je) < 0)
+		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
+		else if (rs->replay && replayllm(&jr, md, &je) < 0)
+			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
 		else
 			rc = loop(&jr, e);
 	}

@@ -17,7 +17,9 @@ struct runstate {
 	struct rundir *rd;
 	struct snap *snap;
 	struct secrets *sec;
-	int step; /* the last step number given out; steps count from 1 across the run */
+	int step;           /* the last step number given out; steps count from 1 across the run */
+	const char *replay; /* replay: the run directory whose model replies are served */
+	int live;           /* replay: the live model takes over where the record ends */
 };
 
 struct jobresult {
@@ -28,6 +30,7 @@ struct jobresult {
 	char error[1024];
 	char head[65];   /* digest of the last event line */
 	int64_t events;  /* number of events written */
+	int diverged;    /* replay: a request did not match the record */
 };
 
 /* Run one job on input (its expanded input) to its end; the status says how it went. Returns -1 only when its artifacts

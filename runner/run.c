@@ -64,8 +64,9 @@ static cJSON *usagejson(const struct usage *u)
 	return o;
 }
 
-static int writerunjson(struct rundir *rd, const struct manifest *m, const char *started, const int *sel,
-                        struct jobresult *res, const char *status, struct err *e)
+static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
+                        const struct secrets *sec, const char *started,
+                        const int *sel, struct jobresult *res, const char *status, struct err *e)
 {
 	char now[32], hex[65];
 	utcnow(now);
@@ -83,6 +84,18 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const char 
 	if (m->name)
 		cJSON_AddStringToObject(mj, "name", m->name);
 	cJSON_AddStringToObject(r, "workspace", m->workspace);
+	cJSON *in = cJSON_AddObjectToObject(r, "inputs");
+	for (size_t i = 0; i < m->sets.n; i++) {
+		char *k = xstrdup(m->sets.v[i]), *eq = strchr(k, '=');
+		*eq = 0;
+		cJSON_AddStringToObject(in, k, eq + 1);
+		free(k);
+	}
+	cJSON *ov = cJSON_AddArrayToObject(r, "model_overrides");
+	for (size_t i = 0; o->overrides && i < o->overrides->n; i++)
+		cJSON_AddItemToArray(ov, cJSON_CreateString(o->overrides->v[i]));
+	if (o->replay)
+		cJSON_AddStringToObject(r, "replay_of", o->replay);
 	cJSON_AddStringToObject(r, "started", started);
 	cJSON_AddStringToObject(r, "ended", now);
 	cJSON_AddStringToObject(r, "status", status);
@@ -100,6 +113,8 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const char 
 		cJSON_AddNumberToObject(j, "turns", jr->turns);
 		cJSON_AddNumberToObject(j, "steps", jr->steps);
 		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
+		if (jr->diverged)
+			cJSON_AddTrueToObject(j, "diverged");
 		if (jr->events) {
 			cJSON_AddNumberToObject(j, "events", (double)jr->events);
 			cJSON_AddStringToObject(j, "events_head", jr->head);
@@ -110,8 +125,12 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const char 
 		total.reasoning += jr->usage.reasoning;
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
-	char *text = cJSON_Print(r);
+	char *raw = cJSON_Print(r);
 	cJSON_Delete(r);
+	char *masked = secretsmask(sec, raw);
+	char *text = masked ? masked : raw;
+	if (masked)
+		free(raw);
 	char *path = pathjoin(rd->path, "run.json");
 	struct buf b = {0};
 	bufprintf(&b, "%s\n", text);
@@ -126,7 +145,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 {
 	struct rundir rd;
 	struct secrets sec = {0};
-	struct runstate rs = {.m = m, .rd = &rd, .sec = &sec};
+	struct runstate rs = {.m = m, .rd = &rd, .sec = &sec, .replay = o->replay, .live = o->live};
 	char started[32];
 	int *sel = xcalloc(m->njobs, sizeof *sel);
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);
@@ -205,7 +224,7 @@ seal:;
 	}
 	if (rd.path) {
 		const char *status = rc < 0 ? "error" : exitcode == 0 ? "succeeded" : exitcode == 3 ? "aborted" : "failed";
-		if (writerunjson(&rd, m, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
+		if (writerunjson(&rd, m, o, &sec, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;

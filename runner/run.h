@@ -5,8 +5,11 @@
 #include "../manifest/manifest.h"
 
 struct runopts {
-	const char *outdir; /* where run directories are made */
-	struct strv jobs;   /* --job selections (with what they need), empty = all */
+	const char *outdir;           /* where run directories are made */
+	struct strv jobs;             /* --job selections (with what they need), empty = all */
+	const struct strv *overrides; /* --model NAME=SPEC given, recorded in run.json */
+	const char *replay;           /* replay: the run whose recorded model replies are served */
+	int live;                     /* replay: the live model takes over where the record ends */
 };
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,

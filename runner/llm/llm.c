@@ -7,6 +7,7 @@
 #include "../tools.h"
 #include "http.h"
 #include "llm.h"
+#include "../../artifacts/events.h"
 
 /* The key an official SDK would read when the manifest names none: only for the provider's own
  * endpoint, so a key is never sent to a base_url nobody gave it for. */
@@ -284,7 +285,12 @@ int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct 
 {
 	memset(r, 0, sizeof *r);
 	memset(x, 0, sizeof *x);
-	int rc = l->ops->complete ? l->ops->complete(l, c, r, x, e) : httpcomplete(l, c, r, x, e);
+	int rc = 1;
+	if (l->record && !l->live)
+		rc = replaycomplete(l, c, r, x, e);
+	if (rc == 1)
+		rc = l->ops->complete ? l->ops->complete(l, c, r, x, e) : httpcomplete(l, c, r, x, e);
+	l->turns++;
 	if (!x->digest[0] && l->ops->complete)
 		llmdigest(l, c, x->digest, NULL);
 	if (rc < 0)
@@ -325,6 +331,7 @@ void llmclose(struct llm *l)
 {
 	if (!l)
 		return;
+	evrclose(l->record);
 	free(l->apikey);
 	l->ops->free(l);
 }

@@ -55,6 +55,7 @@ struct exchange {
 	cJSON *errors;   /* one entry per failed attempt: {attempt, status, error, wait_ms} */
 };
 
+struct evreader;
 struct llm;
 struct llmops {
 	/* HTTP providers: the request for a chat (url, extra headers, body), and a 2xx body parsed. */
@@ -71,8 +72,17 @@ struct llm {
 	char *apikey;
 	const struct secrets *sec; /* masked out of every error message; may be NULL */
 	int64_t maxout;            /* cap on output tokens the caller may set (what max_tokens leaves); 0 = none */
+	int turns;                 /* requests answered so far (kept by llmcomplete) */
+	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
+	int canlive;               /* replay: may the model take over when the record ends or diverges */
+	int live;                  /* replay: it did */
 };
 
+/* Open a client that serves the replies recorded in a job's event log (no key, no network); a
+ * request that does not match the record fails with code 4 (a divergence). With live, the model
+ * itself takes over from the end of the record or the first divergence (needs its key). */
+int llmreplayopen(struct llm **l, const struct model *m, const char *events, int live, struct secrets *sec,
+                  struct err *e);
 /* Open a client for a model; reads the API key from its api_key_env and adds it to sec. */
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e);
 /* Ask for the next reply; retries transient failures as the official SDKs do. */
@@ -97,6 +107,9 @@ int llmretryable(int status, int shouldretry);
 /* Milliseconds to wait before retry n (0-based): the server's retryms when 0 < it <= 60 s,
  * else min(0.5 * 2^n, 8) s less up to 25% jitter; r01 is a random number in [0, 1). */
 int64_t llmbackoff(int64_t retryms, int n, double r01);
+
+/* Replay: serve the next recorded reply (replay.c); 1 when the live model must answer instead. */
+int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 
 /* Backends. */
 int openaiopen(struct llm **l, const struct model *m, struct err *e);

@@ -5,21 +5,12 @@
 
 struct scripted {
 	struct llm base;
-	int turn;
 };
 
-static int complete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
+/* A scripted reply, {text?, tool_calls?}, as a model reply; ids follow the turn number. */
+static int parse(struct llm *l, const cJSON *reply, struct llmreply *r, struct err *e)
 {
-	struct scripted *s = (struct scripted *)l;
-	const cJSON *reply = cJSON_GetArrayItem(l->model->replies, s->turn);
-	x->attempts = 1;
-	x->request = cJSON_CreateObject();
-	cJSON_AddNumberToObject(x->request, "turn", s->turn + 1);
-	cJSON_AddNumberToObject(x->request, "messages", cJSON_GetArraySize(c->messages));
-	if (!reply)
-		return errf(e, "model '%s': the scripted replies ran out after %d turns", l->model->name, s->turn);
-	x->response = cJSON_Duplicate(reply, 1);
-	s->turn++;
+	(void)e;
 	const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(reply, "text"));
 	r->text = text ? xstrdup(text) : NULL;
 	const cJSON *calls = cJSON_GetObjectItem(reply, "tool_calls"), *tc;
@@ -29,9 +20,10 @@ static int complete(struct llm *l, const struct chat *c, struct llmreply *r, str
 	{
 		struct llmcall *call = &r->calls[r->ncalls];
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(tc, "id"));
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(tc, "name"));
 		const cJSON *args = cJSON_GetObjectItem(tc, "arguments");
-		call->id = id ? xstrdup(id) : xasprintf("call_%d_%zu", s->turn, r->ncalls + 1);
-		call->name = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(tc, "name")));
+		call->id = id ? xstrdup(id) : xasprintf("call_%d_%zu", l->turns + 1, r->ncalls + 1);
+		call->name = xstrdup(name ? name : "");
 		call->args = args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject();
 		call->rawargs = cJSON_PrintUnformatted(call->args);
 		r->ncalls++;
@@ -41,12 +33,23 @@ static int complete(struct llm *l, const struct chat *c, struct llmreply *r, str
 	return 0;
 }
 
+static int complete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
+{
+	(void)c;
+	const cJSON *reply = cJSON_GetArrayItem(l->model->replies, l->turns);
+	x->attempts = 1;
+	if (!reply)
+		return errf(e, "model '%s': the scripted replies ran out after %d turns", l->model->name, l->turns);
+	x->response = cJSON_Duplicate(reply, 1);
+	return parse(l, reply, r, e);
+}
+
 static void sfree(struct llm *l)
 {
 	free(l);
 }
 
-static const struct llmops ops = {NULL, NULL, complete, sfree};
+static const struct llmops ops = {NULL, parse, complete, sfree};
 
 int scriptedopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# replay: a night against the mock model rerun offline with no server and no key; a changed
+# workspace makes it diverge at the step that reads it.
+source "$(dirname "$0")/lib.sh"
+
+mock() {  # mock SCRIPT_JSON: starts the server, sets PORT and MOCKLOG
+	printf '%s' "$1" > "$T/script.json"
+	MOCKLOG=$T/mock.log; : > "$MOCKLOG"; rm -f "$T/port"
+	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$MOCKLOG" & MOCKPID=$!
+	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	PORT=$(cat "$T/port")
+}
+mkdir -p "$T/proj/ws"
+printf 'one\ntwo\nthree\n' > "$T/proj/ws/notes.txt"
+mock '[{"openai_calls": [["read_file", {"path": "notes.txt"}]]},
+       {"openai_calls": [["shell", {"command": "wc -l notes.txt"}], ["shell", {"command": "rm notes.txt"}]]},
+       {"openai_calls": [["write_file", {"path": "reports/r.md", "content": "three lines\n"}]]},
+       {"openai_calls": [["final_result", {"lines": 3}]]}]'
+cat > "$T/proj/m.yaml" <<YAML
+version: 1
+workspace: ws
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$PORT/v1", model: mock-1, api_key_env: MOCK_KEY, retries: 0 }
+workers:
+  w:
+    instructions: Count the lines of the notes.
+    tools: [shell, read_file, write_file]
+    approval:
+      rules:
+        - { tool: read_file, decision: allow }
+        - { tool: write_file, path: "reports/**", decision: allow }
+        - { tool: shell, command: "wc *", decision: allow }
+    output: { type: object, required: [lines], properties: { lines: { type: integer } } }
+jobs:
+  j: { worker: w, input: "Count.", files: [reports/r.md] }
+YAML
+export MOCK_KEY=sk-replay-test-key
+run=$("$NS" run "$T/proj/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "the night runs against the mock" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+kill $MOCKPID; wait $MOCKPID 2>/dev/null
+unset MOCK_KEY
+
+new=$("$NS" replay "$run" --out "$T/replays" 2>"$T/err"); rc=$?
+expect_rc "replay with the server stopped and no key: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+expect_grep "replay says it matched" "replay matches the record" "$T/err"
+check "identical output.json" cmp "$run/jobs/j/output.json" "$new/jobs/j/output.json"
+check "identical declared files" cmp "$run/jobs/j/files/reports/r.md" "$new/jobs/j/files/reports/r.md"
+expect_eq "run.json names the run it replays" "$run" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["replay_of"])' "$new/run.json")"
+check "the replay run verifies" "$NS" audit "$new" --verify
+expect_eq "the tools really ran: same decisions in the replay" \
+	"$("$NS" audit "$run" --json | python3 -c 'import json,sys; print([(c["tool"], c["decision"], c["exit_code"]) for c in map(json.loads, sys.stdin)])')" \
+	"$("$NS" audit "$new" --json | python3 -c 'import json,sys; print([(c["tool"], c["decision"], c["exit_code"]) for c in map(json.loads, sys.stdin)])')"
+
+# Change the file the first step reads, inside the first layer (keeping SHA256SUMS consistent).
+cp -r "$run" "$T/edited"
+mkdir "$T/layer" && tar --zstd -xf "$T/edited/snapshots/0001.tar.zst" -C "$T/layer"
+echo four >> "$T/layer/notes.txt"
+(cd "$T/layer" && tar --zstd -cf "$T/edited/snapshots/0001.tar.zst" *)
+(cd "$T/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" replay "$T/edited" --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "a changed workspace: exit 4" 4 "$rc"
+expect_grep "the divergence names the step that read it" "replay diverged: job j, step 1: other output" "$T/err"
+
+"$NS" replay "$T/nowhere" 2>"$T/err"; rc=$?
+expect_rc "a missing run: usage error" 2 "$rc"
+"$NS" replay 2>"$T/err"; rc=$?
+expect_rc "no run: usage error" 2 "$rc"
+done_tests
