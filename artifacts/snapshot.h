@@ -2,6 +2,7 @@
 #ifndef NS_SNAPSHOT_H
 #define NS_SNAPSHOT_H
 
+#include <locale.h>
 #include <stdint.h>
 #include "../manifest/manifest.h"
 
@@ -27,7 +28,20 @@ int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err
 void snapclose(struct snap *s);
 void snapinfofree(struct snapinfo *i);
 
-/* Restore rundir's layers up to step (a number, or 0 for end) into to; verifies SHA256SUMS. */
+/* Restore the workspace as before step (layers 0001..step), or after the last (step 0: end), into
+ * to: made if missing, emptied first when force, else it must be empty. rundir is a run directory
+ * or a .tar.zst of one. Every layer must be in rundir/SHA256SUMS; its digest is checked as it is
+ * read. Set-id bits are dropped. Errors: code 2 bad input (nothing written), 4 a layer not listed,
+ * not matching its digest or not a valid layer, 1 the rest. The process works in `to` meanwhile. */
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e);
+
+/* The layer format, for readers: a whiteout is an empty file ".wh.NAME" (remove NAME) or
+ * ".wh..wh..opq" (empty the directory) carrying the pax attribute SCHILY.xattr.<this> with the
+ * value "file" or "opaque"; without it, such a name is an ordinary file. */
+#define SNAPWHITEOUT "nightshift.whiteout"
+/* Pin the calling thread's locale to C.UTF-8, as libarchive must see it for layers; returns what
+ * snapunpin takes to put it back. */
+locale_t snappin(void);
+void snapunpin(locale_t old);
 
 #endif

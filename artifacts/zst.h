@@ -15,7 +15,8 @@ enum {
 };
 
 /* Create path (mode 0644) as a zstd stream at level with threads worker threads (0 = compress in
- * the calling thread); ZSTW_APPEND keeps what the file holds and adds new frames after it. */
+ * the calling thread; jobs of at most 4 MiB each); ZSTW_APPEND keeps what the file holds and adds
+ * new frames after it. */
 int zstwopen(struct zstw **w, const char *path, int level, int threads, int flags, struct err *e);
 /* Compress n bytes into the stream. */
 int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e);

@@ -1,0 +1,133 @@
+/* snapdrive: drives artifacts/snapshot for bench/snapshot.sh and tests/e2e/snapshot.sh.
+ *
+ *   snapdrive steps WS RUN [--level L] [--threads T] [--exclude GLOB]... [-- CMD...]
+ *       layer 0001 before CMD 1, 0002 before CMD 2, ..., one more after the last, then end;
+ *       each CMD runs with `sh -c` in WS; writes RUN/SHA256SUMS; one line per layer on stdout.
+ *   snapdrive restore RUN N|end DIR [--force]
+ *       snaprestore(); prints the time taken.
+ * Both print "rss_kb N" (peak resident set) last. Built by the scripts against libnightshift.a. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "../artifacts/snapshot.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void rss(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("rss_kb %ld\n", ru.ru_maxrss);
+}
+
+static int layer(struct snap *s, const char *name, int full, FILE *sums, struct err *e)
+{
+	struct snapinfo i;
+	double t = now();
+	int rc = full ? snapfull(s, name, &i, e) : snaptake(s, name, &i, e);
+	t = now() - t;
+	if (rc < 0) {
+		snapinfofree(&i);
+		return -1;
+	}
+	printf("layer %s ms %.1f bytes %lld full %d added %zu changed %zu deleted %zu entries %zu tree %lld skipped %zu\n",
+	       name, t, (long long)i.bytes, i.full, i.added, i.changed, i.deleted, i.entries, (long long)i.treebytes,
+	       i.skipped.n);
+	fprintf(sums, "%s  snapshots/%s.tar.zst\n", i.sha256, name);
+	snapinfofree(&i);
+	return 0;
+}
+
+static int steps(int argc, char **argv)
+{
+	if (argc < 4)
+		return 2;
+	const char *ws = argv[2], *run = argv[3];
+	struct snapconf c = {.level = 3, .threads = 0};
+	int i = 4;
+	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (i + 1 >= argc)
+			return 2;
+		if (strcmp(argv[i], "--level") == 0)
+			c.level = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--threads") == 0)
+			c.threads = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--exclude") == 0)
+			strvadd(&c.exclude, argv[++i]);
+		else
+			return 2;
+	}
+	char **cmds = i < argc ? argv + i + 1 : argv + argc;
+	int ncmds = (int)(argv + argc - cmds);
+	struct err e = {0};
+	char *dir = xasprintf("%s/snapshots", run);
+	struct snap *s;
+	if (snapopen(&s, ws, &c, dir, &e) < 0) {
+		fprintf(stderr, "snapdrive: %s\n", e.msg);
+		return 1;
+	}
+	char *sumpath = xasprintf("%s/SHA256SUMS", run);
+	FILE *sums = fopen(sumpath, "w");
+	int rc = sums ? 0 : -1;
+	for (int k = 0; rc == 0 && k <= ncmds; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "%04d", k + 1);
+		rc = layer(s, name, 0, sums, &e);
+		if (rc == 0 && k < ncmds) {
+			char *cmd = xasprintf("cd '%s' && %s", ws, cmds[k]);
+			if (system(cmd) != 0)
+				fprintf(stderr, "snapdrive: command failed: %s\n", cmds[k]);
+			free(cmd);
+		}
+	}
+	if (rc == 0)
+		rc = layer(s, "end", 1, sums, &e);
+	if (sums && fclose(sums) != 0)
+		rc = -1;
+	if (rc < 0)
+		fprintf(stderr, "snapdrive: %s\n", e.msg[0] ? e.msg : "cannot write SHA256SUMS");
+	snapclose(s);
+	strvfree(&c.exclude);
+	free(dir);
+	free(sumpath);
+	rss();
+	return rc < 0;
+}
+
+static int restore(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	int step = strcmp(argv[3], "end") == 0 ? 0 : atoi(argv[3]);
+	int force = argc > 5 && strcmp(argv[5], "--force") == 0;
+	struct err e = {0};
+	double t = now();
+	if (snaprestore(argv[2], step, argv[4], force, &e) < 0) {
+		fprintf(stderr, "snapdrive: %s\n", e.msg);
+		return e.code ? e.code : 1;
+	}
+	printf("restore ms %.1f\n", now() - t);
+	rss();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = 2;
+	if (argc > 1 && strcmp(argv[1], "steps") == 0)
+		rc = steps(argc, argv);
+	else if (argc > 1 && strcmp(argv[1], "restore") == 0)
+		rc = restore(argc, argv);
+	if (rc == 2)
+		fprintf(stderr, "usage: snapdrive steps WS RUN [--level L] [--threads T] [--exclude G]... [-- CMD...]\n"
+		                "       snapdrive restore RUN N|end DIR [--force]\n");
+	return rc;
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# snapshot: workspace layers on a tree of >= 300 MB and >= 15,000 files copied from system files,
+# against GNU tar and the zstd CLI measured in the same run, best of $SNAP_BENCH_REPS (3):
+#   full snapshot           vs  tar -cf - . | zstd -1 -T1        (equal settings: level 1, 1 thread)
+#   unchanged tree          vs  our full snapshot                 (target <= 0.03x)
+#   after changing 10 files vs  our full snapshot
+#   restore of the last step (layers 0001..0003)  vs  tar -xf of a full tar   (target <= 1.5x)
+#   peak RSS of the driver                                         (target <= 64 MB)
+# plus the manifest's default settings (level 3, threads 0) against tar | zstd -3 -T0.
+# Timings of ours are taken around the library calls by bench/snapdrive.c; the peer's around
+# the whole pipeline (its start-up, a few ms, included). The page cache is warm for both.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+reps=${SNAP_BENCH_REPS:-3}
+tmp=$(mktemp -d /tmp/ns-bench-snap.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+lib=""
+[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
+if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
+	lib="$tmp/build/libnightshift.a"
+fi
+pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
+cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/snapdrive" "$here/snapdrive.c" "$lib" \
+	$(pkg-config --libs $pkgs) -lpthread
+
+# The tree: headers, then other shared files, then larger libraries, until both floors are met.
+tree=$tmp/tree
+mkdir -p "$tree"
+{
+	find /usr/include -type f -printf '%s %p\n' 2>/dev/null | LC_ALL=C sort -k2
+	find /usr/share -type f -printf '%s %p\n' 2>/dev/null | LC_ALL=C sort -k2 | head -n 9000
+	find /usr/lib -type f -size +64k -size -16M -printf '%s %p\n' 2>/dev/null | LC_ALL=C sort -k2
+} | awk '{ if (n >= 16000 && b >= 320000000) exit; n++; b += $1; sub(/^[0-9]+ /, ""); print }' >"$tmp/list"
+tar -cf - --files-from="$tmp/list" 2>/dev/null | tar -C "$tree" -xf -
+files=$(find "$tree" -type f | wc -l)
+mb=$(du -sm "$tree" | cut -f1)
+echo "== snapshot: tree of $mb MB, $files files ($(find "$tree" | wc -l) entries) from /usr; best of $reps"
+if [ "$files" -lt 15000 ] || [ "$mb" -lt 300 ]; then
+	echo "SKIPPED snapshot bench: this system's /usr gives only $mb MB and $files files"
+	exit 0
+fi
+
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+min() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+change10='find usr/include -name "*.h" | LC_ALL=C sort | head -n 10 | while read -r f; do echo "/* x */" >> "$f"; done'
+
+peerfull="" peerdef="" peerx="" peerzx=""
+for i in $(seq "$reps"); do
+	sync
+	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -1 -T1 -q >"$tmp/peer.tar.zst"; peerfull=$(min "$peerfull" "$(ms "$t")")
+	sync
+	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -3 -T0 -q >"$tmp/peer3.tar.zst"; peerdef=$(min "$peerdef" "$(ms "$t")")
+done
+tar -cf "$tmp/peer.tar" -C "$tree" .
+
+full="" unch="" ch10="" rss=0 bytes=0 bytes10=0 bytes0=0
+for i in $(seq "$reps"); do
+	rm -rf "$tmp/run"
+	sync
+	"$tmp/snapdrive" steps "$tree" "$tmp/run" --level 1 --threads 1 -- true "$change10" >"$tmp/out"
+	full=$(min "$full" "$(awk '$2 == "0001" { printf "%d", $4 }' "$tmp/out")")
+	unch=$(min "$unch" "$(awk '$2 == "0002" { printf "%d", $4 }' "$tmp/out")")
+	ch10=$(min "$ch10" "$(awk '$2 == "0003" { printf "%d", $4 }' "$tmp/out")")
+	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/out"); [ "$r" -gt "$rss" ] && rss=$r
+	bytes=$(awk '$2 == "0001" { print $6 }' "$tmp/out")
+	bytes0=$(awk '$2 == "0002" { print $6 }' "$tmp/out")
+	bytes10=$(awk '$2 == "0003" { print $6 }' "$tmp/out")
+done
+grep -q 'changed 10 ' "$tmp/out" || echo "note: the last layer did not see exactly 10 changed files: $(grep 0003 "$tmp/out")"
+
+ours_x="" rrss=0
+for i in $(seq "$reps"); do
+	rm -rf "$tmp/x"; sync
+	"$tmp/snapdrive" restore "$tmp/run" 3 "$tmp/x" >"$tmp/rout"
+	ours_x=$(min "$ours_x" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
+	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/rout"); [ "$r" -gt "$rrss" ] && rrss=$r
+	rm -rf "$tmp/y"; mkdir "$tmp/y"; sync
+	t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$tmp/y"; peerx=$(min "$peerx" "$(ms "$t")")
+	rm -rf "$tmp/y"; mkdir "$tmp/y"; sync
+	t=$(date +%s%N); tar --zstd -xf "$tmp/peer.tar.zst" -C "$tmp/y"; peerzx=$(min "$peerzx" "$(ms "$t")")
+done
+diff -r "$tmp/x" "$tree" >/dev/null && same=yes || same=NO
+
+def="" defunch="" dbytes=0 drss=0
+for i in $(seq "$reps"); do
+	rm -rf "$tmp/rund"; sync
+	"$tmp/snapdrive" steps "$tree" "$tmp/rund" -- true >"$tmp/dout"
+	def=$(min "$def" "$(awk '$2 == "0001" { printf "%d", $4 }' "$tmp/dout")")
+	defunch=$(min "$defunch" "$(awk '$2 == "0002" { printf "%d", $4 }' "$tmp/dout")")
+	dbytes=$(awk '$2 == "0001" { print $6 }' "$tmp/dout")
+	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/dout"); [ "$r" -gt "$drss" ] && drss=$r
+done
+
+psize=$(stat -c %s "$tmp/peer.tar.zst")
+p3size=$(stat -c %s "$tmp/peer3.tar.zst")
+printf '%-44s %8s %8s %8s  %s\n' "" "ours ms" "peer ms" "ratio" "target"
+printf '%-44s %8d %8d %8s  %s\n' "full, level 1, 1 thread (vs tar|zstd -1 -T1)" "$full" "$peerfull" "$(ratio "$full" "$peerfull")" "<= 1.0"
+printf '%-44s %8d %8d %8s  %s\n' "unchanged tree (vs our full)" "$unch" "$full" "$(ratio "$unch" "$full")" "<= 0.03"
+printf '%-44s %8d %8d %8s\n' "after changing 10 files (vs our full)" "$ch10" "$full" "$(ratio "$ch10" "$full")"
+printf '%-44s %8d %8d %8s  %s\n' "restore step 3 (vs tar -xf full.tar)" "$ours_x" "$peerx" "$(ratio "$ours_x" "$peerx")" "<= 1.5"
+printf '%-44s %8d %8d %8s\n' "restore step 3 (vs tar --zstd -xf)" "$ours_x" "$peerzx" "$(ratio "$ours_x" "$peerzx")"
+printf '%-44s %8d %8d %8s\n' "full, defaults: level 3, threads 0 (vs -3 -T0)" "$def" "$peerdef" "$(ratio "$def" "$peerdef")"
+printf '%-44s %8d %8d %8s\n' "unchanged, defaults (vs our full)" "$defunch" "$def" "$(ratio "$defunch" "$def")"
+echo "sizes: full layer $bytes bytes (peer $psize), unchanged layer $bytes0, 10 changed files $bytes10;" \
+	"defaults $dbytes (peer -3: $p3size)"
+echo "peak RSS: snapshots $((rss / 1024)) MB, restore $((rrss / 1024)) MB, defaults $((drss / 1024)) MB (target <= 64 MB);" \
+	"restored tree equals the workspace: $same"
