@@ -26,20 +26,31 @@ static void freecall(struct call *c)
 	memset(c, 0, sizeof *c);
 }
 
-static cJSON *readev(struct stream *s, struct err *e, int *rc)
+/* The next event that matters for calls: a decision or a tool_result (parsed), or any other
+ * (*other set, not parsed: it only ends the call before it). NULL at the end. */
+static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 {
+	const char *line;
+	size_t len;
+	*other = 0;
 	if (s->pending) {
 		cJSON *p = s->pending;
 		s->pending = NULL;
 		*rc = 1;
 		return p;
 	}
-	const char *line;
-	size_t len;
 	for (;;) {
 		*rc = evrnext(s->r, &line, &len, e);
 		if (*rc != 1)
 			return NULL;
+		long seq;
+		char type[32], prev[65];
+		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "tool_result") != 0) {
+			if (strcmp(type, "snapshot") == 0)
+				continue;
+			*other = 1;
+			return NULL;
+		}
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		if (ev)
 			return ev;
@@ -60,12 +71,12 @@ static double num(const cJSON *o, const char *k)
 /* Read the stream's next call: a decision, and its tool_result if one follows. */
 static int fill(struct stream *s, struct err *e)
 {
-	int rc;
+	int rc, other;
 	cJSON *ev;
 	freecall(&s->cur);
 	s->have = 0;
-	while ((ev = readev(s, e, &rc))) {
-		const char *type = str(ev, "type");
+	while ((ev = readev(s, &other, e, &rc)) || other) {
+		const char *type = ev ? str(ev, "type") : NULL;
 		if (!s->have) {
 			if (type && strcmp(type, "decision") == 0) {
 				struct call *c = &s->cur;
@@ -84,10 +95,6 @@ static int fill(struct stream *s, struct err *e)
 			cJSON_Delete(ev);
 			continue;
 		}
-		if (type && strcmp(type, "snapshot") == 0) {
-			cJSON_Delete(ev);
-			continue;
-		}
 		if (type && strcmp(type, "tool_result") == 0 && (int)num(ev, "step") == s->cur.step) {
 			s->cur.result = ev;
 			s->cur.has_result = 1;
@@ -95,7 +102,10 @@ static int fill(struct stream *s, struct err *e)
 			s->cur.duration_ms = (int64_t)num(ev, "duration_ms");
 			return 1;
 		}
-		s->pending = ev;
+		if (type && strcmp(type, "decision") == 0)
+			s->pending = ev; /* the next call starts here */
+		else
+			cJSON_Delete(ev);
 		return 1;
 	}
 	if (rc < 0)

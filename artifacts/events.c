@@ -123,6 +123,34 @@ int evclose(struct evlog *l, struct err *e)
 	return rc;
 }
 
+int evfields(const char *line, size_t len, long *seq, char type[32], char prev[65])
+{
+	const char *p = line, *end = line + len;
+	if (len < 40 || strncmp(p, "{\"seq\":", 7) != 0)
+		return 0;
+	p += 7;
+	char *q;
+	*seq = strtol(p, &q, 10);
+	if (q == p || q >= end || strncmp(q, ",\"time\":\"", 9) != 0)
+		return 0;
+	p = memchr(q + 9, '"', end - q - 9);
+	if (!p || end - p < 10 || strncmp(p, "\",\"type\":\"", 10) != 0)
+		return 0;
+	p += 10;
+	const char *t = p;
+	while (p < end && *p != '"' && *p != '\\' && p - t < 31)
+		p++;
+	if (p >= end || *p != '"')
+		return 0;
+	memcpy(type, t, p - t);
+	type[p - t] = 0;
+	if (end - p < 11 + 64 || strncmp(p, "\",\"prev\":\"", 10) != 0 || p[10 + 64] != '"')
+		return 0;
+	memcpy(prev, p + 10, 64);
+	prev[64] = 0;
+	return 1;
+}
+
 struct evreader {
 	int fd;
 	ZSTD_DCtx *z;

@@ -28,5 +28,8 @@ int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e);
 /* Whether the file ended inside a zstd frame or mid-line. */
 int evrtruncated(const struct evreader *r);
 void evrclose(struct evreader *r);
+/* The leading fields of a line as evadd writes it, {"seq":N,"time":"..","type":"T","prev":"H",..},
+ * read without a full parse; 0 when the line does not start that way (parse it instead). */
+int evfields(const char *line, size_t len, long *seq, char type[32], char prev[65]);
 
 #endif

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Generate a run directory with N events in one job (tool calls of every kind), hash-chained,
+zstd-compressed, with run.json and SHA256SUMS, for the audit benchmark.
+usage: genrun.py DIR N"""
+import hashlib, json, os, subprocess, sys
+
+d, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(f"{d}/jobs/big", exist_ok=True)
+os.makedirs(f"{d}/snapshots", exist_ok=True)
+prev = "0" * 64
+zst = subprocess.Popen(["zstd", "-q", "-3", "-o", f"{d}/jobs/big/events.jsonl.zst"], stdin=subprocess.PIPE)
+step = 0
+seq = 0
+kinds = ["decision", "tool_result", "model_request", "model_response"]
+out = []
+while seq < n:
+    k = kinds[seq % 4]
+    ev = {"seq": seq, "time": "2026-11-22T02:00:00.000Z", "type": k, "prev": prev}
+    if k == "decision":
+        step += 1
+        ev.update(step=step, call_id=f"c{step}", tool="shell", arguments={"command": f"git diff HEAD~{step % 7}"},
+                  commands=[f"git diff HEAD~{step % 7}"], decision="allow" if step % 5 else "deny",
+                  rule=1 if step % 5 else "default", reason="rule 1 allows it")
+    elif k == "tool_result":
+        ev.update(step=step, call_id=f"c{step}", tool="shell", exit_code=0, duration_ms=3, stdout="ok\n",
+                  stdout_sha256="a" * 64, stderr="", stderr_sha256="b" * 64)
+    elif k == "model_request":
+        ev.update(turn=seq // 4, digest="c" * 64, messages=[{"role": "tool", "content": "ok"}])
+    else:
+        ev.update(turn=seq // 4, status=200, attempts=1, response={"choices": []}, finish="tool_calls",
+                  usage={"input": 100, "output": 10, "cached": 0, "reasoning": 0})
+    line = json.dumps(ev, separators=(",", ":")).encode()
+    out.append(line + b"\n")
+    prev = hashlib.sha256(line).hexdigest()
+    seq += 1
+    if len(out) >= 10000:
+        zst.stdin.write(b"".join(out)); out = []
+zst.stdin.write(b"".join(out))
+zst.stdin.close(); zst.wait()
+run = {"nightshift": "bench", "run_id": "bench", "manifest": {"file": "m.yaml", "sha256": "0" * 64},
+       "status": "succeeded", "jobs": {"big": {"status": "succeeded", "worker": "w", "turns": n // 4, "steps": step,
+       "usage": {"input": 0, "output": 0, "cached": 0, "reasoning": 0}, "events": n, "events_head": prev}}}
+json.dump(run, open(f"{d}/run.json", "w"), indent=1)
+files = ["jobs/big/events.jsonl.zst", "run.json"]
+with open(f"{d}/SHA256SUMS", "w") as f:
+    for p in files:
+        f.write(hashlib.sha256(open(f"{d}/{p}", "rb").read()).hexdigest() + "  " + p + "\n")
