@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../manifest/manifest.h"
+#include "../runner/cancel.h"
 #include "../runner/llm/modelspec.h"
 #include "../runner/run.h"
 #include "cmd.h"
@@ -22,6 +24,30 @@ static const char runhelp[] =
 	"              [,retries=N][,max_output_tokens=N][,temperature=X]\n"
 	"exit codes: 0 all selected jobs succeeded, 1 a job failed, 2 usage or manifest error,\n"
 	"            3 an approval rule aborted a job\n";
+
+/* First SIGINT/SIGTERM: stop new work, kill running steps, seal the run. Second: leave now;
+ * what was written stays verifiable (every event line is flushed as it is written). */
+static void onsignal(int sig)
+{
+	static volatile sig_atomic_t seen;
+	(void)sig;
+	if (seen++)
+		_exit(EXIT_INTERRUPTED);
+	static const char msg[] = "nightshift: stopping: killing running steps and sealing the run (again to quit now)\n";
+	ssize_t n = write(2, msg, sizeof msg - 1);
+	(void)n;
+	cancelnow();
+}
+
+static void catchsignals(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = onsignal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
 
 /* The value of a flag that takes one, or NULL with a usage message printed. */
 static const char *flagval(int argc, char **argv, int *i)
@@ -109,6 +135,8 @@ int cmdrun(int argc, char **argv)
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
 	char *rundir = NULL;
+	cancelinit();
+	catchsignals();
 	rc = runmanifest(&m, &o, &rundir, &e);
 	if (rundir)
 		printf("%s\n", rundir);

@@ -9,6 +9,7 @@
 #include "../artifacts/events.h"
 #include "../manifest/schema.h"
 #include "agent.h"
+#include "cancel.h"
 #include "policy.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
@@ -321,6 +322,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	exchangefree(&x);
 	if (evadd(jr->ev, "model_response", ev, e) < 0)
 		return -1;
+	if (rc < 0 && cancelled)
+		return fail(jr, JOB_CANCELLED, "cancelled by a signal during turn %d", turn);
 	if (rc < 0)
 		return fail(jr, JOB_FAILED, "turn %d: %s", turn, me.msg);
 	return 0;
@@ -335,6 +338,8 @@ static int loop(struct jobrun *jr, struct err *e)
 	cJSON_AddStringToObject(u, "content", jr->input);
 	cJSON_AddItemToArray(jr->messages, u);
 	for (;;) {
+		if (cancelled)
+			return fail(jr, JOB_CANCELLED, "cancelled by a signal after %d turns", jr->res->turns), 0;
 		if (jr->res->turns >= j->max_turns)
 			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
 		if (j->max_tokens) {
@@ -374,6 +379,13 @@ static int loop(struct jobrun *jr, struct err *e)
 		int done = 0;
 		for (size_t i = 0; i < r.ncalls && !done; i++) {
 			const struct llmcall *c = &r.calls[i];
+			if (cancelled) {
+				fail(jr, JOB_CANCELLED, "cancelled by a signal at turn %d", jr->res->turns);
+				for (size_t k = i; k < r.ncalls; k++)
+					answer(jr, &r.calls[k], "not run: the run was cancelled", 1);
+				llmreplyfree(&r);
+				return 0;
+			}
 			rc = strcmp(c->name, "final_result") == 0 ? finalresult(jr, c, e) : toolcall(jr, c, e);
 			if (rc < 0) {
 				llmreplyfree(&r);

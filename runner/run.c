@@ -6,6 +6,7 @@
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
 #include "agent.h"
+#include "cancel.h"
 #include "run.h"
 
 /* Mark job i and everything it needs as selected. */
@@ -181,6 +182,11 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 			if (dr->status != JOB_SUCCEEDED && !manifestjob(m, j->needs.v[d])->continue_on_error)
 				failed = j->needs.v[d];
 		}
+		if (cancelled) {
+			res[i].status = JOB_CANCELLED;
+			snprintf(res[i].error, sizeof res[i].error, "not started: the run was cancelled");
+			continue;
+		}
 		if (failed) {
 			res[i].status = JOB_SKIPPED;
 			snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
@@ -217,13 +223,19 @@ seal:;
 	snapclose(rs.snap);
 	for (size_t k = 0; k < n; k++) {
 		enum jobstatus st = res[ord[k]].status;
-		if (st == JOB_ABORTED)
+		if (st == JOB_CANCELLED)
+			exitcode = 130;
+		else if (st == JOB_ABORTED && exitcode != 130)
 			exitcode = 3;
-		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
+		else if (st != JOB_SUCCEEDED && st != JOB_CANCELLED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
 			exitcode = 1;
 	}
 	if (rd.path) {
-		const char *status = rc < 0 ? "error" : exitcode == 0 ? "succeeded" : exitcode == 3 ? "aborted" : "failed";
+		const char *status = rc < 0          ? "error"
+		                     : exitcode == 0   ? "succeeded"
+		                     : exitcode == 130 ? "cancelled"
+		                     : exitcode == 3   ? "aborted"
+		                                       : "failed";
 		if (writerunjson(&rd, m, o, &sec, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include "capture.h"
+#include "../cancel.h"
 
 static void readone(struct capture *c, int i)
 {
@@ -30,11 +31,13 @@ int capturewait(struct capture *c, int extra, int ms, struct err *e)
 {
 	int64_t end = ms < 0 ? -1 : nowms() + ms;
 	for (int first = 1;; first = 0) {
-		struct pollfd p[3];
+		struct pollfd p[4];
 		int np = 0, left = -1;
 		for (int i = 0; i < 2; i++)
 			p[np++] = (struct pollfd){.fd = c->fd[i], .events = POLLIN};
 		p[np++] = (struct pollfd){.fd = extra, .events = POLLIN};
+		/* While waiting on a step (extra given), a stop request ends the wait as its deadline would. */
+		p[np++] = (struct pollfd){.fd = extra >= 0 ? cancelfd() : -1, .events = POLLIN};
 		if (end >= 0) {
 			int64_t d = end - nowms();
 			left = d < 0 ? 0 : (int)d;
@@ -55,6 +58,8 @@ int capturewait(struct capture *c, int extra, int ms, struct err *e)
 				readone(c, i);
 		if (p[2].fd >= 0 && p[2].revents)
 			return 1;
+		if (p[3].fd >= 0 && p[3].revents)
+			return 0;
 		if (n == 0 || (end >= 0 && nowms() >= end))
 			return 0;
 	}

@@ -13,7 +13,8 @@ struct capture {
 };
 
 /* Read what arrives for up to ms milliseconds (-1: no limit) or until fd extra
-   (-1: none) is readable. Returns 1 when extra is readable, 0 otherwise, -1 on error. */
+   (-1: none) is readable. Returns 1 when extra is readable, 0 otherwise (also at once when a
+   stop was requested, see cancel.h), -1 on error. */
 int capturewait(struct capture *c, int extra, int ms, struct err *e);
 /* Read until both pipes close or ms milliseconds pass; then close them. */
 void capturedrain(struct capture *c, int ms);

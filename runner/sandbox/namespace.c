@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -32,6 +33,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include "capture.h"
+#include "../cancel.h"
 #include "cgroup.h"
 #include "filter.h"
 #include "rootfs.h"
@@ -40,7 +42,7 @@
 #define INSIDE_ID 1000
 #define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
 
-enum { M_EXEC = 1, M_KILL, M_QUIT, M_READY, M_DONE, M_ERROR };
+enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR };
 enum { S_USERNS = 1, S_MAP, S_SETUP, S_STEP };
 
 /* Every message on the control socket starts with this; len bytes follow (command or error text). */
@@ -50,6 +52,8 @@ struct msg {
 	int32_t err;    /* M_ERROR: errno */
 	int32_t status; /* M_DONE: wait status of the shell */
 	int32_t killed; /* M_DONE: ended by M_KILL */
+	/* M_HELLO comes with init's credentials, which give nightshift its pid outside;
+	   M_MOVED answers it, err saying whether init is now in the cgroup. */
 	uint32_t len;
 };
 
@@ -167,6 +171,27 @@ static int recvmsgfds(int fd, struct msg *m, int fds[2])
 	return readfull(fd, (char *)m + r, sizeof *m - r);
 }
 
+/* Read one header and the sender's pid, when it came with credentials (else *pid is 0). */
+static int recvcreds(int fd, struct msg *m, pid_t *pid)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = {m, sizeof *m};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t r;
+	*pid = 0;
+	while ((r = recvmsg(fd, &h, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r <= 0)
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+			memcpy(&uc, CMSG_DATA(c), sizeof uc);
+			*pid = uc.pid;
+		}
+	return readfull(fd, (char *)m + r, sizeof *m - r);
+}
+
 /* Tell nightshift why set-up failed; the text follows the header. */
 static void report(int ctl, int stage, int err, const char *text)
 {
@@ -260,106 +285,112 @@ static void killall(int sfd, pid_t step, int *st)
 	}
 }
 
-/* Fork the step, straight into the cgroup where the kernel can (v2, Linux 5.7): a move
-   afterwards takes a lock that can wait for an RCU grace period, milliseconds. */
-static pid_t forkstep(const struct zyg *z, int *joined)
-{
-	*joined = 0;
-	if (z->cg.dirfd >= 0) {
-		struct {
-			uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
-		} a = {.flags = 0x200000000ull /* CLONE_INTO_CGROUP */, .exit_signal = SIGCHLD, .cgroup = (uint64_t)z->cg.dirfd};
-		long pid = syscall(SYS_clone3, &a, sizeof a);
-		if (pid >= 0) {
-			*joined = 1;
-			return (pid_t)pid;
-		}
-	}
-	return fork();
-}
+/* What init hands its step child, which shares init's memory until it execs (as
+   posix_spawn does: no page tables to copy); the child leaves why it failed here. */
+struct stepargs {
+	const struct plan *p;
+	const struct zyg *z;
+	const char *cmd;
+	int out, err;
+	const char *what; /* set when the step could not start */
+	int errnum;
+};
 
-/* The step: from init's child to /bin/sh. Errors go to errfd as text; exit 127. */
-static void stepmain(const struct plan *p, const struct zyg *z, int joined, const char *cmd, int out, int err, int errfd)
+/* The step: from init's child to /bin/sh. Init has already dropped every capability,
+   set no_new_privs and the seccomp filter; this is only the per-step part. Only
+   system calls here: the memory is init's. */
+static int stepmain(void *arg)
 {
-	char msg[256];
-	const char *what;
+	struct stepargs *a = arg;
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
 	for (int sig = 1; sig < NSIG; sig++) /* init ignores them; ignored signals would survive exec */
-		signal(sig, SIG_DFL);
+		sigaction(sig, &dfl, NULL);
 
-	what = "join the cgroup";
-	if (!joined && cgroupjoin(&z->cg) < 0)
-		goto fail;
-	what = "cgroup namespace";
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		goto fail;
-	what = "new session";
+	a->what = "new session";
 	if (setsid() < 0)
 		goto fail;
-	what = "standard descriptors";
+	a->what = "standard descriptors";
 	int null = open("/dev/null", O_RDONLY);
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+	if (null < 0 || dup2(null, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->err, 2) < 0)
 		goto fail;
-	if (errfd != 3 && dup3(errfd, 3, O_CLOEXEC) < 0)
-		goto fail;
-	errfd = 3;
-	int keep[] = {3};
-	closeexcept(keep, 1);
-	what = "chdir /workspace";
+	closeexcept(NULL, 0);
+	a->what = "chdir /workspace";
 	if (chdir("/workspace") < 0)
 		goto fail;
-
-	what = "rlimits";
-	struct rlimit zero = {0, 0};
-	if (setrlimit(RLIMIT_CORE, &zero) < 0)
-		goto fail;
-	if (z->as) {
-		struct rlimit rl = {(rlim_t)p->memory, (rlim_t)p->memory};
+	a->what = "RLIMIT_AS";
+	if (a->z->as) { /* per step: exec gives the shell a fresh address space under it */
+		struct rlimit rl = {(rlim_t)a->p->memory, (rlim_t)a->p->memory};
 		if (setrlimit(RLIMIT_AS, &rl) < 0)
 			goto fail;
 	}
+	/* When memory runs out, the OOM killer is to pick a step's process, not init. */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj >= 0) {
+		(void)!write(adj, "1000", 4);
+		close(adj);
+	}
+	char *argv[] = {"sh", "-c", (char *)a->cmd, NULL};
+	char *noenv[] = {NULL};
+	a->what = NULL;
+	execve("/bin/sh", argv, a->p->env.v ? a->p->env.v : noenv);
+	a->what = "exec /bin/sh";
+fail:
+	a->errnum = errno;
+	_exit(127);
+}
+
+/* Init's last set-up, after the file system: the cgroup namespace, limits that apply to the
+   whole namespace, then no capabilities, no_new_privs and the seccomp filter, which every
+   step inherits. Init itself needs none of what they take away. */
+static int lockdown(const struct plan *p, const struct zyg *z, int ctl, struct err *e)
+{
+	if (z->cg.version) { /* nightshift moved us while we built the file system */
+		struct msg m;
+		if (readfull(ctl, &m, sizeof m) < 0 || m.type != M_MOVED)
+			return errf(e, "no word on the cgroup");
+		if (m.err) {
+			errno = m.err;
+			return errf(e, "move into the cgroup:");
+		}
+	}
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		return errf(e, "cgroup namespace:");
+	struct rlimit zero = {0, 0};
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		return errf(e, "RLIMIT_CORE:");
 	if (z->nproc) {
 		struct rlimit rl = {(rlim_t)p->pids, (rlim_t)p->pids};
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			goto fail;
+			return errf(e, "RLIMIT_NPROC:");
 	}
-
-	/* Capabilities: lock root's special cases, empty the bounding and ambient sets, then all sets. */
-	what = "drop capabilities";
+	/* Lock root's special cases, empty the bounding and ambient sets, then every set. */
 	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 	                                 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
 	                                 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) < 0)
-		goto fail;
+		return errf(e, "securebits:");
 	for (int c = 0; c < 64; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			goto fail;
+			return errf(e, "drop capability %d from the bounding set:", c);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		goto fail;
+		return errf(e, "clear ambient capabilities:");
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2];
 	memset(data, 0, sizeof data);
 	if (syscall(SYS_capset, &hdr, data) < 0)
-		goto fail;
+		return errf(e, "drop capabilities:");
 	/* Set after the credential change, which clears it. */
-	what = "parent-death signal";
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		goto fail;
-	what = "no_new_privs";
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
+		return errf(e, "prctl:");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		goto fail;
-	what = "seccomp filter";
+		return errf(e, "no_new_privs:");
 	if (filterload(&p->filter) < 0)
-		goto fail;
-	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
-	char *noenv[] = {NULL};
-	execve("/bin/sh", argv, p->env.v ? p->env.v : noenv);
-	what = "exec /bin/sh";
-fail:
-	snprintf(msg, sizeof msg, "%s: %s", what, strerror(errno));
-	(void)!write(errfd, msg, strlen(msg));
-	_exit(127);
+		return errf(e, "seccomp filter:");
+	return 0;
 }
 
 /* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace. */
@@ -367,35 +398,29 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 {
 	char *cmd = xmalloc(req->len + 1);
 	struct msg done = {.type = M_DONE};
-	int ep[2], st = 0, exited = 0, joined;
+	int st = 0, exited = 0;
+	static char stack[64 * 1024] __attribute__((aligned(16)));
 	if (readfull(ctl, cmd, req->len) < 0) {
 		free(cmd);
 		return -1;
 	}
 	cmd[req->len] = 0;
-	if (fds[0] < 0 || fds[1] < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+	if (fds[0] < 0 || fds[1] < 0) {
 		report(ctl, S_STEP, EINVAL, "bad request");
 		free(cmd);
 		return 0;
 	}
-	pid_t pid = forkstep(z, &joined);
-	if (pid == 0)
-		stepmain(p, z, joined, cmd, fds[0], fds[1], ep[1]);
-	close(ep[1]);
+	/* We go on once the child has exec'd or died: a.what then says which. */
+	struct stepargs a = {p, z, cmd, fds[0], fds[1], NULL, 0};
+	pid_t pid = clone(stepmain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	free(cmd);
 	if (pid < 0) {
-		close(ep[0]);
-		report(ctl, S_STEP, errno, "fork the step");
+		report(ctl, S_STEP, errno, "start the step");
 		return 0;
 	}
-	/* The pipe closes at exec; anything read is why the step could not start. */
-	char why[256];
-	ssize_t n;
-	while ((n = read(ep[0], why, sizeof why - 1)) < 0 && errno == EINTR)
-		;
-	close(ep[0]);
-	if (n > 0) {
-		why[n] = 0;
+	if (a.what) {
+		char why[256];
+		snprintf(why, sizeof why, "%s: %s", a.what, strerror(a.errnum));
 		killall(sfd, pid, NULL);
 		report(ctl, S_STEP, 0, why);
 		return 0;
@@ -437,6 +462,23 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 	return writefull(ctl, &done, sizeof done);
 }
 
+/* Say hello with our credentials: the kernel gives nightshift our pid in its namespace. */
+static int hello(int ctl)
+{
+	struct msg m = {.type = M_HELLO};
+	struct ucred uc = {getpid(), getuid(), getgid()};
+	char cbuf[CMSG_SPACE(sizeof uc)];
+	struct iovec iov = {&m, sizeof m};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	memset(cbuf, 0, sizeof cbuf);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&h);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof uc);
+	memcpy(CMSG_DATA(c), &uc, sizeof uc);
+	return sendmsg(ctl, &h, MSG_NOSIGNAL) == (ssize_t)sizeof m ? 0 : -1;
+}
+
 static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 {
 	struct err e = {0};
@@ -452,6 +494,10 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		report(ctl, S_SETUP, errno, "sethostname");
 		_exit(1);
 	}
+	if (z->cg.version && hello(ctl) < 0) {
+		report(ctl, S_SETUP, errno, "hello");
+		_exit(1);
+	}
 	if (rootfsbuild(&p->fs, &e) < 0) {
 		report(ctl, S_SETUP, 0, e.msg);
 		_exit(1);
@@ -465,6 +511,13 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		report(ctl, S_SETUP, errno, "signalfd");
 		_exit(1);
 	}
+	if (lockdown(p, z, ctl, &e) < 0) {
+		report(ctl, S_SETUP, 0, e.msg);
+		_exit(1);
+	}
+	for (int i = 0; i < 3; i++)
+		if (z->cg.parent[i] >= 0)
+			close(z->cg.parent[i]);
 	struct msg ready = {.type = M_READY};
 	if (writefull(ctl, &ready, sizeof ready) < 0)
 		_exit(1);
@@ -492,6 +545,19 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 	_exit(0);
 }
 
+struct initargs {
+	const struct plan *p;
+	const struct zyg *z;
+	int ctl;
+};
+
+static int initentry(void *arg)
+{
+	struct initargs *a = arg;
+	initmain(a->p, a->z, a->ctl);
+	return 0;
+}
+
 static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 {
 	char map[64];
@@ -507,13 +573,11 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 		if (null > 2)
 			close(null);
 	}
-	int keep[5], nk = 0;
+	int keep[4], nk = 0;
 	keep[nk++] = ctl;
-	if (z->cg.dirfd >= 0)
-		keep[nk++] = z->cg.dirfd;
 	for (int i = 0; i < 3; i++)
-		if (z->cg.procs[i] >= 0)
-			keep[nk++] = z->cg.procs[i];
+		if (z->cg.parent[i] >= 0)
+			keep[nk++] = z->cg.parent[i];
 	qsort(keep, nk, sizeof *keep, cmpint);
 	closeexcept(keep, nk);
 	scrub();
@@ -541,22 +605,24 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 		report(ctl, S_MAP, errno, "unshare(mount, pid, ipc, uts, net)");
 		_exit(1);
 	}
-	pid_t pid = fork();
+	/* init borrows our memory, as a vfork child does (we only wait for it anyway): no
+	   page tables to copy; we go on when it exits. */
+	pid_t pid = -1;
+	struct initargs ia = {p, z, ctl};
+	size_t sz = 2 << 20;
+	char *stack = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack != MAP_FAILED)
+		pid = clone(initentry, stack + sz, CLONE_VM | CLONE_VFORK | SIGCHLD, &ia);
 	if (pid < 0) {
-		report(ctl, S_SETUP, errno, "fork init");
+		report(ctl, S_SETUP, errno, "start init");
 		_exit(1);
 	}
-	if (pid == 0)
-		initmain(p, z, ctl);
 	close(ctl);
-	for (int i = 0; i < 3; i++)
-		if (z->cg.procs[i] >= 0)
-			close(z->cg.procs[i]);
-	if (z->cg.dirfd >= 0)
-		close(z->cg.dirfd);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	/* The namespace is empty now: take its cgroup away, so that nightshift need not wait. */
+	cgroupremove(&z->cg);
 	_exit(0);
 }
 
@@ -646,16 +712,17 @@ static void zygstop(struct zyg *z)
 		close(z->ctl);
 		z->ctl = -1;
 	}
-	if (z->helper > 0) {
-		if (cleared) {
-			reap(z->helper);
-		} else {
+	if (z->helper > 0 && cleared) {
+		reap(z->helper); /* it removes the cgroup once init is gone */
+		cgroupforget(&z->cg);
+	} else {
+		if (z->helper > 0) {
 			kill(z->helper, SIGKILL); /* init dies by its parent-death signal, and the namespace with it */
 			waitpid(z->helper, NULL, 0);
 		}
-		z->helper = 0;
+		cgroupclose(&z->cg);
 	}
-	cgroupclose(&z->cg);
+	z->helper = 0;
 }
 
 static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
@@ -675,7 +742,9 @@ static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 		nl += snprintf(z->limits + nl, sizeof z->limits - nl, " as");
 	if (z->nproc)
 		snprintf(z->limits + nl, sizeof z->limits - nl, " nproc");
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	int on = 1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    (z->cg.version && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0)) {
 		cgroupclose(&z->cg);
 		return errf(e, "socketpair:");
 	}
@@ -693,15 +762,26 @@ static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 	z->helper = pid;
 	z->ctl = sv[0];
 
+	/* Wait for READY or ERROR; on the way, move init into the cgroup when it says hello,
+	   while it builds its file system (the move can wait for an RCU grace period). */
 	struct msg m;
-	struct pollfd pf = {z->ctl, POLLIN, 0};
-	int r;
-	while ((r = poll(&pf, 1, 30000)) < 0 && errno == EINTR)
-		;
-	if (r <= 0 || readfull(z->ctl, &m, sizeof m) < 0) {
-		errf(e, "namespace sandbox: the set-up did not answer");
-		zygstop(z);
-		return -1;
+	for (;;) {
+		struct pollfd pf = {z->ctl, POLLIN, 0};
+		int r;
+		pid_t ipid = 0;
+		while ((r = poll(&pf, 1, 30000)) < 0 && errno == EINTR)
+			;
+		if (r <= 0 || recvcreds(z->ctl, &m, &ipid) < 0) {
+			errf(e, "namespace sandbox: the set-up did not answer");
+			zygstop(z);
+			return -1;
+		}
+		if (m.type != M_HELLO)
+			break;
+		struct msg moved = {.type = M_MOVED};
+		if (ipid <= 0 || cgroupmove(&z->cg, ipid) < 0)
+			moved.err = ipid <= 0 ? ESRCH : errno;
+		writefull(z->ctl, &moved, sizeof moved); /* if init is gone, its last words are still to read */
 	}
 	if (m.type == M_READY)
 		return 0;
@@ -767,8 +847,16 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	struct msg reply;
 
 	memset(r, 0, sizeof *r);
-	if (n->broken)
-		return errf(e, "namespace sandbox: it died in an earlier step; no more steps run in it");
+	struct pollfd alive = {n->z.ctl, POLLIN, 0};
+	if (!n->cold && !n->broken && poll(&alive, 1, 0) == 1)
+		n->broken = 1; /* init says nothing unasked: readable means it is gone */
+	if (n->broken && !n->cold) {
+		/* The last init died (the OOM killer picked it, say): start a fresh sandbox. */
+		zygstop(&n->z);
+		if (zygstart(n, &n->z, e) < 0)
+			return errctx(e, "namespace sandbox: restart after it died");
+		n->broken = 0;
+	}
 	size_t len = strlen(command);
 	if (len > CMD_MAX)
 		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
@@ -817,16 +905,29 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 			n->broken = 1;
 			goto done;
 		}
-		if (deadline >= 0 && killwait < 0 && nowms() >= deadline) {
+		if (killwait < 0 && (cancelled || (deadline >= 0 && nowms() >= deadline))) {
 			struct msg k = {.type = M_KILL};
 			writefull(z->ctl, &k, sizeof k);
 			killwait = nowms() + 10000;
 		}
 	}
 	if (readfull(z->ctl, &reply, sizeof reply) < 0) {
-		captureclose(&cap);
-		errf(e, "namespace sandbox: it died during the step");
+		/* init is dead, and with it every process of the namespace */
 		n->broken = 1;
+		int64_t oom1 = cgroupooms(&z->cg);
+		if (oom0 < 0 || oom1 <= oom0) {
+			captureclose(&cap);
+			errf(e, "namespace sandbox: it died during the step");
+			goto done;
+		}
+		r->duration_ms = nowms() - start;
+		capturedrain(&cap, 2000);
+		r->truncated = cap.truncated;
+		r->exit_code = -1;
+		r->signal = SIGKILL;
+		r->oom = 1;
+		r->timed_out = killwait >= 0;
+		rc = 0;
 		goto done;
 	}
 	r->duration_ms = nowms() - start;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "capture.h"
+#include "../cancel.h"
 #include "sandbox.h"
 
 struct nonesbx {
@@ -103,7 +104,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		siginfo_t si = {0};
 		if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 			break;
-		if (deadline >= 0 && nowms() >= deadline) {
+		if (cancelled || (deadline >= 0 && nowms() >= deadline)) {
 			r->timed_out = 1;
 			kill(-pid, SIGKILL);
 			break;

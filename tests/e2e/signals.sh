@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SIGTERM/SIGINT mid-step: exit 130 promptly, no process left, the run still verifies.
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$T/ws"
+cat > "$T/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 37 & sleep 38; echo done"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  a: { worker: w }
+  b: { worker: w, needs: [a] }
+YAML
+for sig in TERM INT; do
+	"$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2> "$T/err" & p=$!
+	# wait until the step runs, then signal
+	for _ in $(seq 100); do pgrep -f "sleep 38" >/dev/null && break; sleep 0.05; done
+	start=$(date +%s%N)
+	kill -$sig $p
+	wait $p; rc=$?
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	echo "SIG$sig: exited in $ms ms"
+	expect_rc "SIG$sig mid-step: exit 130" 130 "$rc"
+	check "SIG$sig: exited within 5 s (measured ${ms} ms)" test "$ms" -lt 5000
+	check "SIG$sig: no process of the step left" bash -c '! pgrep -f "sleep 3[78]"'
+	dir=$(cat "$T/out")
+	check "SIG$sig: the run directory is printed" test -d "$dir"
+	check "SIG$sig: the run verifies" "$NS" audit "$dir" --verify
+	expect_grep "SIG$sig: the job is marked cancelled" '"status":[[:space:]]*"cancelled"' "$dir/run.json"
+	check "SIG$sig: job_end written for the cancelled job" bash -c "zstd -dcq '$dir/jobs/a/events.jsonl.zst' | grep -q '\"type\":\"job_end\".*\"status\":\"cancelled\"'"
+	check "SIG$sig: the job after it never started" bash -c "python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))[\"jobs\"][\"b\"]; sys.exit(j[\"status\"] != \"cancelled\" or \"events_head\" in j)' '$dir/run.json'"
+done
+done_tests
