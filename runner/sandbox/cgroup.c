@@ -132,6 +132,15 @@ static char *owndir(const char *fstype, const char *ctrl)
 	return res;
 }
 
+/* The folder holding path, opened to remove path later with unlinkat. */
+static int opendirof(const char *path)
+{
+	char *d = dirname_dup(path);
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(d);
+	return fd;
+}
+
 static int version(void)
 {
 	struct statfs sf;
@@ -228,7 +237,7 @@ static void openv2(struct cgroup *cg, unsigned want, int64_t memory, double cpus
 		goto out;
 	}
 	cg->dir[0] = s;
-	cg->dirfd = open(s, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cg->parent[0] = opendirof(s);
 	cg->version = 2;
 	if (cg->enforced & CG_MEMORY)
 		cg->oomfile = xasprintf("%s/memory.events", s);
@@ -268,7 +277,7 @@ static void openv1(struct cgroup *cg, unsigned want, int64_t memory, double cpus
 		} else {
 			long long q = (long long)(cpus * 100000);
 			snprintf(v, sizeof v, "%lld", q < 1000 ? 1000 : q);
-			ok = writestr(s, "cpu.cfs_period_us", "100000") == 0 && writestr(s, "cpu.cfs_quota_us", v) == 0;
+			ok = writestr(s, "cpu.cfs_quota_us", v) == 0; /* the period is 100000 us from birth */
 		}
 		char path[4096];
 		snprintf(path, sizeof path, "%s/cgroup.procs", s);
@@ -280,6 +289,7 @@ static void openv1(struct cgroup *cg, unsigned want, int64_t memory, double cpus
 			continue;
 		}
 		cg->dir[i] = s;
+		cg->parent[i] = opendirof(s);
 		cg->procs[i] = fd;
 		cg->enforced |= 1u << i;
 		if (i == 0)
@@ -297,8 +307,7 @@ void cgroupopen(struct cgroup *cg, int64_t memory, double cpus, int64_t pids)
 	unsigned want = (memory > 0 ? CG_MEMORY : 0) | (pids > 0 ? CG_PIDS : 0) | (cpus > 0 ? CG_CPU : 0);
 	memset(cg, 0, sizeof *cg);
 	for (int i = 0; i < 3; i++)
-		cg->procs[i] = -1;
-	cg->dirfd = -1;
+		cg->procs[i] = cg->parent[i] = -1;
 	if (!want) {
 		snprintf(cg->note, sizeof cg->note, "no cgroup limits asked");
 		return;
@@ -320,10 +329,12 @@ void cgroupopen(struct cgroup *cg, int64_t memory, double cpus, int64_t pids)
 	}
 }
 
-int cgroupjoin(const struct cgroup *cg)
+int cgroupmove(const struct cgroup *cg, int pid)
 {
+	char s[16];
+	int n = snprintf(s, sizeof s, "%d", pid);
 	for (int i = 0; i < 3; i++)
-		if (cg->procs[i] >= 0 && write(cg->procs[i], "0", 1) != 1)
+		if (cg->procs[i] >= 0 && write(cg->procs[i], s, n) != n)
 			return -1;
 	return 0;
 }
@@ -341,23 +352,35 @@ int64_t cgroupooms(const struct cgroup *cg)
 	return n;
 }
 
-void cgroupclose(struct cgroup *cg)
+void cgroupremove(const struct cgroup *cg)
 {
-	if (cg->dirfd >= 0)
-		close(cg->dirfd);
-	cg->dirfd = -1;
+	for (int i = 0; i < 3; i++) {
+		if (!cg->dir[i] || cg->parent[i] < 0)
+			continue;
+		const char *name = strrchr(cg->dir[i], '/') + 1;
+		/* The last processes may still be exiting: retry for a moment. */
+		for (int t = 0; t < 1000 && unlinkat(cg->parent[i], name, AT_REMOVEDIR) < 0 && errno == EBUSY; t++)
+			usleep(200);
+	}
+}
+
+void cgroupforget(struct cgroup *cg)
+{
 	for (int i = 0; i < 3; i++) {
 		if (cg->procs[i] >= 0)
 			close(cg->procs[i]);
-		cg->procs[i] = -1;
-		if (!cg->dir[i])
-			continue;
-		/* The last processes may still be exiting: retry for a moment. */
-		for (int t = 0; t < 1000 && rmdir(cg->dir[i]) < 0 && errno == EBUSY; t++)
-			usleep(200);
+		if (cg->parent[i] >= 0)
+			close(cg->parent[i]);
+		cg->procs[i] = cg->parent[i] = -1;
 		free(cg->dir[i]);
 		cg->dir[i] = NULL;
 	}
 	free(cg->oomfile);
 	cg->oomfile = NULL;
+}
+
+void cgroupclose(struct cgroup *cg)
+{
+	cgroupremove(cg);
+	cgroupforget(cg);
 }

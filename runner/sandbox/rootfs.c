@@ -181,8 +181,10 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 	static const char *const procro[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"};
 	for (size_t i = 0; i < sizeof procro / sizeof *procro; i++)
 		add(r, R_ROSELF, NULL, procro[i], RF_OPTIONAL);
-	static const char *const procmask[] = {"/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
-	                                      "/proc/latency_stats", "/proc/acpi", "/proc/scsi", "/proc/kallsyms"};
+	/* As Docker does (kcore and kallsyms the kernel itself guards). /proc/keys would list
+	   the descriptions of keys the user owns: the host's, when nightshift runs as root. */
+	static const char *const procmask[] = {"/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats",
+	                                      "/proc/acpi", "/proc/scsi"};
 	for (size_t i = 0; i < sizeof procmask / sizeof *procmask; i++)
 		add(r, R_MASK, NULL, procmask[i], RF_OPTIONAL);
 
@@ -274,14 +276,28 @@ static int setflags(const char *path, int ro, int dev, struct err *e)
 	return 0;
 }
 
+/* mkdir -p, trying the last component first: the parent nearly always exists. */
+static int mkdirp(const char *path, struct err *e)
+{
+	struct stat st;
+	if (mkdir(path, 0755) == 0 || (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	if (errno != ENOENT)
+		return errf(e, "mkdir %s:", path);
+	return mkdirs(path, 0755, e);
+}
+
 /* Make the mount point for dst: a directory, or an empty file. */
 static int mkpoint(const char *dst, int dir, struct err *e)
 {
-	char *parent = dirname_dup(dst);
-	int rc = mkdirs(parent, 0755, e);
-	free(parent);
-	if (rc == 0 && dir)
-		rc = mkdirs(dst, 0755, e);
+	int rc;
+	if (dir) {
+		rc = mkdirp(dst, e);
+	} else {
+		char *parent = dirname_dup(dst);
+		rc = mkdirp(parent, e);
+		free(parent);
+	}
 	if (rc < 0) {
 		if (errno == EROFS)
 			errf(e, "mount point %s: it would have to be made in a read-only folder; pick a target that exists "
@@ -368,7 +384,7 @@ static int buildop(const struct rop *o, struct err *e)
 		return bind(src, dst, !(o->flags & RF_RW), 0, e);
 	case R_SYMLINK: {
 		char *parent = dirname_dup(dst);
-		int rc = mkdirs(parent, 0755, e);
+		int rc = mkdirp(parent, e);
 		free(parent);
 		if (rc < 0)
 			return -1;

@@ -604,7 +604,9 @@ static void testfilesystem(struct sbx *s)
 	blocked(s, "write", "/proc/sysrq-trigger");
 	blocked(s, "write", "/sys/kernel/uevent_helper");
 	blocked(s, "read", "/proc/kcore");
-	blocked(s, "read", "/proc/kallsyms");
+	blocked(s, "read", "/proc/keys");
+	blocked(s, "read", "/proc/timer_list");
+	fails(s, "grep -qv '^0000000000000000 ' /proc/kallsyms"); /* kernel addresses hidden */
 	blocked(s, "read", "/proc/1/environ");
 	blocked(s, "read", "/proc/1/mem");
 	blocked(s, "mknod", NULL);
@@ -795,6 +797,67 @@ static void testmounts(void)
 	unlink(rof);
 	free(rof);
 	rmdir(ro), rmdir(rw), unlink(file);
+}
+
+/* The host pid of a sandbox's init: the process named nightshift-init whose parent is our child. */
+static pid_t findinit(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t found = 0;
+	while (d && (de = readdir(d)) && !found) {
+		char path[300];
+		struct buf b = {0};
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		if (!atoi(de->d_name) || readfile(path, &b, NULL) < 0)
+			continue;
+		char *c = strrchr(b.data, ')');
+		int ppid = 0;
+		if (strstr(b.data, "(nightshift-init)") && c && sscanf(c + 2, "%*c %d", &ppid) == 1) {
+			snprintf(path, sizeof path, "/proc/%d/stat", ppid);
+			struct buf pb = {0};
+			char *pc;
+			int pp = 0;
+			if (readfile(path, &pb, NULL) == 0 && (pc = strrchr(pb.data, ')')) && sscanf(pc + 2, "%*c %d", &pp) == 1 && pp == getpid())
+				found = atoi(de->d_name);
+			buffree(&pb);
+		}
+		buffree(&b);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* When init dies (the OOM killer, an operator), the step in flight fails and the next starts afresh. */
+static void testrestart(void)
+{
+	struct sandboxconf c = conf();
+	struct sbx *s = opensbx(&c, ws, 0);
+	if (!s)
+		return;
+	run(s, "echo one > /tmp/mark; echo ok");
+	pid_t z = findinit();
+	ok(z > 0, "found the sandbox's init");
+	if (z > 0) {
+		kill(z, SIGKILL);
+		usleep(100000);
+		run(s, "cat /tmp/mark 2>/dev/null || echo fresh");
+		okstr(OUT, "fresh\n", "after init died between steps, the next step runs in a fresh sandbox");
+		z = findinit();
+		pid_t killer = fork();
+		if (killer == 0) {
+			usleep(300000);
+			kill(z, SIGKILL);
+			_exit(0);
+		}
+		struct sbxresult r;
+		ok(sbxexec(s, "sleep 5", &r, &E) < 0 && strstr(E.msg, "died"), "init killed during a step: %s", E.msg);
+		waitpid(killer, NULL, 0);
+		run(s, "echo again");
+		okstr(OUT, "again\n", "and the step after that runs");
+	}
+	sbxclose(s);
 }
 
 /* Positive control: with the host network, the same probe reaches the listener. */
@@ -1060,6 +1123,24 @@ static void testunprivileged(void)
 	free(cmd);
 }
 
+/* No nightshift-PID-* cgroup of ours under dir, waiting up to ms for helpers to remove them. */
+static int cgroupsgone(const char *dir, int ms)
+{
+	char mine[64];
+	snprintf(mine, sizeof mine, "nightshift-%d-", (int)getpid());
+	for (int64_t end = nowms() + ms;; usleep(10000)) {
+		int found = 0;
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			found |= strncmp(de->d_name, mine, strlen(mine)) == 0;
+		if (d)
+			closedir(d);
+		if (!found || nowms() > end)
+			return !found;
+	}
+}
+
 /* cgroup v2 mechanics where the machine has v1 controllers: in a private mount namespace,
    mount the unified hierarchy on /sys/fs/cgroup; the sandbox then takes the v2 path
    (a cgroup of its own, steps cloned straight into it), without any controller. */
@@ -1081,6 +1162,26 @@ static void v2(int fd)
 		say(fd, buf);
 		return;
 	}
+	/* init sits in a cgroup of its own, made for this sandbox */
+	char procs[256];
+	snprintf(procs, sizeof procs, "/sys/fs/cgroup/nightshift-%d-", (int)getpid());
+	DIR *cd = opendir("/sys/fs/cgroup");
+	struct dirent *cde;
+	while (cd && (cde = readdir(cd)))
+		if (strncmp(cde->d_name, procs + 15, strlen(procs + 15)) == 0) {
+			struct buf b = {0};
+			char *f = xasprintf("/sys/fs/cgroup/%s/cgroup.procs", cde->d_name);
+			readfile(f, &b, NULL);
+			free(f);
+			int lines = 0;
+			for (char *c = b.data; c && *c; c++)
+				lines += *c == '\n';
+			snprintf(buf, sizeof buf, "MEMBERS %d|", lines);
+			say(fd, buf);
+			buffree(&b);
+		}
+	if (cd)
+		closedir(cd);
 	struct sbxresult r = {0};
 	if (sbxexec(s, "grep '^0::' /proc/self/cgroup /proc/1/cgroup | cut -d: -f2-", &r, &e) < 0) {
 		snprintf(buf, sizeof buf, "EXEC %.1000s", e.msg);
@@ -1091,16 +1192,9 @@ static void v2(int fd)
 	}
 	sbxresultfree(&r);
 	sbxclose(s);
-	/* the cgroup is gone again */
-	DIR *d = opendir("/sys/fs/cgroup");
-	struct dirent *de;
-	char mine[64];
-	snprintf(mine, sizeof mine, "nightshift-%d-", (int)getpid());
-	while (d && (de = readdir(d)))
-		if (strncmp(de->d_name, mine, strlen(mine)) == 0)
-			say(fd, "|LEFTOVER");
-	if (d)
-		closedir(d);
+	/* the cgroup is gone again (the helper removes it as it leaves) */
+	if (!cgroupsgone("/sys/fs/cgroup", 2000))
+		say(fd, "|LEFTOVER");
 }
 
 static void testv2(void)
@@ -1119,8 +1213,8 @@ static void testv2(void)
 	if (strncmp(msg, "SETUP", 5) == 0) {
 		printf("SKIPPED cgroup2-emulation: %s\n", msg);
 	} else {
-		okstr(msg, "0::/\n0::/..\n|LIMITS cgroup2 (no controller delegated); rlimit core as",
-		      "cgroup2: step in its own cgroup (below init's), limits say none delegated");
+		okstr(msg, "MEMBERS 1|0::/\n0::/\n|LIMITS cgroup2 (no controller delegated); rlimit core as",
+		      "cgroup2: init cloned into a cgroup of its own, the step in it too, limits say none delegated");
 	}
 	free(msg);
 }
@@ -1200,12 +1294,28 @@ int main(int argc, char **argv)
 		testcap();
 		testmounts();
 		testhostnet();
+		testrestart();
 		testimage();
 		testcold();
 		testblocked();
 		testunprivileged();
 		testv2();
 		testnone();
+		/* every cgroup made for a sandbox is gone after its close */
+		static const char *const ctrls[] = {"memory", "pids", "cpu"};
+		for (size_t i = 0; i < 3; i++) {
+			char own[512] = "", line[512];
+			FILE *f = fopen("/proc/self/cgroup", "r");
+			while (f && fgets(line, sizeof line, f)) {
+				char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+				if (p && strstr(c, ctrls[i]) && (c[1 + strlen(ctrls[i])] == ':' || c[1 + strlen(ctrls[i])] == ','))
+					snprintf(own, sizeof own, "/sys/fs/cgroup/%s%s", ctrls[i], strtok(p + 1, "\n"));
+			}
+			if (f)
+				fclose(f);
+			if (*own && access(own, F_OK) == 0)
+				ok(cgroupsgone(own, 2000), "no cgroup left behind in %s", own);
+		}
 		printf("%d escape attempts\n", nescapes);
 		ok(nescapes >= 60, "at least 60 escape attempts (%d)", nescapes);
 	}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# sandbox: per-step latency of the namespace sandbox, warm (namespaces set up once per job,
+# a step is a fork and an exec) and cold (plan, namespaces, cgroup, step and teardown for
+# every step), against bubblewrap measured in the same run. The kinds run in interleaved
+# rounds so that a busy machine weighs on all of them alike; figures are medians.
+# The bwrap peer does the same work: the system folders read-only, /etc, /proc, /dev, a
+# tmpfs /tmp, the workspace, uid 1000, a new session, no capabilities, `/bin/sh -c true`
+# (the issue's `bwrap --unshare-all ... /bin/true` is shown too). Our steps also carry
+# cgroup limits (memory, cpus, pids) and the seccomp filter, which bwrap here does not.
+# Docker: the docker backend's step and `docker exec`, when an engine and an image with
+# /bin/sh are there (NIGHTSHIFT_BENCH_DOCKER_IMAGE, default nightshift-test:busybox).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+rounds=${SANDBOX_BENCH_ROUNDS:-5}
+n=${SANDBOX_BENCH_N:-40}
+tmp=$(mktemp -d /tmp/ns-bench-sandbox.XXXXXX)
+cid=""
+cleanup() {
+	[ -n "$cid" ] && docker rm -f "$cid" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if ! command -v bwrap >/dev/null; then
+	echo "sandbox bench: bubblewrap (bwrap) is not installed; it is the peer this bench compares against" >&2
+	exit 1
+fi
+
+lib=""
+[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
+if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
+	lib="$tmp/build/libnightshift.a"
+fi
+pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
+cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/sandbox" "$here/sandbox.c" "$lib" \
+	$(pkg-config --libs $pkgs) -lpthread
+ws="$tmp/ws"
+mkdir -p "$ws"
+
+sys=()
+for d in usr bin sbin lib lib32 lib64 libx32; do
+	if [ -L "/$d" ]; then
+		sys+=(--symlink "$(readlink "/$d")" "/$d")
+	elif [ -d "/$d" ]; then
+		sys+=(--ro-bind "/$d" "/$d")
+	fi
+done
+bwsh=(bwrap --unshare-all --die-with-parent "${sys[@]}" --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp
+	--bind "$ws" /workspace --chdir /workspace --uid 1000 --gid 1000 --new-session --cap-drop ALL /bin/sh -c true)
+bwtrue=(bwrap --unshare-all --die-with-parent "${sys[@]}" --proc /proc --dev /dev /bin/true)
+
+# The docker hook: the backend's warm step and the CLI's exec into a running container.
+dimg=${NIGHTSHIFT_BENCH_DOCKER_IMAGE:-nightshift-test:busybox}
+docker=""
+if ! command -v docker >/dev/null || ! docker info >/dev/null 2>&1; then
+	docker="SKIPPED docker: no Docker engine answers"
+elif ! docker image inspect "$dimg" >/dev/null 2>&1; then
+	docker="SKIPPED docker: no image $dimg (set NIGHTSHIFT_BENCH_DOCKER_IMAGE to one with /bin/sh)"
+elif ! "$tmp/sandbox" docker "$dimg" "$ws" 1 true >/dev/null 2>"$tmp/derr"; then
+	docker="SKIPPED docker backend: $(tail -n1 "$tmp/derr")"
+fi
+if [ -z "$docker" ]; then
+	cid=$(docker run -d --rm --network none "$dimg" sleep 3600)
+fi
+
+echo "sandbox: $rounds rounds of $n steps of 'true' each; medians in ms"
+for _ in $(seq "$rounds"); do
+	"$tmp/sandbox" warm "$ws" "$n" true >>"$tmp/warm"
+	"$tmp/sandbox" cold "$ws" "$n" true >>"$tmp/cold"
+	"$tmp/sandbox" cold0 "$ws" "$n" true >>"$tmp/cold0"
+	"$tmp/sandbox" spawn "$n" "${bwsh[@]}" >>"$tmp/bwsh"
+	"$tmp/sandbox" spawn "$n" "${bwtrue[@]}" >>"$tmp/bwtrue"
+	"$tmp/sandbox" none "$ws" "$n" true >>"$tmp/none"
+	"$tmp/sandbox" spawn "$n" /bin/sh -c true >>"$tmp/sh"
+	if [ -z "$docker" ]; then
+		"$tmp/sandbox" docker "$dimg" "$ws" "$((n / 4))" true >>"$tmp/dstep" 2>"$tmp/derr" &&
+			"$tmp/sandbox" spawn "$((n / 4))" docker exec "$cid" /bin/sh -c true >>"$tmp/dexec" 2>>"$tmp/derr" ||
+			docker="SKIPPED docker: it failed during the run: $(tail -n1 "$tmp/derr")"
+	fi
+done
+# A step after half a second of quiet, as between model turns: on cgroup v1, joining the
+# cgroup then waits for an RCU grace period; on v2 the step is cloned into it.
+"$tmp/sandbox" idle "$ws" 20 500 true >"$tmp/idle"
+
+median() { sort -n "$1" | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+bw=$(median "$tmp/bwsh")
+row() { # label file [target]
+	local m; m=$(median "$2")
+	local ratio; ratio=$(awk -v a="$m" -v b="$bw" 'BEGIN { printf "%.2f", a / b }')
+	local verdict=""
+	if [ -n "${3:-}" ]; then
+		verdict=$(awk -v r="$ratio" -v t="$3" 'BEGIN { print (r <= t ? "target <= " t "x: met" : "target <= " t "x: NOT met") }')
+	fi
+	printf '  %-44s %8.2f ms  %6sx bwrap  %s\n' "$1" "$m" "$ratio" "$verdict"
+}
+row "namespace, warm step" "$tmp/warm" 0.3
+row "namespace, cold step (open+exec+close)" "$tmp/cold" 0.8
+row "  the same without cgroup limits, as bwrap" "$tmp/cold0" 0.8
+row "bwrap, same set-up, /bin/sh -c true" "$tmp/bwsh"
+row "bwrap --unshare-all ... /bin/true" "$tmp/bwtrue"
+row "none backend step" "$tmp/none"
+row "plain fork+exec of /bin/sh -c true" "$tmp/sh"
+row "namespace, warm step after 500 ms idle" "$tmp/idle"
+if [ -z "$docker" ]; then
+	row "docker backend step" "$tmp/dstep"
+	row "docker exec CLI" "$tmp/dexec"
+else
+	echo "  $docker"
+fi
+echo "  cgroups here: $(stat -f -c %T /sys/fs/cgroup) at /sys/fs/cgroup"
