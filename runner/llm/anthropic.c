@@ -206,7 +206,8 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 static int64_t num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (int64_t)v->valuedouble : 0;
+	/* Below 1e15, so the sums made of them cannot overflow either. */
+	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)

@@ -99,7 +99,8 @@ static int64_t num(const cJSON *o, const char *a, const char *b)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
 	if (b)
 		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+	/* A token count; anything else a server sends (negative, huge, fractional) counts as 0. */
+	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 /* The text of a message's content: a string, or the text parts of an array some servers send. */

@@ -207,6 +207,14 @@ static void openaiparse(void)
 	llmreplyfree(&r);
 	cJSON_Delete(b);
 
+	/* Found by fuzzing: usage a hostile server makes huge or negative is 0, not undefined. */
+	b = J("{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":1e300,"
+	      "\"completion_tokens\":-5,\"prompt_tokens_details\":{\"cached_tokens\":-1e300}}}");
+	ok(l->ops->parse(l, b, &r, &e) == 0 && r.usage.input == 0 && r.usage.output == 0 && r.usage.cached == 0,
+	   "absurd usage counts as 0");
+	llmreplyfree(&r);
+	cJSON_Delete(b);
+
 	b = J("{\"error\":{\"message\":\"boom\"}}");
 	ok(l->ops->parse(l, b, &r, &e) < 0, "no choices is an error");
 	llmreplyfree(&r);
@@ -386,6 +394,12 @@ static void anthropicparse(void)
 		cJSON_Delete(b);
 		free(text);
 	}
+	/* Found by fuzzing: the sum of huge counts overflowed. */
+	b = J("{\"content\":[],\"usage\":{\"input_tokens\":9e18,\"cache_read_input_tokens\":9e18,"
+	      "\"output_tokens\":1e300}}");
+	ok(l->ops->parse(l, b, &r, &e) == 0 && r.usage.input == 0 && r.usage.output == 0, "absurd usage counts as 0");
+	llmreplyfree(&r);
+	cJSON_Delete(b);
 	b = J("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}");
 	ok(l->ops->parse(l, b, &r, &e) < 0, "an error body is not a reply");
 	llmreplyfree(&r);
