@@ -33,6 +33,7 @@ int yload(struct ydoc *y, const char *file, const char *text, size_t len, int li
 		yaml_document_delete(&extra);
 		if (more) {
 			yaml_parser_delete(&p);
+			yfree(y); /* callers free nothing after a failed load */
 			return errc(e, 2, "%s:%d:1: a second YAML document; a manifest is one document", file, line + 1 + lineoff);
 		}
 	}
