@@ -14,7 +14,7 @@
 #include "scan.h"
 #include "../runner/glob.h"
 
-enum { MAXDEPTH = 256 };
+enum { MAXDEPTH = 256, MAXOPEN = 256 /* directories held open in the queue */ };
 
 int openbeneath(int rootfd, const char *path, int flags)
 {
@@ -121,6 +121,7 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 struct dirjob {
 	char *path; /* "" for the root */
 	int depth;
+	int fd;     /* opened already through its parent, or -1 */
 };
 
 /* The shared state of the walking threads: a stack of directories to read. */
@@ -130,78 +131,107 @@ struct walker {
 	struct dirjob *q;
 	size_t qn, qcap;
 	int busy, failed;
+	int fds; /* queued jobs holding an open directory */
 	int rootfd;
 	const struct scanopt *o;
 	struct err err;
 };
 
-/* Read one directory into p; its subdirectories go to *subs. */
-static int readone(struct walker *w, struct part *p, const struct dirjob *j, struct dirjob **subs, size_t *nsubs,
-                   size_t *capsubs, struct err *e)
-{
-	int fd = j->path[0] ? openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY)
-	                    : openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : errf(e, "open %s:", j->path[0] ? j->path : "workspace");
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return errf(e, "open %s:", j->path);
-	}
-	struct buf path = {0};
-	bufputs(&path, j->path);
-	size_t base = path.len;
-	int rc = 0;
-	struct dirent *de;
-	for (errno = 0; rc == 0 && (de = readdir(d)); errno = 0) {
-		const char *name = de->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		path.len = base;
-		if (base)
-			bufputc(&path, '/');
-		bufputs(&path, name);
-		struct stat st;
-		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue; /* gone since readdir */
-			rc = errf(e, "stat %s:", path.data);
-			break;
-		}
-		if (excluded(w->o, path.data))
-			continue;
-		if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
-			continue;
-		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
-			strvadd(&p->skipped, path.data);
-			continue;
-		}
-		add(p, path.data, path.len, &st);
-		if (!S_ISDIR(st.st_mode))
-			continue;
-		if (j->depth + 1 >= MAXDEPTH) {
-			rc = errf(e, "%s: directories nest deeper than %d levels", path.data, MAXDEPTH);
-			break;
-		}
-		if (*nsubs == *capsubs) {
-			*capsubs = *capsubs ? 2 * *capsubs : 64;
-			*subs = xrealloc(*subs, *capsubs * sizeof **subs);
-		}
-		(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path.data), j->depth + 1};
-	}
-	if (rc == 0 && errno)
-		rc = errf(e, "read directory %s:", base ? j->path : "workspace");
-	closedir(d);
-	buffree(&path);
-	return rc;
-}
+enum { DBUF = 1 << 16 };
 
+/* One walking thread: what it found, and its buffers. */
 struct worker {
 	struct walker *w;
 	struct part p;
 	pthread_t t;
 	int started;
+	struct buf path;
+	char *dbuf; /* getdents64 records */
 };
+
+/* Read one directory into k's part; its subdirectories go to *subs. getdents64 rather than readdir:
+ * fdopendir's checks cost three system calls a directory. */
+static int readone(struct worker *k, const struct dirjob *j, struct dirjob **subs, size_t *nsubs, size_t *capsubs,
+                   struct err *e)
+{
+	struct walker *w = k->w;
+	int fd = j->fd;
+	if (fd >= 0)
+		__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
+	else if (j->path[0])
+		fd = openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY);
+	else
+		fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errf(e, "open %s:", j->path[0] ? j->path : "workspace");
+	struct buf *path = &k->path;
+	path->len = 0;
+	bufputs(path, j->path);
+	size_t base = path->len;
+	int rc = 0;
+	for (;;) {
+		ssize_t got = getdents64(fd, k->dbuf, DBUF);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			rc = errf(e, "read directory %s:", base ? j->path : "workspace");
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got && rc == 0;) {
+			const struct dirent64 *de = (const struct dirent64 *)(k->dbuf + off);
+			off += de->d_reclen;
+			const char *name = de->d_name;
+			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+				continue;
+			path->len = base;
+			if (base)
+				bufputc(path, '/');
+			bufputs(path, name);
+			struct stat st;
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno == ENOENT)
+					continue; /* gone since it was listed */
+				rc = errf(e, "stat %s:", path->data);
+				break;
+			}
+			if (excluded(w->o, path->data))
+				continue;
+			if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
+				continue;
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+				strvadd(&k->p.skipped, path->data);
+				continue;
+			}
+			add(&k->p, path->data, path->len, &st);
+			if (!S_ISDIR(st.st_mode))
+				continue;
+			if (j->depth + 1 >= MAXDEPTH) {
+				rc = errf(e, "%s: directories nest deeper than %d levels", path->data, MAXDEPTH);
+				break;
+			}
+			if (*nsubs == *capsubs) {
+				*capsubs = *capsubs ? 2 * *capsubs : 64;
+				*subs = xrealloc(*subs, *capsubs * sizeof **subs);
+			}
+			/* Opened here by its name, one lookup, while few are held open; else later by path. */
+			int sfd = -1;
+			if (__atomic_fetch_add(&w->fds, 1, __ATOMIC_RELAXED) < MAXOPEN)
+				sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sfd < 0)
+				__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
+			(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd};
+		}
+		if (rc)
+			break;
+	}
+	close(fd);
+	return rc;
+}
+
+static int bypath(const void *a, const void *b)
+{
+	return strcmp(((const struct sent *)a)->path, ((const struct sent *)b)->path);
+}
 
 static void *work(void *arg)
 {
@@ -223,7 +253,7 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		struct err e = {0};
 		size_t nsubs = 0;
-		int rc = readone(w, &k->p, &j, &subs, &nsubs, &capsubs, &e);
+		int rc = readone(k, &j, &subs, &nsubs, &capsubs, &e);
 		free(j.path);
 		pthread_mutex_lock(&w->mu);
 		if (rc < 0 && !w->failed) {
@@ -235,13 +265,17 @@ static void *work(void *arg)
 				w->qcap = w->qcap ? 2 * w->qcap : 256;
 			w->q = xrealloc(w->q, w->qcap * sizeof *w->q);
 		}
-		memcpy(w->q + w->qn, subs, nsubs * sizeof *subs);
+		if (nsubs)
+			memcpy(w->q + w->qn, subs, nsubs * sizeof *subs);
 		w->qn += nsubs;
 		w->busy--;
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 	}
 	free(subs);
+	/* Each thread sorts what it found; scanrun merges the runs. */
+	if (k->p.n)
+		qsort(k->p.v, k->p.n, sizeof *k->p.v, bypath);
 	return NULL;
 }
 
@@ -257,11 +291,6 @@ static void partfree(struct part *p)
 static int bystring(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int bypath(const void *a, const void *b)
-{
-	return strcmp(((const struct sent *)a)->path, ((const struct sent *)b)->path);
 }
 
 struct inode {
@@ -314,10 +343,11 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	pthread_cond_init(&w.cv, NULL);
 	w.qcap = 256;
 	w.q = xmalloc(w.qcap * sizeof *w.q);
-	w.q[w.qn++] = (struct dirjob){xstrdup(""), 0};
+	w.q[w.qn++] = (struct dirjob){xstrdup(""), 0, -1};
 	struct worker *k = xcalloc(n, sizeof *k);
 	for (int i = 0; i < n; i++) {
 		k[i].w = &w;
+		k[i].dbuf = xmalloc(DBUF);
 		if (i > 0)
 			k[i].started = pthread_create(&k[i].t, NULL, work, &k[i]) == 0;
 	}
@@ -325,8 +355,15 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	for (int i = 1; i < n; i++)
 		if (k[i].started)
 			pthread_join(k[i].t, NULL);
-	for (size_t i = 0; i < w.qn; i++)
+	for (int i = 0; i < n; i++) {
+		free(k[i].dbuf);
+		buffree(&k[i].path);
+	}
+	for (size_t i = 0; i < w.qn; i++) {
+		if (w.q[i].fd >= 0)
+			close(w.q[i].fd);
 		free(w.q[i].path);
+	}
 	free(w.q);
 	pthread_mutex_destroy(&w.mu);
 	pthread_cond_destroy(&w.cv);
@@ -337,12 +374,21 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 		free(k);
 		return -1;
 	}
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += k[i].p.n;
+	s->v = xmalloc((total + 1) * sizeof *s->v);
+	size_t *at = xcalloc(n, sizeof *at);
+	while (s->n < total) {
+		int best = -1;
+		for (int i = 0; i < n; i++)
+			if (at[i] < k[i].p.n && (best < 0 || strcmp(k[i].p.v[at[i]].path, k[best].p.v[at[best]].path) < 0))
+				best = i;
+		s->v[s->n++] = k[best].p.v[at[best]++];
+	}
+	free(at);
 	for (int i = 0; i < n; i++) {
 		struct part *p = &k[i].p;
-		s->v = xrealloc(s->v, (s->n + p->n + 1) * sizeof *s->v);
-		if (p->n)
-			memcpy(s->v + s->n, p->v, p->n * sizeof *p->v);
-		s->n += p->n;
 		s->blocks = xrealloc(s->blocks, (s->nblocks + p->nblocks + 1) * sizeof *s->blocks);
 		if (p->nblocks)
 			memcpy(s->blocks + s->nblocks, p->blocks, p->nblocks * sizeof *p->blocks);
@@ -356,8 +402,6 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	}
 	free(k);
 	s->cap = s->n;
-	if (s->n)
-		qsort(s->v, s->n, sizeof *s->v, bypath);
 	if (s->skipped.n)
 		qsort(s->skipped.v, s->skipped.n, sizeof *s->skipped.v, bystring);
 	hardlinks(s);

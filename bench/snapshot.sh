@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # snapshot: workspace layers on a tree of >= 300 MB and >= 15,000 files copied from system files,
-# against GNU tar and the zstd CLI measured in the same run, best of $SNAP_BENCH_REPS (3):
+# against GNU tar and the zstd CLI measured in the same run, best of $SNAP_BENCH_REPS (5) rounds:
 #   full snapshot           vs  tar -cf - . | zstd -1 -T1        (equal settings: level 1, 1 thread)
 #   unchanged tree          vs  our full snapshot                 (target <= 0.03x)
 #   after changing 10 files vs  our full snapshot
@@ -12,7 +12,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-reps=${SNAP_BENCH_REPS:-3}
+reps=${SNAP_BENCH_REPS:-5}
 tmp=$(mktemp -d /tmp/ns-bench-snap.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -48,32 +48,23 @@ min() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 change10='find usr/include -name "*.h" | LC_ALL=C sort | head -n 10 | while read -r f; do echo "/* x */" >> "$f"; done'
 
-peerfull="" peerdef="" peerx="" peerzx=""
+# Each round runs ours and the peer's back to back, so both see the same machine; best of the rounds.
+tar -cf "$tmp/peer.tar" -C "$tree" .
+peerfull="" peerdef="" peerx="" peerzx="" full="" unch="" ch10="" ours_x="" def="" defunch=""
+rss=0 rrss=0 drss=0 bytes=0 bytes0=0 bytes10=0 dbytes=0
+field() { awk -v k="$2" -v f="$3" '$2 == k { printf "%d", $f }' "$1"; }
 for i in $(seq "$reps"); do
 	sync
 	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -1 -T1 -q >"$tmp/peer.tar.zst"; peerfull=$(min "$peerfull" "$(ms "$t")")
-	sync
-	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -3 -T0 -q >"$tmp/peer3.tar.zst"; peerdef=$(min "$peerdef" "$(ms "$t")")
-done
-tar -cf "$tmp/peer.tar" -C "$tree" .
-
-full="" unch="" ch10="" rss=0 bytes=0 bytes10=0 bytes0=0
-for i in $(seq "$reps"); do
-	rm -rf "$tmp/run"
-	sync
+	rm -rf "$tmp/run"; sync
 	"$tmp/snapdrive" steps "$tree" "$tmp/run" --level 1 --threads 1 -- true "$change10" >"$tmp/out"
-	full=$(min "$full" "$(awk '$2 == "0001" { printf "%d", $4 }' "$tmp/out")")
-	unch=$(min "$unch" "$(awk '$2 == "0002" { printf "%d", $4 }' "$tmp/out")")
-	ch10=$(min "$ch10" "$(awk '$2 == "0003" { printf "%d", $4 }' "$tmp/out")")
+	full=$(min "$full" "$(field "$tmp/out" 0001 4)")
+	unch=$(min "$unch" "$(field "$tmp/out" 0002 4)")
+	ch10=$(min "$ch10" "$(field "$tmp/out" 0003 4)")
+	bytes=$(field "$tmp/out" 0001 6) bytes0=$(field "$tmp/out" 0002 6) bytes10=$(field "$tmp/out" 0003 6)
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/out"); [ "$r" -gt "$rss" ] && rss=$r
-	bytes=$(awk '$2 == "0001" { print $6 }' "$tmp/out")
-	bytes0=$(awk '$2 == "0002" { print $6 }' "$tmp/out")
-	bytes10=$(awk '$2 == "0003" { print $6 }' "$tmp/out")
-done
-grep -q 'changed 10 ' "$tmp/out" || echo "note: the last layer did not see exactly 10 changed files: $(grep 0003 "$tmp/out")"
+	grep -q 'layer 0003 .* changed 10 ' "$tmp/out" || echo "note: layer 0003 did not see exactly 10 changed files: $(grep 0003 "$tmp/out")"
 
-ours_x="" rrss=0
-for i in $(seq "$reps"); do
 	rm -rf "$tmp/x"; sync
 	"$tmp/snapdrive" restore "$tmp/run" 3 "$tmp/x" >"$tmp/rout"
 	ours_x=$(min "$ours_x" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
@@ -82,18 +73,17 @@ for i in $(seq "$reps"); do
 	t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$tmp/y"; peerx=$(min "$peerx" "$(ms "$t")")
 	rm -rf "$tmp/y"; mkdir "$tmp/y"; sync
 	t=$(date +%s%N); tar --zstd -xf "$tmp/peer.tar.zst" -C "$tmp/y"; peerzx=$(min "$peerzx" "$(ms "$t")")
-done
-diff -r "$tmp/x" "$tree" >/dev/null && same=yes || same=NO
 
-def="" defunch="" dbytes=0 drss=0
-for i in $(seq "$reps"); do
+	sync
+	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -3 -T0 -q >"$tmp/peer3.tar.zst"; peerdef=$(min "$peerdef" "$(ms "$t")")
 	rm -rf "$tmp/rund"; sync
 	"$tmp/snapdrive" steps "$tree" "$tmp/rund" -- true >"$tmp/dout"
-	def=$(min "$def" "$(awk '$2 == "0001" { printf "%d", $4 }' "$tmp/dout")")
-	defunch=$(min "$defunch" "$(awk '$2 == "0002" { printf "%d", $4 }' "$tmp/dout")")
-	dbytes=$(awk '$2 == "0001" { print $6 }' "$tmp/dout")
+	def=$(min "$def" "$(field "$tmp/dout" 0001 4)")
+	defunch=$(min "$defunch" "$(field "$tmp/dout" 0002 4)")
+	dbytes=$(field "$tmp/dout" 0001 6)
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/dout"); [ "$r" -gt "$drss" ] && drss=$r
 done
+diff -r "$tmp/x" "$tree" >/dev/null && same=yes || same=NO
 
 psize=$(stat -c %s "$tmp/peer.tar.zst")
 p3size=$(stat -c %s "$tmp/peer3.tar.zst")

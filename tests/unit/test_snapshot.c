@@ -1051,8 +1051,21 @@ static void zstd(void)
 	free(p);
 }
 
+/* Open descriptors of this process. */
+static int openfds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	int fds = openfds();
 	snprintf(top, sizeof top, "/tmp/ns-snaptest.XXXXXX");
 	if (!mkdtemp(top)) {
 		perror("mkdtemp");
@@ -1069,6 +1082,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i <= seeds; i++)
 		property((uint64_t)i, i % 2 ? 1 : 3, i % 3);
 	ok(whiteouts > 0 && opaques > 0, "the property test made whiteouts (%d) and opaque markers (%d)", whiteouts, opaques);
+	ok(openfds() == fds, "no descriptor leaked: %d open, %d at the start", openfds(), fds);
 	if (!getenv("KEEP"))
 		sh("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", top, top);
 	else
