@@ -16,20 +16,25 @@
    milliseconds), and waits for its command on its stdin: the command's lines,
    then a line holding the nonce, then the end of input. A command cut short
    never runs. The wrapper kills what may be left (kill -9 -1: every process of
-   that uid except itself and pid 1; the hook shell is another uid), runs the
-   command with stdin /dev/null, kills everything the command left (one pass
-   is enough: the kernel signals them all under its task list lock, and a
-   process with SIGKILL pending cannot finish a fork; kill's status says
-   nothing, as it is 0 whenever another process exists), and only then
-   prints a trailer with the command's status on stderr and exits 0. The
-   output is demultiplexed by our own Tty:false, not by the content type.
+   that uid except itself and pid 1; the hook shell is another uid) as soon as
+   it starts, and again when its command has come; it runs the command with
+   stdin /dev/null, kills everything the command left (one pass is enough:
+   the kernel signals them all under its task list lock, and a process with
+   SIGKILL pending cannot finish a fork; kill's status says nothing, as it is
+   0 whenever another process exists), and only then prints a trailer with
+   the command's status on stderr and exits 0. The output is demultiplexed
+   by our own Tty:false, not by the content type.
 
    An exec that ends with status 0 and that trailer has cleaned up after
    itself. Anything else (the command killed its wrapper), or a step out of
    time (the engine has no call that stops an exec), and the runner kills and
    removes the whole container; the next step gets a fresh one (what was in
    /tmp is lost, the workspace stays). A step that ends 137 (SIGKILL) is
-   checked against the engine's "oom" events for the container. */
+   checked against the engine's "oom" events for the container.
+
+   What this cannot stop: a command may ptrace its wrapper (same uid) and have
+   it skip the last kill; what it keeps alive dies when the exec started for
+   the next step begins, tens of milliseconds later, inside the same container. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +50,7 @@
 #define HOLD 64 /* bytes of stderr held back until the end: room for the trailer */
 
 static const char wrapper[] =
+	"kill -9 -1 2>/dev/null\n"
 	"nsok=\n"
 	"nsc=\n"
 	"while IFS= read -r nsl; do\n"

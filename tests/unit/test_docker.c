@@ -335,6 +335,46 @@ static void testcontrol(void)
 	sbxclose(s);
 }
 
+/* The manifest's mounts: read-only unless rw, where the manifest says. */
+static void testmounts(void)
+{
+	char ro[160], rw[160];
+	snprintf(ro, sizeof ro, "%s-ro", ws);
+	snprintf(rw, sizeof rw, "%s-rw:x", ws); /* a colon: Binds could not say it, Mounts can */
+	mkdir(ro, 0755);
+	mkdir(rw, 0777);
+	chmod(rw, 0777);
+	char *f = pathjoin(ro, "in.txt");
+	struct err e;
+	ok(writefile(f, "ro-data\n", 8, &e) == 0, "write %s", f);
+	chmod(f, 0644);
+	free(f);
+	struct mount m[2];
+	memset(m, 0, sizeof m);
+	m[0].source = ro, m[0].target = "/data", m[0].rw = 0;
+	m[1].source = rw, m[1].target = "/out", m[1].rw = 1;
+	struct sandboxconf c = conf();
+	c.mounts = m;
+	c.nmounts = 2;
+	struct sbx *s;
+	if (opensbx(&s, &c) < 0) {
+		ok(0, "sbxopen with mounts: %s", E.msg);
+		return;
+	}
+	run(s, "cat /data/in.txt && echo made > /out/o.txt");
+	ok(R.exit_code == 0 && strcmp(OUT, "ro-data\n") == 0, "mounts read and written: %d %s %s", R.exit_code, OUT, ERR);
+	run(s, "touch /data/x");
+	ok(R.exit_code != 0, "read-only mount refuses writes");
+	sbxclose(s);
+	f = pathjoin(rw, "o.txt");
+	struct stat st;
+	ok(stat(f, &st) == 0, "rw mount file on the host");
+	free(f);
+	char *rm = xasprintf("rm -rf '%s' '%s'", ro, rw);
+	ok(system(rm) == 0, "clean up mounts");
+	free(rm);
+}
+
 /* The container goes with the job, and with the runner when it dies. */
 static void testlifetime(void)
 {
@@ -407,6 +447,7 @@ int main(void)
 	sbxclose(s);
 	ok(ours(0) == 0, "sbxclose removed the container");
 	testcontrol();
+	testmounts();
 	testlifetime();
 	sbxresultfree(&R);
 
