@@ -1,5 +1,6 @@
 /* calls: a k-way merge over the jobs' event logs, joining each decision with its tool_result. */
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "calls.h"
@@ -62,10 +63,11 @@ static const char *str(const cJSON *o, const char *k)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
+/* A number field, 0 when missing or beyond what an int holds (a tampered log). */
 static double num(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble > INT_MIN && v->valuedouble < INT_MAX ? v->valuedouble : 0;
 }
 
 /* Read the stream's next call: a decision, and its tool_result if one follows. */

@@ -22,6 +22,12 @@ static void problem(struct verdictrun *v, const char *fmt, ...)
 	v->failed++;
 }
 
+/* A JSON number as a long, def when it is not a number or out of range (a tampered file). */
+static long jsonlong(const cJSON *n, long def)
+{
+	return cJSON_IsNumber(n) && n->valuedouble > -9e15 && n->valuedouble < 9e15 ? (long)n->valuedouble : def;
+}
+
 /* Every line of SHA256SUMS matches; every file under the run is listed. */
 static void checksums(const char *dir, struct verdictrun *v, struct strv *listed)
 {
@@ -131,7 +137,7 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(ev, "seq");
 			const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "prev"));
 			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
-			seq = cJSON_IsNumber(s) ? (long)s->valuedouble : -1;
+			seq = jsonlong(s, -1);
 			snprintf(got, sizeof got, "%s", p ? p : "");
 			snprintf(type, sizeof type, "%s", t ? t : "");
 			if (!ev)
@@ -172,8 +178,8 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 		if (!head || strcmp(head, prev) != 0)
 			problem(v, "%s:%ld: last line's digest is not the events_head in run.json (lines cut or appended)",
 			        rel, n);
-		if (!cJSON_IsNumber(count) || (long)count->valuedouble != n)
-			problem(v, "%s: %ld events, run.json says %ld", rel, n, cJSON_IsNumber(count) ? (long)count->valuedouble : -1);
+		if (jsonlong(count, -1) != n)
+			problem(v, "%s: %ld events, run.json says %ld", rel, n, jsonlong(count, -1));
 	}
 	free(rel);
 	free(path);

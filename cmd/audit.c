@@ -46,7 +46,7 @@ static void cell(char *out, size_t width, const char *s)
 
 static void rulestr(const cJSON *rule, char *out, size_t n)
 {
-	if (cJSON_IsNumber(rule))
+	if (cJSON_IsNumber(rule) && rule->valuedouble > -1e9 && rule->valuedouble < 1e9)
 		snprintf(out, n, "%d", (int)rule->valuedouble);
 	else
 		snprintf(out, n, "%s", cJSON_IsString(rule) ? rule->valuestring : "-");
