@@ -1,10 +1,16 @@
 # nightshift: `make` builds ./nightshift, `make check` runs every test, `make bench` the benchmarks.
-# SANITIZE=1 builds with ASan+UBSan into build-san/.
+# SANITIZE=1 builds with ASan+UBSan into build-san/. `make fuzz` builds the libFuzzer targets of
+# tests/fuzz/ with clang, ASan and UBSan into build-fuzz/fuzz/ (docs/testing.md says how to run them).
 
 PKGS = libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto
 CC ?= cc
 CFLAGS ?= -O2 -g
-ifeq ($(SANITIZE),1)
+ifeq ($(FUZZ),1)
+O ?= build-fuzz
+CC = clang
+CFLAGS += -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=fuzzer,address,undefined
+else ifeq ($(SANITIZE),1)
 O ?= build-san
 CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -20,6 +26,11 @@ TESTSRC = $(wildcard tests/unit/test_*.c)
 LIBOBJ = $(LIBSRC:%.c=$(O)/%.o)
 CMDOBJ = $(CMDSRC:%.c=$(O)/%.o)
 TESTBIN = $(TESTSRC:tests/unit/%.c=$(O)/tests/%)
+# Fuzz targets: with libFuzzer's main under FUZZ=1, else with tests/fuzz/replay.c's, which make
+# check uses to run every committed corpus input once.
+FUZZSRC = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZBIN = $(FUZZSRC:tests/fuzz/%.c=$(O)/fuzz/%)
+FUZZMAIN = $(if $(filter 1,$(FUZZ)),,tests/fuzz/replay.c)
 
 all: nightshift
 
@@ -41,18 +52,27 @@ $(O)/tests/%: tests/unit/%.c $(O)/libnightshift.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libnightshift.a $(LDLIBS)
 
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZMAIN) $(O)/libnightshift.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZMAIN) $(O)/libnightshift.a $(LDLIBS)
+
 tests: $(TESTBIN)
 
+fuzz:
+	$(MAKE) FUZZ=1 fuzzers
+
+fuzzers: $(FUZZBIN)
+
 # Every test: unit binaries, then end-to-end scripts against the real binary.
-check: $(O)/nightshift $(TESTBIN)
+check: $(O)/nightshift $(TESTBIN) $(FUZZBIN)
 	NIGHTSHIFT=$(abspath $(O))/nightshift TESTBIN=$(abspath $(O))/tests bash tests/run $(T)
 
 bench: $(O)/nightshift
 	NIGHTSHIFT=$(abspath $(O))/nightshift bash bench/run $(B)
 
 clean:
-	rm -rf build build-san nightshift
+	rm -rf build build-san build-fuzz nightshift
 
--include $(LIBOBJ:.o=.d) $(CMDOBJ:.o=.d) $(TESTBIN:=.d)
+-include $(LIBOBJ:.o=.d) $(CMDOBJ:.o=.d) $(TESTBIN:=.d) $(FUZZBIN:=.d)
 
-.PHONY: all nightshift tests check bench clean
+.PHONY: all nightshift tests check bench clean fuzz fuzzers

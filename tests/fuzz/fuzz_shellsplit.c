@@ -1,0 +1,74 @@
+/* fuzz_shellsplit: the shell splitter, the policy that uses it, and path normalisation.
+ * Invariants: a line the splitter flags never gets an allow (rule or default); every command
+ * has argc words and a NULL after them; a normalised path stays inside the workspace. */
+#include "fuzz.h"
+#include "../../runner/policy.h"
+#include "../../runner/shellsplit.h"
+
+static void checkpath(const char *p)
+{
+	char *w = wspath(p);
+	if (!w)
+		return;
+	fuzzassert(w[0] != '/');
+	if (strcmp(w, ".") != 0)
+		for (const char *s = w; *s;) {
+			const char *end = strchrnul(s, '/');
+			size_t n = (size_t)(end - s);
+			fuzzassert(n > 0);
+			fuzzassert(!(n == 1 && s[0] == '.'));
+			fuzzassert(!(n == 2 && s[0] == '.' && s[1] == '.'));
+			s = *end ? end + 1 : end;
+		}
+	free(w);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct shsplit sp;
+	int rc = shsplit((const char *)data, size, &sp);
+	fuzzassert(rc == 0 || rc == -1);
+	int flagged = sp.unsafe != NULL;
+	for (size_t k = 0; k < sp.ncmds; k++) {
+		const struct shcmd *c = &sp.cmds[k];
+		fuzzassert(c->argv && c->text);
+		for (size_t i = 0; i < c->argc; i++)
+			fuzzassert(c->argv[i]);
+		fuzzassert(c->argv[c->argc] == NULL);
+		flagged |= c->unsafe != NULL;
+	}
+	fuzzassert((rc == 0) == !flagged);
+	shsplitfree(&sp);
+
+	/* The policy on the same line, with rules that allow every command. */
+	char *line = strndup((const char *)data, size);
+	if (strlen(line) == size) {
+		struct rule rules[] = {
+			{.tool = "shell", .command = "*", .decision = DEC_ALLOW},
+			{.tool = "shell", .command = "rm *", .decision = DEC_DENY},
+			{.tool = "*_file", .path = "**", .decision = DEC_ALLOW},
+		};
+		struct approval a = {.def = DEC_ALLOW, .rules = rules, .nrules = 3};
+		cJSON *args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "command", line);
+		struct verdict v;
+		policydecide(&a, "w", "shell", args, &v);
+		if (rc < 0)
+			fuzzassert(v.decision != DEC_ALLOW);
+		verdictfree(&v);
+		cJSON_Delete(args);
+
+		args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "path", line);
+		policydecide(&a, "w", "write_file", args, &v);
+		if (v.decision == DEC_ALLOW) {
+			fuzzassert(v.path);
+			checkpath(v.path);
+		}
+		verdictfree(&v);
+		cJSON_Delete(args);
+		checkpath(line);
+	}
+	free(line);
+	return 0;
+}
