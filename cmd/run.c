@@ -98,6 +98,7 @@ int cmdrun(int argc, char **argv)
 				usage("run", "-j %s: expected a number of jobs from 1 to 256", v);
 				goto done;
 			}
+			o.parallel = (int)n;
 		} else if (argv[i][0] == '-') {
 			usage("run", "unknown flag %s", argv[i]);
 			goto done;

@@ -146,7 +146,10 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	char name[16];
 	memset(&si, 0, sizeof si);
 	snprintf(name, sizeof name, "%04d", step);
-	if (snaptake(jr->rs->snap, name, &si, e) < 0)
+	pthread_mutex_lock(&jr->rs->mu);
+	int rc = snaptake(jr->rs->snap, name, &si, e);
+	pthread_mutex_unlock(&jr->rs->mu);
+	if (rc < 0)
 		return errctx(e, "snapshot before step %d", step);
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
@@ -185,7 +188,9 @@ static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 /* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
 static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 {
+	pthread_mutex_lock(&jr->rs->mu);
 	int step = ++jr->rs->step;
+	pthread_mutex_unlock(&jr->rs->mu);
 	jr->res->steps++;
 	struct verdict v;
 	memset(&v, 0, sizeof v);

@@ -2,6 +2,7 @@
 #ifndef NS_AGENT_H
 #define NS_AGENT_H
 
+#include <pthread.h>
 #include <cjson/cJSON.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/snapshot.h"
@@ -11,8 +12,9 @@
 
 enum jobstatus { JOB_PENDING, JOB_SUCCEEDED, JOB_FAILED, JOB_ABORTED, JOB_SKIPPED, JOB_CANCELLED };
 
-/* What every job of a run shares. */
+/* What every job of a run shares; mu guards step and the snapshot state. */
 struct runstate {
+	pthread_mutex_t mu;
 	const struct manifest *m;
 	struct rundir *rd;
 	struct snap *snap;

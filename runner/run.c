@@ -1,4 +1,5 @@
 /* run: create the run directory, run the jobs in needs order, seal the artifacts. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
 #include "agent.h"
+#include "llm/llm.h"
 #include "cancel.h"
 #include "run.h"
 
@@ -142,11 +144,170 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	return rc;
 }
 
+/* A job that may change the workspace holds it alone; one that can only read it shares it. */
+static int writes(const struct manifest *m, const struct worker *w, int depth)
+{
+	if (w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE))
+		return 1;
+	for (size_t i = 0; depth < 8 && i < w->delegates.n; i++)
+		if (writes(m, manifestworker(m, w->delegates.v[i]), depth + 1))
+			return 1;
+	return 0;
+}
+
+enum { WAITING, RUNNING, DONE };
+
+struct sched {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int running, writers, fatal;
+	int *state;
+	struct err e; /* the first artifact error of a job thread */
+};
+
+struct slot {
+	struct sched *s;
+	struct runstate *rs;
+	const struct job *j;
+	char *input;
+	struct jobresult *res;
+	int writer;
+	int *state;
+};
+
+static void *jobthread(void *arg)
+{
+	struct slot *sl = arg;
+	struct err e = {0};
+	int rc = agentrun(sl->rs, sl->j, sl->input, sl->res, &e);
+	fprintf(stderr, "nightshift: job %s: %s%s%s (%d turns, %d steps)\n", sl->j->id, jobstatusname(sl->res->status),
+	        sl->res->error[0] ? ": " : "", sl->res->error, sl->res->turns, sl->res->steps);
+	pthread_mutex_lock(&sl->s->mu);
+	if (rc < 0 && !sl->s->fatal) {
+		sl->s->fatal = 1;
+		sl->s->e = e;
+	}
+	*sl->state = DONE;
+	sl->s->running--;
+	sl->s->writers -= sl->writer;
+	pthread_cond_signal(&sl->s->cv);
+	pthread_mutex_unlock(&sl->s->mu);
+	free(sl->input);
+	free(sl);
+	return NULL;
+}
+
+/* Decide what happens to a waiting job whose needs are done: 1 it may start (input expanded),
+ * 0 it ended without running (skipped, cancelled, bad input). */
+static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobresult *res, char **input)
+{
+	const struct manifest *m = rs->m;
+	const struct job *j = &m->jobs[i];
+	const char *failed = NULL;
+	for (size_t d = 0; d < j->needs.n && !failed; d++) {
+		const struct job *dj = manifestjob(m, j->needs.v[d]);
+		if (res[dj - m->jobs].status != JOB_SUCCEEDED && !dj->continue_on_error)
+			failed = j->needs.v[d];
+	}
+	if (cancelled || s->fatal) {
+		res[i].status = JOB_CANCELLED;
+		snprintf(res[i].error, sizeof res[i].error, "not started: the run was %s", cancelled ? "cancelled" : "stopped");
+		return 0;
+	}
+	if (failed) {
+		res[i].status = JOB_SKIPPED;
+		snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
+		fprintf(stderr, "nightshift: job %s: %s\n", j->id, res[i].error);
+		return 0;
+	}
+	struct outputs outs = {m, res};
+	struct exprenv env = {&m->sets, &j->needs, outputof, &outs};
+	struct err xe = {0};
+	if (!(*input = exprexpand(j->input, &env, &xe))) {
+		res[i].status = JOB_FAILED;
+		snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
+		fprintf(stderr, "nightshift: job %s: failed: %s\n", j->id, res[i].error);
+		return 0;
+	}
+	return 1;
+}
+
+/* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
+static int schedule(struct runstate *rs, const struct runopts *o, const size_t *ord, size_t n,
+                    struct jobresult *res, struct err *e)
+{
+	const struct manifest *m = rs->m;
+	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+	int max = o->parallel > 0 ? o->parallel : 1;
+	s.state = xcalloc(m->njobs, sizeof *s.state);
+	pthread_t *threads = xcalloc(n + 1, sizeof *threads);
+	size_t nthreads = 0;
+	pthread_mutex_lock(&s.mu);
+	for (;;) {
+		size_t done = 0;
+		for (size_t k = 0; k < n; k++) {
+			size_t i = ord[k];
+			const struct job *j = &m->jobs[i];
+			if (s.state[i] != WAITING) {
+				done += s.state[i] == DONE;
+				continue;
+			}
+			int ready = 1;
+			for (size_t d = 0; d < j->needs.n && ready; d++)
+				ready = s.state[manifestjob(m, j->needs.v[d]) - m->jobs] == DONE;
+			if (!ready)
+				continue;
+			int wr = writes(m, manifestworker(m, j->worker), 0);
+			if (!cancelled && !s.fatal && (s.running >= max || (wr && s.running > 0) || (!wr && s.writers > 0)))
+				continue;
+			char *input = NULL;
+			if (!prepare(rs, &s, i, res, &input)) {
+				s.state[i] = DONE;
+				done++;
+				k = (size_t)-1; /* a job ended: look again from the start */
+				done = 0;
+				continue;
+			}
+			struct slot *sl = xcalloc(1, sizeof *sl);
+			*sl = (struct slot){&s, rs, j, input, &res[i], wr, &s.state[i]};
+			s.state[i] = RUNNING;
+			s.running++;
+			s.writers += wr;
+			fprintf(stderr, "nightshift: job %s: started (worker %s%s)\n", j->id, j->worker, wr ? "" : ", read-only");
+			if (pthread_create(&threads[nthreads], NULL, jobthread, sl) != 0) {
+				s.state[i] = DONE;
+				s.running--;
+				s.writers -= wr;
+				res[i].status = JOB_FAILED;
+				snprintf(res[i].error, sizeof res[i].error, "cannot start a thread");
+				free(sl->input);
+				free(sl);
+				continue;
+			}
+			nthreads++;
+		}
+		if (done == n)
+			break;
+		pthread_cond_wait(&s.cv, &s.mu);
+	}
+	pthread_mutex_unlock(&s.mu);
+	for (size_t t = 0; t < nthreads; t++)
+		pthread_join(threads[t], NULL);
+	free(threads);
+	free(s.state);
+	if (s.fatal) {
+		*e = s.e;
+		return -1;
+	}
+	return 0;
+}
+
 int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e)
 {
 	struct rundir rd;
 	struct secrets sec = {0};
-	struct runstate rs = {.m = m, .rd = &rd, .sec = &sec, .replay = o->replay, .live = o->live};
+	struct runstate rs = {.mu = PTHREAD_MUTEX_INITIALIZER, .m = m, .rd = &rd, .sec = &sec, .replay = o->replay,
+	                      .live = o->live};
 	char started[32];
 	int *sel = xcalloc(m->njobs, sizeof *sel);
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);
@@ -165,6 +326,10 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 		sel[i] = 1;
 	size_t n = order(m, sel, ord);
 	secretsenv(&sec, &m->secrets);
+	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
+	for (size_t i = 0; i < m->nmodels; i++)
+		if (llmkeyenv(&m->models[i]))
+			secretsadd(&sec, llmkeyenv(&m->models[i]), getenv(llmkeyenv(&m->models[i])));
 	if (rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
@@ -173,44 +338,8 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	free(snapdir);
 	if (src < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = ord[k];
-		const struct job *j = &m->jobs[i];
-		const char *failed = NULL;
-		for (size_t d = 0; d < j->needs.n && !failed; d++) {
-			struct jobresult *dr = &res[manifestjob(m, j->needs.v[d]) - m->jobs];
-			if (dr->status != JOB_SUCCEEDED && !manifestjob(m, j->needs.v[d])->continue_on_error)
-				failed = j->needs.v[d];
-		}
-		if (cancelled) {
-			res[i].status = JOB_CANCELLED;
-			snprintf(res[i].error, sizeof res[i].error, "not started: the run was cancelled");
-			continue;
-		}
-		if (failed) {
-			res[i].status = JOB_SKIPPED;
-			snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
-			fprintf(stderr, "nightshift: job %s: %s\n", j->id, res[i].error);
-			continue;
-		}
-		struct outputs outs = {m, res};
-		struct exprenv env = {&m->sets, &j->needs, outputof, &outs};
-		struct err xe = {0};
-		char *input = exprexpand(j->input, &env, &xe);
-		if (!input) {
-			res[i].status = JOB_FAILED;
-			snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
-			fprintf(stderr, "nightshift: job %s: failed: %s\n", j->id, res[i].error);
-			continue;
-		}
-		fprintf(stderr, "nightshift: job %s: started (worker %s)\n", j->id, j->worker);
-		int arc = agentrun(&rs, j, input, &res[i], e);
-		free(input);
-		if (arc < 0)
-			goto seal;
-		fprintf(stderr, "nightshift: job %s: %s%s%s (%d turns, %d steps)\n", j->id, jobstatusname(res[i].status),
-		        res[i].error[0] ? ": " : "", res[i].error, res[i].turns, res[i].steps);
-	}
+	if (schedule(&rs, o, ord, n, res, e) < 0)
+		goto seal;
 	rc = 0;
 seal:;
 	/* Whatever happened, seal what was written so it stays verifiable. */

@@ -7,6 +7,7 @@
 struct runopts {
 	const char *outdir;           /* where run directories are made */
 	struct strv jobs;             /* --job selections (with what they need), empty = all */
+	int parallel;                 /* -j: jobs run at once (0 = 1) */
 	const struct strv *overrides; /* --model NAME=SPEC given, recorded in run.json */
 	const char *replay;           /* replay: the run whose recorded model replies are served */
 	int live;                     /* replay: the live model takes over where the record ends */

@@ -18,6 +18,11 @@ static const char *defaultkeyenv(const struct model *m)
 	return m->provider == PROV_OPENAI ? "OPENAI_API_KEY" : m->provider == PROV_ANTHROPIC ? "ANTHROPIC_API_KEY" : NULL;
 }
 
+const char *llmkeyenv(const struct model *m)
+{
+	return m->provider == PROV_SCRIPTED ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
+}
+
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
 {
 	int rc;
@@ -32,7 +37,7 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 		return -1;
 	(*l)->model = m;
 	(*l)->sec = sec;
-	const char *env = m->provider == PROV_SCRIPTED ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
+	const char *env = llmkeyenv(m);
 	if (env) {
 		const char *key = getenv(env);
 		const char *bad = NULL;

@@ -83,6 +83,8 @@ struct llm {
  * itself takes over from the end of the record or the first divergence (needs its key). */
 int llmreplayopen(struct llm **l, const struct model *m, const char *events, int live, struct secrets *sec,
                   struct err *e);
+/* The environment variable a model's API key is read from, or NULL when it needs none. */
+const char *llmkeyenv(const struct model *m);
 /* Open a client for a model; reads the API key from its api_key_env and adds it to sec. */
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e);
 /* Ask for the next reply; retries transient failures as the official SDKs do. */
