@@ -567,6 +567,12 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 	setpgid(0, 0); /* the terminal's ^C is for nightshift, which then closes us */
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
+	/* If nightshift ran with 0, 1 or 2 closed, our descriptors may sit there: move them up. */
+	if (ctl < 3)
+		ctl = fcntl(ctl, F_DUPFD_CLOEXEC, 3);
+	for (int i = 0; i < 3; i++)
+		if (z->cg.parent[i] >= 0 && z->cg.parent[i] < 3)
+			z->cg.parent[i] = fcntl(z->cg.parent[i], F_DUPFD_CLOEXEC, 3);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0), dup2(null, 1), dup2(null, 2);
