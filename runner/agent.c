@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,16 @@ struct jobrun {
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
 	int logged; /* messages already written to a model_request event */
+	int depth;  /* 0 for a job of the manifest, 1 for a worker it delegated to, ... */
+	int transient; /* the last model failure may pass if asked again */
+	int64_t deadline; /* the job's timeout as a monotonic time, or 0 */
 	struct jobresult *res;
 };
+
+enum { MAXDEPTH = 4 };
+
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
+                  struct err *e);
 
 static const char systemtail[] =
 	"\n\nYou run unattended: nobody will answer questions. Use the tools offered; every call is checked "
@@ -185,6 +194,62 @@ static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 	}
 }
 
+/* A delegate worker called as a tool: run it as a nested job with its own events; its typed
+ * output is the tool's result. Returns 1 when the calling job must end (an abort inside). */
+static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, struct err *e)
+{
+	const char *input = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->args, "input"));
+	const struct worker *dw = manifestworker(jr->rs->m, c->name);
+	if (!input || !dw || jr->depth + 1 >= MAXDEPTH) {
+		char *msg = !input ? xstrdup("a delegate needs a string argument input")
+		          : xasprintf("delegation deeper than %d workers is not allowed", MAXDEPTH);
+		answer(jr, c, msg, 1);
+		free(msg);
+		return 0;
+	}
+	struct job sub;
+	memset(&sub, 0, sizeof sub);
+	char *id = xasprintf("%s.%s-%d", jr->j->id, dw->name, step);
+	sub.id = id;
+	sub.worker = dw->name;
+	sub.input = (char *)input;
+	sub.max_turns = dw->max_turns;
+	sub.max_tokens = dw->max_tokens;
+	sub.sandbox = dw->sandbox;
+	sub.pos = jr->j->pos;
+	struct jobresult *res = runnested(jr->rs, id, dw->name, jr->j->id);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "job", id);
+	int rc = evadd(jr->ev, "delegate_start", ev, e);
+	if (rc == 0)
+		rc = runjob(jr->rs, &sub, input, jr->depth + 1, res, e);
+	if (rc == 0) {
+		char *out = res->output ? cJSON_PrintUnformatted(res->output) : NULL;
+		char *msg = res->status == JOB_SUCCEEDED ? xstrdup(out)
+		          : xasprintf("worker %s %s: %s", dw->name, jobstatusname(res->status), res->error);
+		answer(jr, c, msg, res->status != JOB_SUCCEEDED);
+		ev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ev, "step", step);
+		cJSON_AddStringToObject(ev, "call_id", c->id);
+		cJSON_AddStringToObject(ev, "tool", c->name);
+		cJSON_AddStringToObject(ev, "job", id);
+		cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
+		cJSON_AddNumberToObject(ev, "exit_code", res->status != JOB_SUCCEEDED);
+		char hex[65];
+		sha256hex(msg, strlen(msg), hex);
+		cJSON_AddStringToObject(ev, "output_sha256", hex);
+		rc = evadd(jr->ev, "tool_result", ev, e);
+		free(msg);
+		free(out);
+		if (rc == 0 && (res->status == JOB_ABORTED || res->status == JOB_CANCELLED))
+			rc = fail(jr, res->status, "delegate %s: %s", id, res->error);
+	}
+	free(id);
+	return rc;
+}
+
 /* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
 static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 {
@@ -195,7 +260,10 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	struct verdict v;
 	memset(&v, 0, sizeof v);
 	unsigned bit = toolbyname(c->name);
-	int offered = bit && (jr->w->tools & bit);
+	int delegate = 0;
+	for (size_t i = 0; !bit && i < jr->w->delegates.n; i++)
+		delegate |= strcmp(jr->w->delegates.v[i], c->name) == 0;
+	int offered = (bit && (jr->w->tools & bit)) || delegate;
 	if (!c->args) {
 		v.decision = DEC_DENY;
 		v.rule = -1;
@@ -240,6 +308,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		char *msg = xasprintf("denied by %s: %s", by, v.reason);
 		answer(jr, c, msg, 1);
 		free(msg);
+	} else if (delegate) {
+		rc = delegatecall(jr, c, step, e);
 	} else {
 		struct toolres tr;
 		if (snapshot(jr, step, e) < 0) {
@@ -323,6 +393,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
 		jr->res->diverged |= me.code == 4;
+		jr->transient = llmretryable(x.status, -1) && me.code != 4 && me.code != 2 && !cancelled;
 	}
 	exchangefree(&x);
 	if (evadd(jr->ev, "model_response", ev, e) < 0)
@@ -342,9 +413,13 @@ static int loop(struct jobrun *jr, struct err *e)
 	cJSON_AddStringToObject(u, "role", "user");
 	cJSON_AddStringToObject(u, "content", jr->input);
 	cJSON_AddItemToArray(jr->messages, u);
+	int retries = 0;
 	for (;;) {
 		if (cancelled)
 			return fail(jr, JOB_CANCELLED, "cancelled by a signal after %d turns", jr->res->turns), 0;
+		if (jr->deadline && nowms() >= jr->deadline)
+			return fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out after %d turns",
+			            (long long)(j->timeout_ms / 1000), jr->res->turns), 0;
 		if (jr->res->turns >= j->max_turns)
 			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
 		if (j->max_tokens) {
@@ -356,6 +431,17 @@ static int loop(struct jobrun *jr, struct err *e)
 		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
+		if (rc == 1 && jr->transient && retries < j->retries && jr->res->turns < j->max_turns) {
+			/* retries: a transient model failure asks again, after the model's own retries ran out */
+			retries++;
+			fprintf(stderr, "nightshift: job %s: %s; retrying (%d of %d)\n", j->id, jr->res->error, retries,
+			        j->retries);
+			jr->res->status = JOB_PENDING;
+			jr->res->error[0] = 0;
+			struct timespec ts = {1 << (retries < 4 ? retries : 4), 0};
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
 		int64_t spent = jr->res->usage.input + jr->res->usage.output;
@@ -384,8 +470,12 @@ static int loop(struct jobrun *jr, struct err *e)
 		int done = 0;
 		for (size_t i = 0; i < r.ncalls && !done; i++) {
 			const struct llmcall *c = &r.calls[i];
-			if (cancelled) {
-				fail(jr, JOB_CANCELLED, "cancelled by a signal at turn %d", jr->res->turns);
+			if (cancelled || (jr->deadline && nowms() >= jr->deadline)) {
+				if (cancelled)
+					fail(jr, JOB_CANCELLED, "cancelled by a signal at turn %d", jr->res->turns);
+				else
+					fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out at turn %d",
+					     (long long)(jr->j->timeout_ms / 1000), jr->res->turns);
 				for (size_t k = i; k < r.ncalls; k++)
 					answer(jr, &r.calls[k], "not run: the run was cancelled", 1);
 				llmreplyfree(&r);
@@ -475,7 +565,15 @@ static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
 
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
-	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1};
+	return runjob(rs, j, input, 0, res, e);
+}
+
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
+                  struct err *e)
+{
+	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1, .depth = depth};
+	if (j->timeout_ms > 0)
+		jr.deadline = nowms() + j->timeout_ms;
 	memset(res, 0, sizeof *res);
 	jr.w = manifestworker(rs->m, j->worker);
 	const struct model *md = manifestmodel(rs->m, jr.w->model);
@@ -533,6 +631,34 @@ int agentrun(struct runstate *rs, const struct job *j, const char *input, struct
 		rc = -1;
 	free(jr.dir);
 	return rc;
+}
+
+struct jobresult *runnested(struct runstate *rs, const char *id, const char *worker, const char *parent)
+{
+	pthread_mutex_lock(&rs->mu);
+	rs->nested = xrealloc(rs->nested, (rs->nnested + 1) * sizeof *rs->nested);
+	struct nested *n = &rs->nested[rs->nnested++];
+	n->id = xstrdup(id);
+	n->worker = xstrdup(worker);
+	n->parent = xstrdup(parent);
+	n->res = xcalloc(1, sizeof *n->res);
+	struct jobresult *r = n->res;
+	pthread_mutex_unlock(&rs->mu);
+	return r;
+}
+
+void nestedfree(struct runstate *rs)
+{
+	for (size_t i = 0; i < rs->nnested; i++) {
+		free(rs->nested[i].id);
+		free(rs->nested[i].worker);
+		free(rs->nested[i].parent);
+		jobresultfree(rs->nested[i].res);
+		free(rs->nested[i].res);
+	}
+	free(rs->nested);
+	rs->nested = NULL;
+	rs->nnested = 0;
 }
 
 void jobresultfree(struct jobresult *r)

@@ -12,7 +12,15 @@
 
 enum jobstatus { JOB_PENDING, JOB_SUCCEEDED, JOB_FAILED, JOB_ABORTED, JOB_SKIPPED, JOB_CANCELLED };
 
-/* What every job of a run shares; mu guards step and the snapshot state. */
+struct jobresult;
+
+/* A job a worker delegated to, run nested inside its caller. */
+struct nested {
+	char *id, *worker, *parent;
+	struct jobresult *res;
+};
+
+/* What every job of a run shares; mu guards step, nested and the snapshot state. */
 struct runstate {
 	pthread_mutex_t mu;
 	const struct manifest *m;
@@ -22,6 +30,8 @@ struct runstate {
 	int step;           /* the last step number given out; steps count from 1 across the run */
 	const char *replay; /* replay: the run directory whose model replies are served */
 	int live;           /* replay: the live model takes over where the record ends */
+	struct nested *nested; /* delegated jobs, in the order they started */
+	size_t nnested;
 };
 
 struct jobresult {
@@ -39,6 +49,10 @@ struct jobresult {
  * could not be written (e says why). */
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e);
 void jobresultfree(struct jobresult *r);
+/* Register a nested job of rs (under its lock) and return its result to fill. */
+struct jobresult *runnested(struct runstate *rs, const char *id, const char *worker, const char *parent);
+/* Free the nested jobs of rs. */
+void nestedfree(struct runstate *rs);
 const char *jobstatusname(enum jobstatus s);
 
 #endif

@@ -1,8 +1,12 @@
 /* run: create the run directory, run the jobs in needs order, seal the artifacts. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
@@ -68,7 +72,7 @@ static cJSON *usagejson(const struct usage *u)
 }
 
 static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
-                        const struct secrets *sec, const char *started,
+                        const struct runstate *rs, const struct secrets *sec, const char *started,
                         const int *sel, struct jobresult *res, const char *status, struct err *e)
 {
 	char now[32], hex[65];
@@ -126,6 +130,26 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		total.output += jr->usage.output;
 		total.cached += jr->usage.cached;
 		total.reasoning += jr->usage.reasoning;
+	}
+	for (size_t i = 0; i < rs->nnested; i++) {
+		struct nested *n = &rs->nested[i];
+		cJSON *j = cJSON_AddObjectToObject(jobs, n->id);
+		cJSON_AddStringToObject(j, "status", jobstatusname(n->res->status));
+		cJSON_AddStringToObject(j, "worker", n->worker);
+		cJSON_AddStringToObject(j, "parent", n->parent);
+		if (n->res->error[0])
+			cJSON_AddStringToObject(j, "error", n->res->error);
+		cJSON_AddNumberToObject(j, "turns", n->res->turns);
+		cJSON_AddNumberToObject(j, "steps", n->res->steps);
+		cJSON_AddItemToObject(j, "usage", usagejson(&n->res->usage));
+		if (n->res->events) {
+			cJSON_AddNumberToObject(j, "events", (double)n->res->events);
+			cJSON_AddStringToObject(j, "events_head", n->res->head);
+		}
+		total.input += n->res->usage.input;
+		total.output += n->res->usage.output;
+		total.cached += n->res->usage.cached;
+		total.reasoning += n->res->usage.reasoning;
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
 	char *raw = cJSON_Print(r);
@@ -302,6 +326,44 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 	return 0;
 }
 
+/* Hold the workspace for this run: a lock file outside it, keyed by its device and inode, that
+ * names its holder. The lock goes with the process, whatever way it ends. */
+static int lockworkspace(const char *ws, const char *outdir, int *fd, struct err *e)
+{
+	struct stat st;
+	if (stat(ws, &st) < 0)
+		return errc(e, 2, "workspace %s:", ws);
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = xasprintf("%s/nightshift-%llx-%llx.lock", tmp, (unsigned long long)st.st_dev,
+	                       (unsigned long long)st.st_ino);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		errc(e, 2, "cannot open the workspace lock %s:", path);
+		free(path);
+		return -1;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		char holder[512] = "";
+		ssize_t n = pread(*fd, holder, sizeof holder - 1, 0);
+		holder[n > 0 ? n : 0] = 0;
+		holder[strcspn(holder, "\n")] = 0;
+		errc(e, 2, "workspace %s is in use by another run (%s; lock %s): wait for it or stop it", ws,
+		     *holder ? holder : "holder unknown", path);
+		close(*fd);
+		*fd = -1;
+		free(path);
+		return -1;
+	}
+	char now[32], *who;
+	utcnow(now);
+	who = xasprintf("pid %d, runs in %s, since %s\n", (int)getpid(), outdir, now);
+	if (ftruncate(*fd, 0) == 0 && pwrite(*fd, who, strlen(who), 0) < 0)
+		(void)0;
+	free(who);
+	free(path);
+	return 0;
+}
+
 int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e)
 {
 	struct rundir rd;
@@ -312,7 +374,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	int *sel = xcalloc(m->njobs, sizeof *sel);
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);
 	struct jobresult *res = xcalloc(m->njobs, sizeof *res);
-	int rc = -1, exitcode = 0;
+	int rc = -1, exitcode = 0, lockfd = -1;
 	utcnow(started);
 	for (size_t i = 0; i < o->jobs.n; i++) {
 		const struct job *j = manifestjob(m, o->jobs.v[i]);
@@ -330,7 +392,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	for (size_t i = 0; i < m->nmodels; i++)
 		if (llmkeyenv(&m->models[i]))
 			secretsadd(&sec, llmkeyenv(&m->models[i]), getenv(llmkeyenv(&m->models[i])));
-	if (rundircreate(&rd, o->outdir, e) < 0)
+	if (lockworkspace(m->workspace, o->outdir, &lockfd, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
 	char *snapdir = pathjoin(rd.path, "snapshots");
@@ -365,7 +427,7 @@ seal:;
 		                     : exitcode == 130 ? "cancelled"
 		                     : exitcode == 3   ? "aborted"
 		                                       : "failed";
-		if (writerunjson(&rd, m, o, &sec, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
+		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
@@ -378,5 +440,8 @@ out:
 	free(sel);
 	free(ord);
 	secretsfree(&sec);
+	nestedfree(&rs);
+	if (lockfd >= 0)
+		close(lockfd);
 	return rc < 0 ? -1 : exitcode;
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Delegation as nested jobs, a job's timeout, retries of transient model failures, the workspace lock.
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$T/ws"
+cat > "$T/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  boss:
+    provider: scripted
+    replies:
+      - tool_calls: [ {name: helper, arguments: {input: "count to three"}} ]
+      - tool_calls: [ {name: stranger, arguments: {input: "hi"}} ]
+      - tool_calls: [ {name: final_result, arguments: {got: "done"}} ]
+  helper: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {count: 3}} ]} ] }
+  slow: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 2"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  boss:
+    model: boss
+    instructions: Delegate.
+    delegates: [helper, stranger]
+    approval:
+      rules:
+        - { worker: helper, decision: allow }
+  helper: { model: helper, instructions: Count., output: { type: object, required: [count], properties: { count: { type: integer } } } }
+  stranger: { model: helper, instructions: x }
+  slow: { model: slow, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  boss: { worker: boss }
+  slow: { worker: slow, timeout: 1s }
+YAML
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "a timed-out job fails the run" 1 "$rc"
+js() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; print(j[sys.argv[2]].get(sys.argv[3]))' "$dir/run.json" "$1" "$2"; }
+expect_eq "the delegating job succeeded" succeeded "$(js boss status)"
+expect_eq "the delegate ran as a nested job" succeeded "$(js boss.helper-1 status)"
+expect_eq "the nested job names its parent" boss "$(js boss.helper-1 parent)"
+check "the nested job has its own events" test -f "$dir/jobs/boss.helper-1/events.jsonl.zst"
+check "its typed output came back as the tool result" bash -c "zstd -dcq '$dir/jobs/boss/events.jsonl.zst' | python3 -c '
+import json, sys
+msgs = [m for l in sys.stdin for m in json.loads(l).get(\"messages\", [])]
+sys.exit(not any(m.get(\"name\") == \"helper\" and json.loads(m[\"content\"]) == {\"count\": 3} for m in msgs))'"
+check "a delegate no rule allows is denied" bash -c "zstd -dcq '$dir/jobs/boss/events.jsonl.zst' | grep -q '\"tool\":\"stranger\".*\"decision\":\"deny\"'"
+check "the denied delegate never ran" test ! -d "$dir/jobs/boss.stranger-2"
+expect_eq "the job's timeout failed it" failed "$(js slow status)"
+expect_grep "and says so" "job slow: failed: the job's timeout \(1s\) ran out" "$T/err"
+check "the run verifies, nested job included" "$NS" audit "$dir" --verify
+
+# retries: a 500 the model's own retries (0) don't absorb is asked again by the job's retries.
+printf '%s' '[{"error": 500}, {"openai_calls": [["final_result", {"ok": true}]]}]' > "$T/script.json"
+python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/mock.log" & mp=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+cat > "$T/r.yaml" <<YAML
+version: 1
+workspace: ws
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$(cat "$T/port")/v1", model: m, retries: 0 }
+workers:
+  w: { instructions: x }
+jobs:
+  once: { worker: w, retries: 1 }
+YAML
+dir=$("$NS" run "$T/r.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+kill $mp; wait $mp 2>/dev/null
+expect_rc "a transient failure retried by the job succeeds" 0 "$rc"
+expect_grep "the retry is reported" "retrying \(1 of 1\)" "$T/err"
+expect_eq "the model was asked twice" 2 "$(wc -l < "$T/mock.log")"
+
+# the lock: a second run on the same workspace is refused while the first holds it.
+cat > "$T/l.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 3"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+"$NS" run "$T/l.yaml" --out "$T/runs" >/dev/null 2>&1 & first=$!
+for _ in $(seq 100); do pgrep -f "sleep 3" >/dev/null && break; sleep 0.05; done
+"$NS" run "$T/l.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "a second run on a held workspace: exit 2" 2 "$rc"
+expect_grep "the error names the holder" "is in use by another run \(pid $first, " "$T/err"
+check "nothing printed on stdout" test ! -s "$T/out"
+wait $first
+expect_rc "the first run finished" 0 $?
+done_tests
