@@ -23,6 +23,10 @@ int cmdreplay(int argc, char **argv);
 int cmdplan(int argc, char **argv);
 int cmdmerge(int argc, char **argv);
 
+/* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
+void progressstart(int quiet);
+/* Clear the live lines before the last words are printed. */
+void progressstop(void);
 /* Print "nightshift: CMD: message" to stderr and return EXIT_USAGE. */
 int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */

@@ -159,6 +159,7 @@ int cmdreplay(int argc, char **argv)
 		}
 	}
 	o.replay = real;
+	progressstart(0);
 	o.overrides = &overrides;
 	rc = runmanifest(&m, &o, &newrun, &e);
 	if (newrun) {

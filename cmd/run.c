@@ -17,6 +17,7 @@ static const char runhelp[] =
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
 	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
 	"  -j N        jobs run at once (default 1)\n"
+	"  --quiet     no progress on stderr (errors still)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
 	"  --model NAME=SPEC  replace the manifest's model NAME; repeatable. SPEC is\n"
@@ -64,12 +65,14 @@ int cmdrun(int argc, char **argv)
 	const char *path = NULL, *out = NULL, *v;
 	struct runopts o = {0};
 	struct strv sets = {0}, models = {0};
-	int rc = EXIT_USAGE;
+	int rc = EXIT_USAGE, quiet = 0;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
 			fputs(runhelp, stdout);
 			rc = EXIT_OK;
 			goto done;
+		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+			quiet = 1;
 		} else if (strcmp(argv[i], "--out") == 0) {
 			if (!(out = flagval(argc, argv, &i)))
 				goto done;
@@ -138,7 +141,9 @@ int cmdrun(int argc, char **argv)
 	char *rundir = NULL;
 	cancelinit();
 	catchsignals();
+	progressstart(quiet);
 	rc = runmanifest(&m, &o, &rundir, &e);
+	progressstop();
 	if (rundir)
 		printf("%s\n", rundir);
 	fflush(stdout);

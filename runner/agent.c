@@ -10,6 +10,7 @@
 #include "../artifacts/events.h"
 #include "../manifest/schema.h"
 #include "agent.h"
+#include "progress.h"
 #include "cancel.h"
 #include "policy.h"
 #include "sandbox/sandbox.h"
@@ -431,11 +432,11 @@ static int loop(struct jobrun *jr, struct err *e)
 		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
+		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
 		if (rc == 1 && jr->transient && retries < j->retries && jr->res->turns < j->max_turns) {
 			/* retries: a transient model failure asks again, after the model's own retries ran out */
 			retries++;
-			fprintf(stderr, "nightshift: job %s: %s; retrying (%d of %d)\n", j->id, jr->res->error, retries,
-			        j->retries);
+			progressf("job %s: %s; retrying (%d of %d)", j->id, jr->res->error, retries, j->retries);
 			jr->res->status = JOB_PENDING;
 			jr->res->error[0] = 0;
 			struct timespec ts = {1 << (retries < 4 ? retries : 4), 0};

@@ -11,6 +11,7 @@
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
 #include "agent.h"
+#include "progress.h"
 #include "llm/llm.h"
 #include "cancel.h"
 #include "run.h"
@@ -204,7 +205,8 @@ static void *jobthread(void *arg)
 	struct slot *sl = arg;
 	struct err e = {0};
 	int rc = agentrun(sl->rs, sl->j, sl->input, sl->res, &e);
-	fprintf(stderr, "nightshift: job %s: %s%s%s (%d turns, %d steps)\n", sl->j->id, jobstatusname(sl->res->status),
+	progressjob(sl->j->id, sl->res->turns, sl->res->steps, sl->res->usage.input + sl->res->usage.output, 1);
+	progressf("job %s: %s%s%s (%d turns, %d steps)", sl->j->id, jobstatusname(sl->res->status),
 	        sl->res->error[0] ? ": " : "", sl->res->error, sl->res->turns, sl->res->steps);
 	pthread_mutex_lock(&sl->s->mu);
 	if (rc < 0 && !sl->s->fatal) {
@@ -241,7 +243,7 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	if (failed) {
 		res[i].status = JOB_SKIPPED;
 		snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
-		fprintf(stderr, "nightshift: job %s: %s\n", j->id, res[i].error);
+		progressf("job %s: %s", j->id, res[i].error);
 		return 0;
 	}
 	struct outputs outs = {m, res};
@@ -250,7 +252,7 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	if (!(*input = exprexpand(j->input, &env, &xe))) {
 		res[i].status = JOB_FAILED;
 		snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
-		fprintf(stderr, "nightshift: job %s: failed: %s\n", j->id, res[i].error);
+		progressf("job %s: failed: %s", j->id, res[i].error);
 		return 0;
 	}
 	return 1;
@@ -297,7 +299,8 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 			s.state[i] = RUNNING;
 			s.running++;
 			s.writers += wr;
-			fprintf(stderr, "nightshift: job %s: started (worker %s%s)\n", j->id, j->worker, wr ? "" : ", read-only");
+			progressf("job %s: started (worker %s%s)", j->id, j->worker, wr ? "" : ", read-only");
+			progressjob(j->id, 0, 0, 0, 0);
 			if (pthread_create(&threads[nthreads], NULL, jobthread, sl) != 0) {
 				s.state[i] = DONE;
 				s.running--;
