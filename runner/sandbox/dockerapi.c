@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dockerapi.h"
+#include "../cancel.h"
 
 #define API "/v1.41"
 #define BODYMAX (8 << 20) /* bytes kept of an ordinary response */
@@ -177,13 +178,14 @@ long dapirecv(CURL *conn, void *p, size_t n, int ms)
 		curl_socket_t fd;
 		if (curl_easy_getinfo(conn, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD)
 			return -1;
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		/* A stop request (SIGINT/SIGTERM) ends the wait as the deadline would. */
+		struct pollfd pf[2] = {{.fd = fd, .events = POLLIN}, {.fd = cancelfd(), .events = POLLIN}};
 		int r;
-		while ((r = poll(&pf, 1, ms)) < 0 && errno == EINTR)
+		while ((r = poll(pf, 2, ms)) < 0 && errno == EINTR)
 			;
 		if (r < 0)
 			return -1;
-		if (r == 0)
+		if (r == 0 || (pf[1].revents && !pf[0].revents))
 			return -2;
 	}
 }

@@ -32,7 +32,8 @@ int dapihook(struct dapi *d, const char *path, const cJSON *body, long *status, 
 int dapisend(CURL *conn, const void *p, size_t n, int64_t deadline, struct err *e);
 /* Close the writing half of a hooked connection: the engine sees the end of the stdin. */
 void dapishutwr(CURL *conn);
-/* Read what a hooked connection has within ms (-1: wait); bytes read, 0 at its end, -1 on error, -2 on timeout. */
+/* Read what a hooked connection has within ms (-1: wait); bytes read, 0 at its end, -1 on error,
+ * -2 on timeout or when a stop was requested (cancel.h). */
 long dapirecv(CURL *conn, void *p, size_t n, int ms);
 /* Close a connection made by dapihook. */
 void dapiunhook(CURL *conn);

@@ -187,6 +187,7 @@ sleep 0.5
 kill -TERM $npid
 wait $npid; rc=$?
 echo "nightshift exited $rc after SIGTERM"
+expect_rc "SIGTERM mid-step in docker: exit 130" 130 "$rc"
 for _ in $(seq 150); do [ "$(ours $npid)" = 0 ] && break; sleep 0.1; done
 expect_eq "container removed after SIGTERM" 0 "$(ours $npid)"
 
