@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <archive.h>
 #include <archive_entry.h>
@@ -17,33 +18,145 @@
 #include "scan.h"
 #include "zst.h"
 
-enum { RBUF = 1 << 20 };
+enum { RBUF = 1 << 20, NBUF = 4 };
 
 #define EXTRACTFLAGS                                                                                    \
 	(ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |                 \
 	 ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS)
 
+/* A layer file read ahead: decompression and the digest run on their own thread, a few blocks
+ * ahead of extraction. */
+struct ahead {
+	struct zstr *z;
+	pthread_t t;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[NBUF];
+	ssize_t len[NBUF]; /* bytes in a full buffer: 0 at the end, -1 on error */
+	int full[NBUF];
+	int head, tail;    /* the next buffer to fill, the next to hand out */
+	int held;          /* the buffer handed out last, given back on the next call; or -1 */
+	int stop;
+	struct err err;
+};
+
+static void *aheadrun(void *arg)
+{
+	struct ahead *h = arg;
+	for (;;) {
+		pthread_mutex_lock(&h->mu);
+		while (!h->stop && h->full[h->head])
+			pthread_cond_wait(&h->cv, &h->mu);
+		int i = h->head, stop = h->stop;
+		pthread_mutex_unlock(&h->mu);
+		if (stop)
+			break;
+		struct err e = {0};
+		ssize_t n = zstread(h->z, h->buf[i], RBUF, &e);
+		pthread_mutex_lock(&h->mu);
+		if (n < 0)
+			h->err = e;
+		h->len[i] = n;
+		h->full[i] = 1;
+		h->head = (i + 1) % NBUF;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		if (n <= 0)
+			break;
+	}
+	return NULL;
+}
+
+static int aheadopen(struct ahead **hp, const char *file, struct err *e)
+{
+	struct ahead *h = xcalloc(1, sizeof *h);
+	*hp = NULL;
+	if (zstropen(&h->z, file, e) < 0) {
+		free(h);
+		return -1;
+	}
+	for (int i = 0; i < NBUF; i++)
+		h->buf[i] = xmalloc(RBUF);
+	h->held = -1;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (pthread_create(&h->t, NULL, aheadrun, h) != 0) {
+		errno = EAGAIN;
+		errf(e, "start a reader for %s:", file);
+		for (int i = 0; i < NBUF; i++)
+			free(h->buf[i]);
+		zstrfree(h->z);
+		free(h);
+		return -1;
+	}
+	*hp = h;
+	return 0;
+}
+
+/* The next block of decompressed bytes into *p (the one before is given back): its length, 0 at the
+ * end of the stream, -1 on error. */
+static ssize_t aheadnext(struct ahead *h, const void **p, struct err *e)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->held >= 0) {
+		h->full[h->held] = 0;
+		h->held = -1;
+		pthread_cond_broadcast(&h->cv);
+	}
+	while (!h->full[h->tail])
+		pthread_cond_wait(&h->cv, &h->mu);
+	int i = h->tail;
+	ssize_t n = h->len[i];
+	if (n > 0) {
+		h->held = i;
+		h->tail = (i + 1) % NBUF;
+	}
+	if (n < 0)
+		*e = h->err;
+	pthread_mutex_unlock(&h->mu);
+	*p = h->buf[i];
+	return n;
+}
+
+/* Stop the reader and free it; after aheadnext gave 0, digest (may be NULL) gets the file's. */
+static void aheadclose(struct ahead *h, char digest[65])
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->stop = 1;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->t, NULL);
+	if (digest)
+		zstrdigest(h->z, digest, NULL);
+	zstrfree(h->z);
+	for (int i = 0; i < NBUF; i++)
+		free(h->buf[i]);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h);
+}
+
 struct restore {
 	int rootfd;   /* the target */
 	dev_t dev;    /* its filesystem: removal never crosses into another */
 	int root;     /* running as root: permissions never stand in the way */
-	struct zstr *z;
+	struct ahead *h;
 	struct err zerr;
 	int zfailed;
-	char *buf;
 	int plain;    /* a run archive, not a layer: no whiteouts, no symlinks */
 };
 
 static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
 {
 	struct restore *r = ctx;
-	ssize_t n = zstread(r->z, r->buf, RBUF, &r->zerr);
+	ssize_t n = aheadnext(r->h, p, &r->zerr);
 	if (n < 0) {
 		r->zfailed = 1;
 		archive_set_error(a, EIO, "%s", r->zerr.msg);
 		return -1;
 	}
-	*p = r->buf;
 	return n;
 }
 
@@ -327,7 +440,7 @@ static void dsrestore(struct restore *r, struct dirset *s)
 /* Apply one layer file; want is its digest from SHA256SUMS (NULL: none), label its name there. */
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
-	if (zstropen(&r->z, file, e) < 0)
+	if (aheadopen(&r->h, file, e) < 0)
 		return errctx(e, "layer %s", label);
 	r->zfailed = 0;
 	struct dirset ds = {0};
@@ -403,25 +516,25 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	}
 	/* Read to the end of the file, so the digest covers every byte of it. */
 	ssize_t n;
-	while (rc == 0 && (n = zstread(r->z, r->buf, RBUF, e)) != 0)
+	const void *p;
+	while (rc == 0 && (n = aheadnext(r->h, &p, e)) != 0)
 		if (n < 0) {
 			e->code = 4;
 			rc = -1;
 		}
-	if (rc == 0 && want) {
-		char got[65];
-		zstrdigest(r->z, got, NULL);
-		if (strcmp(got, want) != 0)
-			rc = errc(e, 4, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
-	}
+	char got[65];
+	aheadclose(r->h, rc == 0 ? got : NULL);
+	r->h = NULL;
+	if (rc == 0 && want && strcmp(got, want) != 0)
+		rc = errc(e, 4, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
 	if (archive_write_close(w) != ARCHIVE_OK && rc == 0)
 		rc = errf(e, "%s", archive_error_string(w));
 	dsrestore(r, &ds);
 	dsfree(&ds);
 	archive_write_free(w);
 	archive_read_free(a);
-	zstrfree(r->z);
-	r->z = NULL;
+	aheadclose(r->h, NULL);
+	r->h = NULL;
 	return rc < 0 ? errctx(e, "layer %s", label) : 0;
 }
 
@@ -586,7 +699,6 @@ static int restoredir(const char *rundir, int step, const char *to, int force, s
 		rc = errf(e, "enter %s:", to);
 		goto out;
 	}
-	r.buf = xmalloc(RBUF);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("snapshots/%s", layers[i].name);
@@ -605,7 +717,6 @@ out:
 		free(layers[i].name);
 	free(layers);
 	free(want);
-	free(r.buf);
 	free(sumpath);
 	free(snapdir);
 	free(run);
@@ -651,13 +762,11 @@ static int unpackrun(const char *file, char **tmp, char **run, struct err *e)
 		rc = errf(e, "enter %s:", *tmp);
 	if (rc == 0) {
 		r.dev = st.st_dev;
-		r.buf = xmalloc(RBUF);
 		if (applylayer(&r, abs, file, NULL, e) < 0) {
 			char why[sizeof e->msg];
 			memcpy(why, e->msg, sizeof why);
 			rc = errc(e, 2, "%s is not a .tar.zst of a run directory: %s", file, why);
 		}
-		free(r.buf);
 	}
 	free(abs);
 	if (cwd >= 0 && fchdir(cwd) < 0 && rc == 0)
