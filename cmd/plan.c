@@ -1,11 +1,118 @@
-/* plan: not built yet; see the issue that adds it. */
+/* plan: nightshift plan MANIFEST --shards N [--json]: the job groups of a sharded run. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "../manifest/manifest.h"
+#include "../runner/shard.h"
 #include "cmd.h"
+
+static const char planhelp[] =
+	"usage: nightshift plan MANIFEST --shards N [--json] [--set KEY=VALUE]...\n"
+	"\n"
+	"Splits the jobs into at most N groups that can run at once on N machines: jobs joined by\n"
+	"needs, directly or not, stay in one group; the groups are balanced by number of jobs.\n"
+	"Run group I with `nightshift run MANIFEST --shard I/N`, then join the runs with\n"
+	"`nightshift merge RUN... --out DIR`. Empty groups are left out.\n"
+	"  --shards N  how many groups at most (1 to 256)\n"
+	"  --json      print a GitHub Actions matrix on one line:\n"
+	"              {\"include\":[{\"shard\":\"1/2\",\"index\":1,\"jobs\":[\"a\",\"b\"]},...]}\n"
+	"              for strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}\n"
+	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
+	"exit codes: 0 planned, 2 usage or manifest error\n";
 
 int cmdplan(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: plan: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *path = NULL, *shards = NULL;
+	struct strv sets = {0};
+	int json = 0, rc = EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		if (ishelp(argv[i])) {
+			fputs(planhelp, stdout);
+			rc = EXIT_OK;
+			goto done;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--shards") == 0) {
+			if (i + 1 >= argc) {
+				usage("plan", "--shards needs a number");
+				goto done;
+			}
+			shards = argv[++i];
+		} else if (strcmp(argv[i], "--set") == 0) {
+			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
+				usage("plan", "--set needs KEY=VALUE");
+				goto done;
+			}
+			strvadd(&sets, argv[++i]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage("plan", "unknown flag %s", argv[i]);
+			goto done;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			usage("plan", "unexpected argument %s (one manifest at a time)", argv[i]);
+			goto done;
+		}
+	}
+	if (!path) {
+		usage("plan", "missing MANIFEST");
+		goto done;
+	}
+	if (!shards) {
+		usage("plan", "missing --shards N");
+		goto done;
+	}
+	char *end;
+	long n = strtol(shards, &end, 10);
+	if (end == shards || *end || n < 1 || n > SHARDMAX) {
+		usage("plan", "--shards %s: expected a number from 1 to %d", shards, SHARDMAX);
+		goto done;
+	}
+	struct manifest m;
+	struct err e = {0};
+	if (manifestloadset(&m, path, &sets, &e) < 0) {
+		rc = report(&e);
+		manifestfree(&m);
+		goto done;
+	}
+	cJSON *matrix = cJSON_CreateObject(), *include = cJSON_AddArrayToObject(matrix, "include");
+	rc = EXIT_OK;
+	for (int i = 1; i <= n && rc == EXIT_OK; i++) {
+		struct strv jobs = {0};
+		int got = shardjobs(&m, i, (int)n, &jobs, &e);
+		if (got < 0) {
+			rc = report(&e);
+		} else if (got > 0) {
+			char spec[32];
+			snprintf(spec, sizeof spec, "%d/%ld", i, n);
+			cJSON *g = cJSON_CreateObject();
+			cJSON_AddStringToObject(g, "shard", spec);
+			cJSON_AddNumberToObject(g, "index", i);
+			cJSON *a = cJSON_AddArrayToObject(g, "jobs");
+			for (size_t k = 0; k < jobs.n; k++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(jobs.v[k]));
+			cJSON_AddItemToArray(include, g);
+			if (!json) {
+				printf("shard %s:", spec);
+				for (size_t k = 0; k < jobs.n; k++)
+					printf(" %s", jobs.v[k]);
+				printf("\n");
+			}
+		}
+		strvfree(&jobs);
+	}
+	if (rc == EXIT_OK && json) {
+		char *text = cJSON_PrintUnformatted(matrix);
+		printf("%s\n", text);
+		free(text);
+	}
+	if (rc == EXIT_OK && !json && cJSON_GetArraySize(include) < n)
+		fprintf(stderr, "nightshift: plan: %d of %ld groups hold jobs (jobs joined by needs stay together)\n",
+		        cJSON_GetArraySize(include), n);
+	cJSON_Delete(matrix);
+	manifestfree(&m);
+done:
+	strvfree(&sets);
+	return rc;
 }
