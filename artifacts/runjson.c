@@ -1,0 +1,47 @@
+/* runjson: read JSON artifacts back, checking names before they are used in paths. */
+#include <stdlib.h>
+#include <string.h>
+#include "runjson.h"
+
+cJSON *jsonread(const char *path, struct err *e)
+{
+	struct buf b = {0};
+	if (readfile(path, &b, e) < 0)
+		return NULL;
+	cJSON *j = cJSON_ParseWithLength(b.data, b.len);
+	buffree(&b);
+	if (!j)
+		errf(e, "%s: not JSON", path);
+	return j;
+}
+
+cJSON *runjsonread(const char *dir, struct err *e)
+{
+	char *p = pathjoin(dir, "run.json");
+	cJSON *r = jsonread(p, e);
+	if (r && (!cJSON_IsObject(r) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "jobs")))) {
+		errf(e, "%s: not a run's run.json (no \"jobs\" object)", p);
+		cJSON_Delete(r);
+		r = NULL;
+	}
+	free(p);
+	return r;
+}
+
+int runidok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      *s == '-'))
+			return 0;
+	return 1;
+}
+
+const char *jsonstr(const cJSON *obj, const char *key, const char *def)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+	return s ? s : def;
+}

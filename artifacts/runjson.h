@@ -1,0 +1,17 @@
+/* runjson: reading a finished run back: run.json, output.json, and the names it may hold. */
+#ifndef NS_RUNJSON_H
+#define NS_RUNJSON_H
+
+#include <cjson/cJSON.h>
+#include "../util/util.h"
+
+/* Parse the JSON file at path; NULL with e filled when it is missing or not JSON. */
+cJSON *jsonread(const char *path, struct err *e);
+/* RUN/run.json of the run directory dir, which must be an object with a "jobs" object. */
+cJSON *runjsonread(const char *dir, struct err *e);
+/* True when s can name a job or a run inside a run directory: 1 to 64 of [A-Za-z0-9_-]. */
+int runidok(const char *s);
+/* The string field key of obj, or def. */
+const char *jsonstr(const cJSON *obj, const char *key, const char *def);
+
+#endif

@@ -1,0 +1,154 @@
+/* upstream: load finished jobs from verified run directories and hand them to a run as done. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/runjson.h"
+#include "../artifacts/verify.h"
+#include "upstream.h"
+
+const struct upjob *upstreamjob(const struct upstream *u, const char *id)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (strcmp(u->v[i].id, id) == 0)
+			return &u->v[i];
+	return NULL;
+}
+
+/* The run must be whole and untouched: a run cut short or edited is no one's upstream. */
+static int checkrun(const char *dir, struct err *e)
+{
+	struct verdictrun v;
+	if (runverify(dir, &v, e) < 0) {
+		e->code = 2;
+		return errctx(e, "--from %s", dir);
+	}
+	int rc = 0;
+	if (v.incomplete)
+		rc = errc(e, 2, "--from %s: the run did not finish (no SHA256SUMS or run.json)", dir);
+	else if (v.failed) {
+		char *nl = v.report.data ? strchr(v.report.data, '\n') : NULL;
+		if (nl)
+			*nl = 0;
+		rc = errc(e, 2, "--from %s: verification failed (%d problems; first: %s)", dir, v.failed,
+		          v.report.data ? v.report.data : "?");
+	}
+	verdictrunfree(&v);
+	return rc;
+}
+
+int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e)
+{
+	if (checkrun(dir, e) < 0)
+		return -1;
+	cJSON *r = runjsonread(dir, e), *j;
+	if (!r) {
+		e->code = 2;
+		return errctx(e, "--from %s", dir);
+	}
+	int rc = 0;
+	const char *runid = jsonstr(r, "run_id", "");
+	if (m) {
+		char hex[65];
+		const char *want = jsonstr(cJSON_GetObjectItemCaseSensitive(r, "manifest"), "sha256", "");
+		if (sha256file(m->path, hex, e) < 0)
+			rc = -1;
+		else if (strcmp(hex, want) != 0)
+			rc = errc(e, 2, "--from %s: that run ran another manifest (sha256 %.12s, this one is %.12s)", dir,
+			          want, hex);
+	}
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
+	{
+		if (rc < 0)
+			break;
+		if (!runidok(j->string)) {
+			rc = errc(e, 2, "--from %s: run.json names a job '%.80s' that is not a job id", dir, j->string);
+			break;
+		}
+		const struct upjob *had = upstreamjob(u, j->string);
+		if (had) {
+			rc = errc(e, 2, "--from: job '%s' is in both %s and %s; pass only one of them", j->string, had->run,
+			          dir);
+			break;
+		}
+		if (m && !manifestjob(m, j->string)) {
+			rc = errc(e, 2, "--from %s: job '%s' is not in %s", dir, j->string, m->path);
+			break;
+		}
+		const char *status = jsonstr(j, "status", "");
+		cJSON *out = NULL;
+		if (strcmp(status, "succeeded") == 0) {
+			char *p = xasprintf("%s/jobs/%s/output.json", dir, j->string);
+			out = jsonread(p, e);
+			free(p);
+			if (!out) {
+				e->code = 2;
+				rc = errctx(e, "--from %s: job '%s' succeeded but its output cannot be read", dir, j->string);
+				break;
+			}
+		}
+		u->v = xrealloc(u->v, (u->n + 1) * sizeof *u->v);
+		struct upjob *uj = &u->v[u->n++];
+		uj->id = xstrdup(j->string);
+		uj->status = xstrdup(status);
+		const char *err = jsonstr(j, "error", NULL);
+		uj->error = err ? xstrdup(err) : NULL;
+		uj->output = out;
+		uj->run = xstrdup(dir);
+		uj->run_id = xstrdup(runid);
+	}
+	cJSON_Delete(r);
+	return rc;
+}
+
+int upstreamapply(const struct upstream *u, const struct manifest *m, struct jobresult *res, int *taken)
+{
+	int n = 0;
+	for (size_t i = 0; i < m->njobs; i++) {
+		const struct upjob *uj = upstreamjob(u, m->jobs[i].id);
+		if (!uj)
+			continue;
+		enum jobstatus st = JOB_FAILED;
+		for (enum jobstatus s = JOB_PENDING; s <= JOB_CANCELLED; s++)
+			if (strcmp(jobstatusname(s), uj->status) == 0)
+				st = s;
+		if (st == JOB_PENDING)
+			st = JOB_FAILED; /* a job that never ended is not done */
+		res[i].status = st;
+		res[i].output = st == JOB_SUCCEEDED && uj->output ? cJSON_Duplicate(uj->output, 1) : NULL;
+		if (st == JOB_SUCCEEDED && !res[i].output)
+			res[i].status = JOB_FAILED;
+		snprintf(res[i].error, sizeof res[i].error, "from run %s%s%.900s", uj->run_id, uj->error ? ": " : "",
+		         uj->error ? uj->error : "");
+		taken[i] = 1;
+		n++;
+	}
+	return n;
+}
+
+cJSON *upstreamjson(const struct upstream *u, const struct manifest *m, const int *taken)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < m->njobs; i++) {
+		const struct upjob *uj = taken[i] ? upstreamjob(u, m->jobs[i].id) : NULL;
+		if (!uj)
+			continue;
+		cJSON *j = cJSON_AddObjectToObject(o, uj->id);
+		cJSON_AddStringToObject(j, "run_id", uj->run_id);
+		cJSON_AddStringToObject(j, "status", uj->status);
+	}
+	return o;
+}
+
+void upstreamfree(struct upstream *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		free(u->v[i].id);
+		free(u->v[i].status);
+		free(u->v[i].error);
+		cJSON_Delete(u->v[i].output);
+		free(u->v[i].run);
+		free(u->v[i].run_id);
+	}
+	free(u->v);
+	memset(u, 0, sizeof *u);
+}

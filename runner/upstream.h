@@ -1,0 +1,35 @@
+/* upstream: jobs that finished in other runs (--from RUN), taken instead of run again. */
+#ifndef NS_UPSTREAM_H
+#define NS_UPSTREAM_H
+
+#include <cjson/cJSON.h>
+#include "../manifest/manifest.h"
+#include "agent.h"
+
+struct upjob {
+	char *id;
+	char *status;  /* as that run's run.json says: succeeded, failed, aborted, skipped, ... */
+	char *error;   /* its error, or NULL */
+	cJSON *output; /* jobs/ID/output.json when it succeeded, else NULL */
+	char *run;     /* the run directory it came from */
+	char *run_id;
+};
+
+struct upstream {
+	struct upjob *v;
+	size_t n;
+};
+
+/* Add every job of the finished run at dir: it must pass verification (SHA256SUMS, event chains) and,
+ * when m is given, have run the same manifest file. A job found in two runs is an error (code 2). */
+int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e);
+/* The job with this id, or NULL. */
+const struct upjob *upstreamjob(const struct upstream *u, const char *id);
+/* For every job of m found in u: res[i] gets its status, a copy of its output and an error naming the
+ * run it came from, and taken[i] is set to 1. Returns how many jobs were taken. */
+int upstreamapply(const struct upstream *u, const struct manifest *m, struct jobresult *res, int *taken);
+/* {"ID": {"run_id": ..., "status": ...}} for the taken jobs of m, for run.json's "upstream". */
+cJSON *upstreamjson(const struct upstream *u, const struct manifest *m, const int *taken);
+void upstreamfree(struct upstream *u);
+
+#endif
