@@ -1,11 +1,69 @@
-/* merge: not built yet; see the issue that adds it. */
+/* merge: nightshift merge RUN... --out DIR: shard runs joined into one verifiable run. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/merge.h"
+#include "../runner/gha.h"
 #include "cmd.h"
+
+static const char mergehelp[] =
+	"usage: nightshift merge RUN... --out DIR\n"
+	"\n"
+	"Joins the runs of the shards of one manifest (nightshift run --shard I/N) into one new run\n"
+	"directory made in DIR, and prints its path. Each run must pass `audit --verify` and have run\n"
+	"the same manifest with the same inputs; each job must have run in one of them. The new run\n"
+	"holds each shard whole under shards/<run-id>/, every job's output and files under jobs/,\n"
+	"a run.json listing the shards and jobs, and SHA256SUMS over everything.\n"
+	"exit codes: 0 every job succeeded, 1 a job failed, 3 a job was aborted (as the unsharded run\n"
+	"            would have); 2 usage error or runs that do not belong together; 4 a run fails\n"
+	"            verification\n";
 
 int cmdmerge(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "nightshift: merge: not implemented yet\n");
-	return EXIT_USAGE;
+	const char *out = NULL;
+	struct strv runs = {0};
+	int rc = EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		if (ishelp(argv[i])) {
+			fputs(mergehelp, stdout);
+			rc = EXIT_OK;
+			goto done;
+		} else if (strcmp(argv[i], "--out") == 0) {
+			if (i + 1 >= argc) {
+				usage("merge", "--out needs a directory");
+				goto done;
+			}
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage("merge", "unknown flag %s", argv[i]);
+			goto done;
+		} else {
+			strvadd(&runs, argv[i]);
+		}
+	}
+	if (!runs.n) {
+		usage("merge", "missing RUN (the shard runs to join)");
+		goto done;
+	}
+	if (!out) {
+		usage("merge", "missing --out DIR");
+		goto done;
+	}
+	char *merged = NULL;
+	struct err e = {0};
+	rc = runmerge(&runs, out, &merged, &e);
+	if (rc < 0) {
+		rc = report(&e);
+	} else {
+		printf("%s\n", merged);
+		fflush(stdout);
+		fprintf(stderr, "nightshift: merge: %zu runs joined into %s\n", runs.n, merged);
+	}
+	struct err ge = {0};
+	if (gharun(merged, rc, stderr, &ge) < 0)
+		fprintf(stderr, "nightshift: merge: GitHub Actions: %s\n", ge.msg);
+	free(merged);
+done:
+	strvfree(&runs);
+	return rc;
 }

@@ -1,0 +1,21 @@
+/* merge: shard runs joined into one run directory that audit --verify accepts. */
+#ifndef NS_MERGE_H
+#define NS_MERGE_H
+
+#include <cjson/cJSON.h>
+#include "../util/util.h"
+#include "verify.h"
+
+/* Verify every run of runs (directories of finished runs of one manifest, each job run in one of them),
+ * then make outdir/<run-id>/ holding each run whole under shards/<its run-id>/, every job's output.json
+ * and files under jobs/<job>/, a run.json that lists the shards and the jobs, and SHA256SUMS over all.
+ * The path goes to *merged; returns the exit code a run with those jobs would have had (0, 1, 3, 130),
+ * or -1 with e filled (code 2: the runs do not belong together, 4: one fails verification). */
+int runmerge(const struct strv *runs, const char *outdir, char **merged, struct err *e);
+
+/* For verify: when run (dir's run.json) lists "shards", check each as a run of its own (problems
+ * prefixed with its path), its SHA256SUMS against the digest run.json pinned, and each job's status
+ * and output.json at the top against the shard that ran it. Adds to v; does nothing for other runs. */
+void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v);
+
+#endif
