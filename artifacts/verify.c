@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
 #include "events.h"
+#include "merge.h"
 #include "verify.h"
 
 static void problem(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -215,6 +216,7 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 			if (cJSON_GetObjectItemCaseSensitive(j, "events_head"))
 				checkchain(dir, j->string, j, v);
 		}
+		mergeverify(dir, run, v); /* a merged run: each shard, as a run of its own */
 	} else {
 		char *jd = pathjoin(dir, "jobs");
 		DIR *d = opendir(jd);
