@@ -1,0 +1,38 @@
+/* gha: GitHub Actions: the step summary, step outputs, annotations and log groups of a run, with no
+ * text from a model or a tool ever taken by the runner as a workflow command. */
+#ifndef NS_GHA_H
+#define NS_GHA_H
+
+#include <stdio.h>
+#include "../util/util.h"
+
+/* The step summary must stay below this (GitHub drops a summary over 1 MiB). */
+#define GHASUMMARYMAX (1024 * 1024 - 1024)
+
+/* True when running as a GitHub Actions step (GITHUB_ACTIONS=true). */
+int ghaactive(void);
+/* s as one log line the runner prints and never runs: '%', CR and LF as %25, %0D, %0A (the runner's
+ * own escapes), a "::" that would open the line (after any whitespace) as "%3A:", every "##[" as
+ * "##%5B". Decoding %XX gives s back. Caller frees. */
+char *ghaescape(const char *s);
+/* s as the message of a workflow command: '%', CR and LF escaped. Caller frees. */
+char *ghadata(const char *s);
+/* s as a property value of a workflow command: also ':' and ',' escaped. Caller frees. */
+char *ghaprop(const char *s);
+/* Print the formatted text and a newline to f; in Actions escaped by ghaescape, so that any text a
+ * model or a tool wrote (job errors, replies, command output) is shown and never obeyed. */
+void ghaline(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In Actions, open a collapsible log group titled by the formatted text (::group::); else nothing. */
+void ghagroup(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In Actions, close the group ghagroup opened (::endgroup::); else nothing. */
+void ghaendgroup(FILE *f);
+/* Append name=value to an output file in the multiline form name<<DELIM / value / DELIM, with a
+ * random delimiter; refuses (-1) a name or value that holds it, or a name that is not [A-Za-z0-9_-]. */
+int ghaoutput(FILE *f, const char *name, const char *value, struct err *e);
+/* After a run (or a merge) in Actions: append the summary of rundir to $GITHUB_STEP_SUMMARY, write
+ * run-dir, status, exit-code, outputs (every job's output in one object) and output-<job> to
+ * $GITHUB_OUTPUT, print each job's log as a group and an ::error annotation per failed or aborted job
+ * on log. rundir may be NULL when nothing ran (status "error"). Does nothing outside Actions. */
+int gharun(const char *rundir, int exitcode, FILE *log, struct err *e);
+
+#endif
