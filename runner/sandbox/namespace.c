@@ -1,16 +1,19 @@
 /* namespace: the built-in sandbox. Three processes:
-     nightshift ──fork── helper: own process group, unshare(user) and write the id maps
-     (inside uid/gid 1000 = the invoking user outside), unshare(mount, pid, net, ipc, uts),
-     then wait ──fork── init ("zygote"), pid 1 of the new pid namespace: builds the root
-     file system (rootfs.c), then serves steps over a socket. For each step it forks a
-     child that joins the cgroup, enters a new cgroup namespace and session, drops every
-     capability, sets no_new_privs and the seccomp filter, and execs /bin/sh -c. When
-     the shell ends, or nightshift asks because time is up, init kills every other
-     process of the namespace (kill(-1) from pid 1 reaches exactly them, even those that
-     left the session) and reaps them before it answers. Output pipes go to the step by
-     SCM_RIGHTS and are read by nightshift directly.
+     nightshift ──fork── helper: own process group, scrubs the inherited environment,
+     unshare(user) and write the id maps (inside uid/gid 1000 = the invoking user outside),
+     unshare(mount, pid, net, ipc, uts), then ──clone, sharing its memory as vfork does──
+     init, pid 1 of the new pid namespace. Init says hello (nightshift learns its pid from
+     the socket credentials and moves it into the job's cgroup meanwhile), builds the root
+     file system (rootfs.c), enters a cgroup namespace, drops every capability, sets
+     no_new_privs and the seccomp filter, and serves steps over the socket. Each step is a
+     vfork-style child that starts a session, takes its pipes (passed by SCM_RIGHTS, read by
+     nightshift directly) and execs /bin/sh -c. When the shell ends, or nightshift asks
+     because time is up, init kills every other process of the namespace (kill(-1) from
+     pid 1 reaches exactly them, even those that left the session) and reaps them before it
+     answers. On close init clears the namespace, answers and exits; the helper then removes
+     the cgroup and exits, reaped later, so nobody waits for the teardown.
    Warm (the default): one init per sandbox, so a step costs about a fork and an exec.
-   Cold (NIGHTSHIFT_SANDBOX_COLD=1, for the benchmark): the whole set-up for each step. */
+   Cold (NIGHTSHIFT_SANDBOX_COLD=1): the whole set-up for each step. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
