@@ -119,8 +119,12 @@ static int header(struct layer *l, const char *path, uint32_t mode, int64_t size
 	archive_entry_set_filetype(en, mode & S_IFMT);
 	archive_entry_set_perm(en, mode & 07777);
 	archive_entry_set_size(en, size);
-	/* libarchive's pax writer wants the fraction with the sign of the seconds */
-	archive_entry_set_mtime(en, (time_t)(mtime / 1000000000), (long)llabs(mtime % 1000000000));
+	/* Before 1970, whole seconds (rounded down): libarchive writes "-1.75" for (-1, 750000000) but
+	 * reads it back as -0.25, and loses the sign of (0, -250000000) altogether. */
+	int64_t sec = mtime / 1000000000, frac = mtime % 1000000000;
+	if (frac < 0)
+		sec--;
+	archive_entry_set_mtime(en, (time_t)sec, mtime < 0 ? 0 : (long)frac);
 	if (hardlink)
 		archive_entry_copy_hardlink(en, hardlink);
 	if (symlink)
