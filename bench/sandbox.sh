@@ -17,7 +17,7 @@ n=${SANDBOX_BENCH_N:-40}
 tmp=$(mktemp -d /tmp/ns-bench-sandbox.XXXXXX)
 cid=""
 cleanup() {
-	[ -n "$cid" ] && docker rm -f "$cid" >/dev/null 2>&1
+	if [ -n "$cid" ]; then docker rm -f "$cid" >/dev/null 2>&1 || true; fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
