@@ -13,7 +13,8 @@
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
-                                        "max_output_tokens", "timeout", "retries", "replies", "script", NULL};
+                                        "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
+                                        "script", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
                                           "timeout", "env", "mounts", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
@@ -331,6 +332,8 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			rc = yint(y, p.val, 1, 10000000, &md->max_output_tokens);
 		else if (strcmp(p.key, "timeout") == 0)
 			rc = yduration(y, p.val, &md->timeout_ms);
+		else if (strcmp(p.key, "connect_timeout") == 0)
+			rc = yduration(y, p.val, &md->connect_timeout_ms);
 		else if (strcmp(p.key, "retries") == 0) {
 			rc = yint(y, p.val, 0, 100, &v);
 			md->retries = v;
@@ -722,11 +725,14 @@ static int crosscheck(struct manifest *m, struct err *e)
 				return errat(e, w->pos, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
 				             w->delegates.v[k]);
 		}
-		if (checkexamples(w, e) < 0)
+		if (policycheck(&w->approval, e) < 0 || checkexamples(w, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < m->njobs; i++) {
 		struct job *j = &m->jobs[i];
+		if (j->sandbox.backend == BACKEND_DOCKER && strcmp(j->sandbox.image, "host") == 0)
+			return errat(e, j->pos, "job '%s' uses the docker backend with image 'host': name a docker image in "
+			                        "sandbox.image%s", j->id, NULL);
 		for (size_t k = 0; k < j->needs.n; k++)
 			if (!manifestjob(m, j->needs.v[k]))
 				return errat(e, j->pos, "job '%s' needs unknown job '%s'", j->id, j->needs.v[k]);

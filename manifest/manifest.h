@@ -77,6 +77,7 @@ struct model {
 	double temperature; /* < 0 = unset */
 	int64_t max_output_tokens;
 	int64_t timeout_ms;
+	int64_t connect_timeout_ms; /* 0 = min(10 s, timeout) */
 	int retries;
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */

@@ -208,7 +208,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	x->request = body;
 	x->errors = cJSON_CreateArray();
 	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
-	int64_t connect = total < 10000 ? total : 10000;
+	int64_t connect = l->model->connect_timeout_ms > 0 ? l->model->connect_timeout_ms : total < 10000 ? total : 10000;
 	int rc = -1, tries = md->retries + 1;
 	for (int n = 0; n < tries; n++) {
 		struct httpresp h;
