@@ -140,7 +140,7 @@ static int severity(const char *status, int *code)
 	static const struct {
 		const char *name;
 		int code;
-	} order[] = {{"succeeded", 0}, {"failed", 1}, {"aborted", 3}, {"interrupted", 130}, {"error", 1}};
+	} order[] = {{"succeeded", 0}, {"failed", 1}, {"aborted", 3}, {"cancelled", 130}, {"error", 1}};
 	for (int i = 0; i < 5; i++)
 		if (strcmp(status, order[i].name) == 0) {
 			*code = order[i].code;
@@ -228,7 +228,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 			goto done;
 		}
 		s[i].id = jsonstr(s[i].run, "run_id", "");
-		if (!runidok(s[i].id)) {
+		if (!runnameok(s[i].id)) {
 			errc(e, 2, "%s: run.json has no usable run_id", s[i].dir);
 			goto done;
 		}
@@ -263,7 +263,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 	for (size_t i = 0; i < n; i++)
 		cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(s[i].run, "jobs"))
 		{
-			if (!runidok(j->string)) {
+			if (!runnameok(j->string)) {
 				errc(e, 2, "%s: run.json names a job '%.80s' that is not a job id", s[i].dir, j->string);
 				cJSON_Delete(jobs);
 				goto done;
@@ -314,7 +314,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 	if (ended)
 		cJSON_AddStringToObject(out, "ended", ended);
 	{
-		static const char *const names[] = {"succeeded", "failed", "aborted", "interrupted", "error"};
+		static const char *const names[] = {"succeeded", "failed", "aborted", "cancelled", "error"};
 		cJSON_AddStringToObject(out, "status", names[worst]);
 	}
 	/* The manifest as it ran (the same file in every shard), where readers of a run look for it. */
@@ -470,7 +470,7 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(sr, "jobs"))
 	{
 		const cJSON *top = cJSON_GetObjectItemCaseSensitive(jobs, j->string);
-		if (!runidok(j->string)) {
+		if (!runnameok(j->string)) {
 			problem(v, "%s/run.json: job '%.80s' is not a job id", rel, j->string);
 			continue;
 		}
@@ -513,7 +513,7 @@ void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 	cJSON_ArrayForEach(s, shards)
 	{
 		const char *rel = jsonstr(s, "dir", "");
-		if (strncmp(rel, "shards/", 7) != 0 || !runidok(rel + 7)) {
+		if (strncmp(rel, "shards/", 7) != 0 || !runnameok(rel + 7)) {
 			problem(v, "run.json: shard dir '%.100s' is not shards/<run-id>", rel);
 			continue;
 		}

@@ -28,14 +28,14 @@ cJSON *runjsonread(const char *dir, struct err *e)
 	return r;
 }
 
-int runidok(const char *s)
+int runnameok(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 64)
+	if (n == 0 || n > 255 || s[0] == '.' || strstr(s, ".."))
 		return 0;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-		      *s == '-'))
+		      *s == '-' || *s == '.'))
 			return 0;
 	return 1;
 }

@@ -9,8 +9,9 @@
 cJSON *jsonread(const char *path, struct err *e);
 /* RUN/run.json of the run directory dir, which must be an object with a "jobs" object. */
 cJSON *runjsonread(const char *dir, struct err *e);
-/* True when s can name a job or a run inside a run directory: 1 to 64 of [A-Za-z0-9_-]. */
-int runidok(const char *s);
+/* True when s can name a job (nested ones too, "job.delegate-3") or a run inside a run directory:
+ * 1 to 255 of [A-Za-z0-9_.-], not starting with '.', no "..". */
+int runnameok(const char *s);
 /* The string field key of obj, or def. */
 const char *jsonstr(const cJSON *obj, const char *key, const char *def);
 

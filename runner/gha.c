@@ -146,11 +146,23 @@ void ghaendgroup(FILE *f)
 		fputs("::endgroup::\n", f);
 }
 
+/* Output names: what steps.<id>.outputs.<name> can say. */
+static int outnameok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      *s == '-'))
+			return 0;
+	return 1;
+}
+
 int ghaoutput(FILE *f, const char *name, const char *value, struct err *e)
 {
 	unsigned char rnd[16];
 	char delim[64];
-	if (!runidok(name))
+	if (!outnameok(name))
 		return errf(e, "output name '%.80s' is not [A-Za-z0-9_-]", name);
 	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd) {
 		/* No entropy source: time and pid still make a delimiter no model output can know ahead. */
@@ -176,6 +188,7 @@ struct jobview {
 	char *events;       /* path of its event log */
 	char *output;       /* output.json as compact JSON, or NULL */
 	long denied;        /* decisions deny or abort */
+	int nested;         /* a delegate's run inside another job (it has a "parent") */
 };
 
 /* A number field as an int, def when missing or out of range. */
@@ -364,10 +377,16 @@ static double usage(const cJSON *info, const char *k)
 	return v == v ? v : 0;
 }
 
-/* One collapsible block; false when not even a cut one fits in budget. */
+/* The most one output or error takes in the summary: the rest stays readable. */
+#define BLOCKMAX (64 * 1024)
+
+/* One collapsible block, cut to BLOCKMAX; false when not even a cut one fits in budget. */
 static int details(struct buf *md, const char *title, const char *body, const char *whole, size_t budget)
 {
 	struct buf blk = {0}, h = {0};
+	int more = budget > BLOCKMAX + 1024; /* what is left after this block can still take another */
+	if (more)
+		budget = BLOCKMAX + 1024;
 	bufputs(&blk, "<details><summary>");
 	html(&blk, title);
 	bufputs(&blk, "</summary>\n\n<pre>");
@@ -382,8 +401,8 @@ static int details(struct buf *md, const char *title, const char *body, const ch
 			size_t full = h.len;
 			cutbuf(&h, budget - fixed);
 			bufadd(&blk, h.data, h.len);
-			bufprintf(&blk, "\n[... cut at %zu of %zu bytes to keep the summary below 1 MiB; the whole text is ", h.len,
-			          full);
+			bufprintf(&blk, "\n[... cut at %zu of %zu bytes%s; the whole text is ", h.len, full,
+			          more ? "" : " to keep the summary below 1 MiB");
 			html(&blk, whole);
 			bufputs(&blk, " in the run directory]");
 		}
@@ -483,7 +502,7 @@ static int writeoutputs(const char *path, const char *rundir, const char *status
 	struct buf all = {0};
 	bufputc(&all, '{');
 	for (size_t k = 0; k < nj; k++) {
-		if (!jv[k].output)
+		if (!jv[k].output || jv[k].nested)
 			continue;
 		bufprintf(&all, "%s\"%s\":%s", all.len > 1 ? "," : "", jv[k].id, jv[k].output);
 	}
@@ -491,7 +510,7 @@ static int writeoutputs(const char *path, const char *rundir, const char *status
 	if (rc == 0)
 		rc = ghaoutput(f, "outputs", all.data, e);
 	for (size_t k = 0; rc == 0 && k < nj; k++) {
-		if (!jv[k].output)
+		if (!jv[k].output || jv[k].nested)
 			continue;
 		char *name = xasprintf("output-%s", jv[k].id);
 		rc = ghaoutput(f, name, jv[k].output, e);
@@ -561,13 +580,14 @@ int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)
 	struct jobview *jv = xcalloc(nj ? nj : 1, sizeof *jv);
 	cJSON_ArrayForEach(j, jobs)
 	{
-		if (!runidok(j->string))
+		if (!runnameok(j->string))
 			continue; /* not a job id: not a path to read */
 		const char *sub = jsonstr(j, "run", NULL);
-		if (sub && (strncmp(sub, "shards/", 7) != 0 || !runidok(sub + 7)))
+		if (sub && (strncmp(sub, "shards/", 7) != 0 || !runnameok(sub + 7)))
 			sub = NULL;
 		jv[k].id = j->string;
 		jv[k].info = j;
+		jv[k].nested = cJSON_GetObjectItemCaseSensitive(j, "parent") != NULL;
 		jv[k].events = sub ? xasprintf("%s/%s/jobs/%s/events.jsonl.zst", rundir, sub, j->string)
 		                   : xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, j->string);
 		char *op = xasprintf("%s/jobs/%s/output.json", rundir, j->string);
@@ -601,9 +621,10 @@ int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)
 		free(title);
 		free(msg);
 	}
-	if (log && (strcmp(status, "error") == 0 || exitcode == 130)) {
-		char *msg = xasprintf("the run %s ended in %s (exit %d)", jsonstr(run, "run_id", "?"),
-		                      exitcode == 130 ? "an interrupt" : "an error", exitcode);
+	int cancelled = strcmp(status, "cancelled") == 0 || exitcode == 130;
+	if (log && (strcmp(status, "error") == 0 || cancelled)) {
+		char *msg = xasprintf("the run %s ended %s (exit %d)", jsonstr(run, "run_id", "?"),
+		                      cancelled ? "by an interrupt" : "in an error", exitcode);
 		annotate(log, "error", "nightshift", msg);
 		free(msg);
 	}

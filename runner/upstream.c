@@ -60,7 +60,9 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 	{
 		if (rc < 0)
 			break;
-		if (!runidok(j->string)) {
+		if (cJSON_GetObjectItemCaseSensitive(j, "parent"))
+			continue; /* a delegate's run, part of its parent job */
+		if (!runnameok(j->string)) {
 			rc = errc(e, 2, "--from %s: run.json names a job '%.80s' that is not a job id", dir, j->string);
 			break;
 		}

@@ -302,6 +302,38 @@ static void runsummary(void)
 	cJSON_Delete(all);
 	cJSON_Delete(o);
 
+	/* Twenty jobs of 100 KB outputs: blocks are cut to 64 KiB each and stop before 1 MiB. */
+	char *many = pathjoin(dir, "many");
+	struct buf rj = {0};
+	bufputs(&rj, "{\"run_id\":\"r\",\"status\":\"succeeded\",\"jobs\":{");
+	for (int i = 0; i < 20; i++) {
+		char *jd = xasprintf("%s/jobs/j%d", many, i), *op = xasprintf("%s/output.json", jd);
+		struct buf o = {0};
+		bufputs(&o, "{\"t\":\"");
+		for (int k = 0; k < 100000; k++)
+			bufputc(&o, 'a' + k % 26);
+		bufputs(&o, "\"}");
+		mkdirs(jd, 0755, &e);
+		writefile(op, o.data, o.len, &e);
+		bufprintf(&rj, "%s\"j%d\":{\"status\":\"succeeded\"}", i ? "," : "", i);
+		buffree(&o);
+		free(op);
+		free(jd);
+	}
+	bufputs(&rj, "}}");
+	char *rjp = pathjoin(many, "run.json");
+	writefile(rjp, rj.data, rj.len, &e);
+	unlink(sum);
+	ok(gharun(many, 0, NULL, &e) == 0, "gharun of 20 jobs: %s", e.msg);
+	readfile(sum, &b, &e);
+	ok(b.len > 900 * 1024 && b.len < 1024 * 1024, "summary of 20 x 100 KB outputs: %zu bytes", b.len);
+	ok(strstr(b.data, "more blocks not shown") != NULL, "says some outputs are not shown");
+	ok(strstr(b.data, "j0: output") && strstr(b.data, "j12: output"), "the first ones are shown");
+	buffree(&b);
+	buffree(&rj);
+	free(rjp);
+	free(many);
+
 	/* A summary already near the cap gets nothing more: GitHub would drop all of it. */
 	struct buf full = {0};
 	for (int i = 0; i < 1024 * 1024 - 2048; i++)

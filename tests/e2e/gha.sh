@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# GitHub Actions in a fake GitHub environment (temp files for $GITHUB_OUTPUT and
+# $GITHUB_STEP_SUMMARY): outputs read back by the documented syntax, the summary capped, and text
+# from a model or a tool that looks like a workflow command shown escaped, never obeyed.
+source "$(dirname "$0")/lib.sh"
+parse() { python3 "$ROOT/tests/e2e/ghaparse.py" "$@"; }
+json() { python3 -c 'import json,sys; d=json.load(sys.stdin)
+for k in sys.argv[1:]: d = d[k] if not isinstance(d, str) else json.loads(d)[k]
+print(d if isinstance(d, str) else json.dumps(d, sort_keys=True))' "$@"; }
+
+mkdir -p "$T/g/ws"
+python3 - "$T/g/m.yaml" <<'EOF'
+import json, sys
+big = "0123456789<>&" * (300000 // 13)
+say = "::error::x\n  ::warning::x2\n##[error]x3\n\u00a0::add-mask::x4"
+tool = "printf '::error::y\\n##[warning]z\\n::set-output name=a::b\\n'"
+m = {"version": 1, "name": "gha", "workspace": "ws",
+     "sandbox": {"backend": "namespace", "network": "none", "timeout": "30s"},
+     "models": {
+         "talk": {"provider": "scripted", "replies": [
+             {"text": say, "tool_calls": [{"name": "shell", "arguments": {"command": tool}}]},
+             {"tool_calls": [{"name": "final_result", "arguments": {"note": "::error::out\nline2 %0A"}}]}]},
+         "bad": {"provider": "scripted", "replies": [
+             {"tool_calls": [{"name": "shell", "arguments": {"command": "curl http://example.invalid/::error::q"}}]}]},
+         "big": {"provider": "scripted", "replies": [
+             {"tool_calls": [{"name": "final_result", "arguments": {"note": big}}]}]}},
+     "workers": {}, "jobs": {}}
+for w in ("talk", "bad", "big"):
+    m["workers"][w] = {"model": w, "instructions": "Do it.", "tools": ["shell"],
+                       "approval": {"rules": [{"tool": "shell", "command": "printf *", "decision": "allow"},
+                                              {"tool": "shell", "command": "curl *", "decision": "abort"}]},
+                       "output": {"type": "object", "required": ["note"], "properties": {"note": {"type": "string"}}}}
+    m["jobs"][w] = {"worker": w, "input": "Go."}
+open(sys.argv[1], "w").write(json.dumps(m, indent=1))
+EOF
+
+export GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/out GITHUB_STEP_SUMMARY=$T/sum
+: > "$T/out"
+printf '## an earlier step wrote this\n\n' > "$T/sum"
+dir=$("$NS" run "$T/g/m.yaml" --out "$T/runs" 2>"$T/log"); rc=$?
+rundir=$dir
+expect_rc "run: one job aborted" 3 "$rc"
+via=run
+if [ ! -s "$T/out" ]; then
+	skip "run writes GitHub outputs" "cmd/run.c does not call gharun yet; the same checks go through merge"
+	via=merge
+	dir=$("$NS" merge "$dir" --out "$T/merged" 2>"$T/log"); rc=$?
+	expect_rc "merge of that run: aborted, as the run" 3 "$rc"
+fi
+
+# --- $GITHUB_OUTPUT, read back by the documented syntax ---
+check "$via: GITHUB_OUTPUT parses" bash -c "python3 '$ROOT/tests/e2e/ghaparse.py' outputs '$T/out' > '$T/out.json'"
+expect_eq "$via: run-dir is the run directory, absolute" "$(realpath "$dir")" "$(json run-dir < "$T/out.json")"
+expect_eq "$via: status" "aborted" "$(json status < "$T/out.json")"
+expect_eq "$via: exit-code" "3" "$(json exit-code < "$T/out.json")"
+expect_eq "$via: output-talk is jobs/talk/output.json" "$(json < "$dir/jobs/talk/output.json")" \
+	"$(json output-talk < "$T/out.json" | json)"
+expect_eq "$via: a multiline value with :: and %0A comes back exact" "$(printf '::error::out\nline2 %%0A')" \
+	"$(json output-talk note < "$T/out.json")"
+expect_eq "$via: outputs holds every job's output" "$(json < "$dir/jobs/big/output.json")" \
+	"$(json outputs big < "$T/out.json")"
+check "$via: no output for the aborted job" bash -c "! grep -q '^output-bad<<' '$T/out'"
+expect_eq "$via: every value uses a delimiter of its own" "$(grep -c '<<ghadelimiter_' "$T/out")" \
+	"$(grep -o '<<ghadelimiter_[0-9a-f]*' "$T/out" | sort -u | wc -l)"
+
+# --- the log: the only workflow commands are the groups and annotations nightshift makes ---
+parse commands "$T/log" > "$T/cmds"
+expect_eq "$via: a group per job" "3" "$(grep -c '"command": "group"' "$T/cmds")"
+expect_eq "$via: groups closed" "3" "$(grep -c '"command": "endgroup"' "$T/cmds")"
+expect_eq "$via: one ::error annotation, for the aborted job" "1" "$(grep -c '"command": "error"' "$T/cmds")"
+expect_grep "$via: it names the job in its title" '"title": "nightshift: job bad aborted"' "$T/cmds"
+expect_eq "$via: nothing else is a command" "" \
+	"$(grep -v '"command": "\(group\|endgroup\|error\)", .*"v": 2' "$T/cmds")"
+expect_grep "$via: the model's ::error::x shown escaped" '^ *%3A:error::x$' "$T/log"
+expect_grep "$via: indented ::warning::x2 shown escaped" '^ *%3A:warning::x2$' "$T/log"
+expect_grep "$via: the model's ##[error]x3 shown escaped" '##%5Berror\]x3' "$T/log"
+expect_grep "$via: ::add-mask:: after a no-break space shown escaped" "$(printf '\302\240')%3A:add-mask::x4" "$T/log"
+expect_grep "$via: the tool's ::error::y shown escaped" '^ *\| %3A:error::y$' "$T/log"
+expect_grep "$via: the tool's ##[warning]z shown escaped" '##%5Bwarning\]z' "$T/log"
+expect_grep "$via: the tool's ::set-output shown escaped" '%3A:set-output name=a::b' "$T/log"
+expect_grep "$via: the denied call is in the job's group" 'abort shell: .*curl' "$T/log"
+
+# --- the step summary: appended, a table, outputs in collapsible blocks, capped ---
+expect_grep "$via: the earlier step's summary is kept" '^## an earlier step wrote this' "$T/sum"
+expect_grep "$via: summary names the run" "nightshift run <code>$(basename "$dir")</code>" "$T/sum"
+expect_grep "$via: a row per job" '^\| talk \| .*succeeded \| 2 \| 1 \|' "$T/sum"
+expect_grep "$via: the aborted job with its denied call" '^\| bad \| .*aborted \| .* \| 1 \|$' "$T/sum"
+expect_grep "$via: outputs in collapsible blocks" '^<details><summary>talk: output</summary>' "$T/sum"
+expect_grep "$via: the error in a block" '^<details><summary>bad: error</summary>' "$T/sum"
+expect_grep "$via: a big output is cut, and says where the whole is" 'cut at [0-9]+ of [0-9]+ bytes; the whole text is jobs/big/output.json' "$T/sum"
+check "$via: HTML in outputs is escaped" grep -q '0123456789&lt;&gt;&amp;' "$T/sum"
+check "$via: summary below 1 MiB" test "$(stat -c %s "$T/sum")" -lt 1048576
+
+# --- outside Actions: nothing written, nothing but progress on stderr ---
+: > "$T/out2"
+GITHUB_ACTIONS= GITHUB_OUTPUT=$T/out2 "$NS" merge "$rundir" --out "$T/merged2" > /dev/null 2> "$T/log2"; rc=$?
+expect_rc "merge outside Actions" 3 "$rc"
+check "no outputs outside Actions" test ! -s "$T/out2"
+check "no workflow commands outside Actions" bash -c "! grep -q '^::' '$T/log2'"
+done_tests
