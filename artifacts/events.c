@@ -1,5 +1,8 @@
 /* events: hash-chained JSON lines in one zstd frame, flushed after every line so a crash
- * leaves every whole event readable. */
+ * leaves every whole event readable. A line that cannot be written (a full disk) is cut off
+ * again and the frame ended after the last whole line, so the log stays valid; nothing more is
+ * written to it. The frame carries no zstd checksum: the SHA-256 chain covers every line, and
+ * a frame cut short can then be ended without recomputing one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,6 +18,8 @@ struct evlog {
 	char prev[65];
 	int64_t seq;
 	struct buf out;
+	off_t size, good; /* bytes written; bytes up to the end of the last whole line */
+	int failed;       /* a write failed: the log was cut back to good and ended */
 };
 
 static int writeall(int fd, const char *p, size_t n)
@@ -44,6 +49,7 @@ static int push(struct evlog *l, const char *data, size_t n, ZSTD_EndDirective d
 			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
 		if (out.pos && writeall(l->fd, l->out.data, out.pos) < 0)
 			return errf(e, "write event log:");
+		l->size += (off_t)out.pos;
 		if (left == 0 && in.pos == in.size)
 			return 0;
 	}
@@ -59,14 +65,37 @@ int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struc
 	l->sec = sec;
 	l->z = ZSTD_createCCtx();
 	ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel, 3);
-	ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 0);
 	memset(l->prev, '0', 64);
 	*lp = l;
 	return 0;
 }
 
+/* After a failed write: drop the partial line and end the frame there (a last, empty raw block;
+ * an empty frame when no line was whole), so the log holds every whole line and reads to its end. */
+static void cutback(struct evlog *l)
+{
+	l->failed = 1;
+	if (ftruncate(l->fd, l->good) < 0 || lseek(l->fd, l->good, SEEK_SET) < 0)
+		return;
+	if (l->good > 0) {
+		static const char lastblock[3] = {1, 0, 0};
+		if (writeall(l->fd, lastblock, sizeof lastblock) == 0)
+			l->size = l->good + (off_t)sizeof lastblock;
+	} else {
+		char frame[32];
+		size_t n = ZSTD_compress(frame, sizeof frame, "", 0, 1);
+		if (!ZSTD_isError(n) && writeall(l->fd, frame, n) == 0)
+			l->size = (off_t)n;
+	}
+}
+
 int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 {
+	if (l->failed) {
+		cJSON_Delete(obj);
+		return errf(e, "event log: not written since an earlier write failed");
+	}
 	char now[32];
 	utcnow(now);
 	cJSON *ev = cJSON_CreateObject();
@@ -96,6 +125,9 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 	if (rc == 0) {
 		sha256hex(line, n, l->prev);
 		l->seq++;
+		l->good = l->size;
+	} else {
+		cutback(l);
 	}
 	free(line);
 	return rc;
@@ -113,7 +145,9 @@ int64_t evcount(const struct evlog *l)
 
 int evclose(struct evlog *l, struct err *e)
 {
-	int rc = push(l, "", 0, ZSTD_e_end, e);
+	int rc = l->failed ? 0 : push(l, "", 0, ZSTD_e_end, e);
+	if (rc < 0)
+		cutback(l);
 	if (rc == 0 && fsync(l->fd) < 0)
 		rc = errf(e, "fsync event log:");
 	close(l->fd);

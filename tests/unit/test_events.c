@@ -1,6 +1,10 @@
-/* test_events: the hash chain, secrets masking, and reading a log cut short by a crash. */
+/* test_events: the hash chain, secrets masking, reading a log cut short by a crash, and a log
+ * whose writes fail (a full disk). */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../../artifacts/events.h"
 #include "t.h"
@@ -88,6 +92,38 @@ int main(void)
 	ok(readchain(cutcopy, &chain, &trunc) == 10, "all 10 flushed lines of an unfinished frame read");
 	ok(chain && trunc, "chain intact and the unfinished frame reported");
 	free(cutcopy);
+
+	/* A write that fails midway (a full disk, here a file size limit): the partial line is
+	 * cut off again and the frame ended after the last whole line; nothing more is written. */
+	for (int lines = 0; lines <= 3; lines += 3) {
+		char *full = xasprintf("%s/full%d.jsonl.zst", dir, lines);
+		ok(evopen(&l, full, NULL, &e) == 0, "evopen full");
+		int added = 0;
+		for (int i = 0; i < lines; i++)
+			added += evadd(l, "test", cJSON_CreateObject(), &e) == 0;
+		struct stat st;
+		stat(full, &st);
+		struct rlimit old, lim;
+		getrlimit(RLIMIT_FSIZE, &old);
+		lim = old;
+		lim.rlim_cur = (rlim_t)st.st_size + 10;
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		cJSON *big = cJSON_CreateObject();
+		cJSON_AddStringToObject(big, "text", "a line longer than the ten bytes the limit leaves for it");
+		int rc = evadd(l, "test", big, &e);
+		setrlimit(RLIMIT_FSIZE, &old);
+		ok(rc < 0 && strstr(e.msg, "write event log"), "a failed write is an error: %s", e.msg);
+		ok(evadd(l, "test", cJSON_CreateObject(), &e) < 0, "nothing is written after a failed write");
+		ok(evcount(l) == added, "the count is of whole lines (%d)", added);
+		ok(evclose(l, &e) == 0, "close after a failed write: %s", e.msg);
+		ok(readchain(full, &chain, &trunc) == lines && chain && !trunc,
+		   "%d whole lines read back, chain intact, the frame ended", lines);
+		char *t = xasprintf("zstd -tq %s", full);
+		ok(system(t) == 0, "stock zstd accepts the log");
+		free(t);
+		free(full);
+	}
 
 	char *rm = xasprintf("rm -rf %s", dir);
 	system(rm);
