@@ -167,7 +167,8 @@ int cmdaudit(int argc, char **argv)
 	struct call call;
 	struct tally *t = NULL;
 	size_t nt = 0;
-	long shown = 0;
+	long shown = 0, refused = 0;
+	struct buf denials = {0};
 	int rc;
 	if (!json)
 		printf("%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
@@ -177,6 +178,13 @@ int cmdaudit(int argc, char **argv)
 		if (keep(&f, &call, args ? args : "")) {
 			shown++;
 			count(&t, &nt, call.tool ? call.tool : "?", call.decision ? call.decision : "?");
+			if (call.decision && strcmp(call.decision, "allow") != 0 && refused++ < 100) {
+				char rule[16], why[160];
+				rulestr(call.rule, rule, sizeof rule);
+				cell(why, sizeof why, call.reason ? call.reason : "");
+				bufprintf(&denials, "  step %d  %s  %s %s by rule %s: %s\n", call.step, call.job,
+				          call.tool ? call.tool : "?", call.decision, rule, why);
+			}
 			if (json) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON_AddStringToObject(o, "job", call.job);
@@ -225,8 +233,11 @@ int cmdaudit(int argc, char **argv)
 		for (size_t i = 0; i < nt; i++)
 			printf("%s %s %s: %ld", i ? "," : ":", t[i].tool, t[i].decision, t[i].n);
 		printf("\n");
+		if (refused)
+			printf("\ndenied and aborted (%ld):\n%s%s", refused, denials.data, refused > 100 ? "  ...\n" : "");
 		runsummary(run);
 	}
+	buffree(&denials);
 	free(t);
 	return EXIT_OK;
 }

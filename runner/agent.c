@@ -25,6 +25,7 @@ struct jobrun {
 	struct llm *llm;
 	struct evlog *ev;
 	struct sbx *sbx;
+	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -275,6 +276,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		snprintf(v.reason, sizeof v.reason, "tool '%.100s' is not offered to worker '%s'", c->name, jr->w->name);
 	} else {
 		policydecide(&jr->w->approval, jr->w->name, c->name, c->args, &v);
+		size_t hl = jr->rs->hidden ? strlen(jr->rs->hidden) : 0;
+		if (v.path && hl && strncmp(v.path, jr->rs->hidden, hl) == 0 && (v.path[hl] == 0 || v.path[hl] == '/')) {
+			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
+			v.rule = -1;
+			snprintf(v.reason, sizeof v.reason, "%s holds the run directories, which are not part of the workspace",
+			         jr->rs->hidden);
+		}
 	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
@@ -320,7 +328,16 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		if (!jr->sbx && strcmp(c->name, "shell") == 0) {
 			struct strv env = {0};
 			sandboxenv(&jr->j->sandbox, &env);
-			struct sbxconf sc = {&jr->j->sandbox, jr->rs->m->workspace, env.v, 0};
+			sandboxcopy(&jr->sc, &jr->j->sandbox);
+			if (jr->rs->hidden) {
+				/* The runs folder inside the workspace is read-only to the step. */
+				jr->sc.mounts = xrealloc(jr->sc.mounts, (jr->sc.nmounts + 1) * sizeof *jr->sc.mounts);
+				struct mount *mt = &jr->sc.mounts[jr->sc.nmounts++];
+				memset(mt, 0, sizeof *mt);
+				mt->source = pathjoin(jr->rs->m->workspace, jr->rs->hidden);
+				mt->target = xasprintf("/workspace/%s", jr->rs->hidden);
+			}
+			struct sbxconf sc = {&jr->sc, jr->rs->m->workspace, env.v, 0};
 			int orc = sbxopen(&jr->sbx, &sc, e);
 			strvfree(&env);
 			if (orc < 0) {
@@ -611,6 +628,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	if (res->status == JOB_PENDING)
 		fail(&jr, JOB_FAILED, "%s", rc < 0 ? e->msg : "ended without a result");
 	sbxclose(jr.sbx);
+	sandboxfree(&jr.sc);
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);

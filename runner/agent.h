@@ -30,6 +30,7 @@ struct runstate {
 	int step;           /* the last step number given out; steps count from 1 across the run */
 	const char *replay; /* replay: the run directory whose model replies are served */
 	int live;           /* replay: the live model takes over where the record ends */
+	const char *hidden;    /* the runs folder when it lies inside the workspace (relative to it), else NULL */
 	struct nested *nested; /* delegated jobs, in the order they started */
 	size_t nnested;
 };

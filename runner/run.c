@@ -1,5 +1,6 @@
 /* run: create the run directory, run the jobs in needs order, seal the artifacts. */
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);
 	struct jobresult *res = xcalloc(m->njobs, sizeof *res);
 	int rc = -1, exitcode = 0, lockfd = -1;
+	char *hidden = NULL;
 	utcnow(started);
 	for (size_t i = 0; i < o->jobs.n; i++) {
 		const struct job *j = manifestjob(m, o->jobs.v[i]);
@@ -398,8 +400,29 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	if (lockworkspace(m->workspace, o->outdir, &lockfd, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
+	/* Runs kept inside the workspace (workspace: . and runs/ beside the manifest) are no part of
+	 * it: left out of snapshots, read-only to steps, refused to file tools. */
+	struct snapconf sconf = m->snapshot;
+	memset(&sconf.exclude, 0, sizeof sconf.exclude);
+	for (size_t i = 0; i < m->snapshot.exclude.n; i++)
+		strvadd(&sconf.exclude, m->snapshot.exclude.v[i]);
+	char outreal[PATH_MAX];
+	size_t wl = strlen(m->workspace);
+	if (realpath(o->outdir, outreal) && strncmp(outreal, m->workspace, wl) == 0 && outreal[wl] == '/') {
+		hidden = xstrdup(outreal + wl + 1);
+		rs.hidden = hidden;
+		char *all = xasprintf("%s/**", hidden);
+		strvadd(&sconf.exclude, hidden);
+		strvadd(&sconf.exclude, all);
+		free(all);
+	} else if (realpath(o->outdir, outreal) && strcmp(outreal, m->workspace) == 0) {
+		errc(e, 2, "--out %s is the workspace itself; make the run directories elsewhere", o->outdir);
+		strvfree(&sconf.exclude);
+		goto seal;
+	}
 	char *snapdir = pathjoin(rd.path, "snapshots");
-	int src = snapopen(&rs.snap, m->workspace, &m->snapshot, snapdir, e);
+	int src = snapopen(&rs.snap, m->workspace, &sconf, snapdir, e);
+	strvfree(&sconf.exclude);
 	free(snapdir);
 	if (src < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
@@ -446,5 +469,6 @@ out:
 	nestedfree(&rs);
 	if (lockfd >= 0)
 		close(lockfd);
+	free(hidden);
 	return rc < 0 ? -1 : exitcode;
 }

@@ -333,6 +333,8 @@ static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct 
 	cJSON_AddBoolToObject(ev, "oom", res.oom);
 	cJSON_AddBoolToObject(ev, "truncated", res.truncated);
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)res.duration_ms);
+	if (res.limits[0])
+		cJSON_AddStringToObject(ev, "limits", res.limits);
 	addout(ev, "stdout", &res.out);
 	addout(ev, "stderr", &res.err);
 	struct buf msg = {0};

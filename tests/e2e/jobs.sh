@@ -85,4 +85,30 @@ expect_grep "the error names the holder" "is in use by another run \(pid $first,
 check "nothing printed on stdout" test ! -s "$T/out"
 wait $first
 expect_rc "the first run finished" 0 $?
+# runs kept inside the workspace (workspace: . with runs/ beside the manifest) are no part of it
+mkdir -p "$T/inws"
+cat > "$T/inws/m.yaml" <<'YAML'
+version: 1
+workspace: .
+models:
+  d:
+    provider: scripted
+    replies:
+      - tool_calls: [ {name: shell, arguments: {command: "touch runs/planted"}} ]
+      - tool_calls: [ {name: write_file, arguments: {path: runs/x, content: "x"}} ]
+      - tool_calls: [ {name: read_file, arguments: {path: m.yaml}} ]
+      - tool_calls: [ {name: final_result, arguments: {}} ]
+workers:
+  w: { model: d, instructions: x, tools: [shell, write_file, read_file], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+dir=$("$NS" run "$T/inws/m.yaml" 2>"$T/err"); rc=$?
+expect_rc "a run with its runs/ inside the workspace" 0 "$rc"
+check "it went to runs/ beside the manifest" test -d "$T/inws/runs" -a "$(dirname "$dir")" = "$T/inws/runs"
+check "a step cannot write into the runs folder" test ! -e "$T/inws/runs/planted"
+check "and the step saw it fail" bash -c "zstd -dcq '$dir/jobs/j/events.jsonl.zst' | grep '\"type\":\"tool_result\"' | head -n1 | grep -q 'Read-only file system'"
+check "write_file is refused there" bash -c "zstd -dcq '$dir/jobs/j/events.jsonl.zst' | grep -q '\"path\":\"runs/x\".*\"decision\":\"deny\".*not part of the workspace'"
+check "the snapshots leave it out" bash -c "! tar --zstd -tf '$dir/snapshots/0001.tar.zst' | grep -q '^runs'"
+check "the snapshots hold the rest" bash -c "tar --zstd -tf '$dir/snapshots/0001.tar.zst' | grep -q '^m.yaml'"
 done_tests
