@@ -52,7 +52,8 @@ int errctx(struct err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(pre, sizeof pre, fmt, ap);
 	va_end(ap);
-	snprintf(e->msg, sizeof e->msg, "%s: %s", pre, old);
+	if (snprintf(e->msg, sizeof e->msg, "%s: %s", pre, old) >= (int)sizeof e->msg)
+		memcpy(e->msg + sizeof e->msg - 4, "...", 4); /* cut: say so */
 	return -1;
 }
 
@@ -290,21 +291,30 @@ static void hex(const unsigned char *d, size_t n, char *out)
 }
 
 /* The fetched SHA-256 and a context per thread: OpenSSL 3 looks the algorithm up on every
- * EVP_sha256() init otherwise, which dominates hashing a short event line. */
+ * EVP_sha256() init otherwise, which dominates hashing a short event line. A thread's context
+ * is freed when it exits (a job's thread, say). */
 static EVP_MD *sha256md;
+static pthread_key_t sha256key;
+
+static void sha256ctxfree(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);
+}
 
 static void sha256fetch(void)
 {
 	sha256md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (pthread_key_create(&sha256key, sha256ctxfree) != 0)
+		abort();
 }
 
 static EVP_MD_CTX *sha256ctx(void)
 {
-	static __thread EVP_MD_CTX *ctx;
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, sha256fetch);
 	const EVP_MD *md = sha256md ? sha256md : EVP_sha256();
-	if (!ctx && !(ctx = EVP_MD_CTX_new()))
+	EVP_MD_CTX *ctx = pthread_getspecific(sha256key);
+	if (!ctx && (!(ctx = EVP_MD_CTX_new()) || pthread_setspecific(sha256key, ctx) != 0))
 		abort();
 	EVP_DigestInit_ex(ctx, md, NULL);
 	return ctx;
