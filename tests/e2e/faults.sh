@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# Fault injection: a full disk under --out, the workspace removed mid-run, snapshot writes
+# failing, the model server dying mid-request or cutting its reply, SIGTERM, and SIGKILL of the
+# runner at random moments (KILLS times, 50 by default). Each must end with a clear error, the
+# right exit code, and a run directory that `audit --verify` accepts (INCOMPLETE where the run
+# was killed before sealing). Tampered numbers in a run must not crash audit.
+source "$(dirname "$0")/lib.sh"
+KILLS=${KILLS:-50}
+MOCKPID=
+MOUNTED=
+cleanup() {
+	[ -n "$MOCKPID" ] && kill -9 "$MOCKPID" 2>/dev/null
+	[ -n "$MOUNTED" ] && umount "$MOUNTED" 2>/dev/null
+	if [ -n "${KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+# verified NAME DIR [complete|incomplete|any]: audit --verify exits 0 on DIR, marked as said.
+verified() {
+	local out rc
+	out=$("$NS" audit "$2" --verify 2>&1); rc=$?
+	expect_rc "$1: audit --verify accepts the run" 0 "$rc"
+	[ "$rc" = 0 ] || printf '%s\n' "$out" | head -n 20
+	case ${3:-any} in
+	complete) expect_nogrep "$1: the run is sealed (not INCOMPLETE)" INCOMPLETE <(printf '%s\n' "$out") ;;
+	incomplete) expect_grep "$1: the run is marked INCOMPLETE" INCOMPLETE <(printf '%s\n' "$out") ;;
+	esac
+	return $rc
+}
+
+# The namespace sandbox where it works here, else none (the faults are the runner's, not the
+# sandbox's).
+mkdir -p "$T/probe/ws"
+cat >"$T/probe/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models: { d: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "echo ok" } } ] }, { tool_calls: [ { name: final_result, arguments: {} } ] } ] } }
+workers: { w: { model: d, instructions: x, tools: [shell], approval: { default: allow } } }
+jobs: { j: { worker: w } }
+YAML
+BACKEND=namespace
+if ! "$NS" run "$T/probe/m.yaml" --out "$T/probe/runs" >/dev/null 2>"$T/probe/err"; then
+	BACKEND=none
+	echo "note: the namespace sandbox does not work here ($(tail -n1 "$T/probe/err")); using backend none"
+fi
+
+# job DIR STEPS [BIG]: DIR/m.yaml, two jobs (b needs a) of STEPS steps each on the scripted
+# model, alternating a shell step and a write_file step (BIG: each written file holds 64 KiB of
+# incompressible text); DIR/ws is the workspace. Step 1 of job a touches ws/started.
+job() {
+	local dir=$1 steps=$2 big=${3:-}
+	rm -rf "$dir" && mkdir -p "$dir/ws"
+	for i in 1 2 3; do echo "file $i" >"$dir/ws/f$i.txt"; done
+	python3 - "$dir" "$steps" "$big" "$BACKEND" <<'PY'
+import json, os, sys
+d, steps, big, backend = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+content = lambda i: (os.urandom(48 * 1024).hex()[: 64 * 1024] if big else "x" * (100 * i))
+def replies():
+    r = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch started"}}]}]
+    for i in range(2, steps + 1):
+        if i % 2:
+            r.append({"tool_calls": [{"name": "shell", "arguments": {"command": f"echo step {i} >> log.txt"}}]})
+        else:
+            r.append({"tool_calls": [{"name": "write_file", "arguments": {"path": f"out/f{i}.txt", "content": content(i)}}]})
+    r.append({"tool_calls": [{"name": "final_result", "arguments": {"n": steps}}]})
+    return r
+m = {"version": 1, "name": "faults", "workspace": "ws",
+     "sandbox": {"backend": backend, "timeout": "20s"},
+     "models": {"dry": {"provider": "scripted", "replies": replies()}},
+     "workers": {"w": {"instructions": "x", "model": "dry", "tools": ["shell", "write_file"], "max_turns": steps + 5,
+                       "approval": {"default": "deny", "rules": [
+                           {"tool": "shell", "command": "echo *", "decision": "allow"},
+                           {"tool": "shell", "command": "touch *", "decision": "allow"},
+                           {"tool": "shell", "command": "sleep *", "decision": "allow"},
+                           {"tool": "write_file", "path": "out/**", "decision": "allow"}]},
+                       "output": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}}},
+     "jobs": {"a": {"worker": "w", "input": "go"}, "b": {"worker": "w", "needs": ["a"], "input": "again ${{ jobs.a.output.n }}"}}}
+open(os.path.join(d, "m.yaml"), "w").write(json.dumps(m, indent=1))
+PY
+}
+
+# insertstep DIR COMMAND: a shell step of COMMAND right after the first step of each job.
+insertstep() {
+	python3 - "$1/m.yaml" "$2" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["models"]["dry"]["replies"].insert(1, {"tool_calls": [{"name": "shell", "arguments": {"command": sys.argv[2]}}]})
+json.dump(m, open(sys.argv[1], "w"))
+PY
+}
+
+# ---- disk full: --out on a small tmpfs, filled at different points of the run ----
+mnt=$T/full
+mkdir -p "$mnt"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+	MOUNTED=$mnt
+	job "$T/df" 12 big
+	for size in 16k 96k 256k 512k; do
+		mount -o remount,size=$size "$mnt" && rm -rf "${mnt:?}"/*
+		dir=$("$NS" run "$T/df/m.yaml" --out "$mnt" 2>"$T/df/err"); rc=$?
+		expect_rc "disk full at $size: exit 1" 1 "$rc"
+		expect_grep "disk full at $size: the error says so" "No space left on device" "$T/df/err"
+		if [ -n "$dir" ] && [ -d "$dir" ]; then
+			verified "disk full at $size" "$dir"
+		elif [ "$size" != 16k ]; then
+			_fail=$((_fail + 1)); echo "FAIL disk full at $size: no run directory was printed"
+		fi
+	done
+	umount "$mnt" && MOUNTED=
+else
+	skip "disk full" "needs root to mount a small tmpfs"
+fi
+
+# ---- the workspace removed while a step runs ----
+job "$T/ws" 6
+insertstep "$T/ws" "sleep 1"
+"$NS" run "$T/ws/m.yaml" --out "$T/ws/runs" >"$T/ws/out" 2>"$T/ws/err" &
+pid=$!
+for _ in $(seq 200); do [ -e "$T/ws/ws/started" ] && break; sleep 0.02; done
+rm -rf "$T/ws/ws"
+wait $pid; rc=$?
+expect_rc "workspace removed: exit 1" 1 "$rc"
+expect_grep "workspace removed: the error names the workspace" "ws.*(No such file|not found|missing|vanished)|workspace" "$T/ws/err"
+dir=$(cat "$T/ws/out")
+check "workspace removed: run directory printed" test -d "$dir"
+[ -d "$dir" ] && verified "workspace removed" "$dir" complete
+
+# ---- a snapshot layer that cannot be written ----
+cc -shared -fPIC -o "$T/faultfs.so" "$ROOT/tests/fixtures/faultfs.c" -ldl 2>"$T/cc.err" || cat "$T/cc.err"
+if [ -f "$T/faultfs.so" ]; then
+	job "$T/sw" 6
+	for layer in 0001 0004; do
+		for errno_ in ENOSPC EIO; do
+			dir=$(ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$T/faultfs.so" \
+				NS_FAULT_PATH="/.$layer.tar.zst" NS_FAULT_AFTER=100 NS_FAULT_ERRNO=$errno_ \
+				"$NS" run "$T/sw/m.yaml" --out "$T/sw/runs" 2>"$T/sw/err"); rc=$?
+			expect_rc "layer $layer fails ($errno_): exit 1" 1 "$rc"
+			msg="No space left on device"; [ $errno_ = EIO ] && msg="Input/output error"
+			expect_grep "layer $layer fails ($errno_): the error names the layer and the cause" "$layer.*$msg|$msg.*$layer" "$T/sw/err"
+			check "layer $layer fails ($errno_): run directory printed" test -d "$dir"
+			[ -d "$dir" ] && verified "layer $layer fails ($errno_)" "$dir" complete
+			check "layer $layer fails ($errno_): no half-written layer left" \
+				bash -c "! ls -A '$dir/snapshots' | grep -q tmp"
+		done
+	done
+	# The event log: a line cut by a failed write is dropped and the log ended after the last
+	# whole line, so the sealed run still verifies.
+	for after in 300 3000; do
+		dir=$(ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$T/faultfs.so" \
+			NS_FAULT_PATH="/jobs/a/events.jsonl.zst" NS_FAULT_AFTER=$after \
+			"$NS" run "$T/sw/m.yaml" --out "$T/sw/runs" 2>"$T/sw/err"); rc=$?
+		expect_rc "event log write fails after $after bytes: exit 1" 1 "$rc"
+		expect_grep "event log write fails after $after bytes: the error says so" "event log: No space left on device" "$T/sw/err"
+		check "event log write fails after $after bytes: run directory printed" test -d "$dir"
+		[ -d "$dir" ] && verified "event log write fails after $after bytes" "$dir" complete
+		check "event log write fails after $after bytes: stock zstd reads the log" zstd -tq "$dir/jobs/a/events.jsonl.zst"
+	done
+else
+	skip "snapshot and event log writes failing" "cannot build the LD_PRELOAD fault library"
+fi
+
+# ---- the model server dies while the runner waits for a reply, or cuts its reply short ----
+mock() {  # mock SCRIPT_JSON: starts the server, sets PORT and MOCKLOG
+	printf '%s' "$1" >"$T/script.json"
+	MOCKLOG=$T/mock.log; : >"$MOCKLOG"; rm -f "$T/port"
+	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$MOCKLOG" & MOCKPID=$!
+	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	PORT=$(cat "$T/port")
+}
+mmodel() {  # mmodel: $T/mm/m.yaml against the mock on $PORT
+	mkdir -p "$T/mm/ws"
+	cat >"$T/mm/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: $BACKEND }
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$PORT/v1", model: mock-1, api_key_env: MOCK_KEY, retries: 1, timeout: 10s }
+workers:
+  w: { instructions: x, tools: [shell], approval: { rules: [ { tool: shell, command: "echo *", decision: allow } ] } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+}
+export MOCK_KEY=sk-test-faults
+mock '[{"openai_calls": [["shell", {"command": "echo one"}]]}, {"openai_text": "late", "delay": 30}]'
+mmodel
+"$NS" run "$T/mm/m.yaml" --out "$T/mm/runs" >"$T/mm/out" 2>"$T/mm/err" &
+pid=$!
+for _ in $(seq 300); do [ "$(wc -l <"$MOCKLOG")" -ge 2 ] && break; sleep 0.02; done
+kill -9 "$MOCKPID"; wait "$MOCKPID" 2>/dev/null; MOCKPID=
+wait $pid; rc=$?
+expect_rc "model server killed mid-request: exit 1" 1 "$rc"
+expect_grep "model server killed mid-request: the error says the model failed" "model|connect|server|HTTP" "$T/mm/err"
+dir=$(cat "$T/mm/out")
+check "model server killed: run directory printed" test -d "$dir"
+[ -d "$dir" ] && verified "model server killed" "$dir" complete
+
+mock '[{"openai_calls": [["shell", {"command": "echo one"}]]}, {"openai_text": "cut", "fault": "truncate"}]'
+mmodel
+dir=$("$NS" run "$T/mm/m.yaml" --out "$T/mm/runs" 2>"$T/mm/err"); rc=$?
+kill "$MOCKPID" 2>/dev/null; wait "$MOCKPID" 2>/dev/null; MOCKPID=
+expect_rc "reply cut mid-body: exit 1" 1 "$rc"
+expect_grep "reply cut mid-body: the error says so" "model|transfer|partial|closed|HTTP" "$T/mm/err"
+[ -d "$dir" ] && verified "reply cut mid-body" "$dir" complete
+
+# ---- SIGTERM: stops, seals, exits 130 ----
+job "$T/term" 8
+insertstep "$T/term" "sleep 5"
+"$NS" run "$T/term/m.yaml" --out "$T/term/runs" >"$T/term/out" 2>"$T/term/err" &
+pid=$!
+for _ in $(seq 200); do [ -e "$T/term/ws/started" ] && break; sleep 0.02; done
+sleep 0.2
+kill -TERM $pid
+wait $pid; rc=$?
+expect_rc "SIGTERM: exit 130" 130 "$rc"
+dir=$(cat "$T/term/out")
+check "SIGTERM: run directory printed" test -d "$dir"
+[ -d "$dir" ] && verified "SIGTERM" "$dir" complete
+
+# ---- SIGKILL at random moments ----
+# The kill lands at a uniformly random time within the length of an uninterrupted run (measured
+# first), so every phase is hit: start, steps, snapshots, events, sealing.
+# One step sleeps with a marker on its command line: no step may outlive its killed runner.
+mark=nsfaults-$$-$RANDOM
+job "$T/k" 10
+insertstep "$T/k" "sleep 0.2 && echo $mark"
+start=$(date +%s%N)
+"$NS" run "$T/k/m.yaml" --out "$T/k/full" >/dev/null 2>"$T/k/err"; rc=$?
+span=$((($(date +%s%N) - start) / 1000000))
+expect_rc "uninterrupted run: exit 0" 0 "$rc"
+[ "$span" -lt 50 ] && span=50
+echo "note: an uninterrupted run takes $span ms; kills land in 0..$span ms"
+good=0 incomplete=0 sealed=0 norun=0 bad=0 leftover=0
+for i in $(seq "$KILLS"); do
+	rm -rf "$T/k/runs" "$T/k/ws/out" "$T/k/ws/log.txt" "$T/k/ws/started"
+	"$NS" run "$T/k/m.yaml" --out "$T/k/runs" >/dev/null 2>&1 &
+	pid=$!
+	ms=$((RANDOM % (span + 1)))
+	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	sleep 0.05
+	leftover=$((leftover + $(pgrep -f "$mark" | wc -l)))
+	dir=$(ls -d "$T/k/runs"/*/ 2>/dev/null | head -n1)
+	if [ -z "$dir" ]; then
+		norun=$((norun + 1))
+		continue
+	fi
+	out=$("$NS" audit "$dir" --verify 2>&1); rc=$?
+	if [ $rc = 0 ]; then
+		good=$((good + 1))
+		if grep -q INCOMPLETE <<<"$out"; then incomplete=$((incomplete + 1)); else sealed=$((sealed + 1)); fi
+	else
+		bad=$((bad + 1))
+		echo "FAIL kill after $ms ms: audit --verify exit $rc"; printf '%s\n' "$out" | head -n 10
+		cp -r "$dir" "$T/failed-$i" 2>/dev/null
+	fi
+done
+echo "note: SIGKILL: $KILLS kills: $good run directories verified ($incomplete INCOMPLETE, $sealed sealed), $bad failed, $norun killed before a run directory existed"
+expect_eq "SIGKILL: every run directory verifies" "0" "$bad"
+check "SIGKILL: at least $((KILLS * 4 / 5)) kills left a run directory to verify" test "$good" -ge $((KILLS * 4 / 5))
+check "SIGKILL: some kills landed before sealing (INCOMPLETE)" test "$incomplete" -gt 0
+expect_eq "SIGKILL: no sandboxed step outlives its runner" 0 "$leftover"
+
+# ---- audit on a run whose numbers were tampered with ----
+dir=$(ls -d "$T/k/full"/*/ | head -n1)
+if [ -n "$dir" ]; then
+	t=$T/tampered
+	cp -r "$dir" "$t"
+	python3 - "$t" <<'PY'
+import json, sys
+p = sys.argv[1] + "/run.json"
+r = json.load(open(p))
+for j in r["jobs"].values():
+    j["events"] = 1e300
+json.dump(r, open(p, "w"))
+PY
+	"$NS" audit "$t" --verify >/dev/null 2>"$t.err"; rc=$?
+	expect_rc "tampered run.json: audit --verify exits 4" 4 "$rc"
+	expect_grep "tampered run.json: the change is named" "run.json" "$t.err"
+	zstd -dcq "$t/jobs/a/events.jsonl.zst" | sed 's/"step":[0-9]*/"step":1e300/; s/"exit_code":[0-9]*/"exit_code":-1e300/; s/"rule":[0-9]*/"rule":1e300/' |
+		zstd -q -f -o "$t/ev.zst" && mv "$t/ev.zst" "$t/jobs/a/events.jsonl.zst"
+	"$NS" audit "$t" >"$t.out" 2>"$t.err"; rc=$?
+	expect_rc "tampered events: audit lists without crashing" 0 "$rc"
+	expect_grep "tampered events: the calls are listed" "echo step" "$t.out"
+	"$NS" audit "$t" --verify >/dev/null 2>"$t.err"; rc=$?
+	expect_rc "tampered events: audit --verify exits 4" 4 "$rc"
+fi
+done_tests
