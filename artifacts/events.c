@@ -22,20 +22,6 @@ struct evlog {
 	int failed;       /* a write failed: the log was cut back to good and ended */
 };
 
-static int writeall(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 /* Compress in with the given directive and write everything zstd produces. */
 static int push(struct evlog *l, const char *data, size_t n, ZSTD_EndDirective dir, struct err *e)
 {

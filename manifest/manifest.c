@@ -622,49 +622,50 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	return expand(m, y, yget(y, n, "input"), &j->input, &j->needs);
 }
 
-/* Find a cycle in needs by depth-first search; fills the path of the cycle. */
-static int needscycle(struct manifest *m, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+/* A graph for the cycle search: next gives node i's k-th neighbour (-1 past the last). */
+struct graph {
+	const struct manifest *m;
+	long (*next)(const struct manifest *m, size_t i, size_t k);
+	const char *(*name)(const struct manifest *m, size_t i);
+};
+
+static long needof(const struct manifest *m, size_t i, size_t k)
 {
-	state[i] = 1;
-	stack[depth] = i;
-	struct job *j = &m->jobs[i];
-	for (size_t k = 0; k < j->needs.n; k++) {
-		struct job *d = manifestjob(m, j->needs.v[k]);
-		size_t di = d - m->jobs;
-		if (state[di] == 1) {
-			size_t from = 0;
-			while (stack[from] != di)
-				from++;
-			for (size_t s = from; s <= depth; s++)
-				bufprintf(path, "%s -> ", m->jobs[stack[s]].id);
-			bufputs(path, d->id);
-			return 1;
-		}
-		if (state[di] == 0 && needscycle(m, di, state, stack, depth + 1, path))
-			return 1;
-	}
-	state[i] = 2;
-	return 0;
+	return k < m->jobs[i].needs.n ? manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs : -1;
 }
 
-static int delegcycle(struct manifest *m, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+static const char *jobname(const struct manifest *m, size_t i)
 {
+	return m->jobs[i].id;
+}
+
+static long delegateof(const struct manifest *m, size_t i, size_t k)
+{
+	return k < m->workers[i].delegates.n ? manifestworker(m, m->workers[i].delegates.v[k]) - m->workers : -1;
+}
+
+static const char *workername(const struct manifest *m, size_t i)
+{
+	return m->workers[i].name;
+}
+
+/* Depth-first search from i; on a cycle, path gets "a -> b -> a" and 1 is returned. */
+static int cycle(const struct graph *g, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+{
+	long d;
 	state[i] = 1;
 	stack[depth] = i;
-	struct worker *w = &m->workers[i];
-	for (size_t k = 0; k < w->delegates.n; k++) {
-		struct worker *d = manifestworker(m, w->delegates.v[k]);
-		size_t di = d - m->workers;
-		if (state[di] == 1) {
+	for (size_t k = 0; (d = g->next(g->m, i, k)) >= 0; k++) {
+		if (state[d] == 1) {
 			size_t from = 0;
-			while (stack[from] != di)
+			while (stack[from] != (size_t)d)
 				from++;
 			for (size_t s = from; s <= depth; s++)
-				bufprintf(path, "%s -> ", m->workers[stack[s]].name);
-			bufputs(path, d->name);
+				bufprintf(path, "%s -> ", g->name(g->m, stack[s]));
+			bufputs(path, g->name(g->m, d));
 			return 1;
 		}
-		if (state[di] == 0 && delegcycle(m, di, state, stack, depth + 1, path))
+		if (state[d] == 0 && cycle(g, d, state, stack, depth + 1, path))
 			return 1;
 	}
 	state[i] = 2;
@@ -742,12 +743,13 @@ static int crosscheck(struct manifest *m, struct err *e)
 	int *state = xcalloc(n + 1, sizeof *state);
 	size_t *stack = xcalloc(n + 1, sizeof *stack);
 	int rc = 0;
+	struct graph needs = {m, needof, jobname}, delegs = {m, delegateof, workername};
 	for (size_t i = 0; i < m->njobs && rc == 0; i++)
-		if (state[i] == 0 && needscycle(m, i, state, stack, 0, &path))
+		if (state[i] == 0 && cycle(&needs, i, state, stack, 0, &path))
 			rc = errat(e, m->jobs[i].pos, "cycle in needs: %s%s", path.data, NULL);
 	memset(state, 0, (n + 1) * sizeof *state);
 	for (size_t i = 0; i < m->nworkers && rc == 0; i++)
-		if (state[i] == 0 && delegcycle(m, i, state, stack, 0, &path))
+		if (state[i] == 0 && cycle(&delegs, i, state, stack, 0, &path))
 			rc = errat(e, m->workers[i].pos, "cycle in delegates: %s%s", path.data, NULL);
 	free(state);
 	free(stack);

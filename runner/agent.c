@@ -68,16 +68,6 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	return 1;
 }
 
-static cJSON *usagejson(const struct usage *u)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "input", (double)u->input);
-	cJSON_AddNumberToObject(o, "output", (double)u->output);
-	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
-	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
-	return o;
-}
-
 /* Append a tool message answering call id; failed marks it an error for the model. */
 static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
 {
@@ -404,10 +394,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (rc == 0) {
 		cJSON_AddStringToObject(ev, "finish", finishname(r->finish));
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r->usage));
-		jr->res->usage.input += r->usage.input;
-		jr->res->usage.output += r->usage.output;
-		jr->res->usage.cached += r->usage.cached;
-		jr->res->usage.reasoning += r->usage.reasoning;
+		usageadd(&jr->res->usage, &r->usage);
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
 		jr->res->diverged |= me.code == 4;

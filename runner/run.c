@@ -63,16 +63,6 @@ static cJSON *outputof(void *ctx, const char *job)
 	return j ? o->res[j - o->m->jobs].output : NULL;
 }
 
-static cJSON *usagejson(const struct usage *u)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "input", (double)u->input);
-	cJSON_AddNumberToObject(o, "output", (double)u->output);
-	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
-	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
-	return o;
-}
-
 static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
                         const struct runstate *rs, const struct secrets *sec, const char *started,
                         const int *sel, struct jobresult *res, const char *status, struct err *e)
@@ -128,10 +118,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 			cJSON_AddNumberToObject(j, "events", (double)jr->events);
 			cJSON_AddStringToObject(j, "events_head", jr->head);
 		}
-		total.input += jr->usage.input;
-		total.output += jr->usage.output;
-		total.cached += jr->usage.cached;
-		total.reasoning += jr->usage.reasoning;
+		usageadd(&total, &jr->usage);
 	}
 	for (size_t i = 0; i < rs->nnested; i++) {
 		struct nested *n = &rs->nested[i];
@@ -148,10 +135,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 			cJSON_AddNumberToObject(j, "events", (double)n->res->events);
 			cJSON_AddStringToObject(j, "events_head", n->res->head);
 		}
-		total.input += n->res->usage.input;
-		total.output += n->res->usage.output;
-		total.cached += n->res->usage.cached;
-		total.reasoning += n->res->usage.reasoning;
+		usageadd(&total, &n->res->usage);
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
 	char *raw = cJSON_Print(r);

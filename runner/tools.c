@@ -171,31 +171,9 @@ int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncat
 		close(fd);
 		return errf(e, "%s is not a regular file", path);
 	}
-	*truncated = 0;
-	for (;;) {
-		size_t want = max - out->len;
-		if (want == 0) {
-			char c;
-			*truncated = read(fd, &c, 1) > 0;
-			break;
-		}
-		bufgrow(out, want < 65536 ? want : 65536);
-		ssize_t n = read(fd, out->data + out->len, want < 65536 ? want : 65536);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return errf(e, "read %s:", path);
-		}
-		if (n == 0)
-			break;
-		out->len += n;
-		out->data[out->len] = 0;
-	}
-	if (!out->data)
-		bufputs(out, "");
+	int rc = readfd(fd, max, out, truncated) < 0 ? errf(e, "read %s:", path) : 0;
 	close(fd);
-	return 0;
+	return rc;
 }
 
 int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e)

@@ -174,30 +174,45 @@ void strvfree(struct strv *s)
 	s->n = s->cap = 0;
 }
 
-int readfile(const char *path, struct buf *out, struct err *e)
+int readfd(int fd, size_t max, struct buf *out, int *truncated)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errc(e, 2, "%s:", path);
+	size_t start = out->len;
+	if (truncated)
+		*truncated = 0;
+	bufgrow(out, 0);
 	for (;;) {
-		bufgrow(out, 65536);
-		ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		size_t want = max - (out->len - start);
+		if (want == 0) {
+			char c;
+			if (truncated)
+				*truncated = read(fd, &c, 1) > 0;
+			break;
+		}
+		bufgrow(out, want < 65536 ? want : 65536);
+		ssize_t n = read(fd, out->data + out->len, want < 65536 ? want : 65536);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			close(fd);
-			return errf(e, "read %s:", path);
-		}
+		if (n < 0)
+			return -1;
 		if (n == 0)
 			break;
 		out->len += n;
 	}
 	out->data[out->len] = 0;
-	close(fd);
 	return 0;
 }
 
-static int writeall(int fd, const void *p, size_t n)
+int readfile(const char *path, struct buf *out, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errc(e, 2, "%s:", path);
+	int rc = readfd(fd, SIZE_MAX, out, NULL) < 0 ? errf(e, "read %s:", path) : 0;
+	close(fd);
+	return rc;
+}
+
+int writeall(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 	while (n) {

@@ -18,6 +18,24 @@ static const char *defaultkeyenv(const struct model *m)
 	return m->provider == PROV_OPENAI ? "OPENAI_API_KEY" : m->provider == PROV_ANTHROPIC ? "ANTHROPIC_API_KEY" : NULL;
 }
 
+cJSON *usagejson(const struct usage *u)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "input", (double)u->input);
+	cJSON_AddNumberToObject(o, "output", (double)u->output);
+	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
+	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
+	return o;
+}
+
+void usageadd(struct usage *a, const struct usage *b)
+{
+	a->input += b->input;
+	a->output += b->output;
+	a->cached += b->cached;
+	a->reasoning += b->reasoning;
+}
+
 const char *llmkeyenv(const struct model *m)
 {
 	return m->provider == PROV_SCRIPTED ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);

@@ -21,6 +21,11 @@ struct usage {
 	int64_t input, output, cached, reasoning;
 };
 
+/* Usage as the events and run.json write it: {input, output, cached, reasoning}. */
+cJSON *usagejson(const struct usage *u);
+/* Add b to a. */
+void usageadd(struct usage *a, const struct usage *b);
+
 struct chat {
 	const char *system;
 	cJSON *tools;    /* [{"name","description","parameters"}] */
