@@ -67,6 +67,10 @@ fuzzers: $(FUZZBIN)
 check: $(O)/nightshift $(TESTBIN) $(FUZZBIN)
 	NIGHTSHIFT=$(abspath $(O))/nightshift TESTBIN=$(abspath $(O))/tests bash tests/run $(T)
 
+# Every test again under valgrind memcheck (slow): invalid accesses and leaks fail.
+valgrind: $(O)/nightshift $(TESTBIN) $(FUZZBIN)
+	NIGHTSHIFT=$(abspath $(O))/nightshift TESTBIN=$(abspath $(O))/tests bash tests/valgrind $(T)
+
 bench: $(O)/nightshift
 	NIGHTSHIFT=$(abspath $(O))/nightshift bash bench/run $(B)
 
@@ -75,4 +79,4 @@ clean:
 
 -include $(LIBOBJ:.o=.d) $(CMDOBJ:.o=.d) $(TESTBIN:=.d) $(FUZZBIN:=.d)
 
-.PHONY: all nightshift tests check bench clean fuzz fuzzers
+.PHONY: all nightshift tests check valgrind bench clean fuzz fuzzers
