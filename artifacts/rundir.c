@@ -111,7 +111,7 @@ static int walk(const char *root, const char *rel, struct strv *out, struct err 
 		if (lstat(full, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
 				rc = walk(root, r, out, e);
-			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0 && !strstr(r, ".tmp."))
+			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0)
 				strvadd(out, r);
 		}
 		free(full);
@@ -122,14 +122,22 @@ static int walk(const char *root, const char *rel, struct strv *out, struct err 
 	return rc;
 }
 
+int rundirfiles(const char *dir, struct strv *files, struct err *e)
+{
+	int rc = walk(dir, "", files, e);
+	if (rc == 0 && files->n)
+		qsort(files->v, files->n, sizeof *files->v, cmpstr);
+	return rc;
+}
+
 int rundirsums(struct rundir *r, struct err *e)
 {
 	struct strv files = {0};
 	struct buf sums = {0};
-	int rc = walk(r->path, "", &files, e);
-	if (rc == 0 && files.n)
-		qsort(files.v, files.n, sizeof *files.v, cmpstr);
+	int rc = rundirfiles(r->path, &files, e);
 	for (size_t i = 0; rc == 0 && i < files.n; i++) {
+		if (strstr(files.v[i], ".tmp."))
+			continue; /* a write that never finished */
 		char hex[65], *full = pathjoin(r->path, files.v[i]);
 		rc = sha256file(full, hex, e);
 		free(full);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
 #include "events.h"
+#include "rundir.h"
 #include "merge.h"
 #include "verify.h"
 
@@ -73,39 +74,24 @@ static void checksums(const char *dir, struct verdictrun *v, struct strv *listed
 	fclose(f);
 }
 
-static int listedhas(const struct strv *l, const char *s)
+static int cmpstr(const void *a, const void *b)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Files present but not in SHA256SUMS. */
-static void unlisted(const char *root, const char *rel, const struct strv *listed, struct verdictrun *v)
+static void unlisted(const char *root, struct strv *listed, struct verdictrun *v)
 {
-	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
-	DIR *d = opendir(dir);
-	free(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		char *r = *rel ? pathjoin(rel, de->d_name) : xstrdup(de->d_name);
-		char *full = pathjoin(root, r);
-		struct stat st;
-		if (lstat(full, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				unlisted(root, r, listed, v);
-			else if (strcmp(r, "SHA256SUMS") != 0 && !listedhas(listed, r))
-				problem(v, "%s: not listed in SHA256SUMS (added)", r);
-		}
-		free(full);
-		free(r);
-	}
-	closedir(d);
+	struct strv files = {0};
+	struct err e = {0};
+	if (listed->n)
+		qsort(listed->v, listed->n, sizeof *listed->v, cmpstr);
+	if (rundirfiles(root, &files, &e) < 0)
+		problem(v, "%s", e.msg);
+	for (size_t i = 0; i < files.n; i++)
+		if (!listed->n || !bsearch(&files.v[i], listed->v, listed->n, sizeof *listed->v, cmpstr))
+			problem(v, "%s: not listed in SHA256SUMS (added)", files.v[i]);
+	strvfree(&files);
 }
 
 /* One job's chain: seq from 0, prev links, head and count as run.json says; layers exist. */
@@ -195,7 +181,7 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 		return errc(e, 2, "%s: not a run directory", dir);
 	checksums(dir, v, &listed);
 	if (!v->incomplete)
-		unlisted(dir, "", &listed, v);
+		unlisted(dir, &listed, v);
 	strvfree(&listed);
 	char *rp = pathjoin(dir, "run.json");
 	struct buf text = {0};
