@@ -30,6 +30,7 @@ const struct upjob *upstreamjob(const struct upstream *u, const char *id);
 int upstreamapply(const struct upstream *u, const struct manifest *m, struct jobresult *res, int *taken);
 /* {"ID": {"run_id": ..., "status": ...}} for the taken jobs of m, for run.json's "upstream". */
 cJSON *upstreamjson(const struct upstream *u, const struct manifest *m, const int *taken);
+/* Free what u holds and empty it. */
 void upstreamfree(struct upstream *u);
 
 #endif
