@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../runner/gha.h"
 #include "../runner/progress.h"
 #include "cmd.h"
 
@@ -43,8 +44,10 @@ static void drawlive(void)
 	fflush(stderr);
 }
 
-static void line(const char *msg)
+static void line(const char *raw)
 {
+	char *safe = ghaactive() ? ghaescape(raw) : NULL; /* no text of a model's becomes a workflow command */
+	const char *msg = safe ? safe : raw;
 	pthread_mutex_lock(&P.mu);
 	if (P.tty) {
 		clearlive();
@@ -56,6 +59,7 @@ static void line(const char *msg)
 		fprintf(stderr, "%s nightshift: %s\n", now, msg);
 	}
 	pthread_mutex_unlock(&P.mu);
+	free(safe);
 }
 
 static void job(const char *name, int turns, int steps, int64_t tokens, int done)

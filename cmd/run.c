@@ -6,7 +6,9 @@
 #include "../manifest/manifest.h"
 #include "../runner/cancel.h"
 #include "../runner/llm/modelspec.h"
+#include "../runner/gha.h"
 #include "../runner/run.h"
+#include "../runner/shard.h"
 #include "cmd.h"
 
 static const char runhelp[] =
@@ -17,6 +19,8 @@ static const char runhelp[] =
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
 	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
 	"  -j N        jobs run at once (default 1)\n"
+	"  --shard I/N only group I of N (see nightshift plan); an empty group runs nothing\n"
+	"  --from RUN  jobs that finished in RUN are taken from it, not run again; repeatable\n"
 	"  --quiet     no progress on stderr (errors still)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
@@ -64,7 +68,7 @@ int cmdrun(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *v;
 	struct runopts o = {0};
-	struct strv sets = {0}, models = {0};
+	struct strv sets = {0}, models = {0}, from = {0};
 	int rc = EXIT_USAGE, quiet = 0;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
@@ -76,6 +80,18 @@ int cmdrun(int argc, char **argv)
 		} else if (strcmp(argv[i], "--out") == 0) {
 			if (!(out = flagval(argc, argv, &i)))
 				goto done;
+		} else if (strcmp(argv[i], "--shard") == 0) {
+			struct err se = {0};
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			if (shardparse(v, &o.shard, &o.nshards, &se) < 0) {
+				usage("run", "%s", se.msg);
+				goto done;
+			}
+		} else if (strcmp(argv[i], "--from") == 0) {
+			if (!(v = flagval(argc, argv, &i)))
+				goto done;
+			strvadd(&from, v);
 		} else if (strcmp(argv[i], "--job") == 0) {
 			if (!(v = flagval(argc, argv, &i)))
 				goto done;
@@ -116,6 +132,11 @@ int cmdrun(int argc, char **argv)
 		usage("run", "missing MANIFEST");
 		goto done;
 	}
+	if (o.nshards && o.jobs.n) {
+		usage("run", "--shard and --job do not go together");
+		goto done;
+	}
+	o.from = &from;
 	struct manifest m;
 	struct err e = {0};
 	if (manifestloadset(&m, path, &sets, &e) < 0) {
@@ -149,6 +170,9 @@ int cmdrun(int argc, char **argv)
 	fflush(stdout);
 	if (rc < 0)
 		rc = report(&e);
+	struct err ge = {0};
+	if (gharun(rundir, rc, stderr, &ge) < 0)
+		fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ge.msg);
 	free(rundir);
 	free(defout);
 	manifestfree(&m);
@@ -156,5 +180,6 @@ done:
 	strvfree(&o.jobs);
 	strvfree(&sets);
 	strvfree(&models);
+	strvfree(&from);
 	return rc;
 }

@@ -13,22 +13,24 @@
 #include "../manifest/expr.h"
 #include "agent.h"
 #include "progress.h"
+#include "shard.h"
+#include "upstream.h"
 #include "llm/llm.h"
 #include "cancel.h"
 #include "run.h"
 
 /* Mark job i and everything it needs as selected. */
-static void select_with_needs(const struct manifest *m, size_t i, int *sel)
+static void select_with_needs(const struct manifest *m, size_t i, int *sel, const int *taken)
 {
-	if (sel[i])
+	if (sel[i] || taken[i])
 		return;
 	sel[i] = 1;
 	for (size_t k = 0; k < m->jobs[i].needs.n; k++)
-		select_with_needs(m, manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs, sel);
+		select_with_needs(m, manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs, sel, taken);
 }
 
 /* Jobs in an order where each comes after what it needs (manifest order otherwise). */
-static size_t order(const struct manifest *m, const int *sel, size_t *out)
+static size_t order(const struct manifest *m, const int *sel, const int *taken, size_t *out)
 {
 	int *done = xcalloc(m->njobs, sizeof *done);
 	size_t n = 0;
@@ -39,7 +41,8 @@ static size_t order(const struct manifest *m, const int *sel, size_t *out)
 				continue;
 			int ready = 1;
 			for (size_t k = 0; k < m->jobs[i].needs.n && ready; k++)
-				ready = done[manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs];
+				ready = done[manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs] ||
+				        taken[manifestjob(m, m->jobs[i].needs.v[k]) - m->jobs];
 			if (ready) {
 				done[i] = 1;
 				out[n++] = i;
@@ -65,7 +68,8 @@ static cJSON *outputof(void *ctx, const char *job)
 
 static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
                         const struct runstate *rs, const struct secrets *sec, const char *started,
-                        const int *sel, struct jobresult *res, const char *status, struct err *e)
+                        const int *sel, struct jobresult *res, const char *status, const struct upstream *up,
+                        const int *taken, struct err *e)
 {
 	char now[32], hex[65];
 	utcnow(now);
@@ -98,6 +102,13 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	cJSON_AddStringToObject(r, "started", started);
 	cJSON_AddStringToObject(r, "ended", now);
 	cJSON_AddStringToObject(r, "status", status);
+	if (o->nshards) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "%d/%d", o->shard, o->nshards);
+		cJSON_AddStringToObject(r, "shard", spec);
+	}
+	if (up->n)
+		cJSON_AddItemToObject(r, "upstream", upstreamjson(up, m, taken));
 	struct usage total = {0};
 	cJSON *jobs = cJSON_AddObjectToObject(r, "jobs");
 	for (size_t i = 0; i < m->njobs; i++) {
@@ -245,12 +256,15 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 
 /* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
 static int schedule(struct runstate *rs, const struct runopts *o, const size_t *ord, size_t n,
-                    struct jobresult *res, struct err *e)
+                    struct jobresult *res, const int *taken, struct err *e)
 {
 	const struct manifest *m = rs->m;
 	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 	int max = o->parallel > 0 ? o->parallel : 1;
 	s.state = xcalloc(m->njobs, sizeof *s.state);
+	for (size_t i = 0; i < m->njobs; i++)
+		if (taken[i])
+			s.state[i] = DONE; /* finished in another run (--from) */
 	pthread_t *threads = xcalloc(n + 1, sizeof *threads);
 	size_t nthreads = 0;
 	pthread_mutex_lock(&s.mu);
@@ -365,17 +379,30 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	int rc = -1, exitcode = 0, lockfd = -1;
 	char *hidden = NULL;
 	utcnow(started);
-	for (size_t i = 0; i < o->jobs.n; i++) {
-		const struct job *j = manifestjob(m, o->jobs.v[i]);
+	int *taken = xcalloc(m->njobs, sizeof *taken);
+	struct upstream up = {0};
+	struct strv group = {0};
+	const struct strv *want = &o->jobs;
+	for (size_t i = 0; o->from && i < o->from->n; i++)
+		if (upstreamload(&up, o->from->v[i], m, e) < 0)
+			goto out;
+	upstreamapply(&up, m, res, taken);
+	if (o->nshards) {
+		if (shardjobs(m, o->shard, o->nshards, &group, e) < 0)
+			goto out;
+		want = &group; /* an empty group runs nothing */
+	}
+	for (size_t i = 0; i < want->n; i++) {
+		const struct job *j = manifestjob(m, want->v[i]);
 		if (!j) {
-			errc(e, 2, "--job %s: no such job in %s", o->jobs.v[i], m->path);
+			errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
 			goto out;
 		}
-		select_with_needs(m, j - m->jobs, sel);
+		select_with_needs(m, j - m->jobs, sel, taken);
 	}
-	for (size_t i = 0; !o->jobs.n && i < m->njobs; i++)
-		sel[i] = 1;
-	size_t n = order(m, sel, ord);
+	for (size_t i = 0; !want->n && !o->nshards && i < m->njobs; i++)
+		sel[i] = !taken[i];
+	size_t n = order(m, sel, taken, ord);
 	secretsenv(&sec, &m->secrets);
 	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
 	for (size_t i = 0; i < m->nmodels; i++)
@@ -410,7 +437,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	free(snapdir);
 	if (src < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
-	if (schedule(&rs, o, ord, n, res, e) < 0)
+	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
 		goto seal;
 	rc = 0;
 seal:;
@@ -437,13 +464,17 @@ seal:;
 		                     : exitcode == 130 ? "cancelled"
 		                     : exitcode == 3   ? "aborted"
 		                                       : "failed";
-		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, rc < 0 ? &se : e) < 0 && rc == 0)
+		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken,
+		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		rundirfree(&rd);
 	}
 out:
+	upstreamfree(&up);
+	strvfree(&group);
+	free(taken);
 	for (size_t i = 0; i < m->njobs; i++)
 		jobresultfree(&res[i]);
 	free(res);

@@ -11,6 +11,8 @@ struct runopts {
 	const struct strv *overrides; /* --model NAME=SPEC given, recorded in run.json */
 	const char *replay;           /* replay: the run whose recorded model replies are served */
 	int live;                     /* replay: the live model takes over where the record ends */
+	int shard, nshards;           /* --shard I/N: only the jobs of group I (shardjobs); nshards 0 = all */
+	const struct strv *from;      /* --from RUN...: jobs finished there are taken, not run again */
 };
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,
