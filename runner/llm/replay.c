@@ -70,8 +70,15 @@ int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, stru
 		cJSON_Delete(resp);
 		return 1;
 	}
+	const char *failed = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "error"));
+	if (rc == 0 && failed && l->canlive) {
+		/* The night failed here; the live model gets to finish it. */
+		l->live = 1;
+		cJSON_Delete(req);
+		cJSON_Delete(resp);
+		return 1;
+	}
 	if (rc == 0) {
-		const char *failed = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "error"));
 		cJSON *body = cJSON_GetObjectItemCaseSensitive(resp, "response");
 		cJSON *status = cJSON_GetObjectItemCaseSensitive(resp, "status");
 		cJSON *attempts = cJSON_GetObjectItemCaseSensitive(resp, "attempts");

@@ -63,6 +63,25 @@ echo four >> "$T/layer/notes.txt"
 expect_rc "a changed workspace: exit 4" 4 "$rc"
 expect_grep "the divergence names the step that read it" "replay diverged: job j, step 1: other output" "$T/err"
 
+# --continue-live: a night that failed at its second turn (the key was revoked) is finished by
+# the live model: turn 1 served from the record, turn 2 asked for real.
+mkdir -p "$T/live/ws" && echo data > "$T/live/ws/d.txt"
+mock '[{"openai_calls": [["read_file", {"path": "d.txt"}]]}, {"status": 401, "body": {"error": {"message": "key revoked"}}}]'
+sed "s/127.0.0.1:[0-9]*/127.0.0.1:$PORT/; s/files: \[reports\/r.md\]//" "$T/proj/m.yaml" > "$T/live/m.yaml"
+export MOCK_KEY=sk-live-test-key
+failed=$("$NS" run "$T/live/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "the night fails at turn 2" 1 "$rc"
+kill $MOCKPID; wait $MOCKPID 2>/dev/null
+mock '[{"openai_calls": [["final_result", {"lines": 1}]]}]'
+sed -i "s/127.0.0.1:[0-9]*/127.0.0.1:$PORT/" "$failed/manifest/m.yaml"
+(cd "$failed" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" replay "$failed" --continue-live --out "$T/replays" >"$T/out" 2>"$T/err"; rc=$?
+kill $MOCKPID; wait $MOCKPID 2>/dev/null
+expect_rc "--continue-live finishes the night" 0 "$rc"
+expect_eq "the live model was asked once, for turn 2 only" 1 "$(wc -l < "$MOCKLOG")"
+check "the finished output" grep -q "\"lines\":[[:space:]]*1" "$(cat "$T/out")/jobs/j/output.json"
+unset MOCK_KEY
+
 "$NS" replay "$T/nowhere" 2>"$T/err"; rc=$?
 expect_rc "a missing run: usage error" 2 "$rc"
 "$NS" replay 2>"$T/err"; rc=$?
