@@ -207,8 +207,16 @@ int readfile(const char *path, struct buf *out, struct err *e)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errc(e, 2, "%s:", path);
+	int had = out->data != NULL;
+	size_t len = out->len;
 	int rc = readfd(fd, SIZE_MAX, out, NULL) < 0 ? errf(e, "read %s:", path) : 0;
 	close(fd);
+	if (rc < 0 && had) {
+		out->len = len; /* as it was */
+		out->data[len] = 0;
+	} else if (rc < 0) {
+		buffree(out); /* nothing for the caller to free */
+	}
 	return rc;
 }
 

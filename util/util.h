@@ -52,7 +52,7 @@ void strvfree(struct strv *s);
 /* Append up to max bytes read from fd to out (NUL-terminated); *truncated (may be NULL) tells
  * whether more was left. 0, or -1 with errno. */
 int readfd(int fd, size_t max, struct buf *out, int *truncated);
-/* Read a whole file into *out (NUL-terminated, caller frees). */
+/* Read a whole file into *out (NUL-terminated, caller frees); on error *out is as it was. */
 int readfile(const char *path, struct buf *out, struct err *e);
 /* Write all n bytes to fd, retrying short writes and EINTR; 0 or -1 with errno. */
 int writeall(int fd, const void *p, size_t n);
