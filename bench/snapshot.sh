@@ -7,13 +7,14 @@
 #   restore of the last step (layers 0001..0003)  vs  tar -xf of a full tar   (target <= 1.5x)
 #   peak RSS of the driver                                         (target <= 64 MB)
 # plus the manifest's default settings (level 3, threads 0) against tar | zstd -3 -T0.
+# Needs about (2 + 3 x rounds) x the tree's size free in $TMPDIR (or /tmp).
 # Timings of ours are taken around the library calls by bench/snapdrive.c; the peer's around
 # the whole pipeline (its start-up, a few ms, included). The page cache is warm for both.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 reps=${SNAP_BENCH_REPS:-5}
-tmp=$(mktemp -d /tmp/ns-bench-snap.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ns-bench-snap.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 lib=""
@@ -65,14 +66,16 @@ for i in $(seq "$reps"); do
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/out"); [ "$r" -gt "$rss" ] && rss=$r
 	grep -q 'layer 0003 .* changed 10 ' "$tmp/out" || echo "note: layer 0003 did not see exactly 10 changed files: $(grep 0003 "$tmp/out")"
 
-	rm -rf "$tmp/x"; sync
-	"$tmp/snapdrive" restore "$tmp/run" 3 "$tmp/x" >"$tmp/rout"
+	# Fresh targets, removed only at the end: ext4 makes creating files right after deleting
+	# thousands slow (it skips recently deleted inodes), which would swamp both figures.
+	sync
+	"$tmp/snapdrive" restore "$tmp/run" 3 "$tmp/x.$i" >"$tmp/rout"
 	ours_x=$(min "$ours_x" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/rout"); [ "$r" -gt "$rrss" ] && rrss=$r
-	rm -rf "$tmp/y"; mkdir "$tmp/y"; sync
-	t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$tmp/y"; peerx=$(min "$peerx" "$(ms "$t")")
-	rm -rf "$tmp/y"; mkdir "$tmp/y"; sync
-	t=$(date +%s%N); tar --zstd -xf "$tmp/peer.tar.zst" -C "$tmp/y"; peerzx=$(min "$peerzx" "$(ms "$t")")
+	mkdir "$tmp/y.$i"; sync
+	t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$tmp/y.$i"; peerx=$(min "$peerx" "$(ms "$t")")
+	mkdir "$tmp/z.$i"; sync
+	t=$(date +%s%N); tar --zstd -xf "$tmp/peer.tar.zst" -C "$tmp/z.$i"; peerzx=$(min "$peerzx" "$(ms "$t")")
 
 	sync
 	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -3 -T0 -q >"$tmp/peer3.tar.zst"; peerdef=$(min "$peerdef" "$(ms "$t")")
@@ -83,7 +86,7 @@ for i in $(seq "$reps"); do
 	dbytes=$(field "$tmp/dout" 0001 6)
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/dout"); [ "$r" -gt "$drss" ] && drss=$r
 done
-diff -r "$tmp/x" "$tree" >/dev/null && same=yes || same=NO
+diff -r "$tmp/x.$reps" "$tree" >/dev/null && same=yes || same=NO
 
 psize=$(stat -c %s "$tmp/peer.tar.zst")
 p3size=$(stat -c %s "$tmp/peer3.tar.zst")
