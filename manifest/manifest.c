@@ -504,6 +504,7 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 	struct buf text = {0};
 	if (readfile(path, &text, e) < 0) {
 		yfail(y, fnode, "cannot read worker file %s", path);
+		buffree(&text);
 		free(path);
 		return -1;
 	}
