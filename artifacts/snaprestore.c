@@ -724,8 +724,7 @@ out:
 	return rc;
 }
 
-/* Remove a directory made here, and all in it. */
-static void removetree(const char *dir)
+void snapremove(const char *dir)
 {
 	struct restore r = {.root = geteuid() == 0};
 	struct stat st;
@@ -740,8 +739,6 @@ static void removetree(const char *dir)
 	rmdir(dir);
 }
 
-/* Unpack a .tar.zst of a run directory into a new directory *tmp; *run gets the run inside it
- * (tmp itself, or its only folder when that holds SHA256SUMS). */
 static int unpackrun(const char *file, char **tmp, char **run, struct err *e)
 {
 	const char *t = getenv("TMPDIR");
@@ -813,9 +810,22 @@ static int restore(const char *rundir, int step, const char *to, int force, stru
 	if (rc == 0)
 		rc = restoredir(run, step, to, force, e);
 	if (tmp)
-		removetree(tmp);
+		snapremove(tmp);
 	free(tmp);
 	free(run);
+	return rc;
+}
+
+int snapunpack(const char *file, char **tmp, char **run, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = unpackrun(file, tmp, run, e);
+	snapunpin(old);
+	if (rc < 0 && *tmp) {
+		snapremove(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
 	return rc;
 }
 

@@ -35,6 +35,12 @@ void snapinfofree(struct snapinfo *i);
  * not matching its digest or not a valid layer, 1 the rest. The process works in `to` meanwhile. */
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e);
 
+/* Unpack a .tar.zst of a run directory (safely, as a layer) into a new folder *tmp under $TMPDIR;
+ * *run gets the run inside it (tmp itself, or its only folder when that holds SHA256SUMS). */
+int snapunpack(const char *file, char **tmp, char **run, struct err *e);
+/* Remove a folder made here and all in it (never following a link, never leaving its device). */
+void snapremove(const char *dir);
+
 /* The layer format, for readers: a whiteout is an empty file ".wh.NAME" (remove NAME) or
  * ".wh..wh..opq" (empty the directory) carrying the pax attribute SCHILY.xattr.<this> with the
  * value "file" or "opaque"; without it, such a name is an ordinary file. */

@@ -73,7 +73,9 @@ static void count(struct tally **t, size_t *n, const char *tool, const char *dec
 	(*n)++;
 }
 
-static int verify(const char *run)
+static int table(const char *run, const struct filter *fp, int json);
+
+static int verify(const char *run, const char *shown)
 {
 	struct verdictrun v;
 	struct err e = {0};
@@ -81,9 +83,9 @@ static int verify(const char *run)
 		return report(&e);
 	if (v.failed) {
 		fprintf(stderr, "%s", v.report.data);
-		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", run, v.failed);
+		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed);
 	} else {
-		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", run,
+		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", shown,
 		        v.incomplete ? " as INCOMPLETE (the run did not finish; checked up to its last whole event)" : "",
 		        v.files, v.events, v.layers);
 	}
@@ -157,9 +159,19 @@ int cmdaudit(int argc, char **argv)
 		return usage("audit", "missing RUN");
 	if (f.decision && strcmp(f.decision, "allow") && strcmp(f.decision, "deny") && strcmp(f.decision, "abort"))
 		return usage("audit", "--decision %s: expected allow, deny or abort", f.decision);
-	if (doverify)
-		return verify(run);
+	struct err e = {0};
+	char *dir, *tmp;
+	if (runopen(run, &dir, &tmp, &e) < 0)
+		return report(&e);
+	int rc = doverify ? verify(dir, run) : table(dir, &f, json);
+	runclose(dir, tmp);
+	return rc;
+}
 
+/* The call table (or JSON lines) and the summary. */
+static int table(const char *run, const struct filter *fp, int json)
+{
+	struct filter f = *fp;
 	struct calls *c;
 	struct err e = {0};
 	if (callsopen(&c, run, &e) < 0)

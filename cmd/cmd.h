@@ -31,6 +31,10 @@ void progressstop(void);
 int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */
 int report(const struct err *e);
+/* A RUN argument as a directory: itself, or a .tar.zst of one unpacked into *tmp. */
+int runopen(const char *arg, char **dir, char **tmp, struct err *e);
+/* Free what runopen gave, removing an unpacked copy. */
+void runclose(char *dir, char *tmp);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
 

@@ -2,7 +2,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <curl/curl.h>
+#include "../artifacts/snapshot.h"
 #include "cmd.h"
 
 static const char helptext[] =
@@ -50,6 +53,28 @@ int report(const struct err *e)
 {
 	fprintf(stderr, "nightshift: %s\n", e->msg);
 	return e->code ? e->code : EXIT_FAILED;
+}
+
+int runopen(const char *arg, char **dir, char **tmp, struct err *e)
+{
+	struct stat st;
+	*dir = *tmp = NULL;
+	if (stat(arg, &st) < 0)
+		return errc(e, 2, "%s: no such run directory or archive", arg);
+	if (S_ISDIR(st.st_mode)) {
+		if (!(*dir = realpath(arg, NULL)))
+			return errc(e, 2, "%s:", arg);
+		return 0;
+	}
+	return snapunpack(arg, tmp, dir, e);
+}
+
+void runclose(char *dir, char *tmp)
+{
+	if (tmp)
+		snapremove(tmp);
+	free(tmp);
+	free(dir);
 }
 
 int ishelp(const char *arg)

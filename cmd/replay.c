@@ -65,7 +65,7 @@ int cmdreplay(int argc, char **argv)
 	struct manifest m;
 	struct err e = {0};
 	int rc = EXIT_USAGE, loaded = 0;
-	char *ws = NULL, *newrun = NULL, *mpath = NULL, *defout = NULL;
+	char *ws = NULL, *newrun = NULL, *mpath = NULL, *defout = NULL, *real = NULL, *unpacked = NULL;
 	cJSON *rj = NULL;
 	memset(&m, 0, sizeof m);
 	for (int i = 1; i < argc; i++) {
@@ -98,9 +98,8 @@ int cmdreplay(int argc, char **argv)
 		usage("replay", "missing RUN");
 		goto done;
 	}
-	char real[PATH_MAX];
-	if (!realpath(run, real)) {
-		rc = usage("replay", "%s: no such run directory", run);
+	if (runopen(run, &real, &unpacked, &e) < 0) {
+		rc = report(&e);
 		goto done;
 	}
 	if (!(rj = runjson(real, &e))) {
@@ -125,7 +124,9 @@ int cmdreplay(int argc, char **argv)
 		rc = usage("replay", "%s/run.json names no manifest file", run);
 		goto done;
 	}
-	defout = dirname_dup(real);
+	char *given = realpath(run, NULL);
+	defout = dirname_dup(given ? given : real);
+	free(given);
 	o.outdir = out ? out : defout;
 	if (mkdirs(o.outdir, 0755, &e) < 0) {
 		rc = usage("replay", "--out %s: %s", o.outdir, e.msg);
@@ -159,6 +160,7 @@ int cmdreplay(int argc, char **argv)
 		}
 	}
 	o.replay = real;
+	o.replayof = run;
 	progressstart(0);
 	o.overrides = &overrides;
 	rc = runmanifest(&m, &o, &newrun, &e);
@@ -193,5 +195,6 @@ done:
 	free(newrun);
 	free(mpath);
 	free(defout);
+	runclose(real, unpacked);
 	return rc;
 }

@@ -98,7 +98,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	for (size_t i = 0; o->overrides && i < o->overrides->n; i++)
 		cJSON_AddItemToArray(ov, cJSON_CreateString(o->overrides->v[i]));
 	if (o->replay)
-		cJSON_AddStringToObject(r, "replay_of", o->replay);
+		cJSON_AddStringToObject(r, "replay_of", o->replayof ? o->replayof : o->replay);
 	cJSON_AddStringToObject(r, "started", started);
 	cJSON_AddStringToObject(r, "ended", now);
 	cJSON_AddStringToObject(r, "status", status);

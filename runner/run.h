@@ -10,6 +10,7 @@ struct runopts {
 	int parallel;                 /* -j: jobs run at once (0 = 1) */
 	const struct strv *overrides; /* --model NAME=SPEC given, recorded in run.json */
 	const char *replay;           /* replay: the run whose recorded model replies are served */
+	const char *replayof;         /* replay: that run as the user named it (recorded in run.json) */
 	int live;                     /* replay: the live model takes over where the record ends */
 	int shard, nshards;           /* --shard I/N: only the jobs of group I (shardjobs); nshards 0 = all */
 	const struct strv *from;      /* --from RUN...: jobs finished there are taken, not run again */

@@ -53,6 +53,17 @@ expect_eq "the tools really ran: same decisions in the replay" \
 	"$("$NS" audit "$run" --json | python3 -c 'import json,sys; print([(c["tool"], c["decision"], c["exit_code"]) for c in map(json.loads, sys.stdin)])')" \
 	"$("$NS" audit "$new" --json | python3 -c 'import json,sys; print([(c["tool"], c["decision"], c["exit_code"]) for c in map(json.loads, sys.stdin)])')"
 
+# the same from a .tar.zst of the run directory
+tar --zstd -cf "$T/night.tar.zst" -C "$(dirname "$run")" "$(basename "$run")"
+new2=$("$NS" replay "$T/night.tar.zst" --out "$T/replays" 2>"$T/err"); rc=$?
+expect_rc "replay of a RUN.tar.zst: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+check "replay of a RUN.tar.zst: identical output.json" cmp "$run/jobs/j/output.json" "$new2/jobs/j/output.json"
+expect_eq "its run.json names the archive" "$T/night.tar.zst" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["replay_of"])' "$new2/run.json")"
+check "audit --verify of the archive" "$NS" audit "$T/night.tar.zst" --verify
+expect_eq "audit --json of the archive" 4 "$("$NS" audit "$T/night.tar.zst" --json | wc -l)"
+check "nothing unpacked is left behind" bash -c "! ls -d \"\${TMPDIR:-/tmp}\"/nightshift-run.* 2>/dev/null | grep -q ."
+
 # Change the file the first step reads, inside the first layer (keeping SHA256SUMS consistent).
 cp -r "$run" "$T/edited"
 mkdir "$T/layer" && tar --zstd -xf "$T/edited/snapshots/0001.tar.zst" -C "$T/layer"
