@@ -1,5 +1,7 @@
 /* calls: a k-way merge over the jobs' event logs, joining each decision with its tool_result. */
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,44 +123,69 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int callsopen(struct calls **cp, const char *rundir, struct err *e)
+/* The event logs of a run: jobs/<job>/, or for a merged run shards/<id>/jobs/<job>/; each as
+ * "path\tjob" in logs, sorted. */
+static void findlogs(const char *rundir, struct strv *logs)
 {
 	char *jd = pathjoin(rundir, "jobs");
 	DIR *d = opendir(jd);
-	if (!d) {
-		errc(e, 2, "%s: not a run directory (no jobs/):", rundir);
-		free(jd);
-		return -1;
-	}
-	struct strv names = {0};
 	struct dirent *de;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			strvadd(&names, de->d_name);
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, cmpstr);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s/events.jsonl.zst\t%s", jd, de->d_name, de->d_name);
+		char *tab = strchr(p, '\t');
+		*tab = 0;
+		if (access(p, F_OK) == 0) {
+			*tab = '\t';
+			strvadd(logs, p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(jd);
+	char *sd = pathjoin(rundir, "shards");
+	d = opendir(sd);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *shard = pathjoin(sd, de->d_name);
+		findlogs(shard, logs);
+		free(shard);
+	}
+	if (d)
+		closedir(d);
+	free(sd);
+}
+
+int callsopen(struct calls **cp, const char *rundir, struct err *e)
+{
+	struct stat st;
+	if (stat(rundir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return errc(e, 2, "%s: not a run directory:", rundir);
+	struct strv logs = {0};
+	findlogs(rundir, &logs);
+	if (logs.n)
+		qsort(logs.v, logs.n, sizeof *logs.v, cmpstr);
 	struct calls *c = xcalloc(1, sizeof *c);
-	c->s = xcalloc(names.n + 1, sizeof *c->s);
+	c->s = xcalloc(logs.n + 1, sizeof *c->s);
 	c->last = -1;
-	for (size_t i = 0; i < names.n; i++) {
-		char *p = xasprintf("%s/%s/events.jsonl.zst", jd, names.v[i]);
+	for (size_t i = 0; i < logs.n; i++) {
+		char *tab = strchr(logs.v[i], '\t');
+		*tab = 0;
 		struct stream *s = &c->s[c->n];
-		if (evropen(&s->r, p, e) == 0) {
-			s->job = xstrdup(names.v[i]);
+		if (evropen(&s->r, logs.v[i], e) == 0) {
+			s->job = xstrdup(tab + 1);
 			c->n++;
 			if (fill(s, e) < 0) {
-				free(p);
-				free(jd);
-				strvfree(&names);
+				strvfree(&logs);
 				callsclose(c);
 				return -1;
 			}
 		}
-		free(p);
 	}
-	free(jd);
-	strvfree(&names);
+	strvfree(&logs);
 	*cp = c;
 	return 0;
 }

@@ -122,6 +122,10 @@ results "$merged" > "$T/merged.json"
 check "sharded outputs and job inputs equal the unsharded run's" cmp "$T/full.json" "$T/merged.json"
 expect_grep "c's input carries a's and b's outputs" '"input": "Go c after w-a after w-b"' "$T/merged.json"
 sid=$(basename "$(ls -d "$merged"/shards/* | head -n1)")
+check "the unsharded run made tool calls" test "$("$NS" audit "$full" --json | wc -l)" -gt 4
+expect_eq "audit of the merged run lists the calls of every shard" \
+	"$("$NS" audit "$full" --json | python3 -c 'import json,sys; print(sorted((c["job"], c["tool"], c["decision"]) for c in map(json.loads, sys.stdin)))')" \
+	"$("$NS" audit "$merged" --json | python3 -c 'import json,sys; print(sorted((c["job"], c["tool"], c["decision"]) for c in map(json.loads, sys.stdin)))')"
 check "restore works on a shard of the merged run" "$NS" restore "$merged/shards/$sid" --step 1 --to "$T/restored"
 
 # --- what verify catches in a merged run ---
