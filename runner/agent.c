@@ -380,6 +380,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	cJSON_Delete(tools);
 	if (evadd(jr->ev, "model_request", ev, e) < 0) {
 		exchangefree(&x);
+		if (rc == 0)
+			llmreplyfree(r); /* the caller frees a reply only when asked succeeds */
 		return -1;
 	}
 	ev = cJSON_CreateObject();
@@ -401,8 +403,11 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		jr->transient = llmretryable(x.status, -1) && me.code != 4 && me.code != 2 && !cancelled;
 	}
 	exchangefree(&x);
-	if (evadd(jr->ev, "model_response", ev, e) < 0)
+	if (evadd(jr->ev, "model_response", ev, e) < 0) {
+		if (rc == 0)
+			llmreplyfree(r);
 		return -1;
+	}
 	if (rc < 0 && cancelled)
 		return fail(jr, JOB_CANCELLED, "cancelled by a signal during turn %d", turn);
 	if (rc < 0)
