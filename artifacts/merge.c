@@ -197,18 +197,6 @@ static int copyjob(const char *shard, const char *merged, const char *job, struc
 	return rc;
 }
 
-static int writejson(const char *dir, cJSON *r, struct err *e)
-{
-	char *text = cJSON_Print(r), *path = pathjoin(dir, "run.json");
-	struct buf b = {0};
-	bufprintf(&b, "%s\n", text);
-	int rc = writefile(path, b.data, b.len, e);
-	buffree(&b);
-	free(path);
-	free(text);
-	return rc;
-}
-
 int runmerge(const struct strv *runs, const char *outdir, char **merged, struct err *e)
 {
 	size_t n = runs->n;
@@ -386,7 +374,10 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 	else
 		cJSON_Delete(up);
 	cJSON_AddItemToObject(out, "usage", total);
-	if (writejson(rd.path, out, e) < 0)
+	char *rjpath = pathjoin(rd.path, "run.json");
+	int wrc = jsonwrite(rjpath, out, NULL, e);
+	free(rjpath);
+	if (wrc < 0)
 		goto done;
 	int dfd = open(rd.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {

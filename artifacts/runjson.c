@@ -45,3 +45,16 @@ const char *jsonstr(const cJSON *obj, const char *key, const char *def)
 	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
 	return s ? s : def;
 }
+
+int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struct err *e)
+{
+	char *text = cJSON_Print(j);
+	char *masked = secretsmask(sec, text);
+	struct buf b = {0};
+	bufprintf(&b, "%s\n", masked ? masked : text);
+	int rc = writefile(path, b.data, b.len, e);
+	buffree(&b);
+	free(masked);
+	free(text);
+	return rc;
+}

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include "../util/util.h"
+#include "../util/secrets.h"
 
 /* Parse the JSON file at path; NULL with e filled when it is missing or not JSON. */
 cJSON *jsonread(const char *path, struct err *e);
@@ -12,6 +13,9 @@ cJSON *runjsonread(const char *dir, struct err *e);
 /* True when s can name a job (nested ones too, "job.delegate-3") or a run inside a run directory:
  * 1 to 255 of [A-Za-z0-9_.-], not starting with '.', no "..". */
 int runnameok(const char *s);
+/* Write j to path as indented JSON and a newline, atomically, every secret of sec (may be NULL)
+ * masked. */
+int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struct err *e);
 /* The string field key of obj, or def. */
 const char *jsonstr(const cJSON *obj, const char *key, const char *def);
 

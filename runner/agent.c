@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../artifacts/events.h"
+#include "../artifacts/runjson.h"
 #include "../manifest/schema.h"
 #include "agent.h"
 #include "progress.h"
@@ -549,17 +550,9 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 
 static int writeoutput(struct jobrun *jr, struct err *e)
 {
-	char *text = cJSON_Print(jr->res->output);
-	char *masked = secretsmask(jr->rs->sec, text);
 	char *path = pathjoin(jr->dir, "output.json");
-	const char *body = masked ? masked : text;
-	struct buf b = {0};
-	bufprintf(&b, "%s\n", body);
-	int rc = writefile(path, b.data, b.len, e);
-	buffree(&b);
+	int rc = jsonwrite(path, jr->res->output, jr->rs->sec, e);
 	free(path);
-	free(text);
-	free(masked);
 	return rc;
 }
 

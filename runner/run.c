@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/rundir.h"
+#include "../artifacts/runjson.h"
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
 #include "agent.h"
@@ -149,19 +150,10 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		usageadd(&total, &n->res->usage);
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
-	char *raw = cJSON_Print(r);
-	cJSON_Delete(r);
-	char *masked = secretsmask(sec, raw);
-	char *text = masked ? masked : raw;
-	if (masked)
-		free(raw);
 	char *path = pathjoin(rd->path, "run.json");
-	struct buf b = {0};
-	bufprintf(&b, "%s\n", text);
-	int rc = writefile(path, b.data, b.len, e);
-	buffree(&b);
+	int rc = jsonwrite(path, r, sec, e);
+	cJSON_Delete(r);
 	free(path);
-	free(text);
 	return rc;
 }
 
