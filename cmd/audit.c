@@ -180,7 +180,7 @@ static int table(const char *run, const struct filter *fp, int json)
 	struct tally *t = NULL;
 	size_t nt = 0;
 	long shown = 0, refused = 0;
-	struct buf denials = {0};
+	struct buf denials = {0}, line = {0};
 	int rc;
 	if (!json)
 		printf("%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
@@ -198,25 +198,29 @@ static int table(const char *run, const struct filter *fp, int json)
 				          call.tool ? call.tool : "?", call.decision, rule, why);
 			}
 			if (json) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "job", call.job);
-				cJSON_AddNumberToObject(o, "step", call.step);
-				cJSON_AddStringToObject(o, "tool", call.tool ? call.tool : "");
-				cJSON_AddItemToObject(o, "arguments", call.arguments ? cJSON_Duplicate(call.arguments, 1) : cJSON_CreateNull());
-				cJSON_AddStringToObject(o, "decision", call.decision ? call.decision : "");
-				cJSON_AddItemToObject(o, "rule", call.rule ? cJSON_Duplicate(call.rule, 1) : cJSON_CreateNull());
-				cJSON_AddStringToObject(o, "reason", call.reason ? call.reason : "");
-				if (call.has_result) {
-					cJSON_AddNumberToObject(o, "exit_code", call.exit_code);
-					cJSON_AddNumberToObject(o, "duration_ms", (double)call.duration_ms);
-				} else {
-					cJSON_AddNullToObject(o, "exit_code");
-					cJSON_AddNullToObject(o, "duration_ms");
-				}
-				char *line = cJSON_PrintUnformatted(o);
-				puts(line);
-				free(line);
-				cJSON_Delete(o);
+				/* Written directly: a night's audit may print a million of these. */
+				line.len = 0;
+				bufputs(&line, "{\"job\":");
+				bufjson(&line, call.job);
+				bufprintf(&line, ",\"step\":%d,\"tool\":", call.step);
+				bufjson(&line, call.tool ? call.tool : "");
+				bufprintf(&line, ",\"arguments\":%s,\"decision\":", args ? args : "null");
+				bufjson(&line, call.decision ? call.decision : "");
+				bufputs(&line, ",\"rule\":");
+				if (cJSON_IsNumber(call.rule))
+					bufprintf(&line, "%d", (int)call.rule->valuedouble);
+				else if (cJSON_IsString(call.rule))
+					bufjson(&line, call.rule->valuestring);
+				else
+					bufputs(&line, "null");
+				bufputs(&line, ",\"reason\":");
+				bufjson(&line, call.reason ? call.reason : "");
+				if (call.has_result)
+					bufprintf(&line, ",\"exit_code\":%d,\"duration_ms\":%lld}\n", call.exit_code,
+					          (long long)call.duration_ms);
+				else
+					bufputs(&line, ",\"exit_code\":null,\"duration_ms\":null}\n");
+				fwrite(line.data, 1, line.len, stdout);
 			} else {
 				char a[41], job[15], tool[11], rule[16], ex[8] = "-", ms[16] = "-";
 				const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(call.arguments, "command");
@@ -250,6 +254,7 @@ static int table(const char *run, const struct filter *fp, int json)
 		runsummary(run);
 	}
 	buffree(&denials);
+	buffree(&line);
 	free(t);
 	return EXIT_OK;
 }

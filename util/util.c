@@ -148,6 +148,26 @@ void bufprintf(struct buf *b, const char *fmt, ...)
 	b->len += n;
 }
 
+void bufjson(struct buf *b, const char *s)
+{
+	static const char hexd[] = "0123456789abcdef";
+	bufputc(b, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			bufputc(b, '\\');
+			bufputc(b, (char)*p);
+		} else if (*p == '\n') {
+			bufputs(b, "\\n");
+		} else if (*p < 0x20) {
+			char esc[7] = {'\\', 'u', '0', '0', hexd[*p >> 4], hexd[*p & 15], 0};
+			bufputs(b, esc);
+		} else {
+			bufputc(b, (char)*p);
+		}
+	}
+	bufputc(b, '"');
+}
+
 void buffree(struct buf *b)
 {
 	free(b->data);

@@ -39,6 +39,8 @@ void bufadd(struct buf *b, const void *p, size_t n);
 void bufputs(struct buf *b, const char *s);
 void bufputc(struct buf *b, char c);
 void bufprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s as a JSON string, quoted and escaped. */
+void bufjson(struct buf *b, const char *s);
 void buffree(struct buf *b);
 
 /* A growable NULL-terminated list of owned strings. */
