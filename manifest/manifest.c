@@ -381,6 +381,19 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 	return 0;
 }
 
+static void rulesfree(struct approval *a)
+{
+	for (size_t i = 0; i < a->nrules; i++) {
+		free(a->rules[i].tool);
+		free(a->rules[i].command);
+		free(a->rules[i].path);
+		free(a->rules[i].worker);
+	}
+	free(a->rules);
+	a->rules = NULL;
+	a->nrules = 0;
+}
+
 static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 {
 	yaml_node_t *v, *it;
@@ -396,6 +409,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 	if ((v = yget(y, n, "rules"))) {
 		if (v->type != YAML_SEQUENCE_NODE)
 			return yfail(y, v, "rules must be a list");
+		rulesfree(a); /* the manifest's rules replace those of the worker file */
 		for (size_t i = 0; (it = yitem(y, v, i)); i++) {
 			a->rules = xrealloc(a->rules, (i + 1) * sizeof *a->rules);
 			struct rule *r = &a->rules[i];
@@ -880,13 +894,7 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 
 static void approvalfree(struct approval *a)
 {
-	for (size_t i = 0; i < a->nrules; i++) {
-		free(a->rules[i].tool);
-		free(a->rules[i].command);
-		free(a->rules[i].path);
-		free(a->rules[i].worker);
-	}
-	free(a->rules);
+	rulesfree(a);
 	strvfree(&a->allow_examples);
 	strvfree(&a->deny_examples);
 }
