@@ -279,6 +279,14 @@ int writefile(const char *path, const void *data, size_t n, struct err *e)
 		return -1;
 	}
 	free(tmp);
+	/* The rename itself survives a power cut only once its folder is synced. */
+	char *dir = dirname_dup(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
 	return 0;
 }
 
