@@ -159,8 +159,11 @@ int ystr(struct ydoc *y, yaml_node_t *n, char **out)
 		return yfail(y, n, "expected a string, not %s", kind(n));
 	free(*out);
 	*out = xstrndup(scalar(n), n->data.scalar.length);
-	if (strlen(*out) != n->data.scalar.length)
+	if (strlen(*out) != n->data.scalar.length) {
+		free(*out); /* nothing for a caller to free after an error */
+		*out = NULL;
 		return yfail(y, n, "string contains a NUL byte");
+	}
 	return 0;
 }
 
