@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,27 @@ static inline void fuzzcleanup(void)
 		fuzzrmtree(fuzzbase);
 }
 
+/* Remove the scratch folders (nsfuzz.PID.XXXXXX in root) of processes that are gone: libFuzzer
+ * leaves without running atexit handlers when it reports a finding. */
+static inline void fuzzsweep(const char *root)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		long pid;
+		char rest[32];
+		if (sscanf(de->d_name, "nsfuzz.%ld.%31s", &pid, rest) != 2 || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", root, de->d_name);
+		fuzzrmtree(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The process's scratch folder (made on first use, removed at exit); on a tmpfs when there is one. */
 static inline const char *fuzzdir(void)
 {
@@ -72,7 +94,8 @@ static inline const char *fuzzdir(void)
 		struct stat st;
 		const char *root = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
 		                       ? "/dev/shm" : "/tmp";
-		snprintf(fuzzbase, sizeof fuzzbase, "%s/nsfuzz.XXXXXX", root);
+		fuzzsweep(root);
+		snprintf(fuzzbase, sizeof fuzzbase, "%s/nsfuzz.%ld.XXXXXX", root, (long)getpid());
 		if (!mkdtemp(fuzzbase)) {
 			perror("fuzz: mkdtemp");
 			abort();
