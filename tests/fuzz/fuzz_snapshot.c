@@ -46,8 +46,6 @@ static void init(void)
 	mkvictim(outside);
 	mkvictim(SHARED);
 	setenv("TMPDIR", tmp, 1);
-	if (chdir(cwd) < 0)
-		abort();
 }
 
 /* dir holds exactly the names given (NULL-terminated). */
@@ -146,6 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	int flags = data[0];
 	data++, size--;
+	/* Work in cwd (a write relative to it would show), and go back after: libFuzzer reads the
+	 * corpus by the paths it was given. */
+	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (back < 0 || chdir(cwd) < 0)
+		abort();
 	mkdir(run, 0755);
 	mkdir(snaps, 0755);
 	struct buf sums = {0};
@@ -206,5 +209,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzzrmtree(to);
 	fuzzrmtree(run);
 	unlink(archive);
+	if (fchdir(back) < 0)
+		abort();
+	close(back);
 	return 0;
 }
