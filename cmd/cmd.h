@@ -22,6 +22,7 @@ int cmdaudit(int argc, char **argv);
 int cmdreplay(int argc, char **argv);
 int cmdplan(int argc, char **argv);
 int cmdmerge(int argc, char **argv);
+int cmdfinalize(int argc, char **argv);
 
 /* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
 void progressstart(int quiet);

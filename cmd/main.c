@@ -19,7 +19,8 @@ static const char helptext[] =
 	"  restore RUN --step N|end --to DIR [--force]\n"
 	"                     the workspace as it was before step N, or after the last\n"
 	"  audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--json]\n"
-	"  replay RUN [--out DIR] [--job ID]...\n"
+	"  replay RUN [--out DIR] [--job ID]... [--continue-live]\n"
+	"  finalize RUN       seal a run that was killed before it finished\n"
 	"  plan MANIFEST --shards N [--json]\n"
 	"                     job groups for N machines (a GitHub Actions matrix with --json)\n"
 	"  merge RUN... --out DIR\n"
@@ -35,7 +36,7 @@ static const struct {
 } cmds[] = {
 	{"run", cmdrun},         {"validate", cmdvalidate}, {"policy", cmdpolicy},
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
-	{"plan", cmdplan},       {"merge", cmdmerge},
+	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
 };
 
 int usage(const char *cmd, const char *fmt, ...)

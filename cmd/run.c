@@ -1,8 +1,10 @@
 /* run: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../artifacts/finalize.h"
 #include "../manifest/manifest.h"
 #include "../runner/cancel.h"
 #include "../runner/llm/modelspec.h"
@@ -52,6 +54,27 @@ static void catchsignals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Say so when earlier runs in outdir never finished (killed, or still running elsewhere). */
+static void unfinished(const char *outdir)
+{
+	DIR *d = opendir(outdir);
+	struct dirent *de;
+	int shown = 0;
+	while (d && (de = readdir(d)) && shown < 5) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = pathjoin(outdir, de->d_name);
+		if (rununfinished(p)) {
+			fprintf(stderr, "nightshift: note: %s never finished (killed, or still running); when it is dead, "
+			                "`nightshift finalize %s` seals it\n", p, p);
+			shown++;
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* The value of a flag that takes one, or NULL with a usage message printed. */
@@ -159,6 +182,7 @@ int cmdrun(int argc, char **argv)
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
+	unfinished(o.outdir);
 	char *rundir = NULL;
 	cancelinit();
 	catchsignals();

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A run killed with SIGKILL: verify accepts it as incomplete, the next run points at it, finalize
+# seals it so that verify, restore and audit take it as a finished run.
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$T/ws" && echo data > "$T/ws/a.txt"
+cat > "$T/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "echo step1 > b.txt"}} ]}, {tool_calls: [ {name: shell, arguments: {command: "sleep 39"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+"$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2>/dev/null & p=$!
+for _ in $(seq 200); do pgrep -f "sleep 39" >/dev/null && break; sleep 0.05; done
+kill -9 $p; wait $p 2>/dev/null
+pkill -f "sleep 39"
+run=$(ls -d "$T"/runs/2* | head -n1)
+"$NS" audit "$run" --verify 2>"$T/err"
+expect_rc "a killed run verifies" 0 $?
+expect_grep "as incomplete" "INCOMPLETE" "$T/err"
+"$NS" run "$T/m.yaml" --out "$T/runs" --job j >/dev/null 2>"$T/err2" & p=$!
+for _ in $(seq 200); do pgrep -f "sleep 39" >/dev/null && break; sleep 0.05; done
+kill -TERM $p; wait $p 2>/dev/null
+expect_grep "the next run points at the unfinished one" "$(basename "$run") never finished .*nightshift finalize" "$T/err2"
+"$NS" finalize "$run" 2>"$T/err"
+expect_rc "finalize seals it" 0 $?
+check "sha256sum -c passes" bash -c "cd '$run' && sha256sum -c --quiet SHA256SUMS"
+"$NS" audit "$run" --verify 2>"$T/err"
+expect_rc "verify accepts the sealed run" 0 $?
+expect_nogrep "no longer incomplete to verify" "INCOMPLETE" "$T/err"
+expect_grep "run.json says incomplete" '"status":[[:space:]]*"incomplete"' "$run/run.json"
+check "restore works on the sealed run" "$NS" restore "$run" --step 2 --to "$T/restored"
+check "the workspace before step 2 holds step 1's file" grep -q step1 "$T/restored/b.txt"
+expect_eq "audit lists both calls" 2 "$("$NS" audit "$run" --json | wc -l)"
+"$NS" finalize "$run" 2>"$T/err"
+expect_rc "finalize twice: usage error" 2 $?
+done_tests
