@@ -102,7 +102,9 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 	struct evreader *r;
 	struct err e = {0};
 	if (evropen(&r, path, &e) < 0) {
-		problem(v, "%s: missing", rel);
+		/* An unfinished run may have been killed between making a job's folder and its log. */
+		if (info)
+			problem(v, "%s: missing", rel);
 		free(rel);
 		free(path);
 		return;
