@@ -111,21 +111,7 @@ static int rmone(const char *path, const struct stat *st, int flag, struct FTW *
 /* The run at dir must be finished and pass verification. */
 static int checkshard(const char *dir, struct err *e)
 {
-	struct verdictrun v;
-	if (runverify(dir, &v, e) < 0)
-		return -1;
-	int rc = 0;
-	if (v.incomplete)
-		rc = errc(e, 4, "%s: the run did not finish (no SHA256SUMS or run.json); cannot merge it", dir);
-	else if (v.failed) {
-		char *nl = v.report.data ? strchr(v.report.data, '\n') : NULL;
-		if (nl)
-			*nl = 0;
-		rc = errc(e, 4, "%s: verification failed (%d problems; first: %s); cannot merge it", dir, v.failed,
-		          v.report.data ? v.report.data : "?");
-	}
-	verdictrunfree(&v);
-	return rc;
+	return runverified(dir, 4, e) < 0 ? errctx(e, "cannot merge") : 0;
 }
 
 static int byindex(const void *a, const void *b)
@@ -402,19 +388,6 @@ done:
 	return rc;
 }
 
-static void problem(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(struct verdictrun *v, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (v->failed < 50)
-		bufprintf(&v->report, "%s\n", line);
-	v->failed++;
-}
-
 /* Whether two files hold the same bytes; two missing files are the same too. */
 static int samefile(const char *a, const char *b)
 {
@@ -431,51 +404,51 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 	struct err e = {0};
 	cJSON *sr = runjsonread(sub, &e), *j;
 	if (!sr) {
-		problem(v, "%s/run.json: missing or not a run's", rel);
+		verdictproblem(v, "%s/run.json: missing or not a run's", rel);
 	} else if (cJSON_GetObjectItemCaseSensitive(sr, "shards")) {
-		problem(v, "%s: a shard that is itself a merged run", rel);
+		verdictproblem(v, "%s: a shard that is itself a merged run", rel);
 	} else {
 		struct verdictrun sv;
 		if (runverify(sub, &sv, &e) < 0) {
-			problem(v, "%s: %s", rel, e.msg);
+			verdictproblem(v, "%s: %s", rel, e.msg);
 		} else {
 			int lines = 0;
 			for (char *l = sv.report.data, *nl; l && *l; l = nl + 1) {
 				if (!(nl = strchr(l, '\n')))
 					break;
 				*nl = 0;
-				problem(v, "%s/%s", rel, l);
+				verdictproblem(v, "%s/%s", rel, l);
 				lines++;
 			}
 			v->failed += sv.failed - lines;
 			if (sv.incomplete)
-				problem(v, "%s: the shard run did not finish", rel);
+				verdictproblem(v, "%s: the shard run did not finish", rel);
 			v->events += sv.events;
 			v->layers += sv.layers;
 			verdictrunfree(&sv);
 		}
 	}
 	if (sha256file(sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
-		problem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
+		verdictproblem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
 	/* Each job the shard ran is at the top, with its status and the same output. */
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(sr, "jobs"))
 	{
 		const cJSON *top = cJSON_GetObjectItemCaseSensitive(jobs, j->string);
 		if (!runnameok(j->string)) {
-			problem(v, "%s/run.json: job '%.80s' is not a job id", rel, j->string);
+			verdictproblem(v, "%s/run.json: job '%.80s' is not a job id", rel, j->string);
 			continue;
 		}
 		if (!top || strcmp(jsonstr(top, "run", ""), rel) != 0) {
-			problem(v, "run.json: job %s, run in %s, is not listed as run there", j->string, rel);
+			verdictproblem(v, "run.json: job %s, run in %s, is not listed as run there", j->string, rel);
 			continue;
 		}
 		if (strcmp(jsonstr(top, "status", ""), jsonstr(j, "status", "")) != 0)
-			problem(v, "run.json: job %s is %s, its shard says %s", j->string, jsonstr(top, "status", "?"),
+			verdictproblem(v, "run.json: job %s is %s, its shard says %s", j->string, jsonstr(top, "status", "?"),
 			        jsonstr(j, "status", "?"));
 		char *a = xasprintf("%s/jobs/%s/output.json", dir, j->string);
 		char *b = xasprintf("%s/jobs/%s/output.json", sub, j->string);
 		if (!samefile(a, b))
-			problem(v, "jobs/%s/output.json: differs from the one in %s", j->string, rel);
+			verdictproblem(v, "jobs/%s/output.json: differs from the one in %s", j->string, rel);
 		free(a);
 		free(b);
 	}
@@ -483,7 +456,7 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 	{
 		if (sr && strcmp(jsonstr(j, "run", ""), rel) == 0 &&
 		    !cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sr, "jobs"), j->string))
-			problem(v, "run.json: job %.80s is said to have run in %s, which has no such job", j->string, rel);
+			verdictproblem(v, "run.json: job %.80s is said to have run in %s, which has no such job", j->string, rel);
 	}
 	cJSON_Delete(sr);
 	free(sums);
@@ -497,7 +470,7 @@ void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 	if (!shards)
 		return;
 	if (!cJSON_IsArray(shards)) {
-		problem(v, "run.json: \"shards\" is not a list");
+		verdictproblem(v, "run.json: \"shards\" is not a list");
 		return;
 	}
 	struct strv dirs = {0};
@@ -505,7 +478,7 @@ void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 	{
 		const char *rel = jsonstr(s, "dir", "");
 		if (strncmp(rel, "shards/", 7) != 0 || !runnameok(rel + 7)) {
-			problem(v, "run.json: shard dir '%.100s' is not shards/<run-id>", rel);
+			verdictproblem(v, "run.json: shard dir '%.100s' is not shards/<run-id>", rel);
 			continue;
 		}
 		strvadd(&dirs, rel);
@@ -518,7 +491,7 @@ void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 		while (k < dirs.n && strcmp(dirs.v[k], rel) != 0)
 			k++;
 		if (k == dirs.n)
-			problem(v, "run.json: job %.80s names no shard of this run ('%.100s')", j->string, rel);
+			verdictproblem(v, "run.json: job %.80s names no shard of this run ('%.100s')", j->string, rel);
 	}
 	strvfree(&dirs);
 }

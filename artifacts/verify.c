@@ -11,8 +11,7 @@
 #include "merge.h"
 #include "verify.h"
 
-static void problem(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(struct verdictrun *v, const char *fmt, ...)
+void verdictproblem(struct verdictrun *v, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -47,25 +46,25 @@ static void checksums(const char *dir, struct verdictrun *v, struct strv *listed
 	while ((n = getline(&line, &cap, f)) > 0) {
 		lineno++;
 		if (line[n - 1] != '\n') {
-			problem(v, "SHA256SUMS:%ld: line not terminated (appended bytes?)", lineno);
+			verdictproblem(v, "SHA256SUMS:%ld: line not terminated (appended bytes?)", lineno);
 			continue;
 		}
 		line[n - 1] = 0;
 		if (n < 68 || line[64] != ' ' || line[65] != ' ' || strspn(line, "0123456789abcdef") != 64) {
-			problem(v, "SHA256SUMS:%ld: malformed line", lineno);
+			verdictproblem(v, "SHA256SUMS:%ld: malformed line", lineno);
 			continue;
 		}
 		const char *rel = line + 66;
 		if (rel[0] == '/' || strstr(rel, "..")) {
-			problem(v, "SHA256SUMS:%ld: path %s leaves the run directory", lineno, rel);
+			verdictproblem(v, "SHA256SUMS:%ld: path %s leaves the run directory", lineno, rel);
 			continue;
 		}
 		char hex[65], *full = pathjoin(dir, rel);
 		struct err e = {0};
 		if (sha256file(full, hex, &e) < 0)
-			problem(v, "%s: listed in SHA256SUMS but missing", rel);
+			verdictproblem(v, "%s: listed in SHA256SUMS but missing", rel);
 		else if (memcmp(hex, line, 64) != 0)
-			problem(v, "%s: digest differs from SHA256SUMS (changed)", rel);
+			verdictproblem(v, "%s: digest differs from SHA256SUMS (changed)", rel);
 		free(full);
 		strvadd(listed, rel);
 		v->files++;
@@ -87,10 +86,10 @@ static void unlisted(const char *root, struct strv *listed, struct verdictrun *v
 	if (listed->n)
 		qsort(listed->v, listed->n, sizeof *listed->v, cmpstr);
 	if (rundirfiles(root, &files, &e) < 0)
-		problem(v, "%s", e.msg);
+		verdictproblem(v, "%s", e.msg);
 	for (size_t i = 0; i < files.n; i++)
 		if (!listed->n || !bsearch(&files.v[i], listed->v, listed->n, sizeof *listed->v, cmpstr))
-			problem(v, "%s: not listed in SHA256SUMS (added)", files.v[i]);
+			verdictproblem(v, "%s: not listed in SHA256SUMS (added)", files.v[i]);
 	strvfree(&files);
 }
 
@@ -104,7 +103,7 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 	if (evropen(&r, path, &e) < 0) {
 		/* An unfinished run may have been killed between making a job's folder and its log. */
 		if (info)
-			problem(v, "%s: missing", rel);
+			verdictproblem(v, "%s: missing", rel);
 		free(rel);
 		free(path);
 		return;
@@ -130,23 +129,23 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 			snprintf(got, sizeof got, "%s", p ? p : "");
 			snprintf(type, sizeof type, "%s", t ? t : "");
 			if (!ev)
-				problem(v, "%s:%ld: not JSON", rel, n + 1);
+				verdictproblem(v, "%s:%ld: not JSON", rel, n + 1);
 		}
 		if (seq != n)
-			problem(v, "%s:%ld: seq is not %ld (lines removed, added or reordered)", rel, n + 1, n);
+			verdictproblem(v, "%s:%ld: seq is not %ld (lines removed, added or reordered)", rel, n + 1, n);
 		else if (strcmp(got, prev) != 0)
-			problem(v, "%s:%ld: prev does not match the SHA-256 of line %ld", rel, n + 1, n);
+			verdictproblem(v, "%s:%ld: prev does not match the SHA-256 of line %ld", rel, n + 1, n);
 		const char *layer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "layer"));
 		const char *digest = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "sha256"));
 		if (strcmp(type, "snapshot") == 0 && layer) {
 			char hex[65], *lp = pathjoin(dir, layer);
 			struct err le = {0};
 			if (strstr(layer, "..") || layer[0] == '/')
-				problem(v, "%s:%ld: layer path %s leaves the run", rel, n + 1, layer);
+				verdictproblem(v, "%s:%ld: layer path %s leaves the run", rel, n + 1, layer);
 			else if (sha256file(lp, hex, &le) < 0)
-				problem(v, "%s:%ld: layer %s is missing", rel, n + 1, layer);
+				verdictproblem(v, "%s:%ld: layer %s is missing", rel, n + 1, layer);
 			else if (!digest || strcmp(hex, digest) != 0)
-				problem(v, "%s: digest differs from the one recorded at %s:%ld", layer, rel, n + 1);
+				verdictproblem(v, "%s: digest differs from the one recorded at %s:%ld", layer, rel, n + 1);
 			free(lp);
 			v->layers++;
 		}
@@ -155,7 +154,7 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 		n++;
 	}
 	if (rc < 0)
-		problem(v, "%s:%ld: %s", rel, n + 1, e.msg);
+		verdictproblem(v, "%s:%ld: %s", rel, n + 1, e.msg);
 	int cut = evrtruncated(r);
 	evrclose(r);
 	v->events += n;
@@ -163,12 +162,12 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 	const cJSON *count = cJSON_GetObjectItemCaseSensitive(info, "events");
 	if (info) {
 		if (cut)
-			problem(v, "%s:%ld: ends inside a line or a zstd frame", rel, n + 1);
+			verdictproblem(v, "%s:%ld: ends inside a line or a zstd frame", rel, n + 1);
 		if (!head || strcmp(head, prev) != 0)
-			problem(v, "%s:%ld: last line's digest is not the events_head in run.json (lines cut or appended)",
+			verdictproblem(v, "%s:%ld: last line's digest is not the events_head in run.json (lines cut or appended)",
 			        rel, n);
 		if (jsonlong(count, -1) != n)
-			problem(v, "%s: %ld events, run.json says %ld", rel, n, jsonlong(count, -1));
+			verdictproblem(v, "%s: %ld events, run.json says %ld", rel, n, jsonlong(count, -1));
 	}
 	free(rel);
 	free(path);
@@ -193,7 +192,7 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	buffree(&text);
 	if (!run) {
 		if (!v->incomplete)
-			problem(v, "run.json: missing or not JSON");
+			verdictproblem(v, "run.json: missing or not JSON");
 		v->incomplete = 1;
 	}
 	/* Complete runs: the jobs run.json names. Incomplete: whatever job folders exist. */
@@ -218,6 +217,25 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	}
 	cJSON_Delete(run);
 	return 0;
+}
+
+int runverified(const char *dir, int code, struct err *e)
+{
+	struct verdictrun v;
+	if (runverify(dir, &v, e) < 0)
+		return -1;
+	int rc = 0;
+	if (v.incomplete)
+		rc = errc(e, code, "%s: the run did not finish (no SHA256SUMS or run.json)", dir);
+	else if (v.failed) {
+		char *nl = v.report.data ? strchr(v.report.data, '\n') : NULL;
+		if (nl)
+			*nl = 0;
+		rc = errc(e, code, "%s: verification failed (%d problems; first: %s)", dir, v.failed,
+		          v.report.data ? v.report.data : "?");
+	}
+	verdictrunfree(&v);
+	return rc;
 }
 
 void verdictrunfree(struct verdictrun *v)
