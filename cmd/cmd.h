@@ -36,6 +36,9 @@ int report(const struct err *e);
 int runopen(const char *arg, char **dir, char **tmp, struct err *e);
 /* Free what runopen gave, removing an unpacked copy. */
 void runclose(char *dir, char *tmp);
+/* The one positional argument (what names it): set *slot, or print why arg is refused and return
+ * EXIT_USAGE (an unknown flag, a second positional). */
+int positional(const char *cmd, const char *arg, const char **slot, const char *what);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
 

@@ -78,6 +78,16 @@ void runclose(char *dir, char *tmp)
 	free(dir);
 }
 
+int positional(const char *cmd, const char *arg, const char **slot, const char *what)
+{
+	if (arg[0] == '-' && arg[1])
+		return usage(cmd, "unknown flag %s", arg);
+	if (*slot)
+		return usage(cmd, "unexpected argument %s (one %s at a time)", arg, what);
+	*slot = arg;
+	return 0;
+}
+
 int ishelp(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;

@@ -45,13 +45,7 @@ int cmdplan(int argc, char **argv)
 				goto done;
 			}
 			strvadd(&sets, argv[++i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage("plan", "unknown flag %s", argv[i]);
-			goto done;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			usage("plan", "unexpected argument %s (one manifest at a time)", argv[i]);
+		} else if (positional("plan", argv[i], &path, "manifest")) {
 			goto done;
 		}
 	}

@@ -141,13 +141,7 @@ int cmdrun(int argc, char **argv)
 				goto done;
 			}
 			o.parallel = (int)n;
-		} else if (argv[i][0] == '-') {
-			usage("run", "unknown flag %s", argv[i]);
-			goto done;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			usage("run", "unexpected argument %s (one manifest at a time)", argv[i]);
+		} else if (positional("run", argv[i], &path, "manifest")) {
 			goto done;
 		}
 	}

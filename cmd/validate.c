@@ -25,15 +25,8 @@ int cmdvalidate(int argc, char **argv)
 			strvadd(&sets, argv[++i]);
 			continue;
 		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			usage("validate", "unknown flag %s", argv[i]);
+		if (positional("validate", argv[i], &path, "manifest"))
 			goto done;
-		}
-		if (path) {
-			usage("validate", "unexpected argument %s (one manifest at a time)", argv[i]);
-			goto done;
-		}
-		path = argv[i];
 	}
 	if (!path) {
 		usage("validate", "missing MANIFEST");
