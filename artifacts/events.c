@@ -1,8 +1,9 @@
-/* events: hash-chained JSON lines in one zstd frame, flushed after every line so a crash
- * leaves every whole event readable. A line that cannot be written (a full disk) is cut off
- * again and the frame ended after the last whole line, so the log stays valid; nothing more is
- * written to it. The frame carries no zstd checksum: the SHA-256 chain covers every line, and
- * a frame cut short can then be ended without recomputing one. */
+/* events: hash-chained JSON lines in one zstd frame. After every line the file on disk is a
+ * whole, ended frame: the line's blocks are written followed by an empty last block, which the
+ * next line overwrites. A crash or a full disk thus never leaves a log that stock zstd refuses.
+ * A write that fails midway is undone by writing back the bytes it overwrote (no new space
+ * needed) and cutting the file there; nothing more is written to the log. The frame carries no
+ * zstd checksum: the SHA-256 chain covers every line. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,6 +12,9 @@
 #include <zstd.h>
 #include "events.h"
 
+/* An empty raw block with the last-block bit: ends the frame after the blocks before it. */
+static const char lastblock[3] = {1, 0, 0};
+
 struct evlog {
 	int fd;
 	ZSTD_CCtx *z;
@@ -18,27 +22,24 @@ struct evlog {
 	char prev[65];
 	int64_t seq;
 	struct buf out;
-	off_t size, good; /* bytes written; bytes up to the end of the last whole line */
-	int failed;       /* a write failed: the log was cut back to good and ended */
+	off_t good;      /* bytes up to the end of the last whole line */
+	char tail[32];   /* what ends the frame on disk after good */
+	size_t ntail;
+	int failed;      /* a write failed: the log was put back as it was and is closed to writes */
 };
 
-/* Compress in with the given directive and write everything zstd produces. */
-static int push(struct evlog *l, const char *data, size_t n, ZSTD_EndDirective dir, struct err *e)
+/* Write all of p at off. */
+static int pwriteall(int fd, const char *p, size_t n, off_t off)
 {
-	ZSTD_inBuffer in = {data, n, 0};
-	size_t cap = ZSTD_CStreamOutSize();
-	bufgrow(&l->out, cap);
-	for (;;) {
-		ZSTD_outBuffer out = {l->out.data, cap, 0};
-		size_t left = ZSTD_compressStream2(l->z, &out, &in, dir);
-		if (ZSTD_isError(left))
-			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
-		if (out.pos && writeall(l->fd, l->out.data, out.pos) < 0)
-			return errf(e, "write event log:");
-		l->size += (off_t)out.pos;
-		if (left == 0 && in.pos == in.size)
-			return 0;
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w, n -= (size_t)w, off += w;
 	}
+	return 0;
 }
 
 int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struct err *e)
@@ -53,27 +54,57 @@ int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struc
 	ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel, 3);
 	ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 0);
 	memset(l->prev, '0', 64);
+	/* Until the first line: an empty frame, so even a log with no line is a valid file. */
+	size_t n = ZSTD_compress(l->tail, sizeof l->tail, "", 0, 1);
+	if (ZSTD_isError(n) || pwriteall(fd, l->tail, n, 0) < 0) {
+		errf(e, "write %s:", path);
+		unlink(path);
+		close(fd);
+		ZSTD_freeCCtx(l->z);
+		free(l);
+		return -1;
+	}
+	l->ntail = n;
 	*lp = l;
 	return 0;
 }
 
-/* After a failed write: drop the partial line and end the frame there (a last, empty raw block;
- * an empty frame when no line was whole), so the log holds every whole line and reads to its end. */
-static void cutback(struct evlog *l)
+/* Compress a line (flushed to a block boundary) into l->out, then the block that ends the frame. */
+static int compress(struct evlog *l, const char *data, size_t n, struct err *e)
 {
-	l->failed = 1;
-	if (ftruncate(l->fd, l->good) < 0 || lseek(l->fd, l->good, SEEK_SET) < 0)
-		return;
-	if (l->good > 0) {
-		static const char lastblock[3] = {1, 0, 0};
-		if (writeall(l->fd, lastblock, sizeof lastblock) == 0)
-			l->size = l->good + (off_t)sizeof lastblock;
-	} else {
-		char frame[32];
-		size_t n = ZSTD_compress(frame, sizeof frame, "", 0, 1);
-		if (!ZSTD_isError(n) && writeall(l->fd, frame, n) == 0)
-			l->size = (off_t)n;
+	ZSTD_inBuffer in = {data, n, 0};
+	l->out.len = 0;
+	for (;;) {
+		size_t cap = ZSTD_CStreamOutSize();
+		bufgrow(&l->out, cap);
+		ZSTD_outBuffer out = {l->out.data + l->out.len, cap, 0};
+		size_t left = ZSTD_compressStream2(l->z, &out, &in, ZSTD_e_flush);
+		if (ZSTD_isError(left))
+			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
+		l->out.len += out.pos;
+		if (left == 0 && in.pos == in.size)
+			break;
 	}
+	bufadd(&l->out, lastblock, sizeof lastblock);
+	return 0;
+}
+
+/* Write l->out over the frame's end at good. On failure put back the bytes overwritten (the
+ * file held them, so no new space is needed) and cut the file after them. */
+static int commit(struct evlog *l, struct err *e)
+{
+	if (pwriteall(l->fd, l->out.data, l->out.len, l->good) == 0) {
+		l->good += (off_t)(l->out.len - sizeof lastblock);
+		memcpy(l->tail, lastblock, sizeof lastblock);
+		l->ntail = sizeof lastblock;
+		return 0;
+	}
+	int saved = errno;
+	l->failed = 1;
+	if (pwriteall(l->fd, l->tail, l->ntail, l->good) == 0)
+		(void)ftruncate(l->fd, l->good + (off_t)l->ntail);
+	errno = saved;
+	return errf(e, "write event log:");
 }
 
 int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
@@ -106,14 +137,13 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 	}
 	size_t n = strlen(line);
 	line[n] = '\n';
-	int rc = push(l, line, n + 1, ZSTD_e_flush, e);
+	int rc = compress(l, line, n + 1, e);
+	if (rc == 0)
+		rc = commit(l, e);
 	line[n] = 0;
 	if (rc == 0) {
 		sha256hex(line, n, l->prev);
 		l->seq++;
-		l->good = l->size;
-	} else {
-		cutback(l);
 	}
 	free(line);
 	return rc;
@@ -131,10 +161,8 @@ int64_t evcount(const struct evlog *l)
 
 int evclose(struct evlog *l, struct err *e)
 {
-	int rc = l->failed ? 0 : push(l, "", 0, ZSTD_e_end, e);
-	if (rc < 0)
-		cutback(l);
-	if (rc == 0 && fsync(l->fd) < 0)
+	int rc = 0;
+	if (fsync(l->fd) < 0)
 		rc = errf(e, "fsync event log:");
 	close(l->fd);
 	ZSTD_freeCCtx(l->z);

@@ -17,7 +17,7 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e);
 const char *evhead(const struct evlog *l);
 /* Number of events written. */
 int64_t evcount(const struct evlog *l);
-/* Finish the zstd frame, fsync and close; l is freed even on error. */
+/* Fsync and close (the frame on disk is ended after every line); l is freed even on error. */
 int evclose(struct evlog *l, struct err *e);
 
 /* Read a log line by line; tolerates a frame cut short by a crash (reports it via truncated). */

@@ -586,6 +586,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	int rc = evopen(&jr.ev, evpath, rs->sec, e);
 	free(evpath);
 	if (rc < 0) {
+		fail(&jr, JOB_FAILED, "%s", e->msg);
 		free(jr.dir);
 		return -1;
 	}

@@ -145,9 +145,23 @@ if [ -f "$T/faultfs.so" ]; then
 				bash -c "! ls -A '$dir/snapshots' | grep -q tmp"
 		done
 	done
+	# The event log cannot even be started: the job fails saying so, and leaves no log.
+	for after in 0 7; do
+		dir=$(ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$T/faultfs.so" \
+			NS_FAULT_PATH="/jobs/a/events.jsonl.zst" NS_FAULT_AFTER=$after \
+			"$NS" run "$T/sw/m.yaml" --out "$T/sw/runs" 2>"$T/sw/err"); rc=$?
+		expect_rc "event log cannot be started ($after bytes): exit 1" 1 "$rc"
+		expect_grep "event log cannot be started ($after bytes): the error says so" "events.jsonl.zst: No space left on device" "$T/sw/err"
+		check "event log cannot be started ($after bytes): run directory printed" test -d "$dir"
+		[ -d "$dir" ] && verified "event log cannot be started ($after bytes)" "$dir" complete
+		check "event log cannot be started ($after bytes): job a failed with the error in run.json" \
+			python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]["a"]; sys.exit(not (j["status"]=="failed" and "No space left" in j.get("error","")))' "$dir/run.json"
+		check "event log cannot be started ($after bytes): no half-written log left" test ! -e "$dir/jobs/a/events.jsonl.zst"
+	done
 	# The event log: a line cut by a failed write is dropped and the log ended after the last
-	# whole line, so the sealed run still verifies.
-	for after in 300 3000; do
+	# whole line, so the sealed run still verifies. The sizes around 3000 put the disk's end
+	# inside, and just after, the three bytes that end the frame.
+	for after in 300 3000 3001 3002 3003; do
 		dir=$(ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD="$T/faultfs.so" \
 			NS_FAULT_PATH="/jobs/a/events.jsonl.zst" NS_FAULT_AFTER=$after \
 			"$NS" run "$T/sw/m.yaml" --out "$T/sw/runs" 2>"$T/sw/err"); rc=$?

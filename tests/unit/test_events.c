@@ -78,25 +78,36 @@ int main(void)
 	ok(strstr(b.data, "[secret:QUOTE]") != NULL, "placeholder for the escaped secret");
 	buffree(&b);
 
-	/* A log whose writer died: every flushed line is readable, the end is marked truncated. */
+	/* A log whose writer died between lines: the file is an ended frame with every line. */
 	char *cut = pathjoin(dir, "cut.jsonl.zst");
 	ok(evopen(&l, cut, NULL, &e) == 0, "evopen cut");
+	struct stat st0;
+	ok(stat(cut, &st0) == 0 && st0.st_size > 0, "a log with no line yet is already a frame");
+	char *t0 = xasprintf("zstd -tq %s", cut);
+	ok(system(t0) == 0, "stock zstd accepts the log before its first line");
+	free(t0);
 	for (int i = 0; i < 10; i++)
 		evadd(l, "test", cJSON_CreateObject(), &e);
-	/* Simulate SIGKILL: leave without ending the frame. */
-	char *copy = xasprintf("cp %s %s.copy", cut, cut);
-	ok(system(copy) == 0, "copy");
+	/* Simulate SIGKILL: copy the file while the writer still holds it. */
+	char *copy = xasprintf("cp %s %s.copy && zstd -tq %s.copy", cut, cut, cut);
+	ok(system(copy) == 0, "a log left between lines is accepted by stock zstd");
 	free(copy);
 	evclose(l, &e);
 	char *cutcopy = xasprintf("%s.copy", cut);
-	ok(readchain(cutcopy, &chain, &trunc) == 10, "all 10 flushed lines of an unfinished frame read");
+	ok(readchain(cutcopy, &chain, &trunc) == 10, "all 10 lines of a log left between lines read");
+	ok(chain && !trunc, "chain intact, the frame ended");
+	/* Killed inside a write: the frame's end is missing; the whole lines still read. */
+	struct stat stc;
+	ok(stat(cutcopy, &stc) == 0 && truncate(cutcopy, stc.st_size - 2) == 0, "cut the last block");
+	ok(readchain(cutcopy, &chain, &trunc) == 10, "all 10 lines of a frame cut short read");
 	ok(chain && trunc, "chain intact and the unfinished frame reported");
 	free(cutcopy);
 
 	/* A write that fails midway (a full disk, here a file size limit): the partial line is
 	 * cut off again and the frame ended after the last whole line; nothing more is written. */
-	for (int lines = 0; lines <= 3; lines += 3) {
-		char *full = xasprintf("%s/full%d.jsonl.zst", dir, lines);
+	for (int k = 0; k < 24; k++) {
+		int lines = k % 2 ? 3 : 0, room = k / 2; /* the disk fills room bytes past the frame */
+		char *full = xasprintf("%s/full%d.jsonl.zst", dir, k);
 		ok(evopen(&l, full, NULL, &e) == 0, "evopen full");
 		int added = 0;
 		for (int i = 0; i < lines; i++)
@@ -106,11 +117,11 @@ int main(void)
 		struct rlimit old, lim;
 		getrlimit(RLIMIT_FSIZE, &old);
 		lim = old;
-		lim.rlim_cur = (rlim_t)st.st_size + 10;
+		lim.rlim_cur = (rlim_t)st.st_size + room;
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &lim);
 		cJSON *big = cJSON_CreateObject();
-		cJSON_AddStringToObject(big, "text", "a line longer than the ten bytes the limit leaves for it");
+		cJSON_AddStringToObject(big, "text", "a line longer than the few bytes the limit leaves for it");
 		int rc = evadd(l, "test", big, &e);
 		setrlimit(RLIMIT_FSIZE, &old);
 		ok(rc < 0 && strstr(e.msg, "write event log"), "a failed write is an error: %s", e.msg);
@@ -118,7 +129,7 @@ int main(void)
 		ok(evcount(l) == added, "the count is of whole lines (%d)", added);
 		ok(evclose(l, &e) == 0, "close after a failed write: %s", e.msg);
 		ok(readchain(full, &chain, &trunc) == lines && chain && !trunc,
-		   "%d whole lines read back, chain intact, the frame ended", lines);
+		   "%d whole lines read back, chain intact, the frame ended (disk full %d bytes on)", lines, room);
 		char *t = xasprintf("zstd -tq %s", full);
 		ok(system(t) == 0, "stock zstd accepts the log");
 		free(t);
