@@ -85,6 +85,9 @@ struct part {
 	size_t left;
 	struct strv skipped;
 	int finetime;
+	struct strv watched; /* directories read, each with its watch in wds */
+	int *wds;
+	struct strv kept;    /* directories not read again: the change feed vouches for them */
 };
 
 static void add(struct part *p, const char *path, size_t len, const struct stat *st)
@@ -113,6 +116,7 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 	x->ino = st->st_ino;
 	x->dev = st->st_dev;
 	x->link = -1;
+	x->wd = -1;
 	if (st->st_mtim.tv_nsec || st->st_ctim.tv_nsec)
 		p->finetime = 1;
 }
@@ -122,6 +126,9 @@ struct dirjob {
 	char *path; /* "" for the root */
 	int depth;
 	int fd;     /* opened already through its parent, or -1 */
+	int fresh;  /* 1: new since the last scan, read all below; 0: read again because the change
+	               feed said so: its entry is refreshed, and only subdirectories it does not
+	               vouch for are read */
 };
 
 /* The shared state of the walking threads: a stack of directories to read. */
@@ -133,7 +140,9 @@ struct walker {
 	int busy, failed;
 	int fds; /* queued jobs holding an open directory */
 	int rootfd;
+	dev_t rootdev;
 	const struct scanopt *o;
+	const struct scan *prev; /* scanagain: the scan before */
 	struct err err;
 };
 
@@ -149,12 +158,28 @@ struct worker {
 	char *dbuf; /* getdents64 records */
 };
 
+/* A subdirectory found again where the last scan had it, same inode, under a watch still live:
+ * nothing below it changed but what the feed reports, so it is not read; x takes its watch. */
+static int vouched(struct walker *w, const char *path, size_t len, const struct stat *st, struct sent *x)
+{
+	ssize_t i = scanfind(w->prev, path, len);
+	if (i < 0)
+		return 0;
+	const struct sent *old = &w->prev->v[i];
+	if (!S_ISDIR(old->mode) || old->ino != st->st_ino || old->dev != st->st_dev ||
+	    !watchlive(w->o->watch, old->wd, path, st->st_ino))
+		return 0;
+	x->wd = old->wd;
+	return 1;
+}
+
 /* Read one directory into k's part; its subdirectories go to *subs. getdents64 rather than readdir:
  * fdopendir's checks cost three system calls a directory. */
 static int readone(struct worker *k, const struct dirjob *j, struct dirjob **subs, size_t *nsubs, size_t *capsubs,
                    struct err *e)
 {
 	struct walker *w = k->w;
+	struct watch *feed = w->o->watch;
 	int fd = j->fd;
 	if (fd >= 0)
 		__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
@@ -162,8 +187,26 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		fd = openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY);
 	else
 		fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || (!j->fresh && (errno == ENOTDIR || errno == ELOOP))))
+		return 0; /* gone since it was listed, or replaced: its parent is read again too */
 	if (fd < 0)
-		return errno == ENOENT ? 0 : errf(e, "open %s:", j->path[0] ? j->path : "workspace");
+		return errf(e, "open %s:", j->path[0] ? j->path : "workspace");
+	if (feed) {
+		/* Watched before it is read: a change from now on is reported. Read again, its own
+		 * entry is refreshed too (its times change with its entries; its parent may be quiet). */
+		struct stat st;
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return errf(e, "stat %s:", j->path[0] ? j->path : "workspace");
+		}
+		if (st.st_dev != w->rootdev)
+			watchlose(feed); /* a mount inside the tree: the feed cannot vouch for it */
+		strvadd(&k->p.watched, j->path);
+		k->p.wds = xrealloc(k->p.wds, k->p.watched.n * sizeof *k->p.wds);
+		k->p.wds[k->p.watched.n - 1] = watchadd(feed, fd, j->path, st.st_ino);
+		if (!j->fresh && j->path[0])
+			add(&k->p, j->path, strlen(j->path), &st);
+	}
 	struct buf *path = &k->path;
 	path->len = 0;
 	bufputs(path, j->path);
@@ -205,6 +248,10 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			add(&k->p, path->data, path->len, &st);
 			if (!S_ISDIR(st.st_mode))
 				continue;
+			if (!j->fresh && vouched(w, path->data, path->len, &st, &k->p.v[k->p.n - 1])) {
+				strvadd(&k->p.kept, path->data);
+				continue;
+			}
 			if (j->depth + 1 >= MAXDEPTH) {
 				rc = errf(e, "%s: directories nest deeper than %d levels", path->data, MAXDEPTH);
 				break;
@@ -219,7 +266,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 				sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sfd < 0)
 				__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
-			(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd};
+			(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd, 1};
 		}
 		if (rc)
 			break;
@@ -286,6 +333,9 @@ static void partfree(struct part *p)
 	free(p->blocks);
 	free(p->v);
 	strvfree(&p->skipped);
+	strvfree(&p->watched);
+	free(p->wds);
+	strvfree(&p->kept);
 }
 
 static int bystring(const void *a, const void *b)
@@ -327,26 +377,40 @@ static void hardlinks(struct scan *s)
 	free(v);
 }
 
-int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
+/* What the walk found beside the entries. */
+struct found {
+	struct strv skipped, watched, kept;
+	int *wds;
+};
+
+static void foundfree(struct found *f)
 {
-	memset(s, 0, sizeof *s);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	s->start = ns(now);
-	int n = o->threads;
+	strvfree(&f->skipped);
+	strvfree(&f->watched);
+	strvfree(&f->kept);
+	free(f->wds);
+}
+
+/* Read the directories of seeds (taken) and all they lead to, in parallel, into s: sorted by
+ * path, each path once. */
+static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t nseeds, struct found *f,
+                struct err *e)
+{
+	memset(f, 0, sizeof *f);
+	int n = w->o->threads;
 	if (n <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		n = c < 1 ? 1 : c > 4 ? 4 : (int)c;
 	}
-	struct walker w = {.rootfd = rootfd, .o = o};
-	pthread_mutex_init(&w.mu, NULL);
-	pthread_cond_init(&w.cv, NULL);
-	w.qcap = 256;
-	w.q = xmalloc(w.qcap * sizeof *w.q);
-	w.q[w.qn++] = (struct dirjob){xstrdup(""), 0, -1};
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->qcap = nseeds > 256 ? nseeds : 256;
+	w->q = xmalloc(w->qcap * sizeof *w->q);
+	memcpy(w->q, seeds, nseeds * sizeof *seeds);
+	w->qn = nseeds;
 	struct worker *k = xcalloc(n, sizeof *k);
 	for (int i = 0; i < n; i++) {
-		k[i].w = &w;
+		k[i].w = w;
 		k[i].dbuf = xmalloc(DBUF);
 		if (i > 0)
 			k[i].started = pthread_create(&k[i].t, NULL, work, &k[i]) == 0;
@@ -359,16 +423,16 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 		free(k[i].dbuf);
 		buffree(&k[i].path);
 	}
-	for (size_t i = 0; i < w.qn; i++) {
-		if (w.q[i].fd >= 0)
-			close(w.q[i].fd);
-		free(w.q[i].path);
+	for (size_t i = 0; i < w->qn; i++) {
+		if (w->q[i].fd >= 0)
+			close(w->q[i].fd);
+		free(w->q[i].path);
 	}
-	free(w.q);
-	pthread_mutex_destroy(&w.mu);
-	pthread_cond_destroy(&w.cv);
-	if (w.failed) {
-		*e = w.err;
+	free(w->q);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	if (w->failed) {
+		*e = w->err;
 		for (int i = 0; i < n; i++)
 			partfree(&k[i].p);
 		free(k);
@@ -379,12 +443,17 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 		total += k[i].p.n;
 	s->v = xmalloc((total + 1) * sizeof *s->v);
 	size_t *at = xcalloc(n, sizeof *at);
-	while (s->n < total) {
+	for (;;) {
 		int best = -1;
 		for (int i = 0; i < n; i++)
 			if (at[i] < k[i].p.n && (best < 0 || strcmp(k[i].p.v[at[i]].path, k[best].p.v[at[best]].path) < 0))
 				best = i;
-		s->v[s->n++] = k[best].p.v[at[best]++];
+		if (best < 0)
+			break;
+		const struct sent *x = &k[best].p.v[at[best]++];
+		/* Read again, a directory is found both by itself and by its parent: once is enough. */
+		if (!s->n || strcmp(s->v[s->n - 1].path, x->path) != 0)
+			s->v[s->n++] = *x;
 	}
 	free(at);
 	for (int i = 0; i < n; i++) {
@@ -394,20 +463,263 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 			memcpy(s->blocks + s->nblocks, p->blocks, p->nblocks * sizeof *p->blocks);
 		s->nblocks += p->nblocks;
 		for (size_t j = 0; j < p->skipped.n; j++)
-			strvadd(&s->skipped, p->skipped.v[j]);
+			strvadd(&f->skipped, p->skipped.v[j]);
+		for (size_t j = 0; j < p->kept.n; j++)
+			strvadd(&f->kept, p->kept.v[j]);
+		if (p->watched.n) {
+			f->wds = xrealloc(f->wds, (f->watched.n + p->watched.n) * sizeof *f->wds);
+			memcpy(f->wds + f->watched.n, p->wds, p->watched.n * sizeof *p->wds);
+			for (size_t j = 0; j < p->watched.n; j++)
+				strvadd(&f->watched, p->watched.v[j]);
+		}
 		s->finetime |= p->finetime;
 		free(p->v);
 		free(p->blocks);
-		strvfree(&p->skipped);
+		p->v = NULL, p->blocks = NULL, p->nblocks = 0;
+		partfree(p);
 	}
 	free(k);
+	return 0;
+}
+
+/* The totals, hard links, skipped list (sorted, each once) and watches of a finished scan. */
+static void finish(struct scan *s, struct found *f)
+{
 	s->cap = s->n;
-	if (s->skipped.n)
-		qsort(s->skipped.v, s->skipped.n, sizeof *s->skipped.v, bystring);
+	struct strv *sk = &f->skipped;
+	if (sk->n)
+		qsort(sk->v, sk->n, sizeof *sk->v, bystring);
+	for (size_t i = 0; i < sk->n; i++)
+		if (i == 0 || strcmp(sk->v[i], sk->v[i - 1]) != 0)
+			strvadd(&s->skipped, sk->v[i]);
 	hardlinks(s);
+	s->bytes = 0;
 	for (size_t i = 0; i < s->n; i++)
 		if (S_ISREG(s->v[i].mode) && (s->v[i].link < 0 || s->v[i].link == (int32_t)i))
 			s->bytes += s->v[i].size;
+	for (size_t i = 0; i < f->watched.n; i++) {
+		const char *p = f->watched.v[i];
+		ssize_t j = *p ? scanfind(s, p, strlen(p)) : -1;
+		if (!*p)
+			s->rootwd = f->wds[i];
+		else if (j >= 0)
+			s->v[j].wd = f->wds[i];
+	}
+}
+
+static int64_t nowns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return ns(now);
+}
+
+/* Set up a walker; with a change feed, the root's device bounds what it vouches for. */
+static int walkerinit(struct walker *w, int rootfd, const struct scanopt *o, struct err *e)
+{
+	memset(w, 0, sizeof *w);
+	w->rootfd = rootfd;
+	w->o = o;
+	struct stat st;
+	if (o->watch && fstat(rootfd, &st) < 0)
+		return errf(e, "stat workspace:");
+	w->rootdev = o->watch ? st.st_dev : 0;
+	return 0;
+}
+
+int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
+{
+	memset(s, 0, sizeof *s);
+	s->rootwd = -1;
+	s->start = nowns();
+	struct walker w;
+	if (walkerinit(&w, rootfd, o, e) < 0)
+		return -1;
+	struct dirjob root = {xstrdup(""), 0, -1, 1};
+	struct found f;
+	if (walk(s, &w, &root, 1, &f, e) < 0) {
+		foundfree(&f);
+		return -1;
+	}
+	finish(s, &f);
+	foundfree(&f);
+	return 0;
+}
+
+/* The entries of s under the directory path (all of s for ""): [*lo, *hi). */
+static void below(const struct scan *s, const char *path, size_t *lo, size_t *hi)
+{
+	size_t len = strlen(path);
+	if (!len) {
+		*lo = 0, *hi = s->n;
+		return;
+	}
+	size_t a = 0, b = s->n;
+	while (a < b) { /* the first entry not before "path/" */
+		size_t mid = a + (b - a) / 2;
+		const char *p = s->v[mid].path;
+		int c = strncmp(p, path, len);
+		if (c == 0)
+			c = p[len] == 0 ? -1 : (unsigned char)p[len] < '/' ? -1 : (unsigned char)p[len] > '/' ? 1 : 0;
+		if (c < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	while (b < s->n && strncmp(s->v[b].path, path, len) == 0 && s->v[b].path[len] == '/')
+		b++;
+	*hi = b;
+}
+
+static int instrv(const struct strv *v, const char *s)
+{
+	size_t a = 0, b = v->n;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		int c = strcmp(v->v[mid], s);
+		if (c == 0)
+			return 1;
+		if (c < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return 0;
+}
+
+/* The directory part of path, "" at the top. */
+static char *parentof(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return xstrndup(path, slash ? (size_t)(slash - path) : 0);
+}
+
+/* Copy entry x with its path into part p. */
+static void keep(struct part *p, const struct sent *x)
+{
+	struct stat st = {0};
+	add(p, x->path, strlen(x->path), &st);
+	struct sent *y = &p->v[p->n - 1];
+	const char *path = y->path;
+	*y = *x;
+	y->path = path;
+}
+
+int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
+              struct err *e)
+{
+	memset(s, 0, sizeof *s);
+	s->rootwd = prev->rootwd;
+	s->start = nowns();
+	struct walker w;
+	if (walkerinit(&w, rootfd, o, e) < 0)
+		return -1;
+	w.prev = prev;
+	/* Read again: what the feed names, and where a file with other links is (a change through
+	 * a link elsewhere is reported there, not here). */
+	struct strv dirs = {0};
+	for (size_t i = 0; i < dirty->n; i++)
+		strvadd(&dirs, dirty->v[i]);
+	for (size_t i = 0; i < prev->n; i++)
+		if (S_ISREG(prev->v[i].mode) && prev->v[i].nlink > 1) {
+			char *d = parentof(prev->v[i].path);
+			strvadd(&dirs, d);
+			free(d);
+		}
+	if (dirs.n)
+		qsort(dirs.v, dirs.n, sizeof *dirs.v, bystring);
+	struct strv uniq = {0};
+	for (size_t i = 0; i < dirs.n; i++)
+		if (i == 0 || strcmp(dirs.v[i], dirs.v[i - 1]) != 0)
+			strvadd(&uniq, dirs.v[i]);
+	strvfree(&dirs);
+	struct dirjob *seeds = xmalloc((uniq.n + 1) * sizeof *seeds);
+	for (size_t i = 0; i < uniq.n; i++)
+		seeds[i] = (struct dirjob){xstrdup(uniq.v[i]), 0, -1, 0};
+	struct scan fresh = {0};
+	struct found f;
+	int rc = walk(&fresh, &w, seeds, uniq.n, &f, e);
+	free(seeds);
+	if (rc < 0) {
+		foundfree(&f);
+		strvfree(&uniq);
+		scanfree(&fresh);
+		return -1;
+	}
+	if (f.kept.n)
+		qsort(f.kept.v, f.kept.n, sizeof *f.kept.v, bystring);
+	/* Of the last scan, left out: the entries of every directory read again, and all below
+	 * those of its subdirectories that were read whole or are gone. */
+	uint8_t *drop = xcalloc(prev->n + 1, 1);
+	struct strv gone = {0}; /* directories left out with all below them */
+	for (size_t d = 0; d < uniq.n; d++) {
+		size_t lo, hi, plen = strlen(uniq.v[d]);
+		below(prev, uniq.v[d], &lo, &hi);
+		for (size_t i = lo; i < hi; i++) {
+			const char *rest = prev->v[i].path + (plen ? plen + 1 : 0);
+			if (strchr(rest, '/'))
+				continue;
+			drop[i] = 1;
+			if (S_ISDIR(prev->v[i].mode) && !instrv(&f.kept, prev->v[i].path)) {
+				size_t a, b;
+				below(prev, prev->v[i].path, &a, &b);
+				memset(drop + a, 1, b - a);
+				strvadd(&gone, prev->v[i].path);
+			}
+		}
+	}
+	struct part kp = {0};
+	for (size_t i = 0; i < prev->n; i++)
+		if (!drop[i])
+			keep(&kp, &prev->v[i]);
+	free(drop);
+	/* Skipped entries of the last scan stay unless their directory, or one above it, was read
+	 * again or left out. */
+	if (gone.n)
+		qsort(gone.v, gone.n, sizeof *gone.v, bystring);
+	for (size_t i = 0; i < prev->skipped.n; i++) {
+		char *d = parentof(prev->skipped.v[i]);
+		int stays = !instrv(&uniq, d);
+		for (char *c = d; stays && *c;) {
+			stays = !instrv(&gone, d);
+			char *slash = strrchr(d, '/');
+			if (slash)
+				*slash = 0;
+			else
+				*c = 0;
+		}
+		if (stays)
+			strvadd(&f.skipped, prev->skipped.v[i]);
+		free(d);
+	}
+	strvfree(&gone);
+	strvfree(&uniq);
+	/* Merge: what was read now wins over what was kept. */
+	s->v = xmalloc((fresh.n + kp.n + 1) * sizeof *s->v);
+	size_t i = 0, j = 0;
+	while (i < fresh.n || j < kp.n) {
+		int c = i == fresh.n ? 1 : j == kp.n ? -1 : strcmp(fresh.v[i].path, kp.v[j].path);
+		if (c <= 0)
+			s->v[s->n++] = fresh.v[i++];
+		else
+			s->v[s->n++] = kp.v[j++];
+		if (c == 0)
+			j++;
+	}
+	s->finetime = prev->finetime | fresh.finetime;
+	s->blocks = xmalloc((fresh.nblocks + kp.nblocks + 1) * sizeof *s->blocks);
+	memcpy(s->blocks, fresh.blocks, fresh.nblocks * sizeof *s->blocks);
+	if (kp.nblocks)
+		memcpy(s->blocks + fresh.nblocks, kp.blocks, kp.nblocks * sizeof *s->blocks);
+	s->nblocks = fresh.nblocks + kp.nblocks;
+	free(fresh.v);
+	free(fresh.blocks);
+	free(kp.v);
+	free(kp.blocks);
+	strvfree(&kp.skipped);
+	finish(s, &f);
+	foundfree(&f);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "../util/util.h"
+#include "watch.h"
 
 struct sent {
 	const char *path; /* relative to the root, no "./"; points into the scan's blocks */
@@ -16,6 +17,7 @@ struct sent {
 	uint64_t ino, dev;
 	int32_t link;     /* regular files with nlink > 1: index of the first path of the same inode
 	                     (its own index when it is the first); -1 otherwise */
+	int32_t wd;       /* directories: the change feed's watch on it, or -1 */
 	uint8_t hashed;   /* hash holds the SHA-256 of the content last put in a layer */
 	uint8_t hash[32]; /* file data, or the link target of a symlink */
 };
@@ -28,6 +30,7 @@ struct scan {
 	int64_t start;    /* CLOCK_REALTIME in ns when the walk began */
 	int64_t bytes;    /* bytes of regular files, each inode once */
 	int finetime;     /* some timestamp had a fraction of a second (a fine-grained filesystem) */
+	int rootwd;       /* the change feed's watch on the root, or -1 */
 	struct strv skipped; /* sockets, fifos and devices left out, sorted */
 };
 
@@ -38,10 +41,16 @@ struct scanopt {
 	int haveskip;               /* leave out the directory with this device and inode (the run's own) */
 	dev_t skipdev;
 	ino_t skipino;
+	struct watch *watch;        /* the change feed: every directory read is watched (may be NULL) */
 };
 
 /* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel. */
 int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e);
+/* Scan again from prev, the last scan with the same options, reading only the directories in
+ * dirty (sorted; from the change feed) and any directory below them that the feed does not vouch
+ * for; the result is what scanrun would give. */
+int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
+              struct err *e);
 /* The index of the entry for path[0..len) in s, or -1. */
 ssize_t scanfind(const struct scan *s, const char *path, size_t len);
 /* Free what s holds and zero it. */

@@ -9,7 +9,9 @@
  *
  * Change is found from the previous scan's stat fields, as git does: size, mtime, ctime, inode
  * and mode. An entry whose ctime was not older than that scan by the filesystem's timestamp
- * granularity ("racy") was hashed when it went into the layer, and is compared by content. */
+ * granularity ("racy") was hashed when it went into the layer, and is compared by content.
+ * With the change feed (snapfeed, watch.c) only the directories it names are read again; the
+ * rest of the last scan is taken as it was. */
 #include <errno.h>
 #include <locale.h>
 #include <pthread.h>
@@ -41,6 +43,7 @@ struct snap {
 	struct scanopt opt;
 	struct scan prev; /* the scan the last numbered layer was cut from */
 	int haveprev;
+	struct watch *watch; /* the change feed, when trusted (snapfeed) */
 	char *buf;
 };
 
@@ -416,16 +419,40 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	memset(info, 0, sizeof *info);
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return errc(e, 2, "snapshot: bad layer name '%s'", name);
+	/* A numbered layer with the change feed reads again only what it reports since the last;
+	 * "end" (not kept) scans everything and leaves the feed's news for the next. */
 	struct scan nw;
-	if (scanrun(&nw, s->rootfd, &s->opt, e) < 0)
+	struct scanopt opt = s->opt;
+	int src;
+	opt.watch = keep ? s->watch : NULL;
+	if (opt.watch && s->haveprev && watchread(opt.watch, 0) == 0) {
+		struct strv dirty = {0};
+		watchdirty(opt.watch, &dirty);
+		src = scanagain(&nw, s->rootfd, &opt, &s->prev, &dirty, e);
+		strvfree(&dirty);
+	} else {
+		if (opt.watch) {
+			watchread(opt.watch, 0);
+			watchreset(opt.watch);
+		}
+		src = scanrun(&nw, s->rootfd, &opt, e);
+	}
+	if (src < 0) {
+		if (opt.watch)
+			watchlose(opt.watch);
 		return errctx(e, "snapshot %s", name);
+	}
 	if (s->max_size > 0 && nw.bytes > s->max_size) {
+		if (opt.watch)
+			watchlose(opt.watch);
 		scanfree(&nw);
 		return errf(e, "snapshot %s: workspace is %lld bytes, over snapshot.max_size %lld", name,
 		            (long long)nw.bytes, (long long)s->max_size);
 	}
 	struct plan p = {0};
 	if (!full && plan(s, &nw, &p, e) < 0) {
+		if (opt.watch)
+			watchlose(opt.watch);
 		planfree(&p);
 		scanfree(&nw);
 		return errctx(e, "snapshot %s", name);
@@ -436,9 +463,13 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	int rc = layeropen(&l, tmp, s->level, s->threads, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
 		rc = header(&l, p.wh.v[i] + 1, S_IFREG, 0, 0, NULL, NULL, p.wh.v[i][0] == 'o' ? "opaque" : "file", e);
-	for (size_t i = 0; rc == 0 && i < nw.n; i++)
-		if (full || p.emit[i])
+	for (size_t i = 0, put = 0; rc == 0 && i < nw.n; i++)
+		if (full || p.emit[i]) {
 			rc = putentry(s, &l, &nw, i, keep, e);
+			/* Each file read is an open in the feed's queue: drop them before it overflows. */
+			if (opt.watch && ++put % 4096 == 0)
+				watchread(opt.watch, 1);
+		}
 	if (rc == 0 && archive_write_close(l.a) != ARCHIVE_OK)
 		rc = layererr(&l, "tar", e);
 	if (rc == 0) {
@@ -470,7 +501,12 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		scanfree(&s->prev);
 		s->prev = nw;
 		s->haveprev = 1;
+		/* What happened meanwhile counts next time, but for the opens of the files just read. */
+		if (opt.watch)
+			watchread(opt.watch, 1);
 	} else {
+		if (opt.watch)
+			watchlose(opt.watch);
 		scanfree(&nw);
 	}
 	return rc;
@@ -550,10 +586,18 @@ int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err
 	return rc;
 }
 
+int snapfeed(struct snap *s)
+{
+	if (!s->watch)
+		s->watch = watchopen(s->rootfd);
+	return s->watch != NULL;
+}
+
 void snapclose(struct snap *s)
 {
 	if (!s)
 		return;
+	watchclose(s->watch);
 	close(s->rootfd);
 	scanfree(&s->prev);
 	strvfree(&s->exclude);

@@ -21,6 +21,10 @@ struct snap;
 
 /* Start snapshotting workspace into dir (the run's snapshots/ folder). */
 int snapopen(struct snap **s, const char *workspace, const struct snapconf *c, const char *dir, struct err *e);
+/* Let the kernel's change feed say which directories to read again for the next layers, not a
+ * stat of every entry. Only when no process a step starts outlives the step (the namespace
+ * backend). Returns 1 when the feed is on, 0 when this kernel or filesystem has none. */
+int snapfeed(struct snap *s);
 /* Write layer dir/NAME.tar.zst: full the first time, else only what changed since the last. */
 int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
 /* Write dir/NAME.tar.zst as a full tar of the workspace now (for end). */

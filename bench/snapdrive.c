@@ -1,8 +1,9 @@
 /* snapdrive: drives artifacts/snapshot for bench/snapshot.sh and tests/e2e/snapshot.sh.
  *
- *   snapdrive steps WS RUN [--level L] [--threads T] [--exclude GLOB]... [-- CMD...]
+ *   snapdrive steps WS RUN [--level L] [--threads T] [--exclude GLOB]... [--feed] [-- CMD...]
  *       layer 0001 before CMD 1, 0002 before CMD 2, ..., one more after the last, then end;
- *       each CMD runs with `sh -c` in WS; writes RUN/SHA256SUMS; one line per layer on stdout.
+ *       each CMD runs with `sh -c` in WS; writes RUN/SHA256SUMS; one line per layer on stdout;
+ *       --feed: the change feed on, as for the namespace backend (snapfeed).
  *   snapdrive restore RUN N|end DIR [--force]
  *       snaprestore(); prints the time taken.
  * Both print "rss_kb N" (peak resident set) last. Built by the scripts against libnightshift.a. */
@@ -52,8 +53,12 @@ static int steps(int argc, char **argv)
 		return 2;
 	const char *ws = argv[2], *run = argv[3];
 	struct snapconf c = {.level = 3, .threads = 0};
-	int i = 4;
+	int i = 4, feed = 0;
 	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--feed") == 0) {
+			feed = 1;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return 2;
 		if (strcmp(argv[i], "--level") == 0)
@@ -74,6 +79,8 @@ static int steps(int argc, char **argv)
 		fprintf(stderr, "snapdrive: %s\n", e.msg);
 		return 1;
 	}
+	if (feed && !snapfeed(s))
+		fprintf(stderr, "snapdrive: no change feed here (inotify, or a filesystem it cannot vouch for)\n");
 	char *sumpath = xasprintf("%s/SHA256SUMS", run);
 	FILE *sums = fopen(sumpath, "w");
 	int rc = sums ? 0 : -1;

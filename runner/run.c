@@ -246,6 +246,19 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	return 1;
 }
 
+/* Whether every step runs in the namespace sandbox, where no process outlives its step: then the
+ * snapshots may take the kernel's change feed's word for what changed. */
+static int onlynamespace(const struct manifest *m)
+{
+	for (size_t i = 0; i < m->nworkers; i++)
+		if (m->workers[i].sandbox.backend != BACKEND_NAMESPACE)
+			return 0;
+	for (size_t i = 0; i < m->njobs; i++)
+		if (m->jobs[i].sandbox.backend != BACKEND_NAMESPACE)
+			return 0;
+	return 1;
+}
+
 /* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
 static int schedule(struct runstate *rs, const struct runopts *o, const size_t *ord, size_t n,
                     struct jobresult *res, const int *taken, struct err *e)
@@ -427,6 +440,8 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	int src = snapopen(&rs.snap, m->workspace, &sconf, snapdir, e);
 	strvfree(&sconf.exclude);
 	free(snapdir);
+	if (src == 0 && onlynamespace(m))
+		snapfeed(rs.snap);
 	if (src < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
 	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
