@@ -4,6 +4,8 @@
 #   full snapshot           vs  tar -cf - . | zstd -1 -T1        (equal settings: level 1, 1 thread)
 #   unchanged tree          vs  our full snapshot                 (target <= 0.03x)
 #   after changing 10 files vs  our full snapshot
+#     (both with the change feed, as runs on the namespace backend have it, and with the stat
+#      scan alone, as runs with a docker or none step have it)
 #   restore of the last step (layers 0001..0003)  vs  tar -xf of a full tar   (target <= 1.5x)
 #   peak RSS of the driver                                         (target <= 64 MB)
 # plus the manifest's default settings (level 3, threads 0) against tar | zstd -3 -T0.
@@ -51,20 +53,28 @@ change10='find usr/include -name "*.h" | LC_ALL=C sort | head -n 10 | while read
 
 # Each round runs ours and the peer's back to back, so both see the same machine; best of the rounds.
 tar -cf "$tmp/peer.tar" -C "$tree" .
-peerfull="" peerdef="" peerx="" peerzx="" full="" unch="" ch10="" ours_x="" def="" defunch=""
+peerfull="" peerdef="" peerx="" peerzx="" full="" unch="" ch10="" ours_x="" def="" defunch="" sunch="" sch10=""
 rss=0 rrss=0 drss=0 bytes=0 bytes0=0 bytes10=0 dbytes=0
 field() { awk -v k="$2" -v f="$3" '$2 == k { printf "%d", $f }' "$1"; }
+us() { awk -v k="$2" '$2 == k { printf "%d", $4 * 1000 }' "$1"; } # a layer's time in microseconds
 for i in $(seq "$reps"); do
 	sync
 	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -1 -T1 -q >"$tmp/peer.tar.zst"; peerfull=$(min "$peerfull" "$(ms "$t")")
 	rm -rf "$tmp/run"; sync
-	"$tmp/snapdrive" steps "$tree" "$tmp/run" --level 1 --threads 1 -- true "$change10" >"$tmp/out"
+	"$tmp/snapdrive" steps "$tree" "$tmp/run" --level 1 --threads 1 --feed -- true "$change10" >"$tmp/out"
 	full=$(min "$full" "$(field "$tmp/out" 0001 4)")
-	unch=$(min "$unch" "$(field "$tmp/out" 0002 4)")
-	ch10=$(min "$ch10" "$(field "$tmp/out" 0003 4)")
+	unch=$(min "$unch" "$(us "$tmp/out" 0002)")
+	ch10=$(min "$ch10" "$(us "$tmp/out" 0003)")
 	bytes=$(field "$tmp/out" 0001 6) bytes0=$(field "$tmp/out" 0002 6) bytes10=$(field "$tmp/out" 0003 6)
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/out"); [ "$r" -gt "$rss" ] && rss=$r
 	grep -q 'layer 0003 .* changed 10 ' "$tmp/out" || echo "note: layer 0003 did not see exactly 10 changed files: $(grep 0003 "$tmp/out")"
+	# The same without the change feed: every entry stat'ed.
+	rm -rf "$tmp/runs"; sync
+	"$tmp/snapdrive" steps "$tree" "$tmp/runs" --level 1 --threads 1 -- true "$change10" >"$tmp/sout"
+	sunch=$(min "$sunch" "$(us "$tmp/sout" 0002)")
+	sch10=$(min "$sch10" "$(us "$tmp/sout" 0003)")
+	grep -q 'layer 0003 .* changed 10 ' "$tmp/sout" || echo "note: stat scan: layer 0003 did not see exactly 10 changed files"
+	rm -rf "$tmp/runs"
 
 	# Fresh targets, removed only at the end: ext4 makes creating files right after deleting
 	# thousands slow (it skips recently deleted inodes), which would swamp both figures.
@@ -80,9 +90,9 @@ for i in $(seq "$reps"); do
 	sync
 	t=$(date +%s%N); tar -cf - -C "$tree" . | zstd -3 -T0 -q >"$tmp/peer3.tar.zst"; peerdef=$(min "$peerdef" "$(ms "$t")")
 	rm -rf "$tmp/rund"; sync
-	"$tmp/snapdrive" steps "$tree" "$tmp/rund" -- true >"$tmp/dout"
+	"$tmp/snapdrive" steps "$tree" "$tmp/rund" --feed -- true >"$tmp/dout"
 	def=$(min "$def" "$(field "$tmp/dout" 0001 4)")
-	defunch=$(min "$defunch" "$(field "$tmp/dout" 0002 4)")
+	defunch=$(min "$defunch" "$(us "$tmp/dout" 0002)")
 	dbytes=$(field "$tmp/dout" 0001 6)
 	r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/dout"); [ "$r" -gt "$drss" ] && drss=$r
 done
@@ -92,12 +102,15 @@ psize=$(stat -c %s "$tmp/peer.tar.zst")
 p3size=$(stat -c %s "$tmp/peer3.tar.zst")
 printf '%-44s %8s %8s %8s  %s\n' "" "ours ms" "peer ms" "ratio" "target"
 printf '%-44s %8d %8d %8s  %s\n' "full, level 1, 1 thread (vs tar|zstd -1 -T1)" "$full" "$peerfull" "$(ratio "$full" "$peerfull")" "<= 1.0"
-printf '%-44s %8d %8d %8s  %s\n' "unchanged tree (vs our full)" "$unch" "$full" "$(ratio "$unch" "$full")" "<= 0.03"
-printf '%-44s %8d %8d %8s\n' "after changing 10 files (vs our full)" "$ch10" "$full" "$(ratio "$ch10" "$full")"
+row() { awk -v l="$1" -v a="$2" -v b="$3" -v t="$4" 'BEGIN { printf "%-44s %8.1f %8d %8.4f  %s\n", l, a / 1000, b, a / 1000 / b, t }'; }
+row "unchanged tree (vs our full)" "$unch" "$full" "<= 0.03"
+row "after changing 10 files (vs our full)" "$ch10" "$full" ""
+row "unchanged, no change feed (vs our full)" "$sunch" "$full" ""
+row "10 changed, no change feed (vs our full)" "$sch10" "$full" ""
 printf '%-44s %8d %8d %8s  %s\n' "restore step 3 (vs tar -xf full.tar)" "$ours_x" "$peerx" "$(ratio "$ours_x" "$peerx")" "<= 1.5"
 printf '%-44s %8d %8d %8s\n' "restore step 3 (vs tar --zstd -xf)" "$ours_x" "$peerzx" "$(ratio "$ours_x" "$peerzx")"
 printf '%-44s %8d %8d %8s\n' "full, defaults: level 3, threads 0 (vs -3 -T0)" "$def" "$peerdef" "$(ratio "$def" "$peerdef")"
-printf '%-44s %8d %8d %8s\n' "unchanged, defaults (vs our full)" "$defunch" "$def" "$(ratio "$defunch" "$def")"
+row "unchanged, defaults (vs our full)" "$defunch" "$def" ""
 echo "sizes: full layer $bytes bytes (peer $psize), unchanged layer $bytes0, 10 changed files $bytes10;" \
 	"defaults $dbytes (peer -3: $p3size)"
 echo "peak RSS: snapshots $((rss / 1024)) MB, restore $((rrss / 1024)) MB, defaults $((drss / 1024)) MB (target <= 64 MB);" \
