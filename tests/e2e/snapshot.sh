@@ -100,6 +100,35 @@ check "same bytes with another thread count" cmp -s "$run/snapshots/0001.tar.zst
 # sha256sum -c agrees with the SHA256SUMS the layers were written with.
 check "sha256sum -c SHA256SUMS" bash -c "cd '$run' && sha256sum -c --quiet SHA256SUMS"
 
+# The same steps with the change feed on (as runs on the namespace backend have it), plus a
+# write through a shared mapping and a folder moved away, changed and moved back.
+fws=$T/fws
+cp -a "$T/copy" "$fws"
+rm -f "$fws/src/fifo"
+"$T/snapdrive" steps "$fws" "$T/frun" --level 3 --threads 2 --feed -- \
+	"printf 'changed\n' >> src/a.c && rm -rf rm-me && mv src/private src/moved && chmod 700 bin/run && cp -a . '$T/fbefore2'" \
+	"rm -rf src/deep && printf 'now a file\n' > src/deep && rm src/link-rel && mkdir src/link-rel && ln -s ../bin bin/up && cp -a . '$T/fbefore3'" \
+	"true" \
+	"python3 -c \"import mmap, os; f = os.open('src/a.c', os.O_RDWR); m = mmap.mmap(f, 0); m[0:1] = b'H'; m.flush(); m.close(); os.close(f)\" && cp -a . '$T/fbefore5'" \
+	"mv src away && printf 'while away\n' > away/new && printf 'x' >> away/moved && mv away src && cp -a . '$T/fbefore6'" \
+	>"$T/fsteps.out" 2>"$T/fsteps.err"
+if grep -q 'no change feed' "$T/fsteps.err"; then
+	skip "snapshots with the change feed" "$(cat "$T/fsteps.err")"
+else
+	check "snapdrive steps --feed" test -s "$T/frun/snapshots/end.tar.zst"
+	expect_grep "with the feed, an unchanged workspace gives an empty layer" 'layer 0004 .* added 0 changed 0 deleted 0 ' "$T/fsteps.out"
+	expect_grep "with the feed, the write through a mapping is in layer 0006" 'layer 0006 .* changed [1-9]' "$T/fsteps.out"
+	if [ -x "$NS" ]; then
+		for pair in "1:$T/copy" "2:$T/fbefore2" "3:$T/fbefore3" "4:$T/fbefore3" "5:$T/fbefore5" "6:$T/fbefore6" "end:$fws"; do
+			step=${pair%%:*} want=${pair#*:}
+			rm -f "$want/src/fifo"
+			"$NS" restore "$T/frun" --step "$step" --to "$T/fr.$step" 2>"$T/fr.$step.err"
+			expect_rc "with the feed: restore --step $step" 0 $?
+			expect_eq "with the feed: restore --step $step is the tree" "$(describe "$want")" "$(describe "$T/fr.$step")"
+		done
+	fi
+fi
+
 # nightshift restore: the trees before steps 1..3 and after the last, plus flags and codes.
 if [ ! -x "$NS" ]; then
 	skip "nightshift restore" "$NS is not built"
