@@ -430,6 +430,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		watchdirty(opt.watch, &dirty);
 		src = scanagain(&nw, s->rootfd, &opt, &s->prev, &dirty, e);
 		strvfree(&dirty);
+		info->feed = 1;
 	} else {
 		if (opt.watch) {
 			watchread(opt.watch, 0);

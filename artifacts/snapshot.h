@@ -11,6 +11,7 @@ struct snapinfo {
 	char sha256[65];    /* digest of the layer file */
 	int64_t bytes;      /* size of the layer file */
 	int full;           /* 1 for a full tar (the first layer, end) */
+	int feed;           /* 1 when the change feed said where to look, 0 when every entry was stat'ed */
 	size_t added, changed, deleted;
 	struct strv skipped; /* sockets, fifos, devices left out */
 	size_t entries;      /* entries in the workspace (files, directories, symlinks) */

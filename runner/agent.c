@@ -161,6 +161,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	cJSON_AddStringToObject(ev, "sha256", si.sha256);
 	cJSON_AddNumberToObject(ev, "bytes", (double)si.bytes);
 	cJSON_AddBoolToObject(ev, "full", si.full);
+	cJSON_AddStringToObject(ev, "scan", si.feed ? "feed" : "stat");
 	cJSON_AddNumberToObject(ev, "added", (double)si.added);
 	cJSON_AddNumberToObject(ev, "changed", (double)si.changed);
 	cJSON_AddNumberToObject(ev, "deleted", (double)si.deleted);
