@@ -35,14 +35,16 @@ static int writestr(const char *dir, const char *file, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+/* What a cgroupopen looks at, each file read once: /proc/self/cgroup and /proc/self/mountinfo. */
+struct where {
+	struct buf cgroups, mounts;
+};
+
 /* Our cgroup path in the v2 hierarchy (ctrl NULL) or in the v1 hierarchy holding ctrl. */
-static char *ownpath(const char *ctrl)
+static char *ownpath(const struct where *w, const char *ctrl)
 {
-	struct buf b = {0};
-	char *res = NULL;
-	if (readfile("/proc/self/cgroup", &b, NULL) < 0)
-		return NULL;
-	for (char *line = b.data, *next; line && *line; line = next) {
+	char *text = xstrdup(w->cgroups.data ? w->cgroups.data : ""), *res = NULL;
+	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
@@ -50,19 +52,19 @@ static char *ownpath(const char *ctrl)
 		if (!c2)
 			continue;
 		*c1 = *c2 = 0;
-		char *ctrls = c1 + 1, *path = c2 + 1;
+		char *ctrls = c1 + 1, *path = c2 + 1, *save = NULL;
 		if (!ctrl) {
 			if (strcmp(line, "0") == 0 && !*ctrls)
 				res = xstrdup(path);
 		} else {
-			for (char *t = strtok(ctrls, ","); t; t = strtok(NULL, ","))
+			for (char *t = strtok_r(ctrls, ",", &save); t; t = strtok_r(NULL, ",", &save))
 				if (strcmp(t, ctrl) == 0)
 					res = xstrdup(path);
 		}
 		if (res)
 			break;
 	}
-	buffree(&b);
+	free(text);
 	return res;
 }
 
@@ -82,16 +84,16 @@ static void unescape(char *s)
 }
 
 /* The directory of our own cgroup: the mount of fstype (holding ctrl for v1) joined with our path. */
-static char *owndir(const char *fstype, const char *ctrl)
+static char *owndir(const struct where *w, const char *fstype, const char *ctrl)
 {
-	struct buf b = {0};
-	char *own = ownpath(ctrl), *res = NULL;
-	if (!own || readfile("/proc/self/mountinfo", &b, NULL) < 0) {
+	char *own = ownpath(w, ctrl), *res = NULL;
+	if (!own || !w->mounts.data) {
 		free(own);
 		return NULL;
 	}
+	char *text = xstrdup(w->mounts.data);
 	/* The last matching mount wins: a later mount hides an earlier one at the same place. */
-	for (char *line = b.data, *next; line && *line; line = next) {
+	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
@@ -127,7 +129,7 @@ static char *owndir(const char *fstype, const char *ctrl)
 		free(res);
 		res = xasprintf("%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel);
 	}
-	buffree(&b);
+	free(text);
 	free(own);
 	return res;
 }
@@ -197,9 +199,9 @@ static void limitsv2(struct cgroup *cg, const char *s, unsigned want, int64_t me
 	}
 }
 
-static void openv2(struct cgroup *cg, unsigned want, int64_t memory, double cpus, int64_t pids)
+static void openv2(struct cgroup *cg, const struct where *w, unsigned want, int64_t memory, double cpus, int64_t pids)
 {
-	char *own = owndir("cgroup2", NULL), *rel = ownpath(NULL);
+	char *own = owndir(w, "cgroup2", NULL), *rel = ownpath(w, NULL);
 	if (!own || !rel) {
 		snprintf(cg->note, sizeof cg->note, "cgroup2: cannot find our cgroup");
 		goto out;
@@ -246,14 +248,14 @@ out:
 	free(rel);
 }
 
-static void openv1(struct cgroup *cg, unsigned want, int64_t memory, double cpus, int64_t pids)
+static void openv1(struct cgroup *cg, const struct where *w, unsigned want, int64_t memory, double cpus, int64_t pids)
 {
 	char *name = newname(), v[64];
 	int fail = 0;
 	for (int i = 0; i < 3; i++) {
 		if (!(want & (1u << i)))
 			continue;
-		char *own = owndir("cgroup", ctrlname[i]);
+		char *own = owndir(w, "cgroup", ctrlname[i]);
 		if (!own) {
 			fail = ENOENT;
 			continue;
@@ -313,12 +315,17 @@ void cgroupopen(struct cgroup *cg, int64_t memory, double cpus, int64_t pids)
 		return;
 	}
 	int v = version();
-	if (v == 2)
-		openv2(cg, want, memory, cpus, pids);
+	struct where w = {{0}, {0}};
+	if (v && (readfile("/proc/self/cgroup", &w.cgroups, NULL) < 0 || readfile("/proc/self/mountinfo", &w.mounts, NULL) < 0))
+		snprintf(cg->note, sizeof cg->note, "cgroup%d: cannot read /proc/self/cgroup and mountinfo", v);
+	else if (v == 2)
+		openv2(cg, &w, want, memory, cpus, pids);
 	else if (v == 1)
-		openv1(cg, want, memory, cpus, pids);
+		openv1(cg, &w, want, memory, cpus, pids);
 	else
 		snprintf(cg->note, sizeof cg->note, "no cgroup file system at /sys/fs/cgroup");
+	buffree(&w.cgroups);
+	buffree(&w.mounts);
 	if (cg->version) {
 		int n = snprintf(cg->note, sizeof cg->note, "cgroup%d", cg->version);
 		for (int i = 0; i < 3; i++)

@@ -1,13 +1,14 @@
 /* namespace: the built-in sandbox. Three processes:
      nightshift ──fork── helper: own process group, scrubs the inherited environment,
      unshare(user) and write the id maps (inside uid/gid 1000 = the invoking user outside),
-     unshare(mount, pid, net, ipc, uts), then ──clone, sharing its memory as vfork does──
-     init, pid 1 of the new pid namespace. Init says hello (nightshift learns its pid from
-     the socket credentials and moves it into the job's cgroup meanwhile), builds the root
-     file system (rootfs.c), enters a cgroup namespace, drops every capability, sets
-     no_new_privs and the seccomp filter, and serves steps over the socket. Each step is a
-     vfork-style child that starts a session, takes its pipes (passed by SCM_RIGHTS, read by
-     nightshift directly) and execs /bin/sh -c. When the shell ends, or nightshift asks
+     unshare(mount, pid, net, ipc, uts), takes in the cgroup that nightshift made meanwhile
+     (M_CGROUP: its version, directories and their folders), then ──clone, sharing its
+     memory as vfork does── init, pid 1 of the new pid namespace. Init says hello
+     (nightshift learns its pid from the socket credentials and moves it into the job's
+     cgroup meanwhile), builds the root file system (rootfs.c), enters a cgroup namespace,
+     drops every capability, sets no_new_privs and the seccomp filter, and serves steps
+     over the socket. Each step is a vfork-style child that starts a session, takes its
+     pipes (passed by SCM_RIGHTS, read by nightshift directly) and execs /bin/sh -c. When the shell ends, or nightshift asks
      because time is up, init kills every other process of the namespace (kill(-1) from
      pid 1 reaches exactly them, even those that left the session) and reaps them before it
      answers. On close init clears the namespace, answers and exits; the helper then removes
@@ -45,7 +46,7 @@
 #define INSIDE_ID 1000
 #define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
 
-enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR };
+enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR, M_CGROUP };
 enum { S_USERNS = 1, S_MAP, S_SETUP, S_STEP };
 
 /* Every message on the control socket starts with this; len bytes follow (command or error text). */
@@ -56,7 +57,10 @@ struct msg {
 	int32_t status; /* M_DONE: wait status of the shell */
 	int32_t killed; /* M_DONE: ended by M_KILL */
 	/* M_HELLO comes with init's credentials, which give nightshift its pid outside;
-	   M_MOVED answers it, err saying whether init is now in the cgroup. */
+	   M_MOVED answers it, err saying whether init is now in the cgroup.
+	   M_CGROUP tells the helper about the cgroup made meanwhile: status its version,
+	   stage the rlimit floors (1 as, 2 nproc), the text its directories, one a line;
+	   the folders holding them come along as descriptors. */
 	uint32_t len;
 };
 
@@ -126,7 +130,7 @@ static int readfull(int fd, void *p, size_t n)
 
 static int sendmsgfds(int fd, const struct msg *m, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	struct iovec iov = {(void *)m, sizeof *m};
 	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1};
 	if (nfds) {
@@ -147,14 +151,15 @@ static int sendmsgfds(int fd, const struct msg *m, const int *fds, int nfds)
 	return writefull(fd, (const char *)m + w, sizeof *m - w);
 }
 
-/* Read one header and up to two passed descriptors (-1 when absent). */
-static int recvmsgfds(int fd, struct msg *m, int fds[2])
+/* Read one header and up to nfds (at most 3) passed descriptors (-1 when absent). */
+static int recvmsgfds(int fd, struct msg *m, int *fds, int nfds)
 {
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = {m, sizeof *m};
 	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	ssize_t r;
-	fds[0] = fds[1] = -1;
+	for (int i = 0; i < nfds; i++)
+		fds[i] = -1;
 	while ((r = recvmsg(fd, &h, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	if (r <= 0)
@@ -165,7 +170,7 @@ static int recvmsgfds(int fd, struct msg *m, int fds[2])
 		int n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int), got[4];
 		memcpy(got, CMSG_DATA(c), (n > 4 ? 4 : n) * sizeof(int));
 		for (int i = 0; i < n && i < 4; i++) {
-			if (i < 2 && fds[i] < 0)
+			if (i < nfds && fds[i] < 0)
 				fds[i] = got[i];
 			else
 				close(got[i]);
@@ -218,11 +223,6 @@ static void closeexcept(const int *keep, int n)
 				close(fd);
 		lo = hi + 1;
 	}
-}
-
-static int cmpint(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
 }
 
 /* Wipe the inherited command line and environment (API keys) from this process's memory,
@@ -447,7 +447,7 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		if (pf[0].revents && !exited) {
 			struct msg m;
 			int f[2];
-			if (recvmsgfds(ctl, &m, f) < 0) {
+			if (recvmsgfds(ctl, &m, f, 2) < 0) {
 				killall(sfd, pid, NULL);
 				return -1; /* nightshift is gone */
 			}
@@ -527,7 +527,7 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 	for (;;) {
 		struct msg m;
 		int fds[2];
-		if (recvmsgfds(ctl, &m, fds) < 0)
+		if (recvmsgfds(ctl, &m, fds, 2) < 0)
 			break;
 		int rc = 0;
 		if (m.type == M_QUIT)
@@ -561,6 +561,43 @@ static int initentry(void *arg)
 	return 0;
 }
 
+/* In the helper: take in nightshift's M_CGROUP, with the folders that hold the cgroup's
+   directories, so that we remove them once init is gone. */
+static int takecgroup(struct zyg *z, int ctl)
+{
+	struct msg m;
+	int fds[3], n = 0;
+	char text[3 * 4096 + 3];
+	if (recvmsgfds(ctl, &m, fds, 3) < 0)
+		return -1;
+	if (m.type != M_CGROUP || m.len >= sizeof text || readfull(ctl, text, m.len) < 0) {
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		errno = EPROTO;
+		return -1;
+	}
+	text[m.len] = 0;
+	z->cg.version = m.status;
+	z->as = m.stage & 1;
+	z->nproc = (m.stage & 2) != 0;
+	char *line = text;
+	for (int i = 0; i < 3 && line; i++) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (*line && n < 3 && fds[n] >= 0) {
+			z->cg.dir[i] = xstrdup(line);
+			z->cg.parent[i] = fds[n++];
+		}
+		line = next;
+	}
+	for (; n < 3; n++)
+		if (fds[n] >= 0)
+			close(fds[n]);
+	return 0;
+}
+
 static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 {
 	char map[64];
@@ -573,22 +610,13 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 	/* If nightshift ran with 0, 1 or 2 closed, our descriptors may sit there: move them up. */
 	if (ctl < 3)
 		ctl = fcntl(ctl, F_DUPFD_CLOEXEC, 3);
-	for (int i = 0; i < 3; i++)
-		if (z->cg.parent[i] >= 0 && z->cg.parent[i] < 3)
-			z->cg.parent[i] = fcntl(z->cg.parent[i], F_DUPFD_CLOEXEC, 3);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0), dup2(null, 1), dup2(null, 2);
 		if (null > 2)
 			close(null);
 	}
-	int keep[4], nk = 0;
-	keep[nk++] = ctl;
-	for (int i = 0; i < 3; i++)
-		if (z->cg.parent[i] >= 0)
-			keep[nk++] = z->cg.parent[i];
-	qsort(keep, nk, sizeof *keep, cmpint);
-	closeexcept(keep, nk);
+	closeexcept(&ctl, 1);
 	scrub();
 
 	if (unshare(CLONE_NEWUSER) < 0) {
@@ -612,6 +640,11 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 	int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (p->network_host ? 0 : CLONE_NEWNET);
 	if (unshare(flags) < 0) {
 		report(ctl, S_MAP, errno, "unshare(mount, pid, ipc, uts, net)");
+		_exit(1);
+	}
+	/* nightshift made the cgroup meanwhile; init is to know of it before it starts. */
+	if (takecgroup(z, ctl) < 0) {
+		report(ctl, S_SETUP, errno, "no word on the cgroup");
 		_exit(1);
 	}
 	/* init borrows our memory, as a vfork child does (we only wait for it anyway): no
@@ -734,13 +767,57 @@ static void zygstop(struct zyg *z)
 	z->helper = 0;
 }
 
+/* Tell the helper about the cgroup: its version, the rlimit floors, its directories and
+   the folders holding them (for the helper to remove them once init is gone). */
+static int sendcgroup(const struct zyg *z)
+{
+	struct buf t = {0};
+	int fds[3], n = 0;
+	for (int i = 0; i < 3; i++) {
+		if (z->cg.dir[i] && z->cg.parent[i] >= 0) {
+			bufadd(&t, z->cg.dir[i], strlen(z->cg.dir[i]));
+			fds[n++] = z->cg.parent[i];
+		}
+		bufadd(&t, "\n", 1);
+	}
+	struct msg m = {.type = M_CGROUP, .status = z->cg.version, .stage = (z->as ? 1 : 0) | (z->nproc ? 2 : 0),
+	                .len = (uint32_t)t.len};
+	int rc = sendmsgfds(z->ctl, &m, fds, n) == 0 && writefull(z->ctl, t.data, t.len) == 0 ? 0 : -1;
+	buffree(&t);
+	return rc;
+}
+
 static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 {
 	const struct plan *p = &n->p;
 	int sv[2];
 	memset(z, 0, sizeof *z);
 	z->ctl = -1;
+	for (int i = 0; i < 3; i++)
+		z->cg.procs[i] = z->cg.parent[i] = -1;
 	reap(0);
+	int on = 1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errf(e, "socketpair:");
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) {
+		errf(e, "socketpair:");
+		close(sv[0]), close(sv[1]);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]), close(sv[1]);
+		return errf(e, "fork:");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		helpermain(p, z, sv[1]);
+	}
+	close(sv[1]);
+	z->helper = pid;
+	z->ctl = sv[0];
+
+	/* The cgroup, made while the helper sets up the user namespace and the others. */
 	cgroupopen(&z->cg, p->memory, p->cpus, p->pids);
 	/* rlimits as a floor where no cgroup holds the limit. RLIMIT_NPROC counts per user
 	   namespace since Linux 5.14, and never binds a process that is root outside. */
@@ -751,25 +828,7 @@ static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 		nl += snprintf(z->limits + nl, sizeof z->limits - nl, " as");
 	if (z->nproc)
 		snprintf(z->limits + nl, sizeof z->limits - nl, " nproc");
-	int on = 1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    (z->cg.version && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0)) {
-		cgroupclose(&z->cg);
-		return errf(e, "socketpair:");
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(sv[0]), close(sv[1]);
-		cgroupclose(&z->cg);
-		return errf(e, "fork:");
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		helpermain(p, z, sv[1]);
-	}
-	close(sv[1]);
-	z->helper = pid;
-	z->ctl = sv[0];
+	sendcgroup(z); /* if the helper is gone, its last words are still to read */
 
 	/* Wait for READY or ERROR; on the way, move init into the cgroup when it says hello,
 	   while it builds its file system (the move can wait for an RCU grace period). */
