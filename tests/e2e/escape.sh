@@ -95,6 +95,9 @@ add init_cmdline out="nightshift-init" "tr '\\0' ' ' < /proc/1/cmdline | cut -c1
 add background_started out="started" "sleep $marker & setsid sleep $marker & (setsid sh -c 'sleep $marker & :' &); echo started"
 add background_gone out="0" "ps -e -o args= | grep -c '^sleep $marker'"
 add workspace_write out="ok" "echo hi > /workspace/written && echo ok"
+# /tmp outlives a step in a warm sandbox, not in a cold one: shows which mode ran
+add tmp_write out="ok" "echo kept > /tmp/carry && echo ok"
+add tmp_carry out="mode" "cat /tmp/carry 2>/dev/null || echo fresh"
 if [ -n "$probe" ]; then
 	for x in ptrace-init ptrace-traceme ptrace-child vm-readv vm-writev vm-readv-init keyctl add_key request_key bpf perf \
 		userfaultfd io_uring unshare-user unshare-net unshare-mount clone-user clone-pid clone3-user mount-tmpfs mount-proc \
@@ -157,12 +160,6 @@ jobs:
   net: { worker: net }
   none: { worker: none }
 YAML
-"$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2> "$T/err"
-rc=$?
-run=$(cat "$T/out")
-expect_rc "the run succeeds" 0 "$rc"
-[ "$rc" = 0 ] || cat "$T/err"
-
 # One line per shell step: script name, exit code, timed out, oom, signal, stdout (\n escaped).
 results() {
 	zstd -dcq "$run/jobs/$1/events.jsonl.zst" | python3 -c '
@@ -180,45 +177,62 @@ for line in sys.stdin:
               str(e["timed_out"]).lower(), str(e["oom"]).lower(), e["signal"], out))
 '
 }
-for job in escape oom timeout net none; do results $job; done > "$T/results"
-seen=0
-while IFS=$'\t' read -r name code timed oom sig out; do
-	want_var="expect_$name"
-	want=${!want_var}
-	seen=$((seen + 1))
-	if [ "$code" = DENIED ]; then
-		expect_eq "$name: ran in the sandbox (the policy denied it: $out)" ran denied
-		continue
-	fi
-	case $name in
-	oom_bomb)
-		if [ "$(id -u)" = 0 ]; then
-			expect_eq "memory bomb reported as OOM (exit $code)" true "$oom"
-		else
-			skip oom-report "not root: no cgroup is writable here, the bomb only meets RLIMIT_AS"
-			check "memory bomb fails under RLIMIT_AS (exit $code)" test "$code" != 0
+# Twice: warm (one sandbox per job, as by default) and cold (NIGHTSHIFT_SANDBOX_COLD=1: a
+# fresh sandbox for every step, which joins the job's cgroup), every attempt in both.
+for mode in warm cold; do
+	rm -f "$ws/written"
+	cold=0
+	[ "$mode" = cold ] && cold=1
+	NIGHTSHIFT_SANDBOX_COLD=$cold "$NS" run "$T/m.yaml" --out "$T/runs-$mode" > "$T/out" 2> "$T/err"
+	rc=$?
+	run=$(cat "$T/out")
+	expect_rc "$mode: the run succeeds" 0 "$rc"
+	[ "$rc" = 0 ] || cat "$T/err"
+	for job in escape oom timeout net none; do results $job; done > "$T/results"
+	seen=0
+	while IFS=$'\t' read -r name code timed oom sig out; do
+		want_var="expect_$name"
+		want=${!want_var}
+		seen=$((seen + 1))
+		if [ "$code" = DENIED ]; then
+			expect_eq "$mode: $name: ran in the sandbox (the policy denied it: $out)" ran denied
+			continue
 		fi
-		;;
-	timeout_leftover)
-		expect_eq "timeout reported" "true -1 9" "$timed $code $sig"
-		check "no process left after the timeout" bash -c "! pgrep -f '^sleep 1$marker'"
-		;;
-	*)
-		case $want in
-		blocked) check "escape $name: exit $code, out '$out'" test "$code" = 1 -a "${out#blocked}" != "$out" ;;
-		fail) # a missing tool (126, 127) proves nothing
-			check "escape $name: exit $code, out '$out'" test "$code" != 0 -a "$code" != 126 -a "$code" != 127 ;;
-		out=*) expect_eq "$name" "$(printf '%b' "${want#out=}")" "$(printf '%b' "$out")" ;;
+		case $name in
+		oom_bomb)
+			if [ "$(id -u)" = 0 ]; then
+				expect_eq "$mode: memory bomb reported as OOM (exit $code)" true "$oom"
+			else
+				skip "$mode-oom-report" "not root: no cgroup is writable here, the bomb only meets RLIMIT_AS"
+				check "$mode: memory bomb fails under RLIMIT_AS (exit $code)" test "$code" != 0
+			fi
+			;;
+		tmp_carry)
+			want=kept
+			[ "$mode" = cold ] && want=fresh
+			expect_eq "$mode: /tmp of the step before" "$want" "$out"
+			;;
+		timeout_leftover)
+			expect_eq "$mode: timeout reported" "true -1 9" "$timed $code $sig"
+			check "$mode: no process left after the timeout" bash -c "! pgrep -f '^sleep 1$marker'"
+			;;
+		*)
+			case $want in
+			blocked) check "$mode: escape $name: exit $code, out '$out'" test "$code" = 1 -a "${out#blocked}" != "$out" ;;
+			fail) # a missing tool (126, 127) proves nothing
+				check "$mode: escape $name: exit $code, out '$out'" test "$code" != 0 -a "$code" != 126 -a "$code" != 127 ;;
+			out=*) expect_eq "$mode: $name" "$(printf '%b' "${want#out=}")" "$(printf '%b' "$out")" ;;
+			esac
+			;;
 		esac
-		;;
-	esac
-done < "$T/results"
-[ -z "$probe" ] && seen=$((seen - 1)) # the net job ran uid instead of its control
-expect_eq "every attempt ran and was checked" "${#attempts[@]}" "$seen"
+	done < "$T/results"
+	[ -z "$probe" ] && seen=$((seen - 1)) # the net job ran uid instead of its control
+	expect_eq "$mode: every attempt ran and was checked" "${#attempts[@]}" "$seen"
+	check "$mode: no background process survived its step" bash -c "! pgrep -f '^sleep $marker'"
+	check "$mode: the file written in the workspace belongs to the invoking user" test "$(stat -c %u "$ws/written")" = "$(id -u)"
+	check "$mode: the run verifies" "$NS" audit "$run" --verify
+	[ "$_fail" = 0 ] || { echo "$mode results (script, exit, timed out, oom, signal, stdout):"; cat "$T/results"; }
+done
 echo "${#attempts[@]} attempts"
 check "at least 60 attempts" test "${#attempts[@]}" -ge 60
-check "no background process survived its step" bash -c "! pgrep -f '^sleep $marker'"
-check "the file written in the workspace belongs to the invoking user" test "$(stat -c %u "$ws/written")" = "$(id -u)"
-check "the run verifies" "$NS" audit "$run" --verify
-[ "$_fail" = 0 ] || { echo "results (script, exit, timed out, oom, signal, stdout):"; cat "$T/results"; }
 done_tests
