@@ -197,7 +197,17 @@ run
 expect_rc "connection refused: exit 1" 1 "$rc"
 expect_eq "connection refused: two attempts" "2" "$(q 'resp[0]["attempts"]')"
 expect_grep "connection refused: said so" "no response: .*(refused|connect)" "$T/err"
-skip "connect timeout" "needs an address that drops SYNs; loopback refuses at once"
+# connect timeout: a port whose listen queue is full, so its SYNs are dropped (tests/blackhole.py)
+rm -f "$T/bhport"
+python3 "$ROOT/tests/blackhole.py" "$T/bhport" 60 & BHPID=$!
+for _ in $(seq 100); do [ -s "$T/bhport" ] && break; sleep 0.05; done
+PORT=$(cat "$T/bhport")
+manifest openai "connect_timeout: 1s, timeout: 30s, retries: 1"
+run
+kill "$BHPID" 2>/dev/null; wait "$BHPID" 2>/dev/null
+expect_rc "connect timeout: exit 1" 1 "$rc"
+# curl names the time it waited: the connect_timeout's 1 s, not the timeout's 30 s
+expect_grep "connect timeout: said so, two attempts" "Failed to connect.*after 1[0-9][0-9][0-9] ms.*gave up after 2 attempts" "$T/err"
 
 # --- finish and stop reasons: clear job errors ---
 fault openai "finish_reason length" '[{"openai_text": "half a sent", "finish": "length"}]' 1 1
