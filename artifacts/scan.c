@@ -200,7 +200,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			return errf(e, "stat %s:", j->path[0] ? j->path : "workspace");
 		}
 		if (st.st_dev != w->rootdev)
-			watchlose(feed); /* a mount inside the tree: the feed cannot vouch for it */
+			watchlose(feed, 1); /* a mount inside the tree: the feed cannot vouch for it */
 		strvadd(&k->p.watched, j->path);
 		k->p.wds = xrealloc(k->p.wds, k->p.watched.n * sizeof *k->p.wds);
 		k->p.wds[k->p.watched.n - 1] = watchadd(feed, fd, j->path, st.st_ino);

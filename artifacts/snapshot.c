@@ -424,6 +424,10 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	struct scan nw;
 	struct scanopt opt = s->opt;
 	int src;
+	if (s->watch && watchbroken(s->watch)) { /* no use adding watches on every scan again */
+		watchclose(s->watch);
+		s->watch = NULL;
+	}
 	opt.watch = keep ? s->watch : NULL;
 	if (opt.watch && s->haveprev && watchread(opt.watch, 0) == 0) {
 		struct strv dirty = {0};
@@ -440,12 +444,12 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	}
 	if (src < 0) {
 		if (opt.watch)
-			watchlose(opt.watch);
+			watchlose(opt.watch, 0);
 		return errctx(e, "snapshot %s", name);
 	}
 	if (s->max_size > 0 && nw.bytes > s->max_size) {
 		if (opt.watch)
-			watchlose(opt.watch);
+			watchlose(opt.watch, 0);
 		scanfree(&nw);
 		return errf(e, "snapshot %s: workspace is %lld bytes, over snapshot.max_size %lld", name,
 		            (long long)nw.bytes, (long long)s->max_size);
@@ -453,7 +457,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	struct plan p = {0};
 	if (!full && plan(s, &nw, &p, e) < 0) {
 		if (opt.watch)
-			watchlose(opt.watch);
+			watchlose(opt.watch, 0);
 		planfree(&p);
 		scanfree(&nw);
 		return errctx(e, "snapshot %s", name);
@@ -507,7 +511,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			watchread(opt.watch, 1);
 	} else {
 		if (opt.watch)
-			watchlose(opt.watch);
+			watchlose(opt.watch, 0);
 		scanfree(&nw);
 	}
 	return rc;

@@ -34,6 +34,7 @@ struct watch {
 	struct wdent *v; /* by watch descriptor */
 	size_t n;
 	int lost;
+	int broken; /* for good: a watch limit, or a mount inside the tree */
 	struct strv dirty;
 };
 
@@ -72,7 +73,7 @@ int watchadd(struct watch *w, int fd, const char *path, uint64_t ino)
 	int wd = inotify_add_watch(w->fd, proc, MASK);
 	pthread_mutex_lock(&w->mu);
 	if (wd < 0) {
-		w->lost = 1;
+		w->lost = w->broken = 1;
 	} else {
 		if ((size_t)wd >= w->n) {
 			size_t n = w->n ? w->n : 256;
@@ -196,11 +197,20 @@ void watchreset(struct watch *w)
 	pthread_mutex_unlock(&w->mu);
 }
 
-void watchlose(struct watch *w)
+void watchlose(struct watch *w, int forgood)
 {
 	pthread_mutex_lock(&w->mu);
 	w->lost = 1;
+	w->broken |= forgood;
 	pthread_mutex_unlock(&w->mu);
+}
+
+int watchbroken(struct watch *w)
+{
+	pthread_mutex_lock(&w->mu);
+	int b = w->broken;
+	pthread_mutex_unlock(&w->mu);
+	return b;
 }
 
 void watchclose(struct watch *w)

@@ -15,7 +15,7 @@ struct watch;
 /* A feed for the tree under rootfd; NULL when this kernel or filesystem cannot give one. */
 struct watch *watchopen(int rootfd);
 /* Watch the directory open as fd, at path ("" for the root) with inode ino; thread-safe.
- * Returns the watch descriptor, or -1 (the feed is then lost). */
+ * Returns the watch descriptor, or -1 (the feed is then lost for good). */
 int watchadd(struct watch *w, int fd, const char *path, uint64_t ino);
 /* Whether watch wd still reports for the directory at path with inode ino. */
 int watchlive(struct watch *w, int wd, const char *path, uint64_t ino);
@@ -26,8 +26,10 @@ int watchread(struct watch *w, int skipopen);
 void watchdirty(struct watch *w, struct strv *dirty);
 /* Forget what was read and whether track was lost: a full scan follows. */
 void watchreset(struct watch *w);
-/* Mark the feed lost: the next scan must read everything. */
-void watchlose(struct watch *w);
+/* Mark the feed lost: the next scan must read everything; forgood: and every one after. */
+void watchlose(struct watch *w, int forgood);
+/* Whether the feed is lost for good (a watch limit reached, a mount inside the tree). */
+int watchbroken(struct watch *w);
 void watchclose(struct watch *w);
 
 #endif

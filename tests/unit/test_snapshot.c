@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -740,6 +741,44 @@ static struct snap *openws(const char *ws, const char *snapdir, const struct sna
 	return s;
 }
 
+/* A mount inside the workspace: the feed cannot vouch for it, so it is dropped for good and every
+ * later layer stats every entry. */
+static void feedmount(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIPPED change feed with a mount inside the workspace: mounting needs root\n");
+		return;
+	}
+	char *ws = tp("fm/ws"), *sd = tp("fm/run/snapshots"), *mnt = tp("fm/ws/m");
+	sh("mkdir -p '%s' && echo a > '%s/f'", mnt, ws);
+	if (mount("none", mnt, "tmpfs", 0, "size=1m") < 0) {
+		printf("SKIPPED change feed with a mount inside the workspace: mount tmpfs: %s\n", strerror(errno));
+		free(ws), free(sd), free(mnt);
+		return;
+	}
+	struct snapconf c = {.level = 1, .threads = 1};
+	struct snap *s = openws(ws, sd, &c);
+	struct snapinfo i;
+	struct err e = {0};
+	if (s && snapfeed(s)) {
+		ok(snaptake(s, "0001", &i, &e) == 0, "mount inside: first layer: %s", e.msg);
+		snapinfofree(&i);
+		sh("echo b > '%s/g'", mnt);
+		ok(snaptake(s, "0002", &i, &e) == 0 && !i.feed && i.added == 1,
+		   "mount inside: the feed is dropped, the file in the mount is found (feed %d, +%zu)", i.feed, i.added);
+		snapinfofree(&i);
+		sh("echo c > '%s/h'", mnt);
+		ok(snaptake(s, "0003", &i, &e) == 0 && !i.feed && i.added == 1, "mount inside: and stays dropped (feed %d, +%zu)",
+		   i.feed, i.added);
+		snapinfofree(&i);
+	} else {
+		printf("SKIPPED change feed with a mount inside the workspace: no feed on this filesystem\n");
+	}
+	snapclose(s);
+	umount2(mnt, MNT_DETACH);
+	free(ws), free(sd), free(mnt);
+}
+
 static void unchanged(void)
 {
 	char *ws = tp("u/ws"), *sd = tp("u/run/snapshots");
@@ -1208,6 +1247,7 @@ int main(int argc, char **argv)
 		property((uint64_t)i, i % 2 ? 1 : 3, i % 3, i % 2 == 0);
 	for (int i = 1; i <= seeds; i++)
 		feedeq((uint64_t)i);
+	feedmount();
 	ok(whiteouts > 0 && opaques > 0, "the property test made whiteouts (%d) and opaque markers (%d)", whiteouts, opaques);
 	ok(openfds() == fds, "no descriptor leaked: %d open, %d at the start", openfds(), fds);
 	if (!getenv("KEEP"))
