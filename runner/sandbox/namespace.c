@@ -11,8 +11,11 @@
      pipes (passed by SCM_RIGHTS, read by nightshift directly) and execs /bin/sh -c. When the shell ends, or nightshift asks
      because time is up, init kills every other process of the namespace (kill(-1) from
      pid 1 reaches exactly them, even those that left the session) and reaps them before it
-     answers. On close init clears the namespace, answers and exits; the helper then removes
-     the cgroup and exits, reaped later, so nobody waits for the teardown.
+     answers. On close init clears the namespace and exits, the helper then removes the
+     cgroup and exits, reaped later: when init is known to be alone, the end of the socket
+     is all nightshift sends and nobody waits for the teardown; otherwise nightshift sends
+     M_QUIT and waits for the answer (or kills the helper, and init by its parent-death
+     signal).
    Warm (the default): one init per sandbox, so a step costs about a fork and an exec.
    Cold (NIGHTSHIFT_SANDBOX_COLD=1): the whole set-up for each step. */
 #include <errno.h>
@@ -79,7 +82,8 @@ struct plan {
 /* One running init with its cgroup. */
 struct zyg {
 	pid_t helper;
-	int ctl; /* -1 when not running */
+	int ctl;  /* -1 when not running */
+	int idle; /* init waits for a request and is alone in its namespace (it said so) */
 	struct cgroup cg;
 	int as, nproc; /* rlimit floors in force */
 	char limits[128];
@@ -396,8 +400,10 @@ static int lockdown(const struct plan *p, const struct zyg *z, int ctl, struct e
 	return 0;
 }
 
-/* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace. */
-static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, const int fds[2])
+/* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace.
+   The step's pipe ends are closed (and set to -1) once the step has them, so that
+   nightshift sees their end when the step's last process does. */
+static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[2])
 {
 	char *cmd = xmalloc(req->len + 1);
 	struct msg done = {.type = M_DONE};
@@ -417,6 +423,8 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 	struct stepargs a = {p, z, cmd, fds[0], fds[1], NULL, 0};
 	pid_t pid = clone(stepmain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	free(cmd);
+	close(fds[0]), close(fds[1]);
+	fds[0] = fds[1] = -1;
 	if (pid < 0) {
 		report(ctl, S_STEP, errno, "start the step");
 		return 0;
@@ -745,6 +753,16 @@ static void reap(pid_t add)
 static void zygstop(struct zyg *z)
 {
 	int cleared = 0;
+	if (z->ctl >= 0 && z->helper > 0 && z->idle) {
+		/* Nothing but init is left: the end of the socket is enough. init clears the
+		   namespace and exits, the helper removes the cgroup and exits; neither is waited for. */
+		close(z->ctl);
+		z->ctl = -1;
+		reap(z->helper);
+		cgroupforget(&z->cg);
+		z->helper = 0;
+		return;
+	}
 	if (z->ctl >= 0) {
 		/* init kills and reaps everything, answers, exits; the helper follows. */
 		struct msg q = {.type = M_QUIT}, a;
@@ -851,8 +869,10 @@ static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 			moved.err = ipid <= 0 ? ESRCH : errno;
 		writefull(z->ctl, &moved, sizeof moved); /* if init is gone, its last words are still to read */
 	}
-	if (m.type == M_READY)
+	if (m.type == M_READY) {
+		z->idle = 1;
 		return 0;
+	}
 	char text[1024] = "";
 	if (m.type == M_ERROR && m.len < sizeof text)
 		readfull(z->ctl, text, m.len);
@@ -945,6 +965,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	struct msg m = {.type = M_EXEC, .len = (uint32_t)len};
 	int fds[2] = {out[1], err[1]};
 	int64_t start = nowms(), deadline = n->p.timeout_ms > 0 ? start + n->p.timeout_ms : -1, killwait = -1;
+	z->idle = 0;
 	int sent = sendmsgfds(z->ctl, &m, fds, 2) == 0 && writefull(z->ctl, command, len) == 0;
 	close(out[1]);
 	close(err[1]);
@@ -1003,11 +1024,12 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	r->truncated = cap.truncated;
 	if (reply.type == M_ERROR) {
 		char text[1024] = "";
-		if (reply.len < sizeof text)
-			readfull(z->ctl, text, reply.len);
+		if (reply.len < sizeof text && readfull(z->ctl, text, reply.len) == 0)
+			z->idle = 1; /* init cleared the namespace before it said so */
 		errf(e, "namespace sandbox: the step could not start: %s", text);
 		goto done;
 	}
+	z->idle = 1; /* init cleared the namespace before it answered */
 	result(r, reply.status);
 	r->timed_out = reply.killed;
 	int64_t oom1 = cgroupooms(&z->cg);
