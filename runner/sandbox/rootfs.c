@@ -287,36 +287,39 @@ static int mkdirp(const char *path, struct err *e)
 	return mkdirs(path, 0755, e);
 }
 
+/* mkdirp of dst's parent. */
+static int mkparent(const char *dst, struct err *e)
+{
+	char *parent = dirname_dup(dst);
+	int rc = mkdirp(parent, e);
+	free(parent);
+	return rc;
+}
+
+/* An empty file at dst to mount on; whatever is there already will do (mknod neither
+   opens nor follows it). The parent nearly always exists. */
+static int mkfile(const char *dst, struct err *e)
+{
+	if (mknod(dst, S_IFREG | 0644, 0) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return errf(e, "create %s:", dst);
+	if (mkparent(dst, e) < 0)
+		return -1;
+	if (mknod(dst, S_IFREG | 0644, 0) == 0 || errno == EEXIST)
+		return 0;
+	return errf(e, "create %s:", dst);
+}
+
 /* Make the mount point for dst: a directory, or an empty file. */
 static int mkpoint(const char *dst, int dir, struct err *e)
 {
-	int rc;
-	if (dir) {
-		rc = mkdirp(dst, e);
-	} else {
-		char *parent = dirname_dup(dst);
-		rc = mkdirp(parent, e);
-		free(parent);
-	}
-	if (rc < 0) {
-		if (errno == EROFS)
-			errf(e, "mount point %s: it would have to be made in a read-only folder; pick a target that exists "
-			        "or lies outside the system folders", dst + strlen("/newroot"));
-		return -1;
-	}
-	if (dir)
+	if ((dir ? mkdirp(dst, e) : mkfile(dst, e)) == 0)
 		return 0;
-	struct stat st;
-	if (lstat(dst, &st) == 0)
-		return 0;
-	int fd = open(dst, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 && errno == EROFS)
-		return errf(e, "mount point %s: it would have to be made in a read-only folder; pick a target that exists "
-		               "or lies outside the system folders", dst + strlen("/newroot"));
-	if (fd < 0)
-		return errf(e, "create %s:", dst);
-	close(fd);
-	return 0;
+	if (errno == EROFS)
+		errf(e, "mount point %s: it would have to be made in a read-only folder; pick a target that exists "
+		        "or lies outside the system folders", dst + strlen("/newroot"));
+	return -1;
 }
 
 static int bind(const char *src, const char *dst, int ro, int dev, struct err *e)
@@ -382,16 +385,12 @@ static int buildop(const struct rop *o, struct err *e)
 		if (o->flags & RF_DEV) /* device nodes: nothing to execute, setuid means nothing */
 			return rbind(src, dst, e);
 		return bind(src, dst, !(o->flags & RF_RW), 0, e);
-	case R_SYMLINK: {
-		char *parent = dirname_dup(dst);
-		int rc = mkdirp(parent, e);
-		free(parent);
-		if (rc < 0)
-			return -1;
-		if (symlink(o->src, dst) < 0)
+	case R_SYMLINK: /* the parent nearly always exists */
+		if (symlink(o->src, dst) == 0)
+			return 0;
+		if (errno != ENOENT || mkparent(dst, e) < 0 || symlink(o->src, dst) < 0)
 			return errf(e, "symlink %s:", o->dst);
 		return 0;
-	}
 	case R_TMPFS:
 		if (mkpoint(dst, 1, e) < 0)
 			return -1;

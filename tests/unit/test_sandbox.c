@@ -795,6 +795,22 @@ static void testmounts(void)
 	blocked(s, "remount-rw", "/data");
 	blocked(s, "umount", "/data");
 	sbxclose(s);
+	/* A file mounted over one that exists in a read-only system folder; one that would
+	   have to be made there is refused, naming the reason. */
+	struct mount over = {file, "/usr/bin/env", 0, {0}}, missing = {file, "/usr/nightshift-no-such-file", 0, {0}};
+	c.mounts = &over;
+	c.nmounts = 1;
+	if ((s = opensbx(&c, ws, 0))) {
+		run(s, "cat /usr/bin/env");
+		okstr(OUT, "filedata", "a file mounted over a file of a read-only folder");
+		sbxclose(s);
+	}
+	c.mounts = &missing;
+	struct sbxconf msc = {&c, ws, env, 0};
+	s = NULL;
+	ok(sbxopen(&s, &msc, &E) < 0 && strstr(E.msg, "read-only folder"), "a mount point in a read-only folder refused: %s", E.msg);
+	if (s)
+		sbxclose(s);
 	char *w = pathjoin(rw, "w");
 	unlink(w);
 	free(w);
