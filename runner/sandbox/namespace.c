@@ -17,7 +17,9 @@
      M_QUIT and waits for the answer (or kills the helper, and init by its parent-death
      signal).
    Warm (the default): one init per sandbox, so a step costs about a fork and an exec.
-   Cold (NIGHTSHIFT_SANDBOX_COLD=1): the whole set-up for each step. */
+   Cold (NIGHTSHIFT_SANDBOX_COLD=1): the whole set-up for each step, but for the cgroup:
+   made at open, joined by each step's init (its helper does not remove it), removed at
+   close, so that the limits hold for the job as a warm sandbox's do. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -85,6 +87,7 @@ struct zyg {
 	int ctl;  /* -1 when not running */
 	int idle; /* init waits for a request and is alone in its namespace (it said so) */
 	struct cgroup cg;
+	int shared; /* cg is the cold sandbox's, only lent: nobody here closes or removes it */
 	int as, nproc; /* rlimit floors in force */
 	char limits[128];
 };
@@ -95,6 +98,7 @@ struct nssbx {
 	int cold;
 	int broken;
 	struct zyg z;
+	struct cgroup cg; /* cold: the one cgroup of every step's init, removed at close */
 };
 
 /* ---- messages ---- */
@@ -586,6 +590,11 @@ static int takecgroup(struct zyg *z, int ctl)
 		return -1;
 	}
 	text[m.len] = 0;
+	for (int i = 0; i < 3; i++) { /* copies of nightshift's, closed by now */
+		z->cg.dir[i] = NULL;
+		z->cg.procs[i] = z->cg.parent[i] = -1;
+	}
+	z->cg.oomfile = NULL;
 	z->cg.version = m.status;
 	z->as = m.stage & 1;
 	z->nproc = (m.stage & 2) != 0;
@@ -750,6 +759,22 @@ static void reap(pid_t add)
 	pthread_mutex_unlock(&mu);
 }
 
+/* Let go of the cgroup: forget it (the helper removes it), or remove it now; a lent
+   one is left as it is to its owner. */
+static void zygdropcg(struct zyg *z, int remove)
+{
+	if (z->shared) {
+		memset(&z->cg, 0, sizeof z->cg);
+		for (int i = 0; i < 3; i++)
+			z->cg.procs[i] = z->cg.parent[i] = -1;
+		z->shared = 0;
+	} else if (remove) {
+		cgroupclose(&z->cg);
+	} else {
+		cgroupforget(&z->cg);
+	}
+}
+
 static void zygstop(struct zyg *z)
 {
 	int cleared = 0;
@@ -759,7 +784,7 @@ static void zygstop(struct zyg *z)
 		close(z->ctl);
 		z->ctl = -1;
 		reap(z->helper);
-		cgroupforget(&z->cg);
+		zygdropcg(z, 0);
 		z->helper = 0;
 		return;
 	}
@@ -774,25 +799,26 @@ static void zygstop(struct zyg *z)
 	}
 	if (z->helper > 0 && cleared) {
 		reap(z->helper); /* it removes the cgroup once init is gone */
-		cgroupforget(&z->cg);
+		zygdropcg(z, 0);
 	} else {
 		if (z->helper > 0) {
 			kill(z->helper, SIGKILL); /* init dies by its parent-death signal, and the namespace with it */
 			waitpid(z->helper, NULL, 0);
 		}
-		cgroupclose(&z->cg);
+		zygdropcg(z, 1);
 	}
 	z->helper = 0;
 }
 
 /* Tell the helper about the cgroup: its version, the rlimit floors, its directories and
-   the folders holding them (for the helper to remove them once init is gone). */
+   the folders holding them (for the helper to remove them once init is gone), the
+   latter not for a lent cgroup. */
 static int sendcgroup(const struct zyg *z)
 {
 	struct buf t = {0};
 	int fds[3], n = 0;
 	for (int i = 0; i < 3; i++) {
-		if (z->cg.dir[i] && z->cg.parent[i] >= 0) {
+		if (!z->shared && z->cg.dir[i] && z->cg.parent[i] >= 0) {
 			bufadd(&t, z->cg.dir[i], strlen(z->cg.dir[i]));
 			fds[n++] = z->cg.parent[i];
 		}
@@ -805,7 +831,8 @@ static int sendcgroup(const struct zyg *z)
 	return rc;
 }
 
-static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
+/* Start a sandbox: init in the cgroup lent (cold: the sandbox's own), or in a new one. */
+static int zygstart(struct nssbx *n, struct zyg *z, const struct cgroup *lent, struct err *e)
 {
 	const struct plan *p = &n->p;
 	int sv[2];
@@ -836,7 +863,12 @@ static int zygstart(struct nssbx *n, struct zyg *z, struct err *e)
 	z->ctl = sv[0];
 
 	/* The cgroup, made while the helper sets up the user namespace and the others. */
-	cgroupopen(&z->cg, p->memory, p->cpus, p->pids);
+	if (lent) {
+		z->cg = *lent;
+		z->shared = 1;
+	} else {
+		cgroupopen(&z->cg, p->memory, p->cpus, p->pids);
+	}
 	/* rlimits as a floor where no cgroup holds the limit. RLIMIT_NPROC counts per user
 	   namespace since Linux 5.14, and never binds a process that is root outside. */
 	z->as = p->memory > 0 && !(z->cg.enforced & CG_MEMORY);
@@ -892,7 +924,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	struct nssbx *n = xcalloc(1, sizeof *n);
 	n->z.ctl = -1;
 	for (int i = 0; i < 3; i++)
-		n->z.cg.procs[i] = -1;
+		n->z.cg.procs[i] = n->z.cg.parent[i] = n->cg.procs[i] = n->cg.parent[i] = -1;
 	n->p.network_host = sc->network_host;
 	n->p.memory = sc->memory;
 	n->p.pids = sc->pids;
@@ -905,7 +937,9 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	n->cold = cold && *cold && strcmp(cold, "0") != 0;
 	if (rootfsplan(&n->p.fs, c, e) < 0 || filterbuild(&n->p.filter, sc->network_host, e) < 0)
 		goto fail;
-	if (!n->cold && zygstart(n, &n->z, e) < 0)
+	if (n->cold) /* one cgroup for the job, as a warm sandbox has: no step makes or removes one */
+		cgroupopen(&n->cg, n->p.memory, n->p.cpus, n->p.pids);
+	else if (zygstart(n, &n->z, NULL, e) < 0)
 		goto fail;
 	*s = &n->base;
 	return 0;
@@ -941,14 +975,14 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	if (n->broken && !n->cold) {
 		/* The last init died (the OOM killer picked it, say): start a fresh sandbox. */
 		zygstop(&n->z);
-		if (zygstart(n, &n->z, e) < 0)
+		if (zygstart(n, &n->z, NULL, e) < 0)
 			return errctx(e, "namespace sandbox: restart after it died");
 		n->broken = 0;
 	}
 	size_t len = strlen(command);
 	if (len > CMD_MAX)
 		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
-	if (n->cold && zygstart(n, z, e) < 0)
+	if (n->cold && zygstart(n, z, &n->cg, e) < 0)
 		return -1;
 	snprintf(r->limits, sizeof r->limits, "%s", z->limits);
 	if (pipe2(out, O_CLOEXEC) < 0) {
@@ -1050,6 +1084,8 @@ static void bclose(struct sbx *s)
 		return;
 	if (!n->cold)
 		zygstop(&n->z);
+	else /* the last step's init may be exiting still: cgroupremove waits a moment for it */
+		cgroupclose(&n->cg);
 	rootfsfree(&n->p.fs);
 	filterfree(&n->p.filter);
 	strvfree(&n->p.env);

@@ -981,6 +981,41 @@ static void testimage(void)
 	ok(sbxopen(&bad, &sc, &E) < 0 && strstr(E.msg, "root file system folder"), "image file refused: %s", E.msg);
 }
 
+static int cgroupsgone(const char *dir, int ms);
+
+/* The folder of our own cgroup of v1 controller ctrl, or "" (v2, or no such hierarchy). */
+static void owncgroup(const char *ctrl, char *own, size_t n)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	*own = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+		if (p && strstr(c, ctrl) && (c[1 + strlen(ctrl)] == ':' || c[1 + strlen(ctrl)] == ','))
+			snprintf(own, n, "/sys/fs/cgroup/%s%s", ctrl, strtok(p + 1, "\n"));
+	}
+	if (f)
+		fclose(f);
+}
+
+/* How many cgroups of ours are in dir; the name of the last one seen goes to name. */
+static int ourcgroups(const char *dir, char *name, size_t n)
+{
+	char mine[64];
+	int found = 0;
+	snprintf(mine, sizeof mine, "nightshift-%d-", (int)getpid());
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strncmp(de->d_name, mine, strlen(mine)) == 0) {
+			found++;
+			snprintf(name, n, "%s", de->d_name);
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static void testcold(void)
 {
 	setenv("NIGHTSHIFT_SANDBOX_COLD", "1", 1);
@@ -993,7 +1028,19 @@ static void testcold(void)
 	okstr(OUT, "1000\n", "cold step runs");
 	run(s, "cat /tmp/state 2>/dev/null || echo fresh");
 	okstr(OUT, "fresh\n", "cold: every step starts from a fresh sandbox");
+	/* The limits hold in cold mode too: each step's init joins the sandbox's one cgroup. */
+	testlimits(s);
+	char own[512], first[256] = "", later[256] = "";
+	owncgroup("pids", own, sizeof own);
+	if (*own && strstr(R.limits, "pids")) {
+		int n1 = ourcgroups(own, first, sizeof first);
+		run(s, "true");
+		int n2 = ourcgroups(own, later, sizeof later);
+		ok(n1 == 1 && n2 == 1 && strcmp(first, later) == 0, "cold: one cgroup for every step (%d %s, %d %s)", n1, first, n2, later);
+	}
 	sbxclose(s);
+	if (*own && *first)
+		ok(cgroupsgone(own, 2000), "cold: the cgroup is gone after close");
 }
 
 /* Run fn in a child and return what it wrote to the pipe. */
@@ -1369,15 +1416,8 @@ int main(int argc, char **argv)
 		/* every cgroup made for a sandbox is gone after its close */
 		static const char *const ctrls[] = {"memory", "pids", "cpu"};
 		for (size_t i = 0; i < 3; i++) {
-			char own[512] = "", line[512];
-			FILE *f = fopen("/proc/self/cgroup", "r");
-			while (f && fgets(line, sizeof line, f)) {
-				char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
-				if (p && strstr(c, ctrls[i]) && (c[1 + strlen(ctrls[i])] == ':' || c[1 + strlen(ctrls[i])] == ','))
-					snprintf(own, sizeof own, "/sys/fs/cgroup/%s%s", ctrls[i], strtok(p + 1, "\n"));
-			}
-			if (f)
-				fclose(f);
+			char own[512];
+			owncgroup(ctrls[i], own, sizeof own);
 			if (*own && access(own, F_OK) == 0)
 				ok(cgroupsgone(own, 2000), "no cgroup left behind in %s", own);
 		}
