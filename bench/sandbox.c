@@ -1,10 +1,12 @@
 /* sandbox: time one sandbox step, or one process spawn, N times; prints each sample in
    milliseconds, one per line. Built and run by bench/sandbox.sh, not part of nightshift.
-   Usage: sandbox warm|cold|cold0|none WORKSPACE N COMMAND   steps through sbxexec
+   Usage: sandbox warm|cold|cold0|coldstep|none WORKSPACE N COMMAND   steps through sbxexec
           sandbox idle WORKSPACE N MS COMMAND                  warm steps, each after MS ms idle
           sandbox docker IMAGE WORKSPACE N COMMAND             the docker backend's warm step
           sandbox spawn N ARGV...                              fork, exec and wait a program
-   cold is sbxopen, sbxexec and sbxclose for every step; cold0 the same without limits. */
+   cold is sbxopen, sbxexec and sbxclose for every step; cold0 the same without limits;
+   coldstep a step of a sandbox opened with NIGHTSHIFT_SANDBOX_COLD=1 (namespaces made
+   and torn down for each step, the cgroup made once at open). */
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
 		return spawn(atoi(argv[2]), argv + 3);
 	int docker = argc == 6 && strcmp(argv[1], "docker") == 0, idle = argc == 6 && strcmp(argv[1], "idle") == 0;
 	if (argc != 5 && !docker && !idle) {
-		fprintf(stderr, "usage: sandbox warm|cold|cold0|none WORKSPACE N COMMAND | idle WORKSPACE N MS COMMAND |"
+		fprintf(stderr, "usage: sandbox warm|cold|cold0|coldstep|none WORKSPACE N COMMAND | idle WORKSPACE N MS COMMAND |"
 		                " docker IMAGE WORKSPACE N COMMAND | spawn N ARGV...\n");
 		return 2;
 	}
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (strcmp(mode, "coldstep") == 0)
+		setenv("NIGHTSHIFT_SANDBOX_COLD", "1", 1);
 	if (sbxopen(&s, &c, &e) < 0) {
 		fprintf(stderr, "sandbox bench: %s\n", e.msg);
 		return 1;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sandbox: per-step latency of the namespace sandbox, warm (namespaces set up once per job,
 # a step is a fork and an exec) and cold (plan, namespaces, cgroup, step and teardown for
-# every step), against bubblewrap measured in the same run. The kinds run in interleaved
+# every step; and the step of a job run with NIGHTSHIFT_SANDBOX_COLD=1, whose cgroup is made
+# once at open), against bubblewrap measured in the same run. The kinds run in interleaved
 # rounds so that a busy machine weighs on all of them alike; figures are medians.
 # The bwrap peer does the same work: the system folders read-only, /etc, /proc, /dev, a
 # tmpfs /tmp, the workspace, uid 1000, a new session, no capabilities, `/bin/sh -c true`
@@ -70,6 +71,7 @@ for _ in $(seq "$rounds"); do
 	"$tmp/sandbox" warm "$ws" "$n" true >>"$tmp/warm"
 	"$tmp/sandbox" cold "$ws" "$n" true >>"$tmp/cold"
 	"$tmp/sandbox" cold0 "$ws" "$n" true >>"$tmp/cold0"
+	"$tmp/sandbox" coldstep "$ws" "$n" true >>"$tmp/coldstep"
 	"$tmp/sandbox" spawn "$n" "${bwsh[@]}" >>"$tmp/bwsh"
 	"$tmp/sandbox" spawn "$n" "${bwtrue[@]}" >>"$tmp/bwtrue"
 	"$tmp/sandbox" none "$ws" "$n" true >>"$tmp/none"
@@ -98,6 +100,7 @@ row() { # label file [target]
 row "namespace, warm step" "$tmp/warm" 0.3
 row "namespace, cold step (open+exec+close)" "$tmp/cold" 0.8
 row "  the same without cgroup limits, as bwrap" "$tmp/cold0" 0.8
+row "  a step with NIGHTSHIFT_SANDBOX_COLD=1" "$tmp/coldstep"
 row "bwrap, same set-up, /bin/sh -c true" "$tmp/bwsh"
 row "bwrap --unshare-all ... /bin/true" "$tmp/bwtrue"
 row "none backend step" "$tmp/none"
