@@ -47,6 +47,7 @@
 #include "filter.h"
 #include "rootfs.h"
 #include "sandbox.h"
+#include "userns.h"
 
 #define INSIDE_ID 1000
 #define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
@@ -514,7 +515,7 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		_exit(1);
 	}
 	if (rootfsbuild(&p->fs, &e) < 0) {
-		report(ctl, S_SETUP, 0, e.msg);
+		report(ctl, S_SETUP, errno, e.msg); /* errno as the failed call left it: EPERM/EACCES may be AppArmor */
 		_exit(1);
 	}
 	sigset_t chld;
@@ -686,46 +687,6 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 }
 
 /* ---- nightshift's side ---- */
-
-static int readsysctl(const char *path)
-{
-	struct buf b = {0};
-	int v = -1;
-	if (readfile(path, &b, NULL) == 0)
-		v = atoi(b.data);
-	buffree(&b);
-	return v;
-}
-
-/* Name the reason user namespaces are refused, and the remedies; fail closed. */
-static int blocked(struct err *e, int err, const char *what)
-{
-	char cause[256];
-	struct buf st = {0};
-	int seccomp = 0;
-	if (readfile("/proc/self/status", &st, NULL) == 0) {
-		char *s = strstr(st.data, "\nSeccomp:");
-		seccomp = s && atoi(s + 9) == 2;
-	}
-	buffree(&st);
-	if (readsysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		snprintf(cause, sizeof cause, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
-	else if (readsysctl("/proc/sys/user/max_user_namespaces") == 0)
-		snprintf(cause, sizeof cause, "user namespaces are disabled (user.max_user_namespaces=0)");
-	else if (readsysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		snprintf(cause, sizeof cause, "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)");
-	else if (err == ENOSPC)
-		snprintf(cause, sizeof cause, "the limit on user namespaces is reached (user.max_user_namespaces)");
-	else if (seccomp)
-		snprintf(cause, sizeof cause, "a seccomp filter on nightshift refuses them (as Docker's default profile does in a container)");
-	else
-		snprintf(cause, sizeof cause, "the kernel refuses them");
-	return errc(e, 1, "namespace sandbox: cannot create a user namespace (%s: %s): %s. Remedies: allow them "
-	                  "(sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or user.max_user_namespaces=15000; "
-	                  "in a container, run it with --security-opt seccomp=unconfined or use the host), "
-	                  "or use `backend: docker`, or `backend: none` only if you accept running tools with no isolation",
-	            what, strerror(err), cause);
-}
 
 static int kernelatleast(int major, int minor)
 {
@@ -911,9 +872,13 @@ static int zygstart(struct nssbx *n, struct zyg *z, const struct cgroup *lent, s
 	zygstop(z);
 	if (m.type != M_ERROR)
 		return errf(e, "namespace sandbox: unexpected answer from the set-up");
-	if (m.stage == S_USERNS || (m.stage == S_MAP && (m.err == EPERM || m.err == EACCES)))
-		return blocked(e, m.err, text);
-	return errf(e, "namespace sandbox set-up: %s%s%s", text, m.err ? ": " : "", m.err ? strerror(m.err) : "");
+	struct usernsfacts f;
+	usernsread(&f);
+	int early = m.stage == S_USERNS || (m.stage == S_MAP && (m.err == EPERM || m.err == EACCES));
+	if (usernsrefused(&f, early, m.err))
+		return usernsexplain(&f, m.err, text, e);
+	int said = !m.err || strstr(text, strerror(m.err)); /* the text may name the error already */
+	return errf(e, "namespace sandbox set-up: %s%s%s", text, said ? "" : ": ", said ? "" : strerror(m.err));
 }
 
 static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
