@@ -175,7 +175,7 @@ expect_grep "digest mismatch names the layer" 'snapshots/0002\.tar\.zst: digest 
 printf 'garbage' | dd of="$T/bad/snapshots/0002.tar.zst" bs=1 seek=40 conv=notrunc 2>/dev/null
 "$NS" restore "$T/bad" --step 2 --to "$T/r.bad1" --force 2>"$T/e10b"; expect_rc "damaged layer" 4 $?
 expect_grep "damaged layer is named" 'snapshots/0002\.tar\.zst' "$T/e10b"
-grep -v '0003' "$run/SHA256SUMS" >"$T/bad/SHA256SUMS"
+grep -v ' snapshots/0003\.tar\.zst$' "$run/SHA256SUMS" >"$T/bad/SHA256SUMS"
 cp "$run/snapshots/0002.tar.zst" "$T/bad/snapshots/0002.tar.zst"
 "$NS" restore "$T/bad" --step 3 --to "$T/r.bad2" 2>"$T/e11"; expect_rc "layer not in SHA256SUMS" 4 $?
 expect_grep "unlisted layer is named" 'snapshots/0003\.tar\.zst' "$T/e11"
