@@ -41,19 +41,34 @@ chmod 0777 "$ws"
 warm=$(docker run -d --init --read-only --cap-drop ALL --security-opt no-new-privileges --network none \
 	--memory 1g --memory-swap 1g --cpus 1 --pids-limit 256 --tmpfs /tmp:rw,nosuid,nodev,size=256m \
 	--mount "type=bind,source=$ws,target=/workspace" --user 65534:65534 "$DOCKER_IMAGE" sleep 3600) || exit 1
-peer=(docker exec -u 1000:1000 -w /workspace "$warm" /bin/sh -c true)
 
-echo "== docker: per step, median of $n; engine $(docker version --format '{{.Server.Version}}'), CLI $(docker version --format '{{.Client.Version}}')"
+# The peer is every docker CLI on PATH: Debian's docker.io ships one of the engine's version, a
+# machine may hold a newer one first on PATH (this one has 28.2.2 in /usr/local/bin), and they
+# differ in start-up time by several ms.
+clis=()
+declare -A seen=()
+while IFS= read -r c; do
+	real=$(readlink -f "$c")
+	[ -n "${seen[$real]:-}" ] && continue
+	seen[$real]=1
+	clis+=("$c")
+done < <(type -ap docker)
+
+echo "== docker: per step, median of $n; engine $(docker version --format '{{.Server.Version}}')"
 fail=0
-for mode in "back to back:-b" "model turn (100 ms idle):-i 100"; do
-	label=${mode%:*} opt=${mode##*:}
-	if ! out=$("$tmp/sbxstep" $opt docker "$DOCKER_IMAGE" "$ws" "$n" true "${peer[@]}"); then
-		echo "$label: sbxstep failed"
-		fail=1
-		continue
-	fi
-	b=$(awk '/^backend/ {print $2}' <<<"$out") p=$(awk '/^peer/ {print $2}' <<<"$out") r=$(awk '/^ratio/ {print $2}' <<<"$out")
-	printf '%-26s docker backend %7.2f ms   docker exec CLI %7.2f ms   ratio %.2fx (target <= 0.8x)\n' \
-		"$label:" "$b" "$p" "$r"
+for cli in "${clis[@]}"; do
+	peer=("$cli" exec -u 1000:1000 -w /workspace "$warm" /bin/sh -c true)
+	echo "-- peer: $cli exec (CLI $("$cli" version --format '{{.Client.Version}}' 2>/dev/null))"
+	for mode in "back to back:-b" "model turn (100 ms idle):-i 100"; do
+		label=${mode%:*} opt=${mode##*:}
+		if ! out=$("$tmp/sbxstep" $opt docker "$DOCKER_IMAGE" "$ws" "$n" true "${peer[@]}"); then
+			echo "$label: sbxstep failed"
+			fail=1
+			continue
+		fi
+		b=$(awk '/^backend/ {print $2}' <<<"$out") p=$(awk '/^peer/ {print $2}' <<<"$out") r=$(awk '/^ratio/ {print $2}' <<<"$out")
+		printf '%-26s docker backend %7.2f ms   docker exec CLI %7.2f ms   ratio %.2fx (target <= 0.8x)\n' \
+			"$label:" "$b" "$p" "$r"
+	done
 done
 exit $fail

@@ -23,8 +23,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The peer: installed from Debian when missing and we may (root with apt-get), as the docker bench does.
+if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "installing bubblewrap" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >"$tmp/apt.log" 2>&1 ||
+		{ apt-get update -q >>"$tmp/apt.log" 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >>"$tmp/apt.log" 2>&1; } ||
+		tail -n 3 "$tmp/apt.log" >&2
+fi
 if ! command -v bwrap >/dev/null; then
-	echo "sandbox bench: bubblewrap (bwrap) is not installed; it is the peer this bench compares against" >&2
+	echo "sandbox bench: bubblewrap (bwrap) is not installed, and could not be; it is the peer this bench compares against" >&2
 	exit 1
 fi
 
