@@ -32,16 +32,20 @@
    /tmp is lost, the workspace stays). A step that ends 137 (SIGKILL) is
    checked against the engine's "oom" events for the container.
 
-   What this cannot stop: a command may ptrace its wrapper (same uid) and have
-   it skip the last kill; what it keeps alive dies when the exec started for
-   the next step begins, tens of milliseconds later, inside the same container. */
+   The wrapper and its command are the same uid, so the command could ptrace
+   the wrapper past its last kill, and the next wrapper too, and live on: the
+   container runs under filter.c's rules (no ptrace, process_vm_*, namespaces,
+   io_uring, ...; no sockets but AF_UNIX without network) in place of the
+   engine's default seccomp profile, which allows ptrace on current kernels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "dockerapi.h"
+#include "filter.h"
 #include "sandbox.h"
 
 #define STEPUSER "1000:1000"   /* runs the steps: workspace files it writes belong to uid 1000 */
@@ -71,6 +75,7 @@ struct dockersbx {
 	cJSON *create; /* the container's configuration, kept to make it again */
 	char *image;
 	char *id;      /* the container, NULL while there is none */
+	char *profile; /* Podman: the file holding the seccomp profile, removed at close */
 	CURL *hook;    /* the connection feeding its stdin */
 	CURL *next;    /* the exec started ahead for the next step, waiting for its command */
 	char *nextid;  /* its id */
@@ -88,8 +93,36 @@ static int hexid(const cJSON *id)
 	       strspn(id->valuestring, "0123456789abcdef") == strlen(id->valuestring);
 }
 
+/* The SecurityOpt that puts filter.c's rules in place of the engine's default seccomp
+   profile, which lets a step ptrace its wrapper (same uid) and so outlive its step. Docker
+   takes the profile itself; Podman takes a path, to a file kept in d->profile until bclose. */
+static char *seccompopt(struct dockersbx *d, int network, struct err *e)
+{
+	cJSON *prof = filterprofile(network);
+	char *json = cJSON_PrintUnformatted(prof), *opt = NULL;
+	cJSON_Delete(prof);
+	if (!d->api.podman) {
+		opt = xasprintf("seccomp=%s", json);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		d->profile = xasprintf("%s/nightshift-seccomp-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+		int fd = mkstemp(d->profile);
+		if (fd < 0 || fchmod(fd, 0644) < 0 || writeall(fd, json, strlen(json)) < 0) {
+			errf(e, "docker: writing the seccomp profile for Podman to %s:", d->profile);
+			free(d->profile);
+			d->profile = NULL;
+		} else {
+			opt = xasprintf("seccomp=%s", d->profile);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(json);
+	return opt;
+}
+
 /* The body of POST /containers/create. */
-static cJSON *createbody(const struct sbxconf *c)
+static cJSON *createbody(const struct sbxconf *c, const char *seccomp)
 {
 	const struct sandboxconf *sc = c->conf;
 	cJSON *b = cJSON_CreateObject(), *hc = cJSON_CreateObject(), *a, *o;
@@ -120,6 +153,7 @@ static cJSON *createbody(const struct sbxconf *c)
 	cJSON_AddItemToArray(a, cJSON_CreateString("ALL"));
 	a = cJSON_AddArrayToObject(hc, "SecurityOpt");
 	cJSON_AddItemToArray(a, cJSON_CreateString("no-new-privileges"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(seccomp));
 	cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
 	cJSON_AddStringToObject(hc, "CgroupnsMode", "private");
 	cJSON_AddStringToObject(hc, "IpcMode", "private");
@@ -247,7 +281,13 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		return -1;
 	}
 	d->image = xstrdup(sc->image);
-	d->create = createbody(c);
+	char *seccomp = seccompopt(d, sc->network_host, e);
+	if (!seccomp) {
+		bclose(&d->base);
+		return -1;
+	}
+	d->create = createbody(c, seccomp);
+	free(seccomp);
 	for (char **v = c->env; v && *v; v++)
 		strvadd(&d->env, *v);
 	d->timeout_ms = sc->timeout_ms;
@@ -591,6 +631,9 @@ static void bclose(struct sbx *s)
 	containerdown(d);
 	dapiclose(&d->api);
 	cJSON_Delete(d->create);
+	if (d->profile)
+		unlink(d->profile);
+	free(d->profile);
 	free(d->image);
 	strvfree(&d->env);
 	free(d);

@@ -330,6 +330,17 @@ int dapiopen(struct dapi *d, struct err *e)
 		dapiclose(d);
 		return -1;
 	}
+	/* Podman takes some options differently (a seccomp profile is a path there). */
+	body.len = 0;
+	if (dapicall(d, "GET", "/version", NULL, 10000, &status, &body, e) == 0 && status == 200) {
+		cJSON *j = cJSON_Parse(body.data), *c;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "Components")) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "Name");
+			if (cJSON_IsString(n) && strstr(n->valuestring, "Podman"))
+				d->podman = 1;
+		}
+		cJSON_Delete(j);
+	}
 	buffree(&body);
 	return 0;
 }

@@ -11,12 +11,13 @@ struct dapi {
 	char *url;  /* the socket as messages name it: unix:///var/run/docker.sock */
 	CURL *h;    /* reused between requests, so the connection is kept */
 	char errbuf[CURL_ERROR_SIZE];
+	int podman; /* the engine is Podman's compat service (its /version names a "Podman Engine") */
 };
 
 /* Receives a response body as it streams; returns 0, or -1 to stop the transfer. */
 typedef int (*dapifn)(const char *p, size_t n, void *arg);
 
-/* Find the socket (DOCKER_HOST=unix://PATH, else Docker's, else Podman's) and check the engine answers. */
+/* Find the socket (DOCKER_HOST=unix://PATH, else Docker's, else Podman's), check the engine answers, and ask which it is. */
 int dapiopen(struct dapi *d, struct err *e);
 /* One request (path below /v1.41, body NULL or JSON); fills *status and the body when out is given. */
 int dapicall(struct dapi *d, const char *method, const char *path, const cJSON *body, int64_t timeout_ms,

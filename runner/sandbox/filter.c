@@ -17,6 +17,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include "filter.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -42,15 +43,70 @@ static const unsigned long nsflags[] = {
 	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
-static int ruleadd(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n, const struct scmp_arg_cmp *args, struct err *e)
+/* A rule: the call fails with err, always (mask 0, ne 0), when (argument arg & mask) == value,
+   or when argument arg != value (ne). Arguments the kernel reads as int are compared masked
+   to their low 32 bits: high bits cannot hide a value. */
+struct rule {
+	const char *name;
+	int err;
+	unsigned arg;
+	int ne;
+	uint64_t mask, value;
+	int net; /* 0: always; 1: only without network; 2: only with it */
+};
+
+/* The rules on arguments, besides the namespace flags of clone. */
+static const struct rule conds[] = {
+	/* Faking terminal input. */
+	{"ioctl", EPERM, 1, 0, 0xffffffffu, TIOCSTI, 0},
+	{"ioctl", EPERM, 1, 0, 0xffffffffu, TIOCLINUX, 0},
+	/* Without network only AF_UNIX sockets; with it, still no packet sockets. */
+	{"socket", EAFNOSUPPORT, 0, 1, 0, AF_UNIX, 1},
+	{"socketpair", EAFNOSUPPORT, 0, 1, 0, AF_UNIX, 1},
+	{"socket", EAFNOSUPPORT, 0, 0, 0xffffffffu, AF_PACKET, 2},
+};
+
+/* Call fn on every rule for this network setting, until it returns nonzero: the denied calls;
+   clone with any namespace flag; clone3, whose flags are in memory, says it does not exist
+   (libc falls back to clone); the rules on arguments. */
+static int eachrule(int network, int (*fn)(const struct rule *r, void *arg), void *arg)
 {
-	int nr = seccomp_syscall_resolve_name(name);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof denied / sizeof *denied; i++)
+		rc = fn(&(struct rule){.name = denied[i], .err = EPERM}, arg);
+	for (size_t i = 0; rc == 0 && i < sizeof nsflags / sizeof *nsflags; i++)
+		rc = fn(&(struct rule){.name = "clone", .err = EPERM, .mask = nsflags[i], .value = nsflags[i]}, arg);
+	if (rc == 0)
+		rc = fn(&(struct rule){.name = "clone3", .err = ENOSYS}, arg);
+	for (size_t i = 0; rc == 0 && i < sizeof conds / sizeof *conds; i++)
+		if (!conds[i].net || conds[i].net == (network ? 2 : 1))
+			rc = fn(&conds[i], arg);
+	return rc;
+}
+
+/* Does r look at an argument? */
+static int onarg(const struct rule *r)
+{
+	return r->ne || r->mask;
+}
+
+struct addctx {
+	scmp_filter_ctx ctx;
+	struct err *e;
+};
+
+static int ruleadd(const struct rule *r, void *arg)
+{
+	struct addctx *a = arg;
+	int nr = seccomp_syscall_resolve_name(r->name);
 	if (nr == __NR_SCMP_ERROR)
 		return 0; /* not on this architecture */
-	int rc = seccomp_rule_add_array(ctx, action, nr, n, args);
+	struct scmp_arg_cmp c = r->ne ? (struct scmp_arg_cmp){r->arg, SCMP_CMP_NE, r->value, 0}
+	                              : (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->value};
+	int rc = seccomp_rule_add_array(a->ctx, SCMP_ACT_ERRNO(r->err), nr, onarg(r) ? 1 : 0, &c);
 	if (rc < 0 && rc != -EEXIST) {
 		errno = -rc;
-		return errf(e, "seccomp rule for %s:", name);
+		return errf(a->e, "seccomp rule for %s:", r->name);
 	}
 	return 0;
 }
@@ -60,8 +116,6 @@ static int build(struct filter *f, int network, struct err *e)
 {
 	scmp_filter_ctx ctx;
 	int fd = -1, rc = -1;
-	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
-	struct scmp_arg_cmp a;
 
 	memset(f, 0, sizeof *f);
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -78,34 +132,8 @@ static int build(struct filter *f, int network, struct err *e)
 	   every syscall number when it loads it (to cache the always-allowed ones), and the
 	   steps' denied calls are found in a few comparisons. Best effort: a chain is as right. */
 	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++)
-		if (ruleadd(ctx, eperm, denied[i], 0, NULL, e) < 0)
-			goto out;
-	/* clone with any namespace flag; clone3 hides its flags in memory, so say it does not exist (libc falls back to clone). */
-	for (size_t i = 0; i < sizeof nsflags / sizeof *nsflags; i++) {
-		a = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, nsflags[i], nsflags[i]);
-		if (ruleadd(ctx, eperm, "clone", 1, &a, e) < 0)
-			goto out;
-	}
-	if (ruleadd(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, e) < 0)
+	if (eachrule(network, ruleadd, &(struct addctx){ctx, e}) < 0)
 		goto out;
-	/* Faking terminal input; the kernel reads the command as 32 bits, so compare only those. */
-	a = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
-	if (ruleadd(ctx, eperm, "ioctl", 1, &a, e) < 0)
-		goto out;
-	a = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
-	if (ruleadd(ctx, eperm, "ioctl", 1, &a, e) < 0)
-		goto out;
-	if (!network) {
-		a = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_NE, AF_UNIX);
-		if (ruleadd(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), "socket", 1, &a, e) < 0 ||
-		    ruleadd(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), "socketpair", 1, &a, e) < 0)
-			goto out;
-	} else {
-		a = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_EQ, AF_PACKET);
-		if (ruleadd(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), "socket", 1, &a, e) < 0)
-			goto out;
-	}
 
 	fd = memfd_create("nightshift-filter", MFD_CLOEXEC);
 	if (fd < 0) {
@@ -170,4 +198,40 @@ void filterfree(struct filter *f)
 	free(f->prog);
 	f->prog = NULL;
 	f->len = 0;
+}
+
+/* Add r to a profile's "syscalls": a rule on the name alone joins the entry before it when
+   that one has the same errno and no arguments. */
+static int profileadd(const struct rule *r, void *arg)
+{
+	cJSON *calls = arg, *last = cJSON_GetArrayItem(calls, cJSON_GetArraySize(calls) - 1), *o, *a;
+	if (!onarg(r) && last && !cJSON_HasObjectItem(last, "args") &&
+	    cJSON_GetObjectItem(last, "errnoRet")->valueint == r->err) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(last, "names"), cJSON_CreateString(r->name));
+		return 0;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "names");
+	cJSON_AddItemToArray(a, cJSON_CreateString(r->name));
+	cJSON_AddStringToObject(o, "action", "SCMP_ACT_ERRNO");
+	cJSON_AddNumberToObject(o, "errnoRet", r->err);
+	if (onarg(r)) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "index", r->arg);
+		/* As in libseccomp: value is the mask, valueTwo the value it must give. */
+		cJSON_AddNumberToObject(c, "value", (double)(r->ne ? r->value : r->mask));
+		cJSON_AddNumberToObject(c, "valueTwo", (double)(r->ne ? 0 : r->value));
+		cJSON_AddStringToObject(c, "op", r->ne ? "SCMP_CMP_NE" : "SCMP_CMP_MASKED_EQ");
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "args"), c);
+	}
+	cJSON_AddItemToArray(calls, o);
+	return 0;
+}
+
+cJSON *filterprofile(int network)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "defaultAction", "SCMP_ACT_ALLOW");
+	eachrule(network, profileadd, cJSON_AddArrayToObject(p, "syscalls"));
+	return p;
 }

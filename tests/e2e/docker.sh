@@ -105,6 +105,7 @@ steps=(
 	"sleep 30"
 	"ps -o args"
 	"touch /workspace/made-by-step"
+	"/bin/nsprobe ptrace-parent"
 )
 {
 	for s in "${steps[@]}"; do
@@ -173,6 +174,7 @@ check "runner secret value not visible" lacks 14 stdout PATH= runner-secret-valu
 expect_eq "timeout enforced" true "$(field 15 timed_out)"
 check "nothing survived the timeout" lacks 16 stdout COMMAND "sleep 30"
 expect_eq "files written into the workspace belong to uid 1000" 1000 "$(stat -c %u "$ws/made-by-step" 2>/dev/null)"
+expect_eq "the step cannot ptrace its wrapper" 1 "$(field 18 exit_code)"
 ours() { docker ps -aq --filter "label=nightshift.pid=$1" | wc -l; }  # containers of runner pid $1
 expect_eq "no container left after the job" 0 "$(ours $npid)"
 

@@ -281,6 +281,8 @@ static int probe(int argc, char **argv)
 		return verdict(socket(AF_NETLINK, SOCK_RAW, 0), p);
 	if (!strcmp(p, "socket-packet"))
 		return verdict(socket(AF_PACKET, SOCK_RAW, 0), p);
+	if (!strcmp(p, "socket-packet-high")) /* the kernel reads the family as an int */
+		return verdict(syscall(SYS_socket, (1ul << 32) | AF_PACKET, SOCK_RAW, 0), p);
 	if (!strcmp(p, "socket-raw"))
 		return verdict(socket(AF_INET, SOCK_RAW, IPPROTO_ICMP), p);
 	if (!strcmp(p, "socket-vsock"))
@@ -968,6 +970,9 @@ static void testhostnet(void)
 	run(s, cmd);
 	ok(R.exit_code == 0 && strstr(OUT, "ESCAPED"), "network: host reaches the host listener (control): %s %s", OUT, ERR);
 	blocked(s, "socket-packet", NULL);
+	/* The capability check refuses it too (EPERM): the filter's errno says the filter did. */
+	run(s, "/workspace/probe probe socket-packet-high");
+	ok(strstr(OUT, "blocked") && strstr(OUT, strerror(EAFNOSUPPORT)), "network: host, packet socket with high bits in the family refused by the filter: %s", OUT);
 	blocked(s, "socket-raw", NULL);
 	run(s, "readlink /proc/self/ns/net");
 	char mine[128];
