@@ -91,7 +91,12 @@ add hostname out="nightshift" "hostname"
 add host_processes out="0" "ps -e -o comm= | grep -cxE 'nightshift|python3|systemd|init|dockerd|sshd'"
 add process_count out="ok" "n=\$(ps -e -o pid= | wc -l); [ \"\$n\" -le 6 ] && echo ok || echo \$n"
 add api_key out="0\nend" "env | grep -c sk-nightshift; grep -rl 'sk-nightshift-e2e-secre[t]' /proc/[0-9]*/environ /proc/[0-9]*/cmdline /tmp 2>/dev/null; echo end"
-add init_cmdline out="nightshift-init" "tr '\\0' ' ' < /proc/1/cmdline | cut -c1-15"
+# Under valgrind pid 1's command line is valgrind's, which the init leaves alone (namespace.c).
+if [ -z "${NS_VALGRIND:-}" ]; then
+	add init_cmdline out="nightshift-init" "tr '\\0' ' ' < /proc/1/cmdline | cut -c1-15"
+else
+	skip init_cmdline "under valgrind /proc/1/cmdline is valgrind's"
+fi
 add background_started out="started" "sleep $marker & setsid sleep $marker & (setsid sh -c 'sleep $marker & :' &); echo started"
 add background_gone out="0" "ps -e -o args= | grep -c '^sleep $marker'"
 add workspace_write out="ok" "echo hi > /workspace/written && echo ok"
