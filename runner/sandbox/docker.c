@@ -5,12 +5,13 @@
    pids limits, a tmpfs /tmp, the workspace bound read-write at /workspace and
    the manifest's mounts. Its pid 1 is the engine's init (docker-init/tini, or
    Podman's catatonit), which reaps orphans; under it a shell, running as
-   65534:65534, reads its stdin, which is a connection the runner keeps open
-   ("the hook"). When the runner ends in any way, even SIGKILL, the engine
+   65534:65534 ("the hook"), copies /bin/sh into a tmpfs of its own at
+   /.nightshift, execute-only (0711), says so, and reads its stdin, which is a
+   connection the runner keeps open. When the runner ends in any way, even SIGKILL, the engine
    closes that stdin (StdinOnce), the shell and the init exit, and the engine
    removes the container (AutoRemove). At job end the runner removes it itself.
 
-   A step is an exec of `/bin/sh -c WRAPPER nightshift-step NONCE` as 1000:1000
+   A step is an exec of `/.nightshift/sh -c WRAPPER nightshift-step NONCE` as 1000:1000
    in /workspace. It is started ahead, as soon as the previous step is done
    (while the model thinks: starting a process in a container costs tens of
    milliseconds), and waits for its command on its stdin: the command's lines,
@@ -33,7 +34,10 @@
    checked against the engine's "oom" events for the container.
 
    The wrapper and its command are the same uid, so the command could ptrace
-   the wrapper past its last kill, and the next wrapper too, and live on: the
+   the wrapper past its last kill, or write its memory through /proc/PID/mem,
+   do the same to the next wrapper, and live on. So the wrapper runs from a
+   file it may execute but not read, which makes it non-dumpable: its /proc
+   files are root's, and ptrace needs a capability nobody here has. And the
    container runs under filter.c's rules (no ptrace, process_vm_*, namespaces,
    io_uring, ...; no sockets but AF_UNIX without network) in place of the
    engine's default seccomp profile, which allows ptrace on current kernels. */
@@ -52,6 +56,12 @@
 #define HOOKUSER "65534:65534" /* runs the hook shell: out of reach of kill -9 -1 by the steps */
 #define TRAILER "\nnightshift:step-end "
 #define HOLD 64 /* bytes of stderr held back until the end: room for the trailer */
+#define WRAPDIR "/.nightshift"    /* a tmpfs of the hook user's, mode 0755 */
+#define WRAPSH WRAPDIR "/sh"      /* the image's /bin/sh, copied there execute-only (0711) */
+#define READY "nightshift-ready\n" /* what the hook says when the copy is in place */
+
+/* The hook: copy the shell for the wrappers, say so, then wait for the end of stdin. */
+static const char hook[] = "cp /bin/sh " WRAPSH " && chmod 0711 " WRAPSH " && echo nightshift-ready && read x";
 
 static const char wrapper[] =
 	"kill -9 -1 2>/dev/null\n"
@@ -130,7 +140,7 @@ static cJSON *createbody(const struct sbxconf *c, const char *seccomp)
 	a = cJSON_AddArrayToObject(b, "Entrypoint");
 	cJSON_AddItemToArray(a, cJSON_CreateString("/bin/sh"));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
-	cJSON_AddItemToArray(a, cJSON_CreateString("read x"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(hook));
 	cJSON_AddItemToObject(b, "Cmd", cJSON_CreateArray());
 	cJSON_AddStringToObject(b, "User", HOOKUSER);
 	cJSON_AddStringToObject(b, "WorkingDir", "/");
@@ -167,6 +177,7 @@ static cJSON *createbody(const struct sbxconf *c, const char *seccomp)
 		cJSON_AddNumberToObject(hc, "PidsLimit", (double)sc->pids);
 	o = cJSON_AddObjectToObject(hc, "Tmpfs");
 	cJSON_AddStringToObject(o, "/tmp", "rw,nosuid,nodev,size=256m");
+	cJSON_AddStringToObject(o, WRAPDIR, "rw,exec,nosuid,nodev,size=16m,mode=0755,uid=65534,gid=65534");
 	a = cJSON_AddArrayToObject(hc, "Ulimits");
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "Name", "core");
@@ -210,7 +221,49 @@ static void containerdown(struct dockersbx *d)
 	d->hook = NULL;
 }
 
-/* Create the container, hook its stdin, start it. */
+/* The payloads of the multiplexed frames in raw[0..n), printable bytes only, for a message. */
+static void framestext(const unsigned char *raw, size_t n, struct buf *out)
+{
+	for (size_t i = 0; i + 8 <= n;) {
+		size_t len = (size_t)raw[i + 4] << 24 | raw[i + 5] << 16 | raw[i + 6] << 8 | raw[i + 7];
+		for (size_t k = i + 8; k < n && k < i + 8 + len; k++)
+			if (raw[k] >= 0x20 && raw[k] < 0x7f)
+				bufadd(out, (const char *)&raw[k], 1);
+			else if (raw[k] == '\n')
+				bufadd(out, " ", 1);
+		i += 8 + len;
+	}
+}
+
+/* Wait for the hook to say the wrappers' shell is in place. The wrappers run from that
+   execute-only copy, which makes them non-dumpable: the command, the same uid, can neither
+   ptrace them nor open their /proc/PID/mem, fd or environ (root's then). */
+static int hookready(struct dockersbx *d, struct err *e)
+{
+	unsigned char raw[4096];
+	size_t n = 0;
+	int64_t end = nowms() + 60000;
+	while (n < sizeof raw) {
+		int left = (int)(end - nowms());
+		long k = left > 0 ? dapirecv(d->hook, raw + n, sizeof raw - n, left) : -2;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (memmem(raw, n, READY, strlen(READY)))
+			return 0;
+	}
+	struct buf said = {0};
+	framestext(raw, n, &said);
+	while (said.len && said.data[said.len - 1] == ' ')
+		said.data[--said.len] = 0;
+	errf(e, "docker: the container from '%s' did not get ready: %s (as uid 65534 it copies /bin/sh, "
+	        "up to 16 MB, to " WRAPDIR " with cp and chmod)",
+	     d->image, said.len ? said.data : "it said nothing");
+	buffree(&said);
+	return -1;
+}
+
+/* Create the container, hook its stdin, start it, and wait for the hook to be ready. */
 static int containerup(struct dockersbx *d, struct err *e)
 {
 	struct buf body = {0};
@@ -240,7 +293,7 @@ static int containerup(struct dockersbx *d, struct err *e)
 		errf(e, "docker: the engine at %s answered create without a container id", d->api.url);
 		goto out;
 	}
-	path = xasprintf("/containers/%s/attach?stream=1&stdin=1", d->id);
+	path = xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1", d->id);
 	if (dapihook(&d->api, path, NULL, &st, &d->hook, e) < 0)
 		goto out;
 	free(path);
@@ -255,7 +308,7 @@ static int containerup(struct dockersbx *d, struct err *e)
 		free(m);
 		goto out;
 	}
-	rc = 0;
+	rc = hookready(d, e);
 out:
 	if (rc < 0)
 		containerdown(d);
@@ -442,7 +495,7 @@ static int standby(struct dockersbx *d, struct err *e)
 	for (size_t i = 0; i < d->env.n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(d->env.v[i]));
 	a = cJSON_AddArrayToObject(x, "Cmd");
-	cJSON_AddItemToArray(a, cJSON_CreateString("/bin/sh"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(WRAPSH));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(wrapper));
 	cJSON_AddItemToArray(a, cJSON_CreateString("nightshift-step"));

@@ -105,7 +105,8 @@ steps=(
 	"sleep 30"
 	"ps -o args"
 	"touch /workspace/made-by-step"
-	"/bin/nsprobe ptrace-parent"
+	"/bin/nsprobe ptrace-wrapper"
+	"/bin/nsprobe procmem-wrapper"
 )
 {
 	for s in "${steps[@]}"; do
@@ -175,6 +176,7 @@ expect_eq "timeout enforced" true "$(field 15 timed_out)"
 check "nothing survived the timeout" lacks 16 stdout COMMAND "sleep 30"
 expect_eq "files written into the workspace belong to uid 1000" 1000 "$(stat -c %u "$ws/made-by-step" 2>/dev/null)"
 expect_eq "the step cannot ptrace its wrapper" 1 "$(field 18 exit_code)"
+expect_eq "nor write to its wrapper's memory through /proc" 1 "$(field 19 exit_code)"
 ours() { docker ps -aq --filter "label=nightshift.pid=$1" | wc -l; }  # containers of runner pid $1
 expect_eq "no container left after the job" 0 "$(ours $npid)"
 
@@ -201,4 +203,18 @@ sed -i "s|image: $DOCKER_IMAGE|image: host|" "$T/m.yaml"
 "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.host"; rc=$?
 check "image host with docker: the run fails" test "$rc" != 0
 expect_grep "image host with docker: clear error" "sandbox.image" "$T/err.host"
+
+# --- an image whose shell cannot be copied for the wrappers (over 16 MB): the job fails, saying why ---
+mkdir -p "$T/bigsh/bin" "$T/bigsh/tmp" "$T/bigsh/workspace"
+{ cat /bin/busybox; head -c 20000000 /dev/zero; } >"$T/bigsh/bin/sh"
+chmod 0755 "$T/bigsh/bin/sh"
+if tar --owner=0 --group=0 --numeric-owner -C "$T/bigsh" -c . | docker import - nightshift-test:bigsh >/dev/null 2>&1; then
+	sed -i "s|image: host|image: nightshift-test:bigsh|" "$T/m.yaml"
+	"$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.big"; rc=$?
+	expect_rc "shell too big to copy: the job fails" 1 "$rc"
+	expect_grep "and says the container did not get ready" "did not get ready: cp: .*No space left" "$T/err.big"
+	docker rmi nightshift-test:bigsh >/dev/null 2>&1
+else
+	_fail=$((_fail + 1)); echo "FAIL docker import of the big-shell image"
+fi
 done_tests

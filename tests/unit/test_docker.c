@@ -256,6 +256,8 @@ static void testescapes(struct sbx *s)
 	blocked(s, "packet");
 	/* The engine's default profile allows these; ours (filter.c's rules) does not. */
 	blocked(s, "ptrace-parent");
+	blocked(s, "ptrace-wrapper");
+	blocked(s, "procmem-wrapper");
 	blocked(s, "vm-readv-parent");
 	blocked(s, "i386-ptrace");
 	blocked(s, "clone-userns");
