@@ -58,10 +58,10 @@
 #define HOLD 64 /* bytes of stderr held back until the end: room for the trailer */
 #define WRAPDIR "/.nightshift"    /* a tmpfs of the hook user's, mode 0755 */
 #define WRAPSH WRAPDIR "/sh"      /* the image's /bin/sh, copied there execute-only (0711) */
-#define READY "nightshift-ready\n" /* what the hook says when the copy is in place */
+#define READY "nightshift-ready" /* what the hook says when the copy is in place */
 
 /* The hook: copy the shell for the wrappers, say so, then wait for the end of stdin. */
-static const char hook[] = "cp /bin/sh " WRAPSH " && chmod 0711 " WRAPSH " && echo nightshift-ready && read x";
+static const char hook[] = "cp /bin/sh " WRAPSH " && chmod 0711 " WRAPSH " && echo " READY " && read x";
 
 static const char wrapper[] =
 	"kill -9 -1 2>/dev/null\n"
@@ -221,47 +221,7 @@ static void containerdown(struct dockersbx *d)
 	d->hook = NULL;
 }
 
-/* The payloads of the multiplexed frames in raw[0..n), printable bytes only, for a message. */
-static void framestext(const unsigned char *raw, size_t n, struct buf *out)
-{
-	for (size_t i = 0; i + 8 <= n;) {
-		size_t len = (size_t)raw[i + 4] << 24 | raw[i + 5] << 16 | raw[i + 6] << 8 | raw[i + 7];
-		for (size_t k = i + 8; k < n && k < i + 8 + len; k++)
-			if (raw[k] >= 0x20 && raw[k] < 0x7f)
-				bufadd(out, (const char *)&raw[k], 1);
-			else if (raw[k] == '\n')
-				bufadd(out, " ", 1);
-		i += 8 + len;
-	}
-}
-
-/* Wait for the hook to say the wrappers' shell is in place. The wrappers run from that
-   execute-only copy, which makes them non-dumpable: the command, the same uid, can neither
-   ptrace them nor open their /proc/PID/mem, fd or environ (root's then). */
-static int hookready(struct dockersbx *d, struct err *e)
-{
-	unsigned char raw[4096];
-	size_t n = 0;
-	int64_t end = nowms() + 60000;
-	while (n < sizeof raw) {
-		int left = (int)(end - nowms());
-		long k = left > 0 ? dapirecv(d->hook, raw + n, sizeof raw - n, left) : -2;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-		if (memmem(raw, n, READY, strlen(READY)))
-			return 0;
-	}
-	struct buf said = {0};
-	framestext(raw, n, &said);
-	while (said.len && said.data[said.len - 1] == ' ')
-		said.data[--said.len] = 0;
-	errf(e, "docker: the container from '%s' did not get ready: %s (as uid 65534 it copies /bin/sh, "
-	        "up to 16 MB, to " WRAPDIR " with cp and chmod)",
-	     d->image, said.len ? said.data : "it said nothing");
-	buffree(&said);
-	return -1;
-}
+static int hookready(struct dockersbx *d, struct err *e);
 
 /* Create the container, hook its stdin, start it, and wait for the hook to be ready. */
 static int containerup(struct dockersbx *d, struct err *e)
@@ -445,6 +405,43 @@ static int trailer(struct demux *m)
 	keep(m, 1, t, end);
 	buffree(&m->tail);
 	return status;
+}
+
+/* Wait for the hook to say the wrappers' shell is in place. The wrappers run from that
+   execute-only copy, which makes them non-dumpable: the command, the same uid, can neither
+   ptrace them nor open their /proc/PID/mem, fd or environ (root's then). */
+static int hookready(struct dockersbx *d, struct err *e)
+{
+	struct buf out = {0}, said = {0};
+	struct demux m = {.b = {&out, &said}, .cap = 4096};
+	char raw[4096];
+	int64_t end = nowms() + 60000;
+	int rc = -1;
+	for (;;) {
+		if (out.data && strstr(out.data, READY "\n")) {
+			rc = 0;
+			break;
+		}
+		int left = (int)(end - nowms());
+		long k = left > 0 ? dapirecv(d->hook, raw, sizeof raw, left) : -2;
+		if (k <= 0 || demuxfn(raw, (size_t)k, &m) < 0 || m.truncated)
+			break;
+	}
+	if (rc < 0) {
+		keep(&m, 1, m.tail.data, m.tail.len); /* what stderr held back */
+		for (size_t i = 0; i < said.len; i++)
+			if ((unsigned char)said.data[i] < 0x20)
+				said.data[i] = ' ';
+		while (said.len && said.data[said.len - 1] == ' ')
+			said.data[--said.len] = 0;
+		errf(e, "docker: the container from '%s' did not get ready: %s (as uid 65534 it copies /bin/sh, "
+		        "up to 16 MB, to " WRAPDIR " with cp and chmod)",
+		     d->image, said.len ? said.data : "it said nothing");
+	}
+	buffree(&m.tail);
+	buffree(&out);
+	buffree(&said);
+	return rc;
 }
 
 /* Did the engine see the container run out of memory since wall-clock time since? */

@@ -254,7 +254,8 @@ static void testescapes(struct sbx *s)
 	blocked(s, "userns");
 	blocked(s, "rawip");
 	blocked(s, "packet");
-	/* The engine's default profile allows these; ours (filter.c's rules) does not. */
+	/* The engine's default profile allows the ptraces and io_uring; ours (filter.c's rules)
+	   does not. /proc/PID/mem needs no system call: the wrapper is not dumpable. */
 	blocked(s, "ptrace-parent");
 	blocked(s, "ptrace-wrapper");
 	blocked(s, "procmem-wrapper");
