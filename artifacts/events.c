@@ -11,13 +11,14 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "events.h"
+#include "zst.h"
 
 /* An empty raw block with the last-block bit: ends the frame after the blocks before it. */
 static const char lastblock[3] = {1, 0, 0};
 
 struct evlog {
 	int fd;
-	ZSTD_CCtx *z;
+	struct zstmem *z;
 	const struct secrets *sec;
 	char prev[65];
 	int64_t seq;
@@ -50,21 +51,22 @@ int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struc
 	struct evlog *l = xcalloc(1, sizeof *l);
 	l->fd = fd;
 	l->sec = sec;
-	l->z = ZSTD_createCCtx();
-	ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel, 3);
-	ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 0);
+	l->z = zstmemnew(3);
 	memset(l->prev, '0', 64);
 	/* Until the first line: an empty frame, so even a log with no line is a valid file. */
-	size_t n = ZSTD_compress(l->tail, sizeof l->tail, "", 0, 1);
-	if (ZSTD_isError(n) || pwriteall(fd, l->tail, n, 0) < 0) {
+	struct buf empty = {0};
+	if (zstmemempty(&empty, e) < 0 || empty.len > sizeof l->tail || pwriteall(fd, empty.data, empty.len, 0) < 0) {
 		errf(e, "write %s:", path);
 		unlink(path);
 		close(fd);
-		ZSTD_freeCCtx(l->z);
+		zstmemfree(l->z);
+		buffree(&empty);
 		free(l);
 		return -1;
 	}
-	l->ntail = n;
+	memcpy(l->tail, empty.data, empty.len);
+	l->ntail = empty.len;
+	buffree(&empty);
 	*lp = l;
 	return 0;
 }
@@ -72,19 +74,9 @@ int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struc
 /* Compress a line (flushed to a block boundary) into l->out, then the block that ends the frame. */
 static int compress(struct evlog *l, const char *data, size_t n, struct err *e)
 {
-	ZSTD_inBuffer in = {data, n, 0};
 	l->out.len = 0;
-	for (;;) {
-		size_t cap = ZSTD_CStreamOutSize();
-		bufgrow(&l->out, cap);
-		ZSTD_outBuffer out = {l->out.data + l->out.len, cap, 0};
-		size_t left = ZSTD_compressStream2(l->z, &out, &in, ZSTD_e_flush);
-		if (ZSTD_isError(left))
-			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
-		l->out.len += out.pos;
-		if (left == 0 && in.pos == in.size)
-			break;
-	}
+	if (zstmemflush(l->z, data, n, &l->out, e) < 0)
+		return -1;
 	bufadd(&l->out, lastblock, sizeof lastblock);
 	return 0;
 }
@@ -165,7 +157,7 @@ int evclose(struct evlog *l, struct err *e)
 	if (fsync(l->fd) < 0)
 		rc = errf(e, "fsync event log:");
 	close(l->fd);
-	ZSTD_freeCCtx(l->z);
+	zstmemfree(l->z);
 	buffree(&l->out);
 	free(l);
 	return rc;

@@ -13,9 +13,5 @@
  * or -1 with e filled (code 2: the runs do not belong together, 4: one fails verification). */
 int runmerge(const struct strv *runs, const char *outdir, char **merged, struct err *e);
 
-/* For verify: when run (dir's run.json) lists "shards", check each as a run of its own (problems
- * prefixed with its path), its SHA256SUMS against the digest run.json pinned, and each job's status
- * and output.json at the top against the shard that ran it. Adds to v; does nothing for other runs. */
-void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v);
 
 #endif

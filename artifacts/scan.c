@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 #include "scan.h"
-#include "../runner/glob.h"
+#include "../util/glob.h"
 
 enum { MAXDEPTH = 256, MAXOPEN = 256 /* directories held open in the queue */ };
 

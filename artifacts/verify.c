@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 #include "events.h"
 #include "rundir.h"
-#include "merge.h"
+#include "runjson.h"
 #include "verify.h"
 
 void verdictproblem(struct verdictrun *v, const char *fmt, ...)
@@ -173,6 +173,8 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 	free(path);
 }
 
+static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v);
+
 int runverify(const char *dir, struct verdictrun *v, struct err *e)
 {
 	struct strv listed = {0};
@@ -241,4 +243,112 @@ int runverified(const char *dir, int code, struct err *e)
 void verdictrunfree(struct verdictrun *v)
 {
 	buffree(&v->report);
+}
+
+/* Whether two files hold the same bytes; two missing files are the same too. */
+static int samefile(const char *a, const char *b)
+{
+	char ha[65], hb[65];
+	struct err e = {0};
+	int ra = sha256file(a, ha, &e), rb = sha256file(b, hb, &e);
+	return ra < 0 ? rb < 0 : rb == 0 && strcmp(ha, hb) == 0;
+}
+
+/* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
+static void verifyshard(const char *dir, const char *rel, const cJSON *pin, const cJSON *jobs, struct verdictrun *v)
+{
+	char *sub = pathjoin(dir, rel), *sums = pathjoin(sub, "SHA256SUMS"), hex[65];
+	struct err e = {0};
+	cJSON *sr = runjsonread(sub, &e), *j;
+	if (!sr) {
+		verdictproblem(v, "%s/run.json: missing or not a run's", rel);
+	} else if (cJSON_GetObjectItemCaseSensitive(sr, "shards")) {
+		verdictproblem(v, "%s: a shard that is itself a merged run", rel);
+	} else {
+		struct verdictrun sv;
+		if (runverify(sub, &sv, &e) < 0) {
+			verdictproblem(v, "%s: %s", rel, e.msg);
+		} else {
+			int lines = 0;
+			for (char *l = sv.report.data, *nl; l && *l; l = nl + 1) {
+				if (!(nl = strchr(l, '\n')))
+					break;
+				*nl = 0;
+				verdictproblem(v, "%s/%s", rel, l);
+				lines++;
+			}
+			v->failed += sv.failed - lines;
+			if (sv.incomplete)
+				verdictproblem(v, "%s: the shard run did not finish", rel);
+			v->events += sv.events;
+			v->layers += sv.layers;
+			verdictrunfree(&sv);
+		}
+	}
+	if (sha256file(sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
+		verdictproblem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
+	/* Each job the shard ran is at the top, with its status and the same output. */
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(sr, "jobs"))
+	{
+		const cJSON *top = cJSON_GetObjectItemCaseSensitive(jobs, j->string);
+		if (!runnameok(j->string)) {
+			verdictproblem(v, "%s/run.json: job '%.80s' is not a job id", rel, j->string);
+			continue;
+		}
+		if (!top || strcmp(jsonstr(top, "run", ""), rel) != 0) {
+			verdictproblem(v, "run.json: job %s, run in %s, is not listed as run there", j->string, rel);
+			continue;
+		}
+		if (strcmp(jsonstr(top, "status", ""), jsonstr(j, "status", "")) != 0)
+			verdictproblem(v, "run.json: job %s is %s, its shard says %s", j->string, jsonstr(top, "status", "?"),
+			        jsonstr(j, "status", "?"));
+		char *a = xasprintf("%s/jobs/%s/output.json", dir, j->string);
+		char *b = xasprintf("%s/jobs/%s/output.json", sub, j->string);
+		if (!samefile(a, b))
+			verdictproblem(v, "jobs/%s/output.json: differs from the one in %s", j->string, rel);
+		free(a);
+		free(b);
+	}
+	cJSON_ArrayForEach(j, jobs)
+	{
+		if (sr && strcmp(jsonstr(j, "run", ""), rel) == 0 &&
+		    !cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sr, "jobs"), j->string))
+			verdictproblem(v, "run.json: job %.80s is said to have run in %s, which has no such job", j->string, rel);
+	}
+	cJSON_Delete(sr);
+	free(sums);
+	free(sub);
+}
+
+static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
+{
+	const cJSON *shards = cJSON_GetObjectItemCaseSensitive(run, "shards"), *s, *j;
+	const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(run, "jobs");
+	if (!shards)
+		return;
+	if (!cJSON_IsArray(shards)) {
+		verdictproblem(v, "run.json: \"shards\" is not a list");
+		return;
+	}
+	struct strv dirs = {0};
+	cJSON_ArrayForEach(s, shards)
+	{
+		const char *rel = jsonstr(s, "dir", "");
+		if (strncmp(rel, "shards/", 7) != 0 || !runnameok(rel + 7)) {
+			verdictproblem(v, "run.json: shard dir '%.100s' is not shards/<run-id>", rel);
+			continue;
+		}
+		strvadd(&dirs, rel);
+		verifyshard(dir, rel, s, jobs, v);
+	}
+	cJSON_ArrayForEach(j, jobs)
+	{
+		const char *rel = jsonstr(j, "run", "");
+		size_t k = 0;
+		while (k < dirs.n && strcmp(dirs.v[k], rel) != 0)
+			k++;
+		if (k == dirs.n)
+			verdictproblem(v, "run.json: job %.80s names no shard of this run ('%.100s')", j->string, rel);
+	}
+	strvfree(&dirs);
 }

@@ -14,8 +14,7 @@ struct zstw {
 	ZSTD_CCtx *z;
 	EVP_MD_CTX *md;
 	int64_t bytes;
-	char *out;
-	size_t outpos, outcap;
+	struct buf out; /* compressed, not yet written */
 };
 
 struct zstr {
@@ -67,8 +66,6 @@ int zstwopen(struct zstw **wp, const char *path, int level, int threads, int fla
 	w->path = xstrdup(path);
 	w->z = ZSTD_createCCtx();
 	w->md = EVP_MD_CTX_new();
-	w->outcap = ZSTD_CStreamOutSize();
-	w->out = xmalloc(w->outcap);
 	if (!w->z || !w->md || !EVP_DigestInit_ex(w->md, EVP_sha256(), NULL)) {
 		zstwfree(w);
 		return errf(e, "zstd: cannot set up a compressor for %s", path);
@@ -86,39 +83,48 @@ int zstwopen(struct zstw **wp, const char *path, int level, int threads, int fla
 	return 0;
 }
 
+/* Feed n bytes of p to z with a directive until it has taken them all (and, for flush or end, put
+ * out all it holds), appending what comes out to out. */
+static int encode(ZSTD_CCtx *z, const void *p, size_t n, ZSTD_EndDirective dir, struct buf *out, struct err *e)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	for (;;) {
+		size_t cap = ZSTD_CStreamOutSize();
+		bufgrow(out, cap);
+		ZSTD_outBuffer o = {out->data + out->len, cap, 0};
+		size_t left = ZSTD_compressStream2(z, &o, &in, dir);
+		if (ZSTD_isError(left))
+			return errf(e, "zstd: %s", ZSTD_getErrorName(left));
+		out->len += o.pos;
+		if (dir == ZSTD_e_continue ? in.pos == in.size : left == 0)
+			return 0;
+	}
+}
+
 /* Write the output buffer to the file, hashing it. */
 static int drain(struct zstw *w, struct err *e)
 {
 	size_t off = 0;
-	EVP_DigestUpdate(w->md, w->out, w->outpos);
-	while (off < w->outpos) {
-		ssize_t n = write(w->fd, w->out + off, w->outpos - off);
+	EVP_DigestUpdate(w->md, w->out.data, w->out.len);
+	while (off < w->out.len) {
+		ssize_t n = write(w->fd, w->out.data + off, w->out.len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return errf(e, "write %s:", w->path);
 		off += n;
 	}
-	w->bytes += w->outpos;
-	w->outpos = 0;
+	w->bytes += w->out.len;
+	w->out.len = 0;
 	return 0;
 }
 
-/* Feed in with a directive until zstd has taken it all (and, for flush or end, emitted it all). */
+/* Compress with a directive; write out once a block's worth is held, and always after flush or end. */
 static int push(struct zstw *w, const void *p, size_t n, ZSTD_EndDirective dir, struct err *e)
 {
-	ZSTD_inBuffer in = {p, n, 0};
-	for (;;) {
-		ZSTD_outBuffer out = {w->out, w->outcap, w->outpos};
-		size_t left = ZSTD_compressStream2(w->z, &out, &in, dir);
-		if (ZSTD_isError(left))
-			return errf(e, "zstd %s: %s", w->path, ZSTD_getErrorName(left));
-		w->outpos = out.pos;
-		if (w->outpos == w->outcap && drain(w, e) < 0)
-			return -1;
-		if (dir == ZSTD_e_continue ? in.pos == in.size : left == 0)
-			return 0;
-	}
+	if (encode(w->z, p, n, dir, &w->out, e) < 0)
+		return errctx(e, "%s", w->path);
+	return dir != ZSTD_e_continue || w->out.len >= ZSTD_CStreamOutSize() ? drain(w, e) : 0;
 }
 
 int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e)
@@ -128,7 +134,7 @@ int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e)
 
 int zstwflush(struct zstw *w, int endframe, int sync, struct err *e)
 {
-	if (push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0 || drain(w, e) < 0)
+	if (push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0)
 		return -1;
 	if (sync && fsync(w->fd) < 0)
 		return errf(e, "fsync %s:", w->path);
@@ -157,9 +163,45 @@ void zstwfree(struct zstw *w)
 		close(w->fd);
 	ZSTD_freeCCtx(w->z);
 	EVP_MD_CTX_free(w->md);
-	free(w->out);
+	buffree(&w->out);
 	free(w->path);
 	free(w);
+}
+
+struct zstmem {
+	ZSTD_CCtx *z;
+};
+
+struct zstmem *zstmemnew(int level)
+{
+	struct zstmem *m = xcalloc(1, sizeof *m);
+	m->z = ZSTD_createCCtx();
+	if (!m->z)
+		abort(); /* out of memory, as xmalloc */
+	ZSTD_CCtx_setParameter(m->z, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(m->z, ZSTD_c_checksumFlag, 0);
+	return m;
+}
+
+int zstmemflush(struct zstmem *m, const void *p, size_t n, struct buf *out, struct err *e)
+{
+	return encode(m->z, p, n, ZSTD_e_flush, out, e);
+}
+
+int zstmemempty(struct buf *out, struct err *e)
+{
+	struct zstmem *m = zstmemnew(1);
+	int rc = encode(m->z, "", 0, ZSTD_e_end, out, e);
+	zstmemfree(m);
+	return rc;
+}
+
+void zstmemfree(struct zstmem *m)
+{
+	if (!m)
+		return;
+	ZSTD_freeCCtx(m->z);
+	free(m);
 }
 
 int zstropen(struct zstr **rp, const char *path, struct err *e)

@@ -32,6 +32,18 @@ void zstwfree(struct zstw *w);
 /* Worker threads zstd will really use for a wish of n (0 when libzstd was built without threads). */
 int zstthreads(int n);
 
+/* A zstd compressor into memory, for a writer that places the bytes itself (the event log ends its
+ * frame after every line and overwrites that end with the next). No frame checksum. */
+struct zstmem;
+/* A compressor at level. */
+struct zstmem *zstmemnew(int level);
+/* Compress n bytes of p and flush them to a block boundary, appending the output to out. */
+int zstmemflush(struct zstmem *m, const void *p, size_t n, struct buf *out, struct err *e);
+/* Append a complete, empty zstd frame to out. */
+int zstmemempty(struct buf *out, struct err *e);
+/* Free a compressor; NULL is fine. */
+void zstmemfree(struct zstmem *m);
+
 /* Open path to read the zstd stream it holds (any number of frames). */
 int zstropen(struct zstr **r, const char *path, struct err *e);
 /* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../runner/glob.h"
+#include "../util/glob.h"
 #include "../runner/policy.h"
 #include "../runner/shellsplit.h"
 

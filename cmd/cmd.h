@@ -2,6 +2,7 @@
 #ifndef NS_CMD_H
 #define NS_CMD_H
 
+#include "../manifest/manifest.h"
 #include "../util/util.h"
 
 /* Exit codes of shared/DESIGN.md. */
@@ -41,5 +42,8 @@ void runclose(char *dir, char *tmp);
 int positional(const char *cmd, const char *arg, const char **slot, const char *what);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
+/* Load a manifest and check its approval rules and examples: -1 with the first mistake (the caller
+ * frees m either way). */
+int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o, struct err *e);
 
 #endif

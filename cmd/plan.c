@@ -65,7 +65,7 @@ int cmdplan(int argc, char **argv)
 	}
 	struct manifest m;
 	struct err e = {0};
-	if (manifestloadset(&m, path, &sets, &e) < 0) {
+	if (loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0) {
 		rc = report(&e);
 		manifestfree(&m);
 		goto done;

@@ -123,7 +123,7 @@ int cmdpolicy(int argc, char **argv)
 
 	struct manifest m = {0};
 	struct err e = {0};
-	if (manifestload(&m, manifest, &e) < 0) {
+	if (loadmanifest(&m, manifest, &(struct loadopts){0}, &e) < 0) {
 		manifestfree(&m);
 		return report(&e);
 	}

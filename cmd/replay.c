@@ -148,7 +148,7 @@ int cmdreplay(int argc, char **argv)
 	mpath = xasprintf("%s/manifest/%s", real, mfile);
 	struct loadopts lo = {.sets = &sets, .workspace = ws};
 	loaded = 1;
-	if (manifestloadopts(&m, mpath, &lo, &e) < 0) {
+	if (loadmanifest(&m, mpath, &lo, &e) < 0) {
 		rc = report(&e);
 		goto done;
 	}

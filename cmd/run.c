@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "../artifacts/finalize.h"
 #include "../manifest/manifest.h"
-#include "../runner/cancel.h"
+#include "../util/cancel.h"
 #include "../runner/llm/modelspec.h"
 #include "../runner/gha.h"
 #include "../runner/run.h"
@@ -156,7 +156,7 @@ int cmdrun(int argc, char **argv)
 	o.from = &from;
 	struct manifest m;
 	struct err e = {0};
-	if (manifestloadset(&m, path, &sets, &e) < 0) {
+	if (loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0) {
 		rc = report(&e);
 		manifestfree(&m);
 		goto done;

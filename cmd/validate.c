@@ -34,7 +34,7 @@ int cmdvalidate(int argc, char **argv)
 	}
 	struct manifest m;
 	struct err e = {0};
-	rc = manifestloadset(&m, path, &sets, &e) < 0 ? report(&e) : EXIT_OK;
+	rc = loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0 ? report(&e) : EXIT_OK;
 	if (rc == EXIT_OK)
 		fprintf(stderr, "%s: ok (%zu models, %zu workers, %zu jobs)\n", path, m.nmodels, m.nworkers, m.njobs);
 	manifestfree(&m);

@@ -8,7 +8,7 @@
 #include "expr.h"
 #include "schema.h"
 #include "yaml.h"
-#include "../runner/policy.h"
+#include "../util/path.h"
 
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "workers", "jobs", NULL};
@@ -694,38 +694,7 @@ static int errat(struct err *e, struct pos p, const char *fmt, const char *a, co
 	return errc(e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
 }
 
-/* Each approval example must be decided as it says, else name the example and the rule. */
-static int checkexamples(struct worker *w, struct err *e)
-{
-	struct strv *lists[] = {&w->approval.allow_examples, &w->approval.deny_examples};
-	for (int l = 0; l < 2; l++) {
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			cJSON *args = cJSON_CreateObject();
-			cJSON_AddStringToObject(args, "command", lists[l]->v[i]);
-			struct verdict v;
-			policydecide(&w->approval, w->name, "shell", args, &v);
-			cJSON_Delete(args);
-			int allowed = v.decision == DEC_ALLOW;
-			if (allowed != (l == 0)) {
-				char by[128];
-				if (v.rule >= 0)
-					snprintf(by, sizeof by, "rule %d (line %d)", v.rule + 1, w->approval.rules[v.rule].pos.line);
-				else
-					snprintf(by, sizeof by, "the default");
-				struct pos p = w->approval.pos;
-				errc(e, 2, "%s:%d:%d: worker '%s': example \"%s\" is listed under %s but %s decides %s: %s",
-				     p.file, p.line, p.col, w->name, lists[l]->v[i], l == 0 ? "allow" : "deny", by,
-				     decisionname(v.decision), v.reason);
-				verdictfree(&v);
-				return -1;
-			}
-			verdictfree(&v);
-		}
-	}
-	return 0;
-}
-
-/* Cross-references: models, delegates, needs, cycles, examples. */
+/* Cross-references: models, delegates, needs, cycles. */
 static int crosscheck(struct manifest *m, struct err *e)
 {
 	for (size_t i = 0; i < m->nworkers; i++) {
@@ -741,8 +710,6 @@ static int crosscheck(struct manifest *m, struct err *e)
 				return errat(e, w->pos, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
 				             w->delegates.v[k]);
 		}
-		if (policycheck(&w->approval, e) < 0 || checkexamples(w, e) < 0)
-			return -1;
 	}
 	for (size_t i = 0; i < m->njobs; i++) {
 		struct job *j = &m->jobs[i];

@@ -12,7 +12,7 @@
 #include "../manifest/schema.h"
 #include "agent.h"
 #include "progress.h"
-#include "cancel.h"
+#include "../util/cancel.h"
 #include "policy.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include "../manifest/manifest.h"
+#include "../util/path.h"
 
 struct verdict {
 	enum decision decision;
@@ -28,10 +29,5 @@ int policycheck(const struct approval *a, struct err *e);
 /* Free what a verdict owns. */
 void verdictfree(struct verdict *v);
 
-/* Normalise a tool path argument ("a/./b", "/workspace/a", "a//b/") to a workspace-relative path
- * ("." for the root) in a new string, lexically: NULL when it is empty, longer than 4096 bytes or
- * not UTF-8, absolute outside /workspace, or when a ".." would climb above the workspace root at
- * any point ("/workspace/../workspace/a" too). Symbolic links are the file tools' business. */
-char *wspath(const char *p);
 
 #endif

@@ -17,7 +17,7 @@
 #include "shard.h"
 #include "upstream.h"
 #include "llm/llm.h"
-#include "cancel.h"
+#include "../util/cancel.h"
 #include "run.h"
 
 /* Mark job i and everything it needs as selected. */

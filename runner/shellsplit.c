@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "glob.h"
+#include "../util/glob.h"
 #include "policy.h"
 #include "shellsplit.h"
 

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include "../manifest/manifest.h"
 #include "sandbox/sandbox.h"
+#include "../util/utf8.h"
 
 /* The tools offered to a worker's model, final_result last, in the neutral llm form. */
 cJSON *tooldefs(const struct manifest *m, const struct worker *w);
@@ -28,7 +29,5 @@ int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncat
 /* Write a file beneath wsfd, creating parent directories; refuses symlinks on the way. */
 int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e);
 
-/* Text as valid UTF-8 (invalid bytes become U+FFFD), as a new string. */
-char *utf8clean(const char *s, size_t n);
 
 #endif

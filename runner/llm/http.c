@@ -8,24 +8,23 @@
 #include <signal.h>
 #include <curl/curl.h>
 #include "http.h"
-
-static volatile sig_atomic_t stop;
+#include "../../util/cancel.h"
 
 void httpinterrupt(void)
 {
-	stop = 1;
+	cancelnow();
 }
 
 int httpinterrupted(void)
 {
-	return stop;
+	return cancelled;
 }
 
 /* Called by libcurl about once a second and on every chunk: abort when interrupted. */
 static int onprogress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	(void)ud, (void)dt, (void)dn, (void)ut, (void)un;
-	return stop ? 1 : 0;
+	return cancelled ? 1 : 0;
 }
 
 static size_t onbody(char *p, size_t sz, size_t n, void *ud)
@@ -88,7 +87,7 @@ int httppost(const char *url, const char *const *headers, const char *body, int6
 	memset(r, 0, sizeof *r);
 	r->retry_ms = -1;
 	r->should_retry = -1;
-	if (stop) {
+	if (cancelled) {
 		snprintf(r->error, sizeof r->error, "interrupted");
 		r->interrupted = 1;
 		return -1;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-#include "../tools.h"
+#include "../../util/utf8.h"
 #include "http.h"
 #include "llm.h"
 #include "../../artifacts/events.h"

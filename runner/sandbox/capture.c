@@ -5,7 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include "capture.h"
-#include "../cancel.h"
+#include "../../util/cancel.h"
 
 static void readone(struct capture *c, int i)
 {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "dockerapi.h"
-#include "../cancel.h"
+#include "../../util/cancel.h"
 
 #define API "/v1.41"
 #define BODYMAX (8 << 20) /* bytes kept of an ordinary response */

@@ -42,7 +42,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include "capture.h"
-#include "../cancel.h"
+#include "../../util/cancel.h"
 #include "cgroup.h"
 #include "filter.h"
 #include "rootfs.h"

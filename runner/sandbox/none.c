@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "capture.h"
-#include "../cancel.h"
+#include "../../util/cancel.h"
 #include "sandbox.h"
 
 struct nonesbx {

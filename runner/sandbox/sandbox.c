@@ -29,8 +29,3 @@ void sbxclose(struct sbx *s)
 		s->ops->close(s);
 }
 
-void sbxresultfree(struct sbxresult *r)
-{
-	buffree(&r->out);
-	buffree(&r->err);
-}

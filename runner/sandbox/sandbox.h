@@ -32,7 +32,11 @@ int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err 
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
 /* Free the buffers of a result. */
-void sbxresultfree(struct sbxresult *r);
+static inline void sbxresultfree(struct sbxresult *r)
+{
+	buffree(&r->out);
+	buffree(&r->err);
+}
 
 
 

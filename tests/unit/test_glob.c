@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "t.h"
-#include "../../runner/glob.h"
+#include "../../util/glob.h"
 
 static int gm(const char *p, const char *s)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "t.h"
-#include "../../runner/glob.h"
+#include "../../util/glob.h"
 #include "../../runner/policy.h"
 
 static struct rule typical[] = {

@@ -21,7 +21,7 @@
 #include "../../artifacts/scan.h"
 #include "../../artifacts/snapshot.h"
 #include "../../artifacts/zst.h"
-#include "../../runner/glob.h"
+#include "../../util/glob.h"
 
 static char top[64]; /* everything this test writes lives under here */
 

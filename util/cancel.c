@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "cancel.h"
-#include "llm/llm.h"
 
 volatile sig_atomic_t cancelled;
 static int pipefd[2] = {-1, -1};
@@ -22,7 +21,6 @@ void cancelnow(void)
 		ssize_t n = write(pipefd[1], &c, 1);
 		(void)n;
 	}
-	llminterrupt();
 }
 
 int cancelfd(void)

@@ -1,0 +1,70 @@
+/* cli: what every subcommand shares: usage errors, reporting, RUN arguments, loading a manifest. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "../artifacts/snapshot.h"
+#include "../runner/rulecheck.h"
+#include "cmd.h"
+
+int usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nightshift: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see nightshift %s --help)\n", cmd);
+	return EXIT_USAGE;
+}
+
+int report(const struct err *e)
+{
+	fprintf(stderr, "nightshift: %s\n", e->msg);
+	return e->code ? e->code : EXIT_FAILED;
+}
+
+int runopen(const char *arg, char **dir, char **tmp, struct err *e)
+{
+	struct stat st;
+	*dir = *tmp = NULL;
+	if (stat(arg, &st) < 0)
+		return errc(e, 2, "%s: no such run directory or archive", arg);
+	if (S_ISDIR(st.st_mode)) {
+		if (!(*dir = realpath(arg, NULL)))
+			return errc(e, 2, "%s:", arg);
+		return 0;
+	}
+	return snapunpack(arg, tmp, dir, e);
+}
+
+void runclose(char *dir, char *tmp)
+{
+	if (tmp)
+		snapremove(tmp);
+	free(tmp);
+	free(dir);
+}
+
+int positional(const char *cmd, const char *arg, const char **slot, const char *what)
+{
+	if (arg[0] == '-' && arg[1])
+		return usage(cmd, "unknown flag %s", arg);
+	if (*slot)
+		return usage(cmd, "unexpected argument %s (one %s at a time)", arg, what);
+	*slot = arg;
+	return 0;
+}
+
+int ishelp(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o, struct err *e)
+{
+	if (manifestloadopts(m, path, o, e) < 0)
+		return -1;
+	return rulecheck(m, e);
+}

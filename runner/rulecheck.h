@@ -1,0 +1,11 @@
+/* rulecheck: a manifest's approval rules checked against the policy engine. */
+#ifndef NS_RULECHECK_H
+#define NS_RULECHECK_H
+
+#include "../manifest/manifest.h"
+
+/* Every worker's rules: -1 with "file:line:col: ..." (code 2) for a pattern that can never match or
+ * an approval example the rules do not decide as it says. */
+int rulecheck(const struct manifest *m, struct err *e);
+
+#endif

@@ -1,0 +1,68 @@
+/* path: tool path arguments made workspace-relative, lexically. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "path.h"
+#include "glob.h"
+#include "util.h"
+
+char *wspath(const char *p)
+{
+	if (!p || !*p)
+		return NULL;
+	size_t n = strlen(p), i = 0, o = 0;
+	if (n > 4096)
+		return NULL;
+	for (size_t k = 0; k < n;) {
+		uint32_t c;
+		int len = u8dec(p + k, n - k, &c);
+		if (len < 0)
+			return NULL;
+		k += (size_t)len;
+	}
+	if (p[0] == '/') { /* the first name that is not "." must be workspace */
+		for (;;) {
+			while (p[i] == '/')
+				i++;
+			if (p[i] == '.' && (p[i + 1] == '/' || !p[i + 1])) {
+				i++;
+				continue;
+			}
+			break;
+		}
+		if (strncmp(p + i, "workspace", 9) != 0 || (p[i + 9] && p[i + 9] != '/'))
+			return NULL;
+		i += 9;
+	}
+	char *out = xmalloc(n + 2);
+	while (p[i]) {
+		while (p[i] == '/')
+			i++;
+		size_t j = i;
+		while (p[j] && p[j] != '/')
+			j++;
+		size_t len = j - i;
+		if (len == 0 || (len == 1 && p[i] == '.')) {
+			/* nothing */
+		} else if (len == 2 && p[i] == '.' && p[i + 1] == '.') {
+			if (o == 0) {
+				free(out);
+				return NULL;
+			}
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--; /* the slash before the dropped name */
+		} else {
+			if (o)
+				out[o++] = '/';
+			memcpy(out + o, p + i, len);
+			o += len;
+		}
+		i = j;
+	}
+	if (o == 0)
+		out[o++] = '.';
+	out[o] = 0;
+	return out;
+}

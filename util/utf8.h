@@ -1,0 +1,10 @@
+/* utf8: text from untrusted bytes made valid UTF-8. */
+#ifndef NS_UTF8_H
+#define NS_UTF8_H
+
+#include <stddef.h>
+
+/* Text as valid UTF-8 (invalid bytes become U+FFFD), as a new string. */
+char *utf8clean(const char *s, size_t n);
+
+#endif
