@@ -73,14 +73,22 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 		else
 			out = xstrdup(v);
 	} else if (strcmp(p.v[0], "jobs") == 0) {
-		if (p.n < 3 || strcmp(p.v[2], "output") != 0)
+		int many = p.n >= 3 && strcmp(p.v[2], "outputs") == 0;
+		if (env->later)
+			out = xstrdup(""), *keep = 1;
+		else if (p.n < 3 || (strcmp(p.v[2], "output") != 0 && !many))
 			errf(e, "bad expression: jobs.%s...: expected jobs.ID.output or jobs.ID.output.PATH", p.v[1]);
 		else if (!env->needs || !inlist(env->needs, p.v[1]))
 			errf(e, "expression refers to job '%s', which is not in this job's needs", p.v[1]);
+		else if (env->groups && many && !inlist(env->groups, p.v[1]))
+			errf(e, "jobs.%s.outputs: '%s' has no matrix; write jobs.%s.output", p.v[1], p.v[1], p.v[1]);
+		else if (env->groups && !many && inlist(env->groups, p.v[1]))
+			errf(e, "jobs.%s.output: '%s' is a matrix job; write jobs.%s.outputs (a map of its values to "
+			        "their outputs)", p.v[1], p.v[1], p.v[1]);
 		else if (check || !env->output)
 			out = xstrdup(""), *keep = !check;
 		else {
-			cJSON *v = env->output(env->ctx, p.v[1]);
+			cJSON *v = many ? (env->outputs ? env->outputs(env->ctx, p.v[1]) : NULL) : env->output(env->ctx, p.v[1]);
 			for (size_t i = 3; v && i < p.n; i++) {
 				char *end;
 				long idx = strtol(p.v[i], &end, 10);
@@ -88,12 +96,14 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 				                              : cJSON_GetObjectItemCaseSensitive(v, p.v[i]);
 			}
 			if (!v)
-				errf(e, "jobs.%s.output has no value at that path", p.v[1]);
+				errf(e, "jobs.%s.%s has no value at that path", p.v[1], p.v[2]);
 			else
 				out = cJSON_IsString(v) ? xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
 		}
+	} else if (strcmp(p.v[0], "matrix") == 0) {
+		errf(e, "matrix.%s: only a job with a matrix has matrix values", p.v[1]);
 	} else {
-		errf(e, "unknown expression root '%s' (jobs, inputs or env)", p.v[0]);
+		errf(e, "unknown expression root '%s' (jobs, inputs, env or matrix)", p.v[0]);
 	}
 	strvfree(&p);
 	return out;

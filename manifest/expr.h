@@ -1,4 +1,4 @@
-/* expr: ${{ jobs.ID.output.PATH }}, ${{ inputs.KEY }} and ${{ env.NAME }} in manifest strings. */
+/* expr: ${{ jobs.ID.output.PATH }}, ${{ jobs.ID.outputs.KEY... }} (a matrix job), ${{ inputs.KEY }} and ${{ env.NAME }} in manifest strings. */
 #ifndef NS_EXPR_H
 #define NS_EXPR_H
 
@@ -10,7 +10,10 @@ struct exprenv {
 	const struct strv *sets;   /* KEY=VALUE from --set */
 	const struct strv *needs;  /* jobs a jobs.* reference may name; NULL = no jobs.* allowed */
 	cJSON *(*output)(void *ctx, const char *job); /* a finished job's output, or NULL */
+	cJSON *(*outputs)(void *ctx, const char *group); /* a matrix job's {key: output}, or NULL */
 	void *ctx;
+	const struct strv *groups; /* matrix jobs: only they have .outputs; NULL = not checked */
+	int later;                 /* jobs.* are left as they are, unchecked (checked once all jobs are known) */
 };
 
 /* Check every expression of s: syntax, known roots, inputs set, env set, jobs in needs.

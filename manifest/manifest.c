@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "manifest.h"
 #include "expr.h"
+#include "matrix.h"
 #include "schema.h"
 #include "yaml.h"
 #include "../util/path.h"
@@ -25,7 +26,8 @@ static const char *const approvalkeys[] = {"default", "rules", "examples", NULL}
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "decision", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
 static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
-                                      "continue_on_error", "max_turns", "max_tokens", "sandbox", NULL};
+                                      "continue_on_error", "max_turns", "max_tokens", "sandbox",
+                                      "model", "workspace", "matrix", "fail_fast", "max_parallel", NULL};
 static const char *const toolnames[] = {"shell", "read_file", "write_file", "list_dir", "edit_file", NULL};
 static const char *const decisions[] = {"allow", "deny", "abort", NULL};
 
@@ -43,9 +45,9 @@ static int checkname(struct ydoc *y, yaml_node_t *n, const char *what, const cha
 }
 
 /* Expand inputs and env in *s now; check jobs.* references against needs (expanded at run time). */
-static int expand(struct manifest *m, struct ydoc *y, yaml_node_t *n, char **s, const struct strv *needs)
+static int expand(struct manifest *m, struct ydoc *y, yaml_node_t *n, char **s, int later)
 {
-	struct exprenv env = {.sets = &m->sets, .needs = needs};
+	struct exprenv env = {.sets = &m->sets, .later = later};
 	struct err ee = {0};
 	if (!*s || !strstr(*s, "${{"))
 		return 0;
@@ -572,7 +574,34 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 		return -1;
 	if (!w->instructions || !*w->instructions)
 		return yfail(y, n, "worker '%s' has no instructions", name);
-	return expand(m, y, yget(y, n, "instructions") ? yget(y, n, "instructions") : n, &w->instructions, NULL);
+	return expand(m, y, yget(y, n, "instructions") ? yget(y, n, "instructions") : n, &w->instructions, 0);
+}
+
+/* A job's own workspace: an existing folder, relative to the manifest; the manifest's own is no
+ * workspace of its own. */
+static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, char **out)
+{
+	char *ws = NULL;
+	if (ystr(y, n, &ws) < 0)
+		return -1;
+	if (strstr(ws, "${{")) {
+		struct exprenv env = {.sets = &m->sets};
+		struct err xe = {0};
+		char *x = exprexpand(ws, &env, &xe);
+		if (!x) {
+			free(ws);
+			return yfail(y, n, "%s", xe.msg);
+		}
+		free(ws);
+		ws = x;
+	}
+	int rc = existing(y, n, m->dir, ws, 1, out);
+	free(ws);
+	if (rc == 0 && m->workspace && strcmp(*out, m->workspace) == 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
@@ -629,12 +658,117 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 			rc = yint(y, p.val, 1, INT64_MAX / 2, &j->max_tokens);
 		else if (strcmp(p.key, "sandbox") == 0)
 			rc = parsesandbox(y, p.val, m->dir, &j->sandbox);
+		else if (strcmp(p.key, "model") == 0)
+			rc = ystr(y, p.val, &j->model);
+		else if (strcmp(p.key, "workspace") == 0)
+			rc = parseworkspace(m, y, p.val, &j->workspace);
 		if (rc < 0)
 			return -1;
 	}
 	if (!j->input)
 		j->input = xstrdup("");
-	return expand(m, y, yget(y, n, "input"), &j->input, &j->needs);
+	return expand(m, y, yget(y, n, "input"), &j->input, 1); /* jobs.* are checked in groupneeds */
+}
+
+static struct job *newjob(struct manifest *m)
+{
+	m->jobs = xrealloc(m->jobs, (m->njobs + 1) * sizeof *m->jobs);
+	memset(&m->jobs[m->njobs], 0, sizeof m->jobs[m->njobs]);
+	return &m->jobs[m->njobs++];
+}
+
+/* One job as written: a job, or with a matrix one job per combination of its values. */
+static int parsejobs(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n)
+{
+	struct matrix mx;
+	struct mxbound b;
+	int has = matrixparse(y, n, &m->sets, &mx), rc = has < 0 ? -1 : 0;
+	if (has == 0) {
+		rc = matrixbind(y, n, NULL, 0, &b);
+		if (rc == 0)
+			rc = parsejob(m, y, id, n, newjob(m));
+		matrixunbind(&b);
+	}
+	for (size_t c = 0; has == 1 && rc == 0 && c < mx.ncombos; c++) {
+		char *mid = matrixid(id, &mx, c);
+		if (strlen(mid) > 128)
+			rc = yfail(y, n, "matrix job id '%.80s...' is longer than 128 characters", mid);
+		else if ((rc = matrixbind(y, n, &mx, c, &b)) == 0) {
+			struct job *j = newjob(m);
+			rc = parsejob(m, y, mid, n, j);
+			j->group = xstrdup(id);
+			j->mxkey = matrixkey(&mx, c);
+			j->mxvalues = matrixvalues(&mx, c);
+			j->fail_fast = mx.fail_fast;
+			j->max_parallel = mx.max_parallel;
+		}
+		matrixunbind(&b);
+		free(mid);
+	}
+	matrixfree(&mx);
+	return rc;
+}
+
+/* Needs that name a matrix job stand for all its members; ids must be unique once expanded;
+ * ${{ jobs.X.outputs }} is for matrix jobs, ${{ jobs.X.output }} for the others. */
+static int groupneeds(struct manifest *m, struct err *e)
+{
+	struct strv groups = {0};
+	int rc = 0;
+	for (size_t i = 0; i < m->njobs; i++) {
+		for (size_t k = 0; k < i && rc == 0; k++)
+			if (strcmp(m->jobs[i].id, m->jobs[k].id) == 0)
+				rc = errc(e, 2, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
+				          m->jobs[i].pos.file, m->jobs[i].pos.line, m->jobs[i].pos.col, m->jobs[i].id);
+		if (m->jobs[i].group && (i == 0 || !m->jobs[i - 1].group || strcmp(m->jobs[i - 1].group, m->jobs[i].group)))
+			strvadd(&groups, m->jobs[i].group);
+	}
+	for (size_t i = 0; i < m->njobs && rc == 0; i++) {
+		struct job *j = &m->jobs[i];
+		struct strv needs = {0};
+		for (size_t k = 0; k < j->needs.n; k++) {
+			size_t had = needs.n;
+			if (!manifestjob(m, j->needs.v[k]) && manifestselect(m, j->needs.v[k], &needs) > 0)
+				strvadd(&j->needgroups, j->needs.v[k]);
+			if (needs.n == had)
+				strvadd(&needs, j->needs.v[k]);
+		}
+		strvfree(&j->needs);
+		j->needs = needs;
+		struct strv all = {0};
+		for (size_t k = 0; k < needs.n; k++)
+			strvadd(&all, needs.v[k]);
+		for (size_t k = 0; k < j->needgroups.n; k++)
+			strvadd(&all, j->needgroups.v[k]);
+		struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = &groups};
+		struct err xe = {0};
+		if (j->input && exprcheck(j->input, &env, &xe) < 0)
+			rc = errc(e, 2, "%s:%d:%d: job '%s': %s", j->pos.file, j->pos.line, j->pos.col, j->id, xe.msg);
+		strvfree(&all);
+	}
+	strvfree(&groups);
+	return rc;
+}
+
+size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids)
+{
+	const struct job *j = manifestjob(m, id);
+	if (j) {
+		strvadd(ids, j->id);
+		return 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < m->njobs; i++)
+		if (m->jobs[i].group && strcmp(m->jobs[i].group, id) == 0) {
+			strvadd(ids, m->jobs[i].id);
+			n++;
+		}
+	return n;
+}
+
+const char *jobmodel(const struct manifest *m, const struct job *j)
+{
+	return j->model ? j->model : manifestworker(m, j->worker)->model;
 }
 
 /* A graph for the cycle search: next gives node i's k-th neighbour (-1 past the last). */
@@ -716,6 +850,10 @@ static int crosscheck(struct manifest *m, struct err *e)
 		if (j->sandbox.backend == BACKEND_DOCKER && strcmp(j->sandbox.image, "host") == 0)
 			return errat(e, j->pos, "job '%s' uses the docker backend with image 'host': name a docker image in "
 			                        "sandbox.image%s", j->id, NULL);
+		if (j->workspace)
+			return errat(e, j->pos, "job '%s': a job's own workspace is not supported yet%s", j->id, NULL);
+		if (j->model && !manifestmodel(m, j->model))
+			return errat(e, j->pos, "job '%s' uses model '%s', which is not in models", j->id, j->model);
 		for (size_t k = 0; k < j->needs.n; k++)
 			if (!manifestjob(m, j->needs.v[k]))
 				return errat(e, j->pos, "job '%s' needs unknown job '%s'", j->id, j->needs.v[k]);
@@ -813,15 +951,13 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		return yfail(y, root, "missing 'jobs'");
 	if (ymap(y, v, "jobs", NULL) < 0)
 		return -1;
-	for (size_t i = 0; yeach(y, v, i, &p); i++) {
-		m->jobs = xrealloc(m->jobs, (i + 1) * sizeof *m->jobs);
-		memset(&m->jobs[i], 0, sizeof m->jobs[i]);
-		m->njobs = i + 1;
-		if (checkname(y, p.knode, "job", p.key) < 0 || parsejob(m, y, p.key, p.val, &m->jobs[i]) < 0)
+	for (size_t i = 0; yeach(y, v, i, &p); i++)
+		if (checkname(y, p.knode, "job", p.key) < 0 || parsejobs(m, y, p.key, p.val) < 0)
 			return -1;
-	}
 	if (m->njobs == 0)
 		return yfail(y, v, "no jobs");
+	if (groupneeds(m, e) < 0)
+		return -1;
 	return crosscheck(m, e);
 }
 
@@ -899,6 +1035,12 @@ void manifestfree(struct manifest *m)
 		strvfree(&j->needs);
 		strvfree(&j->files);
 		sandboxfree(&j->sandbox);
+		free(j->model);
+		free(j->workspace);
+		free(j->group);
+		free(j->mxkey);
+		cJSON_Delete(j->mxvalues);
+		strvfree(&j->needgroups);
 	}
 	free(m->jobs);
 	sandboxfree(&m->sandbox);

@@ -112,6 +112,15 @@ struct job {
 	int max_turns;      /* the worker's unless the job sets it */
 	int64_t max_tokens; /* the worker's unless the job sets it */
 	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
+	char *model;        /* `model:` the job picks over its worker's, or NULL */
+	char *workspace;    /* its own workspace (absolute host path), or NULL: the manifest's */
+	/* A job made from a matrix: one per combination of its values. */
+	char *group;        /* the matrix job's id as written (what --job and needs may name), or NULL */
+	char *mxkey;        /* its key in ${{ jobs.GROUP.outputs }}: its values joined by '-' */
+	cJSON *mxvalues;    /* {KEY: value} */
+	int fail_fast;      /* a failed member cancels the group's members not yet ended */
+	int max_parallel;   /* members of the group running at once, 0 = no cap beyond -j */
+	struct strv needgroups; /* matrix jobs named in needs (their members are in needs) */
 	struct pos pos;
 };
 
@@ -155,6 +164,10 @@ void manifestfree(struct manifest *m);
 struct model *manifestmodel(const struct manifest *m, const char *name);
 struct worker *manifestworker(const struct manifest *m, const char *name);
 struct job *manifestjob(const struct manifest *m, const char *id);
+/* The jobs id names: the job of that id, or every member of the matrix job id; 0 when none. */
+size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids);
+/* The model a job uses: its own, else its worker's. */
+const char *jobmodel(const struct manifest *m, const struct job *j);
 
 const char *decisionname(enum decision d);
 const char *toolname(enum tool t);

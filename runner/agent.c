@@ -429,6 +429,9 @@ static int loop(struct jobrun *jr, struct err *e)
 	for (;;) {
 		if (cancelled)
 			return fail(jr, JOB_CANCELLED, "cancelled by a signal after %d turns", jr->res->turns), 0;
+		if (__atomic_load_n(&jr->res->halt, __ATOMIC_SEQ_CST))
+			return fail(jr, JOB_CANCELLED, "cancelled after %d turns: another job of its matrix failed (fail_fast)",
+			            jr->res->turns), 0;
 		if (jr->deadline && nowms() >= jr->deadline)
 			return fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out after %d turns",
 			            (long long)(j->timeout_ms / 1000), jr->res->turns), 0;
@@ -578,9 +581,11 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1, .depth = depth};
 	if (j->timeout_ms > 0)
 		jr.deadline = nowms() + j->timeout_ms;
+	int halt = __atomic_load_n(&res->halt, __ATOMIC_SEQ_CST);
 	memset(res, 0, sizeof *res);
+	res->halt = halt;
 	jr.w = manifestworker(rs->m, j->worker);
-	const struct model *md = manifestmodel(rs->m, jr.w->model);
+	const struct model *md = manifestmodel(rs->m, j->model ? j->model : jr.w->model);
 	if (!(jr.dir = rundirjob(rs->rd, j->id, e)))
 		return -1;
 	char *evpath = pathjoin(jr.dir, "events.jsonl.zst");

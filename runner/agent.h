@@ -44,6 +44,7 @@ struct jobresult {
 	char head[65];   /* digest of the last event line */
 	int64_t events;  /* number of events written */
 	int diverged;    /* replay: a request did not match the record */
+	int halt;        /* set (atomically) by the scheduler: end at the next turn, cancelled */
 };
 
 /* Run one job on input (its expanded input) to its end; the status says how it went. Returns -1 only when its artifacts

@@ -58,6 +58,7 @@ static size_t order(const struct manifest *m, const int *sel, const int *taken, 
 struct outputs {
 	const struct manifest *m;
 	struct jobresult *res;
+	cJSON *maps; /* {GROUP: {key: output}} built for this expansion */
 };
 
 static cJSON *outputof(void *ctx, const char *job)
@@ -65,6 +66,25 @@ static cJSON *outputof(void *ctx, const char *job)
 	struct outputs *o = ctx;
 	const struct job *j = manifestjob(o->m, job);
 	return j ? o->res[j - o->m->jobs].output : NULL;
+}
+
+/* A matrix job's outputs as a map of each member's values to its output (null when it has none). */
+static cJSON *outputsof(void *ctx, const char *group)
+{
+	struct outputs *o = ctx;
+	if (!o->maps)
+		o->maps = cJSON_CreateObject();
+	cJSON *map = cJSON_GetObjectItemCaseSensitive(o->maps, group);
+	if (map)
+		return map;
+	map = cJSON_AddObjectToObject(o->maps, group);
+	for (size_t i = 0; i < o->m->njobs; i++) {
+		const struct job *j = &o->m->jobs[i];
+		if (j->group && strcmp(j->group, group) == 0)
+			cJSON_AddItemToObject(map, j->mxkey, o->res[i].output ? cJSON_Duplicate(o->res[i].output, 1)
+			                                                     : cJSON_CreateNull());
+	}
+	return map;
 }
 
 static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
@@ -119,6 +139,13 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON *j = cJSON_AddObjectToObject(jobs, m->jobs[i].id);
 		cJSON_AddStringToObject(j, "status", jobstatusname(jr->status));
 		cJSON_AddStringToObject(j, "worker", m->jobs[i].worker);
+		if (m->jobs[i].model)
+			cJSON_AddStringToObject(j, "model", m->jobs[i].model);
+		if (m->jobs[i].group) {
+			cJSON *mx = cJSON_AddObjectToObject(j, "matrix");
+			cJSON_AddStringToObject(mx, "job", m->jobs[i].group);
+			cJSON_AddItemToObject(mx, "values", cJSON_Duplicate(m->jobs[i].mxvalues, 1));
+		}
 		if (jr->error[0])
 			cJSON_AddStringToObject(j, "error", jr->error);
 		cJSON_AddNumberToObject(j, "turns", jr->turns);
@@ -175,8 +202,38 @@ struct sched {
 	pthread_cond_t cv;
 	int running, writers, fatal;
 	int *state;
+	const struct manifest *m;
+	struct jobresult *res;
 	struct err e; /* the first artifact error of a job thread */
 };
+
+/* Whether job i failed in a way that ends its matrix (fail_fast). */
+static int failsfast(const struct manifest *m, const struct jobresult *res, size_t i)
+{
+	const struct job *j = &m->jobs[i];
+	return j->group && j->fail_fast && !j->continue_on_error &&
+	       (res[i].status == JOB_FAILED || res[i].status == JOB_ABORTED);
+}
+
+/* The member of job i's matrix that failed it fast, or NULL. */
+static const char *failedfast(const struct manifest *m, const struct jobresult *res, const int *state, size_t i)
+{
+	const struct job *j = &m->jobs[i];
+	for (size_t k = 0; j->group && j->fail_fast && k < m->njobs; k++)
+		if (k != i && state[k] == DONE && m->jobs[k].group && strcmp(m->jobs[k].group, j->group) == 0 &&
+		    failsfast(m, res, k))
+			return m->jobs[k].id;
+	return NULL;
+}
+
+/* Members of job i's matrix running now. */
+static int groupsrunning(const struct manifest *m, const int *state, size_t i)
+{
+	int n = 0;
+	for (size_t k = 0; m->jobs[i].group && k < m->njobs; k++)
+		n += state[k] == RUNNING && m->jobs[k].group && strcmp(m->jobs[k].group, m->jobs[i].group) == 0;
+	return n;
+}
 
 struct slot {
 	struct sched *s;
@@ -202,6 +259,14 @@ static void *jobthread(void *arg)
 		sl->s->e = e;
 	}
 	*sl->state = DONE;
+	const struct manifest *m = sl->s->m;
+	size_t me = (size_t)(sl->j - m->jobs);
+	if (failsfast(m, sl->s->res, me))
+		for (size_t k = 0; k < m->njobs; k++)
+			if (sl->s->state[k] == RUNNING && m->jobs[k].group && strcmp(m->jobs[k].group, sl->j->group) == 0) {
+				__atomic_store_n(&sl->s->res[k].halt, 1, __ATOMIC_SEQ_CST);
+				progressf("job %s: cancelling: %s of its matrix failed (fail_fast)", m->jobs[k].id, sl->j->id);
+			}
 	sl->s->running--;
 	sl->s->writers -= sl->writer;
 	pthread_cond_signal(&sl->s->cv);
@@ -228,16 +293,31 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 		snprintf(res[i].error, sizeof res[i].error, "not started: the run was %s", cancelled ? "cancelled" : "stopped");
 		return 0;
 	}
+	const char *fast = failedfast(m, res, s->state, i);
+	if (fast) {
+		res[i].status = JOB_CANCELLED;
+		snprintf(res[i].error, sizeof res[i].error, "not started: job '%s' of its matrix failed (fail_fast)", fast);
+		progressf("job %s: %s", j->id, res[i].error);
+		return 0;
+	}
 	if (failed) {
 		res[i].status = JOB_SKIPPED;
 		snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
 		progressf("job %s: %s", j->id, res[i].error);
 		return 0;
 	}
-	struct outputs outs = {m, res};
-	struct exprenv env = {&m->sets, &j->needs, outputof, &outs};
+	struct outputs outs = {m, res, NULL};
+	struct strv needs = {0};
+	for (size_t k = 0; k < j->needs.n; k++)
+		strvadd(&needs, j->needs.v[k]);
+	for (size_t k = 0; k < j->needgroups.n; k++)
+		strvadd(&needs, j->needgroups.v[k]);
+	struct exprenv env = {.sets = &m->sets, .needs = &needs, .output = outputof, .outputs = outputsof, .ctx = &outs};
 	struct err xe = {0};
-	if (!(*input = exprexpand(j->input, &env, &xe))) {
+	*input = exprexpand(j->input, &env, &xe);
+	strvfree(&needs);
+	cJSON_Delete(outs.maps);
+	if (!*input) {
 		res[i].status = JOB_FAILED;
 		snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
 		progressf("job %s: failed: %s", j->id, res[i].error);
@@ -264,7 +344,7 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
                     struct jobresult *res, const int *taken, struct err *e)
 {
 	const struct manifest *m = rs->m;
-	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .m = m, .res = res};
 	int max = o->parallel > 0 ? o->parallel : 1;
 	s.state = xcalloc(m->njobs, sizeof *s.state);
 	for (size_t i = 0; i < m->njobs; i++)
@@ -289,6 +369,9 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 				continue;
 			int wr = writes(m, manifestworker(m, j->worker), 0);
 			if (!cancelled && !s.fatal && (s.running >= max || (wr && s.running > 0) || (!wr && s.writers > 0)))
+				continue;
+			if (!cancelled && !s.fatal && j->max_parallel && groupsrunning(m, s.state, i) >= j->max_parallel &&
+			    !failedfast(m, res, s.state, i))
 				continue;
 			char *input = NULL;
 			if (!prepare(rs, &s, i, res, &input)) {
@@ -398,12 +481,14 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 		want = &group; /* an empty group runs nothing */
 	}
 	for (size_t i = 0; i < want->n; i++) {
-		const struct job *j = manifestjob(m, want->v[i]);
-		if (!j) {
+		struct strv ids = {0};
+		if (!manifestselect(m, want->v[i], &ids)) {
 			errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
 			goto out;
 		}
-		select_with_needs(m, j - m->jobs, sel, taken);
+		for (size_t k = 0; k < ids.n; k++)
+			select_with_needs(m, manifestjob(m, ids.v[k]) - m->jobs, sel, taken);
+		strvfree(&ids);
 	}
 	for (size_t i = 0; !want->n && !o->nshards && i < m->njobs; i++)
 		sel[i] = !taken[i];
@@ -458,11 +543,12 @@ seal:;
 	snapclose(rs.snap);
 	for (size_t k = 0; k < n; k++) {
 		enum jobstatus st = res[ord[k]].status;
-		if (st == JOB_CANCELLED)
+		/* cancelled by a signal is 130; cancelled by fail_fast goes with the failure that caused it */
+		if (st == JOB_CANCELLED && cancelled)
 			exitcode = 130;
 		else if (st == JOB_ABORTED && exitcode != 130)
 			exitcode = 3;
-		else if (st != JOB_SUCCEEDED && st != JOB_CANCELLED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
+		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
 			exitcode = 1;
 	}
 	if (rd.path) {

@@ -1,0 +1,42 @@
+/* matrix: a job's `matrix:`: its combinations, their ids, and ${{ matrix.KEY }} put into the job. */
+#ifndef NS_MATRIX_H
+#define NS_MATRIX_H
+
+#include <cjson/cJSON.h>
+#include "yaml.h"
+
+/* The combinations of a matrix, in order: the first key varies slowest (as GitHub lists them). */
+struct matrix {
+	struct strv keys;  /* in the order written */
+	struct strv *vals; /* vals[k]: the values of keys.v[k], as text */
+	size_t ncombos;
+	int fail_fast;     /* default 1, as on GitHub */
+	int max_parallel;  /* 0 = no cap beyond -j */
+};
+
+/* Read the job node's matrix, fail_fast and max_parallel. Lists are literal or a ${{ inputs.K }}
+ * holding a JSON list (of strings, numbers or booleans). 0 when the job has no matrix, 1 when it
+ * has one, -1 on an error at its file:line:col. */
+int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, struct matrix *mx);
+/* The id of combination c of job id: "ID-V1-V2" (each value with characters other than letters,
+ * digits, '_' and '-' made '_'). Owned by the caller. */
+char *matrixid(const char *id, const struct matrix *mx, size_t c);
+/* Its key in ${{ jobs.ID.outputs }}: the values of c joined by '-', as written. */
+char *matrixkey(const struct matrix *mx, size_t c);
+/* Its values as a JSON object {KEY: value}. */
+cJSON *matrixvalues(const struct matrix *mx, size_t c);
+
+/* Scalars of a node's subtree whose ${{ matrix.KEY }} were replaced, to be put back. */
+struct mxbound {
+	yaml_node_t **nodes;
+	yaml_char_t **old;
+	size_t *oldlen;
+	size_t n;
+};
+/* Put combination c's values into every ${{ matrix.KEY }} of the scalars under n (mx may be NULL:
+ * then any ${{ matrix.* }} is an error). Undo with matrixunbind, also after an error. */
+int matrixbind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t c, struct mxbound *b);
+void matrixunbind(struct mxbound *b);
+void matrixfree(struct matrix *mx);
+
+#endif
