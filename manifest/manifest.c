@@ -667,6 +667,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	}
 	if (!j->input)
 		j->input = xstrdup("");
+	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	return expand(m, y, yget(y, n, "input"), &j->input, 1); /* jobs.* are checked in groupneeds */
 }
 
@@ -743,7 +744,8 @@ static int groupneeds(struct manifest *m, struct err *e)
 		struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = &groups};
 		struct err xe = {0};
 		if (j->input && exprcheck(j->input, &env, &xe) < 0)
-			rc = errc(e, 2, "%s:%d:%d: job '%s': %s", j->pos.file, j->pos.line, j->pos.col, j->id, xe.msg);
+			rc = errc(e, 2, "%s:%d:%d: %s%s%.900s", j->inputpos.file, j->inputpos.line, j->inputpos.col,
+			          j->group ? j->id : "", j->group ? ": " : "", xe.msg);
 		strvfree(&all);
 	}
 	strvfree(&groups);

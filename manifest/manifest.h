@@ -121,7 +121,7 @@ struct job {
 	int fail_fast;      /* a failed member cancels the group's members not yet ended */
 	int max_parallel;   /* members of the group running at once, 0 = no cap beyond -j */
 	struct strv needgroups; /* matrix jobs named in needs (their members are in needs) */
-	struct pos pos;
+	struct pos pos, inputpos;
 };
 
 struct manifest {
