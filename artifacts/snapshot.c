@@ -414,6 +414,39 @@ void snapunpin(locale_t old)
 		uselocale(old);
 }
 
+/* No set-id file survives a step: a regular file that has a set-uid or set-gid bit it did not have
+ * at the last layer loses it here, through a descriptor opened beneath the root (the seccomp
+ * filter refuses such modes; this catches what got past it, on any backend). The first layer
+ * leaves the workspace as the user gave it. The paths go in info->setid. */
+static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, struct err *e)
+{
+	for (size_t i = 0; s->haveprev && i < nw->n; i++) {
+		struct sent *x = &nw->v[i];
+		if (!S_ISREG(x->mode) || !(x->mode & (S_ISUID | S_ISGID)))
+			continue;
+		ssize_t j = scanfind(&s->prev, x->path, strlen(x->path));
+		const struct sent *y = j >= 0 ? &s->prev.v[j] : NULL;
+		if (y && y->ino == x->ino && (y->mode & (S_ISUID | S_ISGID)) == (x->mode & (S_ISUID | S_ISGID)))
+			continue;
+		int fd = openbeneath(s->rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != x->ino || !S_ISREG(st.st_mode) ||
+		    fchmod(fd, st.st_mode & 01777) < 0 || fstat(fd, &st) < 0) {
+			int err = errno;
+			if (fd >= 0)
+				close(fd);
+			errno = err;
+			return errf(e, "remove the set-id bits of %s:", x->path);
+		}
+		close(fd);
+		x->mode = st.st_mode;
+		x->ctime = nsof(st.st_ctim);
+		x->hashed = 0;
+		strvadd(&info->setid, x->path);
+	}
+	return 0;
+}
+
 static int take(struct snap *s, const char *name, int full, int keep, struct snapinfo *info, struct err *e)
 {
 	memset(info, 0, sizeof *info);
@@ -453,6 +486,12 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		scanfree(&nw);
 		return errf(e, "snapshot %s: workspace is %lld bytes, over snapshot.max_size %lld", name,
 		            (long long)nw.bytes, (long long)s->max_size);
+	}
+	if (stripsetid(s, &nw, info, e) < 0) {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		scanfree(&nw);
+		return errctx(e, "snapshot %s", name);
 	}
 	struct plan p = {0};
 	if (!full && plan(s, &nw, &p, e) < 0) {
@@ -614,4 +653,5 @@ void snapclose(struct snap *s)
 void snapinfofree(struct snapinfo *i)
 {
 	strvfree(&i->skipped);
+	strvfree(&i->setid);
 }

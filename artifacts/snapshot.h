@@ -14,6 +14,8 @@ struct snapinfo {
 	int feed;           /* 1 when the change feed said where to look, 0 when every entry was stat'ed */
 	size_t added, changed, deleted;
 	struct strv skipped; /* sockets, fifos, devices left out */
+	struct strv setid;   /* files that became set-uid or set-gid since the last layer: the bits were
+	                        removed from the workspace before the layer was cut */
 	size_t entries;      /* entries in the workspace (files, directories, symlinks) */
 	int64_t treebytes;   /* bytes of its regular files, each inode once */
 };

@@ -151,8 +151,10 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	pthread_mutex_lock(&jr->rs->mu);
 	int rc = snaptake(jr->rs->snap, name, &si, e);
 	pthread_mutex_unlock(&jr->rs->mu);
-	if (rc < 0)
+	if (rc < 0) {
+		snapinfofree(&si);
 		return errctx(e, "snapshot before step %d", step);
+	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
 	char *layer = xasprintf("snapshots/%s.tar.zst", name);
@@ -168,6 +170,11 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	cJSON *sk = cJSON_AddArrayToObject(ev, "skipped");
 	for (size_t i = 0; i < si.skipped.n; i++)
 		cJSON_AddItemToArray(sk, cJSON_CreateString(si.skipped.v[i]));
+	if (si.setid.n) {
+		cJSON *sid = cJSON_AddArrayToObject(ev, "setid_removed");
+		for (size_t i = 0; i < si.setid.n; i++)
+			cJSON_AddItemToArray(sid, cJSON_CreateString(si.setid.v[i]));
+	}
 	snapinfofree(&si);
 	return evadd(jr->ev, "snapshot", ev, e);
 }

@@ -33,6 +33,7 @@ struct runstate {
 	const char *hidden;    /* the runs folder when it lies inside the workspace (relative to it), else NULL */
 	struct nested *nested; /* delegated jobs, in the order they started */
 	size_t nnested;
+	struct strv setid;     /* files whose set-id bits the end layer removed */
 };
 
 struct jobresult {

@@ -123,6 +123,11 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	cJSON_AddStringToObject(r, "started", started);
 	cJSON_AddStringToObject(r, "ended", now);
 	cJSON_AddStringToObject(r, "status", status);
+	if (rs->setid.n) {
+		cJSON *sid = cJSON_AddArrayToObject(r, "setid_removed");
+		for (size_t i = 0; i < rs->setid.n; i++)
+			cJSON_AddItemToArray(sid, cJSON_CreateString(rs->setid.v[i]));
+	}
 	if (o->nshards) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "%d/%d", o->shard, o->nshards);
@@ -539,6 +544,8 @@ seal:;
 	memset(&si, 0, sizeof si);
 	if (rs.snap && snapfull(rs.snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
+	for (size_t i = 0; i < si.setid.n; i++)
+		strvadd(&rs.setid, si.setid.v[i]);
 	snapinfofree(&si);
 	snapclose(rs.snap);
 	for (size_t k = 0; k < n; k++) {
@@ -575,6 +582,7 @@ out:
 	free(ord);
 	secretsfree(&sec);
 	nestedfree(&rs);
+	strvfree(&rs.setid);
 	if (lockfd >= 0)
 		close(lockfd);
 	free(hidden);

@@ -66,9 +66,18 @@ static const struct rule conds[] = {
 	{"socket", EAFNOSUPPORT, 0, 0, 0xffffffffu, AF_PACKET, 2},
 };
 
+/* Calls that set a file's mode, and which argument holds it: none may carry a set-id bit, so no
+   step leaves a set-uid or set-gid file behind (outside the sandbox its uid is a real one). open
+   and openat read the mode only when they create; libc passes 0 otherwise. */
+static const struct { const char *name; unsigned arg; } modecalls[] = {
+	{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"open", 2}, {"openat", 3},
+	{"creat", 1}, {"mknod", 1}, {"mknodat", 2}, {"mkdir", 1}, {"mkdirat", 2},
+};
+static const unsigned setidbits[] = {S_ISUID, S_ISGID};
+
 /* Call fn on every rule for this network setting, until it returns nonzero: the denied calls;
    clone with any namespace flag; clone3, whose flags are in memory, says it does not exist
-   (libc falls back to clone); the rules on arguments. */
+   (libc falls back to clone), as does openat2; a set-id bit in a mode; the rules on arguments. */
 static int eachrule(int network, int (*fn)(const struct rule *r, void *arg), void *arg)
 {
 	int rc = 0;
@@ -78,6 +87,13 @@ static int eachrule(int network, int (*fn)(const struct rule *r, void *arg), voi
 		rc = fn(&(struct rule){.name = "clone", .err = EPERM, .mask = nsflags[i], .value = nsflags[i]}, arg);
 	if (rc == 0)
 		rc = fn(&(struct rule){.name = "clone3", .err = ENOSYS}, arg);
+	/* openat2's mode is in memory too: libc falls back to openat. */
+	if (rc == 0)
+		rc = fn(&(struct rule){.name = "openat2", .err = ENOSYS}, arg);
+	for (size_t i = 0; rc == 0 && i < sizeof modecalls / sizeof *modecalls; i++)
+		for (size_t b = 0; rc == 0 && b < sizeof setidbits / sizeof *setidbits; b++)
+			rc = fn(&(struct rule){.name = modecalls[i].name, .err = EPERM, .arg = modecalls[i].arg,
+			                       .mask = setidbits[b], .value = setidbits[b]}, arg);
 	for (size_t i = 0; rc == 0 && i < sizeof conds / sizeof *conds; i++)
 		if (!conds[i].net || conds[i].net == (network ? 2 : 1))
 			rc = fn(&conds[i], arg);

@@ -107,6 +107,7 @@ steps=(
 	"touch /workspace/made-by-step"
 	"/bin/nsprobe ptrace-wrapper"
 	"/bin/nsprobe procmem-wrapper"
+	"cp /bin/busybox /workspace/sh2; chmod 6755 /workspace/sh2"
 )
 {
 	for s in "${steps[@]}"; do
@@ -177,6 +178,8 @@ check "nothing survived the timeout" lacks 16 stdout COMMAND "sleep 30"
 expect_eq "files written into the workspace belong to uid 1000" 1000 "$(stat -c %u "$ws/made-by-step" 2>/dev/null)"
 expect_eq "the step cannot ptrace its wrapper" 1 "$(field 18 exit_code)"
 expect_eq "nor write to its wrapper's memory through /proc" 1 "$(field 19 exit_code)"
+check "a set-id chmod is refused" test "$(field 20 exit_code)" != 0
+expect_eq "no set-id file left in the workspace" "" "$(find "$ws" -perm /6000)"
 ours() { docker ps -aq --filter "label=nightshift.pid=$1" | wc -l; }  # containers of runner pid $1
 expect_eq "no container left after the job" 0 "$(ours $npid)"
 

@@ -99,6 +99,9 @@ else
 fi
 add background_started out="started" "sleep $marker & setsid sleep $marker & (setsid sh -c 'sleep $marker & :' &); echo started"
 add background_gone out="0" "ps -e -o args= | grep -c '^sleep $marker'"
+# a set-uid copy of a shell left for the host: the workspace's files are the invoking user's there
+add setid_shell out="plain" "cp /bin/dash /workspace/tool && chmod 6755 /workspace/tool; [ -u /workspace/tool ] || [ -g /workspace/tool ] && echo set-id || echo plain"
+add setid_install out="plain" "install -m 4755 /bin/dash /workspace/tool2; [ -u /workspace/tool2 ] || [ -g /workspace/tool2 ] && echo set-id || echo plain"
 add workspace_write out="ok" "echo hi > /workspace/written && echo ok"
 # /tmp outlives a step in a warm sandbox, not in a cold one: shows which mode ran
 add tmp_write out="ok" "echo kept > /tmp/carry && echo ok"
@@ -109,7 +112,8 @@ if [ -n "$probe" ]; then
 		bind-root pivot_root chroot mount_setattr open_tree fsopen setuid0 setgid0 setgroups capset ambient caps \
 		socket-inet socket-inet6 socket-netlink socket-packet socket-raw socket-vsock tiocsti tiocsti-high kexec \
 		init_module finit_module delete_module mknod mknod-mem sethostname iopl ioperm open_by_handle reboot swapon \
-		syslog acct settime fds; do
+		syslog acct settime fds setid-chmod setid-fchmod setid-fchmodat setid-fchmodat2 setid-chmod-high setid-open \
+		setid-openat setid-openat2 setid-creat setid-mknod setid-mknodat setid-mkdir setid-mkdirat; do
 		p "p_${x//-/_}" "$x"
 	done
 	p p_connect_tcp "connect-tcp $port"
@@ -138,9 +142,11 @@ add oom_bomb out="" "head -c 2000m /dev/zero | tail > /dev/null"
 add timeout_leftover out="" "sleep 1$marker & (setsid sh -c 'sleep 1$marker; :' &); sleep 30"
 [ -n "$probe" ] && add net_control out="ESCAPED" "/workspace/probe probe connect-tcp $port | cut -d: -f1"
 add none_control out="host secret" "cat $T/secret"
+# backend none has no filter: the scan after the step removes the bits and says so
+add none_setid out="6755" "cp /bin/true ./setid-none && chmod 6755 ./setid-none && stat -c %a ./setid-none"
 main=()
 for n in "${attempts[@]}"; do
-	case $n in oom_bomb|timeout_leftover|net_control|none_control) ;; *) main+=("$n") ;; esac
+	case $n in oom_bomb|timeout_leftover|net_control|none_control|none_setid) ;; *) main+=("$n") ;; esac
 done
 cat > "$T/m.yaml" <<YAML
 version: 1
@@ -151,7 +157,7 @@ models:
   oom:     { provider: scripted, replies: [ $(calls /workspace/a oom_bomb), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
   timeout: { provider: scripted, replies: [ $(calls /workspace/a timeout_leftover), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
   net:     { provider: scripted, replies: [ $([ -n "$probe" ] && calls /workspace/a net_control || calls /workspace/a uid), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
-  none:    { provider: scripted, replies: [ $(calls ./a none_control), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  none:    { provider: scripted, replies: [ $(calls ./a none_control none_setid), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   escape:  { model: escape, instructions: x, tools: [shell], max_turns: 1000, approval: { default: allow } }
   oom:     { model: oom, instructions: x, tools: [shell], approval: { default: allow }, sandbox: { memory: 64M } }
@@ -236,6 +242,11 @@ for mode in warm cold; do
 	check "$mode: no background process survived its step" bash -c "! pgrep -f '^sleep $marker'"
 	check "$mode: the file written in the workspace belongs to the invoking user" test "$(stat -c %u "$ws/written")" = "$(id -u)"
 	check "$mode: the run verifies" "$NS" audit "$run" --verify
+	find "$ws" -perm /6000 ! -path "$ws/suid" > "$T/setid"
+	expect_eq "$mode: no set-id file left in the workspace" "" "$(cat "$T/setid")"
+	check "$mode: the file made set-id without a sandbox lost its bits" test "$(stat -c %a "$ws/setid-none")" = 755
+	expect_grep "$mode: run.json says which file lost its set-id bits" '"setid_removed":[[:space:]]*\["setid-none"\]' "$run/run.json"
+	rm -f "$ws/setid-none" "$ws/tool" "$ws/tool2"
 	[ "$_fail" = 0 ] || { echo "$mode results (script, exit, timed out, oom, signal, stdout):"; cat "$T/results"; }
 done
 echo "${#attempts[@]} attempts"

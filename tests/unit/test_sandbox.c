@@ -51,6 +51,60 @@ static int verdict(long rc, const char *what)
 	return 0;
 }
 
+/* Try to make a set-id file (or directory) in the workspace with one call: escaped only if the
+   call succeeds and the bit is there afterwards. */
+static int setid(const char *p)
+{
+	const char *f = "/workspace/.setid-probe";
+	struct stat st;
+	long rc;
+	unlink(f);
+	rmdir(f);
+	int fd = -1;
+	if (!strcmp(p, "setid-chmod") || !strcmp(p, "setid-fchmod") || !strcmp(p, "setid-fchmodat") ||
+	    !strcmp(p, "setid-fchmodat2")) {
+		fd = open(f, O_CREAT | O_WRONLY, 0755);
+		if (fd < 0)
+			return verdict(-1, "create the probe file");
+	}
+	if (!strcmp(p, "setid-chmod"))
+		rc = syscall(SYS_chmod, f, 04755);
+	else if (!strcmp(p, "setid-fchmod"))
+		rc = syscall(SYS_fchmod, fd, 02755);
+	else if (!strcmp(p, "setid-fchmodat"))
+		rc = syscall(SYS_fchmodat, AT_FDCWD, f, 06755);
+	else if (!strcmp(p, "setid-fchmodat2"))
+		rc = syscall(452 /* fchmodat2, x86_64 */, AT_FDCWD, f, 04755, 0);
+	else if (!strcmp(p, "setid-chmod-high"))
+		rc = (fd = open(f, O_CREAT | O_WRONLY, 0755)) < 0 ? -1 : syscall(SYS_chmod, f, 0xffff00000000L | 04755);
+	else if (!strcmp(p, "setid-open"))
+		rc = syscall(SYS_open, f, O_CREAT | O_WRONLY, 04755);
+	else if (!strcmp(p, "setid-openat"))
+		rc = syscall(SYS_openat, AT_FDCWD, f, O_CREAT | O_WRONLY, 02755);
+	else if (!strcmp(p, "setid-openat2")) {
+		struct { uint64_t flags, mode, resolve; } how = {O_CREAT | O_WRONLY, 04755, 0};
+		rc = syscall(SYS_openat2, AT_FDCWD, f, &how, sizeof how);
+	} else if (!strcmp(p, "setid-creat"))
+		rc = syscall(SYS_creat, f, 04755);
+	else if (!strcmp(p, "setid-mknod"))
+		rc = syscall(SYS_mknod, f, S_IFREG | 04755, 0);
+	else if (!strcmp(p, "setid-mknodat"))
+		rc = syscall(SYS_mknodat, AT_FDCWD, f, S_IFREG | 06755, 0);
+	else if (!strcmp(p, "setid-mkdir"))
+		rc = syscall(SYS_mkdir, f, 02755);
+	else if (!strcmp(p, "setid-mkdirat"))
+		rc = syscall(SYS_mkdirat, AT_FDCWD, f, 02755);
+	else
+		return verdict(-1, "unknown set-id probe");
+	int saved = errno;
+	if (rc >= 0 && stat(f, &st) == 0 && !(st.st_mode & 06000)) {
+		printf("blocked: %s: the bits did not stay (mode %o)\n", p, (unsigned)st.st_mode);
+		return 1;
+	}
+	errno = saved;
+	return verdict(rc, p);
+}
+
 /* Read a file: escaped only if it yields bytes. */
 static int readsome(const char *path)
 {
@@ -305,6 +359,8 @@ static int probe(int argc, char **argv)
 	}
 	if (!strcmp(p, "delete_module"))
 		return verdict(syscall(SYS_delete_module, "ext4", O_NONBLOCK), p);
+	if (!strncmp(p, "setid-", 6))
+		return setid(p);
 	if (!strcmp(p, "mknod"))
 		return verdict(mknod("/tmp/disk", S_IFBLK | 0600, makedev(254, 0)), p);
 	if (!strcmp(p, "mknod-mem"))
@@ -628,6 +684,8 @@ static void testprivileges(struct sbx *s)
 		"socket-inet", "socket-inet6", "socket-netlink", "socket-packet", "socket-raw", "socket-vsock",
 		"tiocsti", "tiocsti-high", "kexec", "init_module", "finit_module", "delete_module",
 		"sethostname", "iopl", "ioperm", "open_by_handle", "reboot", "swapon", "syslog", "acct", "settime", "fds",
+		"setid-chmod", "setid-fchmod", "setid-fchmodat", "setid-fchmodat2", "setid-chmod-high", "setid-open",
+		"setid-openat", "setid-openat2", "setid-creat", "setid-mknod", "setid-mknodat", "setid-mkdir", "setid-mkdirat",
 	};
 	for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
 		blocked(s, probes[i], NULL);
