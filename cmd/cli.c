@@ -64,7 +64,14 @@ int ishelp(const char *arg)
 
 int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o, struct err *e)
 {
-	if (manifestloadopts(m, path, o, e) < 0)
-		return -1;
-	return rulecheck(m, e);
+	int rc = manifestloadopts(m, path, o, e);
+	if (rc == 0 && (rc = rulecheck(m, &m->errors, e)) < 0)
+		manifestsorterrors(m);
+	if (rc == 0 || m->errors.n < 2)
+		return rc;
+	/* Every mistake, one a line, then a count in e. */
+	for (size_t i = 0; i < m->errors.n; i++)
+		fprintf(stderr, "nightshift: %s\n", m->errors.v[i]);
+	errc(e, 2, "%s: %zu mistakes%s", path, m->errors.n, m->errors.n >= MANIFEST_MAXERRORS ? " (the first ones)" : "");
+	return -1;
 }

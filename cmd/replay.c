@@ -154,7 +154,7 @@ int cmdreplay(int argc, char **argv)
 	}
 	for (size_t i = 0; i < overrides.n; i++) {
 		if (modelspec(&m, overrides.v[i], &e) < 0) {
-			errctx(&e, "replay: the run's --model %s", overrides.v[i]);
+			errctx(&e, "replay: the run was started with");
 			rc = report(&e);
 			goto done;
 		}

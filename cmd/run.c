@@ -30,7 +30,7 @@ static const char runhelp[] =
 	"              scripted:FILE, or (openai|anthropic):MODEL[@URL][,key=ENV][,timeout=D]\n"
 	"              [,retries=N][,max_output_tokens=N][,temperature=X]\n"
 	"exit codes: 0 all selected jobs succeeded, 1 a job failed, 2 usage or manifest error,\n"
-	"            3 an approval rule aborted a job\n";
+	"            3 an approval rule aborted a job, 130 interrupted (SIGINT or SIGTERM; artifacts sealed)\n";
 
 /* First SIGINT/SIGTERM: stop new work, kill running steps, seal the run. Second: leave now;
  * what was written stays verifiable (every event line is flushed as it is written). */
@@ -163,7 +163,7 @@ int cmdrun(int argc, char **argv)
 	}
 	for (size_t i = 0; i < models.n; i++) {
 		if (modelspec(&m, models.v[i], &e) < 0) {
-			fprintf(stderr, "nightshift: run: --model %s: %s\n", models.v[i], e.msg);
+			fprintf(stderr, "nightshift: run: %s\n", e.msg);
 			manifestfree(&m);
 			goto done;
 		}

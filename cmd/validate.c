@@ -13,7 +13,7 @@ int cmdvalidate(int argc, char **argv)
 		if (ishelp(argv[i])) {
 			puts("usage: nightshift validate MANIFEST [--set KEY=VALUE]...\n\nParses and checks the manifest, its "
 			     "worker files and scripts; runs nothing.\n  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
-			     "exit codes: 0 valid, 2 the first mistake, as file:line:col: message");
+			     "exit codes: 0 valid, 2 mistakes: every one found, as file:line:col: message, then a count");
 			rc = EXIT_OK;
 			goto done;
 		}

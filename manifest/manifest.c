@@ -168,7 +168,8 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 	static const char *const backends[] = {"namespace", "docker", "none", NULL};
 	static const char *const networks[] = {"none", "host", NULL};
 	struct ypair p;
-	if (ymap(y, n, "sandbox", sandboxkeys) < 0)
+	int bad = ymap(y, n, "sandbox", sandboxkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	for (size_t i = 0; yeach(y, n, i, &p); i++) {
 		int rc = 0, k;
@@ -202,8 +203,10 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 			rc = ystrv(y, p.val, &sc->env);
 		} else if (strcmp(p.key, "mounts") == 0) {
 			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE)
-				return yfail(y, p.val, "mounts must be a list");
+			if (p.val->type != YAML_SEQUENCE_NODE) {
+				bad = yfail(y, p.val, "mounts must be a list");
+				continue;
+			}
 			for (size_t j = 0; j < sc->nmounts; j++) {
 				free(sc->mounts[j].source);
 				free(sc->mounts[j].target);
@@ -216,39 +219,42 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
 				sc->nmounts = j + 1;
 				if (parsemount(y, it, base, &sc->mounts[j]) < 0)
-					return -1;
+					rc = -1, ynote(y);
 			}
 		}
 		if (rc < 0)
-			return -1;
+			bad = -1, ynote(y);
 	}
-	return 0;
+	return bad;
 }
 
 static int parsesnapshot(struct ydoc *y, yaml_node_t *n, struct snapconf *sc)
 {
 	struct ypair p;
 	int64_t v;
-	if (ymap(y, n, "snapshot", snapkeys) < 0)
+	int bad = ymap(y, n, "snapshot", snapkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	for (size_t i = 0; yeach(y, n, i, &p); i++) {
 		if (strcmp(p.key, "level") == 0) {
 			if (yint(y, p.val, 1, 19, &v) < 0)
-				return -1;
-			sc->level = v;
+				bad = -1;
+			else
+				sc->level = v;
 		} else if (strcmp(p.key, "threads") == 0) {
 			if (yint(y, p.val, 0, 256, &v) < 0)
-				return -1;
-			sc->threads = v;
+				bad = -1;
+			else
+				sc->threads = v;
 		} else if (strcmp(p.key, "exclude") == 0) {
 			if (ystrv(y, p.val, &sc->exclude) < 0)
-				return -1;
+				bad = -1;
 		} else if (strcmp(p.key, "max_size") == 0) {
 			if (ysize(y, p.val, &sc->max_size) < 0)
-				return -1;
+				bad = -1;
 		}
 	}
-	return 0;
+	return bad;
 }
 
 /* Check the shape of a scripted model's replies: [{text?, tool_calls?: [{name, arguments}]}]. */
@@ -311,7 +317,8 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 	md->temperature = -1;
 	md->retries = 2;
 	md->timeout_ms = 600000;
-	if (ymap(y, n, "a model", modelkeys) < 0)
+	int bad = ymap(y, n, "a model", modelkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	yaml_node_t *pv = yget(y, n, "provider");
 	if (!pv)
@@ -341,8 +348,10 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			md->retries = v;
 		}
 		if (rc < 0)
-			return -1;
+			bad = -1;
 	}
+	if (bad < 0)
+		return -1;
 	if ((pv = yget(y, n, "replies")) || (pv = yget(y, n, "script"))) {
 		if (md->provider != PROV_SCRIPTED)
 			return yfail(y, pv, "replies and script belong to provider: scripted");
@@ -361,6 +370,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			struct ydoc sy = {0};
 			struct buf text = {0};
 			int rc = loadyaml(m, path, &sy, &text, e);
+			sy.errs = y->errs;
 			free(path);
 			if (rc == 0) {
 				yaml_node_t *root = yroot(&sy);
@@ -399,14 +409,16 @@ static void rulesfree(struct approval *a)
 static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 {
 	yaml_node_t *v, *it;
-	if (ymap(y, n, "approval", approvalkeys) < 0)
+	int bad = ymap(y, n, "approval", approvalkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	a->pos = ypos(y, n);
 	if ((v = yget(y, n, "default"))) {
 		int k = yenum(y, v, "decision", decisions);
 		if (k < 0)
-			return -1;
-		a->def = k;
+			bad = -1;
+		else
+			a->def = k;
 	}
 	if ((v = yget(y, n, "rules"))) {
 		if (v->type != YAML_SEQUENCE_NODE)
@@ -418,31 +430,35 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			memset(r, 0, sizeof *r);
 			a->nrules = i + 1;
 			r->pos = ypos(y, it);
-			if (ymap(y, it, "a rule", rulekeys) < 0)
-				return -1;
+			r->decision = DEC_ABORT; /* a rule with a mistake is never an allow */
+			if (ymap(y, it, "a rule", rulekeys) < 0) {
+				bad = -1;
+				if (it->type != YAML_MAPPING_NODE)
+					continue;
+			}
 			yaml_node_t *d = yget(y, it, "decision");
-			if (!d)
-				return yfail(y, it, "a rule needs a decision (allow, deny or abort)");
-			int k = yenum(y, d, "decision", decisions);
+			int k = d ? yenum(y, d, "decision", decisions)
+			          : yfail(y, it, "a rule needs a decision (allow, deny or abort)");
 			if (k < 0)
-				return -1;
-			r->decision = k;
+				bad = -1;
+			else
+				r->decision = k;
 			if (((d = yget(y, it, "tool")) && ystr(y, d, &r->tool) < 0) ||
 			    ((d = yget(y, it, "command")) && ystr(y, d, &r->command) < 0) ||
 			    ((d = yget(y, it, "path")) && ystr(y, d, &r->path) < 0) ||
 			    ((d = yget(y, it, "worker")) && ystr(y, d, &r->worker) < 0))
-				return -1;
+				bad = -1;
 		}
 	}
 	if ((v = yget(y, n, "examples"))) {
 		if (ymap(y, v, "examples", examplekeys) < 0)
 			return -1;
-		if ((it = yget(y, v, "allow")) && ystrv(y, it, &a->allow_examples) < 0)
+		if ((it = yget(y, v, "allow")) && ystrvpos(y, it, &a->allow_examples, &a->allow_pos) < 0)
 			return -1;
-		if ((it = yget(y, v, "deny")) && ystrv(y, it, &a->deny_examples) < 0)
+		if ((it = yget(y, v, "deny")) && ystrvpos(y, it, &a->deny_examples, &a->deny_pos) < 0)
 			return -1;
 	}
-	return 0;
+	return bad;
 }
 
 /* The keys of a worker mapping (inline or front matter) applied on w. */
@@ -450,7 +466,8 @@ static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, in
 {
 	struct ypair p;
 	int64_t v;
-	if (ymap(y, n, "a worker", workerkeys) < 0)
+	int bad = ymap(y, n, "a worker", workerkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	for (size_t i = 0; yeach(y, n, i, &p); i++) {
 		int rc = 0;
@@ -464,17 +481,20 @@ static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, in
 			rc = yfail(y, p.knode, "a worker file cannot point to another file");
 		else if (strcmp(p.key, "tools") == 0) {
 			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE)
-				return yfail(y, p.val, "tools must be a list");
+			if (p.val->type != YAML_SEQUENCE_NODE) {
+				bad = yfail(y, p.val, "tools must be a list");
+				continue;
+			}
 			w->tools = 0;
 			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
 				int k = yenum(y, it, "tool", toolnames);
 				if (k < 0)
-					return -1;
-				w->tools |= 1u << k;
+					bad = -1;
+				else
+					w->tools |= 1u << k;
 			}
 		} else if (strcmp(p.key, "delegates") == 0)
-			rc = ystrv(y, p.val, &w->delegates);
+			rc = ystrvpos(y, p.val, &w->delegates, &w->delegates_pos);
 		else if (strcmp(p.key, "approval") == 0)
 			rc = parseapproval(y, p.val, &w->approval);
 		else if (strcmp(p.key, "output") == 0) {
@@ -504,9 +524,9 @@ static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, in
 			free(base);
 		}
 		if (rc < 0)
-			return -1;
+			bad = -1, ynote(y);
 	}
-	return 0;
+	return bad;
 }
 
 /* A worker file: markdown with YAML front matter between --- lines; the body is the instructions. */
@@ -545,6 +565,7 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 		body = strchr(end, '\n') ? strchr(end, '\n') + 1 : end + strlen(end);
 		struct ydoc fy;
 		rc = yload(&fy, file, fm, end - fm, 1, e);
+		fy.errs = y->errs;
 		if (rc == 0 && yroot(&fy))
 			rc = workerkeys_apply(&fy, yroot(&fy), w, 1);
 		yfree(&fy);
@@ -566,11 +587,12 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 	w->max_turns = 50;
 	w->approval.def = DEC_DENY;
 	sandboxcopy(&w->sandbox, &m->sandbox);
-	if (ymap(y, n, "a worker", workerkeys) < 0)
-		return -1;
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return yfail(y, n, "a worker must be a mapping");
+	int bad = 0;
 	if ((f = yget(y, n, "file")) && loadworkerfile(m, y, f, w, e) < 0)
-		return -1;
-	if (workerkeys_apply(y, n, w, 0) < 0)
+		bad = -1, ynote(y);
+	if (workerkeys_apply(y, n, w, 0) < 0 || bad < 0)
 		return -1;
 	if (!w->instructions || !*w->instructions)
 		return yfail(y, n, "worker '%s' has no instructions", name);
@@ -610,7 +632,8 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	int64_t v;
 	j->id = xstrdup(id);
 	j->pos = ypos(y, n);
-	if (ymap(y, n, "a job", jobkeys) < 0)
+	int bad = ymap(y, n, "a job", jobkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
 	yaml_node_t *wn = yget(y, n, "worker");
 	if (!wn)
@@ -635,7 +658,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		if (strcmp(p.key, "input") == 0)
 			rc = ystr(y, p.val, &j->input);
 		else if (strcmp(p.key, "needs") == 0)
-			rc = ystrv(y, p.val, &j->needs);
+			rc = ystrvpos(y, p.val, &j->needs, &j->needs_pos);
 		else if (strcmp(p.key, "files") == 0) {
 			rc = ystrv(y, p.val, &j->files);
 			for (size_t k = 0; rc == 0 && k < j->files.n; k++) {
@@ -663,8 +686,10 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		else if (strcmp(p.key, "workspace") == 0)
 			rc = parseworkspace(m, y, p.val, &j->workspace);
 		if (rc < 0)
-			return -1;
+			bad = -1, ynote(y);
 	}
+	if (bad < 0)
+		return -1;
 	if (!j->input)
 		j->input = xstrdup("");
 	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
@@ -800,79 +825,100 @@ static const char *workername(const struct manifest *m, size_t i)
 	return m->workers[i].name;
 }
 
-/* Depth-first search from i; on a cycle, path gets "a -> b -> a" and 1 is returned. */
-static int cycle(const struct graph *g, size_t i, int *state, size_t *stack, size_t depth, struct buf *path)
+/* Depth-first search from i; on a cycle, path gets "a -> b -> a", *from and *edge the node and the
+ * number of its edge that closes it, and 1 is returned. */
+static int cycle(const struct graph *g, size_t i, int *state, size_t *stack, size_t depth, struct buf *path,
+                 size_t *from, size_t *edge)
 {
 	long d;
 	state[i] = 1;
 	stack[depth] = i;
 	for (size_t k = 0; (d = g->next(g->m, i, k)) >= 0; k++) {
 		if (state[d] == 1) {
-			size_t from = 0;
-			while (stack[from] != (size_t)d)
-				from++;
-			for (size_t s = from; s <= depth; s++)
+			size_t first = 0;
+			while (stack[first] != (size_t)d)
+				first++;
+			for (size_t s = first; s <= depth; s++)
 				bufprintf(path, "%s -> ", g->name(g->m, stack[s]));
 			bufputs(path, g->name(g->m, d));
+			*from = i;
+			*edge = k;
 			return 1;
 		}
-		if (state[d] == 0 && cycle(g, d, state, stack, depth + 1, path))
+		if (state[d] == 0 && cycle(g, d, state, stack, depth + 1, path, from, edge))
 			return 1;
 	}
 	state[i] = 2;
 	return 0;
 }
 
-static int errat(struct err *e, struct pos p, const char *fmt, const char *a, const char *b)
+/* Fail at a position, as yfail does at a node. */
+static int errat(struct ydoc *y, struct pos p, const char *fmt, const char *a, const char *b)
 {
 	char msg[768];
 	snprintf(msg, sizeof msg, fmt, a, b ? b : "");
-	return errc(e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	errc(y->e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	ynote(y);
+	return -1;
 }
 
-/* Cross-references: models, delegates, needs, cycles. */
-static int crosscheck(struct manifest *m, struct err *e)
+/* The position of item k of a list whose items' positions were kept, else of its owner. */
+static struct pos itempos(const struct pos *items, size_t k, struct pos owner)
 {
+	return items ? items[k] : owner;
+}
+
+/* Cross-references: models, delegates, needs, cycles; every mistake, at the item that makes it. */
+static int crosscheck(struct manifest *m, struct ydoc *y)
+{
+	int rc = 0;
 	for (size_t i = 0; i < m->nworkers; i++) {
 		struct worker *w = &m->workers[i];
 		if (!w->model)
 			w->model = xstrdup("default");
 		if (!manifestmodel(m, w->model))
-			return errat(e, w->pos, "worker '%s' uses model '%s', which is not in models", w->name, w->model);
+			rc = errat(y, w->pos, "worker '%s' uses model '%s', which is not in models", w->name, w->model);
 		for (size_t k = 0; k < w->delegates.n; k++) {
+			struct pos at = itempos(w->delegates_pos, k, w->pos);
 			if (!manifestworker(m, w->delegates.v[k]))
-				return errat(e, w->pos, "worker '%s' delegates to unknown worker '%s'", w->name, w->delegates.v[k]);
-			if (toolbyname(w->delegates.v[k]) || strcmp(w->delegates.v[k], "final_result") == 0)
-				return errat(e, w->pos, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
-				             w->delegates.v[k]);
+				rc = errat(y, at, "worker '%s' delegates to unknown worker '%s'", w->name, w->delegates.v[k]);
+			else if (toolbyname(w->delegates.v[k]) || strcmp(w->delegates.v[k], "final_result") == 0)
+				rc = errat(y, at, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
+				           w->delegates.v[k]);
 		}
 	}
 	for (size_t i = 0; i < m->njobs; i++) {
 		struct job *j = &m->jobs[i];
-		if (j->sandbox.backend == BACKEND_DOCKER && strcmp(j->sandbox.image, "host") == 0)
-			return errat(e, j->pos, "job '%s' uses the docker backend with image 'host': name a docker image in "
-			                        "sandbox.image%s", j->id, NULL);
+		if (j->sandbox.backend == BACKEND_DOCKER && j->sandbox.image && strcmp(j->sandbox.image, "host") == 0)
+			rc = errat(y, j->pos, "job '%s' uses the docker backend with image 'host': name a docker image in "
+			                      "sandbox.image%s", j->id, NULL);
 		if (j->workspace)
-			return errat(e, j->pos, "job '%s': a job's own workspace is not supported yet%s", j->id, NULL);
+			rc = errat(y, j->pos, "job '%s': a job's own workspace is not supported yet%s", j->id, NULL);
 		if (j->model && !manifestmodel(m, j->model))
-			return errat(e, j->pos, "job '%s' uses model '%s', which is not in models", j->id, j->model);
+			rc = errat(y, j->pos, "job '%s' uses model '%s', which is not in models", j->id, j->model);
 		for (size_t k = 0; k < j->needs.n; k++)
 			if (!manifestjob(m, j->needs.v[k]))
-				return errat(e, j->pos, "job '%s' needs unknown job '%s'", j->id, j->needs.v[k]);
+				rc = errat(y, itempos(j->needs_pos, k, j->pos), "job '%s' needs unknown job '%s'", j->id,
+				           j->needs.v[k]);
 	}
+	if (rc < 0)
+		return rc; /* cycles are looked for in a graph whose every edge leads somewhere */
 	struct buf path = {0};
-	size_t n = m->njobs > m->nworkers ? m->njobs : m->nworkers;
+	size_t n = m->njobs > m->nworkers ? m->njobs : m->nworkers, at = 0, edge = 0;
 	int *state = xcalloc(n + 1, sizeof *state);
 	size_t *stack = xcalloc(n + 1, sizeof *stack);
-	int rc = 0;
 	struct graph needs = {m, needof, jobname}, delegs = {m, delegateof, workername};
 	for (size_t i = 0; i < m->njobs && rc == 0; i++)
-		if (state[i] == 0 && cycle(&needs, i, state, stack, 0, &path))
-			rc = errat(e, m->jobs[i].pos, "cycle in needs: %s%s", path.data, NULL);
+		if (state[i] == 0 && cycle(&needs, i, state, stack, 0, &path, &at, &edge)) {
+			const struct job *j = &m->jobs[at]; /* its need number edge closes the cycle */
+			rc = errat(y, itempos(j->needs_pos, edge, j->pos), "cycle in needs: %s%s", path.data, NULL);
+		}
 	memset(state, 0, (n + 1) * sizeof *state);
 	for (size_t i = 0; i < m->nworkers && rc == 0; i++)
-		if (state[i] == 0 && cycle(&delegs, i, state, stack, 0, &path))
-			rc = errat(e, m->workers[i].pos, "cycle in delegates: %s%s", path.data, NULL);
+		if (state[i] == 0 && cycle(&delegs, i, state, stack, 0, &path, &at, &edge)) {
+			const struct worker *w = &m->workers[at];
+			rc = errat(y, itempos(w->delegates_pos, edge, w->pos), "cycle in delegates: %s%s", path.data, NULL);
+		}
 	free(state);
 	free(stack);
 	buffree(&path);
@@ -897,14 +943,15 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	int64_t ver;
 	if (!root)
 		return errc(e, 2, "%s:1:1: the manifest is empty", y->file);
-	if (ymap(y, root, "the manifest", topkeys) < 0)
+	int bad = ymap(y, root, "the manifest", topkeys);
+	if (root->type != YAML_MAPPING_NODE)
 		return -1;
 	if (!(v = yget(y, root, "version")))
-		return yfail(y, root, "missing 'version: 1'");
-	if (yint(y, v, 1, 1, &ver) < 0)
-		return -1;
+		bad = yfail(y, root, "missing 'version: 1'");
+	else if (yint(y, v, 1, 1, &ver) < 0)
+		bad = -1;
 	if ((v = yget(y, root, "name")) && ystr(y, v, &m->name) < 0)
-		return -1;
+		bad = -1;
 	char *ws = NULL;
 	if (wsoverride) {
 		if (existing(y, root, ".", wsoverride, 1, &m->workspace) < 0)
@@ -919,11 +966,11 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		return -1;
 	}
 	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->dir, &m->sandbox) < 0)
-		return -1;
+		bad = -1;
 	if ((v = yget(y, root, "snapshot")) && parsesnapshot(y, v, &m->snapshot) < 0)
-		return -1;
+		bad = -1;
 	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)
-		return -1;
+		bad = -1;
 	if (!(v = yget(y, root, "models")))
 		return yfail(y, root, "missing 'models'");
 	if (ymap(y, v, "models", NULL) < 0)
@@ -933,7 +980,7 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		memset(&m->models[i], 0, sizeof m->models[i]);
 		m->nmodels = i + 1;
 		if (checkname(y, p.knode, "model", p.key) < 0 || parsemodel(m, y, p.key, p.val, &m->models[i], e) < 0)
-			return -1;
+			bad = -1, ynote(y);
 	}
 	if (!(v = yget(y, root, "workers")))
 		return yfail(y, root, "missing 'workers'");
@@ -946,8 +993,11 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	m->workers = xcalloc(nw, sizeof *m->workers);
 	for (size_t i = 0; yeach(y, v, i, &p); i++) {
 		m->nworkers = i + 1;
-		if (checkname(y, p.knode, "worker", p.key) < 0 || parseworker(m, y, p.key, p.val, &m->workers[i], e) < 0)
-			return -1;
+		if (checkname(y, p.knode, "worker", p.key) < 0 || parseworker(m, y, p.key, p.val, &m->workers[i], e) < 0) {
+			bad = -1, ynote(y);
+			if (!m->workers[i].name)
+				m->workers[i].name = xstrdup(p.key);
+		}
 	}
 	if (!(v = yget(y, root, "jobs")))
 		return yfail(y, root, "missing 'jobs'");
@@ -955,12 +1005,62 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		return -1;
 	for (size_t i = 0; yeach(y, v, i, &p); i++)
 		if (checkname(y, p.knode, "job", p.key) < 0 || parsejobs(m, y, p.key, p.val) < 0)
-			return -1;
+			bad = -1, ynote(y);
 	if (m->njobs == 0)
-		return yfail(y, v, "no jobs");
-	if (groupneeds(m, e) < 0)
+		return bad < 0 ? -1 : yfail(y, v, "no jobs");
+	if (groupneeds(m, e) < 0) {
+		ynote(y);
 		return -1;
-	return crosscheck(m, e);
+	}
+	return crosscheck(m, y) < 0 ? -1 : bad;
+}
+
+/* Where a "file:line:col: message" points: the file's number among those read, line, column. */
+struct errkey {
+	size_t file;
+	long line, col;
+	const char *msg;
+};
+
+static struct errkey errkey(const struct manifest *m, const char *msg)
+{
+	struct errkey k = {m->nfilenames, 0, 0, msg};
+	size_t best = 0;
+	for (size_t i = 0; i < m->nfilenames; i++) {
+		size_t n = strlen(m->filenames[i]);
+		if (n > best && strncmp(msg, m->filenames[i], n) == 0 && msg[n] == ':' &&
+		    sscanf(msg + n, ":%ld:%ld:", &k.line, &k.col) == 2)
+			k.file = i, best = n;
+	}
+	return k;
+}
+
+static int errkeycmp(const void *pa, const void *pb)
+{
+	const struct errkey *a = pa, *b = pb;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return a->msg < b->msg ? -1 : a->msg > b->msg; /* as found */
+}
+
+void manifestsorterrors(struct manifest *m)
+{
+	size_t n = m->errors.n;
+	struct errkey *k = xcalloc(n ? n : 1, sizeof *k);
+	for (size_t i = 0; i < n; i++)
+		k[i] = errkey(m, m->errors.v[i]);
+	qsort(k, n, sizeof *k, errkeycmp);
+	struct strv out = {0};
+	for (size_t i = 0; i < n && out.n < MANIFEST_MAXERRORS; i++)
+		if (out.n == 0 || strcmp(out.v[out.n - 1], k[i].msg) != 0)
+			strvadd(&out, k[i].msg);
+	free(k);
+	strvfree(&m->errors);
+	m->errors = out;
 }
 
 int manifestload(struct manifest *m, const char *path, struct err *e)
@@ -989,9 +1089,16 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 		buffree(&text);
 		return -1;
 	}
+	y.errs = &m->errors;
 	int rc = parse(m, &y, o->workspace, e);
-	if (rc < 0 && e->code == 0)
+	if (rc < 0 || m->errors.n) {
+		ynote(&y); /* a mistake reported without yfail */
+		manifestsorterrors(m);
+		if (m->errors.n)
+			snprintf(e->msg, sizeof e->msg, "%s", m->errors.v[0]);
 		e->code = 2;
+		rc = -1;
+	}
 	yfree(&y);
 	buffree(&text);
 	return rc;
@@ -1002,6 +1109,8 @@ static void approvalfree(struct approval *a)
 	rulesfree(a);
 	strvfree(&a->allow_examples);
 	strvfree(&a->deny_examples);
+	free(a->allow_pos);
+	free(a->deny_pos);
 }
 
 void manifestfree(struct manifest *m)
@@ -1024,6 +1133,7 @@ void manifestfree(struct manifest *m)
 		free(w->instructions);
 		free(w->file);
 		strvfree(&w->delegates);
+		free(w->delegates_pos);
 		approvalfree(&w->approval);
 		cJSON_Delete(w->output);
 		sandboxfree(&w->sandbox);
@@ -1035,6 +1145,7 @@ void manifestfree(struct manifest *m)
 		free(j->worker);
 		free(j->input);
 		strvfree(&j->needs);
+		free(j->needs_pos);
 		strvfree(&j->files);
 		sandboxfree(&j->sandbox);
 		free(j->model);
@@ -1049,6 +1160,7 @@ void manifestfree(struct manifest *m)
 	strvfree(&m->snapshot.exclude);
 	strvfree(&m->secrets);
 	strvfree(&m->files);
+	strvfree(&m->errors);
 	strvfree(&m->sets);
 	for (size_t i = 0; i < m->nfilenames; i++)
 		free(m->filenames[i]);
@@ -1095,6 +1207,11 @@ const char *toolname(enum tool t)
 		if (t == 1u << i)
 			return toolnames[i];
 	return "?";
+}
+
+const char *toolnameat(int i)
+{
+	return i >= 0 && i < (int)(sizeof toolnames / sizeof toolnames[0]) ? toolnames[i] : NULL;
 }
 
 unsigned toolbyname(const char *name)

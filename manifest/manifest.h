@@ -39,6 +39,7 @@ struct approval {
 	struct rule *rules;
 	size_t nrules;
 	struct strv allow_examples, deny_examples;
+	struct pos *allow_pos, *deny_pos; /* where each example is written */
 	struct pos pos;
 };
 
@@ -92,6 +93,7 @@ struct worker {
 	char *file; /* worker file it came from, or NULL */
 	unsigned tools;
 	struct strv delegates;
+	struct pos *delegates_pos; /* where each delegate is named */
 	struct approval approval;
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
@@ -105,6 +107,7 @@ struct job {
 	char *worker;
 	char *input;
 	struct strv needs;
+	struct pos *needs_pos; /* where each need is named */
 	struct strv files;
 	int64_t timeout_ms;
 	int retries;
@@ -124,6 +127,9 @@ struct job {
 	struct pos pos, inputpos;
 };
 
+/* At most this many mistakes are kept from one load. */
+#define MANIFEST_MAXERRORS 50
+
 struct manifest {
 	char *path;      /* as given */
 	char *dir;       /* directory holding it */
@@ -140,6 +146,7 @@ struct manifest {
 	size_t njobs;
 	struct strv sets;  /* KEY=VALUE inputs from --set */
 	struct strv files; /* every file read: manifest, scripts, worker files */
+	struct strv errors; /* after a failed load: every mistake found, "file:line:col: message", in order */
 	char **filenames;  /* owned copies that struct pos points into */
 	size_t nfilenames;
 };
@@ -158,6 +165,8 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 /* Deep-copy a sandbox configuration (dst is overwritten, not freed). */
 void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);
+/* Sort m->errors by file, line and column, drop repeats, keep at most MANIFEST_MAXERRORS. */
+void manifestsorterrors(struct manifest *m);
 /* Free everything a manifest owns. */
 void manifestfree(struct manifest *m);
 
@@ -173,5 +182,7 @@ const char *decisionname(enum decision d);
 const char *toolname(enum tool t);
 /* The tool bit for a name, or 0 when unknown. */
 unsigned toolbyname(const char *name);
+/* The name of built-in tool number i (its bit is 1 << i), NULL past the last. */
+const char *toolnameat(int i);
 
 #endif

@@ -71,7 +71,16 @@ int yfail(struct ydoc *y, yaml_node_t *n, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	struct pos p = ypos(y, n);
-	return errc(y->e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	errc(y->e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	ynote(y);
+	return -1;
+}
+
+void ynote(struct ydoc *y)
+{
+	struct strv *l = y->errs;
+	if (l && y->e->msg[0] && (l->n == 0 || strcmp(l->v[l->n - 1], y->e->msg) != 0))
+		strvadd(l, y->e->msg);
 }
 
 static const char *kind(yaml_node_t *n)
@@ -114,33 +123,39 @@ yaml_node_t *yget(struct ydoc *y, yaml_node_t *map, const char *key)
 int ymap(struct ydoc *y, yaml_node_t *n, const char *what, const char *const *known)
 {
 	struct ypair p, q;
+	int rc = 0;
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return yfail(y, n, "%s must be a mapping, not %s", what, kind(n));
 	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		if (p.knode->type != YAML_SCALAR_NODE)
-			return yfail(y, p.knode, "keys of %s must be plain names", what);
+		if (p.knode->type != YAML_SCALAR_NODE) {
+			rc = yfail(y, p.knode, "keys of %s must be plain names", what);
+			continue;
+		}
 		for (size_t j = 0; j < i && yeach(y, n, j, &q); j++)
-			if (strcmp(p.key, q.key) == 0)
-				return yfail(y, p.knode, "duplicate key '%s' in %s (first at line %d)", p.key, what,
-				             ypos(y, q.knode).line);
+			if (strcmp(p.key, q.key) == 0) {
+				rc = yfail(y, p.knode, "duplicate key '%s' in %s (first at line %d)", p.key, what,
+				           ypos(y, q.knode).line);
+				break;
+			}
 		if (!known)
 			continue;
 		int found = 0;
 		for (size_t k = 0; known[k] && !found; k++)
 			found = strcmp(known[k], p.key) == 0;
-		if (!found) {
-			const char *near = didyoumean(p.key, known);
-			if (near)
-				return yfail(y, p.knode, "unknown key '%s' in %s; did you mean '%s'?", p.key, what, near);
-			struct buf all = {0};
-			for (size_t k = 0; known[k]; k++)
-				bufprintf(&all, "%s%s", k ? ", " : "", known[k]);
-			yfail(y, p.knode, "unknown key '%s' in %s (known: %s)", p.key, what, all.data);
-			buffree(&all);
-			return -1;
+		if (found)
+			continue;
+		const char *near = didyoumean(p.key, known);
+		if (near) {
+			rc = yfail(y, p.knode, "unknown key '%s' in %s; did you mean '%s'?", p.key, what, near);
+			continue;
 		}
+		struct buf all = {0};
+		for (size_t k = 0; known[k]; k++)
+			bufprintf(&all, "%s%s", k ? ", " : "", known[k]);
+		rc = yfail(y, p.knode, "unknown key '%s' in %s (known: %s)", p.key, what, all.data);
+		buffree(&all);
 	}
-	return 0;
+	return rc;
 }
 
 yaml_node_t *yitem(struct ydoc *y, yaml_node_t *seq, size_t i)
@@ -227,6 +242,15 @@ int ysize(struct ydoc *y, yaml_node_t *n, int64_t *bytes)
 
 int ystrv(struct ydoc *y, yaml_node_t *n, struct strv *out)
 {
+	return ystrvpos(y, n, out, NULL);
+}
+
+int ystrvpos(struct ydoc *y, yaml_node_t *n, struct strv *out, struct pos **pos)
+{
+	if (pos) {
+		free(*pos);
+		*pos = NULL;
+	}
 	strvfree(out);
 	if (n && n->type == YAML_SCALAR_NODE) {
 		char *s = NULL;
@@ -234,6 +258,10 @@ int ystrv(struct ydoc *y, yaml_node_t *n, struct strv *out)
 			return -1;
 		strvadd(out, s);
 		free(s);
+		if (pos) {
+			*pos = xmalloc(sizeof **pos);
+			**pos = ypos(y, n);
+		}
 		return 0;
 	}
 	if (!n || n->type != YAML_SEQUENCE_NODE)
@@ -245,6 +273,10 @@ int ystrv(struct ydoc *y, yaml_node_t *n, struct strv *out)
 			return -1;
 		strvadd(out, s);
 		free(s);
+		if (pos) {
+			*pos = xrealloc(*pos, out->n * sizeof **pos);
+			(*pos)[out->n - 1] = ypos(y, it);
+		}
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@ struct ydoc {
 	int lineoff;      /* added to every line (front matter starts below line 1) */
 	struct err *e;
 	int loaded;
+	struct strv *errs; /* when set, every mistake found is added here (yfail, ynote), not only the last */
 };
 
 /* Parse text as one YAML document; errors carry file:line:col and code 2. */
@@ -24,6 +25,11 @@ yaml_node_t *yroot(struct ydoc *y);
 struct pos ypos(struct ydoc *y, yaml_node_t *n);
 /* Fail at a node: "file:line:col: message", exit code 2. Returns -1. */
 int yfail(struct ydoc *y, yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Add the error in y->e to y->errs (when set) unless it is already the last one there. */
+void ynote(struct ydoc *y);
+/* A sequence of strings like ystrv, and the position of each item in *pos (freed by the caller). */
+int ystrvpos(struct ydoc *y, yaml_node_t *n, struct strv *out, struct pos **pos);
 
 /* One key/value pair of a mapping, walked with yeach. */
 struct ypair {

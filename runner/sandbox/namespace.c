@@ -250,8 +250,12 @@ static void scrub(void)
 		uintptr_t a0 = (uintptr_t)program_invocation_name, e0 = environ && *environ ? (uintptr_t)*environ : 0;
 		if (a0 >= f[48] && a0 < f[49] && f[49] - f[48] < (1ul << 24)) {
 			memset((void *)f[48], 0, f[49] - f[48]);
-			if (f[49] - f[48] > 16)
+			if (f[49] - f[48] > 16) {
 				memcpy((void *)f[48], "nightshift-init", 16);
+				/* A last byte that is not NUL makes the kernel read the area as a title set
+				   by setproctitle: up to the first NUL, so cmdline is "nightshift-init" alone. */
+				((char *)f[49])[-1] = ' ';
+			}
 		}
 		if (e0 >= f[50] && e0 < f[51] && f[51] - f[50] < (1ul << 24))
 			memset((void *)f[50], 0, f[51] - f[50]);

@@ -35,18 +35,18 @@ cases = [
     ("rule without decision", "version: 1\n" + M + W + "    approval:\n      rules:\n        - ^{ tool: shell }\n" + J, "needs a decision"),
     ("rule unknown key", "version: 1\n" + M + W + "    approval:\n      rules:\n        - { ^cmd: ls, decision: allow }\n" + J, "unknown key 'cmd'"),
     ("rules not a list", "version: 1\n" + M + W + "    approval: { rules: ^{} }\n" + J, "rules must be a list"),
-    ("example decided otherwise", "version: 1\n" + M + W + "    approval:\n      ^rules: [ { tool: shell, command: \"ls *\", decision: allow } ]\n      examples: { allow: [\"rm -rf /\"] }\n" + J, "example \"rm -rf /\" is listed under allow but the default decides deny"),
+    ("example decided otherwise", "version: 1\n" + M + W + "    approval:\n      rules: [ { tool: shell, command: \"ls *\", decision: allow } ]\n      examples: { allow: [^\"rm -rf /\"] }\n" + J, "example \"rm -rf /\" is listed under allow but the default decides deny"),
     ("schema keyword typo", "version: 1\n" + M + W + "    output:\n      type: object\n      properties:\n        a: { type: string, ^patern: x }\n" + J, "patern"),
     ("output not a mapping", "version: 1\n" + M + W + "    output: ^string\n" + J, "output must be a JSON Schema mapping"),
     ("max_turns a word", "version: 1\n" + M + W + "    max_turns: ^many\n" + J, "expected an integer"),
     ("max_turns zero", "version: 1\n" + M + W + "    max_turns: ^0\n" + J, "out of range"),
     ("unknown model", "version: 1\n" + M + "workers:\n  w: ^{ instructions: x, model: gpt }\n" + J, "uses model 'gpt', which is not in models"),
-    ("unknown delegate", "version: 1\n" + M + "workers:\n  w: ^{ instructions: x, model: d, delegates: [v] }\n" + J, "delegates to unknown worker 'v'"),
-    ("delegation cycle", "version: 1\n" + M + "workers:\n  a: ^{ instructions: x, model: d, delegates: [b] }\n  b: { instructions: x, model: d, delegates: [a] }\n" + "jobs:\n  j: { worker: a }\n", "cycle in delegates: a -> b -> a"),
+    ("unknown delegate", "version: 1\n" + M + "workers:\n  w: { instructions: x, model: d, delegates: [^v] }\n" + J, "delegates to unknown worker 'v'"),
+    ("delegation cycle", "version: 1\n" + M + "workers:\n  a: { instructions: x, model: d, delegates: [b] }\n  b: { instructions: x, model: d, delegates: [^a] }\n" + "jobs:\n  j: { worker: a }\n", "cycle in delegates: a -> b -> a"),
     ("unknown job worker", "version: 1\n" + M + W + "jobs:\n  j: { worker: ^wk }\n", "unknown worker 'wk'; did you mean 'w'"),
     ("job without worker", "version: 1\n" + M + W + "jobs:\n  j: ^{ input: x }\n", "needs a worker"),
-    ("unknown need", "version: 1\n" + M + W + "jobs:\n  j: ^{ worker: w, needs: [k] }\n", "needs unknown job 'k'"),
-    ("needs cycle", "version: 1\n" + M + W + "jobs:\n  a: ^{ worker: w, needs: [b] }\n  b: { worker: w, needs: [a] }\n", "cycle in needs: a -> b -> a"),
+    ("unknown need", "version: 1\n" + M + W + "jobs:\n  j: { worker: w, needs: [^k] }\n", "needs unknown job 'k'"),
+    ("needs cycle", "version: 1\n" + M + W + "jobs:\n  a: { worker: w, needs: [b] }\n  b: { worker: w, needs: [^a] }\n", "cycle in needs: a -> b -> a"),
     ("duplicate job", "version: 1\n" + M + W + "jobs:\n  j: { worker: w }\n  ^j: { worker: w }\n", "duplicate key 'j'"),
     ("bad job name", "version: 1\n" + M + W + "jobs:\n  ^j/x: { worker: w }\n", "may hold only letters"),
     ("unknown backend", "version: 1\n" + M + "sandbox: { backend: ^dockr }\n" + W + J, "did you mean 'docker'"),
@@ -65,6 +65,7 @@ cases = [
     ("continue_on_error yes", "version: 1\n" + M + W + "jobs:\n  j: { worker: w, continue_on_error: ^yes }\n", "expected true or false"),
     ("empty manifest", "^", "the manifest is empty"),
     ("second document", "version: 1\n" + M + W + J + "---\n^a: 1\n", "a second YAML document"),
+    ("rule for a tool the worker lacks", "version: 1\n" + M + W + "    tools: [shell]\n    approval:\n      rules:\n        - ^{ tool: read_fil, decision: deny }\n" + J, "tool 'read_fil' matches no tool that worker 'w' has"),
     ("files outside workspace", "version: 1\n" + M + W + "jobs:\n  j: { worker: w, files: ^[../etc/passwd] }\n", "is not a path inside the workspace"),
 ]
 
@@ -93,9 +94,46 @@ with tempfile.TemporaryDirectory() as d:
             print(f"FAIL {name}: exit {p.returncode}, want 2 and '{loc}...{want}'\n  got: {p.stderr.strip()}")
     for name, text, want in cases:
         run(name, text, want)
+    # Several mistakes in one file: every one reported at its own spot, in order, then a count.
+    def runmany(name, text, wants):
+        global passed, failed
+        spots, body, i = [], "", 0
+        for part in text.split("^"):
+            body += part
+            spots.append((body.count("\n") + 1, len(body) - (body.rfind("\n") + 1) + 1))
+        spots.pop()
+        path = os.path.join(d, "many.yaml")
+        open(path, "w").write(body)
+        p = subprocess.run([NS, "validate", path], capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if re.match(re.escape("nightshift: " + path) + r":\d+:\d+: ", l)]
+        got = [(l, w) for l, w in zip(lines, wants)]
+        good = p.returncode == 2 and len(lines) == len(wants) == len(spots) and \
+            f"{path}: {len(wants)} mistakes" in p.stderr
+        for (line, col), (l, w) in zip(spots, got):
+            good = good and l.startswith(f"nightshift: {path}:{line}:{col}: ") and w in l
+        if good:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {name}: exit {p.returncode}, want {len(wants)} mistakes at {spots}\n  got: {p.stderr.strip()}")
+    many = [
+        ("typos everywhere", "version: 1\n^modls: {}\nmodels:\n  d: { provider: scripted, replies: [ {text: hi} ], ^tempreature: 1 }\n"
+         "workers:\n  w:\n    instructions: x\n    model: d\n    tools: [shell, ^read_fil]\n    delegates: [^ghost]\n"
+         "jobs:\n  a: { worker: w, needs: [b, ^nojob] }\n  b: { worker: w, retries: ^lots }\n  c: { worker: ^nobody }\n",
+         ["did you mean 'models'", "did you mean 'temperature'", "did you mean 'read_file'",
+          "delegates to unknown worker 'ghost'", "needs unknown job 'nojob'", "expected an integer", "unknown worker 'nobody'"]),
+        ("rules and examples", "version: 1\n" + M + W + "    tools: [shell]\n    approval:\n      rules:\n"
+         "        - ^{ tool: read_fil, decision: deny }\n        - { tool: shell, command: \"ls *\", decision: allow }\n"
+         "      examples: { allow: [^\"rm -rf /\"] }\n" + J,
+         ["matches no tool", "example \"rm -rf /\" is listed under allow"]),
+        ("sandbox and snapshot", "version: 1\n" + M + "sandbox: { backend: ^dockr, memory: ^lots }\nsnapshot: { level: ^30 }\n" + W + J,
+         ["did you mean 'docker'", "expected a size", "out of range"]),
+    ]
+    for name, text, wants in many:
+        runmany(name, text, wants)
     main = os.path.join(d, "main.yaml")
     open(main, "w").write("version: 1\n" + M + "workers:\n  w: { file: workers/w.md, model: d }\n" + J)
     run("worker file front matter", wfile, "unknown key 'tols'", fname="workers/w.md", main=main)
-print(f"{len(cases) + 1} cases")
+print(f"{len(cases) + 1 + len(many)} cases")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
