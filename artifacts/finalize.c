@@ -22,35 +22,99 @@ int rununfinished(const char *dir)
 	return yes;
 }
 
-/* Read a job's log up to its last whole line; rewrite it as one ended frame when it was cut. */
-static int sealog(const char *path, cJSON *job, struct err *e)
+static int typeis(const cJSON *ev, const char *t)
 {
-	struct evreader *r;
-	if (evropen(&r, path, e) < 0)
+	return strcmp(jsonstr(ev, "type", ""), t) == 0;
+}
+
+int jobrecover(const char *path, int keep, struct recovered *r, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	memset(r->head, '0', 64);
+	struct evreader *rd;
+	if (evropen(&rd, path, e) < 0)
 		return -1;
-	struct buf lines = {0};
-	char head[65];
-	memset(head, '0', 64);
-	head[64] = 0;
-	long n = 0;
+	cJSON *end = NULL, *usage = cJSON_CreateObject();
+	const char *worker = NULL;
+	cJSON *start = NULL;
+	long turns = 0, steps = 0;
 	const char *line;
 	size_t len;
 	struct err re = {0};
-	while (evrnext(r, &line, &len, &re) == 1) {
-		bufadd(&lines, line, len);
-		bufputc(&lines, '\n');
-		sha256hex(line, len, head);
-		n++;
+	while (evrnext(rd, &line, &len, &re) == 1) {
+		if (keep) {
+			bufadd(&r->lines, line, len);
+			bufputc(&r->lines, '\n');
+		}
+		sha256hex(line, len, r->head);
+		r->events++;
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		snprintf(r->ended, sizeof r->ended, "%s", jsonstr(ev, "time", r->ended));
+		if (typeis(ev, "model_request"))
+			turns++;
+		else if (typeis(ev, "decision"))
+			steps++;
+		else if (typeis(ev, "model_response"))
+			jsonaddnums(usage, cJSON_GetObjectItemCaseSensitive(ev, "usage"));
+		if (r->events == 1 && typeis(ev, "job_start")) {
+			start = ev;
+			continue;
+		}
+		if (typeis(ev, "job_end")) {
+			cJSON_Delete(end);
+			end = ev;
+			continue;
+		}
+		cJSON_Delete(ev);
 	}
-	int cut = evrtruncated(r);
-	evrclose(r);
+	r->cut = evrtruncated(rd);
+	evrclose(rd);
+	worker = jsonstr(start, "worker", NULL);
+	snprintf(r->started, sizeof r->started, "%s", jsonstr(start, "time", ""));
+	r->manifest = cJSON_DetachItemFromObjectCaseSensitive(start, "manifest");
+	r->job = cJSON_CreateObject();
+	if (end) {
+		/* The job ended before the kill: what it said of itself at the end. */
+		cJSON *f;
+		cJSON_ArrayForEach(f, end)
+			if (strcmp(f->string, "seq") && strcmp(f->string, "time") && strcmp(f->string, "type") &&
+			    strcmp(f->string, "prev"))
+				cJSON_AddItemToObject(r->job, f->string, cJSON_Duplicate(f, 1));
+		cJSON_Delete(usage);
+	} else {
+		cJSON_AddStringToObject(r->job, "status", "incomplete");
+		cJSON_AddStringToObject(r->job, "error", "the run was killed; sealed by nightshift finalize");
+		cJSON_AddNumberToObject(r->job, "turns", (double)turns);
+		cJSON_AddNumberToObject(r->job, "steps", (double)steps);
+		cJSON_AddItemToObject(r->job, "usage", usage);
+	}
+	if (worker && !cJSON_GetObjectItemCaseSensitive(r->job, "worker"))
+		cJSON_AddStringToObject(r->job, "worker", worker);
+	cJSON_Delete(start);
+	cJSON_Delete(end);
+	return 0;
+}
+
+void recoveredfree(struct recovered *r)
+{
+	cJSON_Delete(r->job);
+	cJSON_Delete(r->manifest);
+	buffree(&r->lines);
+}
+
+/* Recover a job from its log into jobs; rewrite the log as one ended frame when it was cut. */
+static int sealog(const char *path, const char *name, cJSON *run, struct err *e)
+{
+	struct recovered r;
+	if (jobrecover(path, 1, &r, e) < 0)
+		return -1;
 	int rc = 0;
-	if (cut) {
+	if (r.cut) {
 		char *tmp = xasprintf("%s.seal", path);
 		struct zstw *w;
 		rc = zstwopen(&w, tmp, 3, 0, 0, e);
-		if (rc == 0 && lines.len)
-			rc = zstwrite(w, lines.data, lines.len, e);
+		if (rc == 0 && r.lines.len)
+			rc = zstwrite(w, r.lines.data, r.lines.len, e);
 		if (rc == 0)
 			rc = zstwclose(w, NULL, NULL, e);
 		else if (w)
@@ -61,11 +125,22 @@ static int sealog(const char *path, cJSON *job, struct err *e)
 			unlink(tmp);
 		free(tmp);
 	}
-	buffree(&lines);
-	cJSON_AddStringToObject(job, "status", "incomplete");
-	cJSON_AddStringToObject(job, "error", "the run was killed; sealed by nightshift finalize");
-	cJSON_AddNumberToObject(job, "events", (double)n);
-	cJSON_AddStringToObject(job, "events_head", head);
+	cJSON_AddNumberToObject(r.job, "events", (double)r.events);
+	cJSON_AddStringToObject(r.job, "events_head", r.head);
+	jsonaddnums(cJSON_GetObjectItemCaseSensitive(run, "usage"), cJSON_GetObjectItemCaseSensitive(r.job, "usage"));
+	cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(run, "jobs"), name, r.job);
+	r.job = NULL;
+	/* The run started with its first job; every job names the same manifest. */
+	cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "started");
+	if (r.started[0] && (!cJSON_IsString(st) || strcmp(r.started, st->valuestring) < 0)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "started");
+		cJSON_AddStringToObject(run, "started", r.started);
+	}
+	if (r.manifest && !cJSON_GetObjectItemCaseSensitive(run, "manifest")) {
+		cJSON_AddItemToObject(run, "manifest", r.manifest);
+		r.manifest = NULL;
+	}
+	recoveredfree(&r);
 	return rc;
 }
 
@@ -88,7 +163,7 @@ int runfinalize(const char *dir, struct err *e)
 		}
 	}
 	strvfree(&files);
-	cJSON *run = cJSON_CreateObject(), *jobs = cJSON_AddObjectToObject(run, "jobs");
+	cJSON *run = cJSON_CreateObject();
 	char now[32];
 	utcnow(now);
 	const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
@@ -96,6 +171,8 @@ int runfinalize(const char *dir, struct err *e)
 	cJSON_AddStringToObject(run, "run_id", id);
 	cJSON_AddStringToObject(run, "status", "incomplete");
 	cJSON_AddStringToObject(run, "finalized", now);
+	cJSON_AddObjectToObject(run, "usage");
+	cJSON_AddObjectToObject(run, "jobs");
 	char *jd = pathjoin(dir, "jobs");
 	DIR *d = opendir(jd);
 	struct dirent *de;
@@ -108,7 +185,7 @@ int runfinalize(const char *dir, struct err *e)
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *log = xasprintf("%s/%s/events.jsonl.zst", jd, names.v[i]);
 		if (access(log, F_OK) == 0)
-			rc = sealog(log, cJSON_AddObjectToObject(jobs, names.v[i]), e);
+			rc = sealog(log, names.v[i], run, e);
 		free(log);
 	}
 	strvfree(&names);

@@ -154,6 +154,16 @@ int rundirsums(struct rundir *r, struct err *e)
 	return rc;
 }
 
+int rundirisrun(const char *dir)
+{
+	char *rj = pathjoin(dir, "run.json"), *jobs = pathjoin(dir, "jobs");
+	struct stat st;
+	int yes = (stat(rj, &st) == 0 && S_ISREG(st.st_mode)) || (stat(jobs, &st) == 0 && S_ISDIR(st.st_mode));
+	free(rj);
+	free(jobs);
+	return yes;
+}
+
 void rundirfree(struct rundir *r)
 {
 	free(r->path);

@@ -58,3 +58,25 @@ int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struc
 	free(text);
 	return rc;
 }
+
+void jsonaddnums(cJSON *into, const cJSON *from)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, from)
+	{
+		if (!f->string)
+			continue;
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(into, f->string);
+		if (cJSON_IsNumber(f)) {
+			if (!t)
+				cJSON_AddNumberToObject(into, f->string, f->valuedouble);
+			else if (cJSON_IsNumber(t))
+				cJSON_SetNumberValue(t, t->valuedouble + f->valuedouble);
+		} else if (cJSON_IsObject(f)) {
+			if (!t)
+				t = cJSON_AddObjectToObject(into, f->string);
+			if (cJSON_IsObject(t))
+				jsonaddnums(t, f);
+		}
+	}
+}

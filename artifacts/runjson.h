@@ -19,4 +19,8 @@ int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struc
 /* The string field key of obj, or def. */
 const char *jsonstr(const cJSON *obj, const char *key, const char *def);
 
+/* Add every number of from into the same field of into (made when missing), objects recursively:
+ * totals of usage, cost and the like, whatever fields they have. */
+void jsonaddnums(cJSON *into, const cJSON *from);
+
 #endif

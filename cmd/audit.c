@@ -1,8 +1,11 @@
 /* audit: nightshift audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--grep TEXT] [--json] */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cjson/cJSON.h>
+#include "../artifacts/runjson.h"
 #include "../artifacts/calls.h"
 #include "../artifacts/verify.h"
 #include "cmd.h"
@@ -112,12 +115,40 @@ static void runsummary(const char *run)
 	{
 		cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "usage");
 		const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "error"));
-		printf("  %-20s %-10s tokens in %.0f out %.0f%s%s\n", j->string,
-		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "status")),
-		       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "input")),
-		       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(u, "output")), err ? "  " : "", err ? err : "");
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(u, "input"), *out = cJSON_GetObjectItemCaseSensitive(u, "output");
+		char tokens[64] = "tokens unknown";
+		if (cJSON_IsNumber(in) && cJSON_IsNumber(out) && isfinite(in->valuedouble) && isfinite(out->valuedouble))
+			snprintf(tokens, sizeof tokens, "tokens in %.0f out %.0f", in->valuedouble, out->valuedouble);
+		printf("  %-20s %-10s %s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, err ? "  " : "", err ? err : "");
 	}
 	cJSON_Delete(r);
+}
+
+/* --job names a job of the run: in run.json, or a folder under jobs/ of an unfinished run. */
+static int knownjob(const char *dir, const char *shown, const char *job)
+{
+	struct err e = {0};
+	cJSON *r = runjsonread(dir, &e), *j;
+	int found = 0;
+	struct buf names = {0};
+	if (r) {
+		cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
+		{
+			found |= strcmp(j->string, job) == 0;
+			bufprintf(&names, "%s%s", names.len ? ", " : "", j->string);
+		}
+	} else if (runnameok(job)) {
+		char *p = xasprintf("%s/jobs/%s", dir, job);
+		struct stat st;
+		found = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+	}
+	cJSON_Delete(r);
+	int rc = found ? EXIT_OK
+	               : usage("audit", "--job %s: %s has no such job%s%s%s", job, shown, names.len ? " (its jobs: " : "",
+	                       names.len ? names.data : "", names.len ? ")" : "");
+	buffree(&names);
+	return rc;
 }
 
 int cmdaudit(int argc, char **argv)
@@ -163,7 +194,9 @@ int cmdaudit(int argc, char **argv)
 	char *dir, *tmp;
 	if (runopen(run, &dir, &tmp, &e) < 0)
 		return report(&e);
-	int rc = doverify ? verify(dir, run) : table(dir, &f, json);
+	int rc = f.job ? knownjob(dir, run, f.job) : EXIT_OK;
+	if (rc == EXIT_OK)
+		rc = doverify ? verify(dir, run) : table(dir, &f, json);
 	runclose(dir, tmp);
 	return rc;
 }

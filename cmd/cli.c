@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "../artifacts/rundir.h"
 #include "../artifacts/snapshot.h"
 #include "../runner/rulecheck.h"
 #include "cmd.h"
@@ -34,6 +35,11 @@ int runopen(const char *arg, char **dir, char **tmp, struct err *e)
 	if (S_ISDIR(st.st_mode)) {
 		if (!(*dir = realpath(arg, NULL)))
 			return errc(e, 2, "%s:", arg);
+		if (!rundirisrun(*dir)) {
+			free(*dir);
+			*dir = NULL;
+			return errc(e, 2, "%s: not a run directory (no run.json, SHA256SUMS or jobs/ folder)", arg);
+		}
 		return 0;
 	}
 	return snapunpack(arg, tmp, dir, e);

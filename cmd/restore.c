@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "../artifacts/calls.h"
 #include "../artifacts/snapshot.h"
 
 static const char helptext[] =
@@ -25,6 +26,21 @@ static const char *flagval(int argc, char **argv, int *i, const char *flag)
 	if (*i + 1 >= argc)
 		return NULL;
 	return argv[++*i];
+}
+
+/* The number of the run's last step (0 when it ran none), from its decisions. */
+static int laststep(const char *dir, struct err *e)
+{
+	struct calls *c;
+	struct call call;
+	int last = 0, rc;
+	if (callsopen(&c, dir, e) < 0)
+		return -1;
+	while ((rc = callsnext(c, &call, e)) == 1)
+		if (call.step > last)
+			last = call.step;
+	callsclose(c);
+	return rc < 0 ? -1 : last;
 }
 
 int cmdrestore(int argc, char **argv)
@@ -68,8 +84,19 @@ int cmdrestore(int argc, char **argv)
 		n = (int)v;
 	}
 	struct err e = {0};
-	if (snaprestore(run, n, to, force, &e) < 0)
+	char *dir, *tmp;
+	if (runopen(run, &dir, &tmp, &e) < 0)
 		return report(&e);
+	int last = n ? laststep(dir, &e) : 0, rc = EXIT_OK;
+	if (last < 0)
+		rc = report(&e);
+	else if (n > last)
+		rc = usage("restore", "--step %d: %s has %d steps (want 1 to %d, or end)", n, run, last, last);
+	else if (snaprestore(dir, n, to, force, &e) < 0)
+		rc = report(&e);
+	runclose(dir, tmp);
+	if (rc != EXIT_OK)
+		return rc;
 	if (n)
 		fprintf(stderr, "nightshift: restore: %s as before step %d\n", to, n);
 	else

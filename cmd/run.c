@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/finalize.h"
 #include "../manifest/manifest.h"
@@ -176,6 +177,19 @@ int cmdrun(int argc, char **argv)
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
+	struct stat ost;
+	if (stat(o.outdir, &ost) == 0 && !S_ISDIR(ost.st_mode)) {
+		usage("run", "--out %s: not a directory", o.outdir);
+		free(defout);
+		manifestfree(&m);
+		goto done;
+	}
+	if (mkdirs(o.outdir, 0755, &e) < 0) {
+		usage("run", "--out %s: %s", o.outdir, e.msg);
+		free(defout);
+		manifestfree(&m);
+		goto done;
+	}
 	unfinished(o.outdir);
 	char *rundir = NULL;
 	cancelinit();

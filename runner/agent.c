@@ -608,6 +608,15 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddStringToObject(ev, "worker", jr.w->name);
 	cJSON_AddStringToObject(ev, "model", md->name);
 	cJSON_AddStringToObject(ev, "input", input);
+	/* The manifest that ran, so that a run killed before run.json still names it (finalize). */
+	char mhex[65];
+	struct err me = {0};
+	if (sha256file(rs->m->path, mhex, &me) == 0) {
+		cJSON *mj = cJSON_AddObjectToObject(ev, "manifest");
+		const char *base = strrchr(rs->m->path, '/') ? strrchr(rs->m->path, '/') + 1 : rs->m->path;
+		cJSON_AddStringToObject(mj, "file", base);
+		cJSON_AddStringToObject(mj, "sha256", mhex);
+	}
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};

@@ -23,6 +23,24 @@ expect_eq "--decision deny" 1 "$("$NS" audit "$run" --json --decision deny | wc 
 expect_eq "--tool shell" 2 "$("$NS" audit "$run" --json --tool shell | wc -l)"
 expect_eq "--grep" 1 "$("$NS" audit "$run" --json --grep reports/hello | wc -l)"
 expect_eq "--job other" 0 "$("$NS" audit "$run" --json --job other | wc -l)"
+"$NS" audit "$run" --job nosuch 2>"$T/err"
+expect_rc "an unknown --job is a usage error" 2 $?
+expect_grep "and says which jobs there are" "no such job \(its jobs: hello\)" "$T/err"
+mkdir -p "$T/notarun"
+for v in "" --verify; do
+	"$NS" audit "$T/notarun" $v 2>"$T/err"
+	expect_rc "audit $v of a folder that is not a run: exit 2" 2 $?
+	expect_grep "audit $v of a folder that is not a run: the reason" "not a run directory" "$T/err"
+done
+"$NS" restore "$run" --step 5 --to "$T/r5" 2>"$T/err"
+expect_rc "restore --step past the last: exit 2" 2 $?
+expect_grep "restore --step past the last: the reason" "has 4 steps" "$T/err"
+check "restore --step 4 (the last) works" "$NS" restore "$run" --step 4 --to "$T/r4"
+touch "$T/afile"
+"$NS" run "$T/hello/nightshift.yaml" --out "$T/afile" > "$T/out" 2>"$T/err"
+expect_rc "run --out FILE: exit 2" 2 $?
+expect_grep "run --out FILE: the reason" "--out .*afile: not a directory" "$T/err"
+expect_eq "run --out FILE: nothing on stdout" "" "$(cat "$T/out")"
 "$NS" audit "$run" --decision maybe 2>"$T/err"
 expect_rc "bad --decision is a usage error" 2 $?
 

@@ -32,6 +32,23 @@ check "sha256sum -c passes" bash -c "cd '$run' && sha256sum -c --quiet SHA256SUM
 expect_rc "verify accepts the sealed run" 0 $?
 expect_nogrep "no longer incomplete to verify" "INCOMPLETE" "$T/err"
 expect_grep "run.json says incomplete" '"status":[[:space:]]*"incomplete"' "$run/run.json"
+python3 - "$run/run.json" "$ROOT" > "$T/fields" <<'PY'
+import json, sys, hashlib
+r = json.load(open(sys.argv[1]))
+j = r["jobs"]["j"]
+import re; print("started", bool(re.fullmatch(r"\d{4}-\d\d-\d\dT[0-9:.]+Z", r.get("started", ""))))
+print("manifest", r.get("manifest", {}).get("sha256") == hashlib.sha256(open(sys.argv[1].rsplit("/", 1)[0] + "/manifest/m.yaml", "rb").read()).hexdigest())
+print("usage", isinstance(r.get("usage", {}).get("input"), (int, float)) and isinstance(j.get("usage", {}).get("output"), (int, float)))
+print("counts", j.get("turns"), j.get("steps"), j.get("worker"))
+PY
+expect_eq "finalize recovers start, manifest digest, usage, turns, steps and worker from the chain" \
+	"started True
+manifest True
+usage True
+counts 2 2 w" "$(cat "$T/fields")"
+"$NS" audit "$run" > "$T/table"
+expect_nogrep "no NaN in audit's summary" "nan" "$T/table"
+expect_grep "the summary shows the tokens" "j +incomplete +tokens in 0 out 0" "$T/table"
 check "restore works on the sealed run" "$NS" restore "$run" --step 2 --to "$T/restored"
 check "the workspace before step 2 holds step 1's file" grep -q step1 "$T/restored/b.txt"
 expect_eq "audit lists both calls" 2 "$("$NS" audit "$run" --json | wc -l)"
