@@ -219,3 +219,30 @@ void callsclose(struct calls *c)
 	free(c->s);
 	free(c);
 }
+
+int runlaststep(const char *rundir, struct err *e)
+{
+	struct calls *c;
+	struct call call;
+	int last = 0, rc;
+	if (callsopen(&c, rundir, e) < 0)
+		return -1;
+	while ((rc = callsnext(c, &call, e)) == 1)
+		if (call.step > last)
+			last = call.step;
+	callsclose(c);
+	if (rc < 0)
+		return -1;
+	char *snaps = pathjoin(rundir, "snapshots");
+	DIR *d = opendir(snaps);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		if (digits >= 4 && digits <= 9 && strcmp(de->d_name + digits, ".tar.zst") == 0 && atoi(de->d_name) > last)
+			last = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(snaps);
+	return last;
+}

@@ -28,5 +28,8 @@ int callsopen(struct calls **c, const char *rundir, struct err *e);
 /* The next call in step order into *out (valid until the next call); 1, 0 at the end, -1 on error. */
 int callsnext(struct calls *c, struct call *out, struct err *e);
 void callsclose(struct calls *c);
+/* The number of rundir's last step: the highest of its decisions and its snapshot layers (0 when
+ * none), -1 with e filled when a log cannot be read. */
+int runlaststep(const char *rundir, struct err *e);
 
 #endif

@@ -156,10 +156,12 @@ int rundirsums(struct rundir *r, struct err *e)
 
 int rundirisrun(const char *dir)
 {
-	char *rj = pathjoin(dir, "run.json"), *jobs = pathjoin(dir, "jobs");
+	char *rj = pathjoin(dir, "run.json"), *sums = pathjoin(dir, "SHA256SUMS"), *jobs = pathjoin(dir, "jobs");
 	struct stat st;
-	int yes = (stat(rj, &st) == 0 && S_ISREG(st.st_mode)) || (stat(jobs, &st) == 0 && S_ISDIR(st.st_mode));
+	int yes = (stat(rj, &st) == 0 && S_ISREG(st.st_mode)) || (stat(sums, &st) == 0 && S_ISREG(st.st_mode)) ||
+	          (stat(jobs, &st) == 0 && S_ISDIR(st.st_mode));
 	free(rj);
+	free(sums);
 	free(jobs);
 	return yes;
 }

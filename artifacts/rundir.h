@@ -19,7 +19,7 @@ char *rundirjob(struct rundir *r, const char *job, struct err *e);
 int rundirfiles(const char *dir, struct strv *files, struct err *e);
 /* Write RUN/SHA256SUMS for every file under RUN, sorted by path, atomically. */
 int rundirsums(struct rundir *r, struct err *e);
-/* True when dir holds run.json or a jobs/ folder: a run, finished or not. */
+/* True when dir holds run.json, SHA256SUMS or a jobs/ folder: a run, finished or not. */
 int rundirisrun(const char *dir);
 void rundirfree(struct rundir *r);
 

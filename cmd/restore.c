@@ -28,21 +28,6 @@ static const char *flagval(int argc, char **argv, int *i, const char *flag)
 	return argv[++*i];
 }
 
-/* The number of the run's last step (0 when it ran none), from its decisions. */
-static int laststep(const char *dir, struct err *e)
-{
-	struct calls *c;
-	struct call call;
-	int last = 0, rc;
-	if (callsopen(&c, dir, e) < 0)
-		return -1;
-	while ((rc = callsnext(c, &call, e)) == 1)
-		if (call.step > last)
-			last = call.step;
-	callsclose(c);
-	return rc < 0 ? -1 : last;
-}
-
 int cmdrestore(int argc, char **argv)
 {
 	const char *run = NULL, *step = NULL, *to = NULL;
@@ -87,7 +72,7 @@ int cmdrestore(int argc, char **argv)
 	char *dir, *tmp;
 	if (runopen(run, &dir, &tmp, &e) < 0)
 		return report(&e);
-	int last = n ? laststep(dir, &e) : 0, rc = EXIT_OK;
+	int last = n ? runlaststep(dir, &e) : 0, rc = EXIT_OK;
 	if (last < 0)
 		rc = report(&e);
 	else if (n > last)
