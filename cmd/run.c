@@ -173,6 +173,10 @@ int cmdrun(int argc, char **argv)
 		if (m.jobs[i].sandbox.backend == BACKEND_NONE) {
 			fprintf(stderr, "nightshift: warning: job %s uses sandbox backend 'none': its commands run on this "
 			                "machine with NO isolation\n", m.jobs[i].id);
+		} else if (m.jobs[i].sandbox.network_host) {
+			fprintf(stderr, "nightshift: warning: job %s uses network: host: its steps reach every host and "
+			                "service this machine can, unrecorded (network: { allow: [...] } names hosts and "
+			                "records each connection)\n", m.jobs[i].id);
 		}
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;

@@ -7,6 +7,7 @@
 #include "manifest.h"
 #include "expr.h"
 #include "matrix.h"
+#include "netrule.h"
 #include "schema.h"
 #include "yaml.h"
 #include "../util/path.h"
@@ -116,6 +117,9 @@ void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src)
 		dst->mounts[i].source = xstrdup(src->mounts[i].source);
 		dst->mounts[i].target = xstrdup(src->mounts[i].target);
 	}
+	dst->allow = src->nallow ? xcalloc(src->nallow, sizeof *dst->allow) : NULL;
+	for (size_t i = 0; i < src->nallow; i++)
+		netrulecopy(&dst->allow[i], &src->allow[i]);
 }
 
 void sandboxfree(struct sandboxconf *s)
@@ -127,7 +131,60 @@ void sandboxfree(struct sandboxconf *s)
 		free(s->mounts[i].target);
 	}
 	free(s->mounts);
+	for (size_t i = 0; i < s->nallow; i++)
+		netrulefree(&s->allow[i]);
+	free(s->allow);
 	memset(s, 0, sizeof *s);
+}
+
+static void allowfree(struct sandboxconf *sc)
+{
+	for (size_t i = 0; i < sc->nallow; i++)
+		netrulefree(&sc->allow[i]);
+	free(sc->allow);
+	sc->allow = NULL;
+	sc->nallow = 0;
+}
+
+/* network: none | host | { allow: [ENTRY, ...] } */
+static int parsenetwork(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
+{
+	static const char *const networks[] = {"none", "host", NULL};
+	static const char *const netkeys[] = {"allow", NULL};
+	sc->netpos = ypos(y, n);
+	allowfree(sc);
+	sc->network_host = sc->network_allow = 0;
+	if (n->type != YAML_MAPPING_NODE) {
+		int k = yenum(y, n, "network (none, host, or { allow: [...] })", networks);
+		sc->network_host = k == 1;
+		return k < 0 ? -1 : 0;
+	}
+	if (ymap(y, n, "network", netkeys) < 0)
+		return -1;
+	yaml_node_t *list = yget(y, n, "allow"), *it;
+	if (!list)
+		return yfail(y, n, "network as a mapping needs allow: a list of hosts, *.domains, host:port, "
+		                   "IP addresses or CIDRs");
+	if (list->type != YAML_SEQUENCE_NODE)
+		return yfail(y, list, "network.allow must be a list, e.g. [\"api.github.com\", \"*.pypi.org:443\"]");
+	sc->network_allow = 1;
+	for (size_t j = 0; (it = yitem(y, list, j)); j++) {
+		char *text = NULL;
+		const char *why;
+		struct netrule r;
+		if (ystr(y, it, &text) < 0)
+			return -1;
+		if (netruleparse(text, &r, &why) < 0) {
+			yfail(y, it, "network.allow entry '%s': %s", text, why);
+			free(text);
+			return -1;
+		}
+		free(text);
+		r.pos = ypos(y, it);
+		sc->allow = xrealloc(sc->allow, (sc->nallow + 1) * sizeof *sc->allow);
+		sc->allow[sc->nallow++] = r;
+	}
+	return 0;
 }
 
 static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct mount *mt)
@@ -166,7 +223,6 @@ static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct m
 static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
 {
 	static const char *const backends[] = {"namespace", "docker", "none", NULL};
-	static const char *const networks[] = {"none", "host", NULL};
 	struct ypair p;
 	int bad = ymap(y, n, "sandbox", sandboxkeys);
 	if (!n || n->type != YAML_MAPPING_NODE)
@@ -187,8 +243,7 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				}
 			}
 		} else if (strcmp(p.key, "network") == 0) {
-			rc = k = yenum(y, p.val, "network", networks);
-			sc->network_host = k == 1;
+			rc = parsenetwork(y, p.val, sc);
 		} else if (strcmp(p.key, "memory") == 0) {
 			rc = ysize(y, p.val, &sc->memory);
 		} else if (strcmp(p.key, "cpus") == 0) {
@@ -626,6 +681,20 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, ch
 	return rc;
 }
 
+/* An allowlist only where the backend can hold it: never a silently open network. */
+static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *job)
+{
+	const struct pos *p = &sc->netpos;
+	if (!sc->network_allow || sc->backend == BACKEND_NAMESPACE)
+		return 0;
+	errc(y->e, 2, "%s:%d:%d: job '%s': network.allow needs the namespace backend: the %s backend %s; "
+	     "use backend: namespace, or network: none or host", p->file ? p->file : y->file, p->line, p->col, job,
+	     sc->backend == BACKEND_DOCKER ? "docker" : "none",
+	     sc->backend == BACKEND_DOCKER ? "cannot route a container's traffic through the egress proxy yet"
+	                                   : "runs steps on the host, where nothing can hold them to an allowlist");
+	return -1;
+}
+
 static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
 {
 	struct ypair p;
@@ -692,6 +761,8 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		return -1;
 	if (!j->input)
 		j->input = xstrdup("");
+	if (netcheck(y, &j->sandbox, id) < 0)
+		return -1;
 	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	return expand(m, y, yget(y, n, "input"), &j->input, 1); /* jobs.* are checked in groupneeds */
 }

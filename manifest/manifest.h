@@ -50,10 +50,26 @@ struct mount {
 	struct pos pos;
 };
 
+/* One entry of sandbox.network.allow (manifest/netrule.h parses and matches it). */
+struct netrule {
+	char *text;              /* as written */
+	char *host;              /* lowercase name, or the domain of "*.domain"; NULL for an address */
+	int wildcard;            /* "*.domain": any name below domain, not domain itself */
+	int family;              /* AF_INET or AF_INET6 for an IP literal or CIDR, else 0 */
+	unsigned char addr[16];  /* the address, network byte order */
+	int prefix;              /* CIDR prefix length (32 or 128 for a literal) */
+	int port;                /* 0: 443 and 80 */
+	struct pos pos;
+};
+
 struct sandboxconf {
 	enum backend backend;
 	char *image;        /* "host", a rootfs dir, or a docker image */
 	int network_host;   /* 0 = none */
+	int network_allow;  /* network: { allow: [...] }: only through the egress proxy, to these */
+	struct netrule *allow;
+	size_t nallow;
+	struct pos netpos;  /* where network was set, for errors about it */
 	int64_t memory;     /* bytes, 0 = unlimited */
 	double cpus;        /* 0 = unlimited */
 	int64_t pids;       /* 0 = unlimited */

@@ -355,6 +355,12 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON *tev = tr.event;
 		tr.event = NULL;
 		rc = evadd(jr->ev, "tool_result", tev, e);
+		for (cJSON *nc = tr.net ? tr.net->child : NULL; rc == 0 && nc; nc = nc->next) {
+			cJSON *ne = cJSON_Duplicate(nc, 1);
+			cJSON_AddNumberToObject(ne, "step", step);
+			cJSON_AddStringToObject(ne, "call_id", c->id);
+			rc = evadd(jr->ev, "net_connection", ne, e);
+		}
 		toolresfree(&tr);
 	}
 	verdictfree(&v);

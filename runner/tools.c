@@ -269,6 +269,37 @@ static void addout(cJSON *ev, const char *name, const struct buf *b)
 	free(clean);
 }
 
+/* The step's connections through the egress proxy: an event each, a count on the tool
+   result, and a line for the model about each one refused. */
+static void netevents(const struct sbxresult *res, struct toolres *r, struct buf *msg)
+{
+	int refused = 0;
+	if (!res->nnet)
+		return;
+	r->net = cJSON_CreateArray();
+	for (size_t i = 0; i < res->nnet; i++) {
+		const struct netconn *c = &res->net[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "method", c->method);
+		cJSON_AddStringToObject(o, "host", c->host);
+		cJSON_AddNumberToObject(o, "port", c->port);
+		cJSON_AddStringToObject(o, "address", c->addr);
+		cJSON_AddStringToObject(o, "decision", c->allowed ? "allow" : "deny");
+		cJSON_AddStringToObject(o, "rule", c->rule);
+		if (c->reason[0])
+			cJSON_AddStringToObject(o, "reason", c->reason);
+		cJSON_AddNumberToObject(o, "bytes_sent", (double)c->sent);
+		cJSON_AddNumberToObject(o, "bytes_received", (double)c->received);
+		cJSON_AddNumberToObject(o, "duration_ms", (double)c->duration_ms);
+		cJSON_AddItemToArray(r->net, o);
+		if (!c->allowed && refused++ < 8)
+			bufprintf(msg, "network: refused %s %s:%d: %s\n", c->method[0] ? c->method : "(no request)",
+			          c->host[0] ? c->host : "?", c->port, c->reason);
+	}
+	cJSON_AddNumberToObject(r->event, "connections", (double)res->nnet);
+	cJSON_AddNumberToObject(r->event, "connections_refused", refused);
+}
+
 static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct err *e)
 {
 	struct sbxresult res;
@@ -289,6 +320,7 @@ static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct 
 	addout(ev, "stdout", &res.out);
 	addout(ev, "stderr", &res.err);
 	struct buf msg = {0};
+	netevents(&res, r, &msg);
 	if (res.timed_out)
 		bufputs(&msg, "the command timed out and was killed\n");
 	else if (res.oom)
@@ -402,6 +434,8 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 
 void toolresfree(struct toolres *r)
 {
+	cJSON_Delete(r->net);
+	r->net = NULL;
 	free(r->content);
 	cJSON_Delete(r->event);
 	memset(r, 0, sizeof *r);

@@ -14,6 +14,7 @@ struct toolres {
 	int failed;    /* 1 when the call failed (the model sees an error) */
 	char *content; /* what the model is told */
 	cJSON *event;  /* fields for the tool_result event */
+	cJSON *net;    /* shell under network.allow: one net_connection event's fields per connection, or NULL */
 };
 
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never

@@ -20,6 +20,7 @@
    Cold (NIGHTSHIFT_SANDBOX_COLD=1): the whole set-up for each step, but for the cgroup:
    made at open, joined by each step's init (its helper does not remove it), removed at
    close, so that the limits hold for the job as a warm sandbox's do. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -44,7 +46,9 @@
 #include "capture.h"
 #include "../../util/cancel.h"
 #include "cgroup.h"
+#include "egress.h"
 #include "filter.h"
+#include "relay.h"
 #include "rootfs.h"
 #include "sandbox.h"
 #include "userns.h"
@@ -76,6 +80,7 @@ struct plan {
 	struct filter filter;
 	struct strv env;
 	int network_host;
+	int egress; /* network.allow: init relays 127.0.0.1:RELAYPORT to the proxy's socket */
 	int64_t memory, pids;
 	double cpus;
 	int64_t timeout_ms;
@@ -100,6 +105,7 @@ struct nssbx {
 	int broken;
 	struct zyg z;
 	struct cgroup cg; /* cold: the one cgroup of every step's init, removed at close */
+	struct egress *eg; /* network.allow: the proxy, outside the sandbox */
 };
 
 /* ---- messages ---- */
@@ -412,7 +418,8 @@ static int lockdown(const struct plan *p, const struct zyg *z, int ctl, struct e
 /* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace.
    The step's pipe ends are closed (and set to -1) once the step has them, so that
    nightshift sees their end when the step's last process does. */
-static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[2])
+static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[2],
+                 struct relay *rl)
 {
 	char *cmd = xmalloc(req->len + 1);
 	struct msg done = {.type = M_DONE};
@@ -446,9 +453,11 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		return 0;
 	}
 	while (!exited) {
-		struct pollfd pf[2] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		struct pollfd pf[2 + 1 + 2 * RELAYMAX] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
+		int nr = relaypoll(rl, pf + 2);
+		if (poll(pf, 2 + nr, -1) < 0 && errno != EINTR)
 			break;
+		relayrun(rl, pf + 2, nr);
 		if (pf[1].revents) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof si) > 0)
@@ -466,6 +475,7 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 			int f[2];
 			if (recvmsgfds(ctl, &m, f, 2) < 0) {
 				killall(sfd, pid, NULL);
+				relayreset(rl);
 				return -1; /* nightshift is gone */
 			}
 			for (int i = 0; i < 2; i++)
@@ -478,6 +488,7 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		}
 	}
 	killall(sfd, pid, &st); /* the step's leftovers, or everything when killed */
+	relayreset(rl);
 	done.status = st;
 	return writefull(ctl, &done, sizeof done);
 }
@@ -522,6 +533,11 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		report(ctl, S_SETUP, errno, e.msg); /* errno as the failed call left it: EPERM/EACCES may be AppArmor */
 		_exit(1);
 	}
+	struct relay rl = {.lfd = -1};
+	if (p->egress && relayopen(&rl, &e) < 0) {
+		report(ctl, S_SETUP, errno, e.msg);
+		_exit(1);
+	}
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -550,7 +566,7 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		if (m.type == M_QUIT)
 			rc = -1;
 		else if (m.type == M_EXEC && m.len <= CMD_MAX)
-			rc = serve(p, z, ctl, sfd, &m, fds);
+			rc = serve(p, z, ctl, sfd, &m, fds, &rl);
 		else if (m.type == M_EXEC)
 			rc = -1;
 		for (int i = 0; i < 2; i++)
@@ -885,6 +901,52 @@ static int zygstart(struct nssbx *n, struct zyg *z, const struct cgroup *lent, s
 	return errf(e, "namespace sandbox set-up: %s%s%s", text, said ? "" : ": ", said ? "" : strerror(m.err));
 }
 
+/* The variables that point programs at the relay; any the manifest passed in give way. */
+static void proxyenv(struct strv *env)
+{
+	static const char *const names[] = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"};
+	struct strv kept = {0};
+	for (size_t i = 0; i < env->n; i++) {
+		int ours = 0;
+		for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+			size_t l = strlen(names[k]);
+			ours |= strncasecmp(env->v[i], names[k], l) == 0 && env->v[i][l] == '=';
+		}
+		if (!ours)
+			strvadd(&kept, env->v[i]);
+	}
+	strvfree(env);
+	*env = kept;
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", RELAYPORT);
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+		char up[16];
+		size_t l = strlen(names[k]);
+		for (size_t j = 0; j <= l; j++)
+			up[j] = (char)toupper((unsigned char)names[k][j]);
+		const char *val = k == 3 ? "localhost,127.0.0.1,::1" : url;
+		char *a = xasprintf("%s=%s", names[k], val), *b = xasprintf("%s=%s", up, val);
+		strvadd(env, a);
+		strvadd(env, b);
+		free(a);
+		free(b);
+	}
+}
+
+/* network.allow: start the egress proxy, bind its socket into the sandbox, point the
+   steps at init's relay. The sandbox gets its own network namespace, empty but for lo. */
+static int egressplan(struct nssbx *n, const struct sandboxconf *sc, struct err *e)
+{
+	if (!sc->network_allow || sc->network_host)
+		return 0;
+	if (egressopen(&n->eg, sc->allow, sc->nallow, e) < 0)
+		return -1;
+	rootfsadd(&n->p.fs, R_BIND, egresssock(n->eg), RELAYSOCK, 0);
+	proxyenv(&n->p.env);
+	n->p.egress = 1;
+	return 0;
+}
+
 static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 {
 	const struct sandboxconf *sc = c->conf;
@@ -904,7 +966,8 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		strvadd(&n->p.env, *v);
 	const char *cold = getenv("NIGHTSHIFT_SANDBOX_COLD");
 	n->cold = cold && *cold && strcmp(cold, "0") != 0;
-	if (rootfsplan(&n->p.fs, c, e) < 0 || filterbuild(&n->p.filter, sc->network_host, e) < 0)
+	if (rootfsplan(&n->p.fs, c, e) < 0 || egressplan(n, sc, e) < 0 ||
+	    filterbuild(&n->p.filter, sc->network_host || sc->network_allow, e) < 0)
 		goto fail;
 	if (n->cold) /* one cgroup for the job, as a warm sandbox has: no step makes or removes one */
 		cgroupopen(&n->cg, n->p.memory, n->p.cpus, n->p.pids);
@@ -913,6 +976,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	*s = &n->base;
 	return 0;
 fail:
+	egressclose(n->eg);
 	rootfsfree(&n->p.fs);
 	filterfree(&n->p.filter);
 	strvfree(&n->p.env);
@@ -1041,6 +1105,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 done:
 	if (n->cold)
 		zygstop(z);
+	if (rc == 0 && n->eg) /* the step's processes are gone: its connections are ending */
+		r->nnet = egresstake(n->eg, &r->net, 500);
 	if (rc < 0)
 		sbxresultfree(r);
 	return rc;
@@ -1055,6 +1121,7 @@ static void bclose(struct sbx *s)
 		zygstop(&n->z);
 	else /* the last step's init may be exiting still: cgroupremove waits a moment for it */
 		cgroupclose(&n->cg);
+	egressclose(n->eg);
 	rootfsfree(&n->p.fs);
 	filterfree(&n->p.filter);
 	strvfree(&n->p.env);

@@ -238,6 +238,11 @@ fail:
 	return -1;
 }
 
+void rootfsadd(struct rootfs *r, enum ropkind kind, const char *src, const char *dst, unsigned flags)
+{
+	add(r, kind, src, dst, flags);
+}
+
 void rootfsfree(struct rootfs *r)
 {
 	for (size_t i = 0; i < r->n; i++) {

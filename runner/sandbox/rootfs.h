@@ -27,6 +27,8 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e);
 /* Build the plan; run by pid 1 of the new pid namespace in the new mount namespace,
    with capabilities there. Ends chrooted by pivot_root into the new, read-only root. */
 int rootfsbuild(const struct rootfs *r, struct err *e);
+/* Add one step to a plan, after those rootfsplan made (e.g. a socket bound in). */
+void rootfsadd(struct rootfs *r, enum ropkind kind, const char *src, const char *dst, unsigned flags);
 /* Free the plan. */
 void rootfsfree(struct rootfs *r);
 

@@ -3,7 +3,9 @@
 #define NS_SANDBOX_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include "../../manifest/manifest.h"
+#include "egress.h"
 
 struct sbxconf {
 	const struct sandboxconf *conf;
@@ -21,6 +23,8 @@ struct sbxresult {
 	struct buf out, err; /* captured output, capped */
 	int truncated;       /* 1 when output was cut at the cap */
 	char limits[128];    /* which limits were enforced, e.g. "cgroup1 memory pids cpu; rlimit core" */
+	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
+	size_t nnet;
 };
 
 struct sbx;
@@ -36,6 +40,9 @@ static inline void sbxresultfree(struct sbxresult *r)
 {
 	buffree(&r->out);
 	buffree(&r->err);
+	free(r->net);
+	r->net = NULL;
+	r->nnet = 0;
 }
 
 

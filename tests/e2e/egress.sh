@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# egress: a step with network.allow reaches only what its entries name, through the egress
+# proxy, and every connection is an event. A tiny "internet" (tests/internet.py) serves HTTP
+# on 127.0.0.2, 127.0.0.3 and [::1] and UDP on 127.0.0.2, logging whatever reaches it; the
+# allow entries name its loopback addresses explicitly (loopback is refused otherwise).
+# Each attempt is a script in the workspace run as one shell step; afterwards the servers'
+# log must hold exactly the allowed requests, and each proxied attempt its event.
+# NIGHTSHIFT_TEST_RESOLVE (test-only, see runner/sandbox/egress.c) gives names to addresses.
+source "$(dirname "$0")/lib.sh"
+ws="$T/ws"
+mkdir -p "$ws/a"
+export ASAN_OPTIONS=detect_leaks=0
+
+# ---- the manifest is checked before anything runs ----
+bad() { # NAME ENTRY-OR-YAML WANT
+	printf 'version: 1\nworkspace: ws\nsandbox:\n  network: %s\nmodels: { m: { provider: scripted, replies: [ {text: x} ] } }\nworkers: { w: { model: m, instructions: x } }\njobs: { j: { worker: w } }\n' "$2" > "$T/bad.yaml"
+	"$NS" validate "$T/bad.yaml" > "$T/bad.out" 2>&1
+	expect_rc "validate: $1 refused" 2 $?
+	expect_grep "validate: $1 says where and why" "bad\.yaml:4:[0-9]+: .*$3" "$T/bad.out"
+}
+bad wildcard-tld '{ allow: ["*.com"] }' "wildcard needs a domain"
+bad wildcard-middle '{ allow: ["a.*.com"] }' "wildcard is only"
+bad port-range '{ allow: ["example.com:99999"] }' "port must be a number from 1 to 65535"
+bad cidr-bits '{ allow: ["10.0.0.1/8"] }' "bits set past its prefix"
+bad cidr-prefix '{ allow: ["10.0.0.0/33"] }' "prefix length"
+bad space '{ allow: ["exa mple.com"] }' "not a host name"
+bad bracket '{ allow: ["[::1"] }' "IPv6 address in brackets"
+bad scalar '{ allow: "example.com" }' "must be a list"
+bad key '{ alow: ["example.com"] }' "alow"
+bad word 'restricted' "unknown network"
+cat > "$T/dock.yaml" <<'YAML'
+version: 1
+workspace: ws
+sandbox: { backend: docker, image: debian:12, network: { allow: ["pypi.org"] } }
+models: { m: { provider: scripted, replies: [ {text: x} ] } }
+workers: { w: { model: m, instructions: x } }
+jobs: { j: { worker: w } }
+YAML
+"$NS" validate "$T/dock.yaml" > "$T/dock.out" 2>&1
+expect_rc "docker backend with an allowlist: refused, not run with an open network" 2 $?
+expect_grep "docker: the error says why" "dock\.yaml:3:[0-9]+: job 'j': network.allow needs the namespace backend" "$T/dock.out"
+
+if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
+	skip egress "user namespaces are not available here, the namespace sandbox cannot run"
+	done_tests
+	exit
+fi
+for tool in curl /usr/bin/python3; do
+	if ! command -v $tool > /dev/null; then
+		skip egress "$tool is missing (ci/packages.txt installs it)"
+		done_tests
+		exit
+	fi
+done
+
+python3 "$ROOT/tests/internet.py" "$T/ports" "$T/hits" &
+ipid=$!
+trap 'kill $ipid 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -f "$T/ports" ] && break; sleep 0.05; done
+read -r pa pb pc pd pu < "$T/ports"
+: > "$T/hits"
+
+attempts=()
+add() { attempts+=("$1"); printf '#!/bin/sh\n%s\n' "$2" > "$ws/a/$1"; chmod +x "$ws/a/$1"; }
+py() { add "$1" "/usr/bin/python3 -c '$2'"; }
+C="curl -sS -m 10"
+# what the allowlist admits
+add allowed_http "$C http://127.0.0.2:$pa/allowed-http"
+add allowed_connect "$C -p http://127.0.0.2:$pa/allowed-connect"
+add allowed_name "$C http://api.test:$pa/allowed-name"
+# what it refuses at the proxy, each with its 403
+add denied_host "$C http://other.test:$pb/denied-host"
+add denied_port "$C http://127.0.0.2:$pc/denied-port"
+add ip_literal "$C http://127.0.0.3:$pb/ip-literal"
+add connect_denied "$C -p http://127.0.0.3:$pb/connect-denied"
+add rebind_loopback "$C http://evil.test:$pb/rebind"
+add localhost "$C --noproxy '' http://localhost:$pa/localhost"
+add metadata_name "$C http://meta.test/latest/meta-data"
+add metadata_ip "$C http://169.254.169.254/latest/meta-data"
+add ipv6_proxy "$C -g --noproxy '' http://[::1]:$pd/v6-proxy"
+py unix_direct "import socket
+s = socket.socket(socket.AF_UNIX); s.connect(\"/run/nightshift/egress.sock\")
+s.sendall(b\"GET http://127.0.0.3:$pb/unix-direct HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n\")
+print(s.recv(4096).decode().split(\"\\r\\n\")[0])"
+# what goes around the proxy: nothing gets anywhere
+add noproxy "$C --noproxy '*' http://127.0.0.2:$pa/bypass-noproxy"
+add unset_vars "unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY; $C http://127.0.0.2:$pa/bypass-unset"
+py raw_tcp "import socket; socket.create_connection((\"127.0.0.2\", $pa), 5).sendall(b\"GET /bypass-raw HTTP/1.0\\r\\n\\r\\n\")"
+py raw_tcp_public "import socket; socket.create_connection((\"93.184.216.34\", 80), 5)"
+py raw_ipv6 "import socket; socket.create_connection((\"::1\", $pd), 5).sendall(b\"GET /bypass-raw6 HTTP/1.0\\r\\n\\r\\n\")"
+py raw_ipv6_public "import socket; socket.create_connection((\"2001:4860:4860::8888\", 53), 5)"
+add dns_lookup "getent hosts example.org"
+py udp_dns "import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for dst in ((\"127.0.0.2\", $pu), (\"8.8.8.8\", 53)):
+    try: s.sendto(b\"\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x07example\\x03org\\x00\\x00\\x01\\x00\\x01\", dst)
+    except OSError as e: print(\"blocked:\", e)
+import time; time.sleep(0.2); raise SystemExit(1)"
+py packet_socket "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0x0300)"
+py raw_socket "import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)"
+
+# exit: 0 for the allowed ones (and unix_direct, which prints the proxy's status line), else not 0
+want_out() {
+	case $1 in
+	allowed_http) echo "hello from 127.0.0.2:$pa /allowed-http" ;;
+	allowed_connect) echo "hello from 127.0.0.2:$pa /allowed-connect" ;;
+	allowed_name) echo "hello from 127.0.0.2:$pa /allowed-name" ;;
+	unix_direct) echo "HTTP/1.1 403 Forbidden" ;;
+	esac
+}
+# the event each proxied attempt must leave: method host port address decision rule
+want_event() {
+	case $1 in
+	allowed_http) echo "GET 127.0.0.2 $pa 127.0.0.2 allow 127.0.0.2:$pa" ;;
+	allowed_connect) echo "CONNECT 127.0.0.2 $pa 127.0.0.2 allow 127.0.0.2:$pa" ;;
+	allowed_name) echo "GET api.test $pa 127.0.0.2 allow api.test:$pa+127.0.0.2:$pa" ;;
+	denied_host) echo "GET other.test $pb - deny no-entry" ;;
+	denied_port) echo "GET 127.0.0.2 $pc - deny no-entry" ;;
+	ip_literal) echo "GET 127.0.0.3 $pb - deny no-entry" ;;
+	connect_denied) echo "CONNECT 127.0.0.3 $pb - deny no-entry" ;;
+	rebind_loopback) echo "GET evil.test $pb 127.0.0.3 deny special-address:loopback" ;;
+	localhost) echo "GET localhost $pa 127.0.0.1 deny special-address:loopback" ;;
+	metadata_name) echo "GET meta.test 80 169.254.169.254 deny special-address:cloud-metadata" ;;
+	metadata_ip) echo "GET 169.254.169.254 80 - deny no-entry" ;;
+	ipv6_proxy) echo "GET ::1 $pd - deny no-entry" ;;
+	unix_direct) echo "GET 127.0.0.3 $pb - deny no-entry" ;;
+	esac
+}
+
+calls() {
+	local first=1
+	for n in "$@"; do
+		[ $first = 1 ] || printf ','
+		first=0
+		printf '{tool_calls: [ {name: shell, arguments: {command: "/workspace/a/%s"}} ]}' "$n"
+	done
+}
+add control_host "$C --noproxy '*' http://127.0.0.2:$pa/control-host"
+main=("${attempts[@]:0:${#attempts[@]}-1}")
+cat > "$T/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox:
+  timeout: 30s
+  env: [ASAN_OPTIONS]
+  network:
+    allow: ["127.0.0.2:$pa", "api.test:$pa", "evil.test:$pb", "localhost:$pa", "meta.test", "other.example:$pb"]
+models:
+  m: { provider: scripted, replies: [ $(calls "${main[@]}"), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  h: { provider: scripted, replies: [ $(calls control_host), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: m, instructions: x, tools: [shell], max_turns: 1000, approval: { default: allow } }
+  h: { model: h, instructions: x, tools: [shell], approval: { default: allow }, sandbox: { network: host } }
+jobs:
+  egress: { worker: w }
+  control: { worker: h }
+YAML
+
+# script, exit code, stdout (\n escaped); then one line per net_connection event
+results() {
+	zstd -dcq "$run/jobs/$1/events.jsonl.zst" | python3 -c '
+import json, sys
+name = {}
+for line in sys.stdin:
+    e = json.loads(line)
+    if e["type"] == "decision":
+        name[e["step"]] = e["arguments"]["command"].rsplit("/", 1)[-1]
+    elif e["type"] == "tool_result" and e.get("tool") == "shell":
+        out = e.get("stdout", "").rstrip("\n").replace("\n", "\\n")
+        print("R\t%s\t%s\t%s" % (name[e["step"]], e["exit_code"], out))
+    elif e["type"] == "net_connection":
+        print("E\t%s\t%s %s %s %s %s %s\t%s %s %s" % (name[e["step"]], e["method"], e["host"], e["port"], e["address"] or "-",
+              e["decision"], e["rule"].replace(" ", ""), e["bytes_sent"], e["bytes_received"], e["duration_ms"]))
+'
+}
+for mode in warm cold; do
+	: > "$T/hits"
+	cold=0
+	[ $mode = cold ] && cold=1
+	NIGHTSHIFT_SANDBOX_COLD=$cold NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
+		"$NS" run "$T/m.yaml" --out "$T/runs-$mode" > "$T/out" 2> "$T/err"
+	rc=$?
+	run=$(cat "$T/out")
+	expect_rc "$mode: the run succeeds" 0 "$rc"
+	[ "$rc" = 0 ] || cat "$T/err"
+	expect_grep "$mode: network: host is warned about" "warning: job control uses network: host" "$T/err"
+	{ results egress; results control; } > "$T/results"
+	for n in "${attempts[@]}"; do
+		line=$(grep -P "^R\t$n\t" "$T/results")
+		code=$(cut -f3 <<< "$line")
+		out=$(cut -f4 <<< "$line")
+		want=$(want_out "$n")
+		if [ -z "$line" ]; then
+			expect_eq "$mode: $n ran" ran "not run"
+		elif [ -n "$(want_event "$n")" ] && [ -z "$want" ]; then
+			: # refused at the proxy: curl prints the 403's body and exits 0; the body is checked below
+		elif [ -n "$want" ] || [ $n = control_host ]; then
+			[ $n = control_host ] && want="hello from 127.0.0.2:$pa /control-host"
+			expect_eq "$mode: $n: exit $code" "0 $want" "$code $out"
+		else # a missing program (126, 127) proves nothing
+			check "$mode: $n fails (exit $code, out '$out')" test "$code" != 0 -a "$code" != 126 -a "$code" != 127
+		fi
+		ev=$(want_event "$n")
+		got=$(grep -P "^E\t$n\t" "$T/results" | cut -f3)
+		if [ -n "$ev" ]; then
+			expect_eq "$mode: $n: its event" "$ev" "$got"
+		elif [ $n != control_host ]; then
+			expect_eq "$mode: $n: no connection reached the proxy" "" "$got"
+		fi
+		case $n in
+		denied_host|denied_port|ip_literal|rebind_loopback|localhost|metadata_*|ipv6_proxy)
+			check "$mode: $n: the 403 names the rule" grep -qP "^R\t$n\t.*\t.*nightshift egress: refused by rule $(echo "$ev" | cut -d' ' -f6)" "$T/results" ;;
+		esac
+	done
+	bytes=$(grep -P "^E\tallowed_http\t" "$T/results" | cut -f4)
+	check "$mode: the allowed connection counts bytes both ways ($bytes)" test "$(cut -d' ' -f1 <<< "$bytes")" -gt 50 -a "$(cut -d' ' -f2 <<< "$bytes")" -gt 100
+	sort "$T/hits" > "$T/hits.sorted"
+	printf '127.0.0.2:%s %s\n' "$pa" /allowed-connect "$pa" /allowed-http "$pa" /allowed-name "$pa" /control-host | sort > "$T/hits.want"
+	expect_eq "$mode: the internet saw exactly the allowed requests and the control" "$(cat "$T/hits.want")" "$(cat "$T/hits.sorted")"
+	check "$mode: the run verifies" "$NS" audit "$run" --verify
+	[ "$_fail" = 0 ] || { echo "$mode results:"; cat "$T/results"; }
+done
+check "no egress socket folder is left" bash -c "! ls -d \${TMPDIR:-/tmp}/nightshift-egress-* 2>/dev/null"
+done_tests
