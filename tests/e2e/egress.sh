@@ -177,7 +177,8 @@ for mode in warm cold; do
 	: > "$T/hits"
 	cold=0
 	[ $mode = cold ] && cold=1
-	NIGHTSHIFT_SANDBOX_COLD=$cold NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
+	mkdir -p "$T/tmp"
+	TMPDIR=$T/tmp NIGHTSHIFT_SANDBOX_COLD=$cold NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
 		"$NS" run "$T/m.yaml" --out "$T/runs-$mode" > "$T/out" 2> "$T/err"
 	rc=$?
 	run=$(cat "$T/out")
@@ -220,5 +221,5 @@ for mode in warm cold; do
 	check "$mode: the run verifies" "$NS" audit "$run" --verify
 	[ "$_fail" = 0 ] || { echo "$mode results:"; cat "$T/results"; }
 done
-check "no egress socket folder is left" bash -c "! ls -d \${TMPDIR:-/tmp}/nightshift-egress-* 2>/dev/null"
+expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
 done_tests
