@@ -155,7 +155,13 @@ static int parsenetwork(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
 	allowfree(sc);
 	sc->network_host = sc->network_allow = 0;
 	if (n->type != YAML_MAPPING_NODE) {
-		int k = yenum(y, n, "network (none, host, or { allow: [...] })", networks);
+		char *w = NULL;
+		if (ystr(y, n, &w) < 0)
+			return -1;
+		int k = strcmp(w, networks[0]) == 0 ? 0 : strcmp(w, networks[1]) == 0 ? 1 : -1;
+		if (k < 0)
+			yfail(y, n, "unknown network '%s' (one of: none, host, or { allow: [HOST, ...] })", w);
+		free(w);
 		sc->network_host = k == 1;
 		return k < 0 ? -1 : 0;
 	}
