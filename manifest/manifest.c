@@ -698,6 +698,7 @@ static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *jo
 	     sc->backend == BACKEND_DOCKER ? "docker" : "none",
 	     sc->backend == BACKEND_DOCKER ? "cannot route a container's traffic through the egress proxy yet"
 	                                   : "runs steps on the host, where nothing can hold them to an allowlist");
+	ynote(y);
 	return -1;
 }
 
