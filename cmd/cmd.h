@@ -24,6 +24,8 @@ int cmdreplay(int argc, char **argv);
 int cmdplan(int argc, char **argv);
 int cmdmerge(int argc, char **argv);
 int cmdfinalize(int argc, char **argv);
+int cmddiff(int argc, char **argv);
+int cmdreport(int argc, char **argv);
 
 /* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
 void progressstart(int quiet);

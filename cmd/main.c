@@ -18,6 +18,9 @@ static const char helptext[] =
 	"  audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--json]\n"
 	"  replay RUN [--out DIR] [--job ID]... [--continue-live]\n"
 	"  finalize RUN       seal a run that was killed before it finished\n"
+	"  diff RUN --step N  what step N changed in the workspace\n"
+	"  report RUN [--out FILE]\n"
+	"                     one self-contained HTML page of the run\n"
 	"  plan MANIFEST --shards N [--json]\n"
 	"                     job groups for N machines (a GitHub Actions matrix with --json)\n"
 	"  merge RUN... --out DIR\n"
@@ -34,6 +37,7 @@ static const struct {
 	{"run", cmdrun},         {"validate", cmdvalidate}, {"policy", cmdpolicy},
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
 	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
+	{"diff", cmddiff},         {"report", cmdreport},
 };
 
 int main(int argc, char **argv)

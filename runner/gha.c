@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "../artifacts/events.h"
+#include "../artifacts/modeltext.h"
 #include "../artifacts/runjson.h"
 #include "gha.h"
 
@@ -241,12 +242,12 @@ static void logevent(FILE *log, const char *type, const cJSON *ev)
 		fprintf(log, "input:\n");
 		textlines(log, "  ", jsonstr(ev, "input", ""), 20, 2048);
 	} else if (strcmp(type, "model_response") == 0) {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(ev, "response");
-		const char *text = jsonstr(r, "text", NULL);
-		if (text && *text) {
+		char *text = modeltext(cJSON_GetObjectItemCaseSensitive(ev, "response"));
+		if (*text) {
 			fprintf(log, "turn %d, the model says:\n", num(ev, "turn", 0));
 			textlines(log, "  ", text, 40, 4096);
 		}
+		free(text);
 	} else if (strcmp(type, "decision") == 0) {
 		char *tool = ghaescape(jsonstr(ev, "tool", "?")), *dec = ghaescape(jsonstr(ev, "decision", "?"));
 		char prefix[256];

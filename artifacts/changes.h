@@ -1,0 +1,43 @@
+/* changes: what the steps of a run changed in its workspace, read from the snapshot layers. */
+#ifndef NS_CHANGES_H
+#define NS_CHANGES_H
+
+#include <stdint.h>
+#include "../util/util.h"
+
+enum { CHANGE_TEXT_MAX = 64 << 10 }; /* regular files up to this size are read as text for diffs */
+
+struct change {
+	const char *path;
+	char kind;            /* 'A' added, 'M' changed, 'D' deleted */
+	char type;            /* 'f' file, 'd' directory, 'l' symlink, '?' other */
+	int64_t size;         /* after (before for a deletion) */
+	const char *before;   /* a small regular file's bytes before and after, or NULL (too big, not a */
+	const char *after;    /* regular file, or not there) */
+	size_t nbefore, nafter;
+};
+
+/* The changes found in one layer: what happened in the workspace after the layer before it was
+ * taken (before step from) and before this one was (before step to; 0 for the end layer). */
+struct layerchanges {
+	char *layer;          /* e.g. "snapshots/0004.tar.zst" */
+	int from, to;
+	struct change *v;
+	size_t n;
+};
+
+struct runchanges {
+	struct layerchanges *v;
+	size_t n;
+};
+
+/* Read every layer of rundir in order; only the contents of paths that change after the first
+ * layer are kept. A run without layers gives n = 0. */
+int changesread(const char *rundir, struct runchanges *rc, struct err *e);
+/* The layer whose changes step made (the first layer after the step), or NULL. */
+const struct layerchanges *changesofstep(const struct runchanges *rc, int step);
+void changesfree(struct runchanges *rc);
+/* Whether bytes read as text (UTF-8 without NUL). */
+int changestext(const char *s, size_t n);
+
+#endif

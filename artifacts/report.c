@@ -1,0 +1,590 @@
+/* report: a run as one self-contained HTML page: jobs, turns, tool calls, decisions, changes.
+ *
+ * A run is hostile input: every string from it (model text, commands, outputs, file names, job
+ * ids) goes through htmltext, which escapes markup and shows control and bidirectional characters
+ * as visible escapes. The page carries a Content-Security-Policy that allows nothing from outside
+ * and only the page's own style and script, named by their SHA-256: should escaping ever miss, an
+ * injected script or style still does not apply. Folding is <details>, so the page works with
+ * the keyboard and without script; the script only filters. */
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include "changes.h"
+#include "events.h"
+#include "modeltext.h"
+#include "report.h"
+#include "runjson.h"
+#include "verify.h"
+#include "../manifest/yaml.h"
+#include "../util/linediff.h"
+#include "../util/utf8.h"
+
+enum {
+	SHOWN = 1024,      /* bytes of an output shown at first, head and tail */
+	FOLDED = 16 << 10, /* bytes of an output behind "more", head and tail */
+	TEXTFOLD = 600,    /* model text longer than this is folded */
+	DIFFMAX = 32 << 10 /* bytes of one file's diff on the page */
+};
+
+static const char style[] =
+	":root{color-scheme:light dark;--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#6e7781;--line:#d0d7de}"
+	"body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:0 1rem 4rem}"
+	"h1{font-size:1.4rem;margin:1rem 0 .2rem}h2{font-size:1.15rem;margin:1.6rem 0 .4rem}"
+	"code,pre{font:13px/1.4 ui-monospace,monospace}"
+	"pre{white-space:pre-wrap;word-break:break-all;background:rgba(127,127,127,.08);padding:.5rem;margin:.3rem 0;"
+	"border-radius:4px;max-height:40rem;overflow:auto}"
+	"table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}"
+	"td,th{border-bottom:1px solid var(--line);padding:.25rem .5rem;text-align:left;white-space:nowrap}"
+	"ol{list-style:none;padding:0}li{border-left:3px solid var(--line);padding:.15rem .6rem;margin:.35rem 0}"
+	"li.deny{border-color:var(--bad)}li.abort{border-color:var(--bad);border-left-width:6px}"
+	"li.turn{border-color:var(--mute)}li.changes{border-color:var(--warn)}"
+	".ok{color:var(--ok)}.bad{color:var(--bad);font-weight:600}.warn{color:var(--warn)}.mute{color:var(--mute)}"
+	"summary{cursor:pointer}summary:focus-visible,input:focus-visible{outline:2px solid #0969da}"
+	".add{color:var(--ok)}.del{color:var(--bad)}"
+	"body.only li.call:not(.deny):not(.abort),body.only li.turn,body.only li.changes,body.only li.other{display:none}"
+	"nav{position:sticky;top:0;background:Canvas;padding:.4rem 0;border-bottom:1px solid var(--line)}";
+
+static const char script[] =
+	"document.body.dataset.ready='1';document.getElementById('only').addEventListener('change',function(e){"
+	"document.body.classList.toggle('only',e.target.checked)});";
+
+/* "sha256-BASE64" of s, for the policy. */
+static void cspdigest(const char *s, char out[64])
+{
+	unsigned char d[32];
+	unsigned int n = 0;
+	EVP_Digest(s, strlen(s), d, &n, EVP_sha256(), NULL);
+	memcpy(out, "sha256-", 7);
+	EVP_EncodeBlock((unsigned char *)out + 7, d, 32);
+}
+
+void htmltext(struct buf *b, const char *s, size_t n)
+{
+	char *clean = utf8clean(s ? s : "", s ? n : 0);
+	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
+		unsigned c = *p;
+		if (c == '&')
+			bufputs(b, "&amp;");
+		else if (c == '<')
+			bufputs(b, "&lt;");
+		else if (c == '>')
+			bufputs(b, "&gt;");
+		else if (c == '"')
+			bufputs(b, "&quot;");
+		else if (c == '\'')
+			bufputs(b, "&#39;");
+		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			bufprintf(b, "\\x%02x", c);
+		else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 controls */
+			bufprintf(b, "\\u%04x", p[1]), p++;
+		else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
+			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* LRM, RLM, embeddings, overrides */
+		else if (c == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+			bufprintf(b, "\\u20%02x", p[2] - 0x81 + 0x40), p += 2; /* isolates U+2066..2069 */
+		else if (c == 0xd8 && p[1] == 0x9c)
+			bufputs(b, "\\u061c"), p++; /* Arabic letter mark */
+		else
+			bufadd(b, (const char *)p, 1);
+	}
+	free(clean);
+}
+
+static void txt(struct buf *b, const char *s)
+{
+	htmltext(b, s, s ? strlen(s) : 0);
+}
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static double num(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = get(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+/* A status word with a sign, so that colour is never the only cue. */
+static void status(struct buf *b, const char *s)
+{
+	int good = s && strcmp(s, "succeeded") == 0;
+	int mid = s && (strcmp(s, "skipped") == 0 || strcmp(s, "cancelled") == 0 || strcmp(s, "running") == 0);
+	bufprintf(b, "<span class=\"%s\">%s ", good ? "ok" : mid ? "warn" : "bad", good ? "&#10003;" : mid ? "&#8211;" : "&#10007;");
+	txt(b, s ? s : "unknown");
+	bufputs(b, "</span>");
+}
+
+static void cost(struct buf *b, const cJSON *o)
+{
+	const cJSON *c = get(o, "cost");
+	if (cJSON_IsNumber(c))
+		bufprintf(b, "$%.4f", c->valuedouble);
+	else if (cJSON_IsObject(c) && cJSON_IsNumber(get(c, "usd")))
+		bufprintf(b, "$%.4f", get(c, "usd")->valuedouble);
+	else
+		bufputs(b, "<span class=\"mute\">no price</span>");
+}
+
+/* A long text: the head and tail shown, the middle behind a fold. */
+static void cut(struct buf *b, const char *s, size_t n)
+{
+	if (n <= 2 * SHOWN) {
+		bufputs(b, "<pre>");
+		htmltext(b, s, n);
+		bufputs(b, "</pre>");
+		return;
+	}
+	bufputs(b, "<pre>");
+	htmltext(b, s, SHOWN);
+	bufprintf(b, "</pre><details><summary>%zu more bytes</summary><pre>", n - 2 * SHOWN);
+	size_t mid = n - 2 * SHOWN;
+	if (mid <= 2 * FOLDED) {
+		htmltext(b, s + SHOWN, mid);
+	} else {
+		htmltext(b, s + SHOWN, FOLDED);
+		bufprintf(b, "\n[... %zu bytes not in the report; the event log holds the whole output ...]\n", mid - 2 * FOLDED);
+		htmltext(b, s + n - SHOWN - FOLDED, FOLDED);
+	}
+	bufputs(b, "</pre></details><pre>");
+	htmltext(b, s + n - SHOWN, SHOWN);
+	bufputs(b, "</pre>");
+}
+
+static void cutstr(struct buf *b, const char *s)
+{
+	cut(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The needs of each job, from the manifest copy in the run (best effort: {} when unreadable). */
+static cJSON *needsof(const char *dir, const cJSON *run)
+{
+	cJSON *out = cJSON_CreateObject();
+	const char *file = jsonstr(get(run, "manifest"), "file", NULL);
+	if (!file || !runnameok(file))
+		return out;
+	char *path = xasprintf("%s/manifest/%s", dir, file);
+	struct buf text = {0};
+	struct err e = {0};
+	struct ydoc y;
+	if (readfile(path, &text, &e) == 0 && yload(&y, file, text.data, text.len, 0, &e) == 0) {
+		yaml_node_t *jobs = yget(&y, yroot(&y), "jobs");
+		struct ypair p;
+		for (size_t i = 0; jobs && jobs->type == YAML_MAPPING_NODE && yeach(&y, jobs, i, &p); i++) {
+			yaml_node_t *n = p.val && p.val->type == YAML_MAPPING_NODE ? yget(&y, p.val, "needs") : NULL;
+			struct strv v = {0};
+			if (n && ystrv(&y, n, &v) == 0) {
+				cJSON *a = cJSON_AddArrayToObject(out, p.key);
+				for (size_t k = 0; k < v.n; k++)
+					cJSON_AddItemToArray(a, cJSON_CreateString(v.v[k]));
+			}
+			strvfree(&v);
+		}
+		yfree(&y);
+	}
+	buffree(&text);
+	free(path);
+	return out;
+}
+
+static void header(struct buf *b, const char *dir, const cJSON *run)
+{
+	struct verdictrun v = {0};
+	struct err e = {0};
+	int ran = runverify(dir, &v, &e);
+	bufputs(b, "<header><h1>nightshift run ");
+	txt(b, jsonstr(run, "run_id", "?"));
+	const char *name = jsonstr(get(run, "manifest"), "name", NULL);
+	if (name) {
+		bufputs(b, " &middot; ");
+		txt(b, name);
+	}
+	bufputs(b, "</h1><p>");
+	status(b, jsonstr(run, "status", "unfinished"));
+	bufputs(b, " &middot; started ");
+	txt(b, jsonstr(run, "started", "?"));
+	bufputs(b, " &middot; ended ");
+	txt(b, jsonstr(run, "ended", "?"));
+	const cJSON *u = get(run, "usage");
+	bufprintf(b, " &middot; tokens %.0f in, %.0f out &middot; cost ", num(u, "input", 0), num(u, "output", 0));
+	cost(b, run);
+	bufputs(b, "</p><p id=\"verification\">Verification: ");
+	if (ran < 0) {
+		bufputs(b, "<span class=\"bad\">&#10007; could not run: ");
+		txt(b, e.msg);
+		bufputs(b, "</span>");
+	} else if (v.failed || v.incomplete) {
+		bufprintf(b, "<span class=\"bad\">&#10007; %s%d problem%s</span>", v.incomplete ? "incomplete run, " : "",
+		          v.failed, v.failed == 1 ? "" : "s");
+		if (v.report.len) {
+			bufputs(b, "<pre>");
+			htmltext(b, v.report.data, v.report.len);
+			bufputs(b, "</pre>");
+		}
+	} else {
+		bufprintf(b, "<span class=\"ok\">&#10003; verified</span> (%ld files, %ld events, %ld layers)", v.files, v.events,
+		          v.layers);
+	}
+	bufputs(b, "</p></header>\n");
+	verdictrunfree(&v);
+}
+
+static void jobtable(struct buf *b, const cJSON *run, const cJSON *needs, const cJSON *denials)
+{
+	const cJSON *j;
+	bufputs(b, "<section id=\"jobs\"><h2>Jobs</h2><table><thead><tr><th>job</th><th>status</th><th>needs</th>"
+	           "<th>worker</th><th>turns</th><th>steps</th><th>tokens in / out</th><th>cost</th><th>denials</th>"
+	           "</tr></thead><tbody>\n");
+	cJSON_ArrayForEach(j, get(run, "jobs"))
+	{
+		bufputs(b, "<tr><td><a href=\"#job-");
+		txt(b, j->string);
+		bufputs(b, "\">");
+		txt(b, j->string);
+		bufputs(b, "</a></td><td>");
+		status(b, jsonstr(j, "status", NULL));
+		bufputs(b, "</td><td>");
+		const cJSON *n, *list = get(needs, j->string);
+		int first = 1;
+		cJSON_ArrayForEach(n, list)
+		{
+			if (!cJSON_IsString(n))
+				continue;
+			bufputs(b, first ? "" : ", ");
+			txt(b, n->valuestring);
+			first = 0;
+		}
+		bufputs(b, first ? "&ndash;" : "");
+		bufputs(b, "</td><td>");
+		txt(b, jsonstr(j, "worker", ""));
+		const cJSON *u = get(j, "usage"), *d = get(denials, j->string);
+		bufprintf(b, "</td><td>%.0f</td><td>%.0f</td><td>%.0f / %.0f</td><td>", num(j, "turns", 0), num(j, "steps", 0),
+		          num(u, "input", 0), num(u, "output", 0));
+		cost(b, j);
+		double nd = cJSON_IsNumber(d) ? d->valuedouble : cJSON_IsArray(d) ? cJSON_GetArraySize(d) : 0;
+		bufprintf(b, "</td><td>%s%.0f%s</td></tr>\n", nd > 0 ? "<span class=\"bad\">" : "", nd, nd > 0 ? "</span>" : "");
+	}
+	bufputs(b, "</tbody></table></section>\n");
+}
+
+/* The changes of one layer, each file a fold with its diff. */
+static void changesblock(struct buf *b, const struct layerchanges *l)
+{
+	bufprintf(b, "<li class=\"changes\"><details><summary>Workspace changes ");
+	if (l->to == 0)
+		bufprintf(b, "after step %d, to the end of the run", l->from);
+	else if (l->to - l->from > 1)
+		bufprintf(b, "in steps %d to %d", l->from, l->to - 1);
+	else
+		bufprintf(b, "in step %d", l->from);
+	bufprintf(b, ": %zu</summary><ul>\n", l->n);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct change *c = &l->v[i];
+		const char *word = c->kind == 'A' ? "added" : c->kind == 'D' ? "deleted" : "changed";
+		int text = c->type == 'f' && changestext(c->kind == 'A' ? "" : c->before, c->kind == 'A' ? 0 : c->nbefore) &&
+		           changestext(c->kind == 'D' ? "" : c->after, c->kind == 'D' ? 0 : c->nafter) &&
+		           (c->kind == 'A' || c->before) && (c->kind == 'D' || c->after);
+		bufprintf(b, "<li class=\"file\">%s <code>", word);
+		txt(b, c->path);
+		bufprintf(b, "</code> <span class=\"mute\">(%s, %lld bytes)</span>",
+		          c->type == 'f' ? (text ? "text" : "binary or large") : c->type == 'd' ? "directory" : c->type == 'l' ? "symlink" : "other",
+		          (long long)c->size);
+		if (text) {
+			struct buf d = {0};
+			if (linediff(c->kind == 'A' ? "" : c->before, c->kind == 'A' ? 0 : c->nbefore, c->kind == 'D' ? "" : c->after,
+			             c->kind == 'D' ? 0 : c->nafter, 3, 4000, &d) == 0 && d.len) {
+				bufputs(b, "<details class=\"diff\"><summary>diff</summary><pre>");
+				size_t shown = d.len < DIFFMAX ? d.len : DIFFMAX;
+				for (const char *p = d.data, *end = d.data + shown; p < end;) {
+					const char *nl = memchr(p, '\n', end - p);
+					size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+					const char *cls = *p == '+' ? "add" : *p == '-' ? "del" : NULL;
+					if (cls)
+						bufprintf(b, "<span class=\"%s\">", cls);
+					htmltext(b, p, n);
+					if (cls)
+						bufputs(b, "</span>");
+					p += n;
+				}
+				if (shown < d.len)
+					bufprintf(b, "\n[... %zu more bytes of diff: nightshift diff RUN --step %d ...]", d.len - shown, l->from);
+				bufputs(b, "</pre></details>");
+			}
+			buffree(&d);
+		}
+		bufputs(b, "</li>\n");
+	}
+	bufputs(b, "</ul></details></li>\n");
+}
+
+/* What a call's arguments say in one line: the command, the path, or compact JSON. */
+static void argline(struct buf *b, const cJSON *args)
+{
+	const char *s = jsonstr(args, "command", NULL);
+	if (!s)
+		s = jsonstr(args, "path", NULL);
+	if (s) {
+		size_t n = strlen(s);
+		bufputs(b, "<code>");
+		htmltext(b, s, n > 160 ? 160 : n);
+		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
+		return;
+	}
+	char *j = cJSON_PrintUnformatted(args);
+	if (j) {
+		size_t n = strlen(j);
+		bufputs(b, "<code>");
+		htmltext(b, j, n > 160 ? 160 : n);
+		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
+		free(j);
+	}
+}
+
+/* The state of one job's timeline while its events are read. */
+struct timeline {
+	struct buf *b;
+	int open;                      /* a call's <details> is open */
+	const struct runchanges *ch;
+	int lastlayer;                 /* index of the next layer of changes not yet shown */
+	int laststep;                  /* the job's highest step so far */
+	int denials;                   /* denied and aborted calls */
+};
+
+static void closecall(struct timeline *t)
+{
+	if (t->open)
+		bufputs(t->b, "</details></li>\n");
+	t->open = 0;
+}
+
+/* Layers whose changes began at or before step are shown before the step's call. */
+static void changesupto(struct timeline *t, int step)
+{
+	while (t->ch && (size_t)t->lastlayer < t->ch->n && t->ch->v[t->lastlayer].from < step) {
+		closecall(t);
+		if (t->ch->v[t->lastlayer].n)
+			changesblock(t->b, &t->ch->v[t->lastlayer]);
+		t->lastlayer++;
+	}
+}
+
+static void event(struct timeline *t, const char *type, const cJSON *ev)
+{
+	struct buf *b = t->b;
+	if (strcmp(type, "decision") == 0) {
+		int step = (int)num(ev, "step", 0);
+		changesupto(t, step);
+		if (step > t->laststep)
+			t->laststep = step;
+		closecall(t);
+		const char *d = jsonstr(ev, "decision", "?");
+		int deny = strcmp(d, "deny") == 0, abort = strcmp(d, "abort") == 0;
+		t->denials += deny || abort;
+		bufprintf(b, "<li class=\"call %s\" id=\"step-%d\"><details><summary>step %d &middot; <b>", deny ? "deny" : abort ? "abort" : "allow",
+		          step, step);
+		txt(b, jsonstr(ev, "tool", "?"));
+		bufputs(b, "</b> ");
+		argline(b, get(ev, "arguments"));
+		bufprintf(b, " &middot; %s", deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
+		const cJSON *rule = get(ev, "rule");
+		if (cJSON_IsNumber(rule))
+			bufprintf(b, " by rule %d", rule->valueint);
+		else
+			bufputs(b, " by the default");
+		bufputs(b, "</summary><p>");
+		txt(b, jsonstr(ev, "reason", ""));
+		bufputs(b, "</p><pre>");
+		char *args = cJSON_Print(get(ev, "arguments"));
+		txt(b, args ? args : "");
+		free(args);
+		bufputs(b, "</pre>\n");
+		t->open = 1;
+	} else if (strcmp(type, "tool_result") == 0) {
+		if (!t->open)
+			bufprintf(b, "<li class=\"call\"><details open><summary>step %d result</summary>", (int)num(ev, "step", 0));
+		t->open = 1;
+		bufprintf(b, "<p>exit code %.0f", num(ev, "exit_code", -1));
+		if (num(ev, "signal", 0))
+			bufprintf(b, ", signal %.0f", num(ev, "signal", 0));
+		if (cJSON_IsTrue(get(ev, "timed_out")))
+			bufputs(b, ", <span class=\"bad\">timed out</span>");
+		if (cJSON_IsTrue(get(ev, "oom")))
+			bufputs(b, ", <span class=\"bad\">out of memory</span>");
+		bufprintf(b, " &middot; %.0f ms</p>", num(ev, "duration_ms", 0));
+		const char *err = jsonstr(ev, "error", NULL);
+		if (err) {
+			bufputs(b, "<p class=\"bad\">");
+			txt(b, err);
+			bufputs(b, "</p>");
+		}
+		const char *names[] = {"stdout", "stderr", "output"};
+		for (int i = 0; i < 3; i++) {
+			const char *s = jsonstr(ev, names[i], NULL);
+			if (s && *s) {
+				bufprintf(b, "<p class=\"mute\">%s</p>", names[i]);
+				cutstr(b, s);
+			}
+		}
+	} else if (strcmp(type, "model_response") == 0) {
+		closecall(t);
+		const cJSON *u = get(ev, "usage");
+		bufprintf(b, "<li class=\"turn\">turn %.0f &middot; <span class=\"mute\">%.0f in, %.0f out", num(ev, "turn", 0),
+		          num(u, "input", 0), num(u, "output", 0));
+		const char *fin = jsonstr(ev, "finish", NULL);
+		if (fin) {
+			bufputs(b, ", ");
+			txt(b, fin);
+		}
+		bufputs(b, "</span>");
+		const char *err = jsonstr(ev, "error", NULL);
+		if (err) {
+			bufputs(b, " <span class=\"bad\">&#10007; ");
+			txt(b, err);
+			bufputs(b, "</span>");
+		}
+		char *text = modeltext(get(ev, "response"));
+		size_t n = strlen(text);
+		if (n > TEXTFOLD) {
+			bufprintf(b, "<details><summary>the model said (%zu bytes)</summary>", n);
+			cut(b, text, n);
+			bufputs(b, "</details>");
+		} else if (n) {
+			bufputs(b, "<pre>");
+			htmltext(b, text, n);
+			bufputs(b, "</pre>");
+		}
+		free(text);
+		bufputs(b, "</li>\n");
+	} else if (strcmp(type, "job_start") == 0) {
+		bufputs(b, "<li class=\"other\"><details><summary>input</summary>");
+		cutstr(b, jsonstr(ev, "input", ""));
+		bufputs(b, "</details></li>\n");
+	} else if (strcmp(type, "output") == 0) {
+		closecall(t);
+		char *o = cJSON_Print(get(ev, "output"));
+		bufputs(b, "<li class=\"other\">typed output<pre>");
+		txt(b, o ? o : "");
+		bufputs(b, "</pre></li>\n");
+		free(o);
+	} else if (strcmp(type, "job_end") == 0) {
+		changesupto(t, t->laststep + 1);
+		closecall(t);
+		bufputs(b, "<li class=\"other\">job ended: ");
+		status(b, jsonstr(ev, "status", NULL));
+		const char *err = jsonstr(ev, "error", NULL);
+		if (err) {
+			bufputs(b, " &middot; ");
+			txt(b, err);
+		}
+		bufputs(b, "</li>\n");
+	} else if (strcmp(type, "file") == 0) {
+		closecall(t);
+		bufputs(b, "<li class=\"other\">declared file <code>");
+		txt(b, jsonstr(ev, "path", "?"));
+		bufprintf(b, "</code> <span class=\"mute\">(%.0f bytes)</span></li>\n", num(ev, "bytes", 0));
+	} else if (strcmp(type, "model_request") != 0 && strcmp(type, "snapshot") != 0) {
+		closecall(t);
+		char *j = cJSON_PrintUnformatted(ev);
+		bufputs(b, "<li class=\"other\"><details><summary>");
+		txt(b, type);
+		bufputs(b, "</summary>");
+		cutstr(b, j);
+		bufputs(b, "</details></li>\n");
+		free(j);
+	}
+}
+
+static int jobsection(struct buf *b, const char *dir, const char *job, const struct runchanges *ch, int *layer,
+                      int *denials, struct err *e)
+{
+	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", dir, job);
+	struct evreader *r;
+	int rc = evropen(&r, path, e);
+	free(path);
+	bufputs(b, "<section class=\"job\" id=\"job-");
+	txt(b, job);
+	bufputs(b, "\"><h2>Job ");
+	txt(b, job);
+	bufputs(b, "</h2><ol>\n");
+	if (rc < 0) {
+		bufputs(b, "<li class=\"other bad\">no event log: ");
+		txt(b, e->msg);
+		bufputs(b, "</li></ol></section>\n");
+		return 0;
+	}
+	struct timeline t = {b, 0, ch, *layer, 0, 0};
+	const char *line;
+	size_t len;
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const char *type = jsonstr(ev, "type", NULL);
+		if (type)
+			event(&t, type, ev);
+		cJSON_Delete(ev);
+	}
+	closecall(&t);
+	if (evrtruncated(r))
+		bufputs(b, "<li class=\"other bad\">&#10007; the event log ends inside a line: the run was cut short</li>\n");
+	evrclose(r);
+	*layer = t.lastlayer;
+	*denials = t.denials;
+	bufputs(b, "</ol></section>\n");
+	return rc < 0 ? -1 : 0;
+}
+
+int reportwrite(const char *dir, FILE *out, struct err *e)
+{
+	cJSON *run = runjsonread(dir, e);
+	if (!run)
+		return errc(e, 2, "%s is not a run directory: %s", dir, e->msg);
+	struct runchanges ch = {0};
+	struct err ce = {0};
+	int haschanges = changesread(dir, &ch, &ce) == 0;
+	cJSON *needs = needsof(dir, run);
+	char sd[64] = {0}, jd[64] = {0};
+	cspdigest(style, sd);
+	cspdigest(script, jd);
+	struct buf b = {0};
+	bufputs(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; ");
+	bufprintf(&b, "style-src '%s'; script-src '%s'; img-src data:; base-uri 'none'; form-action 'none'\">\n", sd, jd);
+	bufputs(&b, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" "
+	            "content=\"no-referrer\">\n<title>nightshift ");
+	txt(&b, jsonstr(run, "run_id", "run"));
+	bufprintf(&b, "</title>\n<style>%s</style>\n</head><body>\n", style);
+	header(&b, dir, run);
+	bufputs(&b, "<nav><label><input type=\"checkbox\" id=\"only\"> show only denied and aborted calls</label> "
+	            "&middot; <a href=\"#jobs\">jobs</a></nav>\n");
+	struct buf body = {0};
+	cJSON *denials = cJSON_CreateObject();
+	if (!haschanges) {
+		bufputs(&body, "<p class=\"bad\">The snapshot layers cannot be read: ");
+		txt(&body, ce.msg);
+		bufputs(&body, "</p>\n");
+	}
+	const cJSON *j;
+	int layer = 0, rc = 0;
+	cJSON_ArrayForEach(j, get(run, "jobs"))
+	{
+		if (!runnameok(j->string))
+			continue;
+		int nd = 0;
+		if (jobsection(&body, dir, j->string, haschanges ? &ch : NULL, &layer, &nd, e) < 0) {
+			rc = -1;
+			break;
+		}
+		cJSON_AddNumberToObject(denials, j->string, nd);
+	}
+	jobtable(&b, run, needs, denials);
+	bufadd(&b, body.data ? body.data : "", body.len);
+	buffree(&body);
+	cJSON_Delete(denials);
+	bufprintf(&b, "<script>%s</script>\n</body></html>\n", script);
+	if (rc == 0 && fwrite(b.data, 1, b.len, out) != b.len)
+		rc = errf(e, "write the report:");
+	buffree(&b);
+	cJSON_Delete(needs);
+	cJSON_Delete(run);
+	changesfree(&ch);
+	return rc;
+}

@@ -1,0 +1,133 @@
+/* diff: nightshift diff RUN --step N: what a step changed in the workspace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "../artifacts/calls.h"
+#include "../artifacts/changes.h"
+#include "../util/linediff.h"
+
+static const char helptext[] =
+	"usage: nightshift diff RUN --step N\n"
+	"\n"
+	"Prints what step N changed in the workspace, read from RUN's snapshot layers: a unified diff\n"
+	"(git's format) for each text file up to 64 KiB, one line for anything else (\"A\" added,\n"
+	"\"M\" changed, \"D\" deleted, with its kind and size). A layer is taken before each sandboxed\n"
+	"step, so the changes of steps with no layer between them (file tools) are shown together,\n"
+	"and the header says which steps they span. RUN is a run directory or its .tar.zst.\n"
+	"\n"
+	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n";
+
+static const char *kindname(char type)
+{
+	return type == 'f' ? "file" : type == 'd' ? "directory" : type == 'l' ? "symlink" : "special file";
+}
+
+/* One change: a unified diff for text, a line for the rest. */
+static void printchange(const struct change *c)
+{
+	int text = c->type == 'f' && (c->kind == 'D' || c->after) && (c->kind == 'A' || c->before) &&
+	           changestext(c->before, c->nbefore) && changestext(c->after, c->nafter);
+	if (c->kind == 'A' && c->type == 'f' && c->after && changestext(c->after, c->nafter))
+		text = 1;
+	if (c->kind == 'D' && c->type == 'f' && c->before && changestext(c->before, c->nbefore))
+		text = 1;
+	if (!text) {
+		printf("%c %s (%s%s, %lld bytes)\n", c->kind, c->path, c->type == 'f' && (c->after || c->before) ? "binary " : "",
+		       kindname(c->type), (long long)c->size);
+		return;
+	}
+	struct buf out = {0};
+	const char *a = c->kind == 'A' ? "" : c->before, *b = c->kind == 'D' ? "" : c->after;
+	size_t na = c->kind == 'A' ? 0 : c->nbefore, nb = c->kind == 'D' ? 0 : c->nafter;
+	printf("--- %s%s\n+++ %s%s\n", c->kind == 'A' ? "/dev/null" : "a/", c->kind == 'A' ? "" : c->path,
+	       c->kind == 'D' ? "/dev/null" : "b/", c->kind == 'D' ? "" : c->path);
+	if (linediff(a, na, b, nb, 3, 20000, &out) == 1)
+		printf("(more than 20000 lines differ: %zu bytes before, %zu after)\n", na, nb);
+	else
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buffree(&out);
+}
+
+/* The highest step number the run's event logs hold, or -1 when they cannot be read. */
+static int laststep(const char *dir, struct err *e)
+{
+	struct calls *c;
+	struct call k;
+	int last = 0, rc;
+	if (callsopen(&c, dir, e) < 0)
+		return -1;
+	while ((rc = callsnext(c, &k, e)) == 1)
+		if (k.step > last)
+			last = k.step;
+	callsclose(c);
+	return rc < 0 ? -1 : last;
+}
+
+int cmddiff(int argc, char **argv)
+{
+	const char *run = NULL, *step = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ishelp(a)) {
+			fputs(helptext, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--step") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1])
+				return usage("diff", "--step needs a step number");
+			step = argv[++i];
+		} else if (strncmp(a, "--step=", 7) == 0) {
+			step = a + 7;
+		} else if (positional("diff", a, &run, "RUN") != 0) {
+			return EXIT_USAGE;
+		}
+	}
+	if (!run)
+		return usage("diff", "missing RUN (a run directory or its .tar.zst)");
+	if (!step)
+		return usage("diff", "missing --step N");
+	char *end;
+	long n = strtol(step, &end, 10);
+	if (*end || end == step || n < 1 || n > 999999999)
+		return usage("diff", "--step %s: want a step number from 1", step);
+	struct err e = {0};
+	char *dir, *tmp;
+	if (runopen(run, &dir, &tmp, &e) < 0)
+		return report(&e);
+	struct runchanges rc;
+	int code = EXIT_OK, last = laststep(dir, &e);
+	if (last < 0) {
+		runclose(dir, tmp);
+		return report(&e);
+	}
+	if (n > last) {
+		runclose(dir, tmp);
+		fprintf(stderr, "nightshift: diff: %s has %d step%s; there is no step %ld\n", run, last, last == 1 ? "" : "s", n);
+		return EXIT_USAGE;
+	}
+	if (changesread(dir, &rc, &e) < 0) {
+		code = report(&e);
+	} else {
+		const struct layerchanges *l = changesofstep(&rc, (int)n);
+		if (!l) {
+			fprintf(stderr, "nightshift: diff: %s has no snapshot layer taken after step %ld%s\n", run, n,
+			        rc.n ? "" : " (it has no layers)");
+			code = EXIT_USAGE;
+		} else {
+			if (l->to == 0)
+				printf("# step %ld: what changed after step %d, until the end of the run (%s), %zu change%s\n", n,
+				       l->from, l->layer, l->n, l->n == 1 ? "" : "s");
+			else if (l->to - l->from > 1)
+				printf("# step %ld: what changed in steps %d to %d (%s), %zu change%s\n", n, l->from, l->to - 1,
+				       l->layer, l->n, l->n == 1 ? "" : "s");
+			else
+				printf("# step %ld: %zu change%s (%s)\n", n, l->n, l->n == 1 ? "" : "s", l->layer);
+			for (size_t i = 0; i < l->n; i++)
+				printchange(&l->v[i]);
+		}
+		changesfree(&rc);
+	}
+	runclose(dir, tmp);
+	return code;
+}

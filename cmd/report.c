@@ -1,0 +1,79 @@
+/* report: nightshift report RUN [--out FILE]: one self-contained HTML page of a run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "../artifacts/report.h"
+
+static const char helptext[] =
+	"usage: nightshift report RUN [--out FILE]\n"
+	"\n"
+	"Writes one HTML file that shows the run: its jobs with status, tokens and cost, each job's\n"
+	"turns and tool calls with arguments, decision and rule, exit code and output, what each step\n"
+	"changed in the workspace (with diffs of small text files), and whether the run verifies. The\n"
+	"page loads nothing from anywhere (open it from a download or file://); everything in it that\n"
+	"came from the run is escaped, and its Content-Security-Policy lets only its own script run.\n"
+	"RUN is a run directory or its .tar.zst. The page goes to FILE (- for stdout); by default to\n"
+	"RUN.html beside RUN. The path written is printed on stdout.\n"
+	"\n"
+	"exit codes: 0 written, 2 usage or input error (not a run), 1 the page could not be written\n";
+
+int cmdreport(int argc, char **argv)
+{
+	const char *run = NULL, *outpath = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ishelp(a)) {
+			fputs(helptext, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--out") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1])
+				return usage("report", "--out needs a file (- for stdout)");
+			outpath = argv[++i];
+		} else if (strncmp(a, "--out=", 6) == 0 && a[6]) {
+			outpath = a + 6;
+		} else if (positional("report", a, &run, "RUN") != 0) {
+			return EXIT_USAGE;
+		}
+	}
+	if (!run)
+		return usage("report", "missing RUN (a run directory or its .tar.zst)");
+	struct err e = {0};
+	char *dir, *tmp, *def = NULL;
+	if (runopen(run, &dir, &tmp, &e) < 0)
+		return report(&e);
+	if (!outpath) {
+		size_t n = strlen(run);
+		while (n > 1 && run[n - 1] == '/')
+			n--;
+		if (n > 8 && strncmp(run + n - 8, ".tar.zst", 8) == 0)
+			n -= 8;
+		def = xasprintf("%.*s.html", (int)n, run);
+		outpath = def;
+	}
+	int tostdout = strcmp(outpath, "-") == 0, code = EXIT_OK;
+	char *part = tostdout ? NULL : xasprintf("%s.part", outpath);
+	FILE *f = tostdout ? stdout : fopen(part, "w");
+	if (!f) {
+		fprintf(stderr, "nightshift: report: cannot write %s: %m\n", part);
+		code = EXIT_FAILED;
+	} else if (reportwrite(dir, f, &e) < 0) {
+		code = report(&e);
+		if (!tostdout) {
+			fclose(f);
+			unlink(part);
+		}
+	} else if (!tostdout && (fclose(f) != 0 || rename(part, outpath) != 0)) {
+		fprintf(stderr, "nightshift: report: cannot write %s: %m\n", outpath);
+		unlink(part);
+		code = EXIT_FAILED;
+	} else if (!tostdout) {
+		puts(outpath);
+	}
+	free(part);
+	free(def);
+	runclose(dir, tmp);
+	return code;
+}
