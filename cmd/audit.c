@@ -36,15 +36,22 @@ static int keep(const struct filter *f, const struct call *c, const char *args)
 	return 1;
 }
 
-/* One line of a table cell: control characters shown as spaces, cut to width. */
+/* One line of a table cell: made safe for the terminal first (controls shown, not obeyed), then
+   cut to width at a character boundary. */
 static void cell(char *out, size_t width, const char *s)
 {
-	size_t n = 0;
-	for (; s && *s && n + 1 < width; s++)
-		out[n++] = (unsigned char)*s < 0x20 ? ' ' : *s;
-	if (s && *s && n > 3)
-		memcpy(out + n - 3, "...", 3);
+	char *safe = termclean(s ? s : "", TERM_ONELINE);
+	size_t n = strlen(safe);
+	if (n + 1 > width) {
+		n = width - 1;
+		while (n > 3 && ((unsigned char)safe[n] & 0xc0) == 0x80)
+			n--;
+		if (n > 3)
+			memcpy(safe + n - 3, "...", 3);
+	}
+	memcpy(out, safe, n);
 	out[n] = 0;
+	free(safe);
 }
 
 static void rulestr(const cJSON *rule, char *out, size_t n)
@@ -85,7 +92,7 @@ static int verify(const char *run, const char *shown)
 	if (runverify(run, &v, &e) < 0)
 		return report(&e);
 	if (v.failed) {
-		fprintf(stderr, "%s", v.report.data);
+		termprintf(stderr, "%s", v.report.data);
 		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed);
 	} else {
 		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", shown,
@@ -107,10 +114,10 @@ static void runsummary(const char *run)
 	free(p);
 	buffree(&b);
 	if (!r) {
-		printf("\nrun.json missing: the run did not finish\n");
+		termprintf(stdout, "\nrun.json missing: the run did not finish\n");
 		return;
 	}
-	printf("\njobs:\n");
+	termprintf(stdout, "\njobs:\n");
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
 	{
 		cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "usage");
@@ -119,7 +126,7 @@ static void runsummary(const char *run)
 		char tokens[64] = "tokens unknown";
 		if (cJSON_IsNumber(in) && cJSON_IsNumber(out) && isfinite(in->valuedouble) && isfinite(out->valuedouble))
 			snprintf(tokens, sizeof tokens, "tokens in %.0f out %.0f", in->valuedouble, out->valuedouble);
-		printf("  %-20s %-10s %s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, err ? "  " : "", err ? err : "");
+		termprintf(stdout, "  %-20s %-10s %s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, err ? "  " : "", err ? err : "");
 	}
 	cJSON_Delete(r);
 }
@@ -266,7 +273,7 @@ static int table(const char *run, const struct filter *fp, int json)
 					snprintf(ex, sizeof ex, "%d", call.exit_code);
 					snprintf(ms, sizeof ms, "%lld", (long long)call.duration_ms);
 				}
-				printf("%5d  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", call.step, job, tool, a,
+				termprintf(stdout, "%5d  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", call.step, job, tool, a,
 				       call.decision ? call.decision : "?", rule, ex, ms);
 			}
 		}
@@ -278,12 +285,12 @@ static int table(const char *run, const struct filter *fp, int json)
 		return report(&e);
 	}
 	if (!json) {
-		printf("\n%ld tool calls", shown);
+		termprintf(stdout, "\n%ld tool calls", shown);
 		for (size_t i = 0; i < nt; i++)
-			printf("%s %s %s: %ld", i ? "," : ":", t[i].tool, t[i].decision, t[i].n);
-		printf("\n");
+			termprintf(stdout, "%s %s %s: %ld", i ? "," : ":", t[i].tool, t[i].decision, t[i].n);
+		termprintf(stdout, "\n");
 		if (refused)
-			printf("\ndenied and aborted (%ld):\n%s%s", refused, denials.data, refused > 100 ? "  ...\n" : "");
+			termprintf(stdout, "\ndenied and aborted (%ld):\n%s%s", refused, denials.data, refused > 100 ? "  ...\n" : "");
 		runsummary(run);
 	}
 	buffree(&denials);

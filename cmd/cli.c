@@ -12,17 +12,17 @@
 int usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "nightshift: %s: ", cmd);
+	char msg[2048];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n(see nightshift %s --help)\n", cmd);
+	termprintf(stderr, "nightshift: %s: %s\n(see nightshift %s --help)\n", cmd, msg, cmd);
 	return EXIT_USAGE;
 }
 
 int report(const struct err *e)
 {
-	fprintf(stderr, "nightshift: %s\n", e->msg);
+	termprintf(stderr, "nightshift: %s\n", e->msg);
 	return e->code ? e->code : EXIT_FAILED;
 }
 

@@ -3,6 +3,7 @@
 #define NS_CMD_H
 
 #include "../manifest/manifest.h"
+#include "../util/term.h"
 #include "../util/util.h"
 
 /* Exit codes of shared/DESIGN.md. */

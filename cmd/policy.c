@@ -160,7 +160,7 @@ int cmdpolicy(int argc, char **argv)
 			printf("%s by rule %d\n", decisionname(v.decision), v.rule + 1);
 		else
 			printf("%s by default\n", decisionname(v.decision));
-		fprintf(stderr, "nightshift: policy: %s\n", v.reason);
+		termprintf(stderr, "nightshift: policy: %s\n", v.reason);
 	}
 	verdictfree(&v);
 	manifestfree(&m);

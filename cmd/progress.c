@@ -46,8 +46,8 @@ static void drawlive(void)
 
 static void line(const char *raw)
 {
-	char *safe = ghaactive() ? ghaescape(raw) : NULL; /* no text of a model's becomes a workflow command */
-	const char *msg = safe ? safe : raw;
+	char *safe = termclean(raw, 0); /* no text of a model's drives the terminal or becomes a workflow command */
+	const char *msg = safe;
 	pthread_mutex_lock(&P.mu);
 	if (P.tty) {
 		clearlive();

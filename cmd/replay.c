@@ -177,7 +177,7 @@ int cmdreplay(int argc, char **argv)
 	if (d < 0) {
 		rc = report(&e);
 	} else if (d > 0) {
-		fprintf(stderr, "nightshift: replay diverged: %s\n", first_diff.data);
+		termprintf(stderr, "nightshift: replay diverged: %s\n", first_diff.data);
 		rc = o.live ? rc : EXIT_DIVERGED;
 	} else {
 		fprintf(stderr, "nightshift: replay matches the record\n");

@@ -29,7 +29,17 @@ void secretsenv(struct secrets *s, const struct strv *names)
 		secretsadd(s, names->v[i], getenv(names->v[i]));
 }
 
-/* Replace every occurrence of any needle in list; returns whether anything changed. */
+/* How much of a value of n bytes is masked where it appears: all of it, or when text was cut
+ * (output at its cap, a reason at its width), the first PREFIXMIN bytes or more. */
+enum { PREFIXMIN = 8 };
+
+static size_t prefixmin(size_t n)
+{
+	return n < PREFIXMIN ? n : PREFIXMIN;
+}
+
+/* Replace every occurrence of any needle in list, and every prefix of one at least prefixmin long
+ * (what is left of it where the text was cut); returns whether anything changed. */
 static int replaceall(const struct secrets *s, const struct strv *list, struct buf *out, const char *text)
 {
 	int changed = 0;
@@ -37,9 +47,12 @@ static int replaceall(const struct secrets *s, const struct strv *list, struct b
 	while (*p) {
 		size_t best = 0, which = 0;
 		for (size_t i = 0; i < list->n; i++) {
-			size_t n = strlen(list->v[i]);
-			if (n > best && strncmp(p, list->v[i], n) == 0) {
-				best = n;
+			const char *v = list->v[i];
+			size_t k = 0;
+			while (v[k] && p[k] == v[k])
+				k++;
+			if (k > best && k >= prefixmin(strlen(v))) {
+				best = k;
 				which = i;
 			}
 		}
@@ -71,9 +84,12 @@ int secretsfound(const struct secrets *s, const char *text)
 {
 	if (!s)
 		return 0;
-	for (size_t i = 0; i < s->values.n; i++)
-		if (strstr(text, s->values.v[i]) || strstr(text, s->quoted.v[i]))
+	size_t n = strlen(text);
+	for (size_t i = 0; i < s->values.n; i++) {
+		const char *v = s->values.v[i], *q = s->quoted.v[i];
+		if (memmem(text, n, v, prefixmin(strlen(v))) || memmem(text, n, q, prefixmin(strlen(q))))
 			return 1;
+	}
 	return 0;
 }
 

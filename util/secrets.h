@@ -14,9 +14,10 @@ struct secrets {
 void secretsadd(struct secrets *s, const char *name, const char *value);
 /* Add the value of each environment variable named in names, when set. */
 void secretsenv(struct secrets *s, const struct strv *names);
-/* A copy of text with every secret replaced by "[secret:NAME]"; NULL when nothing matched. */
+/* A copy of text with every secret replaced by "[secret:NAME]", and so is any prefix of one at
+ * least 8 bytes long (a secret cut at a cap or a width); NULL when nothing matched. */
 char *secretsmask(const struct secrets *s, const char *text);
-/* True when text holds any secret. */
+/* True when text holds any secret, or a prefix of one as secretsmask masks it. */
 int secretsfound(const struct secrets *s, const char *text);
 void secretsfree(struct secrets *s);
 

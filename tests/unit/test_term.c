@@ -1,0 +1,92 @@
+/* test_term: the terminal/Actions sanitiser as a hostile record would meet it, and secrets cut
+ * at a cap or a width, masked all the same. */
+#include <stdlib.h>
+#include <string.h>
+#include "t.h"
+#include "../../util/secrets.h"
+#include "../../util/term.h"
+
+static void clean(const char *in, int flags, const char *want, const char *name)
+{
+	char *got = termclean(in, flags);
+	okstr(got, want, name);
+	free(got);
+}
+
+/* No byte of s can drive a terminal: no C0 but \n \t, no DEL, no C1 (raw or UTF-8), no bidi. */
+static int inert(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 && *p != '\n' && *p != '\t')
+			return 0;
+		if (*p == 0x7f)
+			return 0;
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			return 0;
+		if (*p == 0xe2 && p[1] == 0x80 && ((p[2] >= 0xaa && p[2] <= 0xae) || p[2] == 0x8e || p[2] == 0x8f))
+			return 0;
+		if (*p == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+			return 0;
+	}
+	return 1;
+}
+
+int main(void)
+{
+	unsetenv("GITHUB_ACTIONS");
+	clean("plain text, ünïcode ✓", 0, "plain text, ünïcode ✓", "text and UTF-8 kept");
+	clean("a\nb\tc", 0, "a\nb\tc", "newline and tab kept");
+	clean("a\nb\tc", TERM_ONELINE, "a b c", "one line: newline and tab as spaces");
+	clean("\033]0;owned\007\033[2J", 0, "\\x1b]0;owned\\x07\\x1b[2J", "ESC and BEL shown");
+	clean("x\rover", 0, "x\\x0dover", "CR shown");
+	clean("del\177", 0, "del\\x7f", "DEL shown");
+	clean("csi\302\23331m", 0, "csi\\u009b31m", "C1 CSI in UTF-8 shown");
+	clean("raw\233x", 0, "raw\\x9bx", "a raw C1 byte shown");
+	clean("bidi\342\200\256txt.exe", 0, "bidi\\u202etxt.exe", "RLO shown");
+	clean("\342\201\246iso\342\201\251", 0, "\\u2066iso\\u2069", "isolates shown");
+	clean("cut \342\200", 0, "cut \\xe2\\x80", "a cut character shown");
+	clean("::error::x\n##[group]y", 0, "::error::x\n##[group]y", "workflow commands left alone outside Actions");
+
+	setenv("GITHUB_ACTIONS", "true", 1);
+	clean("::stop-commands::tok", 0, "%3A:stop-commands::tok", "a command line broken under Actions");
+	clean("ok\n  ::error::x", 0, "ok\n  %3A:error::x", "after a newline and spaces");
+	clean("a ##[stop-commands]x", 0, "a ##%5Bstop-commands]x", "##[ anywhere");
+	clean("a ::b", 0, "a ::b", ":: inside a line is no command");
+	clean("::x", TERM_NOACTIONS, "::x", "NOACTIONS leaves it to the caller");
+	unsetenv("GITHUB_ACTIONS");
+
+	/* Random bytes: nothing dangerous survives, whatever the input. */
+	srand(17);
+	int bad = 0;
+	for (int i = 0; i < 20000; i++) {
+		char in[24];
+		for (int k = 0; k < 23; k++)
+			in[k] = (char)(rand() % 255 + 1);
+		in[23] = 0;
+		char *got = termclean(in, 0);
+		bad += !inert(got);
+		free(got);
+	}
+	ok(bad == 0, "20000 random strings cleaned (%d not)", bad);
+
+	/* Secrets: whole, and a prefix of 8 bytes or more where text was cut. */
+	struct secrets s = {0};
+	secretsadd(&s, "TOKEN", "ghp_0123456789abcdefghij0123456789ABCD");
+	secretsadd(&s, "PIN", "1234");
+	char *m = secretsmask(&s, "token ghp_0123456789abcdefghij0123456789ABCD end");
+	okstr(m, "token [secret:TOKEN] end", "a whole secret");
+	free(m);
+	m = secretsmask(&s, "...output cut at its cap: ghp_0123456789abcdefg");
+	okstr(m, "...output cut at its cap: [secret:TOKEN]", "a secret cut at the end of the text");
+	free(m);
+	m = secretsmask(&s, "\"curl -H ghp_012345678...\"");
+	okstr(m, "\"curl -H [secret:TOKEN]...\"", "a secret cut by a reason's width");
+	free(m);
+	ok(secretsmask(&s, "ghp_012 is a prefix too short to tell") == NULL, "under 8 bytes of a long secret: not masked");
+	m = secretsmask(&s, "pin 1234, pin 123");
+	okstr(m, "pin [secret:PIN], pin 123", "a short secret only whole");
+	free(m);
+	ok(secretsfound(&s, "x ghp_01234567"), "found: a prefix of 8 bytes");
+	secretsfree(&s);
+	return tdone();
+}

@@ -1,0 +1,23 @@
+/* term: the one sanitiser for text printed to a terminal or into a GitHub Actions log. */
+#ifndef NS_TERM_H
+#define NS_TERM_H
+
+#include <stdio.h>
+
+enum {
+	TERM_ONELINE = 1,   /* newline and tab shown as spaces too (table cells) */
+	TERM_NOACTIONS = 2, /* leave workflow commands alone (the caller escapes for Actions itself) */
+};
+
+/* A copy of s (caller frees) in which nothing can drive a terminal or the Actions runner: C0
+ * controls but newline and tab, DEL, C1 controls (U+0080..U+009F, U+009B the CSI among them),
+ * raw bytes that are not UTF-8, and bidirectional controls are shown as \xNN or \uNNNN; under
+ * GitHub Actions (GITHUB_ACTIONS=true) a line whose text starts with "::", and any "##[", is
+ * broken ("%3A:", "##%5B") so that the runner takes neither for a workflow command. */
+char *termclean(const char *s, int flags);
+/* termclean of the formatted text, written to f. */
+void termprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True under GitHub Actions. */
+int termactions(void);
+
+#endif
