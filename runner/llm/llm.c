@@ -145,15 +145,10 @@ static int errmessage(const cJSON *body, char *out, size_t n)
 	return 1;
 }
 
-/* Mask secrets in an error message, the key itself, and any word that echoes the key partly
- * starred out ("sk-proj-****abcd", as OpenAI's 401 does). */
-static void scrub(const struct llm *l, char *msg, size_t cap)
+/* The words that echo the key partly starred out, first: masking its prefix would hide the echo
+ * (the key itself is left to secretsmask, which names it, unless there is no list of secrets). */
+static void starred(const struct llm *l, char *msg, size_t cap)
 {
-	char *m = secretsmask(l->sec, msg);
-	if (m) {
-		snprintf(msg, cap, "%s", m);
-		free(m);
-	}
 	const char *key = l->apikey;
 	size_t klen = key ? strlen(key) : 0;
 	if (klen < 8)
@@ -175,7 +170,7 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 			pre++;
 		while (suf < w && suf < klen && p[w - 1 - suf] == key[klen - 1 - suf])
 			suf++;
-		if (memmem(p, w, key, klen) || (stars >= 3 && (pre >= 4 || suf >= 4))) {
+		if ((!l->sec && memmem(p, w, key, klen)) || (stars >= 3 && (pre >= 4 || suf >= 4))) {
 			bufputs(&out, "[secret:api key]");
 			changed = 1;
 		} else {
@@ -186,6 +181,18 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 	if (changed)
 		snprintf(msg, cap, "%s", out.data);
 	buffree(&out);
+}
+
+/* Mask secrets in an error message, the key itself, and any word that echoes the key partly
+ * starred out ("sk-proj-****abcd", as OpenAI's 401 does). */
+static void scrub(const struct llm *l, char *msg, size_t cap)
+{
+	starred(l, msg, cap);
+	char *m = secretsmask(l->sec, msg);
+	if (m) {
+		snprintf(msg, cap, "%s", m);
+		free(m);
+	}
 }
 
 /* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
