@@ -662,7 +662,79 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 	return empty ? 0 : rmchildren(r, r->rootfd, to, e);
 }
 
-static int restoredir(const char *rundir, int step, const char *to, int force, struct err *e)
+/* Whether dir holds layers itself (a run with one workspace), not one folder per workspace. */
+static int flatlayout(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int flat = 0;
+	while (d && !flat && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		flat = strcmp(de->d_name + digits, ".tar.zst") == 0 && (digits >= 4 || strcmp(de->d_name, "end.tar.zst") == 0);
+	}
+	if (d)
+		closedir(d);
+	return flat;
+}
+
+/* The workspace whose chain a restore reads: the one named, the one holding step's layer, or the
+ * only one; NULL (e says why) when that is not one; "" for a run with one workspace. */
+static char *pickws(const char *snapdir, const char *ws, int step, struct err *e)
+{
+	if (ws) {
+		char *p = pathjoin(snapdir, ws);
+		struct stat st;
+		int ok = !strchr(ws, '/') && strcmp(ws, "..") && strcmp(ws, ".") && *ws && lstat(p, &st) == 0 &&
+		         S_ISDIR(st.st_mode);
+		free(p);
+		if (!ok) {
+			errc(e, 2, "%s has no workspace '%s'", snapdir, ws);
+			return NULL;
+		}
+		return xstrdup(ws);
+	}
+	if (flatlayout(snapdir))
+		return xstrdup("");
+	DIR *d = opendir(snapdir);
+	if (!d) {
+		errc(e, 2, "%s:", snapdir);
+		return NULL;
+	}
+	struct dirent *de;
+	struct strv all = {0};
+	char *found = NULL;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *sd = pathjoin(snapdir, de->d_name);
+		int isdir = lstat(sd, &st) == 0 && S_ISDIR(st.st_mode);
+		free(sd);
+		if (de->d_name[0] == '.' || !isdir)
+			continue;
+		strvadd(&all, de->d_name);
+		char *p = xasprintf("%s/%s/%04d.tar.zst", snapdir, de->d_name, step);
+		if (step > 0 && access(p, F_OK) == 0 && !found)
+			found = xstrdup(de->d_name);
+		free(p);
+	}
+	closedir(d);
+	if (!found && all.n == 1)
+		found = xstrdup(all.v[0]);
+	if (!found) {
+		struct buf names = {0};
+		for (size_t i = 0; i < all.n; i++)
+			bufprintf(&names, "%s%s", i ? ", " : "", all.v[i]);
+		if (step > 0)
+			errc(e, 2, "no workspace of the run has a layer for step %d; name one with --workspace (%s)", step,
+			     names.data ? names.data : "none");
+		else
+			errc(e, 2, "the run has several workspaces; name one with --workspace (%s)", names.data ? names.data : "none");
+		buffree(&names);
+	}
+	strvfree(&all);
+	return found;
+}
+
+static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
 {
 	if (step < 0)
 		return errc(e, 2, "step %d: want 1 or more, or end", step);
@@ -670,9 +742,19 @@ static int restoredir(const char *rundir, int step, const char *to, int force, s
 	char *run = realpath(rundir, NULL);
 	if (!run)
 		return errc(e, 2, "%s:", rundir);
+	char *top = pathjoin(run, "snapshots");
+	char *name = pickws(top, ws, step, e);
+	free(top);
+	if (!name) {
+		free(run);
+		return -1;
+	}
+	/* layers are named relative to the run: snapshots/NNNN.tar.zst or snapshots/<ws>/NNNN.tar.zst */
+	char *sub = *name ? xasprintf("snapshots/%s", name) : xstrdup("snapshots");
+	free(name);
 	struct buf sums = {0};
 	char *sumpath = pathjoin(run, "SHA256SUMS");
-	char *snapdir = pathjoin(run, "snapshots");
+	char *snapdir = pathjoin(run, sub);
 	struct layername *layers = NULL;
 	size_t n = 0;
 	char (*want)[65] = NULL;
@@ -685,7 +767,7 @@ static int restoredir(const char *rundir, int step, const char *to, int force, s
 	/* Every layer must be listed before anything is written. */
 	want = xcalloc(n, sizeof *want);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		char *rel = xasprintf("snapshots/%s", layers[i].name);
+		char *rel = xasprintf("%s/%s", sub, layers[i].name);
 		if (!sumfor(&sums, rel, want[i]))
 			rc = errc(e, 4, "layer %s is not listed in %s", rel, sumpath);
 		free(rel);
@@ -701,7 +783,7 @@ static int restoredir(const char *rundir, int step, const char *to, int force, s
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
-		char *rel = xasprintf("snapshots/%s", layers[i].name);
+		char *rel = xasprintf("%s/%s", sub, layers[i].name);
 		rc = applylayer(&r, file, rel, want[i], e);
 		free(file);
 		free(rel);
@@ -719,6 +801,7 @@ out:
 	free(want);
 	free(sumpath);
 	free(snapdir);
+	free(sub);
 	free(run);
 	buffree(&sums);
 	return rc;
@@ -798,17 +881,17 @@ static int unpackrun(const char *file, char **tmp, char **run, struct err *e)
 	return rc;
 }
 
-static int restore(const char *rundir, int step, const char *to, int force, struct err *e)
+static int restore(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
 {
 	struct stat st;
 	if (stat(rundir, &st) < 0)
 		return errc(e, 2, "%s:", rundir);
 	if (!S_ISREG(st.st_mode))
-		return restoredir(rundir, step, to, force, e);
+		return restoredir(rundir, ws, step, to, force, e);
 	char *tmp = NULL, *run = NULL;
 	int rc = unpackrun(rundir, &tmp, &run, e);
 	if (rc == 0)
-		rc = restoredir(run, step, to, force, e);
+		rc = restoredir(run, ws, step, to, force, e);
 	if (tmp)
 		snapremove(tmp);
 	free(tmp);
@@ -831,8 +914,13 @@ int snapunpack(const char *file, char **tmp, char **run, struct err *e)
 
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e)
 {
+	return snaprestorews(rundir, NULL, step, to, force, e);
+}
+
+int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
+{
 	locale_t old = snappin();
-	int rc = restore(rundir, step, to, force, e);
+	int rc = restore(rundir, ws, step, to, force, e);
 	snapunpin(old);
 	return rc;
 }

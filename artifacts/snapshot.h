@@ -41,6 +41,9 @@ void snapinfofree(struct snapinfo *i);
  * read. Set-id bits are dropped. Errors: code 2 bad input (nothing written), 4 a layer not listed,
  * not matching its digest or not a valid layer, 1 the rest. The process works in `to` meanwhile. */
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e);
+/* The same for a run with several workspaces: the chain of snapshots/<ws>/; ws NULL picks the one
+ * holding step's layer, or the only one (a run with one workspace has its layers in snapshots/). */
+int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e);
 
 /* Unpack a .tar.zst of a run directory (safely, as a layer) into a new folder *tmp under $TMPDIR;
  * *run gets the run inside it (tmp itself, or its only folder when that holds SHA256SUMS). */

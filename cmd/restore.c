@@ -7,12 +7,15 @@
 #include "../artifacts/snapshot.h"
 
 static const char helptext[] =
-	"usage: nightshift restore RUN --step N|end --to DIR [--force]\n"
+	"usage: nightshift restore RUN --step N|end --to DIR [--force] [--workspace NAME]\n"
 	"\n"
 	"Rebuilds the workspace as it was before step N (layers 0001..N of RUN/snapshots applied in\n"
 	"order), or after the last step (end), in DIR. Each layer's digest is checked against\n"
 	"RUN/SHA256SUMS while it is read. DIR is made if missing and must be empty unless --force,\n"
 	"which replaces what it holds. Set-uid and set-gid bits are not restored.\n"
+	"A run whose jobs had workspaces of their own has one chain per workspace, in\n"
+	"RUN/snapshots/NAME/: --step N picks the one holding step N; --workspace NAME picks one\n"
+	"(needed for end when there are several).\n"
 	"\n"
 	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match\n"
 	"            or a layer is not in SHA256SUMS, 1 any other failure\n";
@@ -30,7 +33,7 @@ static const char *flagval(int argc, char **argv, int *i, const char *flag)
 
 int cmdrestore(int argc, char **argv)
 {
-	const char *run = NULL, *step = NULL, *to = NULL;
+	const char *run = NULL, *step = NULL, *to = NULL, *ws = NULL;
 	int force = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -46,6 +49,9 @@ int cmdrestore(int argc, char **argv)
 		} else if (strncmp(a, "--to", 4) == 0 && (a[4] == 0 || a[4] == '=')) {
 			if (!(to = flagval(argc, argv, &i, "--to")) || !*to)
 				return usage("restore", "--to needs a directory");
+		} else if (strncmp(a, "--workspace", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
+			if (!(ws = flagval(argc, argv, &i, "--workspace")) || !*ws)
+				return usage("restore", "--workspace needs a name (a folder of RUN/snapshots)");
 		} else if (a[0] == '-' && a[1]) {
 			return usage("restore", "unknown flag %s", a);
 		} else if (run) {
@@ -77,7 +83,7 @@ int cmdrestore(int argc, char **argv)
 		rc = report(&e);
 	else if (n > last)
 		rc = usage("restore", "--step %d: %s has %d steps (want 1 to %d, or end)", n, run, last, last);
-	else if (snaprestore(dir, n, to, force, &e) < 0)
+	else if (snaprestorews(dir, ws, n, to, force, &e) < 0)
 		rc = report(&e);
 	runclose(dir, tmp);
 	if (rc != EXIT_OK)

@@ -660,9 +660,27 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 	return expand(m, y, yget(y, n, "instructions") ? yget(y, n, "instructions") : n, &w->instructions, 0);
 }
 
-/* A job's own workspace: an existing folder, relative to the manifest; the manifest's own is no
- * workspace of its own. */
-static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, char **out)
+/* A workspace's name in snapshots/<name>/: the path as written, '/' and any character other than
+ * a letter, digit, '.', '_' or '-' made '_', leading '.' and '_' dropped. */
+static char *wsnameof(const char *written)
+{
+	struct buf b = {0};
+	const char *p = written;
+	while (*p == '.' || *p == '/' || *p == '_')
+		p++;
+	for (; *p; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+		         *p == '-' || *p == '_';
+		if (*p == '/' && (p[1] == '/' || p[1] == 0))
+			continue;
+		bufputc(&b, ok ? *p : '_');
+	}
+	return b.data ? b.data : xstrdup("");
+}
+
+/* A job's own workspace: an existing folder, relative to the manifest (or, in a replay, the
+ * folder of its name under wsroot); the manifest's own is no workspace of its own. */
+static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, struct job *j)
 {
 	char *ws = NULL;
 	if (ystr(y, n, &ws) < 0)
@@ -678,12 +696,30 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, ch
 		free(ws);
 		ws = x;
 	}
-	int rc = existing(y, n, m->dir, ws, 1, out);
-	free(ws);
-	if (rc == 0 && m->workspace && strcmp(*out, m->workspace) == 0) {
-		free(*out);
-		*out = NULL;
+	char *name = wsnameof(ws);
+	int rc = 0;
+	if (!*name || strcmp(name, WSDEFAULT) == 0 || strlen(name) > 128)
+		rc = yfail(y, n, "workspace '%s' makes the name '%s' for its snapshots, which is %s", ws, name,
+		           *name ? (strlen(name) > 128 ? "too long" : "the manifest's workspace's") : "empty");
+	else if (m->wsroot) {
+		char *p = pathjoin(m->wsroot, name);
+		rc = existing(y, n, "/", p, 1, &j->workspace);
+		free(p);
+	} else {
+		rc = existing(y, n, m->dir, ws, 1, &j->workspace);
 	}
+	free(ws);
+	if (rc == 0 && m->workspace && strcmp(j->workspace, m->workspace) == 0) {
+		free(j->workspace);
+		free(j->wsname);
+		j->workspace = NULL;
+	}
+	if (rc == 0 && j->workspace) {
+		free(j->wsname);
+		j->wsname = name;
+		name = NULL;
+	}
+	free(name);
 	return rc;
 }
 
@@ -760,7 +796,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		else if (strcmp(p.key, "model") == 0)
 			rc = ystr(y, p.val, &j->model);
 		else if (strcmp(p.key, "workspace") == 0)
-			rc = parseworkspace(m, y, p.val, &j->workspace);
+			rc = parseworkspace(m, y, p.val, j);
 		if (rc < 0)
 			bad = -1, ynote(y);
 	}
@@ -970,8 +1006,13 @@ static int crosscheck(struct manifest *m, struct ydoc *y)
 		if (j->sandbox.backend == BACKEND_DOCKER && j->sandbox.image && strcmp(j->sandbox.image, "host") == 0)
 			rc = errat(y, j->pos, "job '%s' uses the docker backend with image 'host': name a docker image in "
 			                      "sandbox.image%s", j->id, NULL);
-		if (j->workspace)
-			rc = errat(y, j->pos, "job '%s': a job's own workspace is not supported yet%s", j->id, NULL);
+		for (size_t k = 0; j->workspace && k < i; k++)
+			if (m->jobs[k].workspace && strcmp(m->jobs[k].wsname, j->wsname) == 0 &&
+			    strcmp(m->jobs[k].workspace, j->workspace) != 0) {
+				rc = errat(y, j->pos, "job '%s': its workspace and job '%s''s are two folders with one name "
+				                      "for their snapshots; name them apart", j->id, m->jobs[k].id);
+				break;
+			}
 		if (j->model && !manifestmodel(m, j->model))
 			rc = errat(y, j->pos, "job '%s' uses model '%s', which is not in models", j->id, j->model);
 		for (size_t k = 0; k < j->needs.n; k++)
@@ -1168,7 +1209,9 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 		return -1;
 	}
 	y.errs = &m->errors;
+	m->wsroot = o->wsroot;
 	int rc = parse(m, &y, o->workspace, e);
+	m->wsroot = NULL;
 	if (rc < 0 || m->errors.n) {
 		ynote(&y); /* a mistake reported without yfail */
 		manifestsorterrors(m);
@@ -1228,6 +1271,7 @@ void manifestfree(struct manifest *m)
 		sandboxfree(&j->sandbox);
 		free(j->model);
 		free(j->workspace);
+		free(j->wsname);
 		free(j->group);
 		free(j->mxkey);
 		cJSON_Delete(j->mxvalues);

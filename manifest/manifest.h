@@ -133,6 +133,7 @@ struct job {
 	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
 	char *model;        /* `model:` the job picks over its worker's, or NULL */
 	char *workspace;    /* its own workspace (absolute host path), or NULL: the manifest's */
+	char *wsname;       /* that workspace's name (snapshots/<wsname>/), or NULL: WSDEFAULT */
 	/* A job made from a matrix: one per combination of its values. */
 	char *group;        /* the matrix job's id as written (what --job and needs may name), or NULL */
 	char *mxkey;        /* its key in ${{ jobs.GROUP.outputs }}: its values joined by '-' */
@@ -164,6 +165,7 @@ struct manifest {
 	struct strv files; /* every file read: manifest, scripts, worker files */
 	struct strv errors; /* after a failed load: every mistake found, "file:line:col: message", in order */
 	char **filenames;  /* owned copies that struct pos points into */
+	const char *wsroot; /* while loading: loadopts.wsroot */
 	size_t nfilenames;
 };
 
@@ -175,7 +177,11 @@ int manifestloadset(struct manifest *m, const char *path, const struct strv *set
 struct loadopts {
 	const struct strv *sets; /* KEY=VALUE inputs */
 	const char *workspace;   /* use this folder instead of the manifest's workspace (replay) */
+	const char *wsroot;      /* and WSROOT/<name> instead of each job's own workspace (replay) */
 };
+
+/* The name of the manifest's workspace among jobs' own ones (snapshots/default/). */
+#define WSDEFAULT "default"
 /* The same with every option. */
 int manifestloadopts(struct manifest *m, const char *path, const struct loadopts *o, struct err *e);
 /* Deep-copy a sandbox configuration (dst is overwritten, not freed). */

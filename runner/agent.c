@@ -27,6 +27,7 @@ struct jobrun {
 	struct evlog *ev;
 	struct sbx *sbx;
 	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
+	struct wspace *ws;     /* the workspace it works in */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -148,16 +149,17 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	char name[16];
 	memset(&si, 0, sizeof si);
 	snprintf(name, sizeof name, "%04d", step);
-	pthread_mutex_lock(&jr->rs->mu);
-	int rc = snaptake(jr->rs->snap, name, &si, e);
-	pthread_mutex_unlock(&jr->rs->mu);
+	pthread_mutex_lock(&jr->ws->mu);
+	int rc = snaptake(jr->ws->snap, name, &si, e);
+	pthread_mutex_unlock(&jr->ws->mu);
 	if (rc < 0) {
 		snapinfofree(&si);
 		return errctx(e, "snapshot before step %d", step);
 	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
-	char *layer = xasprintf("snapshots/%s.tar.zst", name);
+	char *layer = jr->ws->name ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
+	                           : xasprintf("snapshots/%s.tar.zst", name);
 	cJSON_AddStringToObject(ev, "layer", layer);
 	free(layer);
 	cJSON_AddStringToObject(ev, "sha256", si.sha256);
@@ -217,6 +219,7 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	sub.max_turns = dw->max_turns;
 	sub.max_tokens = dw->max_tokens;
 	sub.sandbox = dw->sandbox;
+	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
 	sub.pos = jr->j->pos;
 	struct jobresult *res = runnested(jr->rs, id, dw->name, jr->j->id);
 	cJSON *ev = cJSON_CreateObject();
@@ -275,12 +278,12 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		snprintf(v.reason, sizeof v.reason, "tool '%.100s' is not offered to worker '%s'", c->name, jr->w->name);
 	} else {
 		policydecide(&jr->w->approval, jr->w->name, c->name, c->args, &v);
-		size_t hl = jr->rs->hidden ? strlen(jr->rs->hidden) : 0;
-		if (v.path && hl && strncmp(v.path, jr->rs->hidden, hl) == 0 && (v.path[hl] == 0 || v.path[hl] == '/')) {
+		size_t hl = jr->ws->hidden ? strlen(jr->ws->hidden) : 0;
+		if (v.path && hl && strncmp(v.path, jr->ws->hidden, hl) == 0 && (v.path[hl] == 0 || v.path[hl] == '/')) {
 			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
 			v.rule = -1;
 			snprintf(v.reason, sizeof v.reason, "%s holds the run directories, which are not part of the workspace",
-			         jr->rs->hidden);
+			         jr->ws->hidden);
 		}
 	}
 	cJSON *ev = cJSON_CreateObject();
@@ -328,15 +331,15 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			struct strv env = {0};
 			sandboxenv(&jr->j->sandbox, &env);
 			sandboxcopy(&jr->sc, &jr->j->sandbox);
-			if (jr->rs->hidden) {
+			if (jr->ws->hidden) {
 				/* The runs folder inside the workspace is read-only to the step. */
 				jr->sc.mounts = xrealloc(jr->sc.mounts, (jr->sc.nmounts + 1) * sizeof *jr->sc.mounts);
 				struct mount *mt = &jr->sc.mounts[jr->sc.nmounts++];
 				memset(mt, 0, sizeof *mt);
-				mt->source = pathjoin(jr->rs->m->workspace, jr->rs->hidden);
-				mt->target = xasprintf("/workspace/%s", jr->rs->hidden);
+				mt->source = pathjoin(jr->ws->path, jr->ws->hidden);
+				mt->target = xasprintf("/workspace/%s", jr->ws->hidden);
 			}
-			struct sbxconf sc = {&jr->sc, jr->rs->m->workspace, env.v, 0};
+			struct sbxconf sc = {&jr->sc, jr->ws->path, env.v, 0};
 			int orc = sbxopen(&jr->sbx, &sc, e);
 			strvfree(&env);
 			if (orc < 0) {
@@ -598,6 +601,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	memset(res, 0, sizeof *res);
 	res->halt = halt;
 	jr.w = manifestworker(rs->m, j->worker);
+	if (!(jr.ws = runws(rs, j)))
+		return errf(e, "job %s: its workspace was not opened for this run", j->id);
 	const struct model *md = manifestmodel(rs->m, j->model ? j->model : jr.w->model);
 	if (!(jr.dir = rundirjob(rs->rd, j->id, e)))
 		return -1;
@@ -627,9 +632,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};
 	if (rc == 0) {
-		jr.wsfd = open(rs->m->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (jr.wsfd < 0)
-			fail(&jr, JOB_FAILED, "workspace %s: %s", rs->m->workspace, strerror(errno));
+			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
 		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (rs->replay && replayllm(&jr, md, &je) < 0)
@@ -664,6 +669,15 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		rc = -1;
 	free(jr.dir);
 	return rc;
+}
+
+struct wspace *runws(const struct runstate *rs, const struct job *j)
+{
+	const char *path = j->workspace ? j->workspace : rs->m->workspace;
+	for (size_t i = 0; i < rs->nws; i++)
+		if (strcmp(rs->ws[i].path, path) == 0)
+			return &rs->ws[i];
+	return NULL;
 }
 
 struct jobresult *runnested(struct runstate *rs, const char *id, const char *worker, const char *parent)

@@ -20,17 +20,27 @@ struct nested {
 	struct jobresult *res;
 };
 
-/* What every job of a run shares; mu guards step, nested and the snapshot state. */
+/* One workspace of a run, with its own chain of snapshot layers. */
+struct wspace {
+	char *path;         /* absolute host path */
+	char *name;         /* its layers are in snapshots/<name>/; NULL when the run has one workspace */
+	char *hidden;       /* the runs folder when it lies inside this workspace (relative to it), else NULL */
+	struct snap *snap;
+	pthread_mutex_t mu; /* guards snap */
+	int lockfd;
+};
+
+/* What every job of a run shares; mu guards step and nested. */
 struct runstate {
 	pthread_mutex_t mu;
 	const struct manifest *m;
 	struct rundir *rd;
-	struct snap *snap;
+	struct wspace *ws;  /* the workspaces of the jobs that run */
+	size_t nws;
 	struct secrets *sec;
 	int step;           /* the last step number given out; steps count from 1 across the run */
 	const char *replay; /* replay: the run directory whose model replies are served */
 	int live;           /* replay: the live model takes over where the record ends */
-	const char *hidden;    /* the runs folder when it lies inside the workspace (relative to it), else NULL */
 	struct nested *nested; /* delegated jobs, in the order they started */
 	size_t nnested;
 	struct strv setid;     /* files whose set-id bits the end layer removed */
@@ -48,6 +58,8 @@ struct jobresult {
 	int halt;        /* set (atomically) by the scheduler: end at the next turn, cancelled */
 };
 
+/* The workspace job j works in (its own, or the manifest's), or NULL when the run has not opened it. */
+struct wspace *runws(const struct runstate *rs, const struct job *j);
 /* Run one job on input (its expanded input) to its end; the status says how it went. Returns -1 only when its artifacts
  * could not be written (e says why). */
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e);

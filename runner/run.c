@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "shard.h"
 #include "upstream.h"
+#include "wspace.h"
 #include "llm/llm.h"
 #include "../util/cancel.h"
 #include "run.h"
@@ -107,7 +108,12 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	cJSON_AddStringToObject(mj, "sha256", hex);
 	if (m->name)
 		cJSON_AddStringToObject(mj, "name", m->name);
-	cJSON_AddStringToObject(r, "workspace", m->workspace);
+	cJSON_AddStringToObject(r, "workspace", rs->nws == 1 ? rs->ws[0].path : m->workspace);
+	if (rs->nws > 1) {
+		cJSON *wj = cJSON_AddObjectToObject(r, "workspaces");
+		for (size_t i = 0; i < rs->nws; i++)
+			cJSON_AddStringToObject(wj, rs->ws[i].name, rs->ws[i].path);
+	}
 	cJSON *in = cJSON_AddObjectToObject(r, "inputs");
 	for (size_t i = 0; i < m->sets.n; i++) {
 		char *k = xstrdup(m->sets.v[i]), *eq = strchr(k, '=');
@@ -207,6 +213,9 @@ struct sched {
 	pthread_cond_t cv;
 	int running, writers, fatal;
 	int *state;
+	int *wr;      /* by job: it may change its workspace */
+	size_t *ws;   /* by job: the index of its workspace in the runstate */
+	int *said;    /* by job: the last reason it was said to wait for (1 + blocking job, or -1 for -j) */
 	const struct manifest *m;
 	struct jobresult *res;
 	struct err e; /* the first artifact error of a job thread */
@@ -331,17 +340,32 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	return 1;
 }
 
-/* Whether every step runs in the namespace sandbox, where no process outlives its step: then the
- * snapshots may take the kernel's change feed's word for what changed. */
-static int onlynamespace(const struct manifest *m)
+/* The running job that keeps job i from starting: one on a workspace that shares files with its
+ * own, when either of them may change it (writers alone). -1 when none. */
+static long blocker(const struct runstate *rs, const struct sched *s, size_t i)
 {
-	for (size_t i = 0; i < m->nworkers; i++)
-		if (m->workers[i].sandbox.backend != BACKEND_NAMESPACE)
-			return 0;
-	for (size_t i = 0; i < m->njobs; i++)
-		if (m->jobs[i].sandbox.backend != BACKEND_NAMESPACE)
-			return 0;
-	return 1;
+	for (size_t k = 0; k < s->m->njobs; k++)
+		if (s->state[k] == RUNNING && (s->wr[i] || s->wr[k]) && spacesoverlap(rs, s->ws[i], s->ws[k]))
+			return (long)k;
+	return -1;
+}
+
+/* Say once why a job whose needs are done waits. */
+static void saywait(const struct runstate *rs, struct sched *s, size_t i, long by, int max)
+{
+	int code = by >= 0 ? (int)by + 1 : -1;
+	if (s->said[i] == code)
+		return;
+	s->said[i] = code;
+	const struct job *j = &s->m->jobs[i];
+	if (by < 0) {
+		progressf("job %s: waiting: %d job%s running (-j %d)", j->id, max, max == 1 ? "" : "s", max);
+		return;
+	}
+	const struct wspace *w = &rs->ws[s->ws[by]];
+	progressf("job %s: waiting: job %s %s workspace %s%s", j->id, s->m->jobs[by].id,
+	          s->wr[by] ? "may change its" : "reads its", w->name ? w->name : w->path,
+	          s->wr[by] ? "" : " and this job may change it");
 }
 
 /* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
@@ -352,9 +376,16 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .m = m, .res = res};
 	int max = o->parallel > 0 ? o->parallel : 1;
 	s.state = xcalloc(m->njobs, sizeof *s.state);
-	for (size_t i = 0; i < m->njobs; i++)
+	s.wr = xcalloc(m->njobs, sizeof *s.wr);
+	s.ws = xcalloc(m->njobs, sizeof *s.ws);
+	s.said = xcalloc(m->njobs, sizeof *s.said);
+	for (size_t i = 0; i < m->njobs; i++) {
 		if (taken[i])
 			s.state[i] = DONE; /* finished in another run (--from) */
+		s.wr[i] = writes(m, manifestworker(m, m->jobs[i].worker), 0);
+		struct wspace *w = runws(rs, &m->jobs[i]);
+		s.ws[i] = w ? (size_t)(w - rs->ws) : 0;
+	}
 	pthread_t *threads = xcalloc(n + 1, sizeof *threads);
 	size_t nthreads = 0;
 	pthread_mutex_lock(&s.mu);
@@ -372,12 +403,21 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 				ready = s.state[manifestjob(m, j->needs.v[d]) - m->jobs] == DONE;
 			if (!ready)
 				continue;
-			int wr = writes(m, manifestworker(m, j->worker), 0);
-			if (!cancelled && !s.fatal && (s.running >= max || (wr && s.running > 0) || (!wr && s.writers > 0)))
-				continue;
-			if (!cancelled && !s.fatal && j->max_parallel && groupsrunning(m, s.state, i) >= j->max_parallel &&
-			    !failedfast(m, res, s.state, i))
-				continue;
+			int wr = s.wr[i];
+			if (!cancelled && !s.fatal && !failedfast(m, res, s.state, i)) {
+				long by = blocker(rs, &s, i);
+				if (s.running >= max || by >= 0) {
+					saywait(rs, &s, i, by, max);
+					continue;
+				}
+				if (j->max_parallel && groupsrunning(m, s.state, i) >= j->max_parallel) {
+					if (s.said[i] != -2)
+						progressf("job %s: waiting: max_parallel %d of matrix %s running", j->id, j->max_parallel,
+						          j->group);
+					s.said[i] = -2;
+					continue;
+				}
+			}
 			char *input = NULL;
 			if (!prepare(rs, &s, i, res, &input)) {
 				s.state[i] = DONE;
@@ -414,48 +454,13 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 		pthread_join(threads[t], NULL);
 	free(threads);
 	free(s.state);
+	free(s.wr);
+	free(s.ws);
+	free(s.said);
 	if (s.fatal) {
 		*e = s.e;
 		return -1;
 	}
-	return 0;
-}
-
-/* Hold the workspace for this run: a lock file outside it, keyed by its device and inode, that
- * names its holder. The lock goes with the process, whatever way it ends. */
-static int lockworkspace(const char *ws, const char *outdir, int *fd, struct err *e)
-{
-	struct stat st;
-	if (stat(ws, &st) < 0)
-		return errc(e, 2, "workspace %s:", ws);
-	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *path = xasprintf("%s/nightshift-%llx-%llx.lock", tmp, (unsigned long long)st.st_dev,
-	                       (unsigned long long)st.st_ino);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (*fd < 0) {
-		errc(e, 2, "cannot open the workspace lock %s:", path);
-		free(path);
-		return -1;
-	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		char holder[512] = "";
-		ssize_t n = pread(*fd, holder, sizeof holder - 1, 0);
-		holder[n > 0 ? n : 0] = 0;
-		holder[strcspn(holder, "\n")] = 0;
-		errc(e, 2, "workspace %s is in use by another run (%s; lock %s): wait for it or stop it", ws,
-		     *holder ? holder : "holder unknown", path);
-		close(*fd);
-		*fd = -1;
-		free(path);
-		return -1;
-	}
-	char now[32], *who;
-	utcnow(now);
-	who = xasprintf("pid %d, runs in %s, since %s\n", (int)getpid(), outdir, now);
-	if (ftruncate(*fd, 0) == 0 && pwrite(*fd, who, strlen(who), 0) < 0)
-		(void)0;
-	free(who);
-	free(path);
 	return 0;
 }
 
@@ -469,8 +474,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	int *sel = xcalloc(m->njobs, sizeof *sel);
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);
 	struct jobresult *res = xcalloc(m->njobs, sizeof *res);
-	int rc = -1, exitcode = 0, lockfd = -1;
-	char *hidden = NULL;
+	int rc = -1, exitcode = 0;
 	utcnow(started);
 	int *taken = xcalloc(m->njobs, sizeof *taken);
 	struct upstream up = {0};
@@ -503,36 +507,10 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	for (size_t i = 0; i < m->nmodels; i++)
 		if (llmkeyenv(&m->models[i]))
 			secretsadd(&sec, llmkeyenv(&m->models[i]), getenv(llmkeyenv(&m->models[i])));
-	if (lockworkspace(m->workspace, o->outdir, &lockfd, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
+	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
-	/* Runs kept inside the workspace (workspace: . and runs/ beside the manifest) are no part of
-	 * it: left out of snapshots, read-only to steps, refused to file tools. */
-	struct snapconf sconf = m->snapshot;
-	memset(&sconf.exclude, 0, sizeof sconf.exclude);
-	for (size_t i = 0; i < m->snapshot.exclude.n; i++)
-		strvadd(&sconf.exclude, m->snapshot.exclude.v[i]);
-	char outreal[PATH_MAX];
-	size_t wl = strlen(m->workspace);
-	if (realpath(o->outdir, outreal) && strncmp(outreal, m->workspace, wl) == 0 && outreal[wl] == '/') {
-		hidden = xstrdup(outreal + wl + 1);
-		rs.hidden = hidden;
-		char *all = xasprintf("%s/**", hidden);
-		strvadd(&sconf.exclude, hidden);
-		strvadd(&sconf.exclude, all);
-		free(all);
-	} else if (realpath(o->outdir, outreal) && strcmp(outreal, m->workspace) == 0) {
-		errc(e, 2, "--out %s is the workspace itself; make the run directories elsewhere", o->outdir);
-		strvfree(&sconf.exclude);
-		goto seal;
-	}
-	char *snapdir = pathjoin(rd.path, "snapshots");
-	int src = snapopen(&rs.snap, m->workspace, &sconf, snapdir, e);
-	strvfree(&sconf.exclude);
-	free(snapdir);
-	if (src == 0 && onlynamespace(m))
-		snapfeed(rs.snap);
-	if (src < 0 || rundircopy(&rd, m, e) < 0)
+	if (spacessnap(&rs, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
 	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
 		goto seal;
@@ -540,14 +518,8 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 seal:;
 	/* Whatever happened, seal what was written so it stays verifiable. */
 	struct err se = {0};
-	struct snapinfo si;
-	memset(&si, 0, sizeof si);
-	if (rs.snap && snapfull(rs.snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
+	if (spacesseal(&rs, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
-	for (size_t i = 0; i < si.setid.n; i++)
-		strvadd(&rs.setid, si.setid.v[i]);
-	snapinfofree(&si);
-	snapclose(rs.snap);
 	for (size_t k = 0; k < n; k++) {
 		enum jobstatus st = res[ord[k]].status;
 		/* cancelled by a signal is 130; cancelled by fail_fast goes with the failure that caused it */
@@ -583,8 +555,6 @@ out:
 	secretsfree(&sec);
 	nestedfree(&rs);
 	strvfree(&rs.setid);
-	if (lockfd >= 0)
-		close(lockfd);
-	free(hidden);
+	spacesclose(&rs);
 	return rc < 0 ? -1 : exitcode;
 }

@@ -1,0 +1,205 @@
+/* wspace: one lock and one chain of snapshot layers per workspace of a run. */
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../artifacts/snapshot.h"
+#include "wspace.h"
+
+/* Hold the workspace for this run: a lock file outside it, keyed by its device and inode, that
+ * names its holder. The lock goes with the process, whatever way it ends. */
+static int lockworkspace(const char *ws, const char *outdir, int *fd, struct err *e)
+{
+	struct stat st;
+	if (stat(ws, &st) < 0)
+		return errc(e, 2, "workspace %s:", ws);
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = xasprintf("%s/nightshift-%llx-%llx.lock", tmp, (unsigned long long)st.st_dev,
+	                       (unsigned long long)st.st_ino);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		errc(e, 2, "cannot open the workspace lock %s:", path);
+		free(path);
+		return -1;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		char holder[512] = "";
+		ssize_t n = pread(*fd, holder, sizeof holder - 1, 0);
+		holder[n > 0 ? n : 0] = 0;
+		holder[strcspn(holder, "\n")] = 0;
+		errc(e, 2, "workspace %s is in use by another run (%s; lock %s): wait for it or stop it", ws,
+		     *holder ? holder : "holder unknown", path);
+		close(*fd);
+		*fd = -1;
+		free(path);
+		return -1;
+	}
+	char now[32], *who;
+	utcnow(now);
+	who = xasprintf("pid %d, runs in %s, since %s\n", (int)getpid(), outdir, now);
+	if (ftruncate(*fd, 0) == 0 && pwrite(*fd, who, strlen(who), 0) < 0)
+		(void)0;
+	free(who);
+	free(path);
+	return 0;
+}
+
+/* Whether every step runs in the namespace sandbox, where no process outlives its step: then the
+ * snapshots may take the kernel's change feed's word for what changed. */
+static int onlynamespace(const struct manifest *m)
+{
+	for (size_t i = 0; i < m->nworkers; i++)
+		if (m->workers[i].sandbox.backend != BACKEND_NAMESPACE)
+			return 0;
+	for (size_t i = 0; i < m->njobs; i++)
+		if (m->jobs[i].sandbox.backend != BACKEND_NAMESPACE)
+			return 0;
+	return 1;
+}
+
+/* Whether path is inside dir (not dir itself); *rel gets the part below it. */
+static int inside(const char *path, const char *dir, const char **rel)
+{
+	size_t l = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		l = 0;
+	if (strncmp(path, dir, l) != 0 || path[l] != '/' || !path[l + 1])
+		return 0;
+	*rel = path + l + 1;
+	return 1;
+}
+
+int spacesoverlap(const struct runstate *rs, size_t a, size_t b)
+{
+	const char *rel;
+	return a == b || inside(rs->ws[a].path, rs->ws[b].path, &rel) || inside(rs->ws[b].path, rs->ws[a].path, &rel);
+}
+
+static void wsadd(struct runstate *rs, const char *path, const char *name)
+{
+	for (size_t i = 0; i < rs->nws; i++)
+		if (strcmp(rs->ws[i].path, path) == 0)
+			return;
+	rs->ws = xrealloc(rs->ws, (rs->nws + 1) * sizeof *rs->ws);
+	struct wspace *w = &rs->ws[rs->nws++];
+	memset(w, 0, sizeof *w);
+	w->path = xstrdup(path);
+	w->name = xstrdup(name);
+	w->lockfd = -1;
+	pthread_mutex_init(&w->mu, NULL);
+}
+
+int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *outdir, struct err *e)
+{
+	const struct manifest *m = rs->m;
+	for (size_t k = 0; k < n; k++) {
+		const struct job *j = &m->jobs[ord[k]];
+		wsadd(rs, j->workspace ? j->workspace : m->workspace, j->workspace ? j->wsname : WSDEFAULT);
+	}
+	if (rs->nws == 0)
+		wsadd(rs, m->workspace, WSDEFAULT);
+	if (rs->nws == 1) {
+		free(rs->ws[0].name); /* one workspace: today's layout, snapshots/NNNN.tar.zst */
+		rs->ws[0].name = NULL;
+	}
+	char outreal[PATH_MAX];
+	int haveout = realpath(outdir, outreal) != NULL;
+	for (size_t i = 0; i < rs->nws; i++) {
+		struct wspace *w = &rs->ws[i];
+		const char *rel;
+		if (haveout && strcmp(outreal, w->path) == 0)
+			return errc(e, 2, "--out %s is the workspace %s itself; make the run directories elsewhere", outdir,
+			            w->path);
+		/* Runs kept inside a workspace (workspace: . and runs/ beside the manifest) are no part of
+		 * it: left out of snapshots, read-only to steps, refused to file tools. */
+		if (haveout && inside(outreal, w->path, &rel))
+			w->hidden = xstrdup(rel);
+		if (lockworkspace(w->path, outdir, &w->lockfd, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int spacessnap(struct runstate *rs, struct err *e)
+{
+	const struct manifest *m = rs->m;
+	char *snapdir = pathjoin(rs->rd->path, "snapshots");
+	int rc = 0;
+	for (size_t i = 0; i < rs->nws && rc == 0; i++) {
+		struct wspace *w = &rs->ws[i];
+		struct snapconf sconf = m->snapshot;
+		memset(&sconf.exclude, 0, sizeof sconf.exclude);
+		for (size_t k = 0; k < m->snapshot.exclude.n; k++)
+			strvadd(&sconf.exclude, m->snapshot.exclude.v[k]);
+		for (size_t k = 0; k < rs->nws + 1; k++) {
+			/* the runs folder, and every other workspace of the run inside this one: each file is in one chain */
+			const char *rel = NULL;
+			if (k == rs->nws)
+				rel = w->hidden;
+			else if (k != i && !inside(rs->ws[k].path, w->path, &rel))
+				rel = NULL;
+			if (!rel)
+				continue;
+			char *all = xasprintf("%s/**", rel);
+			strvadd(&sconf.exclude, rel);
+			strvadd(&sconf.exclude, all);
+			free(all);
+		}
+		char *dir = w->name ? pathjoin(snapdir, w->name) : xstrdup(snapdir);
+		rc = w->name ? mkdirs(dir, 0755, e) : 0;
+		if (rc == 0)
+			rc = snapopen(&w->snap, w->path, &sconf, dir, e);
+		if (rc == 0 && onlynamespace(m))
+			snapfeed(w->snap);
+		if (rc < 0 && w->name)
+			errctx(e, "workspace %s", w->name);
+		free(dir);
+		strvfree(&sconf.exclude);
+	}
+	free(snapdir);
+	return rc;
+}
+
+int spacesseal(struct runstate *rs, struct err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; i < rs->nws; i++) {
+		struct wspace *w = &rs->ws[i];
+		struct snapinfo si;
+		struct err se = {0};
+		memset(&si, 0, sizeof si);
+		if (w->snap && snapfull(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
+			rc = -1;
+		for (size_t k = 0; k < si.setid.n; k++) {
+			char *p = w->name ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
+			strvadd(&rs->setid, p);
+			free(p);
+		}
+		snapinfofree(&si);
+		snapclose(w->snap);
+		w->snap = NULL;
+	}
+	return rc;
+}
+
+void spacesclose(struct runstate *rs)
+{
+	for (size_t i = 0; i < rs->nws; i++) {
+		struct wspace *w = &rs->ws[i];
+		snapclose(w->snap);
+		if (w->lockfd >= 0)
+			close(w->lockfd);
+		pthread_mutex_destroy(&w->mu);
+		free(w->path);
+		free(w->name);
+		free(w->hidden);
+	}
+	free(rs->ws);
+	rs->ws = NULL;
+	rs->nws = 0;
+}
