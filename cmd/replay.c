@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../artifacts/diff.h"
+#include "../artifacts/runjson.h"
 #include "../artifacts/snapshot.h"
 #include "../manifest/manifest.h"
 #include "../runner/llm/modelspec.h"
@@ -27,9 +28,9 @@ static const char replayhelp[] =
 	"            2 usage or a RUN that cannot be replayed\n";
 
 /* The lowest layer number in RUN/snapshots, or 0 when there is none (then end is used). */
-static int firstlayer(const char *run)
+static int firstlayer(const char *run, const char *ws)
 {
-	char *dir = pathjoin(run, "snapshots");
+	char *dir = ws ? xasprintf("%s/snapshots/%s", run, ws) : pathjoin(run, "snapshots");
 	DIR *d = opendir(dir);
 	free(dir);
 	int best = 0;
@@ -137,18 +138,52 @@ int cmdreplay(int argc, char **argv)
 		rc = usage("replay", "--out %s: cannot make a workspace folder", o.outdir);
 		goto done;
 	}
-	int first = firstlayer(real);
-	if (snaprestore(real, first, ws, 1, &e) < 0) {
-		errctx(&e, "replay: restoring the workspace of %s", run);
+	/* A run whose jobs had workspaces of their own: each restored into ws/<name>, the manifest's
+	 * own into ws/default (empty when no job of the run worked there). */
+	cJSON *spaces = cJSON_GetObjectItemCaseSensitive(rj, "workspaces");
+	char *top = spaces ? pathjoin(ws, WSDEFAULT) : xstrdup(ws);
+	if (spaces && mkdirs(top, 0755, &e) < 0) {
+		free(top);
 		rc = report(&e);
 		goto done;
 	}
-	fprintf(stderr, "nightshift: replay: workspace restored from %s into %s\n",
-	        first ? "the first snapshot" : "the end snapshot (the run had no steps)", ws);
+	cJSON *sp;
+	int nsp = cJSON_GetArraySize(spaces);
+	cJSON_ArrayForEach(sp, spaces)
+	{
+		if (!runnameok(sp->string)) {
+			free(top);
+			rc = usage("replay", "%s/run.json names a workspace '%.80s' that is not a name", run, sp->string);
+			goto done;
+		}
+	}
+	for (sp = spaces ? spaces->child : NULL;; sp = sp->next) {
+		if (spaces && !sp)
+			break;
+		const char *name = spaces ? sp->string : NULL;
+		char *to = name ? pathjoin(ws, name) : xstrdup(ws);
+		const char *chain = nsp > 1 ? name : NULL; /* one workspace: its layers are in snapshots/ */
+		int first = firstlayer(real, chain);
+		int src = snaprestorews(real, chain, first, to, 1, &e);
+		if (src == 0)
+			fprintf(stderr, "nightshift: replay: workspace %s restored from %s into %s\n", name ? name : "",
+			        first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
+		free(to);
+		if (src < 0) {
+			errctx(&e, "replay: restoring the workspace %s of %s", name ? name : "", run);
+			free(top);
+			rc = report(&e);
+			goto done;
+		}
+		if (!spaces)
+			break;
+	}
 	mpath = xasprintf("%s/manifest/%s", real, mfile);
-	struct loadopts lo = {.sets = &sets, .workspace = ws};
+	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = spaces ? ws : NULL};
 	loaded = 1;
-	if (loadmanifest(&m, mpath, &lo, &e) < 0) {
+	int lrc = loadmanifest(&m, mpath, &lo, &e);
+	free(top);
+	if (lrc < 0) {
 		rc = report(&e);
 		goto done;
 	}
@@ -159,6 +194,11 @@ int cmdreplay(int argc, char **argv)
 			goto done;
 		}
 	}
+	/* Without --job, the jobs the record ran (a run of selected jobs replays as that). */
+	cJSON *ran = o.jobs.n ? NULL : cJSON_GetObjectItemCaseSensitive(rj, "jobs");
+	cJSON_ArrayForEach(it, ran)
+		if (!cJSON_GetObjectItemCaseSensitive(it, "parent") && manifestjob(&m, it->string))
+			strvadd(&o.jobs, it->string);
 	o.replay = real;
 	o.replayof = run;
 	progressstart(0);

@@ -702,8 +702,13 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, st
 		rc = yfail(y, n, "workspace '%s' makes the name '%s' for its snapshots, which is %s", ws, name,
 		           *name ? (strlen(name) > 128 ? "too long" : "the manifest's workspace's") : "empty");
 	else if (m->wsroot) {
+		/* a replay: a workspace the record has no chain for had no job of the run; it stays empty */
 		char *p = pathjoin(m->wsroot, name);
-		rc = existing(y, n, "/", p, 1, &j->workspace);
+		struct err me = {0};
+		if (mkdirs(p, 0755, &me) < 0)
+			rc = yfail(y, n, "%s", me.msg);
+		else
+			rc = existing(y, n, "/", p, 1, &j->workspace);
 		free(p);
 	} else {
 		rc = existing(y, n, m->dir, ws, 1, &j->workspace);

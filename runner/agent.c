@@ -158,7 +158,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
-	char *layer = jr->ws->name ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
+	char *layer = jr->rs->nws > 1 ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
 	                           : xasprintf("snapshots/%s.tar.zst", name);
 	cJSON_AddStringToObject(ev, "layer", layer);
 	free(layer);

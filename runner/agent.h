@@ -23,7 +23,7 @@ struct nested {
 /* One workspace of a run, with its own chain of snapshot layers. */
 struct wspace {
 	char *path;         /* absolute host path */
-	char *name;         /* its layers are in snapshots/<name>/; NULL when the run has one workspace */
+	char *name;         /* its layers are in snapshots/<name>/ when the run has several workspaces */
 	char *hidden;       /* the runs folder when it lies inside this workspace (relative to it), else NULL */
 	struct snap *snap;
 	pthread_mutex_t mu; /* guards snap */

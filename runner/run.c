@@ -109,7 +109,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	if (m->name)
 		cJSON_AddStringToObject(mj, "name", m->name);
 	cJSON_AddStringToObject(r, "workspace", rs->nws == 1 ? rs->ws[0].path : m->workspace);
-	if (rs->nws > 1) {
+	if (rs->nws > 1 || (rs->nws == 1 && strcmp(rs->ws[0].name, WSDEFAULT) != 0)) {
 		cJSON *wj = cJSON_AddObjectToObject(r, "workspaces");
 		for (size_t i = 0; i < rs->nws; i++)
 			cJSON_AddStringToObject(wj, rs->ws[i].name, rs->ws[i].path);
@@ -364,7 +364,7 @@ static void saywait(const struct runstate *rs, struct sched *s, size_t i, long b
 	}
 	const struct wspace *w = &rs->ws[s->ws[by]];
 	progressf("job %s: waiting: job %s %s workspace %s%s", j->id, s->m->jobs[by].id,
-	          s->wr[by] ? "may change its" : "reads its", w->name ? w->name : w->path,
+	          s->wr[by] ? "may change its" : "reads its", w->name,
 	          s->wr[by] ? "" : " and this job may change it");
 }
 
@@ -510,7 +510,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
-	if (spacessnap(&rs, e) < 0 || rundircopy(&rd, m, e) < 0)
+	if (spacessnap(&rs, o->outdir, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
 	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
 		goto seal;

@@ -103,10 +103,15 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *out
 	}
 	if (rs->nws == 0)
 		wsadd(rs, m->workspace, WSDEFAULT);
-	if (rs->nws == 1) {
-		free(rs->ws[0].name); /* one workspace: today's layout, snapshots/NNNN.tar.zst */
-		rs->ws[0].name = NULL;
-	}
+	for (size_t i = 0; i < rs->nws; i++)
+		if (lockworkspace(rs->ws[i].path, outdir, &rs->ws[i].lockfd, e) < 0)
+			return -1;
+	return 0;
+}
+
+int spacessnap(struct runstate *rs, const char *outdir, struct err *e)
+{
+	const struct manifest *m = rs->m;
 	char outreal[PATH_MAX];
 	int haveout = realpath(outdir, outreal) != NULL;
 	for (size_t i = 0; i < rs->nws; i++) {
@@ -119,15 +124,7 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *out
 		 * it: left out of snapshots, read-only to steps, refused to file tools. */
 		if (haveout && inside(outreal, w->path, &rel))
 			w->hidden = xstrdup(rel);
-		if (lockworkspace(w->path, outdir, &w->lockfd, e) < 0)
-			return -1;
 	}
-	return 0;
-}
-
-int spacessnap(struct runstate *rs, struct err *e)
-{
-	const struct manifest *m = rs->m;
 	char *snapdir = pathjoin(rs->rd->path, "snapshots");
 	int rc = 0;
 	for (size_t i = 0; i < rs->nws && rc == 0; i++) {
@@ -150,14 +147,16 @@ int spacessnap(struct runstate *rs, struct err *e)
 			strvadd(&sconf.exclude, all);
 			free(all);
 		}
-		char *dir = w->name ? pathjoin(snapdir, w->name) : xstrdup(snapdir);
-		rc = w->name ? mkdirs(dir, 0755, e) : 0;
+		/* one workspace: today's layout, snapshots/NNNN.tar.zst */
+		const char *sub = rs->nws > 1 ? w->name : NULL;
+		char *dir = sub ? pathjoin(snapdir, sub) : xstrdup(snapdir);
+		rc = sub ? mkdirs(dir, 0755, e) : 0;
 		if (rc == 0)
 			rc = snapopen(&w->snap, w->path, &sconf, dir, e);
 		if (rc == 0 && onlynamespace(m))
 			snapfeed(w->snap);
-		if (rc < 0 && w->name)
-			errctx(e, "workspace %s", w->name);
+		if (rc < 0 && sub)
+			errctx(e, "workspace %s", sub);
 		free(dir);
 		strvfree(&sconf.exclude);
 	}
@@ -176,7 +175,7 @@ int spacesseal(struct runstate *rs, struct err *e)
 		if (w->snap && snapfull(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		for (size_t k = 0; k < si.setid.n; k++) {
-			char *p = w->name ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
+			char *p = rs->nws > 1 ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
 			strvadd(&rs->setid, p);
 			free(p);
 		}

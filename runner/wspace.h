@@ -7,9 +7,9 @@
 /* Lock the workspaces of the jobs ord[0..n) (the manifest's when n is 0) into rs->ws. With one
  * workspace its layers go in snapshots/, with several in snapshots/<name>/. */
 int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *outdir, struct err *e);
-/* Start each workspace's chain in the run directory rs->rd (the run folder left out of any
- * workspace holding it, nested workspaces left out of the one holding them). */
-int spacessnap(struct runstate *rs, struct err *e);
+/* Start each workspace's chain in the run directory rs->rd (the runs folder outdir left out of
+ * any workspace holding it, nested workspaces left out of the one holding them). */
+int spacessnap(struct runstate *rs, const char *outdir, struct err *e);
 /* Write each workspace's end layer; set-id bits removed go to rs->setid. */
 int spacesseal(struct runstate *rs, struct err *e);
 /* Close the chains, drop the locks, free rs->ws. */
