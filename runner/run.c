@@ -530,6 +530,8 @@ seal:;
 		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
 			exitcode = 1;
 	}
+	if (cancelled && exitcode != 0)
+		exitcode = 130; /* a job a signal cut short may have ended failed rather than cancelled */
 	if (rd.path) {
 		const char *status = rc < 0          ? "error"
 		                     : exitcode == 0   ? "succeeded"
