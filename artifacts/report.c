@@ -80,7 +80,7 @@ void htmltext(struct buf *b, const char *s, size_t n)
 		else if (c == 0xe2 && p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
 			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* LRM, RLM, embeddings, overrides */
 		else if (c == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
-			bufprintf(b, "\\u20%02x", p[2] - 0x81 + 0x40), p += 2; /* isolates U+2066..2069 */
+			bufprintf(b, "\\u20%02x", (p[2] & 0x3f) + 0x40), p += 2; /* isolates U+2066..2069 */
 		else if (c == 0xd8 && p[1] == 0x9c)
 			bufputs(b, "\\u061c"), p++; /* Arabic letter mark */
 		else

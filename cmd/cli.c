@@ -8,6 +8,7 @@
 #include "../artifacts/snapshot.h"
 #include "../runner/rulecheck.h"
 #include "cmd.h"
+#include "../runner/gha.h"
 
 int usage(const char *cmd, const char *fmt, ...)
 {
@@ -17,12 +18,19 @@ int usage(const char *cmd, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	termprintf(stderr, "nightshift: %s: %s\n(see nightshift %s --help)\n", cmd, msg, cmd);
+	if (ghaactive()) {
+		char *full = xasprintf("%s: %s", cmd, msg);
+		ghamistake(stderr, full);
+		free(full);
+	}
 	return EXIT_USAGE;
 }
 
 int report(const struct err *e)
 {
 	termprintf(stderr, "nightshift: %s\n", e->msg);
+	if (e->code == EXIT_USAGE)
+		ghamistake(stderr, e->msg);
 	return e->code ? e->code : EXIT_FAILED;
 }
 
@@ -75,9 +83,11 @@ int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o,
 		manifestsorterrors(m);
 	if (rc == 0 || m->errors.n < 2)
 		return rc;
-	/* Every mistake, one a line, then a count in e. */
-	for (size_t i = 0; i < m->errors.n; i++)
-		fprintf(stderr, "nightshift: %s\n", m->errors.v[i]);
+	/* Every mistake, one a line (and an annotation each in Actions), then a count in e. */
+	for (size_t i = 0; i < m->errors.n; i++) {
+		termprintf(stderr, "nightshift: %s\n", m->errors.v[i]);
+		ghamistake(stderr, m->errors.v[i]);
+	}
 	errc(e, 2, "%s: %zu mistakes%s", path, m->errors.n, m->errors.n >= MANIFEST_MAXERRORS ? " (the first ones)" : "");
 	return -1;
 }

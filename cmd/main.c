@@ -21,6 +21,8 @@ static const char helptext[] =
 	"  diff RUN --step N  what step N changed in the workspace\n"
 	"  report RUN [--out FILE]\n"
 	"                     one self-contained HTML page of the run\n"
+	"  export RUN --otlp FILE|URL\n"
+	"                     the run as OpenTelemetry traces (OTLP/HTTP JSON)\n"
 	"  plan MANIFEST --shards N [--json]\n"
 	"                     job groups for N machines (a GitHub Actions matrix with --json)\n"
 	"  merge RUN... --out DIR\n"
@@ -37,7 +39,7 @@ static const struct {
 	{"run", cmdrun},         {"validate", cmdvalidate}, {"policy", cmdpolicy},
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
 	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
-	{"diff", cmddiff},         {"report", cmdreport},
+	{"diff", cmddiff},         {"report", cmdreport},     {"export", cmdexport},
 };
 
 int main(int argc, char **argv)

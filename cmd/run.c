@@ -93,7 +93,7 @@ int cmdrun(int argc, char **argv)
 	const char *path = NULL, *out = NULL, *v;
 	struct runopts o = {0};
 	struct strv sets = {0}, models = {0}, from = {0};
-	int rc = EXIT_USAGE, quiet = 0;
+	int rc = EXIT_USAGE, quiet = 0, ghadone = 0;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
 			fputs(runhelp, stdout);
@@ -165,6 +165,7 @@ int cmdrun(int argc, char **argv)
 	for (size_t i = 0; i < models.n; i++) {
 		if (modelspec(&m, models.v[i], &e) < 0) {
 			fprintf(stderr, "nightshift: run: %s\n", e.msg);
+			ghamistake(stderr, e.msg);
 			manifestfree(&m);
 			goto done;
 		}
@@ -207,12 +208,19 @@ int cmdrun(int argc, char **argv)
 	if (rc < 0)
 		rc = report(&e);
 	struct err ge = {0};
+	ghadone = 1;
 	if (gharun(rundir, rc, stderr, &ge) < 0)
 		fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ge.msg);
 	free(rundir);
 	free(defout);
 	manifestfree(&m);
 done:
+	if (rc == EXIT_USAGE && !ghadone) {
+		/* Nothing ran: status=error and exit-code for the workflow (the mistake is annotated). */
+		struct err ue = {0};
+		if (gharun(NULL, rc, NULL, &ue) < 0)
+			fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ue.msg);
+	}
 	strvfree(&o.jobs);
 	strvfree(&sets);
 	strvfree(&models);

@@ -16,6 +16,7 @@
 #include "../artifacts/modeltext.h"
 #include "../artifacts/runjson.h"
 #include "gha.h"
+#include "../util/term.h"
 
 int ghaactive(void)
 {
@@ -282,6 +283,11 @@ static void readevents(struct jobview *jv, FILE *log)
 {
 	struct evreader *r;
 	struct err e = {0};
+	if (access(jv->events, F_OK) != 0) {
+		if (log)
+			ghaline(log, "(the job never started: it has no event log)");
+		return;
+	}
 	if (evropen(&r, jv->events, &e) < 0) {
 		if (log)
 			ghaline(log, "(no event log: %s)", e.msg);
@@ -554,6 +560,33 @@ static void annotate(FILE *log, const char *level, const char *title, const char
 	fprintf(log, "::%s title=%s::%s\n", level, t, m);
 	free(t);
 	free(m);
+}
+
+void ghamistake(FILE *log, const char *raw)
+{
+	if (!ghaactive())
+		return;
+	char *msg = termclean(raw, TERM_ONELINE | TERM_NOACTIONS); /* ghadata escapes for Actions */
+	char file[1024];
+	int line = 0, col = 0, n = 0;
+	const char *colon = msg;
+	/* "FILE:LINE:COL: message", FILE holding no ':' of its own past its last one before LINE */
+	for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':'))
+		if (sscanf(p, ":%d:%d: %n", &line, &col, &n) == 2 && n > 0 && (size_t)(p - msg) < sizeof file) {
+			colon = p;
+			break;
+		}
+	if (n > 0 && colon > msg) {
+		memcpy(file, msg, colon - msg);
+		file[colon - msg] = 0;
+		char *f = ghaprop(file), *m = ghadata(colon + n);
+		fprintf(log, "::error file=%s,line=%d,col=%d,title=nightshift::%s\n", f, line, col, m);
+		free(f);
+		free(m);
+	} else {
+		annotate(log, "error", "nightshift", msg);
+	}
+	free(msg);
 }
 
 int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)

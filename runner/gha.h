@@ -29,6 +29,9 @@ void ghaendgroup(FILE *f);
 /* Append name=value to an output file in the multiline form name<<DELIM / value / DELIM, with a
  * random delimiter; refuses (-1) a name or value that holds it, or a name that is not [A-Za-z0-9_-]. */
 int ghaoutput(FILE *f, const char *name, const char *value, struct err *e);
+/* In Actions, an ::error annotation for a mistake: "FILE:LINE:COL: message" points at the file, line
+ * and column; anything else is a plain error. Does nothing outside Actions. */
+void ghamistake(FILE *log, const char *msg);
 /* After a run (or a merge) in Actions: append the summary of rundir to $GITHUB_STEP_SUMMARY, write
  * run-dir, status, exit-code, outputs (every job's output in one object) and output-<job> to
  * $GITHUB_OUTPUT, print each job's log as a group and an ::error annotation per failed or aborted job

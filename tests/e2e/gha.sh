@@ -91,6 +91,32 @@ expect_grep "$via: a big output is cut, and says where the whole is" 'cut at [0-
 check "$via: HTML in outputs is escaped" grep -q '0123456789&lt;&gt;&amp;' "$T/sum"
 check "$via: summary below 1 MiB" test "$(stat -c %s "$T/sum")" -lt 1048576
 
+# --- a mistake in the manifest (exit 2): status error, exit-code, ::error at file:line:col ---
+printf 'version: 1\nmodls: {}\nmodels: { d: { provider: scripted, replies: [ {text: hi} ] } }\nworkers: { w: { instructions: x, model: d } }\njobs: { j: { worker: w, retries: lots } }\n' > "$T/bad.yaml"
+: > "$T/out3"
+GITHUB_OUTPUT=$T/out3 "$NS" run "$T/bad.yaml" --out "$T/runs3" > "$T/stdout3" 2> "$T/log3"; rc=$?
+expect_rc "manifest mistake: exit 2" 2 "$rc"
+check "manifest mistake: GITHUB_OUTPUT parses" bash -c "python3 '$ROOT/tests/e2e/ghaparse.py' outputs '$T/out3' > '$T/out3.json'"
+expect_eq "manifest mistake: status" "error" "$(json status < "$T/out3.json")"
+expect_eq "manifest mistake: exit-code" "2" "$(json exit-code < "$T/out3.json")"
+expect_grep "manifest mistake: ::error at the key's line and column" "^::error file=$T/bad.yaml,line=2,col=1,title=nightshift::unknown key 'modls'" "$T/log3"
+expect_grep "manifest mistake: and at the second one" "^::error file=$T/bad.yaml,line=5,col=[0-9]+,title=nightshift::expected an integer" "$T/log3"
+check "manifest mistake: no run directory" test ! -e "$T/runs3"
+: > "$T/out4"
+GITHUB_OUTPUT=$T/out4 "$NS" run --no-such-flag > /dev/null 2> "$T/log4"; rc=$?
+expect_rc "bad flag: exit 2" 2 "$rc"
+check "bad flag: GITHUB_OUTPUT parses" bash -c "python3 '$ROOT/tests/e2e/ghaparse.py' outputs '$T/out4' > '$T/out4.json'"
+expect_eq "bad flag: status" "error" "$(json status < "$T/out4.json")"
+expect_grep "bad flag: ::error names the flag" '^::error title=nightshift::run: unknown flag --no-such-flag' "$T/log4"
+
+# --- a job that never ran: its group says so, not "No such file" ---
+printf 'version: 1\nworkspace: ws\nmodels: { d: { provider: scripted, replies: [ {text: hi} ] } }\nworkers: { w: { instructions: x, model: d } }\njobs: { a: { worker: w }, b: { worker: w, needs: [a] } }\n' > "$T/g/skip.yaml"
+: > "$T/out5"
+GITHUB_OUTPUT=$T/out5 "$NS" run "$T/g/skip.yaml" --out "$T/runs5" > /dev/null 2> "$T/log5"
+expect_grep "skipped job: its group" '^::group::nightshift job b: skipped' "$T/log5"
+expect_grep "skipped job: says it never started" 'the job never started' "$T/log5"
+expect_nogrep "skipped job: no 'No such file'" 'No such file' "$T/log5"
+
 # --- outside Actions: nothing written, nothing but progress on stderr ---
 : > "$T/out2"
 GITHUB_ACTIONS= GITHUB_OUTPUT=$T/out2 "$NS" merge "$rundir" --out "$T/merged2" > /dev/null 2> "$T/log2"; rc=$?
