@@ -8,19 +8,24 @@
 
 static const char helptext[] =
 	"usage: nightshift policy MANIFEST --worker W --tool T [--command CMD | --path P | --input TEXT]\n"
-	"                         [--json]\n"
+	"                         [--set K=V]... [--json]\n"
 	"\n"
 	"Decides one tool call of worker W by its approval rules, exactly as a run would, and prints\n"
 	"one line: 'allow by rule N', 'deny by rule N', 'abort by rule N', or '... by default'. Rules\n"
 	"count from 1 in the order of approval.rules in the YAML (rule 1 is the first). The reason\n"
-	"(which rule, which simple command of a shell line) goes to stderr.\n"
+	"(which rule, which command) goes to stderr, and for a shell line one more line per simple\n"
+	"command it would run: the decision for that command, the rule that made it, and the\n"
+	"command (\"(runs nothing)\" for an assignment or a redirection alone).\n"
 	"\n"
 	"  --tool T      shell, read_file, write_file, list_dir, edit_file, or a delegate's name\n"
 	"  --command C   the shell command line (shell only, required for it)\n"
 	"  --path P      the path argument (file tools only, required for them)\n"
 	"  --input TEXT  the input of a delegate call (optional; rules do not look at it)\n"
-	"  --json        print {\"decision\", \"rule\" (from 1, or null for the default), \"line\",\n"
-	"                \"reason\", \"commands\" (the simple commands found), \"path\"} instead\n"
+	"  --set K=V     the value of ${{ inputs.K }}; repeatable\n"
+	"  --json        print {\"decision\", \"rule\" (from 1, or \"default\", as in the run's\n"
+	"                decision events), \"line\" (or null), \"reason\", \"commands\" (the simple\n"
+	"                commands found), \"decisions\" (one {\"decision\", \"rule\"} per command,\n"
+	"                \"rule\" null for one that runs nothing), \"path\"} instead\n"
 	"\n"
 	"exit codes: 0 a decision was printed (whatever it is), 2 usage or manifest error\n";
 
@@ -48,13 +53,26 @@ static void printjson(const struct verdict *v, const struct worker *w)
 		cJSON_AddNumberToObject(o, "rule", v->rule + 1);
 		cJSON_AddNumberToObject(o, "line", w->approval.rules[v->rule].pos.line);
 	} else {
-		cJSON_AddNullToObject(o, "rule");
+		cJSON_AddStringToObject(o, "rule", "default");
 		cJSON_AddNullToObject(o, "line");
 	}
 	cJSON_AddStringToObject(o, "reason", v->reason);
 	cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
 	for (size_t k = 0; k < v->commands.n; k++)
 		cJSON_AddItemToArray(cmds, cJSON_CreateString(v->commands.v[k]));
+	cJSON *decs = cJSON_AddArrayToObject(o, "decisions");
+	for (size_t k = 0; v->percmd && k < v->commands.n; k++) {
+		cJSON *d = cJSON_CreateObject();
+		const struct cmdverdict *c = &v->percmd[k];
+		cJSON_AddStringToObject(d, "decision", c->skipped ? "none" : decisionname(c->decision));
+		if (c->skipped)
+			cJSON_AddNullToObject(d, "rule");
+		else if (c->rule >= 0)
+			cJSON_AddNumberToObject(d, "rule", c->rule + 1);
+		else
+			cJSON_AddStringToObject(d, "rule", "default");
+		cJSON_AddItemToArray(decs, d);
+	}
 	if (v->path)
 		cJSON_AddStringToObject(o, "path", v->path);
 	else
@@ -69,6 +87,7 @@ int cmdpolicy(int argc, char **argv)
 {
 	const char *manifest = NULL, *worker = NULL, *tool = NULL, *command = NULL, *path = NULL, *input = NULL;
 	int json = 0;
+	static struct strv sets; /* reachable until exit, whichever way policy returns */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *name = NULL;
 		if (ishelp(a)) {
@@ -89,6 +108,15 @@ int cmdpolicy(int argc, char **argv)
 			name = "--path", path = val;
 		else if (isflag(argc, argv, &i, "--input", &val))
 			name = "--input", input = val;
+		else if (isflag(argc, argv, &i, "--set", &val)) {
+			name = "--set";
+			if (val && (!strchr(val, '=') || val[0] == '=')) {
+				strvfree(&sets);
+				return usage("policy", "--set needs KEY=VALUE");
+			}
+			if (val)
+				strvadd(&sets, val);
+		}
 		else if (a[0] == '-' && a[1])
 			return usage("policy", "unknown flag %s", a);
 		else if (manifest)
@@ -123,7 +151,9 @@ int cmdpolicy(int argc, char **argv)
 
 	struct manifest m = {0};
 	struct err e = {0};
-	if (loadmanifest(&m, manifest, &(struct loadopts){0}, &e) < 0) {
+	int rcload = loadmanifest(&m, manifest, &(struct loadopts){.sets = &sets}, &e);
+	strvfree(&sets);
+	if (rcload < 0) {
 		manifestfree(&m);
 		return report(&e);
 	}
@@ -161,6 +191,17 @@ int cmdpolicy(int argc, char **argv)
 		else
 			printf("%s by default\n", decisionname(v.decision));
 		termprintf(stderr, "nightshift: policy: %s\n", v.reason);
+		for (size_t k = 0; v.percmd && k < v.commands.n; k++) {
+			const struct cmdverdict *c = &v.percmd[k];
+			char by[32];
+			if (c->skipped)
+				snprintf(by, sizeof by, "(runs nothing)");
+			else if (c->rule >= 0)
+				snprintf(by, sizeof by, "%s by rule %d", decisionname(c->decision), c->rule + 1);
+			else
+				snprintf(by, sizeof by, "%s by default", decisionname(c->decision));
+			termprintf(stderr, "  %-20s %s\n", by, v.commands.v[k]);
+		}
 	}
 	verdictfree(&v);
 	manifestfree(&m);

@@ -7,6 +7,7 @@
 #include "../util/glob.h"
 #include "policy.h"
 #include "shellsplit.h"
+#include "../util/util.h"
 
 enum kind { KSHELL, KFILE, KDELEGATE, KOTHER };
 
@@ -124,14 +125,78 @@ static void defreason(struct verdict *v, const struct approval *a, const char *w
 	if (worker)
 		snprintf(whose, sizeof whose, " of worker %s", worker);
 	if (unsafe && a->def == DEC_ALLOW)
-		snprintf(v->reason, sizeof v->reason, "%s cannot be proven harmless (%s); the allow default does not apply",
+		snprintf(v->reason, sizeof v->reason, "%s cannot be judged (%s); the allow default does not apply",
 		         what, unsafe);
 	else if (unsafe)
-		snprintf(v->reason, sizeof v->reason, "%s cannot be proven harmless (%s), so no allow rule applies; default %s",
+		snprintf(v->reason, sizeof v->reason, "%s is only known at run time (%s), so no rule with a command pattern allows it; default %s",
 		         what, unsafe, decisionname(a->def));
 	else
 		snprintf(v->reason, sizeof v->reason, "%s matches none of the rules%s; default %s", what, whose,
 		         decisionname(a->def));
+}
+
+/* How a rule stands to one simple command. */
+enum fit { FNO, FYES, FCOULD };
+
+/* Does rule r (whose tool matches) decide cmd? FCOULD: a deny or abort rule that the command's
+ * run-time parts could be hiding. *miss says why an allow rule whose pattern matched does not. */
+static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char **miss)
+{
+	if (!r->command)
+		return FYES; /* a shell rule without command: every line, opaque parts included */
+	if (cmd->opaque)
+		return r->decision == DEC_ALLOW ? FNO : FCOULD;
+	if (!cmd->argc)
+		return FNO;
+	if (r->decision == DEC_ALLOW) {
+		if (!globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+			return FNO;
+		if (globcmdwild(r->command))
+			return FYES; /* "*", "g* *": any program, so any option and any redirection */
+		if (cmd->redir) {
+			*miss = cmd->redir;
+			return FNO;
+		}
+		if (cmd->danger && !globnames(r->command, cmd->dangerkey, cmd->dangerword)) {
+			*miss = cmd->danger;
+			return FNO;
+		}
+		return FYES;
+	}
+	if (globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+		return FYES;
+	for (size_t k = 0; k < cmd->argc; k++)
+		if (cmd->wf[k] & SHW_UNKNOWN)
+			return globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 1) ? FCOULD : FNO;
+	return FNO;
+}
+
+/* The decision for one command: the strictest rule; *rule is -1 when the default decided;
+ * *could when a deny came from a rule that could be hiding there; *near an allow rule whose
+ * pattern matched but that did not apply (with *miss why), or -1. */
+static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd, int *rule,
+                              int *could, int *near, const char **miss)
+{
+	int best = -1;
+	*rule = -1, *could = 0, *near = -1, *miss = NULL;
+	for (size_t k = 0; k < a->nrules && best != DEC_ABORT; k++) {
+		const struct rule *r = &a->rules[k];
+		if (!live[k] || (int)r->decision < best || ((int)r->decision == best && !*could))
+			continue;
+		const char *m = NULL;
+		enum fit f = fitcmd(r, cmd, &m);
+		if (f == FNO) {
+			if (m && *near < 0)
+				*near = (int)k, *miss = m;
+			continue;
+		}
+		enum decision d = f == FCOULD ? DEC_DENY : r->decision;
+		if ((int)d > best || ((int)d == best && *could && f == FYES))
+			best = (int)d, *rule = (int)k, *could = f == FCOULD;
+	}
+	if (best >= 0)
+		return (enum decision)best;
+	return a->def;
 }
 
 static void decideshell(const struct approval *a, const char *worker, struct subject *s, const cJSON *args,
@@ -152,37 +217,42 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	}
 	struct shsplit sp;
 	shsplit(c->valuestring, strlen(c->valuestring), &sp);
-	for (size_t k = 0; k < sp.ncmds; k++)
-		strvadd(&v->commands, sp.cmds[k].text);
-	if (!sp.ncmds) {
-		s->provable = 0;
-		v->decision = judge(a, s, NULL, &v->rule);
-		const char *why = sp.unsafe ? sp.unsafe : "no command in it";
-		clip(what, sizeof what, c->valuestring);
-		if (v->rule >= 0) {
-			rulename(rn, sizeof rn, a, v->rule);
-			snprintf(v->reason, sizeof v->reason, "%s %s %s (%s)", rn, verb(v->decision), what, why);
-		} else {
-			defreason(v, a, worker, what, why);
-		}
+	if (sp.unsafe) { /* not read whole: the line is one opaque command */
 		shsplitfree(&sp);
-		return;
+		memset(&sp, 0, sizeof sp);
+		sp.cmds = xcalloc(1, sizeof *sp.cmds);
+		sp.cmds[0].argv = xcalloc(1, sizeof *sp.cmds[0].argv);
+		sp.cmds[0].text = xstrdup(c->valuestring);
+		sp.ncmds = sp.cap = 1;
+		struct shsplit tmp;
+		shsplit(c->valuestring, strlen(c->valuestring), &tmp);
+		snprintf(sp.why, sizeof sp.why, "the line cannot be read whole: %s", tmp.unsafe);
+		shsplitfree(&tmp);
+		sp.cmds[0].opaque = sp.why;
+		sp.cmds[0].via = -1;
 	}
-	int worst = -1, wrule = -1, rules[8], nrules = 0;
+	int worst = -1, wrule = -1, wcould = 0, wnear = -1, rules[8], nrules = 0, judged = 0;
+	const char *wmiss = NULL;
 	size_t wcmd = 0;
 	unsigned char sbuf[256], *live = a->nrules <= sizeof sbuf ? sbuf : xmalloc(a->nrules);
 	for (size_t k = 0; k < a->nrules; k++)
 		live[k] = (unsigned char)callmatches(&a->rules[k], s);
+	v->percmd = xcalloc(sp.ncmds ? sp.ncmds : 1, sizeof *v->percmd);
 	for (size_t k = 0; k < sp.ncmds; k++) {
 		struct shcmd *cmd = &sp.cmds[k];
-		s->words = cmd->argv, s->nwords = cmd->argc;
-		s->provable = !sp.unsafe && !cmd->unsafe;
-		int r;
-		enum decision d = judge(a, s, live, &r);
-		/* the strictest decides; among equals decided by default, one that cannot be proven
-		 * harmless explains more ("git log $(cat x)" rather than the "cat x" inside it) */
-		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && !s->provable && !sp.cmds[wcmd].unsafe))
-			worst = (int)d, wrule = r, wcmd = k;
+		strvadd(&v->commands, cmd->text);
+		v->percmd[k].rule = -1;
+		v->percmd[k].decision = DEC_ALLOW;
+		v->percmd[k].skipped = !cmd->argc && !cmd->opaque && !cmd->redir;
+		if (v->percmd[k].skipped)
+			continue; /* assignments, redirections into the workspace: nothing runs */
+		judged++;
+		int r, could, near;
+		const char *miss;
+		enum decision d = judgecmd(a, live, cmd, &r, &could, &near, &miss);
+		v->percmd[k].decision = d, v->percmd[k].rule = r;
+		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && near >= 0 && wnear < 0))
+			worst = (int)d, wrule = r, wcmd = k, wcould = could, wnear = near, wmiss = miss;
 		if (d == DEC_ALLOW && r >= 0 && nrules < 8) {
 			int seen = 0;
 			for (int j = 0; j < nrules; j++)
@@ -191,20 +261,51 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 				rules[nrules++] = r;
 		}
 	}
+	if (!judged) { /* nothing runs: rules without a command pattern, else the default decide */
+		static char *none[] = {NULL};
+		struct shcmd empty = {.argv = none, .via = -1};
+		int r, could, near;
+		const char *miss;
+		for (size_t k = 0; k < a->nrules; k++)
+			live[k] = (unsigned char)callmatches(&a->rules[k], s);
+		v->decision = judgecmd(a, live, &empty, &r, &could, &near, &miss);
+		v->rule = r;
+		clip(what, sizeof what, c->valuestring);
+		if (r >= 0) {
+			rulename(rn, sizeof rn, a, r);
+			snprintf(v->reason, sizeof v->reason, "%s %s %s (it runs no command)", rn, verb(v->decision), what);
+		} else {
+			defreason(v, a, worker, what, NULL);
+		}
+		if (live != sbuf)
+			free(live);
+		shsplitfree(&sp);
+		return;
+	}
 	if (live != sbuf)
 		free(live);
 	v->decision = (enum decision)worst;
 	v->rule = wrule;
 	struct shcmd *cmd = &sp.cmds[wcmd];
-	/* the line as a whole failed: show the line, not the piece read before the failure */
-	clip(what, sizeof what, sp.unsafe && wrule < 0 ? c->valuestring : cmd->text);
-	if (wrule < 0) {
-		defreason(v, a, worker, what, sp.unsafe ? sp.unsafe : cmd->unsafe);
-	} else if (v->decision == DEC_ALLOW && sp.ncmds > 1) {
+	clip(what, sizeof what, cmd->text[0] ? cmd->text : c->valuestring);
+	if (wrule < 0 && wnear >= 0 && v->decision != DEC_ALLOW) {
+		char whose[96] = "";
+		rulename(rn, sizeof rn, a, wnear);
+		if (worker)
+			snprintf(whose, sizeof whose, " of worker %s", worker);
+		snprintf(v->reason, sizeof v->reason, "%s would allow %s, but %s, which its pattern does not name; default %s",
+		         rn, what, wmiss, decisionname(a->def));
+	} else if (wrule < 0) {
+		defreason(v, a, worker, what, a->def == DEC_ALLOW ? NULL : cmd->opaque ? cmd->opaque : cmd->redir);
+	} else if (wcould) {
+		rulename(rn, sizeof rn, a, wrule);
+		snprintf(v->reason, sizeof v->reason, "%s (%s) could be hiding in %s: %s", rn, verb(a->rules[wrule].decision),
+		         what, cmd->opaque ? cmd->opaque : "its words are only known at run time");
+	} else if (v->decision == DEC_ALLOW && judged > 1) {
 		char list[64] = "";
 		for (int j = 0, o = 0; j < nrules && o < (int)sizeof list - 8; j++)
 			o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", j ? ", " : "", rules[j] + 1);
-		snprintf(v->reason, sizeof v->reason, "all %zu commands are allowed (by rule%s %s)", sp.ncmds,
+		snprintf(v->reason, sizeof v->reason, "all %d commands are allowed (by rule%s %s)", judged,
 		         nrules > 1 ? "s" : "", list);
 	} else {
 		rulename(rn, sizeof rn, a, wrule);
@@ -263,6 +364,8 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 void verdictfree(struct verdict *v)
 {
 	strvfree(&v->commands);
+	free(v->percmd);
+	v->percmd = NULL;
 	free(v->path);
 	v->path = NULL;
 }

@@ -13,6 +13,11 @@ struct verdict {
 	char reason[256];     /* one line, for the event and for the model's error; names the rule
 	                       * ("rule 2 (line 14)") and, for shell, the simple command that decided */
 	struct strv commands; /* simple commands found by the shell splitter, as written (shell only) */
+	struct cmdverdict {
+		enum decision decision;
+		int rule;    /* as above: -1 for the default */
+		int skipped; /* runs nothing (assignments, redirections into the workspace): not judged */
+	} *percmd;        /* one per commands entry (shell only), or NULL */
 	char *path;           /* normalised workspace-relative path (file tools), or NULL */
 };
 

@@ -1,25 +1,47 @@
-/* shellsplit: a recursive-descent reader of POSIX sh that keeps what the policy needs: the simple
- * commands and their words. It reads the way dash and bash both read, and where they could
- * disagree, or where a word's value is only known at run time, it flags instead of guessing. */
+/* shellsplit: a recursive-descent reader of the shell language as bash and dash read it, keeping
+ * what the policy needs: every simple command that could run, its words, and what of them is only
+ * known at run time. Where bash and dash read a construct differently ([[ ]], (( ))), both
+ * readings are reported. Commands that wrappers run (env, timeout, xargs, find -exec, bash -c,
+ * eval ...) are reported as commands of their own. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../util/glob.h"
+#include "danger.h"
 #include "policy.h"
 #include "shellsplit.h"
 
-#define MAXDEPTH 32   /* ( ), $( ), <( ) and backquotes inside each other */
+#define MAXDEPTH 32   /* ( ), $( ), <( ), backquotes, bash -c and wrappers inside each other */
 #define MAXHEREDOC 16 /* pending here-documents on one line */
+#define MAXCWD 8      /* working directories a line may be in, before it counts as unknown */
+#define MAXREL 64     /* relative redirections remembered per line */
 
-/* Shared by a line and the sub-lines of its backquotes. */
+struct rel {
+	char *target;
+	size_t cmd; /* the command it belongs to, (size_t)-1 while that is being read */
+};
+
+/* Shared by a line and everything read inside it. */
 struct ctx {
 	struct shsplit *out;
 	struct buf scratch; /* words being read, NUL-terminated, used as a stack */
 	size_t *woff;       /* where each of them starts */
+	unsigned char *wfl; /* and its SHW_* flags */
 	size_t nw, wcap;
-	int hascd;   /* a cd, pushd or popd was seen */
-	int comprel; /* a compound command redirects to a relative path */
+	char *cwd[MAXCWD];  /* every directory the line may be in (union over its cd's) */
+	int ncwd, cwdlost;
+	struct rel rel[MAXREL];
+	int nrel, rellost;
+	const char *relwhy; /* a relative redirection that cannot be judged, for compound commands */
+	int loop;           /* inside do ... done */
+	int funcseen;       /* a function is defined: its cd's run whenever it is called */
+	int arith;          /* bash evaluates a variable's value as arithmetic somewhere */
+	int runtimevar;     /* a variable gets a value only known at run time */
+	const char *opaque; /* something in the line runs a string built at run time */
+	int via;            /* index of the command whose inner commands are being read, or -1 */
+	int shadowing;      /* reading a construct the way dash does */
+	int stdinfile;      /* the command being settled reads a file on its standard input */
 };
 
 struct heredoc {
@@ -30,11 +52,13 @@ struct heredoc {
 struct sp {
 	const char *s;
 	size_t n, i;
-	size_t org; /* backquote sub-line: where it sits in the whole line */
+	size_t org; /* sub-line: where it sits in the whole line */
 	int sub;
 	struct ctx *c;
 	int depth;
-	int stop; /* a fatal problem: stop reading */
+	int stop;   /* a fatal problem: stop reading */
+	int shadow; /* a dash reading: its failures are dash's syntax errors, not the line's */
+	int incase, caseend;
 	struct heredoc hd[MAXHEREDOC];
 	int nhd;
 };
@@ -45,35 +69,43 @@ struct builder {
 	int started;
 	size_t sbase, wbase; /* scratch and word-stack marks */
 	size_t argc, nassign, nredir;
-	int flags0; /* word flags of argv[0] */
-	const char *unsafe;
-	int relredir;
+	const char *opaque;
+	const char *redir;
+	const char *envdanger; /* a dangerous variable assigned before it (static copy of the name) */
+	int stdinfile;         /* its standard input is redirected from a file */
 };
 
-/* What a word held, unquoted. */
-enum { WQUOTED = 1, WGLOB = 2, WTILDE = 4, WBRACE = 8, WASSIGN = 16, WEXPAND = 32 };
+/* What a word held. */
+enum { WQUOTED = 1, WEXPAND = 2, WSPLIT = 4, WGLOB = 8, WASSIGN = 16, WTILDE = 32 };
 
 static void list(struct sp *p, int closer);
+static int command(struct sp *p);
+static void settle(struct sp *p, size_t idx);
 
-static void taint(struct sp *p, const char *why)
+static void fail(struct sp *p, const char *why)
 {
 	struct shsplit *o = p->c->out;
+	p->stop = 1;
+	if (p->shadow)
+		return;
 	if (!o->unsafe) {
 		o->unsafe = why;
 		o->unsafeat = p->sub ? p->org : p->i;
 	}
 }
 
-static void fail(struct sp *p, const char *why)
+static void lineopaque(struct sp *p, const char *why)
 {
-	taint(p, why);
-	p->stop = 1;
+	if (!p->shadow && !p->c->opaque)
+		p->c->opaque = why;
 }
 
-static void bunsafe(struct builder *b, const char *why)
+static void bopaque(struct sp *p, struct builder *b, const char *why)
 {
-	if (!b->unsafe)
-		b->unsafe = why;
+	if (!b)
+		lineopaque(p, why);
+	else if (!b->opaque)
+		b->opaque = why;
 }
 
 /* Line continuations (backslash newline) vanish before anything else is read. */
@@ -142,19 +174,6 @@ int shhidden(uint32_t c)
 	       (c >= 0xfff0 && c <= 0xfffb) || (c >= 0xe0000 && c <= 0xe0fff);
 }
 
-/* Characters that look like blanks, quotes or shell operators; refused outside quotes. */
-static int lookalike(uint32_t c)
-{
-	return c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x202f || c == 0x205f ||
-	       c == 0x3000 || c == 0xb4 || c == 0x1c0 || c == 0x1c3 || c == 0x2b9 || c == 0x2ba || c == 0x2bc ||
-	       c == 0x2c8 || c == 0x2cb || c == 0x37e || c == 0x589 || (c >= 0x2018 && c <= 0x201f) ||
-	       (c >= 0x2032 && c <= 0x2037) || c == 0x2039 || c == 0x203a || c == 0x2044 || c == 0x2215 ||
-	       c == 0x2223 || c == 0x2236 || c == 0x2329 || c == 0x232a || c == 0x23d0 || c == 0x27e8 ||
-	       c == 0x27e9 || c == 0x29f8 || c == 0xa789 || (c >= 0xfe50 && c <= 0xfe6b) ||
-	       (c >= 0xff01 && c <= 0xff0f) || (c >= 0xff1a && c <= 0xff20) || (c >= 0xff3b && c <= 0xff40) ||
-	       (c >= 0xff5b && c <= 0xff65);
-}
-
 /* NUL, bytes that are not UTF-8, and hidden characters make the whole line unreadable. */
 static int validate(const char *s, size_t n, struct shsplit *out)
 {
@@ -182,12 +201,15 @@ static int validate(const char *s, size_t n, struct shsplit *out)
 	return 0;
 }
 
-static void pushword(struct ctx *c, size_t off)
+
+static void pushword(struct ctx *c, size_t off, unsigned char fl)
 {
 	if (c->nw == c->wcap) {
 		c->wcap = c->wcap ? 2 * c->wcap : 32;
 		c->woff = xrealloc(c->woff, c->wcap * sizeof *c->woff);
+		c->wfl = xrealloc(c->wfl, c->wcap);
 	}
+	c->wfl[c->nw] = fl;
 	c->woff[c->nw++] = off;
 }
 
@@ -208,17 +230,35 @@ static void nest(struct sp *p)
 		fail(p, "nested too deeply");
 		return;
 	}
+	int incase = p->incase;
+	p->incase = 0;
 	list(p, ')');
+	p->incase = incase;
 	p->depth--;
+}
+
+/* Read s[0..n) as a line of its own inside the current one (a backquote's text, a bash -c
+ * script, eval's words); org is where it sits in the whole line. */
+static void subline(struct sp *p, const char *s, size_t n, size_t org)
+{
+	if (p->depth + 1 > MAXDEPTH) {
+		fail(p, "nested too deeply");
+		return;
+	}
+	struct sp q = {.s = s, .n = n, .org = org, .sub = 1, .c = p->c, .depth = p->depth + 1, .shadow = p->shadow};
+	list(&q, 0);
+	for (int k = 0; k < q.nhd; k++)
+		free(q.hd[k].delim);
+	if (q.stop)
+		p->stop = 1;
 }
 
 /* `...` at p->i: its commands are read as a line of their own after the backslashes that
  * quote inside backquotes are removed. */
-static void backquote(struct sp *p, struct builder *b, int indq)
+static void backquote(struct sp *p, int indq)
 {
 	struct buf in = {0};
 	size_t j = p->i + 1;
-	bunsafe(b, "command substitution ` `");
 	for (;;) {
 		if (j >= p->n) {
 			fail(p, "an unbalanced backquote");
@@ -238,51 +278,172 @@ static void backquote(struct sp *p, struct builder *b, int indq)
 	}
 	size_t org = p->sub ? p->org : p->i;
 	p->i = j + 1;
-	if (p->depth + 1 > MAXDEPTH) {
-		fail(p, "nested too deeply");
-		buffree(&in);
-		return;
-	}
-	struct sp q = {.s = in.data ? in.data : "", .n = in.len, .org = org, .sub = 1, .c = p->c, .depth = p->depth + 1};
-	list(&q, 0);
-	for (int k = 0; k < q.nhd; k++)
-		free(q.hd[k].delim);
-	if (q.stop)
-		p->stop = 1;
+	subline(p, in.data ? in.data : "", in.len, org);
 	buffree(&in);
 }
 
-/* A '$' at p->i, unquoted or inside double quotes. Only a '$' that the shell keeps as a plain
- * character is copied; every expansion flags the command, a few stop the reading. */
-static void dollar(struct sp *p, struct builder *b, int indq)
+static void dquote(struct sp *p, struct builder *b);
+static int dollar(struct sp *p, struct builder *b, int indq);
+
+/* Arithmetic after "((" or "$((" (close ')') or "$[" (close ']'): expansions inside are read;
+ * a bare name is a variable bash evaluates. Returns -1, position unchanged, when no matching
+ * "))" or "]" is found (bash then reads "((" as two subshells). */
+static int arith(struct sp *p, struct builder *b, int close)
+{
+	struct buf *o = &p->c->scratch;
+	size_t mark = o->len, i0 = p->i;
+	int depth = 0, names = 0;
+	for (;;) {
+		if (p->stop)
+			return 0;
+		int ch = cur(p);
+		if (ch < 0) {
+			p->i = i0;
+			o->len = mark;
+			return -1;
+		}
+		if (ch == '(' || (close == ']' && ch == '[')) {
+			depth++;
+		} else if ((ch == ')' && close == ')') || (ch == ']' && close == ']')) {
+			if (!depth) {
+				if (close == ']') {
+					adv(p);
+					break;
+				}
+				if (nxt(p) == ')') {
+					adv(p), adv(p);
+					break;
+				}
+				p->i = i0;
+				o->len = mark;
+				return -1;
+			}
+			depth--;
+		} else if (ch == ')' || ch == ']') {
+			if (depth)
+				depth--;
+		} else if (ch == '$') {
+			dollar(p, b, 1);
+			names = 1;
+			continue;
+		} else if (ch == '`') {
+			backquote(p, 1);
+			continue;
+		} else if (ch == '"') {
+			dquote(p, b);
+			continue;
+		} else if (ch == '\'') {
+			size_t j = p->i + 1;
+			while (j < p->n && p->s[j] != '\'')
+				j++;
+			p->i = j < p->n ? j + 1 : j;
+			continue;
+		} else if (ch < 0x80 && (isalpha(ch) || ch == '_')) {
+			names = 1;
+			while ((ch = cur(p)) > 0 && ch < 0x80 && (isalnum(ch) || ch == '_'))
+				adv(p);
+			continue;
+		}
+		adv(p);
+	}
+	o->len = mark;
+	if (names)
+		p->c->arith = 1;
+	return 0;
+}
+
+/* ${...} with p->i past the '{'. */
+static void param(struct sp *p, struct builder *b, int indq)
+{
+	struct buf *o = &p->c->scratch;
+	size_t mark = o->len;
+	int first = 1, name = 0;
+	for (;; first = 0) {
+		if (p->stop)
+			return;
+		int ch = cur(p);
+		if (ch < 0) {
+			fail(p, "an unbalanced ${");
+			return;
+		}
+		if (ch == '}') {
+			adv(p);
+			break;
+		}
+		if (first && ch == '!')
+			p->c->arith = 1; /* ${!x}: a name in a value, and a[...] in it is evaluated */
+		if (ch < 0x80 && (isalnum(ch) || ch == '_')) {
+			name = 1;
+			adv(p);
+			continue;
+		}
+		if (ch == '[' || (ch == ':' && name && !strchr("-=+?", at(p, sk(p, p->i) + 1))))
+			p->c->arith = 1; /* subscripts and ${x:off:len} are arithmetic */
+		name = 0;
+		if (ch == '@' && nxt(p) == 'P')
+			bopaque(p, b, "${x@P} runs the $( ) a value holds");
+		if (ch == '\\') {
+			p->i = sk(p, p->i) + 2 <= p->n ? sk(p, p->i) + 2 : p->n;
+		} else if (ch == '\'' && !indq) {
+			size_t j = p->i + 1;
+			while (j < p->n && p->s[j] != '\'')
+				j++;
+			if (j >= p->n) {
+				fail(p, "an unbalanced single quote");
+				return;
+			}
+			p->i = j + 1;
+		} else if (ch == '"') {
+			dquote(p, b);
+		} else if (ch == '$') {
+			dollar(p, b, indq);
+		} else if (ch == '`') {
+			backquote(p, indq);
+		} else {
+			adv(p);
+		}
+	}
+	o->len = mark;
+}
+
+/* A '$' at p->i. An expansion leaves SHUNK in the word and returns 1; a '$' the shell keeps as
+ * a character is copied and 0 returned. */
+static int dollar(struct sp *p, struct builder *b, int indq)
 {
 	struct buf *o = &p->c->scratch;
 	int d = at(p, p->i + 1);
 	if (d == '(') {
 		size_t j = sk(p, p->i + 1) + 1;
 		if (at(p, j) == '(') {
-			fail(p, "arithmetic expansion $(( ))");
-			return;
+			p->i = sk(p, j) + 1;
+			if (arith(p, b, ')') == 0) {
+				put(o, SHUNK);
+				return 1;
+			}
+			p->i = j; /* "$((a) b)": a command substitution after all */
+		} else {
+			p->i = j;
 		}
-		bunsafe(b, "command substitution $( )");
-		p->i = j;
 		nest(p);
-		return;
+		put(o, SHUNK);
+		return 1;
 	}
 	if (d == '{') {
-		fail(p, "parameter expansion ${ }");
-		return;
+		p->i = sk(p, p->i + 1) + 1;
+		param(p, b, indq);
+		put(o, SHUNK);
+		return 1;
 	}
 	if (d == '[') {
-		fail(p, "arithmetic expansion $[ ]");
-		return;
-	}
-	if (!indq && (d == '\'' || d == '"')) {
-		fail(p, "$'...' or $\"...\" quoting (bash)");
-		return;
+		p->i = sk(p, p->i + 1) + 1;
+		if (arith(p, b, ']') < 0) {
+			put(o, '$');
+			return 0;
+		}
+		put(o, SHUNK);
+		return 1;
 	}
 	if (d > 0 && d < 0x80 && (isalnum(d) || d == '_' || strchr("@*#?-$!", d))) {
-		bunsafe(b, "parameter expansion $NAME");
 		adv(p);
 		if (isalpha(d) || d == '_') {
 			int ch;
@@ -291,30 +452,31 @@ static void dollar(struct sp *p, struct builder *b, int indq)
 		} else {
 			adv(p);
 		}
-		return;
+		put(o, SHUNK);
+		return 1;
 	}
-	if (!(delim(d) || (indq && d == '"') || (d > 0 && d < 0x80 && strchr("/.:,=+%^", d))))
-		bunsafe(b, "a $ that is not plainly a literal character");
 	put(o, '$');
 	adv(p);
+	return 0;
 }
 
-/* "..." at p->i. */
-static void dquote(struct sp *p, struct builder *b)
+/* "..." at p->i. Returns 1 when an expansion was in it. */
+static int dquoteu(struct sp *p, struct builder *b)
 {
 	struct buf *o = &p->c->scratch;
+	int unk = 0;
 	p->i++;
 	for (;;) {
 		if (p->stop)
-			return;
+			return unk;
 		if (p->i >= p->n) {
 			fail(p, "an unbalanced double quote");
-			return;
+			return unk;
 		}
 		char ch = p->s[p->i];
 		if (ch == '"') {
 			p->i++;
-			return;
+			return unk;
 		}
 		if (ch == '\\' && p->i + 1 < p->n) {
 			char d = p->s[p->i + 1];
@@ -330,11 +492,13 @@ static void dquote(struct sp *p, struct builder *b)
 			continue;
 		}
 		if (ch == '$') {
-			dollar(p, b, 1);
+			unk |= dollar(p, b, 1);
 			continue;
 		}
 		if (ch == '`') {
-			backquote(p, b, 1);
+			backquote(p, 1);
+			put(o, SHUNK);
+			unk = 1;
 			continue;
 		}
 		put(o, ch);
@@ -342,8 +506,82 @@ static void dquote(struct sp *p, struct builder *b)
 	}
 }
 
-/* Characters that only stand for themselves in a word: 1 always, 2 unless a '{' came before
- * ('.' and ',' make brace expansion). */
+static void dquote(struct sp *p, struct builder *b)
+{
+	dquoteu(p, b);
+}
+
+/* $'...' at p->i (bash): the escapes decoded. Returns 1 when the text holds SHUNK. */
+static int ansic(struct sp *p)
+{
+	struct buf *o = &p->c->scratch;
+	size_t j = p->i + 2;
+	int unk = 0;
+	for (;;) {
+		if (j >= p->n) {
+			fail(p, "an unbalanced $'");
+			return unk;
+		}
+		unsigned char ch = (unsigned char)p->s[j];
+		if (ch == '\'') {
+			j++;
+			break;
+		}
+		if (ch != '\\' || j + 1 >= p->n) {
+			put(o, (char)ch);
+			j++;
+			continue;
+		}
+		unsigned char e = (unsigned char)p->s[j + 1];
+		unsigned long v = 0;
+		j += 2;
+		static const char from[] = "abefnrtv\\'\"?", to[] = "\a\b\x1b\f\n\r\t\v\\'\"?";
+		const char *f = strchr(from, e);
+		if (e && f) {
+			v = (unsigned char)to[f - from];
+		} else if (e >= '0' && e <= '7') {
+			v = e - '0';
+			for (int k = 0; k < 2 && j < p->n && p->s[j] >= '0' && p->s[j] <= '7'; k++)
+				v = v * 8 + (unsigned long)(p->s[j++] - '0');
+		} else if (e == 'x' || e == 'u' || e == 'U') {
+			int max = e == 'x' ? 2 : e == 'u' ? 4 : 8, k = 0;
+			for (; k < max && j < p->n && isxdigit((unsigned char)p->s[j]); k++, j++)
+				v = v * 16 + (unsigned long)(isdigit((unsigned char)p->s[j]) ? p->s[j] - '0' : (tolower((unsigned char)p->s[j]) - 'a' + 10));
+			if (!k) {
+				put(o, '\\');
+				put(o, (char)e);
+				continue;
+			}
+		} else if (e == 'c' && j < p->n) {
+			v = (unsigned char)p->s[j++] & 0x1f;
+		} else {
+			put(o, '\\');
+			put(o, (char)e);
+			continue;
+		}
+		if (v == 0)
+			v = SHUNK; /* bash stops the word there; what follows is not run as written */
+		if (v == (unsigned char)SHUNK)
+			unk = 1;
+		if (v < 0x80) {
+			put(o, (char)v);
+		} else { /* as UTF-8, the way bash writes \u in a UTF-8 locale */
+			char u[4];
+			int n = v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+			if (v > 0x10ffff)
+				v = 0xfffd, n = 3;
+			for (int k = n - 1; k > 0; k--)
+				u[k] = (char)(0x80 | (v & 0x3f)), v >>= 6;
+			u[0] = (char)((n == 2 ? 0xc0 : n == 3 ? 0xe0 : 0xf0) | v);
+			for (int k = 0; k < n; k++)
+				put(o, u[k]);
+		}
+	}
+	p->i = j;
+	return unk;
+}
+
+/* Characters that only stand for themselves in a word. */
 static const unsigned char plain[128] = {
 	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
 	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
@@ -351,37 +589,74 @@ static const unsigned char plain[128] = {
 	['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
 	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
 	['Y'] = 1, ['Z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-	['8'] = 1, ['9'] = 1, ['_'] = 1, ['-'] = 1, ['/'] = 1, ['%'] = 1, ['@'] = 1, ['^'] = 1,
-	['.'] = 2, [','] = 2,
+	['8'] = 1, ['9'] = 1, ['_'] = 1, ['-'] = 1, ['/'] = 1, ['%'] = 1, ['@'] = 1, ['^'] = 1, ['.'] = 1, [','] = 1,
+	[':'] = 1,
 };
 
-/* One word at p->i, after quote removal, pushed on the word stack. Returns its W* flags. */
-static int word(struct sp *p, struct builder *b)
+/* A bash brace expansion {a,b} or {1..3} starting at j ('{')? Returns the index past its '}'. */
+static size_t braceexp(const struct sp *p, size_t j)
+{
+	int depth = 0, sep = 0;
+	for (size_t k = j; k < p->n; k++) {
+		char ch = p->s[k];
+		if (delim((unsigned char)ch) || ch == '\'' || ch == '"' || ch == '$' || ch == '`' || ch == '\\')
+			return 0;
+		if (ch == '{')
+			depth++;
+		else if (ch == '}' && !--depth)
+			return sep ? k + 1 : 0;
+		else if (depth == 1 && (ch == ',' || (ch == '.' && k + 1 < p->n && p->s[k + 1] == '.')))
+			sep = 1;
+	}
+	return 0;
+}
+
+/* A glob bracket [...] starting at j? Returns the index past its ']'. */
+static size_t bracket(const struct sp *p, size_t j)
+{
+	size_t k = j + 1;
+	if (k < p->n && (p->s[k] == '!' || p->s[k] == '^'))
+		k++;
+	if (k < p->n && p->s[k] == ']')
+		k++;
+	for (; k < p->n; k++) {
+		char ch = p->s[k];
+		if (delim((unsigned char)ch) || ch == '\'' || ch == '"' || ch == '$' || ch == '`' || ch == '\\')
+			return 0;
+		if (ch == ']')
+			return k + 1;
+	}
+	return 0;
+}
+
+/* One word at p->i, after quote removal, pushed on the word stack; what bash or dash only know
+ * at run time becomes SHUNK. asg: the word may be an assignment (tilde after '=' expands).
+ * Returns its W* flags. */
+static int word(struct sp *p, struct builder *b, int asg)
 {
 	struct ctx *c = p->c;
 	struct buf *o = &c->scratch;
 	size_t off = o->len;
-	int f = 0, name = 1, first = 1, bopen = 0, bsep = 0, bkt = 0, prev = 0;
+	int f = 0, name = 1, first = 1, prev = 0;
 	for (;; first = 0) {
 		if (p->stop)
 			break;
 		int ch = cur(p);
 		if (delim(ch))
 			break;
-		if (ch < 0x80 && plain[ch]) { /* a run of characters with no meaning to the shell */
+		if (ch < 0x80 && plain[ch] == 1) { /* a run of characters with no meaning to the shell */
 			size_t j = p->i;
 			unsigned char u;
-			while (j < p->n && (u = (unsigned char)p->s[j]) < 0x80 && plain[u] && (plain[u] == 1 || !bopen)) {
-				name &= plain[u] == 1 && (isalnum(u) || u == '_');
+			while (j < p->n && (u = (unsigned char)p->s[j]) < 0x80 && plain[u] == 1) {
+				name &= isalnum(u) || u == '_';
 				j++;
 			}
-			if (j > p->i) {
-				bufadd(o, p->s + p->i, j - p->i);
-				prev = (unsigned char)p->s[j - 1];
-				p->i = j;
-				continue;
-			}
+			bufadd(o, p->s + p->i, j - p->i);
+			prev = (unsigned char)p->s[j - 1];
+			p->i = j;
+			continue;
 		}
+		size_t e;
 		if (ch == '\\') {
 			if (p->i + 1 >= p->n) {
 				fail(p, "a backslash at the end of the line");
@@ -400,43 +675,61 @@ static int word(struct sp *p, struct builder *b)
 			bufadd(o, p->s + p->i + 1, j - p->i - 1);
 			p->i = j + 1, f |= WQUOTED, name = 0;
 		} else if (ch == '"') {
-			dquote(p, b);
+			if (dquoteu(p, b))
+				f |= WEXPAND;
+			f |= WQUOTED, name = 0;
+		} else if (ch == '$' && (at(p, p->i + 1) == '\'' || at(p, p->i + 1) == '"')) {
+			adv(p); /* bash's $'...' and $"..." */
+			if (cur(p) == '\'') {
+				p->i--;
+				if (ansic(p))
+					f |= WEXPAND;
+			} else if (dquoteu(p, b)) {
+				f |= WEXPAND;
+			}
 			f |= WQUOTED, name = 0;
 		} else if (ch == '$') {
-			dollar(p, b, 0);
-			f |= WEXPAND, name = 0;
+			if (dollar(p, b, 0))
+				f |= WEXPAND | WSPLIT;
+			name = 0;
 		} else if (ch == '`') {
-			backquote(p, b, 0);
-			f |= WEXPAND, name = 0;
+			backquote(p, 0);
+			put(o, SHUNK);
+			f |= WEXPAND | WSPLIT, name = 0;
+		} else if (ch == '*' || ch == '?') {
+			put(o, SHUNK);
+			p->i++, f |= WEXPAND | WSPLIT | WGLOB, name = 0;
+		} else if (ch == '[' && name && o->len > off && (e = bracket(p, p->i)) &&
+		           (at(p, e) == '=' || (at(p, e) == '+' && at(p, e + 1) == '='))) {
+			bufadd(o, p->s + p->i, e - p->i); /* a[i]=x: an array element, the subscript arithmetic */
+			p->i = e;
+			c->arith = 1;
+		} else if (ch == '[' && (e = bracket(p, p->i))) {
+			put(o, SHUNK);
+			p->i = e, f |= WEXPAND | WSPLIT | WGLOB, name = 0;
+		} else if (ch == '{' && (e = braceexp(p, p->i))) {
+			put(o, SHUNK);
+			p->i = e, f |= WEXPAND | WSPLIT, name = 0;
+		} else if (ch == '~' && (first || (prev == '=' && (f & WASSIGN)) || (prev == ':' && (f & WASSIGN)) ||
+		                         (asg && prev == '='))) {
+			put(o, SHUNK); /* ~ and ~user up to the first '/' */
+			p->i++;
+			while (!delim(cur(p)) && cur(p) != '/' && cur(p) != ':' && cur(p) != '\'' && cur(p) != '"')
+				adv(p);
+			f |= WEXPAND | WTILDE, name = 0;
 		} else if (ch >= 0x80) {
 			uint32_t cp;
 			int len = u8dec(p->s + p->i, p->n - p->i, &cp);
 			if (len < 1)
 				len = 1; /* validated already; never happens */
-			if (lookalike(cp))
-				bunsafe(b, "a character that looks like a blank, quote or operator, outside quotes");
 			bufadd(o, p->s + p->i, (size_t)len);
 			p->i += (size_t)len, name = 0;
 		} else {
 			if ((ch == '=' || (ch == '+' && at(p, p->i + 1) == '=')) && name && o->len > off &&
-			    !isdigit((unsigned char)o->data[off]))
+			    !isdigit((unsigned char)o->data[off]) && !(f & WQUOTED))
 				f |= WASSIGN; /* NAME= or bash's NAME+= */
 			if (!isalnum(ch) && ch != '_')
 				name = 0;
-			if (ch == '*' || ch == '?')
-				f |= WGLOB;
-			else if (ch == '[')
-				bkt = 1;
-			else if (ch == ']' && bkt)
-				f |= WGLOB;
-			else if (ch == '~' && (first || prev == '=' || prev == ':'))
-				f |= WTILDE; /* bash also expands a~ after = and : in any word */
-			else if (ch == '{')
-				bopen = 1;
-			else if (bopen && (ch == ',' || (ch == '.' && at(p, p->i + 1) == '.')))
-				bsep = 1;
-			else if (ch == '}' && bsep)
-				f |= WBRACE;
 			put(o, (char)ch);
 			p->i++;
 			prev = ch;
@@ -444,32 +737,144 @@ static int word(struct sp *p, struct builder *b)
 		}
 		prev = 0;
 	}
-	if (f & WBRACE)
-		bunsafe(b, "brace expansion {a,b} (bash)");
-	if (f & WTILDE)
-		bunsafe(b, "tilde expansion ~ (the shell puts a home directory there)");
 	put(o, 0); /* the word's NUL is part of the stack */
-	pushword(c, off);
+	unsigned char fl = 0;
+	if (f & WEXPAND)
+		fl |= SHW_UNKNOWN;
+	if (f & WSPLIT)
+		fl |= SHW_SPLIT;
+	pushword(c, off, fl);
 	return f;
 }
 
-static int devok(const char *w)
+/* ---- where a line's redirections go ---- */
+
+/* dir joined with rel ("." for none), lexically: "..", "." and "//" resolved; a new string. */
+static char *joinpath(const char *dir, const char *rel)
 {
-	return !strcmp(w, "/dev/null") || !strcmp(w, "/dev/stdin") || !strcmp(w, "/dev/stdout") ||
-	       !strcmp(w, "/dev/stderr");
+	struct buf b = {0};
+	if (rel[0] != '/')
+		bufputs(&b, dir);
+	bufputc(&b, '/');
+	bufputs(&b, rel);
+	char *s = b.data, *out = xmalloc(b.len + 2);
+	size_t o = 0;
+	for (size_t i = 0; s[i];) {
+		while (s[i] == '/')
+			i++;
+		size_t j = i;
+		while (s[j] && s[j] != '/')
+			j++;
+		size_t len = j - i;
+		if (len == 0 || (len == 1 && s[i] == '.')) {
+		} else if (len == 2 && s[i] == '.' && s[i + 1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, s + i, len);
+			o += len;
+		}
+		i = j;
+	}
+	if (!o)
+		out[o++] = '/';
+	out[o] = 0;
+	buffree(&b);
+	return out;
+}
+
+static int under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
+}
+
+/* A normalised absolute path a redirection may write: the workspace, the step's /tmp, the
+ * standard streams. */
+static int finepath(const char *a)
+{
+	if (under(a, "/workspace") || under(a, "/tmp"))
+		return 1;
+	if (!strcmp(a, "/dev/null") || !strcmp(a, "/dev/stdout") || !strcmp(a, "/dev/stderr") || !strcmp(a, "/dev/stdin") ||
+	    !strcmp(a, "/dev/tty"))
+		return 1;
+	return !strncmp(a, "/dev/fd/", 8) && a[8] && strspn(a + 8, "0123456789") == strlen(a + 8);
+}
+
+static void addcwd(struct ctx *c, char *dir)
+{
+	for (int k = 0; k < c->ncwd; k++)
+		if (!strcmp(c->cwd[k], dir)) {
+			free(dir);
+			return;
+		}
+	if (c->ncwd == MAXCWD) {
+		c->cwdlost = 1;
+		free(dir);
+		return;
+	}
+	c->cwd[c->ncwd++] = dir;
+}
+
+/* A cd, pushd or popd: the line may now be in one more directory. */
+static void chdir_(struct ctx *c, const struct shcmd *cmd)
+{
+	size_t k = 1;
+	if (!strcmp(cmd->argv[0], "popd")) {
+		c->cwdlost = 1;
+		return;
+	}
+	while (k < cmd->argc && cmd->argv[k][0] == '-' && cmd->argv[k][1] && !(cmd->wf[k] & SHW_UNKNOWN)) {
+		if (!strcmp(cmd->argv[k++], "--"))
+			break;
+	}
+	if (k >= cmd->argc || (cmd->wf[k] & SHW_UNKNOWN) || !strcmp(cmd->argv[k], "-") || cmd->argv[k][0] == '+' ||
+	    !cmd->argv[k][0] || c->funcseen || (c->loop && cmd->argv[k][0] != '/')) {
+		c->cwdlost = 1; /* HOME, OLDPWD, a name known at run time, a cd repeated by a loop ... */
+		return;
+	}
+	int n = c->ncwd;
+	for (int j = 0; j < n && !c->cwdlost; j++)
+		addcwd(c, joinpath(c->cwd[j], cmd->argv[k]));
+}
+
+/* Why a redirection to target (a word of flags f) is not fine, or NULL. A relative target is
+ * judged at the end of the line, against every directory the line may be in. */
+static const char *redirwhy(struct ctx *c, const char *w, int f)
+{
+	if (f & WEXPAND)
+		return "a redirection to a name only known at run time";
+	if (!*w)
+		return "a redirection to an empty name";
+	if (w[0] != '/') {
+		if (c->nrel == MAXREL) {
+			c->rellost = 1;
+			return NULL;
+		}
+		c->rel[c->nrel++] = (struct rel){xstrdup(w), (size_t)-1};
+		return NULL;
+	}
+	char *a = joinpath("/", w);
+	int ok = finepath(a);
+	free(a);
+	return ok ? NULL : "a redirection outside /workspace, /tmp and /dev/null";
 }
 
 /* A redirection operator at p->i and its target. */
 static void redir(struct sp *p, struct builder *b)
 {
-	enum { RFILE, RDUP, RHERE } kind = RFILE;
-	int strip = 0, c = cur(p);
+	enum { RFILE, RDUP, RHERE, RSTR } kind = RFILE;
+	int strip = 0, c = cur(p), in = c == '<';
+	if (c == '&') /* bash's &> and &>> */
+		adv(p), c = cur(p);
 	adv(p);
 	int d = cur(p);
 	if (d == '(') {
-		bunsafe(b, "process substitution <( ) or >( )");
 		adv(p);
-		nest(p);
+		nest(p); /* <( ) >( ): a /dev/fd name */
 		return;
 	}
 	if (c == '<') {
@@ -477,16 +882,17 @@ static void redir(struct sp *p, struct builder *b)
 			adv(p);
 			d = cur(p);
 			if (d == '<') {
-				fail(p, "a here-string <<< (bash)");
-				return;
+				adv(p);
+				kind = RSTR;
+			} else {
+				if (d == '-')
+					adv(p), strip = 1;
+				kind = RHERE;
 			}
-			if (d == '-')
-				adv(p), strip = 1;
-			kind = RHERE;
 		} else if (d == '&') {
 			adv(p), kind = RDUP;
 		} else if (d == '>') {
-			adv(p);
+			adv(p), in = 0;
 		}
 	} else {
 		if (d == '>' || d == '|')
@@ -495,151 +901,712 @@ static void redir(struct sp *p, struct builder *b)
 			adv(p), kind = RDUP;
 	}
 	skipblank(p);
-	if (delim(cur(p))) {
+	if (delim(cur(p)) && !((cur(p) == '<' || cur(p) == '>') && nxt(p) == '(')) {
 		fail(p, "a redirection without a target");
 		return;
 	}
-	int f = word(p, b);
+	if (cur(p) == '<' || cur(p) == '>') {
+		adv(p), adv(p);
+		nest(p);
+		b->nredir++;
+		if (in)
+			b->stdinfile = 1;
+		return;
+	}
+	int f = word(p, b, 0);
 	if (p->stop) {
 		popword(p->c);
 		return;
 	}
 	const char *w = topword(p->c);
+	const char *why = NULL;
 	if (kind == RHERE) {
 		if (p->nhd == MAXHEREDOC) {
 			fail(p, "too many here-documents on one line");
 			return;
 		}
 		p->hd[p->nhd++] = (struct heredoc){xstrdup(w), f & WQUOTED, strip};
-	} else if (kind == RDUP) {
-		if ((f & (WQUOTED | WEXPAND)) || strlen(w) != 1 || !(isdigit((unsigned char)w[0]) || w[0] == '-'))
-			bunsafe(b, "a >& or <& redirection to something other than a file descriptor");
-	} else if (f & (WGLOB | WTILDE | WBRACE)) {
-		bunsafe(b, "a redirection to a pattern (*, ?, [ ], ~)");
-	} else if (!devok(w)) {
-		char *ws = wspath(w);
-		if (!ws)
-			bunsafe(b, "a redirection to a path outside /workspace");
-		free(ws);
-		if (w[0] != '/')
-			b->relredir = 1;
+	} else if (kind == RSTR) {
+		/* <<< word: only its expansions matter, read already */
+	} else if (kind == RDUP && !(f & WEXPAND) && (strspn(w, "0123456789") == strlen(w) || !strcmp(w, "-")) && *w) {
+		/* >&2, <&0, >&- */
+	} else if (in && kind == RFILE) {
+		b->stdinfile = 1; /* reading: no harm to judge */
+	} else {
+		why = redirwhy(p->c, w, f);
 	}
+	if (why && !b->redir)
+		b->redir = why;
 	popword(p->c);
 	b->nredir++;
 }
 
-/* Command names the policy treats specially, sorted for bsearch: s a shell, r runs its arguments
- * or a string as a command, v changes later commands or evaluates a variable name, d changes
- * directory, f find (-exec), p printf/test (-v). */
-static const struct name {
-	const char *name;
-	char kind;
-} names[] = {
-	{".", 'r'}, {"[", 'p'}, {"alias", 'v'}, {"ash", 's'}, {"bash", 's'}, {"builtin", 'r'}, {"busybox", 's'},
-	{"cd", 'd'}, {"chroot", 'r'}, {"chrt", 'r'}, {"command", 'r'}, {"csh", 's'}, {"dash", 's'},
-	{"declare", 'v'}, {"doas", 'r'}, {"enable", 'v'}, {"env", 'r'}, {"eval", 'r'}, {"exec", 'r'},
-	{"export", 'v'}, {"fc", 'r'}, {"find", 'f'}, {"fish", 's'}, {"flock", 'r'}, {"getopts", 'v'}, {"hash", 'v'},
-	{"ionice", 'r'}, {"ksh", 's'}, {"let", 'r'}, {"local", 'v'}, {"ltrace", 'r'}, {"mapfile", 'v'},
-	{"mksh", 's'}, {"nice", 'r'}, {"nohup", 'r'}, {"nsenter", 'r'}, {"parallel", 'r'}, {"pdksh", 's'},
-	{"popd", 'd'}, {"posh", 's'}, {"printf", 'p'}, {"pushd", 'd'}, {"rbash", 's'}, {"read", 'v'},
-	{"readarray", 'v'}, {"readonly", 'v'}, {"runuser", 'r'}, {"script", 'r'}, {"setsid", 'r'}, {"sh", 's'},
-	{"shopt", 'v'}, {"source", 'r'}, {"stdbuf", 'r'}, {"strace", 'r'}, {"su", 'r'}, {"sudo", 'r'},
-	{"taskset", 'r'}, {"tcsh", 's'}, {"test", 'p'}, {"time", 'r'}, {"timeout", 'r'}, {"toybox", 's'},
-	{"trap", 'r'}, {"typeset", 'v'}, {"unalias", 'v'}, {"unset", 'v'}, {"unshare", 'r'}, {"watch", 'r'},
-	{"xargs", 'r'}, {"yash", 's'}, {"zsh", 's'},
-};
+/* ---- commands ---- */
 
-static int namecmp(const void *a, const void *b)
+/* Append a command of argc words (copied) to the split; returns its index. */
+static size_t emit(struct ctx *c, char *const *argv, const unsigned char *wf, size_t argc, char *text)
 {
-	return strcmp(((const struct name *)a)->name, ((const struct name *)b)->name);
-}
-
-static char namekind(const char *w, const struct name *tab, size_t n)
-{
-	struct name key = {w, 0};
-	const struct name *hit = bsearch(&key, tab, n, sizeof *tab, namecmp);
-	return hit ? hit->kind : 0;
-}
-
-/* What the command name itself makes unprovable. */
-static const char *namecheck(struct ctx *c, const struct shcmd *cmd, int f0)
-{
-	if (!cmd->argc)
-		return NULL;
-	const char *a0 = cmd->argv[0], *base = strrchr(a0, '/');
-	base = base ? base + 1 : a0;
-	if (f0 & (WGLOB | WTILDE | WBRACE))
-		return "the command name is a pattern or expands (*, ?, [ ], ~)";
-	if (f0 & WEXPAND)
-		return "the command name is computed";
-	if (!*a0)
-		return "an empty command name";
-	switch (namekind(base, names, sizeof names / sizeof names[0])) {
-	case 's':
-		return "it runs a shell, which reads commands the policy cannot see";
-	case 'r':
-		return "it runs a string or its arguments as a command (eval, exec, source, ., env, xargs, ...)";
-	case 'v':
-		return "it changes how later commands run or evaluates a variable name (export, alias, hash, read, ...)";
-	case 'd':
-		c->hascd = 1;
-		break;
-	case 'f':
-		for (size_t k = 1; k < cmd->argc; k++)
-			if (!strcmp(cmd->argv[k], "-exec") || !strcmp(cmd->argv[k], "-execdir") || !strcmp(cmd->argv[k], "-ok") ||
-			    !strcmp(cmd->argv[k], "-okdir"))
-				return "find -exec runs commands";
-		break;
-	case 'p':
-		for (size_t k = 1; k < cmd->argc; k++)
-			if (!strncmp(cmd->argv[k], "-v", 2))
-				return "-v evaluates a variable name, and with it $( ) (bash)";
-		break;
+	struct shsplit *o = c->out;
+	size_t nbytes = 0;
+	for (size_t k = 0; k < argc; k++)
+		nbytes += strlen(argv[k]) + 1;
+	struct shcmd cmd = {.argc = argc, .via = c->via, .dash = c->shadowing};
+	cmd.argv = xmalloc((argc + 1) * sizeof *cmd.argv + argc + nbytes + 1);
+	cmd.wf = (unsigned char *)(cmd.argv + argc + 1);
+	char *blob = (char *)cmd.wf + argc;
+	for (size_t k = 0; k < argc; k++) {
+		size_t l = strlen(argv[k]) + 1;
+		memcpy(blob, argv[k], l);
+		cmd.argv[k] = blob;
+		cmd.wf[k] = wf[k];
+		blob += l;
 	}
-	return NULL;
+	*blob = 0;
+	cmd.argv[argc] = NULL;
+	if (!text) { /* the words joined, SHUNK shown as "…" */
+		struct buf t = {0};
+		for (size_t k = 0; k < argc; k++) {
+			if (k)
+				bufputc(&t, ' ');
+			for (const char *s = argv[k]; *s; s++)
+				if (*s == SHUNK)
+					bufputs(&t, "…");
+				else
+					bufputc(&t, *s);
+		}
+		text = t.data ? t.data : xstrdup("");
+	}
+	cmd.text = text;
+	if (o->ncmds == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 8;
+		o->cmds = xrealloc(o->cmds, o->cap * sizeof *o->cmds);
+	}
+	o->cmds[o->ncmds] = cmd;
+	return o->ncmds++;
 }
 
-/* The command is read: copy it out, or, after a compound command, only check it. */
+/* The command at index idx runs something only known at run time: it is opaque (the words
+ * given say what, for the caller's reading only). */
+static void emitopaque(struct sp *p, size_t idx, char *const *argv, const unsigned char *wf, size_t argc,
+                       const char *why)
+{
+	(void)argv, (void)wf, (void)argc;
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	if (!cmd->opaque)
+		cmd->opaque = why;
+}
+
+/* The command argv[from..argc) that the command at index via runs, plus one unknown word when
+ * more is appended at run time (xargs). */
+static void emitinner(struct sp *p, size_t via, char **argv, unsigned char *wf, size_t argc, int more)
+{
+	struct ctx *c = p->c;
+	if (p->depth + 1 > MAXDEPTH) {
+		fail(p, "nested too deeply");
+		return;
+	}
+	static char unk[] = {SHUNK, 0};
+	char **av = argv;
+	unsigned char *f = wf, fb[1];
+	if (more) {
+		av = xmalloc((argc + 2) * sizeof *av);
+		f = xmalloc(argc + 1);
+		if (argc)
+			memcpy(av, argv, argc * sizeof *av), memcpy(f, wf, argc);
+		av[argc] = unk, f[argc] = SHW_UNKNOWN | SHW_SPLIT;
+		argc++;
+	}
+	(void)fb;
+	int save = c->via;
+	c->via = (int)via;
+	size_t k = emit(c, av, f, argc, NULL);
+	c->via = save;
+	if (more)
+		free(av), free(f);
+	p->depth++;
+	settle(p, k);
+	p->depth--;
+}
+
+/* Read a literal string (bash -c SCRIPT, eval's words, su -c ...) as a line run by the command
+ * at index via. */
+static void emitscript(struct sp *p, size_t via, const char *s)
+{
+	struct ctx *c = p->c;
+	int save = c->via;
+	c->via = (int)via;
+	size_t org = p->sub ? p->org : p->i;
+	subline(p, s, strlen(s), org);
+	c->via = save;
+}
+
+static int isopt(const struct shcmd *cmd, size_t k)
+{
+	return k < cmd->argc && cmd->argv[k][0] == '-' && cmd->argv[k][1] && !(cmd->wf[k] & SHW_UNKNOWN);
+}
+
+/* Skip options of a wrapper at *k: shortarg holds the short options that take a value, longarg
+ * the long ones ("--name" or "--name=v"); a "--" ends them. Returns -1 at an option it does not
+ * know when strict (a word that could take the next word or not). */
+static int skipopts(const struct shcmd *cmd, size_t *k, const char *shortarg, const char *const *longarg,
+                    const char *const *longflag, const char *flags)
+{
+	while (*k < cmd->argc) {
+		const char *a = cmd->argv[*k];
+		if (cmd->wf[*k] & SHW_UNKNOWN) {
+			if (a[0] == SHUNK)
+				return -1; /* it could be an option */
+			return 0;
+		}
+		if (a[0] != '-' || !a[1])
+			return 0;
+		(*k)++;
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[1] == '-') {
+			const char *eq = strchr(a, '=');
+			size_t n = eq ? (size_t)(eq - a) : strlen(a);
+			int found = 0;
+			for (const char *const *l = longarg; l && *l && !found; l++)
+				if (strlen(*l) == n && !strncmp(*l, a, n)) {
+					found = 1;
+					if (!eq)
+						(*k)++;
+				}
+			for (const char *const *l = longflag; l && *l && !found; l++)
+				found = strlen(*l) == n && !strncmp(*l, a, n);
+			if (!found)
+				return -1;
+			continue;
+		}
+		for (const char *s = a + 1; *s; s++) {
+			if (strchr(shortarg, *s)) {
+				if (!s[1])
+					(*k)++;
+				break;
+			}
+			if (!strchr(flags, *s) && !(isdigit((unsigned char)*s) && strchr(flags, '#')))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *base(const char *a)
+{
+	const char *s = strrchr(a, '/');
+	return s ? s + 1 : a;
+}
+
+/* Shells whose -c script the splitter reads; zsh, fish, csh and the like read other languages. */
+static int posixsh(const char *n)
+{
+	static const char *const sh[] = {"sh", "bash", "dash", "ash", "ksh", "mksh", "posh", "yash", "rbash", "lksh", "pdksh", NULL};
+	for (const char *const *s = sh; *s; s++)
+		if (!strcmp(n, *s))
+			return 1;
+	return 0;
+}
+
+static int othersh(const char *n)
+{
+	static const char *const sh[] = {"zsh", "fish", "csh", "tcsh", "ksh93", "rc", "es", "xonsh", "elvish", "nu", "pwsh", "oksh", NULL};
+	for (const char *const *s = sh; *s; s++)
+		if (!strcmp(n, *s))
+			return 1;
+	return 0;
+}
+
+/* A shell at argv[k]: its -c script read, a file it runs left as it is, its standard input
+ * (unless a file) opaque. */
+static void shellrun(struct sp *p, size_t idx, size_t k, int stdinfile)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	const char *name = base(cmd->argv[k]);
+	int dashc = 0, readstdin = 0;
+	size_t j = k + 1;
+	while (j < cmd->argc && !(cmd->wf[j] & SHW_UNKNOWN) && (cmd->argv[j][0] == '-' || cmd->argv[j][0] == '+') &&
+	       cmd->argv[j][1]) {
+		const char *a = cmd->argv[j++];
+		if (!strcmp(a, "--") || !strcmp(a, "-"))
+			break;
+		if (a[1] == '-') {
+			if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file"))
+				j++;
+			continue;
+		}
+		for (const char *s = a + 1; *s; s++) {
+			if (*s == 'c')
+				dashc = 1;
+			else if (*s == 's')
+				readstdin = 1;
+			else if (*s == 'o' || *s == 'O')
+				j++;
+		}
+	}
+	if (j < cmd->argc && (cmd->wf[j] & SHW_UNKNOWN) && cmd->argv[j][0] == SHUNK) {
+		emitopaque(p, idx, cmd->argv + k, cmd->wf + k, cmd->argc - k, "a shell whose options or script are only known at run time");
+		return;
+	}
+	if (dashc) {
+		if (j >= cmd->argc) {
+			fail(p, "-c without a script");
+			return;
+		}
+		if ((cmd->wf[j] & SHW_UNKNOWN) || !posixsh(name)) {
+			emitopaque(p, idx, cmd->argv + j, cmd->wf + j, 1,
+			           (cmd->wf[j] & SHW_UNKNOWN) ? "a shell script only known at run time (sh -c \"$X\")"
+			                                      : "a script in a shell language the splitter does not read");
+			return;
+		}
+		char *script = xstrdup(cmd->argv[j]);
+		emitscript(p, idx, script);
+		free(script);
+		return;
+	}
+	if ((readstdin || j >= cmd->argc) && !stdinfile)
+		emitopaque(p, idx, cmd->argv + k, cmd->wf + k, cmd->argc - k, "a shell reading commands from its input");
+	/* else it runs a file: a command like any other */
+}
+
+/* The words of cmd from k on, joined as eval and watch do; NULL when one is only known at run time. */
+static char *joinwords(const struct shcmd *cmd, size_t k)
+{
+	struct buf b = {0};
+	for (; k < cmd->argc; k++) {
+		if (cmd->wf[k] & SHW_UNKNOWN) {
+			buffree(&b);
+			return NULL;
+		}
+		if (b.len)
+			bufputc(&b, ' ');
+		bufputs(&b, cmd->argv[k]);
+	}
+	return b.data ? b.data : xstrdup("");
+}
+
+/* Commands that run other commands: what they run is reported as a command of its own. */
+static void wrap(struct sp *p, size_t idx)
+{
+	int stdinfile = p->c->stdinfile;
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	unsigned char *wf = cmd->wf;
+	size_t argc = cmd->argc, k = 1;
+	const char *n = base(av[0]);
+	static const char *const none[] = {NULL};
+	int rc = 0, more = 0;
+#define INNER() do { if (rc < 0) { emitopaque(p, idx, av, wf, argc, "a wrapper with an option the splitter does not know"); return; } \
+	if (k < argc) { emitinner(p, idx, av + k, wf + k, argc - k, more); } return; } while (0)
+	if (posixsh(n) || othersh(n)) {
+		shellrun(p, idx, 0, stdinfile);
+		return;
+	}
+	if (!strcmp(n, "busybox") || !strcmp(n, "toybox")) {
+		if (argc > 1 && (posixsh(av[1]) || !strcmp(av[1], "hush")))
+			shellrun(p, idx, 1, stdinfile);
+		else if (argc > 1 && !(wf[1] & SHW_UNKNOWN) && av[1][0] != '-')
+			emitinner(p, idx, av + 1, wf + 1, argc - 1, 0);
+		else if (argc > 1)
+			emitopaque(p, idx, av, wf, argc, "busybox running a command only known at run time");
+		return;
+	}
+	if (!strcmp(n, "eval") || !strcmp(n, "trap") || !strcmp(n, "fc")) {
+		if (!strcmp(n, "fc")) {
+			emitopaque(p, idx, av, wf, argc, "fc runs commands from the history");
+			return;
+		}
+		if (!strcmp(n, "trap")) {
+			if (argc < 2 || !strcmp(av[1], "-p") || !strcmp(av[1], "-l") || !strcmp(av[1], "-"))
+				return;
+			k = !strcmp(av[1], "--") ? 2 : 1;
+			if (k >= argc)
+				return;
+			if (wf[k] & SHW_UNKNOWN) {
+				emitopaque(p, idx, av + k, wf + k, 1, "a trap whose command is only known at run time");
+				return;
+			}
+			char *s = xstrdup(av[k]);
+			emitscript(p, idx, s);
+			free(s);
+			return;
+		}
+		char *s = joinwords(cmd, 1);
+		if (!s) {
+			emitopaque(p, idx, av, wf, argc, "eval of a string only known at run time");
+			return;
+		}
+		emitscript(p, idx, s);
+		free(s);
+		return;
+	}
+	if (!strcmp(n, "alias")) {
+		for (k = 1; k < argc; k++) {
+			const char *eq = strchr(av[k], '=');
+			if (wf[k] & SHW_UNKNOWN) {
+				emitopaque(p, idx, av + k, wf + k, 1, "an alias only known at run time");
+				return;
+			}
+			if (eq) {
+				char *s = xstrdup(eq + 1);
+				emitscript(p, idx, s);
+				free(s);
+			}
+		}
+		return;
+	}
+	if (!strcmp(n, "watch")) {
+		static const char *const la[] = {"--interval", "--differences", NULL};
+		static const char *const lf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", NULL};
+		int exec = 0;
+		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
+			exec |= !strcmp(av[j], "-x") || !strcmp(av[j], "--exec");
+		rc = skipopts(cmd, &k, "n", la, lf, "bcdegptwx");
+		if (rc < 0 || exec)
+			INNER();
+		char *s = joinwords(cmd, k);
+		if (!s)
+			emitopaque(p, idx, av, wf, argc, "watch running a string only known at run time");
+		else
+			emitscript(p, idx, s);
+		free(s);
+		return;
+	}
+	if (!strcmp(n, "command") || !strcmp(n, "builtin")) {
+		while (k < argc && !strcmp(av[k], "-p"))
+			k++;
+		if (k < argc && (!strcmp(av[k], "-v") || !strcmp(av[k], "-V")))
+			return;
+		INNER();
+	}
+	if (!strcmp(n, "exec")) {
+		rc = skipopts(cmd, &k, "a", none, none, "cl");
+		INNER();
+	}
+	if (!strcmp(n, "nohup") || !strcmp(n, "setsid") || !strcmp(n, "fakeroot") || !strcmp(n, "catchsegv") ||
+	    !strcmp(n, "dbus-run-session") || !strcmp(n, "time")) {
+		static const char *const lf[] = {"--fork", "--wait", "--ctty", "--portability", "--verbose", "--append", NULL};
+		static const char *const la[] = {"--output", "--format", NULL};
+		rc = skipopts(cmd, &k, !strcmp(n, "time") ? "of" : "", la, lf, "cfwpva");
+		INNER();
+	}
+	if (!strcmp(n, "timeout")) {
+		static const char *const la[] = {"--signal", "--kill-after", NULL};
+		static const char *const lf[] = {"--foreground", "--preserve-status", "--verbose", NULL};
+		rc = skipopts(cmd, &k, "sk", la, lf, "v");
+		k++; /* the duration */
+		INNER();
+	}
+	if (!strcmp(n, "nice")) {
+		static const char *const la[] = {"--adjustment", NULL};
+		rc = skipopts(cmd, &k, "n", la, none, "#");
+		INNER();
+	}
+	if (!strcmp(n, "stdbuf")) {
+		static const char *const la[] = {"--input", "--output", "--error", NULL};
+		rc = skipopts(cmd, &k, "ioe", la, none, "");
+		INNER();
+	}
+	if (!strcmp(n, "ionice")) {
+		static const char *const la[] = {"--class", "--classdata", NULL};
+		static const char *const lf[] = {"--ignore", NULL};
+		for (size_t j = 1; j < argc; j++)
+			if (!strcmp(av[j], "-p") || !strcmp(av[j], "-P") || !strcmp(av[j], "-u"))
+				return;
+		rc = skipopts(cmd, &k, "cn", la, lf, "t");
+		INNER();
+	}
+	if (!strcmp(n, "taskset") || !strcmp(n, "chrt") || !strcmp(n, "chroot")) {
+		for (size_t j = 1; j < argc; j++)
+			if (!strcmp(av[j], "-p") || !strcmp(av[j], "--pid"))
+				return;
+		static const char *const lf[] = {"--cpu-list", "--all-tasks", "--batch", "--fifo", "--idle", "--other", "--rr", "--deadline", "--reset-on-fork", "--verbose", "--skip-chdir", NULL};
+		static const char *const la[] = {"--userspec", "--groups", NULL};
+		rc = skipopts(cmd, &k, "TPD", la, lf, "abcdfiormRv");
+		k++; /* the mask, the priority, the new root */
+		if (!strcmp(n, "chroot") && k >= argc && rc >= 0) {
+			emitopaque(p, idx, av, wf, argc, "chroot running a shell");
+			return;
+		}
+		INNER();
+	}
+	if (!strcmp(n, "flock")) {
+		static const char *const la[] = {"--timeout", "--wait", "--conflict-exit-code", "--command", NULL};
+		static const char *const lf[] = {"--shared", "--exclusive", "--unlock", "--nonblock", "--close", "--no-fork", "--verbose", NULL};
+		for (size_t j = 1; j + 1 < argc; j++)
+			if (!strcmp(av[j], "-c") || !strcmp(av[j], "--command")) {
+				if (wf[j + 1] & SHW_UNKNOWN) {
+					emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "flock -c with a string only known at run time");
+					return;
+				}
+				char *s = xstrdup(av[j + 1]);
+				emitscript(p, idx, s);
+				free(s);
+				return;
+			}
+		rc = skipopts(cmd, &k, "wE", la, lf, "sxunoFv");
+		k++; /* the lock file */
+		INNER();
+	}
+	if (!strcmp(n, "su") || !strcmp(n, "runuser") || !strcmp(n, "script")) {
+		for (size_t j = 1; j < argc; j++) {
+			const char *a = av[j];
+			const char *s = NULL;
+			if ((!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
+				if (wf[j + 1] & SHW_UNKNOWN) {
+					emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "a command string only known at run time");
+					return;
+				}
+				s = av[j + 1];
+			} else if (!strncmp(a, "--command=", 10)) {
+				s = a + 10;
+			}
+			if (s) {
+				char *t = xstrdup(s);
+				emitscript(p, idx, t);
+				free(t);
+				return;
+			}
+		}
+		if (!strcmp(n, "runuser")) {
+			for (size_t j = 1; j < argc; j++)
+				if (!strcmp(av[j], "-u") && j + 2 < argc) {
+					k = j + 2;
+					if (!strcmp(av[k], "--"))
+						k++;
+					INNER();
+				}
+		}
+		if (!strcmp(n, "script") && argc > 1)
+			return; /* script FILE: a shell reading the terminal, which a step has not */
+		emitopaque(p, idx, av, wf, argc, "a shell started by su, runuser or script");
+		return;
+	}
+	if (!strcmp(n, "sudo") || !strcmp(n, "doas")) {
+		static const char *const la[] = {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chroot", NULL};
+		static const char *const lf[] = {"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--non-interactive", "--shell", "--stdin", "--reset-timestamp", "--remove-timestamp", NULL};
+		int shell = 0;
+		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
+			if (!strcmp(av[j], "-s") || !strcmp(av[j], "-i") || !strcmp(av[j], "--shell") || !strcmp(av[j], "--login"))
+				shell = 1;
+		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
+			if (!strcmp(av[j], "-l") || !strcmp(av[j], "-v") || !strcmp(av[j], "-k") || !strcmp(av[j], "-K") ||
+			    !strcmp(av[j], "-V") || !strcmp(av[j], "-e") || !strcmp(av[j], "-h") || !strcmp(av[j], "--list") ||
+			    !strcmp(av[j], "--edit") || !strcmp(av[j], "--validate"))
+				return;
+		rc = skipopts(cmd, &k, !strcmp(n, "doas") ? "uC" : "ugCDhprtTRU", la, lf, !strcmp(n, "doas") ? "nsS" : "AbEHiknPSs");
+		while (k < argc && (wf[k] & SHW_UNKNOWN) == 0 && strchr(av[k], '=') && av[k][0] != '=' && av[k][0] != '-') {
+			const char *eq = strchr(av[k], '=');
+			if (dangerenv(av[k], (size_t)(eq - av[k])) && !p->c->out->cmds[idx].danger) {
+				p->c->out->cmds[idx].danger = "sudo VAR=value sets a variable that changes what programs run";
+				p->c->out->cmds[idx].dangerkey = av[k];
+				p->c->out->cmds[idx].dangerword = av[k];
+			}
+			k++;
+		}
+		if (k >= argc && shell && rc >= 0) {
+			emitopaque(p, idx, av, wf, argc, "a shell started by sudo or doas");
+			return;
+		}
+		INNER();
+	}
+	if (!strcmp(n, "env")) {
+		static const char *const la[] = {"--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal", NULL};
+		static const char *const lf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", NULL};
+		for (size_t j = 1; j < argc && isopt(cmd, j); j++) {
+			const char *s = NULL;
+			if (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string"))
+				s = j + 1 < argc && !(wf[j + 1] & SHW_UNKNOWN) ? av[j + 1] : "";
+			else if (!strncmp(av[j], "-S", 2))
+				s = av[j] + 2;
+			else if (!strncmp(av[j], "--split-string=", 15))
+				s = av[j] + 15;
+			if (s) { /* env -S: the string split into words, roughly as a shell would */
+				if (!*s) {
+					emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
+					return;
+				}
+				char *t = joinwords(cmd, j + (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string") ? 2 : 1));
+				char *u = t ? xasprintf("%s %s", s, t) : NULL;
+				if (u)
+					emitscript(p, idx, u);
+				else
+					emitopaque(p, idx, av, wf, argc, "env -S with words only known at run time");
+				free(t), free(u);
+				return;
+			}
+		}
+		rc = skipopts(cmd, &k, "uCS", la, lf, "i0v");
+		while (k < argc && !(wf[k] & SHW_UNKNOWN && av[k][0] == SHUNK) && strchr(av[k], '=') && av[k][0] != '=') {
+			const char *eq = strchr(av[k], '=');
+			if (dangerenv(av[k], (size_t)(eq - av[k])) && !p->c->out->cmds[idx].danger) {
+				p->c->out->cmds[idx].danger = "env VAR=value sets a variable that changes what programs run";
+				p->c->out->cmds[idx].dangerkey = av[k];
+				p->c->out->cmds[idx].dangerword = av[k];
+			}
+			k++;
+		}
+		if (k < argc && (wf[k] & SHW_UNKNOWN) && av[k][0] == SHUNK)
+			rc = -1;
+		INNER();
+	}
+	if (!strcmp(n, "xargs")) {
+		static const char *const la[] = {"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
+		static const char *const lf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", NULL};
+		/* -e, -i and -l take their value glued to them or none */
+		rc = skipopts(cmd, &k, "adEILnPs", la, lf, "0oprtxeil");
+		more = 1;
+		if (rc >= 0 && k >= argc) {
+			static char *echo[] = {"echo"};
+			static unsigned char f0[] = {0};
+			emitinner(p, idx, echo, f0, 1, 1);
+			return;
+		}
+		INNER();
+	}
+	if (!strcmp(n, "find")) {
+		for (size_t j = 1; j < argc; j++) {
+			if (strcmp(av[j], "-exec") && strcmp(av[j], "-execdir") && strcmp(av[j], "-ok") && strcmp(av[j], "-okdir"))
+				continue;
+			size_t s = ++j;
+			while (j < argc && strcmp(av[j], ";") && !(j > s && !strcmp(av[j], "+") && !strcmp(av[j - 1], "{}")))
+				j++;
+			if (j == s)
+				continue;
+			/* {} is a path found, "./name" or below the start: it never starts with '-' */
+			char **w = xmalloc((j - s) * sizeof *w);
+			unsigned char *f = xmalloc(j - s);
+			static char unk[] = {SHUNK, 0};
+			for (size_t q = s; q < j; q++) {
+				int br = strstr(av[q], "{}") != NULL;
+				w[q - s] = br && !strcmp(av[q], "{}") ? unk : av[q];
+				f[q - s] = br ? (unsigned char)(wf[q] | SHW_UNKNOWN | SHW_NODASH) : wf[q];
+			}
+			emitinner(p, idx, w, f, j - s, 0);
+			free(w), free(f);
+		}
+		return;
+	}
+	if ((!strcmp(n, "uv") || !strcmp(n, "poetry") || !strcmp(n, "pipenv") || !strcmp(n, "pdm")) && argc > 2 &&
+	    !strcmp(av[1], "run")) {
+		k = 2;
+		if (isopt(cmd, k)) {
+			emitopaque(p, idx, av, wf, argc, "a runner with options the splitter does not read");
+			return;
+		}
+		INNER();
+	}
+	if (!strcmp(n, "bundle") && argc > 2 && !strcmp(av[1], "exec")) {
+		k = 2;
+		INNER();
+	}
+	if (!strcmp(n, "strace") || !strcmp(n, "ltrace") || !strcmp(n, "valgrind") || !strcmp(n, "unshare") ||
+	    !strcmp(n, "nsenter") || !strcmp(n, "xvfb-run") || !strcmp(n, "parallel") || !strcmp(n, "doas") ||
+	    !strcmp(n, "pkexec") || !strcmp(n, "firejail") || !strcmp(n, "bwrap") || !strcmp(n, "proot") ||
+	    !strcmp(n, "systemd-run") || !strcmp(n, "expect") || !strcmp(n, "tmux") || !strcmp(n, "screen")) {
+		/* their options are many; when they run something, it is not read */
+		if (argc > 1)
+			emitopaque(p, idx, av, wf, argc, "a wrapper whose options the splitter does not read");
+		return;
+	}
+#undef INNER
+}
+
+/* What the command at idx means beyond its words: a name only known at run time, dangerous
+ * options, a change of directory, the commands it runs. */
+static void settle(struct sp *p, size_t idx)
+{
+	struct ctx *c = p->c;
+	struct shcmd *cmd = &c->out->cmds[idx];
+	if (!cmd->argc)
+		return;
+	if (cmd->wf[0] & SHW_UNKNOWN) {
+		if (!cmd->opaque)
+			cmd->opaque = "the command name is only known at run time";
+		return;
+	}
+	const char *n = base(cmd->argv[0]);
+	if (!cmd->danger) {
+		const char *key = NULL, *w = NULL;
+		const char *d = danger(cmd->argv, cmd->wf, cmd->argc, &key, &w);
+		if (d)
+			cmd->danger = d, cmd->dangerkey = key, cmd->dangerword = w;
+	}
+	if (!strcmp(n, "cd") || !strcmp(n, "pushd") || !strcmp(n, "popd"))
+		chdir_(c, cmd);
+	else if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts"))
+		c->runtimevar = 1;
+	else if (!strcmp(n, "let") || ((!strcmp(n, "printf") || !strcmp(n, "test") || !strcmp(n, "[")) && cmd->argc > 1 &&
+	                               !strncmp(cmd->argv[1], "-v", 2)))
+		c->arith = 1;
+	else if (!strcmp(n, "declare") || !strcmp(n, "typeset") || !strcmp(n, "local") || !strcmp(n, "export") ||
+	         !strcmp(n, "readonly")) {
+		for (size_t k = 1; k < cmd->argc; k++) {
+			const char *eq = strchr(cmd->argv[k], '=');
+			if (cmd->wf[k] & SHW_UNKNOWN)
+				c->runtimevar = 1;
+			if (eq && dangerenv(cmd->argv[k], (size_t)(eq - cmd->argv[k])) && !cmd->danger) {
+				cmd->danger = "it sets a variable that changes what programs run";
+				cmd->dangerkey = cmd->argv[k], cmd->dangerword = cmd->argv[k];
+			}
+			if (!strncmp(cmd->argv[k], "-n", 2) || !strncmp(cmd->argv[k], "-i", 2))
+				c->arith = 1; /* namerefs and integer variables evaluate what they are given */
+		}
+	}
+	wrap(p, idx);
+}
+
+/* The command is read: copy it out, or, after a compound command, only keep what its
+ * redirections say. */
 static void finish(struct sp *p, struct builder *b, int after)
 {
 	struct ctx *c = p->c;
-	struct shsplit *o = c->out;
-	if (after) {
-		if (b->unsafe)
-			taint(p, b->unsafe);
-		if (b->relredir)
-			c->comprel = 1;
-	} else if (b->argc || b->nassign || b->nredir || b->unsafe) {
-		struct shcmd cmd = {0};
-		if (b->end < b->start) /* stopped inside its first token */
-			b->end = p->i < p->n ? p->i : p->n;
-		size_t nbytes = c->scratch.len - b->sbase, argc = c->nw - b->wbase;
-		cmd.argv = xmalloc((argc + 1) * sizeof *cmd.argv + nbytes + 1);
-		char *blob = (char *)(cmd.argv + argc + 1);
-		if (nbytes)
-			memcpy(blob, c->scratch.data + b->sbase, nbytes);
-		blob[nbytes] = 0;
-		for (size_t k = 0; k < argc; k++)
-			cmd.argv[k] = blob + (c->woff[b->wbase + k] - b->sbase);
-		cmd.argv[argc] = NULL;
-		cmd.argc = argc;
-		cmd.text = b->started ? xstrndup(p->s + b->start, b->end - b->start) : xstrdup("");
-		cmd.unsafe = b->unsafe ? b->unsafe : namecheck(c, &cmd, b->flags0);
-		cmd.relredir = b->relredir;
-		if (o->ncmds == o->cap) {
-			o->cap = o->cap ? 2 * o->cap : 8;
-			o->cmds = xrealloc(o->cmds, o->cap * sizeof *o->cmds);
+	if (after || !(b->argc || b->nassign || b->nredir || b->opaque)) {
+		if (b->opaque)
+			lineopaque(p, b->opaque);
+		if (after && (b->redir || (c->nrel && c->rel[c->nrel - 1].cmd == (size_t)-1))) {
+			static char *none[] = {NULL};
+			size_t k = emit(c, none, NULL, 0, b->started ? xstrndup(p->s + b->start, b->end - b->start) : xstrdup(""));
+			c->out->cmds[k].redir = b->redir;
+			for (int r = c->nrel - 1; r >= 0 && c->rel[r].cmd == (size_t)-1; r--)
+				c->rel[r].cmd = k;
 		}
-		o->cmds[o->ncmds++] = cmd;
+		c->scratch.len = b->sbase;
+		if (c->scratch.data)
+			c->scratch.data[b->sbase] = 0;
+		c->nw = b->wbase;
+		return;
 	}
+	if (b->end < b->start) /* stopped inside its first token */
+		b->end = p->i < p->n ? p->i : p->n;
+	size_t argc = c->nw - b->wbase;
+	char **argv = xmalloc((argc + 1) * sizeof *argv);
+	for (size_t k = 0; k < argc; k++)
+		argv[k] = c->scratch.data + c->woff[b->wbase + k];
+	size_t k = emit(c, argv, c->wfl + b->wbase, argc, b->started ? xstrndup(p->s + b->start, b->end - b->start) : xstrdup(""));
+	free(argv);
+	struct shcmd *cmd = &c->out->cmds[k];
+	cmd->redir = b->redir;
+	cmd->opaque = b->opaque;
+	if (b->envdanger) {
+		cmd->danger = "VAR=value before it sets a variable that changes what programs run";
+		cmd->dangerkey = b->envdanger, cmd->dangerword = b->envdanger;
+	}
+	for (int r = c->nrel - 1; r >= 0 && c->rel[r].cmd == (size_t)-1; r--)
+		c->rel[r].cmd = k;
 	c->scratch.len = b->sbase;
+	c->nw = b->wbase;
 	if (c->scratch.data)
 		c->scratch.data[b->sbase] = 0;
-	c->nw = b->wbase;
+	int save = c->stdinfile;
+	c->stdinfile = b->stdinfile;
+	settle(p, k);
+	c->stdinfile = save;
 }
 
-/* A simple command; after a compound command only its redirections may follow. */
-static void simple(struct sp *p, int after)
+/* A simple command; after a compound command only its redirections may follow. Returns 1 when
+ * it was the head of a function definition "name ()", whose body follows. */
+static int simple(struct sp *p, int after)
 {
 	struct ctx *c = p->c;
 	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
@@ -648,20 +1615,53 @@ static void simple(struct sp *p, int after)
 			break;
 		skipblank(p);
 		int ch = cur(p);
-		if (ch == -1 || ch == '\n' || ch == ';' || ch == '&' || ch == '|' || ch == ')' || ch == '#')
+		if (ch == -1 || ch == '\n' || ch == ';' || ch == '|' || ch == ')' || (ch == '#' && !b.started))
+			break;
+		if (ch == '&' && nxt(p) != '>')
+			break;
+		if (ch == '#') /* a comment starts a word only */
 			break;
 		if (ch == '(') {
-			fail(p, "an unexpected ( (function definitions and arrays are not read)");
+			if (b.argc == 1 && !b.nredir && !after) { /* name () body */
+				size_t save = p->i;
+				adv(p);
+				skipblank(p);
+				if (cur(p) == ')') {
+					adv(p);
+					c->funcseen = 1;
+					popword(c);
+					b.argc = 0;
+					finish(p, &b, 0);
+					return 1;
+				}
+				p->i = save;
+			}
+			if (b.nassign && !b.argc && c->nw > b.wbase) {
+				/* unreachable: assignments are popped */
+			}
+			fail(p, "an unexpected (");
 			break;
 		}
 		if (!b.started)
 			b.started = 1, b.start = p->i;
-		if (ch == '<' || ch == '>') {
+		if (ch == '<' || ch == '>' || ch == '&') {
+			if ((ch == '<' || ch == '>') && nxt(p) == '(' && !after) { /* <( ) as a word */
+				adv(p), adv(p);
+				nest(p);
+				struct buf *o = &c->scratch;
+				size_t off = o->len;
+				put(o, SHUNK);
+				put(o, 0);
+				pushword(c, off, SHW_UNKNOWN);
+				b.argc++;
+				b.end = p->i;
+				continue;
+			}
 			redir(p, &b);
 			b.end = p->i;
 			continue;
 		}
-		int f = word(p, &b);
+		int f = word(p, &b, b.argc == 0);
 		if (p->stop) {
 			popword(c); /* a partial word */
 			break;
@@ -670,51 +1670,105 @@ static void simple(struct sp *p, int after)
 		int nc = cur(p);
 		if (nc == '<' || nc == '>') {
 			size_t len = strlen(w);
-			if (!(f & (WQUOTED | WEXPAND)) && len && strspn(w, "0123456789") == len) {
-				if (len > 1)
-					bunsafe(&b, "a file descriptor above 9 (shells read it differently)");
-				popword(c);
+			int digits = !(f & (WQUOTED | WEXPAND)) && len && strspn(w, "0123456789") == len;
+			int named = w[0] == '{' && len > 2 && w[len - 1] == '}' && !(f & (WQUOTED | WEXPAND));
+			if (digits || named) {
+				if (len > 1 || named) {
+					/* bash reads 10> and {fd}> as redirections, dash as a word then >: the
+					 * word may or may not be there */
+					c->wfl[c->nw - 1] = SHW_SPLIT;
+					if (after) {
+						fail(p, "a word after a compound command");
+						break;
+					}
+					b.argc++;
+				} else {
+					popword(c);
+				}
 				redir(p, &b);
 				b.end = p->i;
 				continue;
 			}
-			if (w[0] == '{' && len > 1 && w[len - 1] == '}')
-				bunsafe(&b, "a named file descriptor {var}> (bash)");
 		}
 		if (after) {
 			fail(p, "a word after a compound command");
 			break;
 		}
 		if (b.argc == 0 && (f & WASSIGN)) {
+			const char *eq = strchr(w, '=');
+			size_t nl = (size_t)(eq - w);
+			if (nl && w[nl - 1] == '+')
+				nl--;
+			if (f & WEXPAND)
+				c->runtimevar = 1;
+			if (dangerenv(w, nl) && !b.envdanger) {
+				static char names[8][32];
+				static int next;
+				char *slot = names[next++ % 8];
+				snprintf(slot, 32, "%.*s=", (int)(nl < 30 ? nl : 30), w);
+				b.envdanger = slot;
+			}
+			int arr = eq && !eq[1] && cur(p) == '(';
 			popword(c);
 			b.nassign++;
-			bunsafe(&b, "a variable assignment (VAR=value) before or instead of a command");
+			if (arr) { /* NAME=(words): a bash array */
+				adv(p);
+				for (;;) {
+					while (blank(cur(p)) || cur(p) == '\n')
+						adv(p);
+					int d = cur(p);
+					if (d < 0 || p->stop) {
+						fail(p, "an unbalanced (");
+						break;
+					}
+					if (d == ')') {
+						adv(p);
+						break;
+					}
+					if (d == '#') {
+						while (p->i < p->n && p->s[p->i] != '\n')
+							p->i++;
+						continue;
+					}
+					if (delim(d)) {
+						fail(p, "an unexpected character in an array");
+						break;
+					}
+					int g = word(p, &b, 0);
+					if (g & WEXPAND)
+						c->runtimevar = 1;
+					popword(c);
+				}
+			}
 			b.end = p->i;
 			continue;
 		}
-		if (b.argc == 0)
-			b.flags0 = f;
 		b.argc++;
 		b.end = p->i;
 	}
 	finish(p, &b, after);
+	return 0;
 }
 
-enum { KWNONE, KWSTART, KWEND, KWBAD };
+enum { KWNONE, KWSTART, KWEND, KWOTHER };
 
 /* A reserved word at p->i (only called where a command may start); *end is past it. */
 static int keyword(struct sp *p, size_t *end, char kw[12])
 {
-	/* S starts or continues a compound command, E ends one, B is not read; sorted for bsearch */
-	static const struct name kws[] = {
-		{"!", 'S'},      {"[[", 'B'}, {"case", 'B'}, {"coproc", 'B'}, {"do", 'S'},     {"done", 'E'},
-		{"elif", 'S'},   {"else", 'S'}, {"esac", 'B'}, {"fi", 'E'},   {"for", 'B'},    {"function", 'B'},
-		{"if", 'S'},     {"select", 'B'}, {"then", 'S'}, {"time", 'B'}, {"until", 'S'}, {"while", 'S'},
-		{"{", 'S'},      {"}", 'E'},
+	/* S starts or continues a compound command, E ends one, O needs reading of its own */
+	static const struct {
+		const char *name;
+		char kind;
+	} kws[] = {
+		{"!", 'S'}, {"[[", 'O'}, {"case", 'O'}, {"coproc", 'O'}, {"do", 'S'}, {"done", 'E'},
+		{"elif", 'S'}, {"else", 'S'}, {"esac", 'O'}, {"fi", 'E'}, {"for", 'O'}, {"function", 'O'},
+		{"if", 'S'}, {"select", 'O'}, {"then", 'S'}, {"time", 'O'}, {"until", 'S'}, {"while", 'S'},
+		{"{", 'S'}, {"}", 'E'},
 	};
 	size_t j = p->i;
 	int k = 0;
-	if (!strchr("!{}[cdefistuw", at(p, j))) /* the first letters of the words above */
+	int first = at(p, j);
+	if (first < 0 || !strchr("!{}[cdefistuw", first)) /* the first letters of the words above */
 		return KWNONE;
 	for (;;) {
 		int ch = at(p, j);
@@ -729,36 +1783,215 @@ static int keyword(struct sp *p, size_t *end, char kw[12])
 	*end = j;
 	if (!k)
 		return KWNONE;
-	switch (namekind(kw, kws, sizeof kws / sizeof kws[0])) {
-	case 'S':
-		return KWSTART;
-	case 'E':
-		return KWEND;
-	case 'B':
-		return KWBAD;
-	}
+	for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
+		if (!strcmp(kws[i].name, kw))
+			return kws[i].kind == 'S' ? KWSTART : kws[i].kind == 'E' ? KWEND : KWOTHER;
 	return KWNONE;
 }
 
-/* One element of a pipeline: reserved words, a ( subshell ), or a simple command. */
-static void command(struct sp *p)
+/* The construct s[from..to) read again the way dash reads it (dash has no [[ ]] nor (( ))). */
+static void shadow(struct sp *p, size_t from, size_t to)
+{
+	struct ctx *c = p->c;
+	if (c->shadowing || p->depth + 1 > MAXDEPTH)
+		return;
+	struct sp q = {.s = p->s, .n = to, .i = from, .org = p->org, .sub = p->sub, .c = c, .depth = p->depth + 1, .shadow = 1};
+	const char *opaque = c->opaque;
+	c->shadowing = 1;
+	list(&q, 0);
+	c->shadowing = 0;
+	c->opaque = opaque;
+	for (int k = 0; k < q.nhd; k++)
+		free(q.hd[k].delim);
+}
+
+/* [[ ... ]] with p->i at "[[": reported as a command named [[ with its words. */
+static void cond(struct sp *p)
+{
+	struct ctx *c = p->c;
+	size_t from = p->i;
+	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw, .started = 1, .start = p->i};
+	for (;;) {
+		if (p->stop)
+			break;
+		while (blank(cur(p)) || cur(p) == '\n')
+			adv(p);
+		int ch = cur(p);
+		if (ch < 0) {
+			fail(p, "[[ without ]]");
+			break;
+		}
+		if (ch == ']' && nxt(p) == ']' && b.argc && delim(at(p, sk(p, sk(p, p->i) + 1) + 1))) {
+			adv(p), adv(p);
+			struct buf *o = &c->scratch;
+			size_t off = o->len;
+			bufadd(o, "]]", 2);
+			put(o, 0);
+			pushword(c, off, 0);
+			b.argc++;
+			break;
+		}
+		if ((ch == '&' && nxt(p) == '&') || (ch == '|' && nxt(p) == '|')) {
+			adv(p), adv(p);
+			continue;
+		}
+		if (delim(ch)) { /* ( ) ! < > | & ; inside [[ ]] are its operators or a regex's */
+			struct buf *o = &c->scratch;
+			size_t off = o->len;
+			put(o, (char)ch);
+			put(o, 0);
+			pushword(c, off, 0);
+			adv(p);
+			b.argc++;
+			continue;
+		}
+		word(p, &b, 0);
+		const char *w = topword(c);
+		if (!strcmp(w, "-eq") || !strcmp(w, "-ne") || !strcmp(w, "-lt") || !strcmp(w, "-le") || !strcmp(w, "-gt") ||
+		    !strcmp(w, "-ge") || !strcmp(w, "-v"))
+			c->arith = 1;
+		b.argc++;
+	}
+	b.end = p->i;
+	size_t to = p->i;
+	finish(p, &b, 0);
+	if (!p->stop)
+		shadow(p, from, to);
+}
+
+/* for NAME [in WORDS]; and for (( ; ; )) up to the ';' or newline before "do". */
+static void forloop(struct sp *p)
+{
+	struct ctx *c = p->c;
+	skipblank(p);
+	if (cur(p) == '(' && nxt(p) == '(') {
+		adv(p), adv(p);
+		if (arith(p, NULL, ')') < 0)
+			fail(p, "for (( without ))");
+		return;
+	}
+	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
+	word(p, &b, 0);
+	if (!p->stop)
+		popword(c);
+	while (blank(cur(p)) || cur(p) == '\n')
+		adv(p);
+	size_t end;
+	char kw[12];
+	if (keyword(p, &end, kw) != KWNONE || strncmp(p->s + p->i, "in", 2) || !delim(at(p, p->i + 2))) {
+		finish(p, &b, 1);
+		return;
+	}
+	p->i += 2;
+	for (;;) {
+		skipblank(p);
+		int ch = cur(p);
+		if (ch < 0 || ch == ';' || ch == '\n' || p->stop)
+			break;
+		if (delim(ch)) {
+			fail(p, "an unexpected character in a for list");
+			break;
+		}
+		if (word(p, &b, 0) & WEXPAND)
+			c->runtimevar = 1;
+		popword(c);
+	}
+	finish(p, &b, 1);
+}
+
+/* case WORD in PATTERN) LIST ;; ... esac, with p->i past "case". */
+static void caseof(struct sp *p)
+{
+	struct ctx *c = p->c;
+	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
+	skipblank(p);
+	word(p, &b, 0);
+	if (p->stop)
+		return;
+	popword(c);
+	while (blank(cur(p)) || cur(p) == '\n')
+		adv(p);
+	if (strncmp(p->s + p->i, "in", 2) || !delim(at(p, p->i + 2))) {
+		fail(p, "case without in");
+		return;
+	}
+	p->i += 2;
+	for (;;) {
+		for (;;) {
+			while (blank(cur(p)) || cur(p) == '\n')
+				adv(p);
+			if (cur(p) != '#')
+				break;
+			while (p->i < p->n && p->s[p->i] != '\n')
+				p->i++;
+		}
+		if (p->stop)
+			return;
+		if (!strncmp(p->s + p->i, "esac", 4) && delim(at(p, p->i + 4))) {
+			p->i += 4;
+			break;
+		}
+		if (cur(p) == '(')
+			adv(p);
+		for (;;) {
+			skipblank(p);
+			int ch = cur(p);
+			if (ch == ')') {
+				adv(p);
+				break;
+			}
+			if (ch == '|') {
+				adv(p);
+				continue;
+			}
+			if (ch < 0 || delim(ch) || p->stop) {
+				fail(p, "a case pattern without )");
+				return;
+			}
+			word(p, &b, 0);
+			popword(c);
+		}
+		int incase = p->incase;
+		p->incase = 1;
+		list(p, 'c');
+		p->incase = incase;
+		if (p->stop)
+			return;
+		if (p->caseend) {
+			p->caseend = 0;
+			p->i += 4;
+			break;
+		}
+	}
+	finish(p, &b, 1);
+}
+
+/* One element of a pipeline: reserved words, a compound command, or a simple command.
+ * Returns 1 when an "esac" ends the case item being read. */
+static int command(struct sp *p)
 {
 	int after = 0;
 	for (;;) {
 		if (p->stop)
-			return;
+			return 0;
 		skipblank(p);
 		int c = cur(p);
-		if (c == -1 || c == '\n' || c == ';' || c == '&' || c == '|' || c == ')' || c == '#')
-			return;
+		if (c == -1 || c == '\n' || c == ';' || c == '|' || c == ')' || c == '#' || (c == '&' && nxt(p) != '>'))
+			return 0;
 		if (c == '(') {
 			if (after) {
 				fail(p, "an unexpected ( after a compound command");
-				return;
+				return 0;
 			}
-			if (nxt(p) == '(') {
-				fail(p, "an arithmetic command (( )) (bash)");
-				return;
+			size_t from = p->i;
+			if (nxt(p) == '(' && !p->shadow) {
+				adv(p), adv(p);
+				if (arith(p, NULL, ')') == 0) { /* bash's (( )); dash reads two subshells */
+					shadow(p, from, p->i);
+					after = 1;
+					continue;
+				}
+				p->i = from;
 			}
 			adv(p);
 			nest(p);
@@ -767,29 +2000,93 @@ static void command(struct sp *p)
 		}
 		size_t end;
 		char kw[12];
-		int k = keyword(p, &end, kw);
+		int k = after ? KWNONE : keyword(p, &end, kw);
+		if (k == KWOTHER && p->shadow && strcmp(kw, "case") && strcmp(kw, "for") && strcmp(kw, "esac"))
+			k = KWNONE; /* dash has no [[, function, select, coproc or time */
+		if (after && (k = keyword(p, &end, kw)) != KWEND && strcmp(kw, "esac"))
+			k = KWNONE;
 		if (k == KWSTART || k == KWEND) {
 			p->i = end;
+			if (!strcmp(kw, "do"))
+				p->c->loop++;
+			else if (!strcmp(kw, "done") && p->c->loop)
+				p->c->loop--;
 			after = k == KWEND;
 			continue;
 		}
-		if (k == KWBAD) {
-			struct shsplit *o = p->c->out;
-			snprintf(o->why, sizeof o->why, "the shell keyword `%s` (case, for, select, function, [[, coproc, time are not read)", kw);
-			fail(p, o->why);
-			return;
+		if (k == KWOTHER) {
+			if (!strcmp(kw, "esac")) {
+				if (p->incase) {
+					p->caseend = 1;
+					return 1;
+				}
+				fail(p, "esac outside case");
+				return 0;
+			}
+			if (!strcmp(kw, "[[")) {
+				cond(p);
+				after = 1;
+				continue;
+			}
+			p->i = end;
+			if (!strcmp(kw, "case")) {
+				caseof(p);
+				after = 1;
+				continue;
+			}
+			if (!strcmp(kw, "for") || !strcmp(kw, "select")) {
+				forloop(p);
+				return 0;
+			}
+			if (!strcmp(kw, "time")) {
+				skipblank(p);
+				if (cur(p) == '-' && nxt(p) == 'p' && delim(at(p, sk(p, p->i) + 2)))
+					adv(p), adv(p);
+				continue;
+			}
+			if (!strcmp(kw, "coproc")) {
+				skipblank(p); /* coproc NAME { ...; } names the coprocess; coproc CMD runs CMD */
+				size_t save = p->i;
+				struct builder b = {.sbase = p->c->scratch.len, .wbase = p->c->nw};
+				word(p, &b, 0);
+				popword(p->c);
+				skipblank(p);
+				if (!(cur(p) == '{' || cur(p) == '('))
+					p->i = save;
+				continue;
+			}
+			if (!strcmp(kw, "function")) {
+				skipblank(p);
+				struct builder b = {.sbase = p->c->scratch.len, .wbase = p->c->nw};
+				word(p, &b, 0);
+				if (p->stop)
+					return 0;
+				popword(p->c);
+				skipblank(p);
+				if (cur(p) == '(' && at(p, sk(p, p->i) + 1) == ')')
+					adv(p), adv(p);
+				p->c->funcseen = 1;
+				while (blank(cur(p)) || cur(p) == '\n')
+					adv(p);
+				continue;
+			}
 		}
-		simple(p, after);
-		return;
+		if (simple(p, after)) {
+			while (blank(cur(p)) || cur(p) == '\n')
+				adv(p);
+			continue; /* a function's body */
+		}
+		return 0;
 	}
 }
 
-/* Read the bodies of the pending here-documents, which start after a newline. */
+/* Read the bodies of the pending here-documents, which start after a newline; in a body whose
+ * delimiter is not quoted, $( ) and ` ` run. */
 static void heredocs(struct sp *p)
 {
 	for (int k = 0; k < p->nhd && !p->stop; k++) {
 		struct heredoc *h = &p->hd[k];
-		size_t dl = strlen(h->delim);
+		size_t dl = strlen(h->delim), start = p->i;
 		for (;;) {
 			if (p->i >= p->n) {
 				fail(p, "a here-document without its end line");
@@ -802,11 +2099,28 @@ static void heredocs(struct sp *p)
 				while (ls < e && p->s[ls] == '\t')
 					ls++;
 			int last = e - ls == dl && memcmp(p->s + ls, h->delim, dl) == 0;
-			if (!last && !h->quoted) {
-				if (memchr(p->s + p->i, '$', e - p->i) || memchr(p->s + p->i, '`', e - p->i))
-					taint(p, "$ or ` in a here-document whose delimiter is not quoted (write <<'EOF')");
-				if (e > p->i && p->s[e - 1] == '\\')
-					taint(p, "a line continuation in a here-document whose delimiter is not quoted");
+			if (last && !h->quoted) {
+				/* the body's expansions: read as inside double quotes */
+				struct sp q = {.s = p->s, .n = ls, .i = start, .org = p->org, .sub = p->sub, .c = p->c,
+				               .depth = p->depth + 1, .shadow = p->shadow};
+				struct buf *o = &p->c->scratch;
+				size_t mark = o->len;
+				while (q.i < q.n && !q.stop) {
+					char ch = q.s[q.i];
+					if (ch == '\\' && q.i + 1 < q.n)
+						q.i += 2;
+					else if (ch == '$')
+						dollar(&q, NULL, 1);
+					else if (ch == '`')
+						backquote(&q, 1);
+					else
+						q.i++;
+				}
+				o->len = mark;
+				for (int j = 0; j < q.nhd; j++)
+					free(q.hd[j].delim);
+				if (q.stop)
+					p->stop = 1;
 			}
 			p->i = e < p->n ? e + 1 : e;
 			if (last)
@@ -818,18 +2132,20 @@ static void heredocs(struct sp *p)
 	p->nhd = 0;
 }
 
-/* Commands separated by ; & && || | and newlines, up to the end or the closing ')'. */
+/* Commands separated by ; & && || | and newlines, up to the end, the closing ')' or, in a case
+ * item (closer 'c'), ";;", ";&", ";;&" or "esac". */
 static void list(struct sp *p, int closer)
 {
-	int hd0 = p->nhd;
 	for (;;) {
 		if (p->stop)
 			return;
 		skipblank(p);
 		int c = cur(p);
 		if (c == -1) {
-			if (closer)
+			if (closer == ')')
 				fail(p, "an unbalanced (");
+			else if (closer == 'c')
+				fail(p, "case without esac");
 			else if (p->nhd)
 				fail(p, "a here-document without its body");
 			return;
@@ -841,50 +2157,68 @@ static void list(struct sp *p, int closer)
 		}
 		if (c == '\n') {
 			p->i++;
-			if (hd0) {
-				fail(p, "a here-document whose body would start inside ( ) or $( )");
-				return;
-			}
 			if (p->nhd)
 				heredocs(p);
 			continue;
 		}
 		if (c == ';') {
-			if (nxt(p) == ';') {
-				fail(p, ";; outside case");
+			if (nxt(p) == ';' || nxt(p) == '&') {
+				if (closer != 'c') {
+					fail(p, ";; outside case");
+					return;
+				}
+				adv(p), adv(p);
+				if (cur(p) == '&')
+					adv(p);
 				return;
 			}
 			adv(p);
 			continue;
 		}
 		if (c == '&' || c == '|') {
+			if (c == '&' && nxt(p) == '>') {
+				command(p); /* bash's &> as a redirection of an empty command (dash: & then >) */
+				continue;
+			}
 			adv(p);
 			int d = cur(p);
-			if (d == c) {
+			if (d == c || (c == '|' && d == '&'))
 				adv(p);
-			} else if (c == '&' && d == '>') {
-				fail(p, "&> (bash reads it as a redirection, sh as & then >)");
-				return;
-			} else if (c == '|' && d == '&') {
-				fail(p, "|& (bash)");
-				return;
-			}
 			continue;
 		}
 		if (c == ')') {
-			if (!closer) {
+			if (closer != ')') {
 				fail(p, "an unbalanced )");
-				return;
-			}
-			if (p->nhd > hd0) {
-				fail(p, "a here-document without its body");
 				return;
 			}
 			adv(p);
 			return;
 		}
-		command(p);
+		if (command(p) && closer == 'c')
+			return;
 	}
+}
+
+/* Relative redirections, judged against every directory the line may be in. */
+static void relatives(struct ctx *c)
+{
+	struct shsplit *o = c->out;
+	for (int r = 0; r < c->nrel; r++) {
+		const char *why = NULL;
+		if (c->cwdlost || c->rellost)
+			why = "a relative redirection in a line that changes directory to a place only known at run time";
+		for (int k = 0; !why && k < c->ncwd; k++) {
+			char *a = joinpath(c->cwd[k], c->rel[r].target);
+			if (!finepath(a))
+				why = "a relative redirection that leads outside /workspace and /tmp";
+			free(a);
+		}
+		if (why && c->rel[r].cmd < o->ncmds && !o->cmds[c->rel[r].cmd].redir)
+			o->cmds[c->rel[r].cmd].redir = why;
+		free(c->rel[r].target);
+	}
+	if (c->rellost && !c->ncwd)
+		return;
 }
 
 int shsplit(const char *s, size_t n, struct shsplit *out)
@@ -896,24 +2230,29 @@ int shsplit(const char *s, size_t n, struct shsplit *out)
 	}
 	if (validate(s, n, out) < 0)
 		return -1;
-	struct ctx c = {.out = out};
+	struct ctx c = {.out = out, .via = -1};
+	c.cwd[c.ncwd++] = xstrdup("/workspace");
 	struct sp p = {.s = s, .n = n, .c = &c};
 	list(&p, 0);
 	for (int k = 0; k < p.nhd; k++)
 		free(p.hd[k].delim);
-	if (c.hascd) {
-		int rel = c.comprel;
-		for (size_t k = 0; k < out->ncmds; k++)
-			rel |= out->cmds[k].relredir;
-		if (rel && !out->unsafe)
-			out->unsafe = "a redirection to a relative path in a line that changes directory";
+	relatives(&c);
+	for (int k = 0; k < c.ncwd; k++)
+		free(c.cwd[k]);
+	if (c.arith && c.runtimevar && !c.opaque)
+		c.opaque = "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)";
+	if (c.opaque) {
+		static char *none[] = {NULL};
+		size_t k = emit(&c, none, NULL, 0, xstrdup(""));
+		out->cmds[k].opaque = c.opaque;
 	}
 	buffree(&c.scratch);
 	free(c.woff);
+	free(c.wfl);
 	if (out->unsafe)
 		return -1;
 	for (size_t k = 0; k < out->ncmds; k++)
-		if (out->cmds[k].unsafe)
+		if (out->cmds[k].opaque)
 			return -1;
 	return 0;
 }

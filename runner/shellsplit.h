@@ -1,38 +1,55 @@
-/* shellsplit: a POSIX sh command line cut into the simple commands it would run, with every
- * construct the policy cannot judge flagged; docs/security.md lists exactly what is recognised. */
+/* shellsplit: a shell command line (bash and dash both) cut into every simple command it would
+ * run, through control structures, substitutions and the commands wrappers run; what is only
+ * known at run time is marked. docs/security.md describes what is read. */
 #ifndef NS_SHELLSPLIT_H
 #define NS_SHELLSPLIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest command line the splitter reads; anything longer is refused whole. */
+/* Longest command line the splitter reads; anything longer is opaque whole. */
 #define SHMAXLEN 65536
+
+/* In a word: text only known at run time (an expansion, a glob, a tilde). Never in a line: the
+ * splitter refuses control characters. */
+#define SHUNK '\x01'
+
+/* Word flags. */
+enum {
+	SHW_UNKNOWN = 1, /* holds SHUNK somewhere */
+	SHW_SPLIT = 2,   /* an unquoted expansion or glob: may become any number of words */
+	SHW_NODASH = 4,  /* unknown, but cannot start with '-' (find's {}) */
+};
 
 /* One simple command as the shell would run it. */
 struct shcmd {
 	char **argv;        /* words after quote removal, NULL-terminated, one allocation; leading
 	                     * VAR=value assignments and redirections are not words */
+	unsigned char *wf;  /* SHW_* of each word (same allocation) */
 	size_t argc;
-	char *text;         /* the command as written: its span of the line */
-	const char *unsafe; /* why it cannot be proven harmless (a static string), or NULL */
-	int relredir;       /* it redirects to a relative path */
+	char *text;         /* the command as written (its span of the line), or its words joined */
+	const char *opaque; /* why what it runs is only known at run time (a static string), or NULL */
+	const char *redir;  /* why one of its redirections leaves /workspace, /tmp and /dev/null, or NULL */
+	const char *danger; /* the dangerous option it uses (danger.h), or NULL */
+	const char *dangerkey; /* the option a rule's pattern must name to allow it */
+	const char *dangerword; /* the word holding it (points into argv, or static) */
+	int via;            /* index of the command that runs this one (a wrapper, bash -c ...), or -1 */
+	int dash;           /* only dash reads the line this way ([[ ]] and (( )) are bash's) */
 };
 
 struct shsplit {
 	struct shcmd *cmds; /* in the order their text ends; a $( ) inside a command comes first */
 	size_t ncmds, cap;
-	const char *unsafe; /* why the line as a whole cannot be proven harmless, or NULL */
+	const char *unsafe; /* the line could not be read whole (it is then opaque), or NULL */
 	size_t unsafeat;    /* byte offset where that was found */
-	char why[96];       /* storage for a formatted unsafe reason */
+	char why[96];       /* storage for a formatted reason */
 };
 
-/* Split s[0..n) into *out (zeroed first). Returns 0 when every part is understood and none is
- * flagged, -1 otherwise (out->unsafe or some command's unsafe says why); out holds what was found
- * either way, so deny and abort rules can still see the commands. */
+/* Split s[0..n) into *out (zeroed first). Returns 0 when the line was read whole and nothing in
+ * it is opaque, -1 otherwise; out holds what was found either way. */
 int shsplit(const char *s, size_t n, struct shsplit *out);
 /* Characters that cannot be seen or change how text is shown (controls but tab and newline,
- * bidi and zero-width marks, tag characters ...): refused anywhere in a line. */
+ * bidi and zero-width marks, tag characters ...): a line holding one is opaque. */
 int shhidden(uint32_t c);
 /* Free what a split owns. */
 void shsplitfree(struct shsplit *sp);

@@ -129,6 +129,8 @@ int globmatch(const char *pat, size_t plen, const char *s, size_t slen)
 				continue;
 			}
 			size_t len = step(s + i, slen - i, &cp);
+			if (s[i] == GLOBUNK && c != '*') /* text only known at run time: a '*' alone takes it */
+				goto back;
 			if (c == '?') {
 				p++, i += len;
 				continue;
@@ -346,8 +348,173 @@ int globcmd(const char *pat, char *const *words, size_t nwords)
 	return match;
 }
 
+/* Could some text put in place of each GLOBUNK of s[0..slen) make it match pat? Dynamic
+ * programming over (pattern element, subject byte). */
+static int globcould(const char *pat, size_t plen, const char *s, size_t slen)
+{
+	if (!memchr(s, GLOBUNK, slen))
+		return globmatch(pat, plen, s, slen);
+	/* the pattern's elements: their start offsets */
+	size_t sbuf[128], *el = plen + 1 <= 128 ? sbuf : xmalloc((plen + 1) * sizeof *el), ne = 0;
+	for (size_t p = 0; p < plen;) {
+		el[ne++] = p;
+		size_t end;
+		uint32_t cp;
+		if (pat[p] == '[' && setmatch(pat, plen, p, 0, &end) >= 0)
+			p = end;
+		else if (pat[p] == '\\' && p + 1 < plen)
+			p += 2;
+		else
+			p += pat[p] == '*' || pat[p] == '?' ? 1 : step(pat + p, plen - p, &cp);
+	}
+	el[ne] = plen;
+	size_t w = slen + 1;
+	unsigned char rbuf[4096], *r = (ne + 1) * w <= sizeof rbuf ? rbuf : xmalloc((ne + 1) * w);
+	memset(r, 0, (ne + 1) * w);
+	r[0] = 1;
+	for (size_t a = 0; a <= ne; a++)
+		for (size_t b = 0; b <= slen; b++) {
+			if (!r[a * w + b])
+				continue;
+			char c = a < ne ? pat[el[a]] : 0;
+			if (a < ne && c == '*') {
+				r[(a + 1) * w + b] = 1;
+				if (b < slen)
+					r[a * w + b + 1] = 1;
+				continue;
+			}
+			if (b < slen && s[b] == GLOBUNK) {
+				r[a * w + b + 1] = 1; /* the unknown text ends */
+				if (a < ne)
+					r[(a + 1) * w + b] = 1; /* it holds this element */
+				continue;
+			}
+			if (a >= ne || b >= slen)
+				continue;
+			uint32_t cp;
+			size_t len = step(s + b, slen - b, &cp), end;
+			int m;
+			if (c == '?')
+				m = 1;
+			else if (c == '[' && (m = setmatch(pat, plen, el[a], cp, &end)) >= 0)
+				;
+			else if (c == '\\' && el[a] + 1 < plen)
+				m = len == 1 && pat[el[a] + 1] == s[b];
+			else
+				m = el[a + 1] - el[a] == len && !memcmp(pat + el[a], s + b, len);
+			if (m && b + len <= slen)
+				r[(a + 1) * w + b + len] = 1;
+		}
+	int hit = r[ne * w + slen];
+	if (r != rbuf)
+		free(r);
+	if (el != sbuf)
+		free(el);
+	return hit;
+}
+
+int globcmdx(const char *pat, char *const *words, const unsigned char *wf, size_t nwords, int could)
+{
+	if (!could)
+		return globcmd(pat, words, nwords);
+	char sbuf[512];
+	struct pword swords[64];
+	size_t n = strlen(pat);
+	char *out = 2 * n + 1 <= sizeof sbuf ? sbuf : xmalloc(2 * n + 1);
+	struct pword *w = n / 2 + 1 <= 64 ? swords : xmalloc((n / 2 + 1) * sizeof *w);
+	long k = pattok(pat, n, out, w);
+	int match = 0;
+	if (k >= 0) {
+		size_t np = (size_t)k, W = nwords + 1;
+		unsigned char rb[1024], *r = (np + 1) * W <= sizeof rb ? rb : xmalloc((np + 1) * W);
+		memset(r, 0, (np + 1) * W);
+		r[0] = 1;
+		for (size_t a = 0; a <= np; a++)
+			for (size_t b = 0; b <= nwords; b++) {
+				if (!r[a * W + b])
+					continue;
+				if (a < np && w[a].star) {
+					r[(a + 1) * W + b] = 1;
+					if (b < nwords)
+						r[a * W + b + 1] = 1;
+					continue;
+				}
+				if (b < nwords && wf && (wf[b] & 2)) { /* SHW_SPLIT: any number of words */
+					r[a * W + b + 1] = 1;
+					if (a < np)
+						r[(a + 1) * W + b] = 1;
+				}
+				if (a < np && b < nwords && globcould(out + w[a].off, w[a].len, words[b], strlen(words[b])))
+					r[(a + 1) * W + b + 1] = 1;
+			}
+		match = r[np * W + nwords];
+		if (r != rb)
+			free(r);
+	}
+	if (out != sbuf)
+		free(out);
+	if (w != swords)
+		free(w);
+	return match;
+}
+
+int globcmdwild(const char *pat)
+{
+	while (*pat == ' ' || *pat == '\t' || *pat == '\n')
+		pat++;
+	for (; *pat && *pat != ' ' && *pat != '\t' && *pat != '\n'; pat++) {
+		if (*pat == '\\' && pat[1])
+			pat++;
+		else if (*pat == '*' || *pat == '?' || *pat == '[')
+			return 1;
+		else if (*pat == '\'' || *pat == '"')
+			return 0; /* a quoted program name: literal enough */
+	}
+	return 0;
+}
+
+int globnames(const char *pat, const char *key, const char *word)
+{
+	if (!key || !*key)
+		return 0;
+	size_t n = strlen(pat), kl = key[0] == '-' ? strcspn(key, "=") : strlen(key);
+	char sbuf[512];
+	struct pword swords[64];
+	char *out = 2 * n + 1 <= sizeof sbuf ? sbuf : xmalloc(2 * n + 1);
+	struct pword *w = n / 2 + 1 <= 64 ? swords : xmalloc((n / 2 + 1) * sizeof *w);
+	long k = pattok(pat, n, out, w);
+	int hit = 0;
+	for (long j = 0; j < k && !hit; j++) {
+		/* the word's text with the escapes of literal characters removed, up to a wildcard */
+		char lit[512];
+		size_t o = 0;
+		for (size_t i = w[j].off; i < w[j].off + w[j].len && o + 1 < sizeof lit; i++) {
+			char c = out[i];
+			if (c == '\\' && i + 1 < w[j].off + w[j].len) {
+				lit[o++] = out[++i];
+				continue;
+			}
+			if (c == '*' || c == '?' || c == '[')
+				break;
+			lit[o++] = c;
+		}
+		lit[o] = 0;
+		hit = (o >= kl && !strncmp(lit, key, kl)) || (word && o == w[j].len && !strcmp(lit, word));
+		if (!hit && word && !strcmp(lit, word))
+			hit = 1;
+	}
+	if (out != sbuf)
+		free(out);
+	if (w != swords)
+		free(w);
+	return hit;
+}
+
 int globcmdcheck(const char *pat, struct err *e)
 {
+	for (const char *c = pat; *c; c++)
+		if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n')
+			return errf(e, "command pattern has a control character");
 	size_t n = strlen(pat);
 	char *out = xmalloc(2 * n + 1);
 	struct pword *w = xmalloc((n / 2 + 1) * sizeof *w);

@@ -24,6 +24,23 @@ int globpath(const char *pat, const char *path);
  * number of words, zero included; any other word matches exactly one word. */
 int globcmd(const char *pat, char *const *words, size_t nwords);
 
+/* In a subject word: text only known at run time (shellsplit's SHUNK). Only a '*' matches it;
+ * '?', sets and literal characters do not. */
+#define GLOBUNK '\x01'
+
+/* globcmd with each word's flags (bit 2: it may become any number of words). could = 0: must
+ * the words match whatever the unknown text turns out to be (allow rules); could = 1: could they
+ * match for some text (deny and abort rules). */
+int globcmdx(const char *pat, char *const *words, const unsigned char *wf, size_t nwords, int could);
+
+/* Whether a command glob names an option: one of its words starts with key, literally (before
+ * any wildcard), or is word itself. */
+int globnames(const char *pat, const char *key, const char *word);
+
+/* Whether a command glob's first word (the program) holds a wildcard: such a rule allows
+ * programs it does not name, so what their options do is not its business. */
+int globcmdwild(const char *pat);
+
 /* Check a command glob: -1 with the reason in e when it is empty or has an unbalanced quote. */
 int globcmdcheck(const char *pat, struct err *e);
 

@@ -1,6 +1,8 @@
 /* fuzz_shellsplit: the shell splitter, the policy that uses it, and path normalisation.
- * Invariants: a line the splitter flags never gets an allow (rule or default); every command
- * has argc words and a NULL after them; a normalised path stays inside the workspace. */
+ * Invariants: a line with an opaque part never gets an allow when a deny rule could hide there,
+ * and always does under an allow-all rule alone; every command has argc words and a NULL after
+ * them, flags for each, and names a wrapper before it; a normalised path stays inside the
+ * workspace. */
 #include "fuzz.h"
 #include "../../runner/policy.h"
 #include "../../runner/shellsplit.h"
@@ -35,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < c->argc; i++)
 			fuzzassert(c->argv[i]);
 		fuzzassert(c->argv[c->argc] == NULL);
-		flagged |= c->unsafe != NULL;
+		fuzzassert(c->argc == 0 || c->wf);
+		fuzzassert(c->via >= -1 && c->via < (int)k);
+		flagged |= c->opaque != NULL;
 	}
 	fuzzassert((rc == 0) == !flagged);
 	shsplitfree(&sp);
@@ -56,6 +60,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc < 0)
 			fuzzassert(v.decision != DEC_ALLOW);
 		verdictfree(&v);
+		struct approval all = {.def = DEC_DENY, .rules = rules, .nrules = 1};
+		rules[0].command = NULL;
+		policydecide(&all, "w", "shell", args, &v);
+		fuzzassert(v.decision == DEC_ALLOW);
+		verdictfree(&v);
+		rules[0].command = "*";
 		cJSON_Delete(args);
 
 		args = cJSON_CreateObject();
