@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "manifest.h"
+#include "preset.h"
 #include "expr.h"
 #include "matrix.h"
 #include "netrule.h"
@@ -24,7 +25,7 @@ static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size"
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
                                          "approval", "output", "max_turns", "max_tokens", "sandbox", NULL};
 static const char *const approvalkeys[] = {"default", "rules", "examples", NULL};
-static const char *const rulekeys[] = {"tool", "command", "path", "worker", "decision", NULL};
+static const char *const rulekeys[] = {"tool", "command", "path", "worker", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
 static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
                                       "continue_on_error", "max_turns", "max_tokens", "sandbox",
@@ -486,10 +487,38 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			return yfail(y, v, "rules must be a list");
 		rulesfree(a); /* the manifest's rules replace those of the worker file */
 		for (size_t i = 0; (it = yitem(y, v, i)); i++) {
-			a->rules = xrealloc(a->rules, (i + 1) * sizeof *a->rules);
-			struct rule *r = &a->rules[i];
+			yaml_node_t *pr = it->type == YAML_MAPPING_NODE ? yget(y, it, "preset") : NULL;
+			if (pr) { /* - { preset: NAME }: the preset's allow rules, in place */
+				char *name = NULL;
+				const char *const *pats = NULL;
+				if (ymap(y, it, "a rule", rulekeys) < 0 || ystr(y, pr, &name) < 0) {
+					bad = -1;
+				} else if (yget(y, it, "tool") || yget(y, it, "command") || yget(y, it, "path") ||
+				           yget(y, it, "worker") || yget(y, it, "decision")) {
+					bad = yfail(y, it, "a preset stands alone in its rule: - { preset: %s }", name);
+				} else if (!(pats = presetrules(name))) {
+					bad = yfail(y, pr, "unknown preset '%s' (read-only, git-read, build)", name);
+				}
+				const char *pname = NULL;
+				for (size_t k = 0; pats && presetnames[k]; k++)
+					if (!strcmp(presetnames[k], name))
+						pname = presetnames[k];
+				for (size_t k = 0; pats && pats[k]; k++) {
+					a->rules = xrealloc(a->rules, (a->nrules + 1) * sizeof *a->rules);
+					struct rule *r = &a->rules[a->nrules++];
+					memset(r, 0, sizeof *r);
+					r->pos = ypos(y, it);
+					r->tool = xstrdup("shell");
+					r->command = xstrdup(pats[k]);
+					r->decision = DEC_ALLOW;
+					r->preset = pname;
+				}
+				free(name);
+				continue;
+			}
+			a->rules = xrealloc(a->rules, (a->nrules + 1) * sizeof *a->rules);
+			struct rule *r = &a->rules[a->nrules++];
 			memset(r, 0, sizeof *r);
-			a->nrules = i + 1;
 			r->pos = ypos(y, it);
 			r->decision = DEC_ABORT; /* a rule with a mistake is never an allow */
 			if (ymap(y, it, "a rule", rulekeys) < 0) {

@@ -32,6 +32,7 @@ struct rule {
 	char *worker;  /* glob on the delegate's name; NULL = any */
 	enum decision decision;
 	struct pos pos;
+	const char *preset; /* the preset this rule comes from ("read-only"), static, or NULL */
 };
 
 struct approval {

@@ -106,7 +106,11 @@ static void clip(char *dst, size_t cap, const char *s)
 
 static void rulename(char *dst, size_t cap, const struct approval *a, int k)
 {
-	if (a->rules[k].pos.line > 0)
+	if (a->rules[k].preset && a->rules[k].pos.line > 0)
+		snprintf(dst, cap, "rule %d (line %d, preset %s)", k + 1, a->rules[k].pos.line, a->rules[k].preset);
+	else if (a->rules[k].preset)
+		snprintf(dst, cap, "rule %d (preset %s)", k + 1, a->rules[k].preset);
+	else if (a->rules[k].pos.line > 0)
 		snprintf(dst, cap, "rule %d (line %d)", k + 1, a->rules[k].pos.line);
 	else
 		snprintf(dst, cap, "rule %d", k + 1);
@@ -165,9 +169,21 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 	}
 	if (globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
 		return FYES;
+	int unknown = 0;
 	for (size_t k = 0; k < cmd->argc; k++)
-		if (cmd->wf[k] & SHW_UNKNOWN)
-			return globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 1) ? FCOULD : FNO;
+		unknown |= cmd->wf[k] & SHW_UNKNOWN;
+	if (unknown && globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 1))
+		return FCOULD;
+	const char *slash = strrchr(cmd->argv[0], '/');
+	if (slash && slash[1]) { /* /usr/bin/curl, ./curl: the program is curl for a deny rule */
+		char **w = cmd->argv;
+		char *a0 = w[0];
+		w[0] = (char *)slash + 1;
+		enum fit f = globcmdx(r->command, w, cmd->wf, cmd->argc, 0) ? FYES
+		           : unknown && globcmdx(r->command, w, cmd->wf, cmd->argc, 1) ? FCOULD : FNO;
+		w[0] = a0;
+		return f;
+	}
 	return FNO;
 }
 

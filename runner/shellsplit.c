@@ -1185,9 +1185,20 @@ static char *joinwords(const struct shcmd *cmd, size_t k)
 	return b.data ? b.data : xstrdup("");
 }
 
+static int strpcmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every name wrap() looks at, sorted: most commands are none of them. */
+static const char *const wrapnames[] = {"alias", "ash", "bash", "builtin", "bundle", "busybox", "bwrap", "catchsegv", "chroot", "chrt", "command", "csh", "dash", "dbus-run-session", "doas", "elvish", "env", "es", "eval", "exec", "expect", "fakeroot", "fc", "find", "firejail", "fish", "flock", "ionice", "ksh", "ksh93", "lksh", "ltrace", "mksh", "nice", "nohup", "nsenter", "nu", "oksh", "parallel", "pdksh", "pdm", "pipenv", "pkexec", "poetry", "posh", "proot", "pwsh", "rbash", "rc", "runuser", "screen", "script", "setsid", "sh", "stdbuf", "strace", "su", "sudo", "systemd-run", "taskset", "tcsh", "time", "timeout", "tmux", "toybox", "trap", "unshare", "uv", "valgrind", "watch", "xargs", "xonsh", "xvfb-run", "yash", "zsh"};
+
 /* Commands that run other commands: what they run is reported as a command of its own. */
 static void wrap(struct sp *p, size_t idx)
 {
+	const char *n0 = base(p->c->out->cmds[idx].argv[0]);
+	if (!bsearch(&n0, wrapnames, sizeof wrapnames / sizeof wrapnames[0], sizeof *wrapnames, strpcmp))
+		return;
 	int stdinfile = p->c->stdinfile;
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	char **av = cmd->argv;

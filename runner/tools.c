@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../artifacts/events.h"
@@ -300,13 +301,32 @@ static void netevents(const struct sbxresult *res, struct toolres *r, struct buf
 	cJSON_AddNumberToObject(r->event, "connections_refused", refused);
 }
 
+/* The line a step's shell runs: first a fresh, empty HOME of an unguessable name under the step's
+ * /tmp, so that a dotfile an earlier step planted (.gitconfig, .bashrc ...) configures nothing;
+ * then the command, on a line of its own, as written. */
+static char *withhome(const char *cmd)
+{
+	unsigned char rnd[12];
+	char hex[sizeof rnd * 2 + 1];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return NULL;
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	return xasprintf("HOME=/tmp/.home-%s; mkdir -m 700 \"$HOME\" || exit 125; export HOME\n%s", hex, cmd);
+}
+
 static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct err *e)
 {
 	struct sbxresult res;
 	memset(&res, 0, sizeof res);
 	if (!sbx)
 		return errf(e, "no sandbox for shell");
-	if (sbxexec(sbx, cmd, &res, e) < 0)
+	char *line = withhome(cmd);
+	if (!line)
+		return errf(e, "no random bytes for the step's HOME");
+	int xrc = sbxexec(sbx, line, &res, e);
+	free(line);
+	if (xrc < 0)
 		return -1;
 	cJSON *ev = r->event;
 	cJSON_AddNumberToObject(ev, "exit_code", res.exit_code);

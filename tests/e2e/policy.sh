@@ -96,4 +96,56 @@ expect_grep "validate names the example and the rule" 'git diff HEAD.*rule 2' "$
 "$NS" validate "$T/m.yaml" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "validate accepts consistent examples" 0 "$rc"
 
+# presets, --set, and what allow-all means, through the real binary
+cat > "$T/p.yaml" <<'EOF'
+version: 1
+name: presets
+models:
+  default: { provider: scripted, replies: [ { text: hi } ] }
+workers:
+  reader:
+    instructions: "read ${{ inputs.what }}"
+    tools: [shell]
+    approval:
+      rules:
+        - { preset: read-only }
+        - { preset: git-read }
+        - { tool: shell, command: "curl *", decision: abort }
+  sandboxed:
+    instructions: anything
+    tools: [shell]
+    approval:
+      rules:
+        - { tool: shell, decision: allow }
+jobs:
+  a: { worker: reader, input: "x" }
+EOF
+ppol() { "$NS" policy "$T/p.yaml" --set what=code --tool shell "$@" 2>"$T/err"; }
+expect_eq "preset read-only allows a pipeline" "allow by rule 1" "$(ppol --worker reader --command 'cat a | grep x | wc -l')"
+expect_grep "and each command its rule" 'allow by rule [0-9]+ +wc -l' "$T/err"
+ppol --worker reader --command 'cat a' >/dev/null
+expect_grep "the reason names the preset" 'rule 1 \(line [0-9]+, preset read-only\) allows' "$T/err"
+out=$(ppol --worker reader --command 'git log --oneline -5')
+expect_grep "preset git-read allows git log" 'allow by rule' <(echo "$out")
+expect_grep "the reason names git-read" 'preset git-read' "$T/err"
+expect_eq "preset refuses git log --output" "deny by default" "$(ppol --worker reader --command 'git log --output=/tmp/.gitconfig')"
+expect_grep "and says why" 'git --output writes a file' "$T/err"
+expect_eq "preset refuses sed e" "deny by default" "$(ppol --worker reader --command "sed -n '1e id' f")"
+expect_grep "curl behind timeout aborts" 'abort by rule' <(ppol --worker reader --command 'timeout 5 curl x')
+"$NS" policy "$T/p.yaml" --worker reader --tool shell --command ls >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "without --set, an input the manifest uses is missing" 2 "$rc"
+expect_grep "and the error says which" 'what' "$T/err"
+out=$("$NS" policy "$T/p.yaml" --set what --worker reader --tool shell --command ls 2>"$T/err"); rc=$?
+expect_rc "--set without = is a usage error" 2 "$rc"
+expect_eq "allow-all: a for loop" "allow by rule 1" "$(ppol --worker sandboxed --command 'for f in *.c; do wc -l $f; done')"
+expect_eq "allow-all: eval of a variable" "allow by rule 1" "$(ppol --worker sandboxed --command 'eval "$X"; $CMD 2>/tmp/err')"
+sed 's/preset: git-read/preset: git-write/' "$T/p.yaml" > "$T/pbad.yaml"
+"$NS" validate --set what=x "$T/pbad.yaml" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "an unknown preset is refused" 2 "$rc"
+expect_grep "with its line and the known ones" "pbad.yaml:12:.*unknown preset 'git-write' \(read-only, git-read, build\)" "$T/err"
+sed 's/- { preset: git-read }/- { preset: git-read, decision: deny }/' "$T/p.yaml" > "$T/pbad.yaml"
+"$NS" validate --set what=x "$T/pbad.yaml" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "a preset with other keys is refused" 2 "$rc"
+expect_grep "saying it stands alone" 'a preset stands alone' "$T/err"
+
 done_tests

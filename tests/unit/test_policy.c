@@ -1,5 +1,6 @@
 /* test_policy: decisions of a typical allow-list on legitimate lines and on bypass attempts,
  * rule semantics (strictest wins, defaults, fields), paths, reasons and verdict contents. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,11 +643,348 @@ static void check(void)
 	}
 }
 
+/* ---- allow-all, and what an abort rule beside it refuses ---- */
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include "agentlines.h"
+#include "../../manifest/preset.h"
+
+/* bash -n accepts the line (it parses; nothing runs). */
+static int bashparses(const char *line)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *argv[] = {"bash", "-n", "-c", (char *)line, NULL};
+		char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+		int fd = open("/dev/null", O_RDWR);
+		dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+		execve("/bin/bash", argv, envp);
+		_exit(127);
+	}
+	int st;
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void allowall(void)
+{
+	struct verdict v;
+	struct rule all[] = {
+		{.tool = "shell", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "curl *", .decision = DEC_ABORT},
+	};
+	struct approval only = {.def = DEC_DENY, .rules = all, .nrules = 1};
+	struct approval withabort = {.def = DEC_DENY, .rules = all, .nrules = 2};
+	struct approval defallow = {.def = DEC_ALLOW};
+	size_t n = sizeof agentlines / sizeof agentlines[0], refused = 0, opaque = 0, curls = 0;
+	int havebash = access("/bin/bash", X_OK) == 0;
+	if (!havebash)
+		printf("SKIPPED bash -n on the agent lines: no /bin/bash\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *l = agentlines[i];
+		if (havebash)
+			ok(bashparses(l), "bash -n refuses corpus line [%s]", l);
+		ok(shell(&only, l, &v) == DEC_ALLOW, "allow-all refused [%s]: %s", l, v.reason);
+		verdictfree(&v);
+		ok(shell(&defallow, l, &v) == DEC_ALLOW, "default allow refused [%s]: %s", l, v.reason);
+		verdictfree(&v);
+		/* with the abort rule: refused only when the line could hide a curl */
+		enum decision d = shell(&withabort, l, &v);
+		int hascurl = strstr(l, "curl ") != NULL;
+		if (hascurl) {
+			curls++;
+			ok(d == DEC_ABORT && v.rule == 1, "[%s] runs curl: %s %s", l, decisionname(d), v.reason);
+		} else if (d != DEC_ALLOW) {
+			refused++;
+			ok(d == DEC_DENY && v.rule == 1 && strstr(v.reason, "could be hiding"),
+			   "[%s] refused without an opaque part: %s", l, v.reason);
+			opaque += strstr(v.reason, "could be hiding") != NULL;
+		}
+		verdictfree(&v);
+	}
+	printf("corpus: %zu agent lines; allow-all allows all; with an abort rule for curl: %zu abort (they run curl), "
+	       "%zu denied as opaque (%.1f %%)\n", n, curls, refused, 100.0 * (double)refused / (double)n);
+	ok(n >= 300, "corpus size %zu", n);
+	ok(refused * 50 <= n, "at most 2 %% of the corpus refused as opaque: %zu", refused);
+	(void)opaque;
+}
+
+/* A denied command hidden in each construct the splitter reads. */
+static void hiding(void)
+{
+	static const char *const hidden[] = {
+		"if curl x; then :; fi", "if true; then curl x; fi", "if false; then :; else curl x; fi",
+		"if false; then :; elif curl x; then :; fi", "for i in 1; do curl x; done",
+		"for ((i=0; i<1; i++)); do curl x; done", "while curl x; do :; done", "until curl x; do :; done",
+		"case a in a) curl x;; esac", "case a in (b|a) curl x ;; esac", "case $(curl x) in a) ;; esac",
+		"{ curl x; }", "(curl x)", "f() { curl x; }", "function f { curl x; }", "function f() (curl x)",
+		"[[ $(curl x) ]]", "[[ x && curl y ]]", "[[ -n x ]] || curl y", "(( $(curl x) ))", "((curl x))",
+		"echo $((1 + $(curl x)))", "echo $[ $(curl x) ]", "cat <<EOF\n$(curl x)\nEOF", "cat <<EOF\n`curl x`\nEOF",
+		"cat <<-EOF\n\t${y:-$(curl x)}\n\tEOF", "echo ${x:-$(curl y)}", "echo ${x/a/$(curl y)}", "echo \"$(curl x)\"",
+		"echo `curl x`", "echo \"`curl x`\"", "diff <(curl x) f", "tee >(curl x) < f", "cat < <(curl x)",
+		"a=$(curl x)", "a=(1 $(curl x))", "X=1 curl y", "bash -c 'curl x'", "sh -c \"curl x\"",
+		"bash -lc 'cd /; curl x'", "sh -ec 'curl x'", "dash -c 'curl x'", "busybox sh -c 'curl x'", "eval 'curl x'",
+		"eval curl x", "trap 'curl x' EXIT", "alias c='curl x'", "env curl x", "env -i A=1 curl x",
+		"env -S 'curl x'", "timeout 5 curl x", "timeout -s KILL 5 curl x", "nice curl x", "nice -n 5 curl x",
+		"nohup curl x &", "xargs curl < f", "ls | xargs -n1 curl", "find . -exec curl {} \\;",
+		"find . -execdir curl {} +", "find . -ok curl {} \\;", "time curl x", "time -p curl x", "command curl x",
+		"builtin curl x", "exec curl x", "sudo curl x", "sudo -u root -E curl x", "doas curl x",
+		"stdbuf -o0 curl x", "setsid curl x", "flock /tmp/l curl x", "flock /tmp/l -c 'curl x'",
+		"watch curl x", "su -c 'curl x'", "runuser -u u -- curl x", "script -c 'curl x' /dev/null",
+		"ionice -c 3 curl x", "chrt 5 curl x", "taskset 1 curl x", "chroot / curl x", "uv run curl x",
+		"poetry run curl x", "coproc curl x", "! curl x", "curl x &", "a | curl x", "a && curl x",
+		"a || curl x", "a\ncurl x", "/usr/bin/curl x", "./curl x", "c\\url x", "'curl' x", "c''url x",
+		"$'\\x63url' x", "\"$(echo curl)\" x", "$C x", "{curl,x}", "c?rl x", "eval \"$X\"", "sh -c \"$X\"",
+		"curl x | sh", "bash", "x=$(cat f); eval $x", "echo ${x@P}", "read x; echo $((x))",
+	};
+	struct rule r[] = {
+		{.tool = "shell", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "curl *", .decision = DEC_ABORT},
+	};
+	struct approval a = {.def = DEC_ALLOW, .rules = r, .nrules = 2};
+	struct verdict v;
+	for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+		enum decision d = shell(&a, hidden[i], &v);
+		ok(d != DEC_ALLOW && v.rule == 1, "curl hidden in [%s] got %s: %s", hidden[i], decisionname(d), v.reason);
+		verdictfree(&v);
+	}
+	/* a plain git diff with the word curl is no curl */
+	ok(shell(&a, "git diff curl", &v) == DEC_ALLOW, "a word is not a command: %s", v.reason);
+	verdictfree(&v);
+	ok(shell(&a, "grep -r 'curl x' .", &v) == DEC_ALLOW, "quoted text is not a command: %s", v.reason);
+	verdictfree(&v);
+}
+
+/* Each dangerous option of the table under the rule that looks read-only: denied; allowed when
+ * the rule names it. */
+static void dangerous(void)
+{
+	static const char *const cases[][3] = {
+		/* rule, attack, a rule that names it (or NULL) */
+		{"git log *", "git log --output=/tmp/.gitconfig", "git log --output=* *"},
+		{"git *", "git -c core.pager=id log", "git -c *"},
+		{"git *", "git -c alias.x=!id x", NULL},
+		{"git *", "git --config-env=core.pager=X log", NULL},
+		{"git *", "git --exec-path=/workspace log", NULL},
+		{"git *", "git -C /tmp/evil log", "git -C * log *"},
+		{"git *", "git --git-dir=/tmp/evil/.git log", NULL},
+		{"git *", "git --work-tree=/tmp log", NULL},
+		{"git diff *", "git diff --ext-diff", "git diff --ext-diff *"},
+		{"git log *", "git log -p --textconv", NULL},
+		{"git grep *", "git grep -Oid x", NULL},
+		{"git grep *", "git grep --open-files-in-pager=id x", NULL},
+		{"git grep *", "git grep -O id x", NULL},
+		{"git fetch *", "git fetch --upload-pack=id origin", NULL},
+		{"git ls-remote *", "git ls-remote --upload-pack=id x", NULL},
+		{"git push *", "git push --receive-pack=id x", NULL},
+		{"git clone *", "git clone --template=/workspace/t x", NULL},
+		{"git clone *", "git clone -c core.fsmonitor=id x", NULL},
+		{"git archive *", "git archive --remote=x --exec=id HEAD", NULL},
+		{"git archive *", "git archive -o /etc/x HEAD", NULL},
+		{"git *", "git config core.pager id", "git config *"},
+		{"git *", "git difftool -x id", NULL},
+		{"git rebase *", "git rebase -x id HEAD~1", NULL},
+		{"git rebase *", "git rebase --exec=id HEAD~1", NULL},
+		{"git bisect *", "git bisect run id", NULL},
+		{"git submodule *", "git submodule foreach id", NULL},
+		{"git format-patch *", "git format-patch -o /etc HEAD~1", NULL},
+		{"git log *", "git log $(cat f)", NULL},
+		{"git log *", "git log $X", NULL},
+		{"git log *", "git log \"$X\"", NULL},
+		{"git log *", "git log *", NULL},
+		{"git diff *", "git diff {--output=x,HEAD}", NULL},
+		{"sed -n *", "sed -n '1e id' f", NULL},
+		{"sed -n *", "sed -n 's/x/y/e' f", NULL},
+		{"sed -n *", "sed -n 'w /tmp/x' f", NULL},
+		{"sed -n *", "sed -n 's/x/y/w /tmp/x' f", NULL},
+		{"sed -n *", "sed -n '/a/,/b/{e id\n}' f", NULL},
+		{"sed -n *", "sed -n -e p -e '1e id' f", NULL},
+		{"sed -n *", "sed -n --expression='1e id' f", NULL},
+		{"sed -n *", "sed -n -f script.sed f", NULL},
+		{"sed *", "sed -i s/a/b/ f", "sed -i *"},
+		{"sed *", "sed -ni p f", NULL},
+		{"sed *", "sed --in-place=.bak s/a/b/ f", NULL},
+		{"sed *", "sed -n \"$S\" f", NULL},
+		{"find . -name *", "find . -name x -delete", "find . -name * -delete"},
+		{"find *", "find . -exec id ;", NULL},
+		{"find *", "find . -execdir id ;", NULL},
+		{"find *", "find . -ok id ;", NULL},
+		{"find *", "find . -okdir id ;", NULL},
+		{"find *", "find . -fprint /tmp/x", NULL},
+		{"find *", "find . -fprint0 /tmp/x", NULL},
+		{"find *", "find . -fprintf /tmp/x %p", NULL},
+		{"find *", "find . -fls /tmp/x", NULL},
+		{"find . -name *", "find . -name $X", NULL},
+		{"tar *", "tar --checkpoint=1 --checkpoint-action=exec=id -cf /dev/null .", "tar --checkpoint=1 --checkpoint-action=* *"},
+		{"tar *", "tar --to-command=id -xf a.tar", NULL},
+		{"tar *", "tar -I id -xf a.tar", NULL},
+		{"tar *", "tar -Iid -xf a.tar", NULL},
+		{"tar *", "tar --use-compress-program=id -xf a", NULL},
+		{"tar *", "tar xIf id a.tar", NULL},
+		{"tar *", "tar -F id -cf a .", NULL},
+		{"tar *", "tar --info-script=id -cf a .", NULL},
+		{"tar *", "tar --new-volume-script=id -cf a .", NULL},
+		{"tar *", "tar --rsh-command=id -tf h:a", NULL},
+		{"tar *", "tar --rmt-command=id -tf h:a", NULL},
+		{"tar *", "tar --index-file=/etc/x -tf a", NULL},
+		{"sort *", "sort --compress-program=id f", NULL},
+		{"sort *", "sort -o /etc/x f", "sort -o *"},
+		{"sort *", "sort -uo x f", NULL},
+		{"sort *", "sort --output=x f", NULL},
+		{"awk *", "awk 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk '{print | \"sh\"}' f", NULL},
+		{"awk *", "awk '{print > \"/tmp/x\"}' f", NULL},
+		{"awk *", "awk '{printf \"%s\", $0 >> \"x\"}' f", NULL},
+		{"awk *", "awk 'BEGIN{\"id\" | getline x}'", NULL},
+		{"awk *", "awk -f prog.awk f", NULL},
+		{"gawk *", "gawk -l ./x 1", NULL},
+		{"gawk *", "gawk -i x.awk 1", NULL},
+		{"awk *", "awk '@load \"x\"'", NULL},
+		{"awk *", "awk \"$P\" f", NULL},
+		{"rsync *", "rsync -e 'sh -c id' a b:c", NULL},
+		{"rsync *", "rsync --rsh=id a b:c", NULL},
+		{"rsync *", "rsync --rsync-path=id a h:b", NULL},
+		{"rsync *", "rsync --write-batch=/tmp/x a b", NULL},
+		{"zip *", "zip -T -TT 'id' a.zip f", NULL},
+		{"zip *", "zip -T --unzip-command=id a.zip f", NULL},
+		{"rg *", "rg --pre ./x foo", "rg --pre * *"},
+		{"rg *", "rg --pre=id foo", NULL},
+		{"less *", "less -o /tmp/x f", NULL},
+		{"less *", "less --log-file=/tmp/x f", NULL},
+		{"less *", "less -k keys f", NULL},
+		{"man *", "man -P id ls", NULL},
+		{"man *", "man --pager=id ls", NULL},
+		{"man *", "man -H id ls", NULL},
+		{"curl *", "curl -o /etc/x http://x", NULL},
+		{"curl *", "curl -O http://x/y", NULL},
+		{"curl *", "curl -K cfg http://x", NULL},
+		{"curl *", "curl --config cfg", NULL},
+		{"curl *", "curl -D /tmp/h http://x", NULL},
+		{"curl *", "curl -c jar http://x", NULL},
+		{"curl *", "curl --trace /tmp/t http://x", NULL},
+		{"curl *", "curl -sSo x http://x", NULL},
+		{"wget *", "wget -e 'x=y' http://y", NULL},
+		{"wget *", "wget -O /etc/x http://y", NULL},
+		{"wget *", "wget --output-document=x http://y", NULL},
+		{"ssh *", "ssh -o ProxyCommand=id x", NULL},
+		{"ssh *", "ssh -F cfg x", NULL},
+		{"scp *", "scp -S id a b:c", NULL},
+		{"scp *", "scp -o ProxyCommand=id a b:c", NULL},
+		{"xxd *", "xxd -r a b", NULL},
+		{"xxd *", "xxd a b", NULL},
+		{"uniq *", "uniq a b", NULL},
+		{"tree *", "tree -o x", NULL},
+		{"shuf *", "shuf -o x f", NULL},
+		{"dd *", "dd if=a of=/etc/x", "dd * of=* *"},
+		{"iconv *", "iconv -f a -t b -o x f", NULL},
+		{"sdiff *", "sdiff -o x a b", NULL},
+		{"yq *", "yq -i '.a=1' f", NULL},
+		{"sqlite3 *", "sqlite3 db '.shell id'", NULL},
+		{"sqlite3 *", "sqlite3 -cmd '.system id' db", NULL},
+		{"vim *", "vim -c ':!id' f", NULL},
+		{"vim *", "vim +'!id' f", NULL},
+		{"ls *", "LD_PRELOAD=/workspace/x.so ls", NULL},
+		{"git log *", "GIT_EXTERNAL_DIFF=id git log -p", NULL},
+		{"git log *", "GIT_PAGER=id git log", NULL},
+		{"ls *", "PATH=/workspace ls", NULL},
+		{"make *", "BASH_ENV=/workspace/x make", NULL},
+		{"env *", "env LD_PRELOAD=x env", NULL},
+	};
+	struct verdict v;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rule r[] = {{.tool = "shell", .command = (char *)cases[i][0], .decision = DEC_ALLOW},
+		                   {.tool = "shell", .command = "cat *", .decision = DEC_ALLOW}};
+		struct approval a = {.def = DEC_DENY, .rules = r, .nrules = 2};
+		enum decision d = shell(&a, cases[i][1], &v);
+		ok(d == DEC_DENY, "[%s] under [%s]: %s: %s", cases[i][1], cases[i][0], decisionname(d), v.reason);
+		verdictfree(&v);
+		if (cases[i][2]) {
+			r[0].command = (char *)cases[i][2];
+			d = shell(&a, cases[i][1], &v);
+			ok(d == DEC_ALLOW, "[%s] under [%s], which names it: %s: %s", cases[i][1], cases[i][2], decisionname(d),
+			   v.reason);
+			verdictfree(&v);
+		}
+	}
+	/* what the same rules allow */
+	static const char *const fine[][2] = {
+		{"git log *", "git log --oneline -5 -- src"}, {"git log *", "git log --format=%H -1"},
+		{"git log *", "git log -- $f"}, {"git log *", "git log -- *.c"}, {"git diff *", "git diff --stat HEAD~1"},
+		{"git *", "git status"}, {"git log *", "git log -c"}, {"sed -n *", "sed -n '1,5p' f"},
+		{"sed -n *", "sed -n '/start/,/end/p' f"}, {"sed *", "sed 's/a/b/g' f"}, {"sed *", "sed -e 's/x/y/' -e 'p' f"},
+		{"sed *", "sed 's/e/w/' f"}, {"find . -name *", "find . -name '*.py'"}, {"find *", "find . -type f -name x"},
+		{"tar *", "tar -tzf a.tar.gz"}, {"tar *", "tar -xf a.tar"}, {"sort *", "sort -u -k2 f"},
+		{"awk *", "awk '{print $1}' f"}, {"awk *", "awk '$3 > 100' f"}, {"awk *", "awk -F, '{s+=$2} END {print s}' f"},
+		{"awk *", "awk '{print ($1 > 2)}' f"}, {"rg *", "rg -n foo src"}, {"curl *", "curl -s http://x"},
+		{"uniq *", "uniq -c f"}, {"xxd *", "xxd f"}, {"dd *", "dd if=a bs=1 count=4"}, {"ls *", "LANG=C ls"},
+		{"ls *", "ls $d"}, {"wc *", "wc -l *.c"}, {"cat *", "cat \"$HOME/x\""},
+	};
+	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+		struct rule r[] = {{.tool = "shell", .command = (char *)fine[i][0], .decision = DEC_ALLOW}};
+		struct approval a = {.def = DEC_DENY, .rules = r, .nrules = 1};
+		ok(shell(&a, fine[i][1], &v) == DEC_ALLOW, "[%s] under [%s]: %s", fine[i][1], fine[i][0], v.reason);
+		verdictfree(&v);
+	}
+	/* a rule whose program is a wildcard allows any program: options are not its business */
+	struct rule star[] = {{.tool = "shell", .command = "*", .decision = DEC_ALLOW}};
+	struct approval as = {.def = DEC_DENY, .rules = star, .nrules = 1};
+	ok(shell(&as, "git log --output=x > /etc/y", &v) == DEC_ALLOW, "'*' allows any option: %s", v.reason);
+	verdictfree(&v);
+	ok(shell(&as, "$CMD x", &v) == DEC_DENY, "'*' does not allow an opaque command: %s", v.reason);
+	verdictfree(&v);
+}
+
+/* The presets: their ordinary use allowed, every dangerous option of the table refused. */
+static void presets(void)
+{
+	struct rule rules[400];
+	size_t n = 0;
+	for (const char *const *p = presetnames; *p; p++)
+		for (const char *const *c = presetrules(*p); *c && n < 400; c++)
+			rules[n++] = (struct rule){.tool = "shell", .command = (char *)*c, .decision = DEC_ALLOW, .preset = *p};
+	ok(n < 400, "preset rules fit");
+	ok(presetrules("no-such") == NULL, "unknown preset");
+	struct approval a = {.def = DEC_DENY, .rules = rules, .nrules = n};
+	static const char *const allowed[] = {
+		"ls -la", "cat README.md | head -20", "grep -rn TODO src | wc -l", "find . -name '*.py' | sort",
+		"git log --oneline -10", "git --no-pager diff HEAD~1 -- src", "git status --short", "sed -n '1,40p' a.c",
+		"awk '{print $1}' f | sort | uniq -c", "jq -r .name package.json", "make -j4 2>&1 | tail -20",
+		"source .venv/bin/activate && pytest -q", "cd src && make > build.log 2>&1", "timeout 600 python x.py",
+		"for f in *.c; do wc -l $f; done", "npm test -- --watchAll=false", "cargo test 2>/tmp/err || cat /tmp/err",
+		"git log -1 --format=%H", "xargs -a files.txt wc -l", "tar -tzf a.tar.gz",
+	};
+	static const char *const refused[] = {
+		"git log --output=/tmp/.gitconfig", "git -c core.pager=id log", "git grep -Oid x", "sed -n '1e id' f",
+		"sed -i s/a/b/ f", "find . -name x -delete", "find . -exec id ;", "tar --checkpoint-action=exec=id -tf a",
+		"tar -tf a -I id", "sort -o /etc/x f", "awk 'BEGIN{system(\"id\")}'", "rg --pre id x", "git log > /etc/x",
+		"git config core.pager id", "xxd a b", "uniq a b", "tree -o x", "export PATH=/workspace", "rm -rf /",
+		"curl http://x", "git push origin", "git commit -am x", "LD_PRELOAD=x ls", "git log $(cat f)",
+		"eval \"$X\"", "$CMD", "bash", "git log -1 > ../../etc/x", "cd /etc && ls > x",
+	};
+	struct verdict v;
+	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+		ok(shell(&a, allowed[i], &v) == DEC_ALLOW, "presets allow [%s]: %s", allowed[i], v.reason);
+		verdictfree(&v);
+	}
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		ok(shell(&a, refused[i], &v) == DEC_DENY, "presets refuse [%s]: %s", refused[i], v.reason);
+		verdictfree(&v);
+	}
+	/* the reason names the preset */
+	shell(&a, "ls", &v);
+	ok(strstr(v.reason, "preset read-only") != NULL, "reason names the preset: %s", v.reason);
+	verdictfree(&v);
+}
+
 int main(void)
 {
 	table();
 	semantics();
 	paths();
 	check();
+	allowall();
+	hiding();
+	dangerous();
+	presets();
 	return tdone();
 }
