@@ -28,18 +28,39 @@ int rundircreate(struct rundir *r, const char *outdir, struct err *e)
 		snprintf(r->id + n, sizeof r->id - n, "-%04x", rnd);
 		free(r->path);
 		r->path = pathjoin(outdir, r->id);
-		if (mkdir(r->path, 0755) == 0) {
-			for (int i = 0; i < 3; i++) {
-				char *p = pathjoin(r->path, subs[i]);
-				int rc = mkdir(p, 0755);
-				free(p);
-				if (rc < 0)
-					return errf(e, "mkdir in %s:", r->path);
-			}
+		/* Made whole under a hidden name, then renamed into place: a run directory never exists
+		 * without its folders, so one killed at any moment is still recognised as a run. */
+		char *tmp = xasprintf("%s/.%s.new", outdir, r->id);
+		if (mkdir(tmp, 0755) < 0) {
+			int err = errno;
+			free(tmp);
+			if (err == EEXIST)
+				continue;
+			errno = err;
+			return errf(e, "mkdir %s:", r->path);
+		}
+		int rc = 0;
+		for (int i = 0; i < 3 && rc == 0; i++) {
+			char *p = pathjoin(tmp, subs[i]);
+			rc = mkdir(p, 0755);
+			free(p);
+		}
+		if (rc == 0 && rename(tmp, r->path) == 0) {
+			free(tmp);
 			return 0;
 		}
-		if (errno != EEXIST)
-			return errf(e, "mkdir %s:", r->path);
+		int err = errno;
+		for (int i = 0; i < 3; i++) {
+			char *p = pathjoin(tmp, subs[i]);
+			rmdir(p);
+			free(p);
+		}
+		rmdir(tmp);
+		free(tmp);
+		if (rc == 0 && (err == EEXIST || err == ENOTEMPTY))
+			continue;
+		errno = err;
+		return errf(e, "mkdir %s:", r->path);
 	}
 	return errf(e, "cannot make a fresh run directory in %s", outdir);
 }
