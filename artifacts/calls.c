@@ -49,8 +49,8 @@ static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 		long seq;
 		char type[32], prev[65];
 		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "tool_result") != 0) {
-			if (strcmp(type, "snapshot") == 0)
-				continue;
+			if (strcmp(type, "snapshot") == 0 || strcmp(type, "mcp_log") == 0)
+				continue; /* they come between a call's decision and its result */
 			*other = 1;
 			return NULL;
 		}

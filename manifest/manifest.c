@@ -12,9 +12,10 @@
 #include "schema.h"
 #include "yaml.h"
 #include "../util/path.h"
+#include "mcpconf.h"
 
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
-                                      "secrets", "workers", "jobs", NULL};
+                                      "secrets", "mcp", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
                                         "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
                                         "script", NULL};
@@ -23,9 +24,9 @@ static const char *const sandboxkeys[] = {"backend", "image", "network", "memory
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
-                                         "approval", "output", "max_turns", "max_tokens", "sandbox", NULL};
+                                         "approval", "output", "max_turns", "max_tokens", "sandbox", "skills", NULL};
 static const char *const approvalkeys[] = {"default", "rules", "examples", NULL};
-static const char *const rulekeys[] = {"tool", "command", "path", "worker", "decision", "preset", NULL};
+static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
 static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
                                       "continue_on_error", "max_turns", "max_tokens", "sandbox",
@@ -462,6 +463,8 @@ static void rulesfree(struct approval *a)
 		free(a->rules[i].command);
 		free(a->rules[i].path);
 		free(a->rules[i].worker);
+		strvfree(&a->rules[i].argkeys);
+		strvfree(&a->rules[i].argglobs);
 	}
 	free(a->rules);
 	a->rules = NULL;
@@ -494,7 +497,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 				if (ymap(y, it, "a rule", rulekeys) < 0 || ystr(y, pr, &name) < 0) {
 					bad = -1;
 				} else if (yget(y, it, "tool") || yget(y, it, "command") || yget(y, it, "path") ||
-				           yget(y, it, "worker") || yget(y, it, "decision")) {
+				           yget(y, it, "worker") || yget(y, it, "args") || yget(y, it, "decision")) {
 					bad = yfail(y, it, "a preset stands alone in its rule: - { preset: %s }", name);
 				} else if (!(pats = presetrules(name))) {
 					bad = yfail(y, pr, "unknown preset '%s' (read-only, git-read, build)", name);
@@ -538,6 +541,25 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			    ((d = yget(y, it, "path")) && ystr(y, d, &r->path) < 0) ||
 			    ((d = yget(y, it, "worker")) && ystr(y, d, &r->worker) < 0))
 				bad = -1;
+			if ((d = yget(y, it, "args"))) {
+				struct ypair ap;
+				if (ymap(y, d, "args", NULL) < 0) {
+					bad = -1;
+				} else {
+					for (size_t k = 0; yeach(y, d, k, &ap); k++) {
+						char *g = NULL;
+						if (ystr(y, ap.val, &g) < 0) {
+							bad = -1;
+							continue;
+						}
+						strvadd(&r->argkeys, ap.key);
+						strvadd(&r->argglobs, g);
+						free(g);
+					}
+					if (!r->argkeys.n)
+						bad = yfail(y, d, "args needs at least one argument name and its pattern");
+				}
+			}
 		}
 	}
 	if ((v = yget(y, n, "examples"))) {
@@ -552,7 +574,8 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 }
 
 /* The keys of a worker mapping (inline or front matter) applied on w. */
-static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, int filemode)
+static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
+                            int filemode)
 {
 	struct ypair p;
 	int64_t v;
@@ -576,7 +599,15 @@ static int workerkeys_apply(struct ydoc *y, yaml_node_t *n, struct worker *w, in
 				continue;
 			}
 			w->tools = 0;
+			strvfree(&w->mcptools);
 			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
+				if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
+					const char *s = (const char *)it->data.scalar.value;
+					if (mcpconftool(m, y, it, s) < 0)
+						return -1;
+					strvadd(&w->mcptools, s);
+					continue;
+				}
 				int k = yenum(y, it, "tool", toolnames);
 				if (k < 0)
 					bad = -1;
@@ -657,7 +688,7 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 		rc = yload(&fy, file, fm, end - fm, 1, e);
 		fy.errs = y->errs;
 		if (rc == 0 && yroot(&fy))
-			rc = workerkeys_apply(&fy, yroot(&fy), w, 1);
+			rc = workerkeys_apply(m, &fy, yroot(&fy), w, 1);
 		yfree(&fy);
 	}
 	while (*body == '\n' || *body == '\r')
@@ -682,7 +713,7 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 	int bad = 0;
 	if ((f = yget(y, n, "file")) && loadworkerfile(m, y, f, w, e) < 0)
 		bad = -1, ynote(y);
-	if (workerkeys_apply(y, n, w, 0) < 0 || bad < 0)
+	if (workerkeys_apply(m, y, n, w, 0) < 0 || bad < 0)
 		return -1;
 	if (!w->instructions || !*w->instructions)
 		return yfail(y, n, "worker '%s' has no instructions", name);
@@ -1135,6 +1166,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		if (checkname(y, p.knode, "model", p.key) < 0 || parsemodel(m, y, p.key, p.val, &m->models[i], e) < 0)
 			bad = -1, ynote(y);
 	}
+	if ((v = yget(y, root, "mcp")) && mcpconfparse(m, y, v) < 0)
+		return -1;
 	if (!(v = yget(y, root, "workers")))
 		return yfail(y, root, "missing 'workers'");
 	if (ymap(y, v, "workers", NULL) < 0)
@@ -1289,6 +1322,10 @@ void manifestfree(struct manifest *m)
 		free(w->file);
 		strvfree(&w->delegates);
 		free(w->delegates_pos);
+		strvfree(&w->mcptools);
+		strvfree(&w->skills);
+		strvfree(&w->skillnames);
+		strvfree(&w->skilldescs);
 		approvalfree(&w->approval);
 		cJSON_Delete(w->output);
 		sandboxfree(&w->sandbox);
@@ -1312,6 +1349,7 @@ void manifestfree(struct manifest *m)
 		strvfree(&j->needgroups);
 	}
 	free(m->jobs);
+	mcpconffree(m);
 	sandboxfree(&m->sandbox);
 	strvfree(&m->snapshot.exclude);
 	strvfree(&m->secrets);
@@ -1349,6 +1387,14 @@ struct job *manifestjob(const struct manifest *m, const char *id)
 	for (size_t i = 0; i < m->njobs; i++)
 		if (strcmp(m->jobs[i].id, id) == 0)
 			return &m->jobs[i];
+	return NULL;
+}
+
+struct mcpserver *manifestmcp(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nmcp; i++)
+		if (strcmp(m->mcp[i].name, name) == 0)
+			return &m->mcp[i];
 	return NULL;
 }
 

@@ -30,6 +30,7 @@ struct rule {
 	char *command; /* glob on each simple command, for shell; NULL = any */
 	char *path;    /* glob with ** on the normalised workspace path; NULL = any */
 	char *worker;  /* glob on the delegate's name; NULL = any */
+	struct strv argkeys, argglobs; /* args: each named argument must match its glob (MCP tools) */
 	enum decision decision;
 	struct pos pos;
 	const char *preset; /* the preset this rule comes from ("read-only"), static, or NULL */
@@ -111,6 +112,9 @@ struct worker {
 	unsigned tools;
 	struct strv delegates;
 	struct pos *delegates_pos; /* where each delegate is named */
+	struct strv mcptools; /* globs over MCP tool names, each "mcp__SERVER__PATTERN" */
+	struct strv skills;   /* Agent Skills folders, absolute host paths */
+	struct strv skillnames, skilldescs; /* from each folder's SKILL.md front matter */
 	struct approval approval;
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
@@ -147,6 +151,17 @@ struct job {
 
 /* At most this many mistakes are kept from one load. */
 #define MANIFEST_MAXERRORS 50
+/* An MCP server (mcp: NAME: ...): a program spoken to over stdio inside the job's sandbox, or a
+ * Streamable HTTP endpoint spoken to by the runner. */
+struct mcpserver {
+	char *name;
+	struct strv command; /* argv of a stdio server; empty for an HTTP one */
+	struct strv env;     /* names passed into a stdio server beside the sandbox's */
+	char *url;           /* Streamable HTTP endpoint, or NULL */
+	struct strv headers; /* "Name: value" for HTTP, ${{ env.X }} expanded when connecting */
+	int64_t timeout_ms;  /* per request (default 60 s) */
+	struct pos pos;
+};
 
 struct manifest {
 	char *path;      /* as given */
@@ -162,6 +177,8 @@ struct manifest {
 	size_t nworkers;
 	struct job *jobs;
 	size_t njobs;
+	struct mcpserver *mcp;
+	size_t nmcp;
 	struct strv sets;  /* KEY=VALUE inputs from --set */
 	struct strv files; /* every file read: manifest, scripts, worker files */
 	struct strv errors; /* after a failed load: every mistake found, "file:line:col: message", in order */
@@ -200,6 +217,8 @@ struct job *manifestjob(const struct manifest *m, const char *id);
 size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids);
 /* The model a job uses: its own, else its worker's. */
 const char *jobmodel(const struct manifest *m, const struct job *j);
+/* The MCP server of that name, or NULL. */
+struct mcpserver *manifestmcp(const struct manifest *m, const char *name);
 
 const char *decisionname(enum decision d);
 const char *toolname(enum tool t);

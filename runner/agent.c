@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "progress.h"
 #include "../util/cancel.h"
+#include "mcpjob.h"
 #include "policy.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
@@ -28,6 +29,7 @@ struct jobrun {
 	struct sbx *sbx;
 	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
 	struct wspace *ws;     /* the workspace it works in */
+	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -197,6 +199,63 @@ static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 	}
 }
 
+/* The job's sandbox settings as its steps get them (dst is overwritten). */
+static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
+{
+	sandboxcopy(dst, &jr->j->sandbox);
+	if (jr->ws->hidden) {
+		/* The runs folder inside the workspace is read-only to the step. */
+		dst->mounts = xrealloc(dst->mounts, (dst->nmounts + 1) * sizeof *dst->mounts);
+		struct mount *mt = &dst->mounts[dst->nmounts++];
+		memset(mt, 0, sizeof *mt);
+		mt->source = pathjoin(jr->ws->path, jr->ws->hidden);
+		mt->target = xasprintf("/workspace/%s", jr->ws->hidden);
+	}
+}
+
+/* Start the worker's MCP servers (replay: read what they offered from the record). */
+static int mcpstart(struct jobrun *jr, struct err *e)
+{
+	struct sandboxconf sc;
+	struct strv env = {0};
+	memset(&sc, 0, sizeof sc);
+	jobsandbox(jr, &sc);
+	sandboxenv(&jr->j->sandbox, &env);
+	char *record = jr->rs->replay ? xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id) : NULL;
+	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev};
+	int rc = mcpjobopen(&jr->mcp, &mc, e);
+	free(record);
+	strvfree(&env);
+	sandboxfree(&sc);
+	return rc;
+}
+
+/* An allowed MCP call: snapshot first when its server works on the workspace, then run it. */
+static int mcpcallstep(struct jobrun *jr, const struct llmcall *c, int step, int local, struct err *e)
+{
+	struct toolres tr;
+	if (local == 2 && snapshot(jr, step, e) < 0)
+		return fail(jr, JOB_FAILED, "%s", e->msg);
+	int diverged = 0;
+	if (mcpjobcall(jr->mcp, c->id, c->name, c->args, &tr, &diverged, e) < 0) {
+		toolresfree(&tr);
+		return -1;
+	}
+	cJSON_AddNumberToObject(tr.event, "step", step);
+	cJSON_AddStringToObject(tr.event, "call_id", c->id);
+	cJSON_AddStringToObject(tr.event, "tool", c->name);
+	answer(jr, c, tr.content ? tr.content : "", tr.failed);
+	cJSON *tev = tr.event;
+	tr.event = NULL;
+	int rc = evadd(jr->ev, "tool_result", tev, e);
+	if (rc == 0 && diverged) {
+		jr->res->diverged = 1;
+		rc = fail(jr, JOB_FAILED, "replay diverged at step %d: %s", step, tr.content);
+	}
+	toolresfree(&tr);
+	return rc;
+}
+
 /* A delegate worker called as a tool: run it as a nested job with its own events; its typed
  * output is the tool's result. Returns 1 when the calling job must end (an abort inside). */
 static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, struct err *e)
@@ -267,7 +326,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int delegate = 0;
 	for (size_t i = 0; !bit && i < jr->w->delegates.n; i++)
 		delegate |= strcmp(jr->w->delegates.v[i], c->name) == 0;
-	int offered = (bit && (jr->w->tools & bit)) || delegate;
+	int mcp = mcpjoboffers(jr->mcp, c->name);
+	int offered = (bit && (jr->w->tools & bit)) || delegate || mcp;
 	if (!c->args) {
 		v.decision = DEC_DENY;
 		v.rule = -1;
@@ -321,6 +381,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		free(msg);
 	} else if (delegate) {
 		rc = delegatecall(jr, c, step, e);
+	} else if (mcp) {
+		rc = mcpcallstep(jr, c, step, mcp, e);
 	} else {
 		struct toolres tr;
 		if (snapshot(jr, step, e) < 0) {
@@ -330,15 +392,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		if (!jr->sbx && strcmp(c->name, "shell") == 0) {
 			struct strv env = {0};
 			sandboxenv(&jr->j->sandbox, &env);
-			sandboxcopy(&jr->sc, &jr->j->sandbox);
-			if (jr->ws->hidden) {
-				/* The runs folder inside the workspace is read-only to the step. */
-				jr->sc.mounts = xrealloc(jr->sc.mounts, (jr->sc.nmounts + 1) * sizeof *jr->sc.mounts);
-				struct mount *mt = &jr->sc.mounts[jr->sc.nmounts++];
-				memset(mt, 0, sizeof *mt);
-				mt->source = pathjoin(jr->ws->path, jr->ws->hidden);
-				mt->target = xasprintf("/workspace/%s", jr->ws->hidden);
-			}
+			sandboxfree(&jr->sc);
+			jobsandbox(jr, &jr->sc);
 			struct sbxconf sc = {&jr->sc, jr->ws->path, env.v, 0};
 			int orc = sbxopen(&jr->sbx, &sc, e);
 			strvfree(&env);
@@ -374,7 +429,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 {
 	char *sys = xasprintf("%s%s", jr->w->instructions, systemtail);
-	cJSON *tools = tooldefs(jr->rs->m, jr->w);
+	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
 	struct chat chat = {sys, tools, jr->messages};
 	struct exchange x;
 	struct err me = {0};
@@ -639,6 +694,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (rs->replay && replayllm(&jr, md, &je) < 0)
 			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
+		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.code == 4;
 		else
 			rc = loop(&jr, e);
 	}
@@ -647,6 +704,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	if (res->status == JOB_PENDING)
 		fail(&jr, JOB_FAILED, "%s", rc < 0 ? e->msg : "ended without a result");
 	sbxclose(jr.sbx);
+	mcpjobclose(jr.mcp);
 	sandboxfree(&jr.sc);
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)

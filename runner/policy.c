@@ -9,7 +9,7 @@
 #include "shellsplit.h"
 #include "../util/util.h"
 
-enum kind { KSHELL, KFILE, KDELEGATE, KOTHER };
+enum kind { KSHELL, KFILE, KDELEGATE, KMCP, KOTHER };
 
 static enum kind toolkind(const char *tool)
 {
@@ -21,6 +21,8 @@ static enum kind toolkind(const char *tool)
 			return KFILE;
 	if (!strcmp(tool, "final_result"))
 		return KOTHER;
+	if (!strncmp(tool, "mcp__", 5))
+		return KMCP;
 	return KDELEGATE;
 }
 
@@ -32,8 +34,85 @@ struct subject {
 	char *const *words; /* shell: the command's words; NULL when there is no command */
 	size_t nwords;
 	const char *path; /* file tools: the normalised path; NULL when absent or outside */
+	const cJSON *args; /* the call's arguments (an object), for rules with args */
 	int provable;     /* 0: no allow rule and no allow default applies */
 };
+
+/* A scalar argument as the text a pattern sees: strings with their path segments resolved
+ * lexically ("a/./b/../c" is "a/c"), numbers and booleans as JSON. NULL when it is not a scalar,
+ * holds a control character, or climbs above its start with "..". */
+static char *argtext(const cJSON *v)
+{
+	if (cJSON_IsNumber(v) || cJSON_IsBool(v))
+		return cJSON_PrintUnformatted(v);
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return NULL;
+	const char *p = v->valuestring;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return NULL;
+	if (!strchr(p, '/') && strcmp(p, "..") != 0 && strcmp(p, ".") != 0)
+		return xstrdup(p);
+	size_t n = strlen(p), o = 0, i = 0;
+	char *out = xmalloc(n + 2);
+	if (p[0] == '/')
+		out[o++] = '/';
+	size_t root = o;
+	while (p[i]) {
+		while (p[i] == '/')
+			i++;
+		size_t j = i;
+		while (p[j] && p[j] != '/')
+			j++;
+		size_t len = j - i;
+		if (len == 0 || (len == 1 && p[i] == '.')) {
+			/* nothing */
+		} else if (len == 2 && p[i] == '.' && p[i + 1] == '.') {
+			if (o == root) {
+				free(out);
+				return NULL;
+			}
+			while (o > root && out[o - 1] != '/')
+				o--;
+			if (o > root)
+				o--;
+		} else {
+			if (o > root)
+				out[o++] = '/';
+			memcpy(out + o, p + i, len);
+			o += len;
+		}
+		i = j;
+	}
+	if (o == 0)
+		out[o++] = '.';
+	out[o] = 0;
+	return out;
+}
+
+/* One argument against one pattern. An array must match in every element for an allow rule and
+ * in any element for a deny or abort rule; a value that cannot be read plainly (see argtext)
+ * never matches an allow rule and always matches a stricter one. */
+static int argmatches(const char *pat, const cJSON *v, enum decision d)
+{
+	if (cJSON_IsArray(v)) {
+		int any = 0, all = cJSON_GetArraySize(v) > 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v)
+		{
+			int m = argmatches(pat, it, d);
+			any |= m;
+			all &= m;
+		}
+		return d == DEC_ALLOW ? all : any;
+	}
+	char *t = argtext(v);
+	if (!t)
+		return d != DEC_ALLOW && v != NULL;
+	int m = globmatch(pat, strlen(pat), t, strlen(t));
+	free(t);
+	return m;
+}
 
 /* The parts of a rule that are the same for every command of a call: tool, worker, path. */
 static int callmatches(const struct rule *r, const struct subject *s)
@@ -46,6 +125,12 @@ static int callmatches(const struct rule *r, const struct subject *s)
 		return 0;
 	if (r->path && (!s->path || !globpath(r->path, s->path)))
 		return 0;
+	if (r->argkeys.n && s->kind != KMCP)
+		return 0; /* shell lines and paths have their own, stricter matching */
+	for (size_t k = 0; k < r->argkeys.n; k++)
+		if (!s->args || !argmatches(r->argglobs.v[k], cJSON_GetObjectItemCaseSensitive(s->args, r->argkeys.v[k]),
+		                            r->decision))
+			return 0;
 	return 1;
 }
 
@@ -342,6 +427,7 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 	}
 	struct subject s = {.tool = tool, .toollen = strlen(tool), .kind = toolkind(tool), .provable = 1};
 	const cJSON *obj = cJSON_IsObject(args) ? args : NULL;
+	s.args = obj;
 	char what[160], rn[48];
 	if (s.kind == KSHELL) {
 		static const cJSON empty = {.type = cJSON_Object};
@@ -365,7 +451,7 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 	} else {
 		if (!obj)
 			unsafe = "its arguments are not an object";
-		snprintf(what, sizeof what, s.kind == KDELEGATE ? "delegating to %s" : "%s", tool);
+		snprintf(what, sizeof what, s.kind == KDELEGATE ? "delegating to %.100s" : "%.100s", tool);
 	}
 	s.provable = !unsafe;
 	v->decision = judge(a, &s, NULL, &v->rule);
@@ -397,6 +483,10 @@ int policycheck(const struct approval *a, struct err *e)
 			why = ge.msg;
 		} else if (r->command && r->tool && !globmatch(r->tool, strlen(r->tool), "shell", 5)) {
 			why = "a command pattern only applies to the shell tool, and this rule's tool is not shell";
+		} else if (r->argkeys.n && (!r->tool || strncmp(r->tool, "mcp__", 5) != 0)) {
+			why = "args patterns apply to MCP tools only: give the rule a tool pattern starting with mcp__";
+		} else if (r->argkeys.n && (r->command || r->path)) {
+			why = "a rule with args cannot also have command or path";
 		} else if (r->command && r->path) {
 			why = "a rule with both command and path can never match (shell calls have no path)";
 		} else if (r->path && r->path[0] == '/' && strncmp(r->path, "/workspace", 10) != 0) {

@@ -42,7 +42,7 @@ static void deftool(cJSON *tools, const char *name, const char *desc, const char
 	cJSON_AddItemToArray(tools, t);
 }
 
-cJSON *tooldefs(const struct manifest *m, const struct worker *w)
+cJSON *tooldefs(const struct manifest *m, const struct worker *w, const cJSON *extra)
 {
 	static const char *const shellp[] = {"command", "a POSIX sh command line, run in /workspace", NULL};
 	static const char *const readp[] = {"path", "path relative to the workspace", NULL};
@@ -66,6 +66,9 @@ cJSON *tooldefs(const struct manifest *m, const struct worker *w)
 		const struct worker *d = manifestworker(m, w->delegates.v[i]);
 		deftool(tools, d->name, d->description ? d->description : "Delegate a task to another worker.", delegp);
 	}
+	const cJSON *x;
+	cJSON_ArrayForEach(x, extra)
+	cJSON_AddItemToArray(tools, cJSON_Duplicate(x, 1));
 	cJSON *fin = cJSON_CreateObject();
 	cJSON_AddStringToObject(fin, "name", "final_result");
 	cJSON_AddStringToObject(fin, "description", "Finish the job with its typed result. Call it exactly once, last.");

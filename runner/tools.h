@@ -7,8 +7,9 @@
 #include "sandbox/sandbox.h"
 #include "../util/utf8.h"
 
-/* The tools offered to a worker's model, final_result last, in the neutral llm form. */
-cJSON *tooldefs(const struct manifest *m, const struct worker *w);
+/* The tools offered to a worker's model, final_result last, in the neutral llm form; extra (an
+ * array of definitions, may be NULL: the job's MCP tools) come before final_result. */
+cJSON *tooldefs(const struct manifest *m, const struct worker *w, const cJSON *extra);
 
 struct toolres {
 	int failed;    /* 1 when the call failed (the model sees an error) */

@@ -689,4 +689,4 @@ static void bclose(struct sbx *s)
 	free(d);
 }
 
-const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose};
+const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, NULL};

@@ -56,7 +56,7 @@
 #define INSIDE_ID 1000
 #define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
 
-enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR, M_CGROUP };
+enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR, M_CGROUP, M_SPAWN };
 enum { S_USERNS = 1, S_MAP, S_SETUP, S_STEP };
 
 /* Every message on the control socket starts with this; len bytes follow (command or error text). */
@@ -106,6 +106,7 @@ struct nssbx {
 	struct zyg z;
 	struct cgroup cg; /* cold: the one cgroup of every step's init, removed at close */
 	struct egress *eg; /* network.allow: the proxy, outside the sandbox */
+	int spawned;       /* z runs a long-running program (sbxspawn) */
 };
 
 /* ---- messages ---- */
@@ -313,7 +314,7 @@ struct stepargs {
 	const struct plan *p;
 	const struct zyg *z;
 	const char *cmd;
-	int out, err;
+	int in, out, err; /* in is -1 for /dev/null */
 	const char *what; /* set when the step could not start */
 	int errnum;
 };
@@ -337,7 +338,7 @@ static int stepmain(void *arg)
 	if (setsid() < 0)
 		goto fail;
 	a->what = "standard descriptors";
-	int null = open("/dev/null", O_RDONLY);
+	int null = a->in >= 0 ? a->in : open("/dev/null", O_RDONLY);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->err, 2) < 0)
 		goto fail;
 	closeexcept(NULL, 0);
@@ -418,7 +419,7 @@ static int lockdown(const struct plan *p, const struct zyg *z, int ctl, struct e
 /* Run one step: fork it, wait for its shell or for M_KILL, then clear the namespace.
    The step's pipe ends are closed (and set to -1) once the step has them, so that
    nightshift sees their end when the step's last process does. */
-static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[2],
+static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[3],
                  struct relay *rl)
 {
 	char *cmd = xmalloc(req->len + 1);
@@ -435,12 +436,20 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		free(cmd);
 		return 0;
 	}
-	/* We go on once the child has exec'd or died: a.what then says which. */
-	struct stepargs a = {p, z, cmd, fds[0], fds[1], NULL, 0};
+	if (req->type == M_SPAWN && fds[2] < 0) {
+		report(ctl, S_STEP, EINVAL, "bad request");
+		free(cmd);
+		return 0;
+	}
+	/* We go on once the child has exec'd or died: a.what then says which. A spawned program
+	   (M_SPAWN: an MCP server) is a step with its stdin on a pipe that lasts until M_KILL. */
+	struct stepargs a = {p, z, cmd, req->type == M_SPAWN ? fds[2] : -1, fds[0], fds[1], NULL, 0};
 	pid_t pid = clone(stepmain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	free(cmd);
-	close(fds[0]), close(fds[1]);
-	fds[0] = fds[1] = -1;
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	fds[0] = fds[1] = fds[2] = -1;
 	if (pid < 0) {
 		report(ctl, S_STEP, errno, "start the step");
 		return 0;
@@ -472,13 +481,13 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		}
 		if (pf[0].revents && !exited) {
 			struct msg m;
-			int f[2];
-			if (recvmsgfds(ctl, &m, f, 2) < 0) {
+			int f[3];
+			if (recvmsgfds(ctl, &m, f, 3) < 0) {
 				killall(sfd, pid, NULL);
 				relayreset(rl);
 				return -1; /* nightshift is gone */
 			}
-			for (int i = 0; i < 2; i++)
+			for (int i = 0; i < 3; i++)
 				if (f[i] >= 0)
 					close(f[i]);
 			if (m.type == M_KILL) {
@@ -559,17 +568,21 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 		_exit(1);
 	for (;;) {
 		struct msg m;
-		int fds[2];
-		if (recvmsgfds(ctl, &m, fds, 2) < 0)
+		int fds[3];
+		if (recvmsgfds(ctl, &m, fds, 3) < 0)
 			break;
 		int rc = 0;
 		if (m.type == M_QUIT)
 			rc = -1;
-		else if (m.type == M_EXEC && m.len <= CMD_MAX)
+		else if ((m.type == M_EXEC || m.type == M_SPAWN) && m.len <= CMD_MAX)
 			rc = serve(p, z, ctl, sfd, &m, fds, &rl);
-		else if (m.type == M_EXEC)
+		else if (m.type == M_EXEC || m.type == M_SPAWN)
 			rc = -1;
-		for (int i = 0; i < 2; i++)
+		else if (m.type == M_KILL) { /* for a program that ended already: nothing is left to kill */
+			struct msg done = {.type = M_DONE};
+			rc = writefull(ctl, &done, sizeof done);
+		}
+		for (int i = 0; i < 3; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 		if (rc < 0)
@@ -1112,11 +1125,44 @@ done:
 	return rc;
 }
 
+/* A long-running program as a step of its own init that never ends by itself; the cold mode
+   does not apply (one program, one set-up). */
+static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
+{
+	struct nssbx *n = (struct nssbx *)s;
+	size_t len = strlen(command);
+	if (n->spawned)
+		return errf(e, "namespace sandbox: it runs a program already");
+	if (len > CMD_MAX)
+		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
+	if (n->cold) {
+		if (zygstart(n, &n->z, &n->cg, e) < 0)
+			return -1;
+		n->cold = 0; /* from here on z is this sandbox's, stopped at close */
+	}
+	struct msg m = {.type = M_SPAWN, .len = (uint32_t)len};
+	int pass[3] = {fds[1], fds[2], fds[0]};
+	n->z.idle = 0;
+	if (sendmsgfds(n->z.ctl, &m, pass, 3) < 0 || writefull(n->z.ctl, command, len) < 0) {
+		n->broken = 1;
+		return errf(e, "namespace sandbox: it is gone");
+	}
+	n->spawned = 1;
+	return 0;
+}
+
 static void bclose(struct sbx *s)
 {
 	struct nssbx *n = (struct nssbx *)s;
 	if (!n)
 		return;
+	if (n->spawned && n->z.ctl >= 0) {
+		/* init kills the program and everything it started, then answers */
+		struct msg k = {.type = M_KILL}, a;
+		struct pollfd pf = {n->z.ctl, POLLIN, 0};
+		if (poll(&pf, 1, 0) == 1 || (writefull(n->z.ctl, &k, sizeof k) == 0 && poll(&pf, 1, 5000) == 1))
+			n->z.idle = readfull(n->z.ctl, &a, sizeof a) == 0 && a.type == M_DONE;
+	}
 	if (!n->cold)
 		zygstop(&n->z);
 	else /* the last step's init may be exiting still: cgroupremove waits a moment for it */
@@ -1128,4 +1174,4 @@ static void bclose(struct sbx *s)
 	free(n);
 }
 
-const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose};
+const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose, bspawn};

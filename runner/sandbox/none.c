@@ -21,6 +21,7 @@ struct nonesbx {
 	struct strv env;
 	int64_t timeout_ms;
 	size_t cap;
+	pid_t spawned; /* the long-running program's group, killed at close */
 };
 
 static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
@@ -37,10 +38,10 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	return 0;
 }
 
-static void child(const struct nonesbx *n, const char *command, int out, int err)
+static void child(const struct nonesbx *n, const char *command, int in, int out, int err)
 {
 	char *argv[] = {"sh", "-c", (char *)command, NULL};
-	int null = open("/dev/null", O_RDONLY);
+	int null = in >= 0 ? in : open("/dev/null", O_RDONLY);
 	setpgid(0, 0);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(126);
@@ -83,7 +84,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		return errf(e, "fork:");
 	}
 	if (pid == 0)
-		child(n, command, out[1], err[1]);
+		child(n, command, -1, out[1], err[1]);
 	setpgid(pid, pid); /* also here, so that kill(-pid) is right from the start */
 	close(out[1]);
 	close(err[1]);
@@ -134,12 +135,32 @@ out:
 	return rc;
 }
 
+static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
+{
+	struct nonesbx *n = (struct nonesbx *)s;
+	if (n->spawned)
+		return errf(e, "this sandbox runs a program already");
+	pid_t pid = fork();
+	if (pid < 0)
+		return errf(e, "fork:");
+	if (pid == 0)
+		child(n, command, fds[0], fds[1], fds[2]);
+	setpgid(pid, pid);
+	n->spawned = pid;
+	return 0;
+}
+
 static void bclose(struct sbx *s)
 {
 	struct nonesbx *n = (struct nonesbx *)s;
+	if (n->spawned > 0) {
+		kill(-n->spawned, SIGKILL);
+		while (waitpid(n->spawned, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	free(n->workspace);
 	strvfree(&n->env);
 	free(n);
 }
 
-const struct sbxops sbxnone = {"none", bopen, bexec, bclose};
+const struct sbxops sbxnone = {"none", bopen, bexec, bclose, bspawn};

@@ -1,5 +1,7 @@
 /* sandbox: pick the backend a step's configuration names. */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "sandbox.h"
 
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e)
@@ -21,6 +23,54 @@ int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
 {
 	return s->ops->exec(s, command, r, e);
+}
+
+/* argv as one sh -c line that execs it, each word single-quoted. */
+static char *shquote(char *const argv[])
+{
+	struct buf b = {0};
+	bufputs(&b, "exec");
+	for (size_t i = 0; argv[i]; i++) {
+		bufputs(&b, " '");
+		for (const char *c = argv[i]; *c; c++)
+			if (*c == '\'')
+				bufputs(&b, "'\\''");
+			else
+				bufputc(&b, *c);
+		bufputc(&b, '\'');
+	}
+	return b.data;
+}
+
+int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e)
+{
+	int in[2], out[2], err[2];
+	p->in = p->out = p->err = -1;
+	if (!s->ops->spawn)
+		return errf(e, "the %s sandbox cannot run a long-running program (an MCP server) yet", s->ops->name);
+	if (!argv[0])
+		return errf(e, "nothing to run");
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return errf(e, "pipe:");
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]), close(in[1]);
+		return errf(e, "pipe:");
+	}
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+		return errf(e, "pipe:");
+	}
+	char *cmd = shquote(argv);
+	int fds[3] = {in[0], out[1], err[1]};
+	int rc = s->ops->spawn(s, cmd, fds, e);
+	free(cmd);
+	close(in[0]), close(out[1]), close(err[1]);
+	if (rc < 0) {
+		close(in[1]), close(out[0]), close(err[0]);
+		return -1;
+	}
+	p->in = in[1], p->out = out[0], p->err = err[0];
+	return 0;
 }
 
 void sbxclose(struct sbx *s)

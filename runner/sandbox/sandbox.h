@@ -33,6 +33,14 @@ struct sbx;
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e);
 /* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r (overwritten, free with sbxresultfree). */
 int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+/* A long-running program in a sandbox (an MCP server), spoken to over pipes. */
+struct sbxproc {
+	int in, out, err; /* write to in, read from out and err; owned by the caller */
+};
+/* Start argv (program first, looked up in PATH) in /workspace with its standard streams on
+ * pipes, and return at once. The sandbox then serves nothing else: open one per program;
+ * sbxclose ends it. Backends that cannot do this say so. */
+int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
 /* Free the buffers of a result. */
@@ -53,6 +61,8 @@ struct sbxops {
 	int (*open)(struct sbx **s, const struct sbxconf *c, struct err *e);
 	int (*exec)(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
 	void (*close)(struct sbx *s);
+	int (*spawn)(struct sbx *s, const char *command, int fds[3], struct err *e); /* NULL: not supported;
+	                             * command is a sh -c line, fds stdin, stdout, stderr (the sandbox's ends, taken) */
 };
 
 struct sbx {
