@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "../../manifest/manifest.h"
 #include "../../runner/policy.h"
+#include "../../runner/rulecheck.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-mcp.XXXXXX";
@@ -27,6 +28,10 @@ static int load(const char *mcp, const char *tools, const char *rules, struct ma
 	writefile(p, text, strlen(text), e);
 	memset(m, 0, sizeof *m);
 	int rc = manifestload(m, p, e);
+	if (rc == 0 && rulecheck(m, e) < 0) {
+		manifestfree(m);
+		rc = -1;
+	}
 	free(p);
 	free(text);
 	return rc;
