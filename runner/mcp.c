@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
 #include "../manifest/mcpconf.h"
@@ -49,7 +50,89 @@ struct http {
 	cJSON *inbox;        /* messages received, not yet taken */
 	struct buf body, ctype, sid;
 	long status;
+	/* an event stream, read as it comes: the id and retry of its last event, where parsing is */
+	struct buf lastid;
+	long retry;
+	size_t parsed;
+	int64_t want; /* the request whose answer ends the stream (then it is closed), or 0 */
+	int got;
 };
+
+/* Whatever JSON-RPC messages a body holds (one object or a batch array) into the inbox. */
+static void hjson(struct http *h, const char *s, size_t n)
+{
+	cJSON *j = cJSON_ParseWithLength(s, n);
+	if (cJSON_IsObject(j)) {
+		cJSON *wrap = cJSON_CreateArray();
+		cJSON_AddItemToArray(wrap, j);
+		j = wrap;
+	}
+	if (cJSON_IsArray(j)) {
+		cJSON *it;
+		while ((it = cJSON_DetachItemFromArray(j, 0))) {
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+			if (h->want && cJSON_IsNumber(id) && id->valuedouble == (double)h->want &&
+			    !cJSON_GetObjectItemCaseSensitive(it, "method"))
+				h->got = 1;
+			cJSON_AddItemToArray(h->inbox, it);
+		}
+	}
+	cJSON_Delete(j);
+}
+
+/* The whole events of an event stream not parsed yet: each event's data lines joined by
+ * newlines is one message; id and retry are kept for a reconnection. */
+static void hsse(struct http *h, int final)
+{
+	struct buf data = {0};
+	const char *start = h->body.data ? h->body.data : "", *p = start + h->parsed, *end = start + h->body.len;
+	const char *evstart = p;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		if (!nl && !final)
+			break;
+		const char *le = nl ? nl : end;
+		size_t len = le - p;
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (len == 0) {
+			if (data.len)
+				hjson(h, data.data, data.len);
+			data.len = 0;
+			evstart = nl ? nl + 1 : end;
+		} else if (len >= 5 && strncmp(p, "data:", 5) == 0) {
+			const char *v = p + 5;
+			size_t vl = len - 5;
+			if (vl && *v == ' ')
+				v++, vl--;
+			if (data.len)
+				bufadd(&data, "\n", 1);
+			bufadd(&data, v, vl);
+		} else if (len >= 3 && strncmp(p, "id:", 3) == 0) {
+			const char *v = p + 3;
+			size_t vl = len - 3;
+			if (vl && *v == ' ')
+				v++, vl--;
+			h->lastid.len = 0;
+			if (vl < 256 && !memchr(v, 0, vl))
+				bufadd(&h->lastid, v, vl);
+		} else if (len >= 6 && strncmp(p, "retry:", 6) == 0) {
+			long r = strtol(p + 6, NULL, 10);
+			if (r >= 0 && r <= 60000)
+				h->retry = r;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (final && data.len)
+		hjson(h, data.data, data.len);
+	h->parsed = final ? h->body.len : (size_t)(evstart - start);
+	buffree(&data);
+}
+
+static int issse(const struct http *h)
+{
+	return h->ctype.len >= 17 && strncasecmp(h->ctype.data, "text/event-stream", 17) == 0;
+}
 
 static size_t hwrite(char *p, size_t sz, size_t n, void *ud)
 {
@@ -57,6 +140,11 @@ static size_t hwrite(char *p, size_t sz, size_t n, void *ud)
 	if (h->body.len + sz * n > LINE_MAX_BYTES)
 		return 0;
 	bufadd(&h->body, p, sz * n);
+	if (issse(h)) {
+		hsse(h, 0);
+		if (h->got)
+			return 0; /* our answer came: a stream that stays open need not be read further */
+	}
 	return sz * n;
 }
 
@@ -84,60 +172,23 @@ static size_t hheader(char *p, size_t sz, size_t n, void *ud)
 	return len;
 }
 
-/* Whatever JSON-RPC messages a body holds (one object or a batch array) into the inbox. */
-static void hjson(struct http *h, const char *s, size_t n)
-{
-	cJSON *j = cJSON_ParseWithLength(s, n);
-	if (cJSON_IsArray(j)) {
-		cJSON *it;
-		while ((it = cJSON_DetachItemFromArray(j, 0)))
-			cJSON_AddItemToArray(h->inbox, it);
-		cJSON_Delete(j);
-	} else if (cJSON_IsObject(j)) {
-		cJSON_AddItemToArray(h->inbox, j);
-	} else {
-		cJSON_Delete(j);
-	}
-}
-
-/* An event stream: each event's data lines joined by newlines is one message. */
-static void hsse(struct http *h)
-{
-	struct buf data = {0};
-	const char *p = h->body.data ? h->body.data : "", *end = p + h->body.len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		const char *le = nl ? nl : end;
-		size_t len = le - p;
-		if (len && p[len - 1] == '\r')
-			len--;
-		if (len == 0) {
-			if (data.len)
-				hjson(h, data.data, data.len);
-			data.len = 0;
-		} else if (len >= 5 && strncmp(p, "data:", 5) == 0) {
-			const char *v = p + 5;
-			size_t vl = len - 5;
-			if (vl && *v == ' ')
-				v++, vl--;
-			if (data.len)
-				bufadd(&data, "\n", 1);
-			bufadd(&data, v, vl);
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (data.len)
-		hjson(h, data.data, data.len);
-	buffree(&data);
-}
-
-static int hpost(struct mcp *c, const char *method, const char *body, int64_t timeout_ms, struct err *e)
+/* One HTTP exchange: POST a message (body), DELETE the session (body NULL, method DELETE), or
+ * GET the event stream again after a stream closed before our answer (Last-Event-ID). */
+static int hpost(struct mcp *c, const char *method, const char *body, int64_t want, int64_t timeout_ms,
+                 struct err *e)
 {
 	struct http *h = c->http;
 	struct curl_slist *hl = NULL;
+	int get = strcmp(method, "GET") == 0;
 	h->body.len = h->ctype.len = 0;
-	hl = curl_slist_append(hl, "Content-Type: application/json");
-	hl = curl_slist_append(hl, "Accept: application/json, text/event-stream");
+	h->parsed = 0;
+	h->want = want;
+	h->got = 0;
+	if (!get)
+		h->lastid.len = 0;
+	if (body)
+		hl = curl_slist_append(hl, "Content-Type: application/json");
+	hl = curl_slist_append(hl, get ? "Accept: text/event-stream" : "Accept: application/json, text/event-stream");
 	if (c->version[0]) {
 		char v[64];
 		snprintf(v, sizeof v, "MCP-Protocol-Version: %s", c->version);
@@ -148,13 +199,21 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t ti
 		hl = curl_slist_append(hl, s);
 		free(s);
 	}
+	if (get && h->lastid.len) {
+		char *s = xasprintf("Last-Event-ID: %s", h->lastid.data);
+		hl = curl_slist_append(hl, s);
+		free(s);
+	}
 	for (size_t i = 0; i < h->headers.n; i++)
 		hl = curl_slist_append(hl, h->headers.v[i]);
 	CURL *u = h->curl;
 	curl_easy_reset(u);
 	curl_easy_setopt(u, CURLOPT_URL, c->conf->url);
 	curl_easy_setopt(u, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(u, CURLOPT_CUSTOMREQUEST, method);
+	if (get)
+		curl_easy_setopt(u, CURLOPT_HTTPGET, 1L);
+	else
+		curl_easy_setopt(u, CURLOPT_CUSTOMREQUEST, method);
 	if (body)
 		curl_easy_setopt(u, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(u, CURLOPT_WRITEFUNCTION, hwrite);
@@ -172,7 +231,9 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t ti
 	curl_easy_getinfo(u, CURLINFO_RESPONSE_CODE, &h->status);
 	if (h->sid.len && !h->session)
 		h->session = xstrndup(h->sid.data, h->sid.len);
-	if (rc == CURLE_OPERATION_TIMEDOUT && h->body.len == 0)
+	if (rc == CURLE_WRITE_ERROR && h->got)
+		return 0;
+	if (rc == CURLE_OPERATION_TIMEDOUT && !h->got)
 		return errc(e, 3, "no answer within %lld ms", (long long)timeout_ms);
 	if (rc != CURLE_OK && rc != CURLE_OPERATION_TIMEDOUT)
 		return errf(e, "%s: %s", c->conf->url, curl_easy_strerror(rc));
@@ -180,8 +241,8 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t ti
 		return errf(e, "the server ended the session (HTTP 404)");
 	if (h->status >= 400)
 		return errf(e, "HTTP %ld from the server", h->status);
-	if (h->ctype.len >= 17 && strncasecmp(h->ctype.data, "text/event-stream", 17) == 0)
-		hsse(h);
+	if (issse(h))
+		hsse(h, 1);
 	else if (h->body.len)
 		hjson(h, h->body.data, h->body.len);
 	return 0;
@@ -269,10 +330,12 @@ static int sread(struct mcp *c, cJSON *inbox, int ms)
 static int sendmsg_(struct mcp *c, cJSON *msg, int64_t deadline, struct err *e)
 {
 	char *s = cJSON_PrintUnformatted(msg);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	int rc;
 	if (c->http) {
 		int64_t left = deadline - nowms();
-		rc = hpost(c, "POST", s, left > 0 ? left : 1, e);
+		int request = cJSON_IsNumber(id) && cJSON_GetObjectItemCaseSensitive(msg, "method");
+		rc = hpost(c, "POST", s, request ? (int64_t)id->valuedouble : 0, left > 0 ? left : 1, e);
 	} else {
 		rc = ssend(c, s, deadline, e);
 	}
@@ -374,7 +437,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 			die(c, e->msg);
 		return NULL;
 	}
-	int timedout = rc < 0;
+	int timedout = rc < 0, reconnects = 0;
 	while (!answer && !timedout) {
 		cJSON *msg;
 		while (!answer && (msg = cJSON_DetachItemFromArray(inbox, 0))) {
@@ -387,6 +450,19 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 		}
 		if (answer)
 			break;
+		if (h && h->lastid.len && reconnects++ < 5 && nowms() < deadline) {
+			/* the event stream closed before our answer: wait as the server asked, then take the
+			   stream up again where it left off */
+			int64_t wait = h->retry > 0 ? h->retry : 1000, left = deadline - nowms();
+			struct timespec ts = {(wait < left ? wait : left) / 1000, (long)((wait < left ? wait : left) % 1000) * 1000000};
+			nanosleep(&ts, NULL);
+			left = deadline - nowms();
+			if (left > 0 && hpost(c, "GET", NULL, id, left, e) < 0 && e->code != 3) {
+				errctx(e, "taking up the event stream again");
+				return NULL;
+			}
+			continue;
+		}
 		if (h) { /* every answer came with the POST's own response */
 			errf(e, "the server's response held no answer to %s", method);
 			return NULL;
@@ -728,7 +804,7 @@ void mcpclose(struct mcp *c)
 	if (h) {
 		if (h->session && h->curl) {
 			struct err e;
-			hpost(c, "DELETE", NULL, 2000, &e); /* end the session; a server may refuse (405) */
+			hpost(c, "DELETE", NULL, 0, 2000, &e); /* end the session; a server may refuse (405) */
 		}
 		if (h->curl)
 			curl_easy_cleanup(h->curl);
@@ -738,6 +814,7 @@ void mcpclose(struct mcp *c)
 		buffree(&h->body);
 		buffree(&h->ctype);
 		buffree(&h->sid);
+		buffree(&h->lastid);
 		free(h);
 	}
 	/* stdio: closing its input is the polite end; the sandbox's close is the sure one */
