@@ -604,8 +604,9 @@ static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_
 				if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
 					const char *s = (const char *)it->data.scalar.value;
 					if (mcpconftool(m, y, it, s) < 0)
-						return -1;
-					strvadd(&w->mcptools, s);
+						bad = -1;
+					else
+						strvadd(&w->mcptools, s);
 					continue;
 				}
 				int k = yenum(y, it, "tool", toolnames);
@@ -1167,7 +1168,7 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 			bad = -1, ynote(y);
 	}
 	if ((v = yget(y, root, "mcp")) && mcpconfparse(m, y, v) < 0)
-		return -1;
+		bad = -1, ynote(y);
 	if (!(v = yget(y, root, "workers")))
 		return yfail(y, root, "missing 'workers'");
 	if (ymap(y, v, "workers", NULL) < 0)

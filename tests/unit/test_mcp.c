@@ -28,7 +28,7 @@ static int load(const char *mcp, const char *tools, const char *rules, struct ma
 	writefile(p, text, strlen(text), e);
 	memset(m, 0, sizeof *m);
 	int rc = manifestload(m, p, e);
-	if (rc == 0 && rulecheck(m, e) < 0) {
+	if (rc == 0 && rulecheck(m, NULL, e) < 0) {
 		manifestfree(m);
 		rc = -1;
 	}
@@ -72,7 +72,7 @@ static void manifest(void)
 		{"mcp: { fs: { command: [node] } }\n", "['mcp__fs']", "[]", "m.yaml:7:13: MCP tools are named mcp__SERVER__TOOL"},
 		{"mcp: { fs: { command: [node] } }\n", "['mcp__fs__*']", "[ { args: { path: 'a' }, decision: allow } ]",
 		 "rule 1: args patterns apply to MCP tools only"},
-		{"mcp: { fs: { command: [node] } }\n", "['mcp__fs__*']", "[ { tool: shell, args: { command: '*' }, decision: allow } ]",
+		{"mcp: { fs: { command: [node] } }\n", "[shell, 'mcp__fs__*']", "[ { tool: shell, args: { command: '*' }, decision: allow } ]",
 		 "rule 1: args patterns apply to MCP tools only"},
 		{"mcp: { fs: { command: [node] } }\n", "['mcp__fs__*']", "[ { tool: 'mcp__fs__*', args: {}, decision: allow } ]",
 		 "args needs at least one"},
