@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include "../manifest/netrule.h"
 #include "../manifest/mcpconf.h"
 #include "../manifest/schema.h"
 #include "../util/cancel.h"
@@ -613,11 +615,43 @@ static int initialize(struct mcp *c, struct err *e)
 	return mcprelist(c, e);
 }
 
+/* Whether the job's network setting lets the runner reach url: host lets everything through,
+ * none nothing, an allow list the entries that name its host (or hold its address) and port. */
+static int netallows(const struct sandboxconf *sc, const char *url)
+{
+	if (sc->network_host)
+		return 1;
+	if (!sc->network_allow)
+		return 0;
+	CURLU *u = curl_url();
+	char *host = NULL, *port = NULL;
+	int ok = 0;
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+		size_t n = strlen(host);
+		if (n > 2 && host[0] == '[' && host[n - 1] == ']')
+			memmove(host, host + 1, n - 2), host[n - 2] = 0;
+		for (char *p = host; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p += 'a' - 'A';
+		unsigned char addr[16];
+		int fam = inet_pton(AF_INET, host, addr) == 1 ? AF_INET : inet_pton(AF_INET6, host, addr) == 1 ? AF_INET6 : 0;
+		for (size_t i = 0; i < sc->nallow && !ok; i++)
+			ok = netruleport(&sc->allow[i], atoi(port)) &&
+			     (fam ? netruleaddr(&sc->allow[i], fam, addr) : netrulename(&sc->allow[i], host));
+	}
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return ok;
+}
+
 static int httpopen(struct mcp *c, const struct manifest *m, const struct sbxconf *sc, struct err *e)
 {
-	if (!sc->conf->network_host)
-		return errf(e, "the sandbox's network setting (none) does not allow %s; set sandbox.network to host to "
-		               "let nightshift speak to it", c->conf->url);
+	if (!netallows(sc->conf, c->conf->url))
+		return errf(e, "the job's sandbox.network does not allow %s: set it to host, or name the server's host "
+		               "in network.allow", c->conf->url);
 	struct http *h = xcalloc(1, sizeof *h);
 	c->http = h;
 	h->inbox = cJSON_CreateArray();

@@ -22,7 +22,7 @@ esac
 	echo "    replies:"
 	[ -n "$calls" ] && echo "      - tool_calls: $calls"
 	echo "      - tool_calls: [{ name: final_result, arguments: {} }]"
-	echo "sandbox: { backend: none, network: host }"
+	echo "sandbox: { backend: none, network: ${MCP_CLIENT_NETWORK:-host} }"
 	echo "mcp:"
 	echo "  t: { url: \"$url\", timeout: 20s }"
 	echo "workers:"

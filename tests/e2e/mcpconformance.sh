@@ -25,5 +25,9 @@ for s in initialize tools_call sse-retry; do
 		tail -30 "$out"
 	fi
 done
+# the runner speaks to an HTTP server only where the job's network setting allows it
+MCP_CLIENT_NETWORK=none NIGHTSHIFT=$NS bash "$ROOT/tests/mcpclient.sh" "http://127.0.0.1:9/mcp" >/dev/null 2>"$T/none.err"
+expect_rc "network: none refuses an HTTP MCP server" 1 "$?"
+expect_grep "and says why" "sandbox.network does not allow http://127.0.0.1:9/mcp" "$T/none.err"
 echo "conformance: $passed of 3 client scenarios passed"
 done_tests
