@@ -116,25 +116,6 @@ static int layerstep(const char *name)
 	return strcmp(name, "end.tar.zst") == 0 ? 0 : atoi(name);
 }
 
-/* The whiteout kind of an entry ("file", "opaque") or NULL. */
-static const char *whiteoutof(struct archive_entry *en, const char *base)
-{
-	const char *name;
-	const void *v;
-	size_t n;
-	if (strncmp(base, ".wh.", 4) != 0)
-		return NULL;
-	archive_entry_xattr_reset(en);
-	while (archive_entry_xattr_next(en, &name, &v, &n) == ARCHIVE_OK) {
-		if (strcmp(name, SNAPWHITEOUT) != 0)
-			continue;
-		if (n == 4 && memcmp(v, "file", 4) == 0)
-			return "file";
-		if (n == 6 && memcmp(v, "opaque", 6) == 0)
-			return "opaque";
-	}
-	return NULL;
-}
 
 static char typeof_(struct archive_entry *en)
 {
@@ -188,7 +169,7 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 			char *p = cleanpath(archive_entry_pathname(en));
 			char *base = strrchr(p, '/');
 			base = base ? base + 1 : p;
-			const char *wk = whiteoutof(en, base);
+			const char *wk = snapwhiteout(en, base);
 			if (wk && strcmp(wk, "file") == 0)
 				memmove(base, base + 4, strlen(base + 4) + 1);
 			if (!wk || strcmp(wk, "file") == 0)
@@ -267,7 +248,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		char *p = cleanpath(archive_entry_pathname(en));
 		char *base = strrchr(p, '/');
 		base = base ? base + 1 : p;
-		const char *wk = whiteoutof(en, base);
+		const char *wk = snapwhiteout(en, base);
 		if (wk) {
 			if (strcmp(wk, "file") == 0) {
 				memmove(base, base + 4, strlen(base + 4) + 1);

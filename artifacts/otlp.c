@@ -9,7 +9,6 @@
 #include "events.h"
 #include "otlp.h"
 #include "runjson.h"
-#include "../manifest/yaml.h"
 
 enum { KIND_INTERNAL = 1, KIND_CLIENT = 3, STATUS_OK = 1, STATUS_ERROR = 2 };
 
@@ -116,36 +115,13 @@ static void status(cJSON *sp, int code, const char *msg)
 	cJSON_AddNumberToObject(st, "code", code);
 }
 
-/* models.NAME.{provider, model} from the manifest copy, as {"NAME": {"provider", "model"}}. */
+/* The manifest copy's models ({"NAME": {"provider", "model", ...}}), {} when unreadable. */
 static cJSON *modelsof(const char *dir, const cJSON *run)
 {
-	cJSON *out = cJSON_CreateObject();
-	const char *file = jsonstr(get(run, "manifest"), "file", NULL);
-	if (!file || !runnameok(file))
-		return out;
-	char *path = xasprintf("%s/manifest/%s", dir, file);
-	struct buf text = {0};
-	struct err e = {0};
-	struct ydoc y;
-	if (readfile(path, &text, &e) == 0 && yload(&y, file, text.data, text.len, 0, &e) == 0) {
-		yaml_node_t *models = yget(&y, yroot(&y), "models");
-		struct ypair p;
-		for (size_t i = 0; models && models->type == YAML_MAPPING_NODE && yeach(&y, models, i, &p); i++) {
-			if (!p.val || p.val->type != YAML_MAPPING_NODE)
-				continue;
-			cJSON *m = cJSON_AddObjectToObject(out, p.key);
-			const char *keys[] = {"provider", "model"};
-			for (int k = 0; k < 2; k++) {
-				yaml_node_t *v = yget(&y, p.val, keys[k]);
-				if (v && v->type == YAML_SCALAR_NODE)
-					cJSON_AddStringToObject(m, keys[k], (const char *)v->data.scalar.value);
-			}
-		}
-		yfree(&y);
-	}
-	buffree(&text);
-	free(path);
-	return out;
+	cJSON *m = runmanifestcopy(dir, run);
+	cJSON *models = cJSON_DetachItemFromObjectCaseSensitive(m, "models");
+	cJSON_Delete(m);
+	return cJSON_IsObject(models) ? models : (cJSON_Delete(models), cJSON_CreateObject());
 }
 
 struct jobctx {

@@ -15,7 +15,6 @@
 #include "report.h"
 #include "runjson.h"
 #include "verify.h"
-#include "../manifest/yaml.h"
 #include "../util/linediff.h"
 #include "../util/utf8.h"
 
@@ -156,34 +155,21 @@ static void cutstr(struct buf *b, const char *s)
 	cut(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-/* The needs of each job, from the manifest copy in the run (best effort: {} when unreadable). */
+/* The needs of each job as written in the manifest copy in the run ({} when unreadable). */
 static cJSON *needsof(const char *dir, const cJSON *run)
 {
-	cJSON *out = cJSON_CreateObject();
-	const char *file = jsonstr(get(run, "manifest"), "file", NULL);
-	if (!file || !runnameok(file))
-		return out;
-	char *path = xasprintf("%s/manifest/%s", dir, file);
-	struct buf text = {0};
-	struct err e = {0};
-	struct ydoc y;
-	if (readfile(path, &text, &e) == 0 && yload(&y, file, text.data, text.len, 0, &e) == 0) {
-		yaml_node_t *jobs = yget(&y, yroot(&y), "jobs");
-		struct ypair p;
-		for (size_t i = 0; jobs && jobs->type == YAML_MAPPING_NODE && yeach(&y, jobs, i, &p); i++) {
-			yaml_node_t *n = p.val && p.val->type == YAML_MAPPING_NODE ? yget(&y, p.val, "needs") : NULL;
-			struct strv v = {0};
-			if (n && ystrv(&y, n, &v) == 0) {
-				cJSON *a = cJSON_AddArrayToObject(out, p.key);
-				for (size_t k = 0; k < v.n; k++)
-					cJSON_AddItemToArray(a, cJSON_CreateString(v.v[k]));
-			}
-			strvfree(&v);
+	cJSON *out = cJSON_CreateObject(), *m = runmanifestcopy(dir, run), *j;
+	cJSON_ArrayForEach(j, get(m, "jobs"))
+	{
+		const cJSON *n = get(j, "needs");
+		if (cJSON_IsArray(n)) {
+			cJSON_AddItemToObject(out, j->string, cJSON_Duplicate(n, 1));
+		} else if (cJSON_IsString(n)) {
+			cJSON *a = cJSON_AddArrayToObject(out, j->string);
+			cJSON_AddItemToArray(a, cJSON_CreateString(n->valuestring));
 		}
-		yfree(&y);
 	}
-	buffree(&text);
-	free(path);
+	cJSON_Delete(m);
 	return out;
 }
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runjson.h"
+#include "../manifest/yaml.h"
 
 cJSON *jsonread(const char *path, struct err *e)
 {
@@ -79,4 +80,24 @@ void jsonaddnums(cJSON *into, const cJSON *from)
 				jsonaddnums(t, f);
 		}
 	}
+}
+
+cJSON *runmanifestcopy(const char *dir, const cJSON *run)
+{
+	const char *file = jsonstr(cJSON_GetObjectItemCaseSensitive(run, "manifest"), "file", NULL);
+	if (!file || !runnameok(file))
+		return NULL;
+	char *path = xasprintf("%s/manifest/%s", dir, file);
+	struct buf text = {0};
+	struct err e = {0};
+	struct ydoc y;
+	cJSON *out = NULL;
+	if (readfile(path, &text, &e) == 0 && yload(&y, file, text.data, text.len, 0, &e) == 0) {
+		if (yroot(&y))
+			out = yjson(&y, yroot(&y));
+		yfree(&y);
+	}
+	buffree(&text);
+	free(path);
+	return out;
 }

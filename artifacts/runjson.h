@@ -16,6 +16,9 @@ int runnameok(const char *s);
 /* Write j to path as indented JSON and a newline, atomically, every secret of sec (may be NULL)
  * masked. */
 int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struct err *e);
+/* The manifest copy a run holds (manifest/FILE, FILE from run.json) as JSON, or NULL when it is
+ * missing or unreadable. */
+cJSON *runmanifestcopy(const char *dir, const cJSON *run);
 /* The string field key of obj, or def. */
 const char *jsonstr(const cJSON *obj, const char *key, const char *def);
 

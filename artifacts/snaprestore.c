@@ -249,25 +249,6 @@ static int rmat(struct restore *r, int dfd, const char *name, const char *shown,
 	return 0;
 }
 
-/* The kind of whiteout an entry is ("file" or "opaque"), or NULL for an ordinary entry. */
-static const char *whiteoutkind(struct archive_entry *en, const char *base)
-{
-	if (strncmp(base, ".wh.", 4) != 0)
-		return NULL;
-	const char *name;
-	const void *v;
-	size_t n;
-	archive_entry_xattr_reset(en);
-	while (archive_entry_xattr_next(en, &name, &v, &n) == ARCHIVE_OK) {
-		if (strcmp(name, SNAPWHITEOUT) != 0)
-			continue;
-		if (n == 4 && memcmp(v, "file", 4) == 0)
-			return "file";
-		if (n == 6 && memcmp(v, "opaque", 6) == 0)
-			return "opaque";
-	}
-	return NULL;
-}
 
 /* Apply a whiteout at path: remove what it names, or empty its directory. */
 static int whiteout(struct restore *r, const char *path, const char *base, const char *kind, struct err *e)
@@ -486,7 +467,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		}
 		const char *slash = strrchr(path, '/');
 		const char *base = slash ? slash + 1 : path;
-		const char *kind = r->plain ? NULL : whiteoutkind(en, base);
+		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
 		if (kind) {
 			rc = whiteout(r, path, base, kind, e);
 			continue;

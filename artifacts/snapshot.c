@@ -655,3 +655,22 @@ void snapinfofree(struct snapinfo *i)
 	strvfree(&i->skipped);
 	strvfree(&i->setid);
 }
+
+const char *snapwhiteout(struct archive_entry *en, const char *base)
+{
+	if (strncmp(base, ".wh.", 4) != 0)
+		return NULL;
+	const char *name;
+	const void *v;
+	size_t n;
+	archive_entry_xattr_reset(en);
+	while (archive_entry_xattr_next(en, &name, &v, &n) == ARCHIVE_OK) {
+		if (strcmp(name, SNAPWHITEOUT) != 0)
+			continue;
+		if (n == 4 && memcmp(v, "file", 4) == 0)
+			return "file";
+		if (n == 6 && memcmp(v, "opaque", 6) == 0)
+			return "opaque";
+	}
+	return NULL;
+}

@@ -55,6 +55,11 @@ void snapremove(const char *dir);
  * ".wh..wh..opq" (empty the directory) carrying the pax attribute SCHILY.xattr.<this> with the
  * value "file" or "opaque"; without it, such a name is an ordinary file. */
 #define SNAPWHITEOUT "nightshift.whiteout"
+
+struct archive_entry;
+/* The kind of whiteout a layer entry is ("file" or "opaque"), or NULL for an ordinary entry; base is
+ * the last component of its path. */
+const char *snapwhiteout(struct archive_entry *en, const char *base);
 /* Pin the calling thread's locale to C.UTF-8, as libarchive must see it for layers; returns what
  * snapunpin takes to put it back. */
 locale_t snappin(void);

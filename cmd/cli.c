@@ -71,6 +71,22 @@ int positional(const char *cmd, const char *arg, const char **slot, const char *
 	return 0;
 }
 
+int flagis(const char *arg, const char *flag)
+{
+	size_t n = strlen(flag);
+	return strncmp(arg, flag, n) == 0 && (arg[n] == 0 || arg[n] == '=');
+}
+
+const char *flagval(int argc, char **argv, int *i, const char *flag)
+{
+	size_t n = strlen(flag);
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
 int ishelp(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;

@@ -44,6 +44,11 @@ void runclose(char *dir, char *tmp);
 /* The one positional argument (what names it): set *slot, or print why arg is refused and return
  * EXIT_USAGE (an unknown flag, a second positional). */
 int positional(const char *cmd, const char *arg, const char **slot, const char *what);
+/* True when arg is the flag, alone ("--out") or with its value ("--out=V"). */
+int flagis(const char *arg, const char *flag);
+/* The value of the flag at argv[*i] ("--flag V" or "--flag=V"), advancing *i past a separate value;
+ * NULL when it is missing. */
+const char *flagval(int argc, char **argv, int *i, const char *flag);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
 /* Load a manifest and check its approval rules and examples: -1 with the first mistake (the caller

@@ -73,12 +73,9 @@ int cmddiff(int argc, char **argv)
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (strcmp(a, "--step") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1])
+		if (flagis(a, "--step")) {
+			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
 				return usage("diff", "--step needs a step number");
-			step = argv[++i];
-		} else if (strncmp(a, "--step=", 7) == 0) {
-			step = a + 7;
 		} else if (positional("diff", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

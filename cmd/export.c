@@ -64,12 +64,9 @@ int cmdexport(int argc, char **argv)
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (strcmp(a, "--otlp") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1])
+		if (flagis(a, "--otlp")) {
+			if (!(to = flagval(argc, argv, &i, "--otlp")) || !*to)
 				return usage("export", "--otlp needs a FILE or URL");
-			to = argv[++i];
-		} else if (strncmp(a, "--otlp=", 7) == 0 && a[7]) {
-			to = a + 7;
 		} else if (positional("export", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

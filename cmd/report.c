@@ -28,12 +28,9 @@ int cmdreport(int argc, char **argv)
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (strcmp(a, "--out") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1])
+		if (flagis(a, "--out")) {
+			if (!(outpath = flagval(argc, argv, &i, "--out")) || !*outpath)
 				return usage("report", "--out needs a file (- for stdout)");
-			outpath = argv[++i];
-		} else if (strncmp(a, "--out=", 6) == 0 && a[6]) {
-			outpath = a + 6;
 		} else if (positional("report", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

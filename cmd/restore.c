@@ -20,16 +20,6 @@ static const char helptext[] =
 	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match\n"
 	"            or a layer is not in SHA256SUMS, 1 any other failure\n";
 
-/* The value of flag at argv[*i] ("--flag V" or "--flag=V"), advancing *i; NULL when missing. */
-static const char *flagval(int argc, char **argv, int *i, const char *flag)
-{
-	size_t n = strlen(flag);
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
 
 int cmdrestore(int argc, char **argv)
 {
@@ -43,13 +33,13 @@ int cmdrestore(int argc, char **argv)
 		}
 		if (strcmp(a, "--force") == 0) {
 			force = 1;
-		} else if (strncmp(a, "--step", 6) == 0 && (a[6] == 0 || a[6] == '=')) {
+		} else if (flagis(a, "--step")) {
 			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
 				return usage("restore", "--step needs a step number or 'end'");
-		} else if (strncmp(a, "--to", 4) == 0 && (a[4] == 0 || a[4] == '=')) {
+		} else if (flagis(a, "--to")) {
 			if (!(to = flagval(argc, argv, &i, "--to")) || !*to)
 				return usage("restore", "--to needs a directory");
-		} else if (strncmp(a, "--workspace", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
+		} else if (flagis(a, "--workspace")) {
 			if (!(ws = flagval(argc, argv, &i, "--workspace")) || !*ws)
 				return usage("restore", "--workspace needs a name (a folder of RUN/snapshots)");
 		} else if (a[0] == '-' && a[1]) {

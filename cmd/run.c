@@ -79,7 +79,7 @@ static void unfinished(const char *outdir)
 }
 
 /* The value of a flag that takes one, or NULL with a usage message printed. */
-static const char *flagval(int argc, char **argv, int *i)
+static const char *nextval(int argc, char **argv, int *i)
 {
 	if (*i + 1 >= argc) {
 		usage("run", "%s needs a value", argv[*i]);
@@ -102,26 +102,26 @@ int cmdrun(int argc, char **argv)
 		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
 			quiet = 1;
 		} else if (strcmp(argv[i], "--out") == 0) {
-			if (!(out = flagval(argc, argv, &i)))
+			if (!(out = nextval(argc, argv, &i)))
 				goto done;
 		} else if (strcmp(argv[i], "--shard") == 0) {
 			struct err se = {0};
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			if (shardparse(v, &o.shard, &o.nshards, &se) < 0) {
 				usage("run", "%s", se.msg);
 				goto done;
 			}
 		} else if (strcmp(argv[i], "--from") == 0) {
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			strvadd(&from, v);
 		} else if (strcmp(argv[i], "--job") == 0) {
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			strvadd(&o.jobs, v);
 		} else if (strcmp(argv[i], "--set") == 0) {
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			if (!strchr(v, '=') || v[0] == '=') {
 				usage("run", "--set %s: expected KEY=VALUE", v);
@@ -129,11 +129,11 @@ int cmdrun(int argc, char **argv)
 			}
 			strvadd(&sets, v);
 		} else if (strcmp(argv[i], "--model") == 0) {
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			strvadd(&models, v);
 		} else if (strcmp(argv[i], "-j") == 0) {
-			if (!(v = flagval(argc, argv, &i)))
+			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			char *end;
 			long n = strtol(v, &end, 10);
