@@ -13,6 +13,8 @@
 #include "yaml.h"
 #include "../util/path.h"
 #include "mcpconf.h"
+#include "agentfile.h"
+#include "skills.h"
 
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "mcp", "workers", "jobs", NULL};
@@ -619,6 +621,8 @@ static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_
 			rc = ystrvpos(y, p.val, &w->delegates, &w->delegates_pos);
 		else if (strcmp(p.key, "approval") == 0)
 			rc = parseapproval(y, p.val, &w->approval);
+		else if (strcmp(p.key, "skills") == 0)
+			rc = skillsload(y, p.val, w);
 		else if (strcmp(p.key, "output") == 0) {
 			struct buf ptr = {0};
 			cJSON_Delete(w->output);
@@ -689,7 +693,8 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 		rc = yload(&fy, file, fm, end - fm, 1, e);
 		fy.errs = y->errs;
 		if (rc == 0 && yroot(&fy))
-			rc = workerkeys_apply(m, &fy, yroot(&fy), w, 1);
+			rc = agentfileis(&fy, yroot(&fy)) ? agentfileapply(m, &fy, yroot(&fy), w)
+			                                  : workerkeys_apply(m, &fy, yroot(&fy), w, 1);
 		yfree(&fy);
 	}
 	while (*body == '\n' || *body == '\r')

@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
+#include "../manifest/skills.h"
 #include "policy.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
@@ -210,6 +211,14 @@ static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
 		memset(mt, 0, sizeof *mt);
 		mt->source = pathjoin(jr->ws->path, jr->ws->hidden);
 		mt->target = xasprintf("/workspace/%s", jr->ws->hidden);
+	}
+	/* Agent Skills, read-only at /skills/NAME */
+	for (size_t i = 0; i < jr->w->skills.n; i++) {
+		dst->mounts = xrealloc(dst->mounts, (dst->nmounts + 1) * sizeof *dst->mounts);
+		struct mount *mt = &dst->mounts[dst->nmounts++];
+		memset(mt, 0, sizeof *mt);
+		mt->source = xstrdup(jr->w->skills.v[i]);
+		mt->target = xasprintf("/skills/%s", jr->w->skillnames.v[i]);
 	}
 }
 
@@ -428,7 +437,9 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 /* Ask the model once and log the exchange. */
 static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 {
-	char *sys = xasprintf("%s%s", jr->w->instructions, systemtail);
+	char *skills = skillsprompt(jr->w);
+	char *sys = xasprintf("%s%s%s", jr->w->instructions, skills ? skills : "", systemtail);
+	free(skills);
 	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
 	struct chat chat = {sys, tools, jr->messages};
 	struct exchange x;
