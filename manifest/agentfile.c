@@ -91,7 +91,10 @@ int agentfileapply(const struct manifest *m, struct ydoc *y, yaml_node_t *root, 
 			char *model = NULL;
 			rc = ystr(y, p.val, &model);
 			if (rc == 0 && strcmp(model, "inherit") != 0) {
-				if (!manifestmodel(m, model)) {
+				int known = 0; /* the models, read here: manifest.c calls this file, not the other way */
+				for (size_t k = 0; k < m->nmodels; k++)
+					known |= m->models[k].name && strcmp(m->models[k].name, model) == 0;
+				if (!known) {
 					rc = yfail(y, p.val, "model '%s' is not one of the manifest's models: declare it under models, "
 					                     "or write model: inherit", model);
 				} else {
