@@ -28,6 +28,7 @@ int cmdfinalize(int argc, char **argv);
 int cmddiff(int argc, char **argv);
 int cmdreport(int argc, char **argv);
 int cmdexport(int argc, char **argv);
+int cmddoctor(int argc, char **argv);
 
 /* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
 void progressstart(int quiet);

@@ -11,6 +11,7 @@ static const char helptext[] =
 	"  run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]... [--model NAME=SPEC]\n"
 	"                     run the jobs; prints the run directory's path\n"
 	"  validate MANIFEST  parse and check everything, run nothing\n"
+	"  doctor [MANIFEST]  can this machine run it: sandbox, cgroups, engine, keys, disk\n"
 	"  policy MANIFEST --worker W --tool T [--command CMD | --path P] [--json]\n"
 	"                     what the approval rules decide, and which rule\n"
 	"  restore RUN --step N|end --to DIR [--force]\n"
@@ -40,6 +41,7 @@ static const struct {
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
 	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
 	{"diff", cmddiff},         {"report", cmdreport},     {"export", cmdexport},
+	{"doctor", cmddoctor},
 };
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include "../manifest/manifest.h"
 #include "../util/cancel.h"
 #include "../runner/llm/modelspec.h"
+#include "../runner/doctor.h"
 #include "../runner/gha.h"
 #include "../runner/run.h"
 #include "../runner/shard.h"
@@ -179,6 +180,25 @@ int cmdrun(int argc, char **argv)
 			                "service this machine can, unrecorded (network: { allow: [...] } names hosts and "
 			                "records each connection)\n", m.jobs[i].id);
 		}
+	/* The namespace sandbox is tried before anything is made or spent, as doctor does: a machine
+	 * that refuses it fails here with the cause and the remedy, exit 2, no run directory. */
+	for (size_t i = 0; i < m.njobs; i++) {
+		int selected = o.jobs.n == 0;
+		for (size_t k = 0; k < o.jobs.n && !selected; k++)
+			selected = strcmp(o.jobs.v[k], m.jobs[i].id) == 0 ||
+			           (m.jobs[i].group && strcmp(o.jobs.v[k], m.jobs[i].group) == 0);
+		if (!selected || m.jobs[i].sandbox.backend != BACKEND_NAMESPACE)
+			continue;
+		char limits[128];
+		if (doctorsandbox(&m.jobs[i].sandbox, limits, &e) < 0) {
+			errctx(&e, "job %s: the namespace sandbox cannot start on this machine (nightshift doctor says more)",
+			       m.jobs[i].id);
+			rc = report(&e);
+			manifestfree(&m);
+			goto done;
+		}
+		break; /* one try tells for all: the machine is the same */
+	}
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
