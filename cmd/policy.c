@@ -5,9 +5,11 @@
 #include "cmd.h"
 #include "../manifest/manifest.h"
 #include "../runner/policy.h"
+#include "../util/glob.h"
 
 static const char helptext[] =
-	"usage: nightshift policy MANIFEST --worker W --tool T [--command CMD | --path P | --input TEXT]\n"
+	"usage: nightshift policy MANIFEST --worker W --tool T [--command CMD | --path P | --input TEXT |\n"
+	"                         --args JSON]\n"
 	"                         [--set K=V]... [--json]\n"
 	"\n"
 	"Decides one tool call of worker W by its approval rules, exactly as a run would, and prints\n"
@@ -17,10 +19,12 @@ static const char helptext[] =
 	"command it would run: the decision for that command, the rule that made it, and the\n"
 	"command (\"(runs nothing)\" for an assignment or a redirection alone).\n"
 	"\n"
-	"  --tool T      shell, read_file, write_file, list_dir, edit_file, or a delegate's name\n"
+	"  --tool T      shell, read_file, write_file, list_dir, edit_file, mcp__SERVER__TOOL, or a\n"
+	"                delegate's name\n"
 	"  --command C   the shell command line (shell only, required for it)\n"
 	"  --path P      the path argument (file tools only, required for them)\n"
 	"  --input TEXT  the input of a delegate call (optional; rules do not look at it)\n"
+	"  --args JSON   the arguments of an MCP tool call (mcp__SERVER__TOOL), a JSON object (default {})\n"
 	"  --set K=V     the value of ${{ inputs.K }}; repeatable\n"
 	"  --json        print {\"decision\", \"rule\" (from 1, or \"default\", as in the run's\n"
 	"                decision events), \"line\" (or null), \"reason\", \"commands\" (the simple\n"
@@ -85,7 +89,7 @@ static void printjson(const struct verdict *v, const struct worker *w)
 
 int cmdpolicy(int argc, char **argv)
 {
-	const char *manifest = NULL, *worker = NULL, *tool = NULL, *command = NULL, *path = NULL, *input = NULL;
+	const char *manifest = NULL, *worker = NULL, *tool = NULL, *command = NULL, *path = NULL, *input = NULL, *argsjson = NULL;
 	int json = 0;
 	static struct strv sets; /* reachable until exit, whichever way policy returns */
 	for (int i = 1; i < argc; i++) {
@@ -108,6 +112,8 @@ int cmdpolicy(int argc, char **argv)
 			name = "--path", path = val;
 		else if (isflag(argc, argv, &i, "--input", &val))
 			name = "--input", input = val;
+		else if (isflag(argc, argv, &i, "--args", &val))
+			name = "--args", argsjson = val;
 		else if (isflag(argc, argv, &i, "--set", &val)) {
 			name = "--set";
 			if (val && (!strchr(val, '=') || val[0] == '=')) {
@@ -142,6 +148,16 @@ int cmdpolicy(int argc, char **argv)
 		             tool);
 	if (input && (shell || file))
 		return usage("policy", "--input is for a delegate, not %s", tool);
+	int mcp = !strncmp(tool, "mcp__", 5);
+	if (argsjson && !mcp)
+		return usage("policy", "--args is for MCP tools (mcp__SERVER__TOOL), not %s", tool);
+	cJSON *mcpargs = NULL;
+	if (mcp && !(mcpargs = argsjson ? cJSON_Parse(argsjson) : cJSON_CreateObject()))
+		return usage("policy", "--args is not JSON");
+	if (mcpargs && !cJSON_IsObject(mcpargs)) {
+		cJSON_Delete(mcpargs);
+		return usage("policy", "--args must be a JSON object");
+	}
 	if (shell && !command)
 		return usage("policy", "--tool shell needs --command CMD");
 	if (file && !path)
@@ -154,6 +170,7 @@ int cmdpolicy(int argc, char **argv)
 	int rcload = loadmanifest(&m, manifest, &(struct loadopts){.sets = &sets}, &e);
 	strvfree(&sets);
 	if (rcload < 0) {
+		cJSON_Delete(mcpargs);
 		manifestfree(&m);
 		return report(&e);
 	}
@@ -163,18 +180,29 @@ int cmdpolicy(int argc, char **argv)
 		for (size_t k = 0; k < m.nworkers; k++)
 			fprintf(stderr, " %s", m.workers[k].name);
 		fputc('\n', stderr);
+		cJSON_Delete(mcpargs);
 		manifestfree(&m);
 		return EXIT_USAGE;
 	}
 	int offered = shell || file ? (w->tools & toolbyname(tool)) != 0 : 0;
+	if (mcp) { /* a glob of the worker's tools names it; whether its server offers it is known only at run time */
+		for (size_t k = 0; k < w->mcptools.n; k++)
+			offered |= globmatch(w->mcptools.v[k], strlen(w->mcptools.v[k]), tool, strlen(tool));
+		if (!offered)
+			fprintf(stderr, "nightshift: policy: note: no entry of worker '%s''s tools names %s, so its model never "
+			                "sees it\n", worker, tool);
+		offered = 1;
+	}
 	for (size_t k = 0; !shell && !file && k < w->delegates.n; k++)
 		offered |= !strcmp(w->delegates.v[k], tool);
 	if (!offered)
 		fprintf(stderr, "nightshift: policy: note: worker '%s' is not given %s %s, so its model never sees it\n",
 		        worker, shell || file ? "the tool" : "a delegate named", tool);
 
-	cJSON *args = cJSON_CreateObject();
-	if (shell)
+	cJSON *args = mcpargs ? mcpargs : cJSON_CreateObject();
+	if (mcpargs)
+		;
+	else if (shell)
 		cJSON_AddStringToObject(args, "command", command);
 	else if (file)
 		cJSON_AddStringToObject(args, "path", path);

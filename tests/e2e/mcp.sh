@@ -174,6 +174,14 @@ check "the run verifies" "$NS" audit "$run" --verify
 "$NS" audit "$run" > "$T/audit" 2>&1
 expect_grep "audit lists MCP calls with their decisions" "mcp__fs__write_file deny: 2" "$T/audit"
 
+# nightshift policy decides an MCP call with its arguments as the run did
+expect_eq "policy --args: a write into reports/ is allowed by rule 2" "allow by rule 2" \
+	"$("$NS" policy "$T/proj/m.yaml" --worker w --tool mcp__fs__write_file --args '{"path":"/workspace/reports/a.md"}' 2>/dev/null)"
+expect_eq "policy --args: reports/../notes.txt is denied" "deny by default" \
+	"$("$NS" policy "$T/proj/m.yaml" --worker w --tool mcp__fs__write_file --args '{"path":"/workspace/reports/../notes.txt"}' 2>/dev/null)"
+"$NS" policy "$T/proj/m.yaml" --worker w --tool mcp__fs__write_file --args '[1]' >/dev/null 2>&1
+expect_rc "policy --args that is not an object: exit 2" 2 "$?"
+
 # replay: node gone, the servers are never started, the calls answered from the record
 rm "$T/nodebin/node"
 : > "$T/wire/fs.log"
