@@ -192,7 +192,7 @@ int runfinalize(const char *dir, struct err *e)
 	free(jd);
 	char *rj = pathjoin(dir, "run.json");
 	if (rc == 0)
-		rc = jsonwrite(rj, run, NULL, e);
+		rc = runjsonseal(dir, run, NULL, e);
 	free(rj);
 	cJSON_Delete(run);
 	if (rc == 0) {

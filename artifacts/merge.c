@@ -360,9 +360,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 	else
 		cJSON_Delete(up);
 	cJSON_AddItemToObject(out, "usage", total);
-	char *rjpath = pathjoin(rd.path, "run.json");
-	int wrc = jsonwrite(rjpath, out, NULL, e);
-	free(rjpath);
+	int wrc = runjsonseal(rd.path, out, NULL, e);
 	if (wrc < 0)
 		goto done;
 	int dfd = open(rd.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

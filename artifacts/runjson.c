@@ -1,6 +1,8 @@
 /* runjson: read JSON artifacts back, checking names before they are used in paths. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "events.h"
 #include "runjson.h"
 #include "../manifest/yaml.h"
 
@@ -100,4 +102,27 @@ cJSON *runmanifestcopy(const char *dir, const cJSON *run)
 	buffree(&text);
 	free(path);
 	return out;
+int runjsonseal(const char *dir, cJSON *run, const struct secrets *sec, struct err *e)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "events");
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "events_head");
+	char *logp = pathjoin(dir, "events.jsonl.zst"), *rj = pathjoin(dir, "run.json");
+	struct evlog *l;
+	unlink(logp); /* finalize: one a killed run began */
+	int rc = evopen(&l, logp, sec, e);
+	if (rc == 0) {
+		rc = evadd(l, "run", cJSON_Duplicate(run, 1), e);
+		char head[65];
+		memcpy(head, evhead(l), sizeof head);
+		double n = (double)evcount(l);
+		if (evclose(l, e) < 0)
+			rc = -1;
+		cJSON_AddNumberToObject(run, "events", n);
+		cJSON_AddStringToObject(run, "events_head", head);
+	}
+	if (rc == 0)
+		rc = jsonwrite(rj, run, sec, e);
+	free(logp);
+	free(rj);
+	return rc;
 }

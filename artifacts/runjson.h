@@ -19,6 +19,10 @@ int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struc
 /* The manifest copy a run holds (manifest/FILE, FILE from run.json) as JSON, or NULL when it is
  * missing or unreadable. */
 cJSON *runmanifestcopy(const char *dir, const cJSON *run);
+/* Write dir/run.json from run, first sealing its content into the run's own event log,
+ * dir/events.jsonl.zst: one event of type "run" holding every field of run, whose digest and count
+ * go into run as events_head and events. audit --verify holds run.json to that line. */
+int runjsonseal(const char *dir, cJSON *run, const struct secrets *sec, struct err *e);
 /* The string field key of obj, or def. */
 const char *jsonstr(const cJSON *obj, const char *key, const char *def);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
+#include "claims.h"
 #include "events.h"
 #include "rundir.h"
 #include "runjson.h"
@@ -93,18 +94,19 @@ static void unlisted(const char *root, struct strv *listed, struct verdictrun *v
 	strvfree(&files);
 }
 
-/* One job's chain: seq from 0, prev links, head and count as run.json says; layers exist. */
-static void checkchain(const char *dir, const char *job, const cJSON *info, struct verdictrun *v)
+/* One chain (rel): seq from 0, prev links, head and count as info (run.json's entry) says; layers
+ * exist. Lines that claims are checked against go into f when given. */
+static void checkchain(const char *dir, const char *rel, const cJSON *info, struct verdictrun *v, struct facts *f)
 {
-	char *rel = xasprintf("jobs/%s/events.jsonl.zst", job);
 	char *path = pathjoin(dir, rel);
+	if (f)
+		f->log = xstrdup(rel);
 	struct evreader *r;
 	struct err e = {0};
 	if (evropen(&r, path, &e) < 0) {
 		/* An unfinished run may have been killed between making a job's folder and its log. */
 		if (info)
 			verdictproblem(v, "%s: missing", rel);
-		free(rel);
 		free(path);
 		return;
 	}
@@ -120,7 +122,7 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 		char type[32] = "", got[65] = "";
 		cJSON *ev = NULL;
 		int fast = evfields(line, len, &seq, type, got);
-		if (!fast || strcmp(type, "snapshot") == 0) {
+		if (!fast || strcmp(type, "snapshot") == 0 || (f && factswanted(type))) {
 			ev = cJSON_ParseWithLength(line, len);
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(ev, "seq");
 			const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "prev"));
@@ -149,7 +151,10 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 			free(lp);
 			v->layers++;
 		}
-		cJSON_Delete(ev);
+		if (f && ev && factswanted(type))
+			factsnote(f, ev, type, n + 1);
+		else
+			cJSON_Delete(ev);
 		sha256hex(line, len, prev);
 		n++;
 	}
@@ -169,7 +174,6 @@ static void checkchain(const char *dir, const char *job, const cJSON *info, stru
 		if (jsonlong(count, -1) != n)
 			verdictproblem(v, "%s: %ld events, run.json says %ld", rel, n, jsonlong(count, -1));
 	}
-	free(rel);
 	free(path);
 }
 
@@ -200,19 +204,45 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	/* Complete runs: the jobs run.json names. Incomplete: whatever job folders exist. */
 	cJSON *jobs = cJSON_GetObjectItemCaseSensitive(run, "jobs"), *j;
 	if (run && !v->incomplete) {
+		/* Each chain, then what run.json and the job folders claim against what they recorded. */
+		size_t nj = (size_t)cJSON_GetArraySize(jobs), k = 0;
+		struct facts rf = {0}, *jf = xcalloc(nj + 1, sizeof *jf);
+		struct strv problems = {0};
+		int finalized = cJSON_GetObjectItemCaseSensitive(run, "finalized") != NULL;
+		checkchain(dir, "events.jsonl.zst", run, v, &rf);
 		cJSON_ArrayForEach(j, jobs)
 		{
-			if (cJSON_GetObjectItemCaseSensitive(j, "events_head"))
-				checkchain(dir, j->string, j, v);
+			if (!runnameok(j->string)) {
+				verdictproblem(v, "run.json: job '%.80s' is not a job id", j->string);
+			} else if (cJSON_GetObjectItemCaseSensitive(j, "events_head")) {
+				char *rel = xasprintf("jobs/%s/events.jsonl.zst", j->string);
+				checkchain(dir, rel, j, v, &jf[k]);
+				claimsjob(dir, j->string, j, &jf[k], finalized, &problems);
+				free(rel);
+			} else if (!cJSON_GetObjectItemCaseSensitive(j, "run")) {
+				claimsjob(dir, j->string, j, NULL, finalized, &problems); /* never started: nothing of it may be there */
+			}
+			k++;
 		}
+		claimsrun(dir, run, &rf, jf, k, &problems);
+		for (size_t i = 0; i < problems.n; i++)
+			verdictproblem(v, "%s", problems.v[i]);
+		strvfree(&problems);
+		for (size_t i = 0; i < k; i++)
+			factsfree(&jf[i]);
+		free(jf);
+		factsfree(&rf);
 		mergeverify(dir, run, v); /* a merged run: each shard, as a run of its own */
 	} else {
 		char *jd = pathjoin(dir, "jobs");
 		DIR *d = opendir(jd);
 		struct dirent *de;
 		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.')
-				checkchain(dir, de->d_name, NULL, v);
+			if (de->d_name[0] != '.') {
+				char *rel = xasprintf("jobs/%s/events.jsonl.zst", de->d_name);
+				checkchain(dir, rel, NULL, v, NULL);
+				free(rel);
+			}
 		if (d)
 			closedir(d);
 		free(jd);
@@ -243,15 +273,6 @@ int runverified(const char *dir, int code, struct err *e)
 void verdictrunfree(struct verdictrun *v)
 {
 	buffree(&v->report);
-}
-
-/* Whether two files hold the same bytes; two missing files are the same too. */
-static int samefile(const char *a, const char *b)
-{
-	char ha[65], hb[65];
-	struct err e = {0};
-	int ra = sha256file(a, ha, &e), rb = sha256file(b, hb, &e);
-	return ra < 0 ? rb < 0 : rb == 0 && strcmp(ha, hb) == 0;
 }
 
 /* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
@@ -299,15 +320,11 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 			verdictproblem(v, "run.json: job %s, run in %s, is not listed as run there", j->string, rel);
 			continue;
 		}
-		if (strcmp(jsonstr(top, "status", ""), jsonstr(j, "status", "")) != 0)
-			verdictproblem(v, "run.json: job %s is %s, its shard says %s", j->string, jsonstr(top, "status", "?"),
-			        jsonstr(j, "status", "?"));
-		char *a = xasprintf("%s/jobs/%s/output.json", dir, j->string);
-		char *b = xasprintf("%s/jobs/%s/output.json", sub, j->string);
-		if (!samefile(a, b))
-			verdictproblem(v, "jobs/%s/output.json: differs from the one in %s", j->string, rel);
-		free(a);
-		free(b);
+		struct strv problems = {0};
+		claimsmerged(dir, rel, j->string, top, j, &problems);
+		for (size_t i = 0; i < problems.n; i++)
+			verdictproblem(v, "%s", problems.v[i]);
+		strvfree(&problems);
 	}
 	cJSON_ArrayForEach(j, jobs)
 	{

@@ -728,6 +728,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddNumberToObject(ev, "turns", res->turns);
 	cJSON_AddNumberToObject(ev, "steps", res->steps);
 	cJSON_AddItemToObject(ev, "usage", usagejson(&res->usage));
+	if (res->diverged)
+		cJSON_AddTrueToObject(ev, "diverged");
 	struct err ce = {0};
 	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
 	memcpy(res->head, evhead(jr.ev), 65);

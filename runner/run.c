@@ -188,10 +188,8 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		usageadd(&total, &n->res->usage);
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
-	char *path = pathjoin(rd->path, "run.json");
-	int rc = jsonwrite(path, r, sec, e);
+	int rc = runjsonseal(rd->path, r, sec, e);
 	cJSON_Delete(r);
-	free(path);
 	return rc;
 }
 

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../../artifacts/events.h"
 #include "../../artifacts/rundir.h"
+#include "../../artifacts/runjson.h"
 #include "../../runner/upstream.h"
 #include "t.h"
 
@@ -11,27 +13,59 @@ static char dir[] = "/tmp/ns-upstream.XXXXXX";
 static struct manifest m;
 static char sha[65];
 
-/* A sealed run directory with run.json jobs (JSON object text) and outputs for the succeeded ones. */
+/* One job's event log as the runner writes it: job_start, the output when it has one, job_end with
+ * the fields of its run.json entry; the entry gets the log's head. */
+static void mklog(struct rundir *rd, cJSON *entry, const char *output)
+{
+	struct err e = {0};
+	char *jd = rundirjob(rd, entry->string, &e), *lp = pathjoin(jd, "events.jsonl.zst");
+	struct evlog *l;
+	ok(evopen(&l, lp, NULL, &e) == 0, "evopen: %s", e.msg);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "job", entry->string);
+	cJSON_AddStringToObject(ev, "worker", "w");
+	evadd(l, "job_start", ev, &e);
+	if (output) {
+		char *p = pathjoin(jd, "output.json");
+		writefile(p, output, strlen(output), &e);
+		free(p);
+		ev = cJSON_CreateObject();
+		cJSON_AddItemToObject(ev, "output", cJSON_Parse(output));
+		evadd(l, "output", ev, &e);
+	}
+	evadd(l, "job_end", cJSON_Duplicate(entry, 1), &e);
+	cJSON_AddNumberToObject(entry, "events", (double)evcount(l));
+	cJSON_AddStringToObject(entry, "events_head", evhead(l));
+	ok(evclose(l, &e) == 0, "evclose: %s", e.msg);
+	free(lp);
+	free(jd);
+}
+
+/* A sealed run directory with run.json jobs (JSON object text), each with its event log, and
+ * outputs for the succeeded ones. */
 static char *mkrun(const char *name, const char *manifestsha, const char *jobs, const char *const *outputs)
 {
 	struct rundir rd = {0};
 	struct err e = {0};
 	char *out = pathjoin(dir, name);
 	ok(rundircreate(&rd, out, &e) == 0, "rundircreate: %s", e.msg);
-	for (size_t i = 0; outputs && outputs[i]; i += 2) {
-		char *jd = rundirjob(&rd, outputs[i], &e), *p = pathjoin(jd, "output.json");
-		writefile(p, outputs[i + 1], strlen(outputs[i + 1]), &e);
-		free(p);
-		free(jd);
+	char *rjs = xasprintf("{\"run_id\":\"%s\",\"manifest\":{\"sha256\":\"%s\"},\"status\":\"failed\",\"jobs\":%s}",
+	                      rd.id, manifestsha, jobs);
+	cJSON *rj = cJSON_Parse(rjs), *j;
+	cJSON_ArrayForEach(j, cJSON_GetObjectItem(rj, "jobs"))
+	{
+		const char *o = NULL;
+		for (size_t i = 0; outputs && outputs[i]; i += 2)
+			if (strcmp(outputs[i], j->string) == 0)
+				o = outputs[i + 1];
+		if (runnameok(j->string))
+			mklog(&rd, j, o);
 	}
-	char *rj = xasprintf("{\"run_id\":\"%s\",\"manifest\":{\"sha256\":\"%s\"},\"status\":\"failed\",\"jobs\":%s}",
-	                     rd.id, manifestsha, jobs);
-	char *p = pathjoin(rd.path, "run.json");
-	writefile(p, rj, strlen(rj), &e);
+	ok(runjsonseal(rd.path, rj, NULL, &e) == 0, "runjsonseal: %s", e.msg);
 	ok(rundirsums(&rd, &e) == 0, "rundirsums: %s", e.msg);
 	char *path = xstrdup(rd.path);
-	free(p);
-	free(rj);
+	cJSON_Delete(rj);
+	free(rjs);
 	free(out);
 	rundirfree(&rd);
 	return path;
@@ -50,7 +84,7 @@ int main(void)
 	ok(manifestload(&m, mp, &e) == 0, "load: %s", e.msg);
 	sha256file(mp, sha, &e);
 
-	static const char *const outs[] = {"a", "{\"word\":\"w-a\"}", NULL};
+	static const char *const outs[] = {"a", "{\"word\":\"w-a\"}", "a.helper-3", "{}", NULL};
 	char *r1 = mkrun("r1", sha,
 	                 "{\"a\":{\"status\":\"succeeded\"},\"b\":{\"status\":\"failed\",\"error\":\"boom\"},"
 	                 "\"a.helper-3\":{\"status\":\"succeeded\",\"parent\":\"a\"}}",
@@ -97,7 +131,8 @@ int main(void)
 	ok(upstreamload(&u, r4, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "output"), "no output: %s", e.msg);
 	upstreamfree(&u);
 	/* A job the manifest does not have, or a name that is no job id. */
-	char *r5 = mkrun("r5", sha, "{\"zz\":{\"status\":\"succeeded\"}}", NULL);
+	static const char *const zz[] = {"zz", "{}", NULL};
+	char *r5 = mkrun("r5", sha, "{\"zz\":{\"status\":\"succeeded\"}}", zz);
 	ok(upstreamload(&u, r5, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "not in"), "unknown job: %s", e.msg);
 	upstreamfree(&u);
 	char *r6 = mkrun("r6", sha, "{\"../a\":{\"status\":\"succeeded\"}}", NULL);
