@@ -132,7 +132,7 @@ static int walk(const char *root, const char *rel, struct strv *out, struct err 
 		if (lstat(full, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
 				rc = walk(root, r, out, e);
-			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0)
+			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0 && strcmp(r, "SHA256SUMS.sig") != 0)
 				strvadd(out, r);
 		}
 		free(full);

@@ -15,7 +15,8 @@ int rundircreate(struct rundir *r, const char *outdir, struct err *e);
 int rundircopy(struct rundir *r, const struct manifest *m, struct err *e);
 /* Make RUN/jobs/<job>/ and return its path. */
 char *rundirjob(struct rundir *r, const char *job, struct err *e);
-/* Every regular file under dir but SHA256SUMS, as paths relative to it, sorted by bytes. */
+/* Every regular file under dir but SHA256SUMS and SHA256SUMS.sig (at its top), as paths relative
+ * to it, sorted by bytes. */
 int rundirfiles(const char *dir, struct strv *files, struct err *e);
 /* Write RUN/SHA256SUMS for every file under RUN, sorted by path, atomically. */
 int rundirsums(struct rundir *r, struct err *e);

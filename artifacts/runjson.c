@@ -102,6 +102,8 @@ cJSON *runmanifestcopy(const char *dir, const cJSON *run)
 	buffree(&text);
 	free(path);
 	return out;
+}
+
 int runjsonseal(const char *dir, cJSON *run, const struct secrets *sec, struct err *e)
 {
 	cJSON_DeleteItemFromObjectCaseSensitive(run, "events");

@@ -1,4 +1,4 @@
-/* audit: nightshift audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--grep TEXT] [--json] */
+/* audit: nightshift audit RUN [--verify] [--allowed-signers FILE] [--job ID] [--tool T] [--decision D] [--grep TEXT] [--json] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,17 +7,24 @@
 #include <cjson/cJSON.h>
 #include "../artifacts/runjson.h"
 #include "../artifacts/calls.h"
+#include "../artifacts/sign.h"
 #include "../artifacts/verify.h"
 #include "cmd.h"
 
 static const char audithelp[] =
-	"usage: nightshift audit RUN [--verify] [--job ID] [--tool T] [--decision allow|deny|abort]\n"
+	"usage: nightshift audit RUN [--verify] [--allowed-signers FILE] [--job ID] [--tool T]\n"
+	"                        [--decision allow|deny|abort]\n"
 	"                        [--grep TEXT] [--json]\n"
 	"\n"
 	"Lists the tool calls of a run (step, job, tool, arguments, decision, rule, exit code,\n"
 	"duration) and a summary; --json prints one JSON object per call instead.\n"
-	"  --verify   check SHA256SUMS, every event chain up to the head in run.json, and every\n"
-	"             snapshot layer an event references; exit 4 naming the file and line on failure\n";
+	"  --verify   check SHA256SUMS, every event chain up to the head in run.json, every snapshot\n"
+	"             layer an event references, and every claim of run.json, output.json and\n"
+	"             jobs/*/files against the event line that recorded it; exit 4 naming the file,\n"
+	"             the field and the event line on failure\n"
+	"  --allowed-signers FILE  (implies --verify) SHA256SUMS.sig must be a signature (namespace\n"
+	"             nightshift) by a key FILE lists, in ssh-keygen's allowed_signers format; says who\n"
+	"             signed\n";
 
 struct filter {
 	const char *job, *tool, *decision, *grep;
@@ -85,12 +92,30 @@ static void count(struct tally **t, size_t *n, const char *tool, const char *dec
 
 static int table(const char *run, const struct filter *fp, int json);
 
-static int verify(const char *run, const char *shown)
+static int verify(const char *run, const char *shown, const char *allowed)
 {
 	struct verdictrun v;
 	struct err e = {0};
 	if (runverify(run, &v, &e) < 0)
 		return report(&e);
+	/* The signature vouches for SHA256SUMS, which vouches for the rest. */
+	char *who = NULL, *sig = pathjoin(run, "SHA256SUMS.sig");
+	struct stat st;
+	if (allowed && runsigcheck(run, allowed, &who, &e) < 0) {
+		if (e.code == 2) {
+			free(sig);
+			verdictrunfree(&v);
+			return report(&e);
+		}
+		verdictproblem(&v, "%s", e.msg);
+	} else if (!allowed && stat(sig, &st) == 0) {
+		fprintf(stderr, "nightshift: audit: %s: SHA256SUMS.sig present but not checked (--allowed-signers FILE "
+		                "checks it)\n", shown);
+	}
+	free(sig);
+	if (who && !v.failed)
+		fprintf(stderr, "nightshift: audit: %s: signed by %s\n", shown, who);
+	free(who);
 	if (v.failed) {
 		termprintf(stderr, "%s", v.report.data);
 		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed);
@@ -163,6 +188,7 @@ int cmdaudit(int argc, char **argv)
 	const char *run = NULL;
 	struct filter f = {0};
 	int json = 0, doverify = 0;
+	const char *allowed = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char **slot = NULL;
 		if (ishelp(argv[i])) {
@@ -172,6 +198,8 @@ int cmdaudit(int argc, char **argv)
 			json = 1;
 		} else if (strcmp(argv[i], "--verify") == 0) {
 			doverify = 1;
+		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
+			slot = &allowed;
 		} else if (strcmp(argv[i], "--job") == 0) {
 			slot = &f.job;
 		} else if (strcmp(argv[i], "--tool") == 0) {
@@ -203,7 +231,7 @@ int cmdaudit(int argc, char **argv)
 		return report(&e);
 	int rc = f.job ? knownjob(dir, run, f.job) : EXIT_OK;
 	if (rc == EXIT_OK)
-		rc = doverify ? verify(dir, run) : table(dir, &f, json);
+		rc = doverify || allowed ? verify(dir, run, allowed) : table(dir, &f, json);
 	runclose(dir, tmp);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "../artifacts/rundir.h"
+#include "../artifacts/sign.h"
 #include "../artifacts/snapshot.h"
 #include "../runner/rulecheck.h"
 #include "cmd.h"
@@ -106,4 +107,26 @@ int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o,
 	}
 	errc(e, 2, "%s: %zu mistakes%s", path, m->errors.n, m->errors.n >= MANIFEST_MAXERRORS ? " (the first ones)" : "");
 	return -1;
+}
+
+int signkeyopt(const char *cmd, const char *path, const char *workspace, struct signkey **k)
+{
+	const char *env = getenv("NIGHTSHIFT_SIGNING_KEY");
+	*k = NULL;
+	if (!path && env && *env)
+		path = env;
+	if (!path)
+		return EXIT_OK;
+	char *real = realpath(path, NULL), *ws = workspace ? realpath(workspace, NULL) : NULL;
+	size_t wl = ws ? strlen(ws) : 0;
+	int inside = real && ws && strncmp(real, ws, wl) == 0 && (real[wl] == '/' || !real[wl] || wl == 1);
+	free(real);
+	free(ws);
+	if (inside)
+		return usage(cmd, "signing key %s: it lies in the workspace, which snapshots copy into the run; keep it "
+		                  "outside", path);
+	struct err e = {0};
+	if (signkeyload(path, k, &e) < 0)
+		return usage(cmd, "%s", e.msg);
+	return EXIT_OK;
 }

@@ -1,24 +1,42 @@
-/* finalize: nightshift finalize RUN: seal a run that was killed before it finished. */
+/* finalize: nightshift finalize RUN [--sign KEY]: seal a run that was killed before it finished. */
 #include <stdio.h>
 #include <string.h>
 #include "../artifacts/finalize.h"
+#include "../artifacts/sign.h"
 #include "cmd.h"
 
 int cmdfinalize(int argc, char **argv)
 {
-	if (argc == 2 && ishelp(argv[1])) {
-		puts("usage: nightshift finalize RUN\n\n"
-		     "Seals a run directory that a crash or SIGKILL left without run.json: each event log\n"
-		     "is ended after its last whole line, leftovers of unfinished writes are removed, and\n"
-		     "run.json (status incomplete) and SHA256SUMS are written, so that audit --verify,\n"
-		     "restore and replay accept it.");
-		return EXIT_OK;
+	const char *run = NULL, *signpath = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (ishelp(argv[i])) {
+			puts("usage: nightshift finalize RUN [--sign KEY]\n\n"
+			     "Seals a run directory that a crash or SIGKILL left without run.json: each event log\n"
+			     "is ended after its last whole line, leftovers of unfinished writes are removed, and\n"
+			     "run.json (status incomplete; each job as its log recorded it) and SHA256SUMS are\n"
+			     "written, so that audit --verify, restore and replay accept it. With --sign KEY (or\n"
+			     "$NIGHTSHIFT_SIGNING_KEY) SHA256SUMS.sig too, as nightshift run --sign writes it.");
+			return EXIT_OK;
+		} else if (strcmp(argv[i], "--sign") == 0) {
+			if (i + 1 >= argc)
+				return usage("finalize", "--sign needs a key file");
+			signpath = argv[++i];
+		} else if (positional("finalize", argv[i], &run, "run") != 0) {
+			return EXIT_USAGE;
+		}
 	}
-	if (argc != 2 || argv[1][0] == '-')
-		return usage("finalize", argc < 2 ? "missing RUN" : "expected one RUN and no flags");
+	if (!run)
+		return usage("finalize", "missing RUN");
+	struct signkey *key = NULL;
+	int rc = signkeyopt("finalize", signpath, NULL, &key);
+	if (rc != EXIT_OK)
+		return rc;
 	struct err e = {0};
-	if (runfinalize(argv[1], &e) < 0)
+	if (runfinalize(run, &e) < 0 || (key && runsign(run, key, &e) < 0)) {
+		signkeyfree(key);
 		return report(&e);
-	fprintf(stderr, "nightshift: finalize: %s sealed (status incomplete)\n", argv[1]);
+	}
+	fprintf(stderr, "nightshift: finalize: %s sealed (status incomplete)%s\n", run, key ? " and signed" : "");
+	signkeyfree(key);
 	return EXIT_OK;
 }

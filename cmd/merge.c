@@ -3,25 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../artifacts/merge.h"
+#include "../artifacts/sign.h"
 #include "../runner/gha.h"
 #include "cmd.h"
 
 static const char mergehelp[] =
-	"usage: nightshift merge RUN... --out DIR\n"
+	"usage: nightshift merge RUN... --out DIR [--sign KEY]\n"
 	"\n"
 	"Joins the runs of the shards of one manifest (nightshift run --shard I/N) into one new run\n"
 	"directory made in DIR, and prints its path. Each run must pass `audit --verify` and have run\n"
 	"the same manifest with the same inputs; each job must have run in one of them. The new run\n"
 	"holds each shard whole under shards/<run-id>/, every job's output and files under jobs/,\n"
-	"a run.json listing the shards and jobs, and SHA256SUMS over everything.\n"
+	"a run.json listing the shards and jobs, and SHA256SUMS over everything; with --sign KEY (or\n"
+	"$NIGHTSHIFT_SIGNING_KEY) SHA256SUMS.sig too, as nightshift run --sign writes it.\n"
 	"exit codes: 0 every job succeeded, 1 a job failed, 3 a job was aborted (as the unsharded run\n"
 	"            would have); 2 usage error or runs that do not belong together; 4 a run fails\n"
 	"            verification\n";
 
 int cmdmerge(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *signpath = NULL;
 	struct strv runs = {0};
+	struct signkey *key = NULL;
 	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
@@ -34,6 +37,12 @@ int cmdmerge(int argc, char **argv)
 				goto done;
 			}
 			out = argv[++i];
+		} else if (strcmp(argv[i], "--sign") == 0) {
+			if (i + 1 >= argc) {
+				usage("merge", "--sign needs a key file");
+				goto done;
+			}
+			signpath = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			usage("merge", "unknown flag %s", argv[i]);
 			goto done;
@@ -49,9 +58,13 @@ int cmdmerge(int argc, char **argv)
 		usage("merge", "missing --out DIR");
 		goto done;
 	}
+	if ((rc = signkeyopt("merge", signpath, NULL, &key)) != EXIT_OK)
+		goto done;
 	char *merged = NULL;
 	struct err e = {0};
 	rc = runmerge(&runs, out, &merged, &e);
+	if (rc >= 0 && key && runsign(merged, key, &e) < 0)
+		rc = -1;
 	if (rc < 0) {
 		rc = report(&e);
 	} else {
@@ -64,6 +77,7 @@ int cmdmerge(int argc, char **argv)
 		fprintf(stderr, "nightshift: merge: GitHub Actions: %s\n", ge.msg);
 	free(merged);
 done:
+	signkeyfree(key);
 	strvfree(&runs);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/finalize.h"
+#include "../artifacts/sign.h"
 #include "../manifest/manifest.h"
 #include "../util/cancel.h"
 #include "../runner/llm/modelspec.h"
@@ -17,7 +18,7 @@
 
 static const char runhelp[] =
 	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
-	"                      [--model NAME=SPEC]...\n"
+	"                      [--model NAME=SPEC]... [--sign KEY]\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
@@ -25,6 +26,8 @@ static const char runhelp[] =
 	"  -j N        jobs run at once (default 1)\n"
 	"  --shard I/N only group I of N (see nightshift plan); an empty group runs nothing\n"
 	"  --from RUN  jobs that finished in RUN are taken from it, not run again; repeatable\n"
+	"  --sign KEY  sign the run: SHA256SUMS.sig, an OpenSSH signature (namespace nightshift) by the\n"
+	"              unencrypted Ed25519 private key file KEY (default: $NIGHTSHIFT_SIGNING_KEY, a path)\n"
 	"  --quiet     no progress on stderr (errors still)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
@@ -91,7 +94,8 @@ static const char *nextval(int argc, char **argv, int *i)
 
 int cmdrun(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *v;
+	const char *path = NULL, *out = NULL, *v, *signpath = NULL;
+	struct signkey *key = NULL;
 	struct runopts o = {0};
 	struct strv sets = {0}, models = {0}, from = {0};
 	int rc = EXIT_USAGE, quiet = 0, ghadone = 0;
@@ -104,6 +108,9 @@ int cmdrun(int argc, char **argv)
 			quiet = 1;
 		} else if (strcmp(argv[i], "--out") == 0) {
 			if (!(out = nextval(argc, argv, &i)))
+				goto done;
+		} else if (strcmp(argv[i], "--sign") == 0) {
+			if (!(signpath = nextval(argc, argv, &i)))
 				goto done;
 		} else if (strcmp(argv[i], "--shard") == 0) {
 			struct err se = {0};
@@ -199,6 +206,12 @@ int cmdrun(int argc, char **argv)
 		}
 		break; /* one try tells for all: the machine is the same */
 	}
+	if ((rc = signkeyopt("run", signpath, m.workspace, &key)) != EXIT_OK) {
+		manifestfree(&m);
+		goto done;
+	}
+	rc = EXIT_USAGE;
+	o.sign = key;
 	char *defout = out ? NULL : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
@@ -241,6 +254,7 @@ done:
 		if (gharun(NULL, rc, NULL, &ue) < 0)
 			fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ue.msg);
 	}
+	signkeyfree(key);
 	strvfree(&o.jobs);
 	strvfree(&sets);
 	strvfree(&models);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/runjson.h"
+#include "../artifacts/sign.h"
 #include "../artifacts/snapshot.h"
 #include "../manifest/expr.h"
 #include "agent.h"
@@ -540,6 +541,8 @@ seal:;
 		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
+			rc = -1;
+		else if (o->sign && runsign(rd.path, o->sign, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		rundirfree(&rd);
 	}

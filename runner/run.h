@@ -4,6 +4,8 @@
 
 #include "../manifest/manifest.h"
 
+struct signkey;
+
 struct runopts {
 	const char *outdir;           /* where run directories are made */
 	struct strv jobs;             /* --job selections (with what they need), empty = all */
@@ -14,6 +16,7 @@ struct runopts {
 	int live;                     /* replay: the live model takes over where the record ends */
 	int shard, nshards;           /* --shard I/N: only the jobs of group I (shardjobs); nshards 0 = all */
 	const struct strv *from;      /* --from RUN...: jobs finished there are taken, not run again */
+	const struct signkey *sign;   /* --sign KEY: SHA256SUMS.sig is written with it, or NULL */
 };
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,
