@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
+#include "../util/glob.h"
+#include "../util/linediff.h"
 #include "calls.h"
 #include "diff.h"
 
@@ -13,6 +15,8 @@ struct seen {
 	char *job;
 	int step;
 	char *tool, *args, *decision, *digest;
+	char *pretty; /* the arguments, indented: what the text diff reads */
+	char *out;    /* stdout and stderr as recorded, or NULL when the event holds no text */
 	int exit_code;
 };
 
@@ -50,6 +54,15 @@ static int collect(const char *run, struct seenlist *l, struct err *e)
 		s->decision = xstrdup(call.decision ? call.decision : "");
 		s->exit_code = call.has_result ? call.exit_code : -1;
 		s->digest = call.has_result ? outputdigest(call.result) : xstrdup("-");
+		s->pretty = call.arguments ? cJSON_Print(call.arguments) : xstrdup("null");
+		const char *so = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(call.result, "stdout"));
+		const char *se = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(call.result, "stderr"));
+		s->out = NULL;
+		if (so || se) {
+			struct buf b = {0};
+			bufprintf(&b, "%s%s%s", so ? so : "", se && *se ? "--- stderr ---\n" : "", se ? se : "");
+			s->out = b.data ? b.data : xstrdup("");
+		}
 	}
 	callsclose(c);
 	return rc;
@@ -63,6 +76,8 @@ static void seenfree(struct seenlist *l)
 		free(l->v[i].args);
 		free(l->v[i].decision);
 		free(l->v[i].digest);
+		free(l->v[i].pretty);
+		free(l->v[i].out);
 	}
 	free(l->v);
 }
@@ -128,7 +143,106 @@ static int samefiles(const char *a, const char *b, const char *rel, const char *
 	return same;
 }
 
-int rundiff(const char *orig, const char *replay, struct buf *first, struct err *e)
+/* Up to max lines of text, each indented, cut when longer. */
+static void indent(struct buf *out, const char *text, int max)
+{
+	int n = 0;
+	for (const char *l = text; l && *l && n < max; n++) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		bufprintf(out, "    %.*s%s\n", (int)(len > 200 ? 200 : len), l, len > 200 ? "..." : "");
+		l = nl ? nl + 1 : l + len;
+		if (n + 1 == max && *l)
+			bufputs(out, "    ...\n");
+	}
+}
+
+/* A unified diff of recorded and new text, at most 40 lines of it; what is cut is said. */
+static void textdiff(struct buf *out, const char *label, const char *a, const char *b)
+{
+	struct buf d = {0};
+	bufprintf(out, "  %s (- recorded, + replayed):\n", label);
+	if (linediff(a, strlen(a), b, strlen(b), 2, 400, &d) == 1) {
+		bufputs(out, "    recorded:\n");
+		indent(out, a, 10);
+		bufputs(out, "    replayed:\n");
+		indent(out, b, 10);
+	} else {
+		indent(out, d.data ? d.data : "", 40);
+	}
+	buffree(&d);
+}
+
+/* The workspace paths a call names: its path argument, and the words of its command. */
+static const char *excludedpath(const struct seen *c, const struct strv *exclude, char *hit, size_t n)
+{
+	cJSON *args = cJSON_Parse(c->args);
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "path"));
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "command"));
+	struct strv words = {0};
+	if (path)
+		strvadd(&words, path);
+	char *copy = cmd ? xstrdup(cmd) : NULL, *save;
+	for (char *w = copy ? strtok_r(copy, " \t\n;|&<>()'\"", &save) : NULL; w; w = strtok_r(NULL, " \t\n;|&<>()'\"", &save))
+		strvadd(&words, w);
+	const char *found = NULL;
+	for (size_t i = 0; !found && i < words.n; i++) {
+		const char *w = words.v[i];
+		while (strncmp(w, "./", 2) == 0)
+			w += 2;
+		if (strncmp(w, "/workspace/", 11) == 0)
+			w += 11;
+		if (!*w || *w == '-' || *w == '/')
+			continue;
+		size_t len = strlen(w);
+		char *t = xstrdup(w);
+		while (len > 1 && t[len - 1] == '/')
+			t[--len] = 0;
+		for (size_t k = 0; !found && exclude && k < exclude->n; k++)
+			if (globpath(exclude->v[k], t)) {
+				snprintf(hit, n, "%s", t);
+				found = hit;
+			}
+		free(t);
+	}
+	strvfree(&words);
+	free(copy);
+	cJSON_Delete(args);
+	return found;
+}
+
+/* The first divergence, for a person: job, step, what differed, and a text diff of it. */
+static void explain(struct buf *out, const char *job, const struct seen *x, const struct seen *y, const char *what,
+                    const struct strv *exclude)
+{
+	const struct seen *c = x ? x : y;
+	bufprintf(out, "job %s, step %d: %s\n", job, c->step, what);
+	if (!x || !y) {
+		bufprintf(out, "  %s: %s %s -> %s\n", x ? "recorded" : "replayed", c->tool, c->args, c->decision);
+	} else if (strcmp(x->tool, y->tool) != 0) {
+		bufprintf(out, "  tool: recorded %s, replayed %s\n", x->tool, y->tool);
+	} else if (strcmp(x->args, y->args) != 0) {
+		textdiff(out, "arguments", x->pretty, y->pretty);
+	} else if (strcmp(x->decision, y->decision) != 0) {
+		bufprintf(out, "  decision: recorded %s, replayed %s (the rules changed?)\n", x->decision, y->decision);
+	} else {
+		if (x->exit_code != y->exit_code)
+			bufprintf(out, "  exit code: recorded %d, replayed %d\n", x->exit_code, y->exit_code);
+		if (x->out && y->out && strcmp(x->out, y->out) != 0)
+			textdiff(out, "output", x->out, y->out);
+		else if (strcmp(x->digest, y->digest) != 0)
+			bufprintf(out, "  output: digest recorded %.16s, replayed %.16s (the record holds no text of it)\n",
+			          x->digest, y->digest);
+	}
+	char hit[512];
+	if (excludedpath(c, exclude, hit, sizeof hit))
+		bufprintf(out, "  the step used %s, which snapshot.exclude leaves out of the snapshots: replay restored the "
+		               "workspace without it, so the step could not see what it saw the night it ran\n", hit);
+	if (out->len && out->data[out->len - 1] == '\n')
+		out->data[--out->len] = 0;
+}
+
+int rundiff(const char *orig, const char *replay, const struct strv *exclude, struct buf *first, struct err *e)
 {
 	struct seenlist a = {0}, b = {0};
 	int rc = collect(orig, &a, e) < 0 || collect(replay, &b, e) < 0 ? -1 : 0;
@@ -159,10 +273,7 @@ int rundiff(const char *orig, const char *replay, struct buf *first, struct err 
 			else if (strcmp(x->digest, y->digest) != 0)
 				what = "other output";
 			if (what) {
-				bufprintf(first, "job %s, step %d: %s\n  expected: %s %s -> %s, exit %d, output %.16s\n  got:      %s %s -> %s, exit %d, output %.16s",
-				          job, x ? x->step : y->step, what, x ? x->tool : "-", x ? x->args : "-", x ? x->decision : "-",
-				          x ? x->exit_code : -1, x ? x->digest : "-", y ? y->tool : "-", y ? y->args : "-",
-				          y ? y->decision : "-", y ? y->exit_code : -1, y ? y->digest : "-");
+				explain(first, job, x, y, what, exclude);
 				rc = 1;
 			}
 		}

@@ -136,6 +136,8 @@ int cmdreplay(int argc, char **argv)
 	ws = xasprintf("%s/replay-workspace-XXXXXX", o.outdir);
 	if (!mkdtemp(ws)) {
 		rc = usage("replay", "--out %s: cannot make a workspace folder", o.outdir);
+		free(ws);
+		ws = NULL;
 		goto done;
 	}
 	/* A run whose jobs had workspaces of their own: each restored into ws/<name>, the manifest's
@@ -213,7 +215,7 @@ int cmdreplay(int argc, char **argv)
 		goto done;
 	}
 	struct buf first_diff = {0};
-	int d = rundiff(real, newrun, &first_diff, &e);
+	int d = rundiff(real, newrun, loaded ? &m.snapshot.exclude : NULL, &first_diff, &e);
 	if (d < 0) {
 		rc = report(&e);
 	} else if (d > 0) {
@@ -231,6 +233,8 @@ done:
 	strvfree(&o.jobs);
 	strvfree(&sets);
 	strvfree(&overrides);
+	if (ws)
+		snapremove(ws); /* the replay's workspace, on every way out */
 	free(ws);
 	free(newrun);
 	free(mpath);

@@ -97,4 +97,37 @@ unset MOCK_KEY
 expect_rc "a missing run: usage error" 2 "$rc"
 "$NS" replay 2>"$T/err"; rc=$?
 expect_rc "no run: usage error" 2 "$rc"
+# A divergence explains itself: the recorded and the replayed output as a text diff; a step that
+# read a path snapshot.exclude leaves out is named as such; no replay-workspace-* is left behind.
+mkdir -p "$T/ex/ws/cache" && printf 'alpha\nbeta\ngamma\n' > "$T/ex/ws/data.txt" && echo cached > "$T/ex/ws/cache/x.txt"
+cat > "$T/ex/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+snapshot: { exclude: ["cache/**"] }
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "cat data.txt"}} ]}, {tool_calls: [ {name: shell, arguments: {command: "cat cache/x.txt"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+exrun=$("$NS" run "$T/ex/m.yaml" --out "$T/ex/runs" 2>"$T/err")
+expect_rc "the night with an excluded cache runs" 0 $?
+cp -r "$exrun" "$T/ex/edited" && rm -rf "$T/layer" && mkdir "$T/layer"
+tar --zstd -xf "$T/ex/edited/snapshots/0001.tar.zst" -C "$T/layer"
+printf 'alpha\nBETA\ngamma\n' > "$T/layer/data.txt"
+(cd "$T/layer" && tar --zstd -cf "$T/ex/edited/snapshots/0001.tar.zst" *)
+(cd "$T/ex/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" replay "$T/ex/edited" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "changed output: exit 4" 4 "$rc"
+expect_grep "names job, step and what differed" "replay diverged: job j, step 1: other output" "$T/err"
+expect_grep "a text diff of the output: the recorded line" "^ +-beta$" "$T/err"
+expect_grep "a text diff of the output: the replayed line" "^ +\+BETA$" "$T/err"
+expect_grep "with context" "^ +  alpha$" "$T/err"
+"$NS" replay "$exrun" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "a step that read an excluded path: exit 4" 4 "$rc"
+expect_grep "names the step" "replay diverged: job j, step 2: (another exit code|other output)" "$T/err"
+expect_grep "the exit codes" "exit code: recorded 0, replayed 1" "$T/err"
+expect_grep "names the excluded path as the cause" "used cache/x.txt, which snapshot.exclude leaves out" "$T/err"
+expect_eq "no replay-workspace-* left behind, diverged or not" "" "$(ls -d "$T"/replays/replay-workspace-* "$T"/ex/replays/replay-workspace-* 2>/dev/null)"
 done_tests
