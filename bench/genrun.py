@@ -1,22 +1,35 @@
 #!/usr/bin/env python3
 """Generate a run directory with N events in one job (tool calls of every kind), hash-chained,
-zstd-compressed, with run.json and SHA256SUMS, for the audit benchmark.
+zstd-compressed, with output.json, the manifest, the run's own log, run.json and SHA256SUMS as the
+runner writes them (so that audit --verify checks every claim), for the audit benchmark.
 usage: genrun.py DIR N"""
 import hashlib, json, os, subprocess, sys
 
 d, n = sys.argv[1], int(sys.argv[2])
 os.makedirs(f"{d}/jobs/big", exist_ok=True)
 os.makedirs(f"{d}/snapshots", exist_ok=True)
+os.makedirs(f"{d}/manifest", exist_ok=True)
+open(f"{d}/manifest/m.yaml", "w").write("version: 1\n")
+msha = hashlib.sha256(open(f"{d}/manifest/m.yaml", "rb").read()).hexdigest()
 prev = "0" * 64
 zst = subprocess.Popen(["zstd", "-q", "-3", "-o", f"{d}/jobs/big/events.jsonl.zst"], stdin=subprocess.PIPE)
 step = 0
 seq = 0
 kinds = ["decision", "tool_result", "model_request", "model_response"]
 out = []
+usage = {"input": 0, "output": 0, "cached": 0, "reasoning": 0}
+result = {"verdict": "ok"}
 while seq < n:
     k = kinds[seq % 4]
     ev = {"seq": seq, "time": "2026-11-22T02:00:00.000Z", "type": k, "prev": prev}
-    if k == "decision":
+    if seq == 0:
+        ev.update(type="job_start", job="big", worker="w", model="default", input="x",
+                  manifest={"file": "m.yaml", "sha256": msha})
+    elif seq == n - 2:
+        ev.update(type="output", call_id="final", output=result)
+    elif seq == n - 1:
+        ev.update(type="job_end", status="succeeded", turns=n // 4, steps=step, usage=usage)
+    elif k == "decision":
         step += 1
         ev.update(step=step, call_id=f"c{step}", tool="shell", arguments={"command": f"git diff HEAD~{step % 7}"},
                   commands=[f"git diff HEAD~{step % 7}"], decision="allow" if step % 5 else "deny",
@@ -37,11 +50,19 @@ while seq < n:
         zst.stdin.write(b"".join(out)); out = []
 zst.stdin.write(b"".join(out))
 zst.stdin.close(); zst.wait()
-run = {"nightshift": "bench", "run_id": "bench", "manifest": {"file": "m.yaml", "sha256": "0" * 64},
+json.dump(result, open(f"{d}/jobs/big/output.json", "w"))
+run = {"nightshift": "bench", "run_id": "bench", "manifest": {"file": "m.yaml", "sha256": msha},
+       "started": "2026-11-22T02:00:00.000Z", "ended": "2026-11-22T02:00:00.000Z",
        "status": "succeeded", "jobs": {"big": {"status": "succeeded", "worker": "w", "turns": n // 4, "steps": step,
-       "usage": {"input": 0, "output": 0, "cached": 0, "reasoning": 0}, "events": n, "events_head": prev}}}
+       "usage": usage, "events": n, "events_head": prev}}, "usage": usage}
+# The run's own log: one run event holding run.json, whose head run.json then carries.
+ev = {"seq": 0, "time": "2026-11-22T02:00:00.000Z", "type": "run", "prev": "0" * 64}
+ev.update(run)
+line = json.dumps(ev, separators=(",", ":")).encode()
+subprocess.run(["zstd", "-q", "-o", f"{d}/events.jsonl.zst"], input=line + b"\n", check=True)
+run.update(events=1, events_head=hashlib.sha256(line).hexdigest())
 json.dump(run, open(f"{d}/run.json", "w"), indent=1)
-files = ["jobs/big/events.jsonl.zst", "run.json"]
+files = sorted(["events.jsonl.zst", "jobs/big/events.jsonl.zst", "jobs/big/output.json", "manifest/m.yaml", "run.json"])
 with open(f"{d}/SHA256SUMS", "w") as f:
     for p in files:
         f.write(hashlib.sha256(open(f"{d}/{p}", "rb").read()).hexdigest() + "  " + p + "\n")
