@@ -22,7 +22,7 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
                                         "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
                                         "script", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
-                                          "timeout", "env", "mounts", NULL};
+                                          "timeout", "env", "mounts", "limits", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
@@ -233,6 +233,7 @@ static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct m
 static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
 {
 	static const char *const backends[] = {"namespace", "docker", "none", NULL};
+	static const char *const limitmodes[] = {"strict", "warn", NULL};
 	struct ypair p;
 	int bad = ymap(y, n, "sandbox", sandboxkeys);
 	if (!n || n->type != YAML_MAPPING_NODE)
@@ -260,6 +261,9 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 			rc = ynum(y, p.val, 0.01, 1024, &sc->cpus);
 		} else if (strcmp(p.key, "pids") == 0) {
 			rc = yint(y, p.val, 1, 1 << 22, &sc->pids);
+		} else if (strcmp(p.key, "limits") == 0) {
+			rc = k = yenum(y, p.val, "sandbox limits", limitmodes);
+			sc->limits_warn = k == 1;
 		} else if (strcmp(p.key, "timeout") == 0) {
 			rc = yduration(y, p.val, &sc->timeout_ms);
 			if (rc == 0 && sc->timeout_ms <= 0)

@@ -75,6 +75,7 @@ struct sandboxconf {
 	int64_t memory;     /* bytes, 0 = unlimited */
 	double cpus;        /* 0 = unlimited */
 	int64_t pids;       /* 0 = unlimited */
+	int limits_warn;    /* limits: warn: run on when the engine cannot enforce a limit (strict: fail) */
 	int64_t timeout_ms; /* per step */
 	struct strv env;    /* names passed in */
 	struct mount *mounts;

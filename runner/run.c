@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/rundir.h"
+#include "preflight.h"
 #include "../artifacts/runjson.h"
 #include "../artifacts/sign.h"
 #include "../artifacts/snapshot.h"
@@ -501,6 +502,9 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	for (size_t i = 0; !want->n && !o->nshards && i < m->njobs; i++)
 		sel[i] = !taken[i];
 	size_t n = order(m, sel, taken, ord);
+	/* Nothing spent, nothing made, when a key, a host, the engine or an image is missing. */
+	if (preflight(m, sel, !o->replay || o->live, e) < 0)
+		goto out;
 	secretsenv(&sec, &m->secrets);
 	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
 	for (size_t i = 0; i < m->nmodels; i++)

@@ -93,8 +93,64 @@ struct dockersbx {
 	struct strv env;
 	int64_t timeout_ms;
 	size_t cap;
+	int memory, pids, cpus; /* the limits asked for */
+	int nethost;            /* network: host */
+	int warnonly;           /* sandbox limits: warn */
 	char limits[128];
 };
+
+/* Which of the limits asked for a warning of create's says the engine dropped (moby's
+   verifyPlatformContainerResources: "Your kernel does not support ... Limitation discarded.",
+   "... Memory limited without swap."); 0 when it names none of them. */
+static int dropped(const char *w, int *mem, int *pids, int *cpu)
+{
+	int hit = 0;
+	if (strcasestr(w, "memory") || strcasestr(w, "swap") || strcasestr(w, "oom"))
+		hit = *mem = 1;
+	if (strcasestr(w, "pids"))
+		hit = *pids = 1;
+	if (strcasestr(w, "cpu"))
+		hit = *cpu = 1;
+	return hit || strcasestr(w, "limit") || strcasestr(w, "discarded");
+}
+
+/* The limits line of the results, saying what the engine did not enforce. */
+static void setlimits(struct dockersbx *d, int dmem, int dpids, int dcpu)
+{
+	snprintf(d->limits, sizeof d->limits, "docker%s%s%s%s%s%s%s; network %s; no caps; no-new-privs; ro root; uid %s",
+	         d->memory && !dmem ? " memory" : "", d->pids && !dpids ? " pids" : "", d->cpus && !dcpu ? " cpu" : "",
+	         dmem || dpids || dcpu ? " (not enforced:" : "", dmem ? " memory" : "", dpids ? " pids" : "",
+	         dcpu ? " cpu)" : dmem || dpids ? ")" : "", d->nethost ? "host" : "none",
+	         STEPUSER);
+}
+
+/* Read create's Warnings: a limit the engine cannot enforce fails the container unless the
+   sandbox says limits: warn, and then the results say which limits are missing. */
+static int createwarnings(struct dockersbx *d, const cJSON *warnings, struct err *e)
+{
+	int dmem = 0, dpids = 0, dcpu = 0;
+	struct buf said = {0};
+	const cJSON *w;
+	cJSON_ArrayForEach(w, warnings) {
+		if (!cJSON_IsString(w) || !*w->valuestring)
+			continue;
+		int m = 0, p = 0, c = 0;
+		if (!dropped(w->valuestring, &m, &p, &c))
+			continue;
+		dmem |= m && d->memory;
+		dpids |= p && d->pids;
+		dcpu |= c && d->cpus;
+		bufprintf(&said, "%s\"%s\"", said.len ? "; " : "", w->valuestring);
+	}
+	int rc = 0;
+	if (said.len && !d->warnonly)
+		rc = errf(e, "docker: the engine at %s cannot enforce the sandbox's limits on '%s': %s (set sandbox "
+		             "limits: warn to run without them)", d->api.url, d->image, said.data);
+	else if (said.len)
+		setlimits(d, dmem, dpids, dcpu);
+	buffree(&said);
+	return rc;
+}
 
 /* Is it an id as the engine makes them (hex: safe in a path)? */
 static int hexid(const cJSON *id)
@@ -248,11 +304,15 @@ static int containerup(struct dockersbx *d, struct err *e)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "Id");
 	if (hexid(id))
 		d->id = xstrdup(id->valuestring);
-	cJSON_Delete(j);
 	if (!d->id) {
+		cJSON_Delete(j);
 		errf(e, "docker: the engine at %s answered create without a container id", d->api.url);
 		goto out;
 	}
+	int wrc = createwarnings(d, cJSON_GetObjectItemCaseSensitive(j, "Warnings"), e);
+	cJSON_Delete(j);
+	if (wrc < 0)
+		goto out;
 	path = xasprintf("/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1", d->id);
 	if (dapihook(&d->api, path, NULL, &st, &d->hook, e) < 0)
 		goto out;
@@ -305,9 +365,12 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		strvadd(&d->env, *v);
 	d->timeout_ms = sc->timeout_ms;
 	d->cap = c->output_cap ? c->output_cap : 1 << 20;
-	snprintf(d->limits, sizeof d->limits, "docker%s%s%s; network %s; no caps; no-new-privs; ro root; uid %s",
-	         sc->memory > 0 ? " memory" : "", sc->pids > 0 ? " pids" : "", sc->cpus > 0 ? " cpu" : "",
-	         sc->network_host ? "host" : "none", STEPUSER);
+	d->memory = sc->memory > 0;
+	d->pids = sc->pids > 0;
+	d->cpus = sc->cpus > 0;
+	d->nethost = sc->network_host;
+	d->warnonly = sc->limits_warn;
+	setlimits(d, 0, 0, 0);
 	*s = &d->base;
 	if (containerup(d, e) < 0) {
 		bclose(&d->base);
@@ -689,4 +752,33 @@ static void bclose(struct sbx *s)
 	free(d);
 }
 
-const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, NULL};
+/* The engine answers and has the image; nothing is made. */
+static int bcheck(const struct sandboxconf *sc, struct err *e)
+{
+	if (!sc->image || !*sc->image || strcmp(sc->image, "host") == 0)
+		return errc(e, 2, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
+		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
+	struct dapi api;
+	if (dapiopen(&api, e) < 0)
+		return -1;
+	char *esc = curl_easy_escape(api.h, sc->image, 0);
+	char *path = xasprintf("/images/%s/json", esc ? esc : "");
+	struct buf body = {0};
+	long st = 0;
+	int rc = dapicall(&api, "GET", path, NULL, 10000, &st, &body, e);
+	if (rc == 0 && st == 404)
+		rc = errf(e, "docker: image '%s' is not in the engine at %s; nightshift does not pull: docker pull or "
+		             "docker import it first", sc->image, api.url);
+	else if (rc == 0 && st != 200) {
+		char *m = dapimsg(&body);
+		rc = errf(e, "docker: the engine at %s answers GET %s with HTTP %ld: %s", api.url, path, st, m);
+		free(m);
+	}
+	buffree(&body);
+	free(path);
+	curl_free(esc);
+	dapiclose(&api);
+	return rc;
+}
+
+const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, NULL, bcheck};

@@ -1,4 +1,4 @@
-/* dockerapi: HTTP/1.1 to the engine over a unix socket. One easy handle per
+/* dockerapi: HTTP/1.1 to the engine over a unix socket or tcp. One easy handle per
    engine keeps its connection between requests; every socket is opened
    close-on-exec, so that no child of the runner holds a connection (the hooked
    attach connection in particular: its end is what stops the container). */
@@ -12,7 +12,6 @@
 #include "dockerapi.h"
 #include "../../util/cancel.h"
 
-#define API "/v1.41"
 #define BODYMAX (8 << 20) /* bytes kept of an ordinary response */
 
 static curl_socket_t opensock(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
@@ -22,22 +21,34 @@ static curl_socket_t opensock(void *arg, curlsocktype purpose, struct curl_socka
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
-static int issock(const char *path)
+/* The path of a request: below the negotiated version, or unversioned before there is one. */
+static char *requrl(const struct dapi *d, const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+	return d->version[0] ? xasprintf("%s/v%s%s", d->at.base, d->version, path) : xasprintf("%s%s", d->at.base, path);
 }
 
 static void setup(struct dapi *d, CURL *h, const char *method, const char *path, const cJSON *body,
                   int64_t timeout_ms, struct curl_slist **hdr)
 {
-	char *url = xasprintf("http://localhost" API "%s", path);
+	char *url = requrl(d, path);
 	curl_easy_reset(h);
 	d->errbuf[0] = 0;
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, d->errbuf);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	free(url);
-	curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, d->sock);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (d->at.sock)
+		curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, d->at.sock);
+	if (d->at.tls) {
+		if (d->at.ca)
+			curl_easy_setopt(h, CURLOPT_CAINFO, d->at.ca);
+		if (d->at.cert)
+			curl_easy_setopt(h, CURLOPT_SSLCERT, d->at.cert);
+		if (d->at.key)
+			curl_easy_setopt(h, CURLOPT_SSLKEY, d->at.key);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, d->at.verify ? 1L : 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, d->at.verify ? 2L : 0L);
+	}
 	curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, opensock);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
@@ -207,8 +218,8 @@ int dapihook(struct dapi *d, const char *path, const cJSON *body, long *status, 
 		return failed(d, rc, "POST", path, e);
 	}
 	char *json = body ? cJSON_PrintUnformatted(body) : NULL;
-	char *req = xasprintf("POST " API "%s HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-	                      "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s", path,
+	char *req = xasprintf("POST /v%s%s HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
+	                      "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s", d->version, path, d->at.host,
 	                      json ? "application/json" : "text/plain", json ? strlen(json) : 0, json ? json : "");
 	cJSON_free(json);
 	int64_t end = nowms() + 30000;
@@ -270,44 +281,76 @@ char *dapimsg(const struct buf *body)
 	return s;
 }
 
+int dapivercmp(const char *a, const char *b)
+{
+	int am = 0, an = 0, bm = 0, bn = 0;
+	int ka = sscanf(a ? a : "", "%d.%d", &am, &an) == 2, kb = sscanf(b ? b : "", "%d.%d", &bm, &bn) == 2;
+	if (!ka || !kb)
+		return ka - kb;
+	return am != bm ? (am < bm ? -1 : 1) : an != bn ? (an < bn ? -1 : 1) : 0;
+}
+
+/* A version string of the form MAJOR.MINOR, copied to out (n bytes); 0 when it is one. */
+static int verstr(const cJSON *v, char *out, size_t n)
+{
+	int a, b, len = 0;
+	if (!cJSON_IsString(v) || sscanf(v->valuestring, "%d.%d%n", &a, &b, &len) != 2 || v->valuestring[len] ||
+	    a < 0 || b < 0 || (size_t)len >= n)
+		return -1;
+	memcpy(out, v->valuestring, (size_t)len + 1);
+	return 0;
+}
+
+/* GET /version (unversioned): which engine, and the API version to speak. */
+static int negotiate(struct dapi *d, struct err *e)
+{
+	long status = 0;
+	struct buf body = {0};
+	char top[16] = "", min[16] = "";
+	int rc = -1;
+	if (dapicall(d, "GET", "/version", NULL, 10000, &status, &body, e) < 0)
+		goto out;
+	cJSON *j = cJSON_Parse(body.data ? body.data : ""), *c;
+	if (status != 200 || verstr(cJSON_GetObjectItemCaseSensitive(j, "ApiVersion"), top, sizeof top) < 0) {
+		char *m = dapimsg(&body);
+		errf(e, "the Docker engine at %s answers GET /version with HTTP %ld and no ApiVersion: %s", d->url,
+		     status, m);
+		free(m);
+		cJSON_Delete(j);
+		goto out;
+	}
+	verstr(cJSON_GetObjectItemCaseSensitive(j, "MinAPIVersion"), min, sizeof min);
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "Version");
+	snprintf(d->engine, sizeof d->engine, "%s", cJSON_IsString(ev) ? ev->valuestring : "?");
+	/* Podman takes some options differently (a seccomp profile is a path there). */
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "Components")) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "Name");
+		if (cJSON_IsString(n) && strstr(n->valuestring, "Podman"))
+			d->podman = 1;
+	}
+	cJSON_Delete(j);
+	const char *use = dapivercmp(top, DAPIMAX) < 0 ? top : DAPIMAX;
+	if (dapivercmp(use, DAPIMIN) < 0)
+		errf(e, "the Docker engine at %s (%s) speaks API versions up to %s; nightshift needs %s or newer "
+		        "(upgrade the engine)", d->url, d->engine, top, DAPIMIN);
+	else if (min[0] && dapivercmp(min, use) > 0)
+		errf(e, "the Docker engine at %s (%s) wants API version %s or newer; nightshift speaks %s to %s "
+		        "(a newer nightshift may speak it)", d->url, d->engine, min, DAPIMIN, DAPIMAX);
+	else {
+		snprintf(d->version, sizeof d->version, "%s", use);
+		rc = 0;
+	}
+out:
+	buffree(&body);
+	return rc;
+}
+
 int dapiopen(struct dapi *d, struct err *e)
 {
-	const char *host = getenv("DOCKER_HOST");
-	struct strv tried = {0};
-	const char *pick = NULL;
-
 	memset(d, 0, sizeof *d);
-	if (host && *host) {
-		if (strncmp(host, "unix://", 7) != 0 || !host[7])
-			return errc(e, 2, "DOCKER_HOST=%s: the docker backend speaks to a local unix socket only "
-			                  "(DOCKER_HOST=unix:///PATH)", host);
-		strvadd(&tried, host + 7);
-	} else {
-		const char *xdg = getenv("XDG_RUNTIME_DIR");
-		strvadd(&tried, "/var/run/docker.sock");
-		strvadd(&tried, "/run/podman/podman.sock");
-		if (xdg && *xdg) {
-			char *p = xasprintf("%s/podman/podman.sock", xdg);
-			strvadd(&tried, p);
-			free(p);
-		}
-	}
-	for (size_t i = 0; i < tried.n && !pick; i++)
-		if (issock(tried.v[i]))
-			pick = tried.v[i];
-	if (!pick) {
-		struct buf names = {0};
-		for (size_t i = 0; i < tried.n; i++)
-			bufprintf(&names, "%sunix://%s", i ? ", " : "", tried.v[i]);
-		errf(e, "no Docker engine: no socket at %s (start dockerd or Podman's service, or set "
-		        "DOCKER_HOST=unix:///PATH)", names.data);
-		buffree(&names);
-		strvfree(&tried);
+	if (dhostfind(&d->at, e) < 0)
 		return -1;
-	}
-	d->sock = xstrdup(pick);
-	d->url = xasprintf("unix://%s", pick);
-	strvfree(&tried);
+	d->url = d->at.url;
 	d->h = curl_easy_init();
 	if (!d->h) {
 		dapiclose(d);
@@ -317,8 +360,8 @@ int dapiopen(struct dapi *d, struct err *e)
 	struct buf body = {0};
 	if (dapicall(d, "GET", "/_ping", NULL, 10000, &status, &body, e) < 0) {
 		buffree(&body);
-		errf(e, "cannot reach the Docker engine at %s: %s (is dockerd running, and may this user use its "
-		        "socket?)", d->url, d->errbuf[0] ? d->errbuf : "no answer");
+		errf(e, "cannot reach the Docker engine at %s (from %s): %s (is dockerd running, and may this user use "
+		        "its socket?)", d->url, d->at.via, d->errbuf[0] ? d->errbuf : "no answer");
 		dapiclose(d);
 		return -1;
 	}
@@ -330,18 +373,11 @@ int dapiopen(struct dapi *d, struct err *e)
 		dapiclose(d);
 		return -1;
 	}
-	/* Podman takes some options differently (a seccomp profile is a path there). */
-	body.len = 0;
-	if (dapicall(d, "GET", "/version", NULL, 10000, &status, &body, e) == 0 && status == 200) {
-		cJSON *j = cJSON_Parse(body.data), *c;
-		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "Components")) {
-			const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "Name");
-			if (cJSON_IsString(n) && strstr(n->valuestring, "Podman"))
-				d->podman = 1;
-		}
-		cJSON_Delete(j);
-	}
 	buffree(&body);
+	if (negotiate(d, e) < 0) {
+		dapiclose(d);
+		return -1;
+	}
 	return 0;
 }
 
@@ -349,7 +385,6 @@ void dapiclose(struct dapi *d)
 {
 	if (d->h)
 		curl_easy_cleanup(d->h);
-	free(d->sock);
-	free(d->url);
+	dhostfree(&d->at);
 	memset(d, 0, sizeof *d);
 }

@@ -1174,4 +1174,4 @@ static void bclose(struct sbx *s)
 	free(n);
 }
 
-const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose, bspawn};
+const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose, bspawn, NULL};

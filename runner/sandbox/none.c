@@ -163,4 +163,4 @@ static void bclose(struct sbx *s)
 	free(n);
 }
 
-const struct sbxops sbxnone = {"none", bopen, bexec, bclose, bspawn};
+const struct sbxops sbxnone = {"none", bopen, bexec, bclose, bspawn, NULL};

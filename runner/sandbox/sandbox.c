@@ -4,15 +4,29 @@
 #include <unistd.h>
 #include "sandbox.h"
 
+static const struct sbxops *backend(const struct sandboxconf *c)
+{
+	switch (c->backend) {
+	case BACKEND_NAMESPACE: return &sbxnamespace;
+	case BACKEND_DOCKER: return &sbxdocker;
+	case BACKEND_NONE: return &sbxnone;
+	default: return NULL;
+	}
+}
+
+int sbxcheck(const struct sandboxconf *c, struct err *e)
+{
+	const struct sbxops *ops = backend(c);
+	if (!ops)
+		return errf(e, "unknown sandbox backend");
+	return ops->check ? ops->check(c, e) : 0;
+}
+
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 {
-	const struct sbxops *ops;
-	switch (c->conf->backend) {
-	case BACKEND_NAMESPACE: ops = &sbxnamespace; break;
-	case BACKEND_DOCKER: ops = &sbxdocker; break;
-	case BACKEND_NONE: ops = &sbxnone; break;
-	default: return errf(e, "unknown sandbox backend");
-	}
+	const struct sbxops *ops = backend(c->conf);
+	if (!ops)
+		return errf(e, "unknown sandbox backend");
 	*s = NULL;
 	if (ops->open(s, c, e) < 0)
 		return -1;

@@ -41,6 +41,9 @@ struct sbxproc {
  * pipes, and return at once. The sandbox then serves nothing else: open one per program;
  * sbxclose ends it. Backends that cannot do this say so. */
 int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e);
+/* Is the backend ready for this configuration (docker: the engine answers and has the image)? Runs
+   nothing; the error says what is missing. */
+int sbxcheck(const struct sandboxconf *c, struct err *e);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
 /* Free the buffers of a result. */
@@ -63,6 +66,7 @@ struct sbxops {
 	void (*close)(struct sbx *s);
 	int (*spawn)(struct sbx *s, const char *command, int fds[3], struct err *e); /* NULL: not supported;
 	                             * command is a sh -c line, fds stdin, stdout, stderr (the sandbox's ends, taken) */
+	int (*check)(const struct sandboxconf *c, struct err *e); /* NULL: always ready */
 };
 
 struct sbx {

@@ -8,7 +8,8 @@
 # Without an engine it says SKIPPED and counts nothing.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/dockerenv.sh"
-trap 'docker_down; rm -rf "$T"' EXIT
+SPIDS=()
+trap 'for p in "${SPIDS[@]}"; do kill "$p" 2>/dev/null; done; docker_down; rm -rf "$T"' EXIT
 
 if ! docker_up "$T"; then
 	skip docker "$DOCKER_WHY"
@@ -118,12 +119,16 @@ steps=(
 } >"$T/script.yaml"
 
 export NS_PASSED=passed-in NS_RUNNER_SECRET=runner-secret-value
+ours() { DOCKER_HOST=unix://$DOCKER_SOCK docker ps -aq --filter "label=nightshift.pid=$1" | wc -l; }  # containers of runner pid $1
+# escapes LABEL: the job above through the engine DOCKER_HOST names (the real one when unset)
+escapes() {
+local L=$1 rc npid dir
+rm -f "$ws/made-by-step" "$ws/sh2"
 "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err" &
 npid=$!
 wait $npid; rc=$?
 dir=$(cat "$T/out")
-touch "$T/port.stop"; wait $LPID 2>/dev/null
-expect_rc "docker job exits 0" 0 "$rc"
+expect_rc "docker job exits 0$L" 0 "$rc"
 [ "$rc" = 0 ] || cat "$T/err"
 zstd -dcq "$dir/jobs/escape/events.jsonl.zst" >"$T/ev.jsonl" 2>/dev/null
 python3 - "$T/ev.jsonl" "$T/results" "${steps[@]}" <<'PY'
@@ -140,7 +145,7 @@ with open(sys.argv[2], "w") as out:
     for c in sys.argv[3:]:  # one line per step of the script, in order; {} when it did not run
         out.write(json.dumps(bycmd.get(c, {})) + "\n")
 PY
-expect_eq "every shell call allowed and run" "${#steps[@]}" "$(python3 - "$T/ev.jsonl" <<'PY'
+expect_eq "every shell call allowed and run$L" "${#steps[@]}" "$(python3 - "$T/ev.jsonl" <<'PY'
 import json, sys
 n = 0
 for line in open(sys.argv[1]):
@@ -153,36 +158,127 @@ r() { sed -n "${1}p" "$T/results"; }  # r N: the result of the Nth step as JSON
 field() { python3 -c 'import json,sys; v=json.loads(sys.argv[1]).get(sys.argv[2]); print(json.dumps(v) if not isinstance(v,str) else v, end="")' "$(r "$1")" "$2"; }
 has() { field "$1" "$2" | grep -qF -- "$3"; }  # has N FIELD TEXT
 lacks() { has "$1" "$2" "$3" && ! has "$1" "$2" "$4"; }  # lacks N FIELD PRESENT ABSENT
-expect_eq "runs as uid 1000" "1000" "$(field 1 stdout | tr -d '\n')"
-check "host file outside the mounts unreadable" test "$(field 2 exit_code)" != 0
-check "and not leaked" bash -c "! grep -q host-secret-bytes '$T/results'"
-check "read-only root" test "$(field 3 exit_code)" != 0
-expect_eq "host loopback listener unreachable" 1 "$(field 4 exit_code)"
-check "the listener saw no connection" test ! -s "$T/conns"
-check "CapEff 0" has 5 stdout "$(printf 'CapEff:\t0000000000000000')"
-check "no-new-privileges" has 5 stdout "$(printf 'NoNewPrivs:\t1')"
-expect_eq "setuid root binary stays uid 1000" "1000" "$(field 6 stdout | tr -d '\n')"
-expect_eq "mount refused" 1 "$(field 7 exit_code)"
-expect_eq "raw socket refused" 1 "$(field 8 exit_code)"
-expect_eq "fork bomb ends before its timeout" false "$(field 9 timed_out)"
-check "fork bomb held by the pids limit" has 9 stderr "can't fork"
-check "nothing left of the bomb" lacks 10 stdout COMMAND bomb
-expect_eq "memory bomb reported as OOM" true "$(field 11 oom)"
-expect_eq "background step returns" "started" "$(field 12 stdout | tr -d '\n')"
-check "no background process survived its step" lacks 13 stdout COMMAND "sleep 10"
-check "passed variable visible" has 14 stdout NS_PASSED=passed-in
-check "runner environment not visible" lacks 14 stdout PATH= NS_RUNNER_SECRET
-check "runner secret value not visible" lacks 14 stdout PATH= runner-secret-value
-expect_eq "timeout enforced" true "$(field 15 timed_out)"
-check "nothing survived the timeout" lacks 16 stdout COMMAND "sleep 30"
-expect_eq "files written into the workspace belong to uid 1000" 1000 "$(stat -c %u "$ws/made-by-step" 2>/dev/null)"
-expect_eq "the step cannot ptrace its wrapper" 1 "$(field 18 exit_code)"
-expect_eq "nor write to its wrapper's memory through /proc" 1 "$(field 19 exit_code)"
-check "a set-id chmod is refused" test "$(field 20 exit_code)" != 0
-expect_eq "no set-id file left in the workspace" "" "$(find "$ws" -perm /6000)"
-ours() { docker ps -aq --filter "label=nightshift.pid=$1" | wc -l; }  # containers of runner pid $1
-expect_eq "no container left after the job" 0 "$(ours $npid)"
+expect_eq "runs as uid 1000$L" "1000" "$(field 1 stdout | tr -d '\n')"
+check "host file outside the mounts unreadable$L" test "$(field 2 exit_code)" != 0
+check "and not leaked$L" bash -c "! grep -q host-secret-bytes '$T/results'"
+check "read-only root$L" test "$(field 3 exit_code)" != 0
+expect_eq "host loopback listener unreachable$L" 1 "$(field 4 exit_code)"
+check "the listener saw no connection$L" test ! -s "$T/conns"
+check "CapEff 0$L" has 5 stdout "$(printf 'CapEff:\t0000000000000000')"
+check "no-new-privileges$L" has 5 stdout "$(printf 'NoNewPrivs:\t1')"
+expect_eq "setuid root binary stays uid 1000$L" "1000" "$(field 6 stdout | tr -d '\n')"
+expect_eq "mount refused$L" 1 "$(field 7 exit_code)"
+expect_eq "raw socket refused$L" 1 "$(field 8 exit_code)"
+expect_eq "fork bomb ends before its timeout$L" false "$(field 9 timed_out)"
+check "fork bomb held by the pids limit$L" has 9 stderr "can't fork"
+check "nothing left of the bomb$L" lacks 10 stdout COMMAND bomb
+expect_eq "memory bomb reported as OOM$L" true "$(field 11 oom)"
+expect_eq "background step returns$L" "started" "$(field 12 stdout | tr -d '\n')"
+check "no background process survived its step$L" lacks 13 stdout COMMAND "sleep 10"
+check "passed variable visible$L" has 14 stdout NS_PASSED=passed-in
+check "runner environment not visible$L" lacks 14 stdout PATH= NS_RUNNER_SECRET
+check "runner secret value not visible$L" lacks 14 stdout PATH= runner-secret-value
+expect_eq "timeout enforced$L" true "$(field 15 timed_out)"
+check "nothing survived the timeout$L" lacks 16 stdout COMMAND "sleep 30"
+expect_eq "files written into the workspace belong to uid 1000$L" 1000 "$(stat -c %u "$ws/made-by-step" 2>/dev/null)"
+expect_eq "the step cannot ptrace its wrapper$L" 1 "$(field 18 exit_code)"
+expect_eq "nor write to its wrapper's memory through /proc$L" 1 "$(field 19 exit_code)"
+check "a set-id chmod is refused$L" test "$(field 20 exit_code)" != 0
+expect_eq "no set-id file left in the workspace$L" "" "$(find "$ws" -perm /6000)"
+expect_eq "no container left after the job$L" 0 "$(ours $npid)"
+}
+escapes ""
 
+# --- stand-in engines in front of the real one (tests/dockerstandin.py): moby's version check ---
+standin() {  # NAME ARGS...: a stand-in engine on $T/NAME.sock, logging each request to $T/NAME.log
+	local name=$1; shift
+	python3 "$ROOT/tests/dockerstandin.py" "$T/$name.sock" "$DOCKER_SOCK" --log "$T/$name.log" "$@" \
+		>"$T/$name.out" 2>&1 &
+	SPIDS+=($!)
+	for _ in $(seq 100); do [ -S "$T/$name.sock" ] && break; sleep 0.05; done
+	touch "$T/$name.log"
+}
+standin new --api 1.52 --min 1.44
+curl -s --unix-socket "$T/new.sock" http://localhost/v1.41/containers/json >"$T/new.old" 2>&1
+expect_grep "the stand-in answers API 1.41 as Docker 29.0-29.2 do" "client version 1.41 is too old. Minimum supported API version is 1.44" "$T/new.old"
+: >"$T/new.log"
+export DOCKER_HOST=unix://$T/new.sock
+escapes " (engine wanting API >= 1.44)"
+unset DOCKER_HOST
+expect_nogrep "no request refused by the newer engine" " too-(old|new)$" "$T/new.log"
+expect_grep "the version negotiated is the engine's newest that nightshift knows (1.52)" "^POST /v1.52/containers/create ok" "$T/new.log"
+expect_grep "and the hijacked streams use it too" "^POST /v1.52/(containers/[0-9a-f]+/attach|exec/[0-9a-f]+/start)" "$T/new.log"
+touch "$T/port.stop"; wait $LPID 2>/dev/null
+
+printf -- '- tool_calls:\n    - { name: shell, arguments: { command: "echo ran" } }\n- tool_calls:\n    - { name: final_result, arguments: { done: true } }\n' >"$T/script.yaml"
+standin old --api 1.40 --min 1.12
+DOCKER_HOST=unix://$T/old.sock "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.old"; rc=$?
+check "an engine older than API 1.41: the run fails" test "$rc" != 0
+expect_grep "and says which versions" "speaks API versions up to 1.40; nightshift needs 1.41 or newer" "$T/err.old"
+standin future --api 1.60 --min 1.53
+DOCKER_HOST=unix://$T/future.sock "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.future"; rc=$?
+check "an engine wanting a newer API than nightshift knows: the run fails" test "$rc" != 0
+expect_grep "and says which versions" "wants API version 1.53 or newer; nightshift speaks 1.41 to 1.52" "$T/err.future"
+expect_nogrep "nothing was created on it" "containers/create" "$T/future.log"
+
+# --- an engine that cannot enforce memory and pids limits: create's Warnings ---
+standin warn --api 1.52 --min 1.44 --warn memory,pids
+DOCKER_HOST=unix://$T/warn.sock "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out.warn" 2>"$T/err.warn" &
+npid=$!; wait $npid; rc=$?
+expect_rc "limits the engine dropped: the job fails" 1 "$rc"
+expect_grep "naming the engine's warning" "cannot enforce the sandbox's limits.*Limitation discarded.*PIDs limit discarded" "$T/err.warn"
+expect_grep "and the way to run anyway" "limits: warn" "$T/err.warn"
+expect_grep "the stand-in answered create" "^POST /v1.52/containers/create ok" "$T/warn.log"
+expect_eq "the container made without its limits is removed" 0 "$(ours $npid)"
+zstd -dcq "$(cat "$T/out.warn")/jobs/escape/events.jsonl.zst" >"$T/ev.warn" 2>/dev/null
+expect_nogrep "no step ran there" '"type":"tool_result"' "$T/ev.warn"
+sed -i 's/^  pids: 64$/  pids: 64\n  limits: warn/' "$T/m.yaml"
+DOCKER_HOST=unix://$T/warn.sock "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out.warn" 2>"$T/err.warn"; rc=$?
+expect_rc "limits: warn: the job runs" 0 "$rc"
+zstd -dcq "$(cat "$T/out.warn")/jobs/escape/events.jsonl.zst" >"$T/ev.warn" 2>/dev/null
+expect_grep "and its steps' results say which limits were not enforced" '"limits":"docker \(not enforced: memory pids\)' "$T/ev.warn"
+sed -i '/^  limits: warn$/d' "$T/m.yaml"
+
+# --- tcp with TLS (DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH): the stand-in wants a client certificate ---
+if command -v openssl >/dev/null; then
+	c=$T/certs; mkdir -p "$c/ok" "$c/noclient" "$c/otherca"
+	k() { openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$1" -out "$2" -subj "/CN=$3" 2>/dev/null; }
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$c/ca-key.pem" \
+		-out "$c/ca.pem" -days 2 -subj /CN=nightshift-test-ca 2>/dev/null
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$c/otherca/ca-key.pem" \
+		-out "$c/otherca/ca.pem" -days 2 -subj /CN=nightshift-test-ca 2>/dev/null
+	k "$c/server-key.pem" "$c/server.csr" 127.0.0.1
+	printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$c/server.ext"
+	openssl x509 -req -in "$c/server.csr" -CA "$c/ca.pem" -CAkey "$c/ca-key.pem" -CAcreateserial -days 2 \
+		-extfile "$c/server.ext" -out "$c/server.pem" 2>/dev/null
+	k "$c/ok/key.pem" "$c/client.csr" client
+	printf 'extendedKeyUsage=clientAuth\n' >"$c/client.ext"
+	openssl x509 -req -in "$c/client.csr" -CA "$c/ca.pem" -CAkey "$c/ca-key.pem" -CAcreateserial -days 2 \
+		-extfile "$c/client.ext" -out "$c/ok/cert.pem" 2>/dev/null
+	cp "$c/ca.pem" "$c/ok/ca.pem"
+	cp "$c/ca.pem" "$c/noclient/ca.pem"
+	cp "$c/ok/cert.pem" "$c/ok/key.pem" "$c/otherca/"
+	standin tls --api 1.52 --min 1.44 --tcp "$T/tls.port" --tls "$c/server.pem,$c/server-key.pem,$c/ca.pem"
+	for _ in $(seq 100); do [ -s "$T/tls.port" ] && break; sleep 0.05; done
+	tls() { DOCKER_HOST=tcp://127.0.0.1:$(cat "$T/tls.port") DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=$c/$1 \
+		"$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out.tls" 2>"$T/err.tls"; }
+	tls ok; rc=$?
+	expect_rc "tcp + TLS with a client certificate: the job runs" 0 "$rc"
+	[ "$rc" = 0 ] || cat "$T/err.tls"
+	expect_grep "through the TLS stand-in, at 1.52" "^POST /v1.52/containers/create ok" "$T/tls.log"
+	expect_grep "hijacked exec streams over TLS too" "^POST /v1.52/exec/[0-9a-f]+/start ok" "$T/tls.log"
+	zstd -dcq "$(cat "$T/out.tls")/jobs/escape/events.jsonl.zst" >"$T/ev.tls" 2>/dev/null
+	expect_grep "the step's output came back" '"stdout":"ran\\n"' "$T/ev.tls"
+	tls noclient; rc=$?
+	check "without a client certificate: the run fails" test "$rc" != 0
+	expect_grep "the engine refused the handshake" "TLS handshake refused" "$T/tls.log"
+	expect_grep "and the error names the engine" "tcp://127.0.0.1:[0-9]+" "$T/err.tls"
+	tls otherca; rc=$?
+	check "an engine whose certificate another CA signed: the run fails" test "$rc" != 0
+	expect_grep "saying why" "certificate|SSL" "$T/err.tls"
+else
+	skip "docker over tcp with TLS" "no openssl to make the certificates (ci/packages.txt installs it)"
+fi
 # --- SIGTERM to the runner mid-step: the container goes too ---
 printf -- '- tool_calls:\n    - { name: shell, arguments: { command: "sleep 60" } }\n- tool_calls:\n    - { name: final_result, arguments: { done: true } }\n' >"$T/script.yaml"
 sed -i 's/timeout: 5s/timeout: 90s/' "$T/m.yaml"
@@ -199,9 +295,18 @@ for _ in $(seq 150); do [ "$(ours $npid)" = 0 ] && break; sleep 0.1; done
 expect_eq "container removed after SIGTERM" 0 "$(ours $npid)"
 
 # --- errors: no engine, the namespace default image ---
-DOCKER_HOST=unix://$T/no-engine.sock "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.sock"; rc=$?
-check "no engine: the run fails" test "$rc" != 0
+DOCKER_HOST=unix://$T/no-engine.sock "$NS" run "$T/m.yaml" --out "$T/runs2" >/dev/null 2>"$T/err.sock"; rc=$?
+expect_rc "no engine: exit 2 before anything runs" 2 "$rc"
+check "no engine: no run directory" test ! -e "$T/runs2"
 expect_grep "no engine: the socket tried is named" "unix://$T/no-engine.sock" "$T/err.sock"
+# an image the engine lacks, and a job whose first call would change the workspace: found first
+printf -- '- tool_calls:\n    - { name: shell, arguments: { command: "touch /workspace/first-step" } }\n- tool_calls:\n    - { name: final_result, arguments: { done: true } }\n' >"$T/script.yaml"
+sed "s|image: $DOCKER_IMAGE|image: nightshift-test:absent|" "$T/m.yaml" >"$T/absent.yaml"
+"$NS" run "$T/absent.yaml" --out "$T/runs2" >/dev/null 2>"$T/err.absent"; rc=$?
+expect_rc "an image the engine lacks: exit 2 before anything runs" 2 "$rc"
+expect_grep "naming the image" "image 'nightshift-test:absent' is not in the engine" "$T/err.absent"
+check "the workspace untouched" test ! -e "$ws/first-step"
+check "no run directory" test ! -e "$T/runs2"
 sed -i "s|image: $DOCKER_IMAGE|image: host|" "$T/m.yaml"
 "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.host"; rc=$?
 check "image host with docker: the run fails" test "$rc" != 0

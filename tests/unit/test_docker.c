@@ -131,9 +131,13 @@ static void testerrors(void)
 	   "image host refused as a manifest error: %d %s", E.code, E.msg);
 	c = conf();
 
-	setenv("DOCKER_HOST", "tcp://127.0.0.1:2375", 1);
-	ok(opensbx(&s, &c) < 0 && E.code == 2 && strstr(E.msg, "tcp://127.0.0.1:2375") && strstr(E.msg, "unix"),
-	   "tcp DOCKER_HOST refused: %s", E.msg);
+	setenv("DOCKER_HOST", "ssh://me@build-host", 1);
+	ok(opensbx(&s, &c) < 0 && E.code == 2 && strstr(E.msg, "ssh://me@build-host") && strstr(E.msg, "unix"),
+	   "ssh DOCKER_HOST refused as an input error: %s", E.msg);
+
+	setenv("DOCKER_HOST", "tcp://127.0.0.1:1", 1);
+	ok(opensbx(&s, &c) < 0 && strstr(E.msg, "cannot reach the Docker engine at tcp://127.0.0.1:1"),
+	   "tcp engine that does not answer named: %s", E.msg);
 
 	setenv("DOCKER_HOST", "unix:///nonexistent/nightshift/docker.sock", 1);
 	ok(opensbx(&s, &c) < 0 && strstr(E.msg, "unix:///nonexistent/nightshift/docker.sock"),
