@@ -9,20 +9,20 @@
 #include "llm/llm.h"
 #include "sandbox/sandbox.h"
 
-/* Mark the models a worker and its delegates use (ws: workers seen). */
-static void usemodels(const struct manifest *m, const struct worker *w, int *ws, int *ms)
+/* Mark the model named (NULL: the worker's) and those the worker's delegates use (ws: workers seen). */
+static void usemodels(const struct manifest *m, const struct worker *w, const char *model, int *ws, int *ms)
 {
+	const struct model *md = manifestmodel(m, model ? model : w->model);
+	if (md)
+		ms[md - m->models] = 1;
 	size_t wi = (size_t)(w - m->workers);
 	if (ws[wi])
 		return;
 	ws[wi] = 1;
-	const struct model *md = manifestmodel(m, w->model);
-	if (md)
-		ms[md - m->models] = 1;
 	for (size_t i = 0; i < w->delegates.n; i++) {
 		const struct worker *d = manifestworker(m, w->delegates.v[i]);
 		if (d)
-			usemodels(m, d, ws, ms);
+			usemodels(m, d, NULL, ws, ms);
 	}
 }
 
@@ -75,7 +75,7 @@ int preflight(const struct manifest *m, const int *sel, int models, struct err *
 	for (size_t i = 0; i < m->njobs; i++) {
 		const struct worker *w = sel[i] ? manifestworker(m, m->jobs[i].worker) : NULL;
 		if (w)
-			usemodels(m, w, ws, ms);
+			usemodels(m, w, jobmodel(m, &m->jobs[i]), ws, ms);
 	}
 	for (size_t i = 0; models && i < m->nmodels; i++) {
 		if (!ms[i])
