@@ -20,7 +20,8 @@ static const char *const topkeys[] = {"version", "name", "workspace", "models", 
                                       "secrets", "mcp", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
                                         "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
-                                        "script", NULL};
+                                        "script", "api", "deployment", "api_version", "auth", "region",
+                                        "project", "headers", "query", "reasoning_effort", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
                                           "timeout", "env", "mounts", "limits", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
@@ -375,10 +376,51 @@ static int loadyaml(struct manifest *m, const char *path, struct ydoc *y, struct
 	return yload(y, m->filenames[m->nfilenames - 1], text->data, text->len, 0, e);
 }
 
+/* headers: or query: a mapping of names to strings, each value expanded (${{ env.X }}, ${{ inputs.X }});
+   what came from the environment is kept in hidden, to be masked. */
+static int parsepairs(struct manifest *m, struct ydoc *y, yaml_node_t *n, int header, struct strv *out,
+                      struct strv *hidden)
+{
+	struct ypair p;
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return yfail(y, n, "%s must be a mapping of names to strings", header ? "headers" : "query");
+	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+		char *v = NULL;
+		if (ystr(y, p.val, &v) < 0)
+			return -1;
+		int fromenv = strstr(v, "${{") && strstr(v, "env.");
+		if (expand(m, y, p.val, &v, 0) < 0) {
+			free(v);
+			return -1;
+		}
+		size_t bad = strcspn(p.key, "()<>@,;:\\\"/[]?={} \t\r\n");
+		if (!*p.key || (header && p.key[bad])) {
+			free(v);
+			return yfail(y, p.val, "'%s' is not a header name", p.key);
+		}
+		for (const char *c = v; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+				free(v);
+				return yfail(y, p.val, "the value of %s '%s' holds a control character", header ? "header" : "query",
+				             p.key);
+			}
+		char *kv = xasprintf(header ? "%s: %s" : "%s=%s", p.key, v);
+		strvadd(out, kv);
+		if (fromenv && *v)
+			strvadd(hidden, v);
+		free(kv);
+		free(v);
+	}
+	return 0;
+}
+
 static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml_node_t *n, struct model *md,
                       struct err *e)
 {
-	static const char *const providers[] = {"openai", "anthropic", "scripted", NULL};
+	static const char *const providers[] = {"openai", "anthropic", "scripted", "azure-openai", "bedrock", "vertex",
+	                                        NULL};
+	static const char *const apis[] = {"chat", "responses", NULL};
+	static const char *const auths[] = {"api-key", "bearer", NULL};
 	struct ypair p;
 	int64_t v;
 	md->name = xstrdup(name);
@@ -415,10 +457,42 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 		else if (strcmp(p.key, "retries") == 0) {
 			rc = yint(y, p.val, 0, 100, &v);
 			md->retries = v;
+		} else if (strcmp(p.key, "api") == 0) {
+			rc = k = yenum(y, p.val, "api", apis);
+			md->api = k == 1 ? API_RESPONSES : API_CHAT;
+			if (k == 1 && md->provider != PROV_OPENAI && md->provider != PROV_AZURE)
+				rc = yfail(y, p.val, "api: responses is for provider openai or azure-openai");
+		} else if (strcmp(p.key, "auth") == 0) {
+			rc = k = yenum(y, p.val, "auth", auths);
+			md->bearer = k == 1;
+		} else if (strcmp(p.key, "deployment") == 0)
+			rc = ystr(y, p.val, &md->deployment);
+		else if (strcmp(p.key, "api_version") == 0)
+			rc = ystr(y, p.val, &md->api_version);
+		else if (strcmp(p.key, "region") == 0)
+			rc = ystr(y, p.val, &md->region);
+		else if (strcmp(p.key, "project") == 0)
+			rc = ystr(y, p.val, &md->project);
+		else if (strcmp(p.key, "reasoning_effort") == 0) {
+			static const char *const efforts[] = {"minimal", "low", "medium", "high", NULL};
+			rc = k = yenum(y, p.val, "reasoning_effort", efforts);
+			if (k >= 0)
+				md->reasoning_effort = xstrdup(efforts[k]);
 		}
+		else if (strcmp(p.key, "headers") == 0)
+			rc = parsepairs(m, y, p.val, 1, &md->headers, &md->hidden);
+		else if (strcmp(p.key, "query") == 0)
+			rc = parsepairs(m, y, p.val, 0, &md->query, &md->hidden);
 		if (rc < 0)
 			bad = -1;
 	}
+	if (bad == 0 && md->provider == PROV_AZURE && (!md->base_url || !md->deployment))
+		bad = yfail(y, n, "model '%s': provider azure-openai needs base_url (https://NAME.openai.azure.com) and "
+		                  "deployment", name);
+	if (bad == 0 && md->provider == PROV_VERTEX && (!md->project || !md->region))
+		bad = yfail(y, n, "model '%s': provider vertex needs project and region", name);
+	if (bad == 0 && md->bearer && md->provider != PROV_AZURE)
+		bad = yfail(y, yget(y, n, "auth"), "auth: is for provider azure-openai");
 	if (bad < 0)
 		return -1;
 	if ((pv = yget(y, n, "replies")) || (pv = yget(y, n, "script"))) {
@@ -643,6 +717,12 @@ static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_
 				return -1;
 			}
 			buffree(&ptr);
+			/* The result is a tool call's arguments: an object, as every provider requires. */
+			const cJSON *ty = cJSON_GetObjectItemCaseSensitive(w->output, "type");
+			if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "object") != 0)
+				return yfail(y, ty ? yat(y, p.val, "/type") : p.val,
+				             "output schema: the root must be an object (type: object): the result is the "
+				             "arguments of a final_result call, which every provider takes as an object");
 		} else if (strcmp(p.key, "max_turns") == 0) {
 			rc = yint(y, p.val, 1, 100000, &v);
 			w->max_turns = v;
@@ -1311,6 +1391,18 @@ static void approvalfree(struct approval *a)
 	free(a->deny_pos);
 }
 
+void modelextrafree(struct model *md)
+{
+	free(md->deployment);
+	free(md->api_version);
+	free(md->region);
+	free(md->project);
+	free(md->reasoning_effort);
+	strvfree(&md->headers);
+	strvfree(&md->query);
+	strvfree(&md->hidden);
+}
+
 void manifestfree(struct manifest *m)
 {
 	for (size_t i = 0; i < m->nmodels; i++) {
@@ -1321,6 +1413,7 @@ void manifestfree(struct manifest *m)
 		free(md->api_key_env);
 		free(md->script);
 		cJSON_Delete(md->replies);
+		modelextrafree(md);
 	}
 	free(m->models);
 	for (size_t i = 0; i < m->nworkers; i++) {

@@ -13,7 +13,8 @@ struct pos {
 };
 
 enum decision { DEC_ALLOW, DEC_DENY, DEC_ABORT };
-enum provider { PROV_OPENAI, PROV_ANTHROPIC, PROV_SCRIPTED };
+enum provider { PROV_OPENAI, PROV_ANTHROPIC, PROV_SCRIPTED, PROV_AZURE, PROV_BEDROCK, PROV_VERTEX };
+enum api { API_CHAT, API_RESPONSES };
 enum backend { BACKEND_NAMESPACE, BACKEND_DOCKER, BACKEND_NONE };
 
 /* Tools a worker may opt into; final_result is always present. */
@@ -101,6 +102,16 @@ struct model {
 	int retries;
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */
+	enum api api;         /* openai, azure-openai: chat completions or the Responses API */
+	char *deployment;     /* azure-openai */
+	char *api_version;    /* azure-openai: the api-version query */
+	int bearer;           /* azure-openai: auth: bearer (an Entra ID token in api_key_env), else api-key */
+	char *region;         /* bedrock, vertex */
+	char *project;        /* vertex */
+	char *reasoning_effort; /* api: responses: reasoning.effort (minimal, low, medium, high) */
+	struct strv headers;  /* headers: "Name: value" sent with every request */
+	struct strv query;    /* query: "name=value" (unencoded) added to every request's URL */
+	struct strv hidden;   /* header and query values taken from ${{ env.X }}: masked like keys */
 	struct pos pos;
 };
 
@@ -208,6 +219,8 @@ void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);
 /* Sort m->errors by file, line and column, drop repeats, keep at most MANIFEST_MAXERRORS. */
 void manifestsorterrors(struct manifest *m);
+/* Free a model's provider settings (deployment, region, headers, ...). */
+void modelextrafree(struct model *md);
 /* Free everything a manifest owns. */
 void manifestfree(struct manifest *m);
 

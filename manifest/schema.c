@@ -1465,3 +1465,54 @@ int schemavalidate(const cJSON *schema, const cJSON *value, struct buf *errs)
 	buffree(&out);
 	return n;
 }
+
+static int strictnode(const cJSON *s, int depth)
+{
+	static const char *const ok[] = {"type", "properties", "required", "additionalProperties", "items", "enum",
+	                                 "const", "anyOf", "description", "title", "$defs", "$ref", NULL};
+	if (!cJSON_IsObject(s) || depth > 10)
+		return 0;
+	const cJSON *k;
+	cJSON_ArrayForEach(k, s) {
+		int known = 0;
+		for (int i = 0; ok[i] && !known; i++)
+			known = strcmp(k->string, ok[i]) == 0;
+		if (!known)
+			return 0;
+	}
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(s, "$ref");
+	if (ref && (!cJSON_IsString(ref) || strncmp(ref->valuestring, "#/", 2) != 0))
+		return 0;
+	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(s, "type");
+	const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+	int object = cJSON_IsString(ty) && strcmp(ty->valuestring, "object") == 0;
+	if (object || props) {
+		const cJSON *ap = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
+		const cJSON *req = cJSON_GetObjectItemCaseSensitive(s, "required"), *p, *r;
+		if (!cJSON_IsFalse(ap))
+			return 0;
+		cJSON_ArrayForEach(p, props) {
+			int listed = 0;
+			cJSON_ArrayForEach(r, req)
+				listed |= cJSON_IsString(r) && strcmp(r->valuestring, p->string) == 0;
+			if (!listed || !strictnode(p, depth + 1))
+				return 0;
+		}
+	}
+	const cJSON *sub;
+	if ((sub = cJSON_GetObjectItemCaseSensitive(s, "items")) && !strictnode(sub, depth + 1))
+		return 0;
+	cJSON_ArrayForEach(sub, cJSON_GetObjectItemCaseSensitive(s, "anyOf"))
+		if (!strictnode(sub, depth + 1))
+			return 0;
+	cJSON_ArrayForEach(sub, cJSON_GetObjectItemCaseSensitive(s, "$defs"))
+		if (!strictnode(sub, depth + 1))
+			return 0;
+	return 1;
+}
+
+int schemastrict(const cJSON *schema)
+{
+	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(schema, "type");
+	return cJSON_IsString(ty) && strcmp(ty->valuestring, "object") == 0 && strictnode(schema, 0);
+}

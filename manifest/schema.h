@@ -46,6 +46,11 @@ int schemacheck(const cJSON *schema, struct buf *pointer, struct err *e);
  * 25 lines are appended, then one "...: N more errors not shown" line. A schema that fails
  * schemacheck yields one "(schema): ..." error. */
 int schemavalidate(const cJSON *schema, const cJSON *value, struct buf *errs);
+/* Does the schema lie in the subset OpenAI's strict mode takes (structured outputs): every object
+ * closed (additionalProperties: false) with every property required, the root an object, only
+ * type, properties, required, additionalProperties, items, enum, const, anyOf, description, title,
+ * $defs and local $ref? Strict mode then enforces the schema while decoding. */
+int schemastrict(const cJSON *schema);
 /* The supported keywords (annotations included), NULL-terminated. */
 const char *const *schemakeywords(void);
 

@@ -108,6 +108,8 @@ static void remember(struct jobrun *jr, const struct llmreply *r)
 			cJSON_AddItemToArray(calls, c);
 		}
 	}
+	if (r->carry)
+		cJSON_AddItemToObject(m, "carry", cJSON_Duplicate(r->carry, 1));
 	cJSON_AddItemToArray(jr->messages, m);
 }
 
@@ -441,7 +443,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	char *sys = xasprintf("%s%s%s", jr->w->instructions, skills ? skills : "", systemtail);
 	free(skills);
 	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
-	struct chat chat = {sys, tools, jr->messages};
+	struct chat chat = {sys, tools, jr->messages, 1}; /* a reply must call a tool, where the API can say so */
 	struct exchange x;
 	struct err me = {0};
 	int turn = ++jr->res->turns;

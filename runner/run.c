@@ -507,9 +507,19 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 		goto out;
 	secretsenv(&sec, &m->secrets);
 	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
-	for (size_t i = 0; i < m->nmodels; i++)
-		if (llmkeyenv(&m->models[i]))
-			secretsadd(&sec, llmkeyenv(&m->models[i]), getenv(llmkeyenv(&m->models[i])));
+	for (size_t i = 0; i < m->nmodels; i++) {
+		const struct model *md = &m->models[i];
+		if (llmkeyenv(md))
+			secretsadd(&sec, llmkeyenv(md), getenv(llmkeyenv(md)));
+		for (size_t k = 0; k < md->hidden.n; k++) /* header and query values from ${{ env.X }} */
+			secretsadd(&sec, "model header", md->hidden.v[k]);
+		if (md->provider == PROV_BEDROCK) {
+			static const char *const aws[] = {"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", NULL};
+			for (int a = 0; aws[a]; a++)
+				if (getenv(aws[a]) && *getenv(aws[a]))
+					secretsadd(&sec, aws[a], getenv(aws[a]));
+		}
+	}
 	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);

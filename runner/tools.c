@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "../artifacts/events.h"
 #include "tools.h"
+#include "../manifest/schema.h"
 
 enum { READ_MAX = 256 << 10, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
 
@@ -39,6 +40,7 @@ static void deftool(cJSON *tools, const char *name, const char *desc, const char
 	}
 	cJSON_AddFalseToObject(schema, "additionalProperties");
 	cJSON_AddItemToObject(t, "parameters", schema);
+	cJSON_AddTrueToObject(t, "strict"); /* closed, every parameter required: in the strict subset */
 	cJSON_AddItemToArray(tools, t);
 }
 
@@ -74,6 +76,8 @@ cJSON *tooldefs(const struct manifest *m, const struct worker *w, const cJSON *e
 	cJSON_AddStringToObject(fin, "description", "Finish the job with its typed result. Call it exactly once, last.");
 	if (w->output) {
 		cJSON_AddItemToObject(fin, "parameters", cJSON_Duplicate(w->output, 1));
+		if (schemastrict(w->output)) /* else nightshift's own validation is all there is */
+			cJSON_AddTrueToObject(fin, "strict");
 	} else {
 		cJSON *s = cJSON_AddObjectToObject(fin, "parameters");
 		cJSON_AddStringToObject(s, "type", "object");

@@ -157,12 +157,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	if (m->temperature > 1)
 		return errf(e, "temperature %g is above 1, the most the Messages API takes", m->temperature);
 	/* base_url as the SDKs take it (https://api.anthropic.com), or ending in /v1. */
-	const char *base = m->base_url ? m->base_url : "https://api.anthropic.com";
-	size_t n = strlen(base);
-	while (n && base[n - 1] == '/')
-		n--;
-	int v1 = n >= 3 && strncmp(base + n - 3, "/v1", 3) == 0;
-	*url = xasprintf("%.*s%s/messages", (int)n, base, v1 ? "" : "/v1");
+	*url = llmurl(m, "https://api.anthropic.com", "/v1/messages");
 	if (l->apikey) {
 		char *h = xasprintf("x-api-key: %s", l->apikey);
 		strvadd(headers, h);
@@ -279,14 +274,14 @@ static void afree(struct llm *l)
 	free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, afree};
+const struct llmops anthropicops = {request, parse, NULL, afree};
 
 int anthropicopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!m->model || !*m->model)
 		return errc(e, 2, "model '%s': anthropic needs a model name", m->name);
 	struct anthropic *a = xcalloc(1, sizeof *a);
-	a->base.ops = &ops;
+	a->base.ops = &anthropicops;
 	a->base.model = m;
 	*l = &a->base;
 	return 0;

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <curl/curl.h>
 #include "http.h"
+#include "sigv4.h"
 #include "../../util/cancel.h"
 
 void httpinterrupt(void)
@@ -84,6 +85,12 @@ int64_t httpretryafter(const char *v, time_t now)
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
              struct httpresp *r)
 {
+	return httpsigned(url, headers, body, connect_ms, total_ms, NULL, r);
+}
+
+int httpsigned(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+               const struct sigv4key *aws, struct httpresp *r)
+{
 	memset(r, 0, sizeof *r);
 	r->retry_ms = -1;
 	r->should_retry = -1;
@@ -101,6 +108,23 @@ int httppost(const char *url, const char *const *headers, const char *body, int6
 	for (size_t i = 0; headers && headers[i]; i++)
 		h = curl_slist_append(h, headers[i]);
 	h = curl_slist_append(h, "Expect:");
+	if (aws) {
+		struct strv sent = {0}, sig = {0};
+		struct err se;
+		for (struct curl_slist *p = h; p; p = p->next)
+			strvadd(&sent, p->data);
+		if (sigv4sign(aws, "POST", url, (const char *const *)sent.v, body, strlen(body), time(NULL), &sig, &se) < 0) {
+			snprintf(r->error, sizeof r->error, "%.200s", se.msg);
+			strvfree(&sent);
+			curl_slist_free_all(h);
+			curl_easy_cleanup(c);
+			return -1;
+		}
+		for (size_t i = 0; i < sig.n; i++)
+			h = curl_slist_append(h, sig.v[i]);
+		strvfree(&sent);
+		strvfree(&sig);
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);

@@ -20,6 +20,10 @@ struct httpresp {
  * bounds the connection, total_ms the whole exchange. Redirects are not followed. */
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
              struct httpresp *r);
+struct sigv4key;
+/* httppost, signed with AWS SigV4 at the moment it is sent (aws NULL: not signed). */
+int httpsigned(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+               const struct sigv4key *aws, struct httpresp *r);
 void httprespfree(struct httpresp *r);
 /* Abort every request in progress and refuse new ones (async-signal-safe). */
 void httpinterrupt(void);

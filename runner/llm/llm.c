@@ -4,15 +4,21 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <curl/curl.h>
 #include "../../util/utf8.h"
 #include "http.h"
 #include "llm.h"
+#include "sigv4.h"
 #include "../../artifacts/events.h"
 
 /* The key an official SDK would read when the manifest names none: only for the provider's own
  * endpoint, so a key is never sent to a base_url nobody gave it for. */
 static const char *defaultkeyenv(const struct model *m)
 {
+	if (m->provider == PROV_AZURE)
+		return "AZURE_OPENAI_API_KEY"; /* base_url is the user's own Azure resource */
+	if (m->provider == PROV_VERTEX)
+		return "GOOGLE_OAUTH_ACCESS_TOKEN"; /* `gcloud auth print-access-token` */
 	if (m->base_url)
 		return NULL;
 	return m->provider == PROV_OPENAI ? "OPENAI_API_KEY" : m->provider == PROV_ANTHROPIC ? "ANTHROPIC_API_KEY" : NULL;
@@ -38,7 +44,7 @@ void usageadd(struct usage *a, const struct usage *b)
 
 const char *llmkeyenv(const struct model *m)
 {
-	return m->provider == PROV_SCRIPTED ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
+	return m->provider == PROV_SCRIPTED || m->provider == PROV_BEDROCK ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
 }
 
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
@@ -46,9 +52,12 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 	int rc;
 	*l = NULL;
 	switch (m->provider) {
-	case PROV_OPENAI: rc = openaiopen(l, m, e); break;
+	case PROV_OPENAI: rc = m->api == API_RESPONSES ? responsesopen(l, m, e) : openaiopen(l, m, e); break;
 	case PROV_ANTHROPIC: rc = anthropicopen(l, m, e); break;
 	case PROV_SCRIPTED: rc = scriptedopen(l, m, e); break;
+	case PROV_AZURE: rc = azureopen(l, m, e); break;
+	case PROV_BEDROCK: rc = bedrockopen(l, m, e); break;
+	case PROV_VERTEX: rc = vertexopen(l, m, e); break;
 	default: return errc(e, 2, "model '%s': unknown provider", m->name);
 	}
 	if (rc < 0)
@@ -101,6 +110,35 @@ static double random01(void)
 	if (getrandom(&r, sizeof r, 0) != sizeof r)
 		r = (uint32_t)nowms();
 	return (double)r / 4294967296.0;
+}
+
+char *llmurl(const struct model *m, const char *def, const char *path)
+{
+	const char *base = m->base_url ? m->base_url : def;
+	const char *q = strchr(base, '?');
+	size_t n = q ? (size_t)(q - base) : strlen(base);
+	while (n && base[n - 1] == '/')
+		n--;
+	if (strncmp(path, "/v1/", 4) == 0 && n >= 3 && strncmp(base + n - 3, "/v1", 3) == 0)
+		path += 3; /* base_url given as the SDKs take it, or ending in /v1 */
+	struct buf u = {0};
+	bufadd(&u, base, n);
+	bufputs(&u, path);
+	int first = !strchr(path, '?');
+	if (q && q[1]) {
+		bufputc(&u, first ? '?' : '&');
+		bufputs(&u, q + 1);
+		first = 0;
+	}
+	for (size_t i = 0; i < m->query.n; i++) {
+		const char *kv = m->query.v[i], *eq = strchr(kv, '=');
+		char *k = curl_easy_escape(NULL, kv, (int)(eq - kv)), *v = curl_easy_escape(NULL, eq + 1, 0);
+		bufprintf(&u, "%c%s=%s", first ? '?' : '&', k ? k : "", v ? v : "");
+		first = 0;
+		curl_free(k);
+		curl_free(v);
+	}
+	return u.data;
 }
 
 int64_t llmmaxout(const struct llm *l, int64_t def)
@@ -228,6 +266,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		strvfree(&headers);
 		return errctx(e, "model '%s'", md->name);
 	}
+	for (size_t i = 0; i < md->headers.n; i++)
+		strvadd(&headers, md->headers.v[i]);
 	char *text = wiretext(body);
 	sha256hex(text, strlen(text), x->digest);
 	x->request = body;
@@ -238,7 +278,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	for (int n = 0; n < tries; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
-		httppost(url, (const char *const *)headers.v, text, connect, total, &h);
+		httpsigned(url, (const char *const *)headers.v, text, connect, total, l->aws, &h);
 		x->status = h.status;
 		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
 		cJSON_Delete(x->response);
@@ -361,6 +401,7 @@ void llmclose(struct llm *l)
 {
 	if (!l)
 		return;
+	sigv4free(l->aws);
 	evrclose(l->record);
 	free(l->apikey);
 	l->ops->free(l);
@@ -377,6 +418,7 @@ void llmreplyfree(struct llmreply *r)
 	free(r->calls);
 	free(r->text);
 	free(r->finish_raw);
+	cJSON_Delete(r->carry);
 	memset(r, 0, sizeof *r);
 }
 

@@ -2,7 +2,8 @@
  *
  * A chat is a system prompt, the tools offered, and a cJSON array of messages:
  *   {"role":"user","content":TEXT}
- *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}]}
+ *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}],
+ *    "carry":[PROVIDER ITEMS] (optional: sent back as they came, e.g. reasoning items)}
  *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT,"is_error":BOOL (optional)}
  * Every tool call of an assistant message is answered by one tool message, in order, before the
  * next user or assistant message. Providers translate it to their wire format and back. */
@@ -30,6 +31,7 @@ struct chat {
 	const char *system;
 	cJSON *tools;    /* [{"name","description","parameters"}] */
 	cJSON *messages; /* neutral messages, owned by the caller */
+	int toolchoice;  /* 1: the reply must call a tool (tool_choice required/any), where the API can say so */
 };
 
 struct llmcall {
@@ -48,6 +50,8 @@ struct llmreply {
 	enum finish finish;
 	char *finish_raw; /* the provider's own word */
 	struct usage usage;
+	cJSON *carry; /* provider items the next request must send back unchanged (the Responses API's
+	               * reasoning items), or NULL; kept in the assistant message as "carry" */
 };
 
 /* What went over the wire, for the event log (secrets are masked by the log). */
@@ -61,6 +65,7 @@ struct exchange {
 };
 
 struct evreader;
+struct sigv4key;
 struct llm;
 struct llmops {
 	/* HTTP providers: the request for a chat (url, extra headers, body), and a 2xx body parsed. */
@@ -81,6 +86,7 @@ struct llm {
 	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
 	int canlive;               /* replay: may the model take over when the record ends or diverges */
 	int live;                  /* replay: it did */
+	struct sigv4key *aws;      /* AWS SigV4 signing of every request (bedrock), or NULL; owned */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a
@@ -122,6 +128,18 @@ int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, stru
 int openaiopen(struct llm **l, const struct model *m, struct err *e);
 int anthropicopen(struct llm **l, const struct model *m, struct err *e);
 int scriptedopen(struct llm **l, const struct model *m, struct err *e);
+int responsesopen(struct llm **l, const struct model *m, struct err *e);
+int azureopen(struct llm **l, const struct model *m, struct err *e);
+int bedrockopen(struct llm **l, const struct model *m, struct err *e);
+int vertexopen(struct llm **l, const struct model *m, struct err *e);
+extern const struct llmops openaiops;    /* chat completions (openai.c) */
+extern const struct llmops responsesops; /* the Responses API (responses.c) */
+extern const struct llmops anthropicops; /* messages (anthropic.c) */
+
+/* The request URL: the model's base_url (else def) with path appended, a query base_url holds kept
+ * after the path, and the model's query: pairs added (encoded). A path starting /v1/ drops its /v1
+ * when the base ends in /v1. A new string. */
+char *llmurl(const struct model *m, const char *def, const char *path);
 
 /* The output token cap of a request: the model's max_output_tokens and the client's maxout, the
  * smaller that is set; def when neither is. */

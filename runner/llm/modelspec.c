@@ -138,6 +138,7 @@ static void modelclear(struct model *md)
 	free(md->api_key_env);
 	free(md->script);
 	cJSON_Delete(md->replies);
+	modelextrafree(md);
 	memset(md, 0, sizeof *md);
 }
 

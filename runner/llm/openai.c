@@ -61,9 +61,7 @@ static cJSON *wiremessages(const struct chat *c)
 static int request(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body, struct err *e)
 {
 	const struct model *m = l->model;
-	const char *base = m->base_url ? m->base_url : "https://api.openai.com/v1";
-	size_t n = strlen(base);
-	*url = xasprintf("%.*s/chat/completions", (int)(n && base[n - 1] == '/' ? n - 1 : n), base);
+	*url = llmurl(m, "https://api.openai.com/v1", "/chat/completions");
 	if (l->apikey) {
 		char *h = xasprintf("Authorization: Bearer %s", l->apikey);
 		strvadd(headers, h);
@@ -76,11 +74,16 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 		cJSON *tools = cJSON_AddArrayToObject(b, "tools"), *t;
 		cJSON_ArrayForEach(t, c->tools)
 		{
-			cJSON *w = cJSON_CreateObject();
+			cJSON *w = cJSON_CreateObject(), *fn = cJSON_Duplicate(t, 1);
+			if (m->base_url && m->provider == PROV_OPENAI) /* a compatible server may not know strict */
+				cJSON_DeleteItemFromObjectCaseSensitive(fn, "strict");
 			cJSON_AddStringToObject(w, "type", "function");
-			cJSON_AddItemToObject(w, "function", cJSON_Duplicate(t, 1));
+			cJSON_AddItemToObject(w, "function", fn);
 			cJSON_AddItemToArray(tools, w);
 		}
+		/* No text-only reply: the job ends by a call. OpenAI's own API and Azure take "required". */
+		if (c->toolchoice && (!m->base_url || m->provider == PROV_AZURE))
+			cJSON_AddStringToObject(b, "tool_choice", "required");
 	}
 	if (m->temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", m->temperature);
@@ -193,13 +196,13 @@ static void ofree(struct llm *l)
 	free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, ofree};
+const struct llmops openaiops = {request, parse, NULL, ofree};
 
 int openaiopen(struct llm **l, const struct model *m, struct err *e)
 {
 	(void)e;
 	struct openai *o = xcalloc(1, sizeof *o);
-	o->base.ops = &ops;
+	o->base.ops = &openaiops;
 	o->base.model = m;
 	*l = &o->base;
 	return 0;

@@ -98,7 +98,7 @@ static void openairequest(void)
 	l->model = &md;
 	l->apikey = xstrdup("sk-test");
 	cJSON *msgs = J(convo), *t = J(tools), *b = NULL;
-	struct chat c = {"Be brief.", t, msgs};
+	struct chat c = {"Be brief.", t, msgs, 0};
 	char *url = NULL;
 	struct strv h = {0};
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "openai request: %s", e.msg);
@@ -263,7 +263,7 @@ static void anthropicrequest(void)
 	ok(anthropicopen(&l, &md, &e) == 0, "anthropicopen");
 	l->apikey = xstrdup("sk-ant-test");
 	cJSON *msgs = J(convo), *t = J(tools), *b = NULL;
-	struct chat c = {"Be brief.", t, msgs};
+	struct chat c = {"Be brief.", t, msgs, 0};
 	char *url = NULL;
 	struct strv h = {0};
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "anthropic request: %s", e.msg);
@@ -476,7 +476,7 @@ static void opening(void)
 	struct secrets s2 = {0};
 	ok(llmopen(&l, &md, &s2, &e) == 0, "open");
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"sk-never-shown-42\"}]");
-	struct chat c = {"", NULL, msgs};
+	struct chat c = {"", NULL, msgs, 0};
 	struct llmreply r;
 	struct exchange x;
 	ok(llmcomplete(l, &c, &r, &x, &e) < 0 && x.attempts == 1, "connection refused, retries 0: one attempt");
@@ -500,7 +500,7 @@ static void scripted(void)
 	struct err e = {0};
 	ok(llmopen(&l, &md, NULL, &e) == 0, "scripted open");
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"go\"}]");
-	struct chat c = {"sys", NULL, msgs};
+	struct chat c = {"sys", NULL, msgs, 0};
 	struct llmreply r;
 	struct exchange x;
 	ok(llmcomplete(l, &c, &r, &x, &e) == 0 && r.text && strcmp(r.text, "hi") == 0 && r.finish == FINISH_STOP, "reply 1");
@@ -545,7 +545,7 @@ static void interrupt(void)
 	struct err e = {0};
 	llmopen(&l, &md, NULL, &e);
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"go\"}]");
-	struct chat c = {"", NULL, msgs};
+	struct chat c = {"", NULL, msgs, 0};
 	struct llmreply r;
 	struct exchange x;
 	pthread_t th;
