@@ -410,12 +410,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			strvfree(&env);
 			if (orc < 0) {
 				verdictfree(&v);
-				return fail(jr, JOB_FAILED, "sandbox: %s", e->msg);
+				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
 		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &tr, e) < 0) {
 			verdictfree(&v);
-			return fail(jr, JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
+			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
+			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
 		}
 		cJSON_AddNumberToObject(tr.event, "step", step);
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
