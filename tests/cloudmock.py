@@ -27,6 +27,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qsl, quote, unquote
 
 C = json.load(open(sys.argv[1]))
+# Request bodies are validated against OpenAI's own OpenAPI document where the API is OpenAI's: the
+# schemas reachable from the request body, kept unchanged in tests/fixtures (source and commit
+# named inside). Needs python3-jsonschema; without it each log line says "schema": null.
+FIXTURE = {"responses": "openai-responses-request.schema.json", "azure-responses": "openai-responses-request.schema.json",
+           "azure-chat": "openai-chat-request.schema.json"}.get(C["mode"])
+VALIDATOR = None
+if FIXTURE:
+    try:
+        import jsonschema, os.path
+        VALIDATOR = jsonschema.Draft202012Validator(json.load(open(os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "fixtures", FIXTURE))))
+    except ImportError:
+        pass
 PORTFILE, LOGFILE = sys.argv[2], sys.argv[3]
 MODE = C["mode"]
 LOCK = threading.Lock()
@@ -227,6 +240,14 @@ class H(BaseHTTPRequestHandler):
                 probs.append("Authorization is not Bearer TOKEN")
             if "x-api-key" in hdrs:
                 probs.append("x-api-key sent to Vertex")
+        schema = None
+        if body is not None and VALIDATOR:
+            errs = [e for e in VALIDATOR.iter_errors(body)]
+            schema = FIXTURE
+            for e in errs[:5]:
+                sub = "; ".join(c.message[:120] for c in (e.context or [])[:3])
+                probs.append("OpenAPI %s: %s at /%s%s" % (FIXTURE, e.message[:200], "/".join(map(str, e.absolute_path)),
+                                                       " (%s)" % sub if sub else ""))
         if body is not None:
             if MODE in ("responses", "azure-responses"):
                 probs += responses_problems(body)
@@ -238,7 +259,7 @@ class H(BaseHTTPRequestHandler):
             turn = TURN["n"]
             with open(LOGFILE, "a") as f:
                 f.write(json.dumps({"path": self.path, "query": query, "headers": hdrs,
-                                    "body": body, "problems": probs}) + "\n")
+                                    "body": body, "schema": schema, "problems": probs}) + "\n")
             if not probs:
                 TURN["n"] += 1
         if probs:

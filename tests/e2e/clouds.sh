@@ -58,6 +58,14 @@ for l in open(sys.argv[1]): print(json.loads(l)["problems"])' "$T/log"; }
 r=[json.loads(l) for l in open(sys.argv[1])]; print(len(r), sum(1 for x in r if x["problems"]))' "$T/log")"
 	expect_eq "$L: the output" '{"verdict": "ok"}' "$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$dir/jobs/j/output.json" 2>&1)"
 	zstd -dcq "$dir/jobs/j/events.jsonl.zst" >"$T/ev.jsonl" 2>/dev/null
+	case $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$T/config.json") in
+	responses | azure-*)
+		if python3 -c 'import jsonschema' 2>/dev/null; then
+			expect_eq "$L: every body checked against OpenAI's OpenAPI document" 2 "$(q 'sum(1 for r in reqs if r["schema"])')"
+		else
+			skip "$L: bodies against OpenAI's OpenAPI document" "no python3-jsonschema (ci/packages.txt installs it)"
+		fi ;;
+	esac
 }
 q() { python3 -c "import json,sys
 reqs=[json.loads(l) for l in open('$T/log')]
@@ -76,6 +84,13 @@ expect_eq "responses: built-in tools strict, final_result not (its schema is ope
 	"list_dir:True final_result:False required" \
 	"$(q '" ".join("%s:%s" % (t["name"], t["strict"]) for t in reqs[0]["body"]["tools"]) + " " + reqs[0]["body"]["tool_choice"]')"
 expect_eq "responses: usage with cached and reasoning tokens" "240 100 200 60" "$(q '" ".join(str(sum(e["usage"][k] for e in ev if e["type"]=="model_response")) for k in ("input","output","cached","reasoning"))')"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	mock '{"mode": "responses", "key": "sk-test-responses-key-0123456789"}'
+	manifest "provider: openai, api: responses, model: m, base_url: \"http://127.0.0.1:$PORT/v1\", api_key_env: NS_OAI_KEY, max_output_tokens: 10"
+	"$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err"; rc=$?
+	expect_rc "responses: a body the OpenAPI document refuses is refused (max_output_tokens below 16)" 1 "$rc"
+	expect_grep "naming the rule" "OpenAPI .*10 is less than the minimum of 16" "$T/err"
+fi
 
 # --- Azure OpenAI: chat, then responses, then an Entra ID token ---
 export NS_AZ_KEY=az-test-key-abcdef0123456789
