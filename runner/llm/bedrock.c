@@ -44,12 +44,17 @@ static void bfree(struct llm *l)
 
 static const struct llmops ops = {request, parse, NULL, bfree};
 
-int bedrockopen(struct llm **l, const struct model *m, struct err *e)
+int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *e)
 {
 	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
 	const char *region = m->region ? m->region : getenv("AWS_REGION");
 	if (!region || !*region)
 		region = getenv("AWS_DEFAULT_REGION");
+	if (offline) { /* replay: the bodies only, never sent */
+		id = secret = "offline";
+		if (!region || !*region)
+			region = "offline";
+	}
 	if (!id || !*id || !secret || !*secret)
 		return errc(e, 2, "model '%s': provider bedrock needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
 		                  "AWS_SESSION_TOKEN for temporary credentials) in the environment", m->name);

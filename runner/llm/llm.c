@@ -47,19 +47,23 @@ const char *llmkeyenv(const struct model *m)
 	return m->provider == PROV_SCRIPTED || m->provider == PROV_BEDROCK ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
 }
 
-int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
+int llmwire(struct llm **l, const struct model *m, int offline, struct err *e)
 {
-	int rc;
 	*l = NULL;
 	switch (m->provider) {
-	case PROV_OPENAI: rc = m->api == API_RESPONSES ? responsesopen(l, m, e) : openaiopen(l, m, e); break;
-	case PROV_ANTHROPIC: rc = anthropicopen(l, m, e); break;
-	case PROV_SCRIPTED: rc = scriptedopen(l, m, e); break;
-	case PROV_AZURE: rc = azureopen(l, m, e); break;
-	case PROV_BEDROCK: rc = bedrockopen(l, m, e); break;
-	case PROV_VERTEX: rc = vertexopen(l, m, e); break;
+	case PROV_OPENAI: return m->api == API_RESPONSES ? responsesopen(l, m, e) : openaiopen(l, m, e);
+	case PROV_ANTHROPIC: return anthropicopen(l, m, e);
+	case PROV_SCRIPTED: return scriptedopen(l, m, e);
+	case PROV_AZURE: return azureopen(l, m, e);
+	case PROV_BEDROCK: return bedrockopen(l, m, offline, e);
+	case PROV_VERTEX: return vertexopen(l, m, e);
 	default: return errc(e, 2, "model '%s': unknown provider", m->name);
 	}
+}
+
+int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
+{
+	int rc = llmwire(l, m, 0, e);
 	if (rc < 0)
 		return -1;
 	(*l)->model = m;

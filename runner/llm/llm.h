@@ -96,6 +96,9 @@ int llmreplayopen(struct llm **l, const struct model *m, const char *events, int
                   struct err *e);
 /* The environment variable a model's API key is read from, or NULL when it needs none. */
 const char *llmkeyenv(const struct model *m);
+/* A client for a model that only builds and reads wire bodies, without its key (offline: without
+ * any credential at all, as replay needs it). */
+int llmwire(struct llm **l, const struct model *m, int offline, struct err *e);
 /* Open a client for a model; reads the API key from its api_key_env and adds it to sec. */
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e);
 /* Ask for the next reply; retries transient failures as the official SDKs do. */
@@ -130,7 +133,7 @@ int anthropicopen(struct llm **l, const struct model *m, struct err *e);
 int scriptedopen(struct llm **l, const struct model *m, struct err *e);
 int responsesopen(struct llm **l, const struct model *m, struct err *e);
 int azureopen(struct llm **l, const struct model *m, struct err *e);
-int bedrockopen(struct llm **l, const struct model *m, struct err *e);
+int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *e);
 int vertexopen(struct llm **l, const struct model *m, struct err *e);
 extern const struct llmops openaiops;    /* chat completions (openai.c) */
 extern const struct llmops responsesops; /* the Responses API (responses.c) */

@@ -11,12 +11,8 @@ int llmreplayopen(struct llm **l, const struct model *m, const char *events, int
 	*l = NULL;
 	if (live)
 		rc = llmopen(l, m, sec, e);
-	else if (m->provider == PROV_OPENAI)
-		rc = openaiopen(l, m, e);
-	else if (m->provider == PROV_ANTHROPIC)
-		rc = anthropicopen(l, m, e);
 	else
-		rc = scriptedopen(l, m, e);
+		rc = llmwire(l, m, 1, e);
 	if (rc < 0)
 		return -1;
 	(*l)->model = m;

@@ -83,6 +83,9 @@ expect_eq "responses: the tool result as a function_call_output" "call_0" "$(q '
 expect_eq "responses: built-in tools strict, final_result not (its schema is open), a call required" \
 	"list_dir:True final_result:False required" \
 	"$(q '" ".join("%s:%s" % (t["name"], t["strict"]) for t in reqs[0]["body"]["tools"]) + " " + reqs[0]["body"]["tool_choice"]')"
+"$NS" replay "$dir" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "responses: replay offline matches the record (reasoning items included)" 0 "$rc"
+[ "$rc" = 0 ] || tail -n 3 "$T/rerr"
 expect_eq "responses: usage with cached and reasoning tokens" "240 100 200 60" "$(q '" ".join(str(sum(e["usage"][k] for e in ev if e["type"]=="model_response")) for k in ("input","output","cached","reasoning"))')"
 if python3 -c 'import jsonschema' 2>/dev/null; then
 	mock '{"mode": "responses", "key": "sk-test-responses-key-0123456789"}'
@@ -121,6 +124,9 @@ run "bedrock"
 for v in "$AWS_SECRET_ACCESS_KEY" "$AWS_SESSION_TOKEN"; do
 	check "bedrock: the AWS secret ${v:0:6}... is in no artifact" bash -c "! zstd -dcq '$dir'/jobs/*/events.jsonl.zst | grep -qF '$v' && ! grep -rqF '$v' '$dir'"
 done
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN "$NS" replay "$dir" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "bedrock: replay offline, without credentials, matches the record" 0 "$rc"
+[ "$rc" = 0 ] || tail -n 3 "$T/rerr"
 AWS_SECRET_ACCESS_KEY=not-the-secret "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err"; rc=$?
 expect_rc "bedrock: a wrong secret fails the signature check" 1 "$rc"
 expect_grep "and the mock said so" "SigV4 signature mismatch" "$T/log"
