@@ -47,20 +47,6 @@ const char *llmkeyenv(const struct model *m)
 	return m->provider == PROV_SCRIPTED || m->provider == PROV_BEDROCK ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
 }
 
-int llmwire(struct llm **l, const struct model *m, int offline, struct err *e)
-{
-	*l = NULL;
-	switch (m->provider) {
-	case PROV_OPENAI: return m->api == API_RESPONSES ? responsesopen(l, m, e) : openaiopen(l, m, e);
-	case PROV_ANTHROPIC: return anthropicopen(l, m, e);
-	case PROV_SCRIPTED: return scriptedopen(l, m, e);
-	case PROV_AZURE: return azureopen(l, m, e);
-	case PROV_BEDROCK: return bedrockopen(l, m, offline, e);
-	case PROV_VERTEX: return vertexopen(l, m, e);
-	default: return errc(e, 2, "model '%s': unknown provider", m->name);
-	}
-}
-
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
 {
 	int rc = llmwire(l, m, 0, e);
