@@ -105,7 +105,11 @@ struct dockersbx {
 static int dropped(const char *w, int *mem, int *pids, int *cpu)
 {
 	int hit = 0;
-	if (strcasestr(w, "memory") || strcasestr(w, "swap") || strcasestr(w, "oom"))
+	/* "Memory limited without swap.": the memory limit holds, only swap is not capped (cgroup v1
+	   without swap accounting, common on older hosts): the steps still cannot take more memory. */
+	if (strcasestr(w, "without swap"))
+		return 0;
+	if (strcasestr(w, "memory") || strcasestr(w, "oom"))
 		hit = *mem = 1;
 	if (strcasestr(w, "pids"))
 		hit = *pids = 1;
