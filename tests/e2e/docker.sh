@@ -238,6 +238,11 @@ expect_rc "limits: warn: the job runs" 0 "$rc"
 zstd -dcq "$(cat "$T/out.warn")/jobs/escape/events.jsonl.zst" >"$T/ev.warn" 2>/dev/null
 expect_grep "and its steps' results say which limits were not enforced" '"limits":"docker \(not enforced: memory pids\)' "$T/ev.warn"
 sed -i '/^  limits: warn$/d' "$T/m.yaml"
+standin swap --api 1.52 --min 1.44 --warn swap
+DOCKER_HOST=unix://$T/swap.sock "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out.swap" 2>"$T/err.swap"; rc=$?
+expect_rc "'Memory limited without swap' (the memory limit holds): a strict sandbox runs" 0 "$rc"
+zstd -dcq "$(cat "$T/out.swap")/jobs/escape/events.jsonl.zst" >"$T/ev.swap" 2>/dev/null
+expect_grep "and its results still claim the memory limit, which holds" '"limits":"docker memory pids;' "$T/ev.swap"
 
 # --- tcp with TLS (DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH): the stand-in wants a client certificate ---
 if command -v openssl >/dev/null; then
