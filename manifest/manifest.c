@@ -419,7 +419,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 {
 	static const char *const providers[] = {"openai", "anthropic", "scripted", "azure-openai", "bedrock", "vertex",
 	                                        NULL};
-	static const char *const apis[] = {"chat", "responses", NULL};
+	static const char *const apis[] = {"chat", "responses", "converse", NULL};
 	static const char *const auths[] = {"api-key", "bearer", NULL};
 	struct ypair p;
 	int64_t v;
@@ -459,9 +459,11 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			md->retries = v;
 		} else if (strcmp(p.key, "api") == 0) {
 			rc = k = yenum(y, p.val, "api", apis);
-			md->api = k == 1 ? API_RESPONSES : API_CHAT;
+			md->api = k == 1 ? API_RESPONSES : k == 2 ? API_CONVERSE : API_CHAT;
 			if (k == 1 && md->provider != PROV_OPENAI && md->provider != PROV_AZURE)
 				rc = yfail(y, p.val, "api: responses is for provider openai or azure-openai");
+			if (k == 2 && md->provider != PROV_BEDROCK)
+				rc = yfail(y, p.val, "api: converse is for provider bedrock");
 		} else if (strcmp(p.key, "auth") == 0) {
 			rc = k = yenum(y, p.val, "auth", auths);
 			md->bearer = k == 1;

@@ -14,7 +14,7 @@ struct pos {
 
 enum decision { DEC_ALLOW, DEC_DENY, DEC_ABORT };
 enum provider { PROV_OPENAI, PROV_ANTHROPIC, PROV_SCRIPTED, PROV_AZURE, PROV_BEDROCK, PROV_VERTEX };
-enum api { API_CHAT, API_RESPONSES };
+enum api { API_CHAT, API_RESPONSES, API_CONVERSE };
 enum backend { BACKEND_NAMESPACE, BACKEND_DOCKER, BACKEND_NONE };
 
 /* Tools a worker may opt into; final_result is always present. */
@@ -102,7 +102,7 @@ struct model {
 	int retries;
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */
-	enum api api;         /* openai, azure-openai: chat completions or the Responses API */
+	enum api api;         /* openai, azure-openai: chat completions or the Responses API; bedrock: converse */
 	char *deployment;     /* azure-openai */
 	char *api_version;    /* azure-openai: the api-version query */
 	int bearer;           /* azure-openai: auth: bearer (an Entra ID token in api_key_env), else api-key */

@@ -10,6 +10,9 @@ CONFIG: {"mode": M, ...} with M one of
   bedrock          Bedrock POST /model/MODEL/invoke, AWS SigV4 (region, service bedrock) recomputed here
                    from the documented algorithm with "access"/"secret"/"token"; body anthropic_version
                    bedrock-2023-05-31, no model
+  bedrock-converse the same signing, POST /model/MODEL/converse: the Converse API's message rules
+                   (roles alternate from user; each toolUse answered by a toolResult with its id in the
+                   next user message; toolSpec with inputSchema.json)
   vertex           Vertex POST /v1/projects/P/locations/R/publishers/anthropic/models/M:rawPredict,
                    Authorization: Bearer TOKEN; body anthropic_version vertex-2023-10-16, no model
 Other keys: key, bearer (azure: expect Authorization: Bearer KEY instead of api-key), deployment,
@@ -157,6 +160,38 @@ def anthropic_problems(b, version):
     return probs
 
 
+def converse_problems(b):
+    probs = []
+    for k in ("model", "anthropic_version", "max_tokens"):
+        if k in b:
+            probs.append("%s is no Converse field" % k)
+    if not isinstance((b.get("inferenceConfig") or {}).get("maxTokens"), int):
+        probs.append("inferenceConfig.maxTokens missing")
+    for t in (b.get("toolConfig") or {}).get("tools") or []:
+        spec = t.get("toolSpec") or {}
+        if not spec.get("name") or not isinstance((spec.get("inputSchema") or {}).get("json"), dict):
+            probs.append("a tool without toolSpec.name and inputSchema.json")
+    msgs = b.get("messages") or []
+    want, pending = "user", []
+    for i, m in enumerate(msgs):
+        if m.get("role") != want:
+            probs.append("messages[%d]: role %s where %s must come" % (i, m.get("role"), want))
+        blocks = m.get("content") or []
+        if not blocks:
+            probs.append("messages[%d]: no content" % i)
+        got = [bl["toolResult"]["toolUseId"] for bl in blocks if "toolResult" in bl]
+        if pending and sorted(got) != sorted(pending):
+            probs.append("messages[%d]: toolResult ids %s do not answer the toolUse ids %s" % (i, got, pending))
+        for bl in blocks:
+            if "text" in bl and not bl["text"].strip():
+                probs.append("messages[%d]: a blank text block" % i)
+        pending = [bl["toolUse"]["toolUseId"] for bl in blocks if "toolUse" in bl]
+        want = "assistant" if want == "user" else "user"
+    if msgs and msgs[-1].get("role") != "user":
+        probs.append("the last message is not the user's")
+    return probs
+
+
 def reply(turn):
     call = ("list_dir", {"path": "."}) if turn == 0 else ("final_result", {"verdict": "ok"})
     if MODE in ("responses", "azure-responses"):
@@ -175,6 +210,12 @@ def reply(turn):
                     "role": "assistant", "content": None, "tool_calls": [{"id": "call_%d" % turn, "type": "function",
                     "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}}],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
+    if MODE == "bedrock-converse":
+        return {"output": {"message": {"role": "assistant", "content": [
+                    {"text": "Looking."}, {"toolUse": {"toolUseId": "tooluse_%d" % turn, "name": call[0],
+                                                       "input": call[1]}}]}},
+                "stopReason": "tool_use", "usage": {"inputTokens": 90, "outputTokens": 12, "totalTokens": 102,
+                                                     "cacheReadInputTokens": 10}, "metrics": {"latencyMs": 5}}
     return {"id": "msg_%d" % turn, "type": "message", "role": "assistant", "model": "x", "stop_reason": "tool_use",
             "content": [{"type": "tool_use", "id": "toolu_%d" % turn, "name": call[0], "input": call[1]}],
             "usage": {"input_tokens": 100, "output_tokens": 10}}
@@ -224,8 +265,8 @@ class H(BaseHTTPRequestHandler):
                 probs.append("model is %r, not the deployment" % body.get("model"))
             if MODE == "azure-chat" and body and "max_tokens" in body:
                 probs.append("max_tokens (Azure's reasoning deployments want max_completion_tokens)")
-        elif MODE == "bedrock":
-            want = "/model/%s/invoke" % C["model"]
+        elif MODE in ("bedrock", "bedrock-converse"):
+            want = "/model/%s/%s" % (C["model"], "converse" if MODE == "bedrock-converse" else "invoke")
             if unquote(path) != want:
                 probs.append("path %s, not %s" % (path, want))
             probs += sigv4_problems("POST", path, query, hdrs, raw)
@@ -253,6 +294,8 @@ class H(BaseHTTPRequestHandler):
                 probs += responses_problems(body)
             elif MODE == "bedrock":
                 probs += anthropic_problems(body, "bedrock-2023-05-31")
+            elif MODE == "bedrock-converse":
+                probs += converse_problems(body)
             elif MODE == "vertex":
                 probs += anthropic_problems(body, "vertex-2023-10-16")
         with LOCK:
@@ -263,7 +306,7 @@ class H(BaseHTTPRequestHandler):
             if not probs:
                 TURN["n"] += 1
         if probs:
-            if MODE in ("bedrock",):
+            if MODE in ("bedrock", "bedrock-converse"):
                 out = {"message": "; ".join(probs)}
                 status = 403 if any("SigV4" in p or "signed" in p for p in probs) else 400
             elif MODE == "vertex":

@@ -1,4 +1,5 @@
-/* bedrock: Anthropic models on Amazon Bedrock (InvokeModel), signed with AWS SigV4 (sigv4.c, at each
+/* bedrock: Amazon Bedrock: Anthropic models through InvokeModel (api: chat, the default), or any
+   model through the Converse API (api: converse, converse.c); signed with AWS SigV4 (sigv4.c, at each
    attempt: a retry gets a fresh x-amz-date).
 
    The body is the Messages API's without "model" and with anthropic_version
@@ -13,16 +14,22 @@
 #include "cloud.h"
 #include "sigv4.h"
 
+static const struct llmops *inner(const struct llm *l)
+{
+	return l->model->api == API_CONVERSE ? &converseops : &anthropicops;
+}
+
 static int request(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body, struct err *e)
 {
-	if (anthropicops.request(l, c, url, headers, body, e) < 0)
+	const struct model *m = l->model;
+	if (inner(l)->request(l, c, url, headers, body, e) < 0)
 		return -1;
 	static const char *const theirs[] = {"x-api-key", "anthropic-version", NULL};
 	cloudunheader(headers, theirs);
-	cloudanthropic(*body, "bedrock-2023-05-31");
-	const struct model *m = l->model;
+	if (m->api != API_CONVERSE)
+		cloudanthropic(*body, "bedrock-2023-05-31");
 	char *def = xasprintf("https://bedrock-runtime.%s.amazonaws.com", l->aws->region);
-	char *id = curl_easy_escape(NULL, m->model, 0), *path = xasprintf("/model/%s/invoke", id ? id : "");
+	char *id = curl_easy_escape(NULL, m->model, 0), *path = xasprintf("/model/%s/%s", id ? id : "", m->api == API_CONVERSE ? "converse" : "invoke");
 	free(*url);
 	*url = llmurl(m, def, path);
 	curl_free(id);
@@ -34,12 +41,12 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
 {
-	return anthropicops.parse(l, body, r, e);
+	return inner(l)->parse(l, body, r, e);
 }
 
 static void bfree(struct llm *l)
 {
-	anthropicops.free(l);
+	inner(l)->free(l);
 }
 
 static const struct llmops ops = {request, parse, NULL, bfree};
@@ -61,7 +68,7 @@ int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *
 	if (!region || !*region || strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region))
 		return errc(e, 2, "model '%s': provider bedrock needs a region (region: us-east-1, or AWS_REGION)",
 		            m->name);
-	if (anthropicopen(l, m, e) < 0)
+	if ((m->api == API_CONVERSE ? converseopen(l, m, e) : anthropicopen(l, m, e)) < 0)
 		return -1;
 	(*l)->ops = &ops;
 	(*l)->aws = sigv4new(id, secret, getenv("AWS_SESSION_TOKEN"), region, "bedrock");

@@ -138,6 +138,8 @@ int vertexopen(struct llm **l, const struct model *m, struct err *e);
 extern const struct llmops openaiops;    /* chat completions (openai.c) */
 extern const struct llmops responsesops; /* the Responses API (responses.c) */
 extern const struct llmops anthropicops; /* messages (anthropic.c) */
+extern const struct llmops converseops;  /* Bedrock's Converse API (converse.c) */
+int converseopen(struct llm **l, const struct model *m, struct err *e);
 
 /* The request URL: the model's base_url (else def) with path appended, a query base_url holds kept
  * after the path, and the model's query: pairs added (encoded). A path starting /v1/ drops its /v1

@@ -134,6 +134,12 @@ env -u AWS_ACCESS_KEY_ID "$NS" run "$T/m.yaml" --out "$T/runs2" >/dev/null 2>"$T
 expect_rc "bedrock: no credentials: exit 2 before anything" 2 "$rc"
 expect_grep "naming the variables" "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" "$T/err"
 
+mock "{\"mode\": \"bedrock-converse\", \"access\": \"$AWS_ACCESS_KEY_ID\", \"secret\": \"$AWS_SECRET_ACCESS_KEY\", \"token\": \"$AWS_SESSION_TOKEN\", \"region\": \"us-west-2\", \"model\": \"amazon.nova-pro-v1:0\"}"
+manifest "provider: bedrock, api: converse, model: \"amazon.nova-pro-v1:0\", base_url: \"http://127.0.0.1:$PORT\""
+AWS_REGION=us-west-2 run "bedrock converse"
+expect_eq "converse: the tool result answers its toolUse in the next user message" "tooluse_0" "$(q '[b["toolResult"]["toolUseId"] for m in reqs[1]["body"]["messages"] for b in m["content"] if "toolResult" in b][0]')"
+expect_eq "converse: usage counts the cache read in the input" "200 24 20" "$(q '" ".join(str(sum(e["usage"][k] for e in ev if e["type"]=="model_response")) for k in ("input","output","cached"))')"
+
 # --- Vertex AI ---
 export NS_GCP_TOKEN=ya29.test-access-token-0123456789
 mock '{"mode": "vertex", "key": "ya29.test-access-token-0123456789", "project": "my-proj", "region": "us-east5", "model": "claude-sonnet-4-5@20250929"}'
