@@ -713,15 +713,17 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 {
 	struct dockersbx *d = (struct dockersbx *)s;
 	memset(r, 0, sizeof *r);
-	memcpy(r->limits, d->limits, sizeof r->limits);
-	int64_t start = nowms();
-	int64_t deadline = d->timeout_ms > 0 ? start + d->timeout_ms : 0;
+	int64_t start = 0;
 	for (int attempt = 0;; attempt++) {
 		int rc = 0;
 		if (!d->id && containerup(d, e) < 0)
 			return -1;
 		if (!d->next)
 			rc = standby(d, e);
+		/* The step's time is its command's: making a fresh container (seconds on a loaded engine)
+		   is not taken from it. */
+		start = nowms();
+		int64_t deadline = d->timeout_ms > 0 ? start + d->timeout_ms : 0;
 		if (rc == 0)
 			rc = step(d, command, deadline, r, e);
 		if (rc < 0) {
@@ -736,6 +738,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 			return errf(e, "docker: the container keeps stopping (engine at %s)", d->api.url);
 	}
 	r->duration_ms = nowms() - start;
+	memcpy(r->limits, d->limits, sizeof r->limits);
 	struct err ignored;
 	if (d->id && standby(d, &ignored) != 0)
 		containerdown(d); /* gone or failing: the next step makes a new one */
