@@ -98,6 +98,14 @@ struct model {
 	int64_t timeout_ms;
 	int64_t connect_timeout_ms; /* 0 = min(10 s, timeout) */
 	int retries;
+	int64_t context_window;  /* tokens; 0 = the catalog's (runner/llm/catalog.h) */
+	int64_t thinking;        /* anthropic: extended thinking budget in tokens; 0 = off */
+	char *reasoning_effort;  /* openai: sent as reasoning_effort when set */
+	int cap_field;           /* openai: the output cap's name: 0 = by model, 1 = max_tokens, 2 = max_completion_tokens */
+	struct price {
+		double input, cached_input, output; /* USD per million tokens */
+		int set;                            /* 0 = no price: max_cost and budget.cost cannot be used */
+	} price;
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */
 	struct pos pos;
@@ -119,6 +127,8 @@ struct worker {
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
 	int64_t max_tokens; /* 0 = unlimited */
+	double max_cost;    /* USD, 0 = unlimited */
+	int64_t tool_output_limit; /* bytes of one tool result the model sees; 0 = the default */
 	struct sandboxconf sandbox;
 	struct pos pos;
 };
@@ -135,6 +145,8 @@ struct job {
 	int continue_on_error;
 	int max_turns;      /* the worker's unless the job sets it */
 	int64_t max_tokens; /* the worker's unless the job sets it */
+	double max_cost;    /* the worker's unless the job sets it */
+	int64_t tool_output_limit; /* the worker's unless the job sets it */
 	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
 	char *model;        /* `model:` the job picks over its worker's, or NULL */
 	char *workspace;    /* its own workspace (absolute host path), or NULL: the manifest's */
@@ -171,6 +183,7 @@ struct manifest {
 	struct sandboxconf sandbox;
 	struct snapconf snapshot;
 	struct strv secrets;
+	double budget_cost; /* budget.cost: USD shared by every job of the run; 0 = none */
 	struct model *models;
 	size_t nmodels;
 	struct worker *workers;

@@ -16,6 +16,7 @@
 #include "mcpjob.h"
 #include "../manifest/skills.h"
 #include "policy.h"
+#include "llm/catalog.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
 
@@ -95,6 +96,8 @@ static void remember(struct jobrun *jr, const struct llmreply *r)
 		cJSON_AddStringToObject(m, "content", r->text);
 	else
 		cJSON_AddNullToObject(m, "content");
+	if (r->thinking)
+		cJSON_AddItemToObject(m, "thinking", cJSON_Duplicate(r->thinking, 1));
 	if (r->ncalls) {
 		cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
 		for (size_t i = 0; i < r->ncalls; i++) {
@@ -524,7 +527,6 @@ static int loop(struct jobrun *jr, struct err *e)
 			if (left <= 0)
 				return fail(jr, JOB_FAILED, "max_tokens (%lld) used up before turn %d", (long long)j->max_tokens,
 				            jr->res->turns + 1), 0;
-			jr->llm->maxout = left;
 		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
@@ -549,8 +551,13 @@ static int loop(struct jobrun *jr, struct err *e)
 		}
 		if (r.finish == FINISH_LENGTH) {
 			llmreplyfree(&r);
-			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output token limit",
-			            jr->res->turns), 0;
+			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output cap (%lld tokens: "
+			            "raise the model's max_output_tokens)", jr->res->turns, (long long)modeloutcap(jr->llm->model)), 0;
+		}
+		if (r.finish == FINISH_CONTEXT) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "turn %d: the conversation filled the model's context window (%lld tokens)",
+			            jr->res->turns, (long long)modelcontext(jr->llm->model)), 0;
 		}
 		if (r.finish == FINISH_REFUSAL) {
 			fail(jr, JOB_FAILED, "turn %d: the model refused: %.300s", jr->res->turns, r.text ? r.text : "");

@@ -103,14 +103,6 @@ static double random01(void)
 	return (double)r / 4294967296.0;
 }
 
-int64_t llmmaxout(const struct llm *l, int64_t def)
-{
-	int64_t m = l->model->max_output_tokens, n = l->maxout;
-	if (m > 0 && n > 0)
-		return m < n ? m : n;
-	return m > 0 ? m : n > 0 ? n : def;
-}
-
 /* Sleep ms milliseconds, in short slices so an interrupt ends it. */
 static void sleepms(int64_t ms)
 {
@@ -377,6 +369,7 @@ void llmreplyfree(struct llmreply *r)
 	free(r->calls);
 	free(r->text);
 	free(r->finish_raw);
+	cJSON_Delete(r->thinking);
 	memset(r, 0, sizeof *r);
 }
 
@@ -390,6 +383,6 @@ void exchangefree(struct exchange *x)
 
 const char *finishname(enum finish f)
 {
-	static const char *const names[] = {"stop", "tool_calls", "length", "refusal", "other"};
+	static const char *const names[] = {"stop", "tool_calls", "length", "refusal", "other", "context"};
 	return names[f];
 }

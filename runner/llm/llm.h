@@ -2,7 +2,8 @@
  *
  * A chat is a system prompt, the tools offered, and a cJSON array of messages:
  *   {"role":"user","content":TEXT}
- *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}]}
+ *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}],
+ *    "thinking":[provider blocks] (optional)}
  *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT,"is_error":BOOL (optional)}
  * Every tool call of an assistant message is answered by one tool message, in order, before the
  * next user or assistant message. Providers translate it to their wire format and back. */
@@ -39,7 +40,8 @@ struct llmcall {
 	char *rawargs; /* the arguments as the model sent them */
 };
 
-enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER };
+/* LENGTH: cut at the output cap; CONTEXT: the conversation filled the model's context window. */
+enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER, FINISH_CONTEXT };
 
 struct llmreply {
 	char *text;
@@ -48,6 +50,8 @@ struct llmreply {
 	enum finish finish;
 	char *finish_raw; /* the provider's own word */
 	struct usage usage;
+	cJSON *thinking;  /* blocks the provider wants back unchanged with this reply (Anthropic thinking and
+	                     redacted_thinking), kept as the assistant message's "thinking"; or NULL */
 };
 
 /* What went over the wire, for the event log (secrets are masked by the log). */
@@ -76,7 +80,6 @@ struct llm {
 	const struct model *model;
 	char *apikey;
 	const struct secrets *sec; /* masked out of every error message; may be NULL */
-	int64_t maxout;            /* cap on output tokens the caller may set (what max_tokens leaves); 0 = none */
 	int turns;                 /* requests answered so far (kept by llmcomplete) */
 	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
 	int canlive;               /* replay: may the model take over when the record ends or diverges */
@@ -122,9 +125,5 @@ int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, stru
 int openaiopen(struct llm **l, const struct model *m, struct err *e);
 int anthropicopen(struct llm **l, const struct model *m, struct err *e);
 int scriptedopen(struct llm **l, const struct model *m, struct err *e);
-
-/* The output token cap of a request: the model's max_output_tokens and the client's maxout, the
- * smaller that is set; def when neither is. */
-int64_t llmmaxout(const struct llm *l, int64_t def);
 
 #endif
