@@ -289,6 +289,8 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	sub.input = (char *)input;
 	sub.max_turns = dw->max_turns;
 	sub.max_tokens = dw->max_tokens;
+	sub.max_cost = dw->max_cost;
+	sub.tool_output_limit = dw->tool_output_limit;
 	sub.sandbox = dw->sandbox;
 	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
 	sub.pos = jr->j->pos;
@@ -304,7 +306,9 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 		char *out = res->output ? cJSON_PrintUnformatted(res->output) : NULL;
 		char *msg = res->status == JOB_SUCCEEDED ? xstrdup(out)
 		          : xasprintf("worker %s %s: %s", dw->name, jobstatusname(res->status), res->error);
-		answer(jr, c, msg, res->status != JOB_SUCCEEDED);
+		char *cut = toolclip(msg, strlen(msg), (size_t)jr->j->tool_output_limit);
+		answer(jr, c, cut, res->status != JOB_SUCCEEDED);
+		free(cut);
 		ev = cJSON_CreateObject();
 		cJSON_AddNumberToObject(ev, "step", step);
 		cJSON_AddStringToObject(ev, "call_id", c->id);
@@ -414,7 +418,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 				return fail(jr, JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
-		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &tr, e) < 0) {
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms};
+		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &to, &tr, e) < 0) {
 			verdictfree(&v);
 			return fail(jr, JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
 		}
