@@ -16,6 +16,8 @@
 #include "mcpjob.h"
 #include "../manifest/skills.h"
 #include "policy.h"
+#include "budget.h"
+#include "context.h"
 #include "llm/catalog.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
@@ -40,12 +42,14 @@ struct jobrun {
 	int transient; /* the last model failure may pass if asked again */
 	int64_t deadline; /* the job's timeout as a monotonic time, or 0 */
 	struct jobresult *res;
+	struct budget bud; /* this job's budgets, under its caller's or the run's */
+	struct ctx ctx;    /* request size estimates */
 };
 
 enum { MAXDEPTH = 4 };
 
-static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
-                  struct err *e);
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e);
 
 static const char systemtail[] =
 	"\n\nYou run unattended: nobody will answer questions. Use the tools offered; every call is checked "
@@ -301,7 +305,7 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	cJSON_AddStringToObject(ev, "job", id);
 	int rc = evadd(jr->ev, "delegate_start", ev, e);
 	if (rc == 0)
-		rc = runjob(jr->rs, &sub, input, jr->depth + 1, res, e);
+		rc = runjob(jr->rs, &sub, input, jr->depth + 1, &jr->bud, res, e);
 	if (rc == 0) {
 		char *out = res->output ? cJSON_PrintUnformatted(res->output) : NULL;
 		char *msg = res->status == JOB_SUCCEEDED ? xstrdup(out)
@@ -452,8 +456,38 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	struct chat chat = {sys, tools, jr->messages};
 	struct exchange x;
 	struct err me = {0};
+	/* Budgets first: the request is reserved at the most it can use, or not sent. */
+	const struct model *md = jr->llm->model;
+	size_t bytes = llmbytes(jr->llm, &chat);
+	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md);
+	struct reservation rv;
+	char why[512];
+	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
+		free(sys);
+		cJSON_Delete(tools);
+		cJSON *bev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(bev, "turn", jr->res->turns + 1);
+		cJSON_AddStringToObject(bev, "reason", why);
+		cJSON_AddNumberToObject(bev, "estimated_input", (double)est);
+		cJSON_AddNumberToObject(bev, "output_cap", (double)cap);
+		if (evadd(jr->ev, "budget_stop", bev, e) < 0)
+			return -1;
+		return fail(jr, JOB_FAILED, "turn %d not sent: %s", jr->res->turns + 1, why);
+	}
 	int turn = ++jr->res->turns;
 	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
+	struct usage charged = {0};
+	if (rc == 0) {
+		charged = r->usage;
+		ctxcalibrate(&jr->ctx, bytes, r->usage.input);
+		/* A server that reports no usage is charged what the request may have used. */
+		if (!charged.input && !charged.output && md->provider != PROV_SCRIPTED) {
+			charged.input = est;
+			charged.output = cap;
+		}
+		jr->res->cost += budgetcost(md, &r->usage);
+	}
+	budgetsettle(&jr->bud, md, &rv, &charged);
 	/* The request as its digest plus what is new since the last one: the whole conversation can be
 	 * rebuilt from the log without writing it again every turn. */
 	cJSON *ev = cJSON_CreateObject();
@@ -525,14 +559,6 @@ static int loop(struct jobrun *jr, struct err *e)
 		if (jr->deadline && nowms() >= jr->deadline)
 			return fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out after %d turns",
 			            (long long)(j->timeout_ms / 1000), jr->res->turns), 0;
-		if (jr->res->turns >= j->max_turns)
-			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
-		if (j->max_tokens) {
-			int64_t left = j->max_tokens - (jr->res->usage.input + jr->res->usage.output);
-			if (left <= 0)
-				return fail(jr, JOB_FAILED, "max_tokens (%lld) used up before turn %d", (long long)j->max_tokens,
-				            jr->res->turns + 1), 0;
-		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
 		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
@@ -548,12 +574,6 @@ static int loop(struct jobrun *jr, struct err *e)
 		}
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
-		int64_t spent = jr->res->usage.input + jr->res->usage.output;
-		if (j->max_tokens && spent > j->max_tokens) {
-			llmreplyfree(&r);
-			return fail(jr, JOB_FAILED, "max_tokens (%lld) exceeded: %lld tokens used", (long long)j->max_tokens,
-			            (long long)spent), 0;
-		}
 		if (r.finish == FINISH_LENGTH) {
 			llmreplyfree(&r);
 			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output cap (%lld tokens: "
@@ -666,13 +686,17 @@ static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
 
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
-	return runjob(rs, j, input, 0, res, e);
+	return runjob(rs, j, input, 0, &rs->budget, res, e);
 }
 
-static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
-                  struct err *e)
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e)
 {
 	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1, .depth = depth};
+	char what[96];
+	snprintf(what, sizeof what, "job %s", j->id);
+	budgetinit(&jr.bud, parent, parent->mu, what, j->max_turns, j->max_tokens, j->max_cost);
+	ctxinit(&jr.ctx);
 	if (j->timeout_ms > 0)
 		jr.deadline = nowms() + j->timeout_ms;
 	int halt = __atomic_load_n(&res->halt, __ATOMIC_SEQ_CST);
@@ -740,6 +764,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddNumberToObject(ev, "turns", res->turns);
 	cJSON_AddNumberToObject(ev, "steps", res->steps);
 	cJSON_AddItemToObject(ev, "usage", usagejson(&res->usage));
+	cJSON_AddNumberToObject(ev, "cost", res->cost);
 	struct err ce = {0};
 	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
 	memcpy(res->head, evhead(jr.ev), 65);

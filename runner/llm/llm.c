@@ -336,6 +336,19 @@ cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
 	return body;
 }
 
+size_t llmbytes(struct llm *l, const struct chat *c)
+{
+	struct err ignored;
+	cJSON *body = l->ops->request ? llmbody(l, c, &ignored) : NULL;
+	if (!body)
+		body = neutral(c);
+	char *text = wiretext(body);
+	size_t n = strlen(text);
+	free(text);
+	cJSON_Delete(body);
+	return n;
+}
+
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 {
 	struct err ignored;

@@ -99,6 +99,9 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 /* The wire body an HTTP provider would send for a chat, without sending it (NULL for local ones). */
 cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e);
+/* The bytes of the request a chat makes: the wire body of an HTTP provider, the neutral chat of
+ * a local one. For estimating its tokens before sending. */
+size_t llmbytes(struct llm *l, const struct chat *c);
 /* The digest a request is known by (exchange.digest): SHA-256 of the body an HTTP provider sends,
  * or of the neutral chat {system, tools, messages} for a local one. For replay to match requests. */
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e);

@@ -220,8 +220,8 @@ fault anthropic "stop_reason refusal" '[{"anthropic_text": "No.", "stop_reason":
 expect_grep "anthropic refusal" "refused: No\." "$T/err"
 
 # --- limits ---
-fault anthropic "max_tokens limit" '[{"anthropic_text": "hmm"}]' 1 2 "" "max_tokens: 150"
-expect_grep "max_tokens: the job fails saying so" "max_tokens \(150\) exceeded: 220 tokens used" "$T/err"
+fault anthropic "max_tokens limit" '[{"anthropic_text": "hmm", "usage": [2000, 10, 0]}]' 1 2 "retries: 2, max_output_tokens: 20" "max_tokens: 5000"
+expect_grep "max_tokens: the job fails before the request that could pass it" "turn 3 not sent: max_tokens \(5000\) of job j would be passed: 4020 tokens spent" "$T/err"
 fault openai "max_turns limit" '[{"openai_text": "hmm"}]' 1 3 "" "max_turns: 3"
 expect_grep "max_turns: the job fails saying so" "max_turns \(3\) reached" "$T/err"
 
