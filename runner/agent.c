@@ -44,6 +44,7 @@ struct jobrun {
 	struct jobresult *res;
 	struct budget bud; /* this job's budgets, under its caller's or the run's */
 	struct ctx ctx;    /* request size estimates */
+	cJSON *steps;      /* tool_call_id -> step number, for the notes of elided results */
 };
 
 enum { MAXDEPTH = 4 };
@@ -340,6 +341,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int step = ++jr->rs->step;
 	pthread_mutex_unlock(&jr->rs->mu);
 	jr->res->steps++;
+	cJSON_DeleteItemFromObjectCaseSensitive(jr->steps, c->id);
+	cJSON_AddNumberToObject(jr->steps, c->id, step);
 	struct verdict v;
 	memset(&v, 0, sizeof v);
 	unsigned bit = toolbyname(c->name);
@@ -459,9 +462,30 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	/* Budgets first: the request is reserved at the most it can use, or not sent. */
 	const struct model *md = jr->llm->model;
 	size_t bytes = llmbytes(jr->llm, &chat);
-	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md);
+	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), window = modelcontext(md), after;
 	struct reservation rv;
 	char why[512];
+	/* The context window next: past its high-water mark the oldest tool results go, in one step. */
+	cJSON *cev = NULL;
+	int nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+	if (cev) {
+		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
+		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
+			free(sys);
+			cJSON_Delete(tools);
+			return -1;
+		}
+		bytes = llmbytes(jr->llm, &chat);
+		est = ctxestimate(&jr->ctx, bytes);
+		nofit = est + cap > window;
+	}
+	if (nofit) {
+		free(sys);
+		cJSON_Delete(tools);
+		return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) do "
+		            "not fit the model's context window (%lld tokens, context_window) even with every older tool "
+		            "result elided", jr->res->turns + 1, (long long)est, (long long)cap, (long long)window);
+	}
 	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
 		free(sys);
 		cJSON_Delete(tools);
@@ -697,6 +721,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	snprintf(what, sizeof what, "job %s", j->id);
 	budgetinit(&jr.bud, parent, parent->mu, what, j->max_turns, j->max_tokens, j->max_cost);
 	ctxinit(&jr.ctx);
+	jr.steps = cJSON_CreateObject();
 	if (j->timeout_ms > 0)
 		jr.deadline = nowms() + j->timeout_ms;
 	int halt = __atomic_load_n(&res->halt, __ATOMIC_SEQ_CST);
@@ -757,6 +782,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);
 	cJSON_Delete(jr.messages);
+	cJSON_Delete(jr.steps);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
 	if (res->error[0])

@@ -24,9 +24,14 @@ static void readone(struct capture *c, int i)
 		c->truncated = 1;
 }
 
+size_t ringhead(size_t cap)
+{
+	return cap > 4 * RING_NOTE ? cap / 2 - RING_NOTE : cap; /* a small cap keeps only the head */
+}
+
 int ringkeep(struct buf *b, struct ring *r, size_t cap, const char *p, size_t n)
 {
-	size_t head = cap / 2, size = cap - head;
+	size_t head = ringhead(cap), size = head < cap ? cap - cap / 2 : 0;
 	if (!r->data && b->len < head) {
 		size_t k = head - b->len < n ? head - b->len : n;
 		bufadd(b, p, k);

@@ -13,8 +13,13 @@ struct ring {
 	uint64_t dropped;  /* bytes between the head and the ring that were not kept */
 };
 
-/* Keep n bytes of a stream whose head goes to b: the first cap/2 bytes in b, the last cap - cap/2
- * in r. Returns 1 when a byte was dropped. */
+/* Room left for the line that says how much was dropped, so that head, line and tail stay within cap. */
+enum { RING_NOTE = 80 };
+/* Bytes of the head kept of a stream for a cap: cap/2 less RING_NOTE (all of a cap up to 4 RING_NOTE:
+ * no tail then). */
+size_t ringhead(size_t cap);
+/* Keep n bytes of a stream whose head goes to b: the first ringhead(cap) bytes in b, the last
+ * cap - cap/2 in r. Returns 1 when a byte was dropped. */
 int ringkeep(struct buf *b, struct ring *r, size_t cap, const char *p, size_t n);
 /* Move what r holds to the end of b, after a line saying how many bytes were dropped between
  * them when some were; frees r. */
