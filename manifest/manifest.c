@@ -31,7 +31,7 @@ static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size"
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
                                          "approval", "output", "max_turns", "max_tokens", "max_cost",
                                          "tool_output_limit", "sandbox", "skills", NULL};
-static const char *const approvalkeys[] = {"default", "rules", "examples", NULL};
+static const char *const approvalkeys[] = {"default", "rules", "examples", "on_deny", NULL};
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
 static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
@@ -532,6 +532,14 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			bad = -1;
 		else
 			a->def = k;
+	}
+	if ((v = yget(y, n, "on_deny"))) {
+		static const char *const ondeny[] = {"continue", "fail", NULL};
+		int k = yenum(y, v, "on_deny", ondeny);
+		if (k < 0)
+			bad = -1;
+		else
+			a->on_deny_fail = k;
 	}
 	if ((v = yget(y, n, "rules"))) {
 		if (v->type != YAML_SEQUENCE_NODE)

@@ -42,6 +42,7 @@ struct approval {
 	size_t nrules;
 	struct strv allow_examples, deny_examples;
 	struct pos *allow_pos, *deny_pos; /* where each example is written */
+	int on_deny_fail; /* on_deny: fail: a denied call fails the job (else the model is told and goes on) */
 	struct pos pos;
 };
 

@@ -402,6 +402,10 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		char *msg = xasprintf("denied by %s: %s", by, v.reason);
 		answer(jr, c, msg, 1);
 		free(msg);
+		jr->res->denials++;
+		if (jr->w->approval.on_deny_fail || jr->rs->failondeny)
+			rc = fail(jr, JOB_FAILED, "step %d: %s denied by %s: %s (%s)", step, c->name, by, v.reason,
+			          jr->rs->failondeny ? "--fail-on-deny" : "approval.on_deny: fail");
 	} else if (delegate) {
 		rc = delegatecall(jr, c, step, e);
 	} else if (mcp) {
@@ -565,6 +569,19 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	return 0;
 }
 
+/* A call of the reply that is not run (the job ended before it): answered, and logged as a
+ * call_not_run event so that audit shows it. */
+static int notrun(struct jobrun *jr, const struct llmcall *c, const char *why, struct err *e)
+{
+	answer(jr, c, why, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "tool", c->name);
+	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+	cJSON_AddStringToObject(ev, "reason", why);
+	return evadd(jr->ev, "call_not_run", ev, e);
+}
+
 /* The turn loop proper; returns -1 on an artifact error, else 0 with res->status set. */
 static int loop(struct jobrun *jr, struct err *e)
 {
@@ -630,7 +647,10 @@ static int loop(struct jobrun *jr, struct err *e)
 					fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out at turn %d",
 					     (long long)(jr->j->timeout_ms / 1000), jr->res->turns);
 				for (size_t k = i; k < r.ncalls; k++)
-					answer(jr, &r.calls[k], "not run: the run was cancelled", 1);
+					if (notrun(jr, &r.calls[k], "not run: the run was cancelled", e) < 0) {
+						llmreplyfree(&r);
+						return -1;
+					}
 				llmreplyfree(&r);
 				return 0;
 			}
@@ -642,9 +662,14 @@ static int loop(struct jobrun *jr, struct err *e)
 			if (rc == 1 && strcmp(c->name, "final_result") == 0)
 				jr->res->status = JOB_SUCCEEDED;
 			done = rc == 1;
-			/* Every call of a reply gets an answer, even those after the end. */
+			/* Every call of a reply gets an answer and an event, even those after the end. */
 			for (size_t k = i + 1; done && k < r.ncalls; k++)
-				answer(jr, &r.calls[k], "not run: the job ended before this call", 1);
+				if (notrun(jr, &r.calls[k], jr->res->status == JOB_SUCCEEDED
+				           ? "not run: final_result ended the job before this call"
+				           : "not run: the job ended before this call", e) < 0) {
+					llmreplyfree(&r);
+					return -1;
+				}
 		}
 		llmreplyfree(&r);
 		if (done)

@@ -164,6 +164,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddNumberToObject(j, "steps", jr->steps);
 		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
 		cJSON_AddNumberToObject(j, "cost", jr->cost);
+		cJSON_AddNumberToObject(j, "denials", jr->denials);
 		cost += jr->cost;
 		if (jr->diverged)
 			cJSON_AddTrueToObject(j, "diverged");
@@ -185,6 +186,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddNumberToObject(j, "steps", n->res->steps);
 		cJSON_AddItemToObject(j, "usage", usagejson(&n->res->usage));
 		cJSON_AddNumberToObject(j, "cost", n->res->cost);
+		cJSON_AddNumberToObject(j, "denials", n->res->denials);
 		cost += n->res->cost;
 		if (n->res->events) {
 			cJSON_AddNumberToObject(j, "events", (double)n->res->events);
@@ -477,7 +479,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	struct rundir rd;
 	struct secrets sec = {0};
 	struct runstate rs = {.mu = PTHREAD_MUTEX_INITIALIZER, .m = m, .rd = &rd, .sec = &sec, .replay = o->replay,
-	                      .live = o->live, .bmu = PTHREAD_MUTEX_INITIALIZER};
+	                      .live = o->live, .bmu = PTHREAD_MUTEX_INITIALIZER, .failondeny = o->fail_on_deny};
 	budgetinit(&rs.budget, NULL, &rs.bmu, "the run", 0, 0, m->budget_cost);
 	char started[32];
 	int *sel = xcalloc(m->njobs, sizeof *sel);

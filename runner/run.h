@@ -14,6 +14,7 @@ struct runopts {
 	int live;                     /* replay: the live model takes over where the record ends */
 	int shard, nshards;           /* --shard I/N: only the jobs of group I (shardjobs); nshards 0 = all */
 	const struct strv *from;      /* --from RUN...: jobs finished there are taken, not run again */
+	int fail_on_deny;             /* --fail-on-deny: a denied call fails its job, whatever on_deny says */
 };
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,

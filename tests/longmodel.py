@@ -14,7 +14,7 @@ CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
                                                    then final_result
   "output": [a, b]                                 completion tokens reported, at most the request's cap (default [20, 200])
 Each request is logged as one JSON line {"n", "role", "turn", "bytes", "tokens", "cap", "output",
-"messages": [sha256 of each message], "status"}."""
+"messages": [sha256 of each message], "notes": [tool results that are elision notes], "status"}."""
 import hashlib, json, math, random, re, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -52,7 +52,8 @@ class H(BaseHTTPRequestHandler):
         cap = body.get("max_completion_tokens", body.get("max_tokens"))
         window = config.get("window", 128000)
         rec = {"role": role, "turn": turn, "bytes": len(raw), "tokens": tokens, "cap": cap,
-               "messages": [digest(m) for m in msgs]}
+               "messages": [digest(m) for m in msgs],
+               "notes": [m.get("content") for m in msgs if m.get("role") == "tool" and str(m.get("content")).startswith("[elided")]}
         with lock:
             count[0] += 1
             rec["n"] = count[0]
