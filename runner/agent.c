@@ -463,6 +463,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	struct chat chat = {sys, tools, jr->messages};
 	struct exchange x;
 	struct err me = {0};
+	jr->transient = 0; /* a stop for a budget or the window is never retried */
 	/* Budgets first: the request is reserved at the most it can use, or not sent. */
 	const struct model *md = jr->llm->model;
 	size_t bytes = llmbytes(jr->llm, &chat);
