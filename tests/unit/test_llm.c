@@ -714,8 +714,10 @@ static void caps(void)
 					double cap = num(b, "max_tokens") > 0 ? num(b, "max_tokens") : num(b, "max_completion_tokens");
 					int64_t limit = models[i].limit ? models[i].limit : asks[k] ? asks[k] : md.thinking ? md.thinking + 4096 : 4096;
 					n++;
-					if (!b && md.thinking && asks[k] && asks[k] <= md.thinking)
+					if (!b && md.thinking && asks[k] && asks[k] <= md.thinking) {
+						llmclose(l);
 						continue; /* refused: the manifest check says so at load */
+					}
 					if (!b || cap <= 0 || cap > (double)limit || (md.thinking && cap <= md.thinking)) {
 						if (bad++ < 5)
 							fprintf(stderr, "%s %s max_output_tokens=%lld thinking=%lld: cap %g (limit %lld)",
