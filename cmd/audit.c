@@ -151,7 +151,19 @@ static void runsummary(const char *run)
 		char tokens[64] = "tokens unknown";
 		if (cJSON_IsNumber(in) && cJSON_IsNumber(out) && isfinite(in->valuedouble) && isfinite(out->valuedouble))
 			snprintf(tokens, sizeof tokens, "tokens in %.0f out %.0f", in->valuedouble, out->valuedouble);
-		termprintf(stdout, "  %-20s %-10s %s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, err ? "  " : "", err ? err : "");
+		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(j, "cost");
+		char c[48] = "";
+		if (cJSON_IsNumber(cost) && isfinite(cost->valuedouble) && cost->valuedouble > 0 && cost->valuedouble < 1e12)
+			snprintf(c, sizeof c, " $%.4f", cost->valuedouble);
+		termprintf(stdout, "  %-20s %-10s %s%s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, c, err ? "  " : "", err ? err : "");
+	}
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r, "cost"), *bc = cJSON_GetObjectItemCaseSensitive(r, "budget_cost");
+	if (cJSON_IsNumber(cost) && isfinite(cost->valuedouble) && cost->valuedouble < 1e12 &&
+	    (cost->valuedouble > 0 || cJSON_IsNumber(bc))) {
+		printf("cost: $%.4f", cost->valuedouble);
+		if (cJSON_IsNumber(bc) && isfinite(bc->valuedouble) && bc->valuedouble < 1e12)
+			printf(" of a budget.cost of $%.4f", bc->valuedouble);
+		printf("\n");
 	}
 	cJSON_Delete(r);
 }

@@ -29,6 +29,7 @@ static const char runhelp[] =
 	"  --sign KEY  sign the run: SHA256SUMS.sig, an OpenSSH signature (namespace nightshift) by the\n"
 	"              unencrypted Ed25519 private key file KEY (default: $NIGHTSHIFT_SIGNING_KEY, a path)\n"
 	"  --quiet     no progress on stderr (errors still)\n"
+	"  --fail-on-deny  a call the approval rules deny fails its job (as approval.on_deny: fail)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
 	"  --model NAME=SPEC  replace the manifest's model NAME; repeatable. SPEC is\n"
@@ -120,6 +121,8 @@ int cmdrun(int argc, char **argv)
 				usage("run", "%s", se.msg);
 				goto done;
 			}
+		} else if (strcmp(argv[i], "--fail-on-deny") == 0) {
+			o.fail_on_deny = 1;
 		} else if (strcmp(argv[i], "--from") == 0) {
 			if (!(v = nextval(argc, argv, &i)))
 				goto done;

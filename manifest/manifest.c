@@ -17,23 +17,27 @@
 #include "skills.h"
 
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
-                                      "secrets", "mcp", "workers", "jobs", NULL};
+                                      "secrets", "mcp", "budget", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
                                         "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
                                         "script", "api", "deployment", "api_version", "auth", "region",
-                                        "project", "headers", "query", "reasoning_effort", NULL};
+                                        "project", "headers", "query", "reasoning_effort", "context_window",
+                                        "price", "thinking", "max_tokens_field", NULL};
+static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
+static const char *const budgetkeys[] = {"cost", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
                                           "timeout", "env", "mounts", "limits", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
-                                         "approval", "output", "max_turns", "max_tokens", "sandbox", "skills", NULL};
-static const char *const approvalkeys[] = {"default", "rules", "examples", NULL};
+                                         "approval", "output", "max_turns", "max_tokens", "max_cost",
+                                         "tool_output_limit", "sandbox", "skills", NULL};
+static const char *const approvalkeys[] = {"default", "rules", "examples", "on_deny", NULL};
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
 static const char *const jobkeys[] = {"worker", "input", "needs", "files", "timeout", "retries",
-                                      "continue_on_error", "max_turns", "max_tokens", "sandbox",
-                                      "model", "workspace", "matrix", "fail_fast", "max_parallel", NULL};
+                                      "continue_on_error", "max_turns", "max_tokens", "max_cost", "tool_output_limit",
+                                      "sandbox", "model", "workspace", "matrix", "fail_fast", "max_parallel", NULL};
 static const char *const toolnames[] = {"shell", "read_file", "write_file", "list_dir", "edit_file", NULL};
 static const char *const decisions[] = {"allow", "deny", "abort", NULL};
 
@@ -414,6 +418,23 @@ static int parsepairs(struct manifest *m, struct ydoc *y, yaml_node_t *n, int he
 	return 0;
 }
 
+/* price: {input, cached_input, output} in USD per million tokens; cached_input defaults to input. */
+static int parseprice(struct ydoc *y, yaml_node_t *n, struct price *pr)
+{
+	yaml_node_t *v;
+	if (ymap(y, n, "price", pricekeys) < 0)
+		return -1;
+	if (!yget(y, n, "input") || !yget(y, n, "output"))
+		return yfail(y, n, "price needs input and output (USD per million tokens)");
+	if (ynum(y, yget(y, n, "input"), 0, 1e6, &pr->input) < 0 || ynum(y, yget(y, n, "output"), 0, 1e6, &pr->output) < 0)
+		return -1;
+	pr->cached_input = pr->input;
+	if ((v = yget(y, n, "cached_input")) && ynum(y, v, 0, 1e6, &pr->cached_input) < 0)
+		return -1;
+	pr->set = 1;
+	return 0;
+}
+
 static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml_node_t *n, struct model *md,
                       struct err *e)
 {
@@ -475,16 +496,33 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			rc = ystr(y, p.val, &md->region);
 		else if (strcmp(p.key, "project") == 0)
 			rc = ystr(y, p.val, &md->project);
-		else if (strcmp(p.key, "reasoning_effort") == 0) {
-			static const char *const efforts[] = {"minimal", "low", "medium", "high", NULL};
-			rc = k = yenum(y, p.val, "reasoning_effort", efforts);
-			if (k >= 0)
-				md->reasoning_effort = xstrdup(efforts[k]);
-		}
 		else if (strcmp(p.key, "headers") == 0)
 			rc = parsepairs(m, y, p.val, 1, &md->headers, &md->hidden);
 		else if (strcmp(p.key, "query") == 0)
 			rc = parsepairs(m, y, p.val, 0, &md->query, &md->hidden);
+		else if (strcmp(p.key, "context_window") == 0)
+			rc = yint(y, p.val, 1024, 100000000, &md->context_window);
+		else if (strcmp(p.key, "thinking") == 0) {
+			rc = yint(y, p.val, 1024, 10000000, &md->thinking);
+			if (rc == 0 && md->provider != PROV_ANTHROPIC)
+				rc = yfail(y, p.knode, "thinking is an Anthropic option (for OpenAI use reasoning_effort)");
+		} else if (strcmp(p.key, "reasoning_effort") == 0) {
+			static const char *const efforts[] = {"minimal", "low", "medium", "high", NULL};
+			rc = yenum(y, p.val, "reasoning_effort", efforts);
+			if (rc >= 0) {
+				free(md->reasoning_effort);
+				md->reasoning_effort = xstrdup(efforts[rc]);
+			}
+			if (rc >= 0 && md->provider != PROV_OPENAI && md->provider != PROV_AZURE)
+				rc = yfail(y, p.knode, "reasoning_effort is an OpenAI option (for Anthropic use thinking)");
+		} else if (strcmp(p.key, "max_tokens_field") == 0) {
+			static const char *const fields[] = {"max_tokens", "max_completion_tokens", NULL};
+			rc = yenum(y, p.val, "max_tokens_field", fields);
+			md->cap_field = rc + 1;
+			if (rc >= 0 && md->provider != PROV_OPENAI)
+				rc = yfail(y, p.knode, "max_tokens_field is an OpenAI option");
+		} else if (strcmp(p.key, "price") == 0)
+			rc = parseprice(y, p.val, &md->price);
 		if (rc < 0)
 			bad = -1;
 	}
@@ -497,6 +535,11 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 		bad = yfail(y, yget(y, n, "auth"), "auth: is for provider azure-openai");
 	if (bad < 0)
 		return -1;
+	if (md->thinking && md->temperature >= 0)
+		return yfail(y, yget(y, n, "temperature"), "temperature cannot be set with thinking (the API refuses it)");
+	if (md->thinking && md->max_output_tokens && md->max_output_tokens <= md->thinking)
+		return yfail(y, yget(y, n, "max_output_tokens"), "max_output_tokens must be above the thinking budget (%lld)",
+		             (long long)md->thinking);
 	if ((pv = yget(y, n, "replies")) || (pv = yget(y, n, "script"))) {
 		if (md->provider != PROV_SCRIPTED)
 			return yfail(y, pv, "replies and script belong to provider: scripted");
@@ -566,6 +609,14 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			bad = -1;
 		else
 			a->def = k;
+	}
+	if ((v = yget(y, n, "on_deny"))) {
+		static const char *const ondeny[] = {"continue", "fail", NULL};
+		int k = yenum(y, v, "on_deny", ondeny);
+		if (k < 0)
+			bad = -1;
+		else
+			a->on_deny_fail = k;
 	}
 	if ((v = yget(y, n, "rules"))) {
 		if (v->type != YAML_SEQUENCE_NODE)
@@ -655,6 +706,16 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 	return bad;
 }
 
+/* tool_output_limit: a size (32k, 1M or bytes), 1 KiB to 16 MiB. */
+static int outputlimit(struct ydoc *y, yaml_node_t *n, int64_t *out)
+{
+	if (ysize(y, n, out) < 0)
+		return -1;
+	if (*out < 1024 || *out > ((int64_t)16 << 20))
+		return yfail(y, n, "tool_output_limit must be between 1k and 16M");
+	return 0;
+}
+
 /* The keys of a worker mapping (inline or front matter) applied on w. */
 static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
                             int filemode)
@@ -730,6 +791,10 @@ static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_
 			w->max_turns = v;
 		} else if (strcmp(p.key, "max_tokens") == 0)
 			rc = yint(y, p.val, 1, INT64_MAX / 2, &w->max_tokens);
+		else if (strcmp(p.key, "max_cost") == 0)
+			rc = ynum(y, p.val, 1e-9, 1e9, &w->max_cost);
+		else if (strcmp(p.key, "tool_output_limit") == 0)
+			rc = outputlimit(y, p.val, &w->tool_output_limit);
 		else if (strcmp(p.key, "sandbox") == 0) {
 			char *base = dirname_dup(y->file);
 			rc = parsesandbox(y, p.val, base, &w->sandbox);
@@ -922,6 +987,8 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	sandboxcopy(&j->sandbox, &w->sandbox);
 	j->max_turns = w->max_turns;
 	j->max_tokens = w->max_tokens;
+	j->max_cost = w->max_cost;
+	j->tool_output_limit = w->tool_output_limit;
 	for (size_t i = 0; yeach(y, n, i, &p); i++) {
 		int rc = 0;
 		if (strcmp(p.key, "input") == 0)
@@ -948,6 +1015,10 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 			j->max_turns = v;
 		} else if (strcmp(p.key, "max_tokens") == 0)
 			rc = yint(y, p.val, 1, INT64_MAX / 2, &j->max_tokens);
+		else if (strcmp(p.key, "max_cost") == 0)
+			rc = ynum(y, p.val, 1e-9, 1e9, &j->max_cost);
+		else if (strcmp(p.key, "tool_output_limit") == 0)
+			rc = outputlimit(y, p.val, &j->tool_output_limit);
 		else if (strcmp(p.key, "sandbox") == 0)
 			rc = parsesandbox(y, p.val, m->dir, &j->sandbox);
 		else if (strcmp(p.key, "model") == 0)
@@ -1157,7 +1228,16 @@ static int crosscheck(struct manifest *m, struct ydoc *y)
 				rc = errat(y, at, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
 				           w->delegates.v[k]);
 		}
+		if ((w->max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, w->model) &&
+		    !manifestmodel(m, w->model)->price.set)
+			rc = errat(y, w->pos, "worker '%s' has a cost budget (max_cost or budget.cost) but its model '%s' has no "
+			           "price: set models.X.price {input, output} in USD per million tokens", w->name, w->model);
 	}
+	for (size_t i = 0; i < m->njobs; i++)
+		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, jobmodel(m, &m->jobs[i])) &&
+		    !manifestmodel(m, jobmodel(m, &m->jobs[i]))->price.set)
+			rc = errat(y, m->jobs[i].pos, "job '%s' has a cost budget but its model '%s' has no price", m->jobs[i].id,
+			           jobmodel(m, &m->jobs[i]));
 	for (size_t i = 0; i < m->njobs; i++) {
 		struct job *j = &m->jobs[i];
 		if (j->sandbox.backend == BACKEND_DOCKER && j->sandbox.image && strcmp(j->sandbox.image, "host") == 0)
@@ -1247,6 +1327,13 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		bad = -1;
 	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)
 		bad = -1;
+	if ((v = yget(y, root, "budget"))) {
+		yaml_node_t *c;
+		if (ymap(y, v, "budget", budgetkeys) < 0)
+			bad = -1;
+		else if ((c = yget(y, v, "cost")) && ynum(y, c, 1e-9, 1e9, &m->budget_cost) < 0)
+			bad = -1;
+	}
 	if (!(v = yget(y, root, "models")))
 		return yfail(y, root, "missing 'models'");
 	if (ymap(y, v, "models", NULL) < 0)

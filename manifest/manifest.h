@@ -43,6 +43,7 @@ struct approval {
 	size_t nrules;
 	struct strv allow_examples, deny_examples;
 	struct pos *allow_pos, *deny_pos; /* where each example is written */
+	int on_deny_fail; /* on_deny: fail: a denied call fails the job (else the model is told and goes on) */
 	struct pos pos;
 };
 
@@ -100,6 +101,14 @@ struct model {
 	int64_t timeout_ms;
 	int64_t connect_timeout_ms; /* 0 = min(10 s, timeout) */
 	int retries;
+	int64_t context_window;  /* tokens; 0 = the catalog's (runner/llm/catalog.h) */
+	int64_t thinking;        /* anthropic: extended thinking budget in tokens; 0 = off */
+	char *reasoning_effort;  /* openai: sent as reasoning_effort (chat) or reasoning.effort (responses) when set */
+	int cap_field;           /* openai: the output cap's name: 0 = by model, 1 = max_tokens, 2 = max_completion_tokens */
+	struct price {
+		double input, cached_input, output; /* USD per million tokens */
+		int set;                            /* 0 = no price: max_cost and budget.cost cannot be used */
+	} price;
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */
 	enum api api;         /* openai, azure-openai: chat completions or the Responses API; bedrock: converse */
@@ -108,7 +117,6 @@ struct model {
 	int bearer;           /* azure-openai: auth: bearer (an Entra ID token in api_key_env), else api-key */
 	char *region;         /* bedrock, vertex */
 	char *project;        /* vertex */
-	char *reasoning_effort; /* api: responses: reasoning.effort (minimal, low, medium, high) */
 	struct strv headers;  /* headers: "Name: value" sent with every request */
 	struct strv query;    /* query: "name=value" (unencoded) added to every request's URL */
 	struct strv hidden;   /* header and query values taken from ${{ env.X }}: masked like keys */
@@ -131,6 +139,8 @@ struct worker {
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
 	int64_t max_tokens; /* 0 = unlimited */
+	double max_cost;    /* USD, 0 = unlimited */
+	int64_t tool_output_limit; /* bytes of one tool result the model sees; 0 = the default */
 	struct sandboxconf sandbox;
 	struct pos pos;
 };
@@ -147,6 +157,8 @@ struct job {
 	int continue_on_error;
 	int max_turns;      /* the worker's unless the job sets it */
 	int64_t max_tokens; /* the worker's unless the job sets it */
+	double max_cost;    /* the worker's unless the job sets it */
+	int64_t tool_output_limit; /* the worker's unless the job sets it */
 	struct sandboxconf sandbox; /* worker's, with the job's overrides applied */
 	char *model;        /* `model:` the job picks over its worker's, or NULL */
 	char *workspace;    /* its own workspace (absolute host path), or NULL: the manifest's */
@@ -183,6 +195,7 @@ struct manifest {
 	struct sandboxconf sandbox;
 	struct snapconf snapshot;
 	struct strv secrets;
+	double budget_cost; /* budget.cost: USD shared by every job of the run; 0 = none */
 	struct model *models;
 	size_t nmodels;
 	struct worker *workers;

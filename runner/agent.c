@@ -16,6 +16,9 @@
 #include "mcpjob.h"
 #include "../manifest/skills.h"
 #include "policy.h"
+#include "budget.h"
+#include "context.h"
+#include "llm/catalog.h"
 #include "sandbox/sandbox.h"
 #include "tools.h"
 
@@ -39,12 +42,15 @@ struct jobrun {
 	int transient; /* the last model failure may pass if asked again */
 	int64_t deadline; /* the job's timeout as a monotonic time, or 0 */
 	struct jobresult *res;
+	struct budget bud; /* this job's budgets, under its caller's or the run's */
+	struct ctx ctx;    /* request size estimates */
+	cJSON *steps;      /* tool_call_id -> step number, for the notes of elided results */
 };
 
 enum { MAXDEPTH = 4 };
 
-static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
-                  struct err *e);
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e);
 
 static const char systemtail[] =
 	"\n\nYou run unattended: nobody will answer questions. Use the tools offered; every call is checked "
@@ -95,6 +101,8 @@ static void remember(struct jobrun *jr, const struct llmreply *r)
 		cJSON_AddStringToObject(m, "content", r->text);
 	else
 		cJSON_AddNullToObject(m, "content");
+	if (r->thinking)
+		cJSON_AddItemToObject(m, "thinking", cJSON_Duplicate(r->thinking, 1));
 	if (r->ncalls) {
 		cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
 		for (size_t i = 0; i < r->ncalls; i++) {
@@ -288,6 +296,8 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	sub.input = (char *)input;
 	sub.max_turns = dw->max_turns;
 	sub.max_tokens = dw->max_tokens;
+	sub.max_cost = dw->max_cost;
+	sub.tool_output_limit = dw->tool_output_limit;
 	sub.sandbox = dw->sandbox;
 	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
 	sub.pos = jr->j->pos;
@@ -298,12 +308,14 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	cJSON_AddStringToObject(ev, "job", id);
 	int rc = evadd(jr->ev, "delegate_start", ev, e);
 	if (rc == 0)
-		rc = runjob(jr->rs, &sub, input, jr->depth + 1, res, e);
+		rc = runjob(jr->rs, &sub, input, jr->depth + 1, &jr->bud, res, e);
 	if (rc == 0) {
 		char *out = res->output ? cJSON_PrintUnformatted(res->output) : NULL;
 		char *msg = res->status == JOB_SUCCEEDED ? xstrdup(out)
 		          : xasprintf("worker %s %s: %s", dw->name, jobstatusname(res->status), res->error);
-		answer(jr, c, msg, res->status != JOB_SUCCEEDED);
+		char *cut = toolclip(msg, strlen(msg), (size_t)jr->j->tool_output_limit);
+		answer(jr, c, cut, res->status != JOB_SUCCEEDED);
+		free(cut);
 		ev = cJSON_CreateObject();
 		cJSON_AddNumberToObject(ev, "step", step);
 		cJSON_AddStringToObject(ev, "call_id", c->id);
@@ -331,6 +343,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int step = ++jr->rs->step;
 	pthread_mutex_unlock(&jr->rs->mu);
 	jr->res->steps++;
+	cJSON_DeleteItemFromObjectCaseSensitive(jr->steps, c->id);
+	cJSON_AddNumberToObject(jr->steps, c->id, step);
 	struct verdict v;
 	memset(&v, 0, sizeof v);
 	unsigned bit = toolbyname(c->name);
@@ -390,6 +404,10 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		char *msg = xasprintf("denied by %s: %s", by, v.reason);
 		answer(jr, c, msg, 1);
 		free(msg);
+		jr->res->denials++;
+		if (jr->w->approval.on_deny_fail || jr->rs->failondeny)
+			rc = fail(jr, JOB_FAILED, "step %d: %s denied by %s: %s (%s)", step, c->name, by, v.reason,
+			          jr->rs->failondeny ? "--fail-on-deny" : "approval.on_deny: fail");
 	} else if (delegate) {
 		rc = delegatecall(jr, c, step, e);
 	} else if (mcp) {
@@ -413,7 +431,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
-		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &tr, e) < 0) {
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms};
+		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &to, &tr, e) < 0) {
 			verdictfree(&v);
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
 			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
@@ -447,8 +466,60 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	struct chat chat = {sys, tools, jr->messages, 1}; /* a reply must call a tool, where the API can say so */
 	struct exchange x;
 	struct err me = {0};
+	jr->transient = 0; /* a stop for a budget or the window is never retried */
+	/* Budgets first: the request is reserved at the most it can use, or not sent. */
+	const struct model *md = jr->llm->model;
+	size_t bytes = llmbytes(jr->llm, &chat);
+	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), window = modelcontext(md), after;
+	struct reservation rv;
+	char why[512];
+	/* The context window next: past its high-water mark the oldest tool results go, in one step. */
+	cJSON *cev = NULL;
+	int nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+	if (cev) {
+		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
+		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
+			free(sys);
+			cJSON_Delete(tools);
+			return -1;
+		}
+		bytes = llmbytes(jr->llm, &chat);
+		est = ctxestimate(&jr->ctx, bytes);
+		nofit = est + cap > window;
+	}
+	if (nofit) {
+		free(sys);
+		cJSON_Delete(tools);
+		return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) do "
+		            "not fit the model's context window (%lld tokens, context_window) even with every older tool "
+		            "result elided", jr->res->turns + 1, (long long)est, (long long)cap, (long long)window);
+	}
+	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
+		free(sys);
+		cJSON_Delete(tools);
+		cJSON *bev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(bev, "turn", jr->res->turns + 1);
+		cJSON_AddStringToObject(bev, "reason", why);
+		cJSON_AddNumberToObject(bev, "estimated_input", (double)est);
+		cJSON_AddNumberToObject(bev, "output_cap", (double)cap);
+		if (evadd(jr->ev, "budget_stop", bev, e) < 0)
+			return -1;
+		return fail(jr, JOB_FAILED, "turn %d not sent: %s", jr->res->turns + 1, why);
+	}
 	int turn = ++jr->res->turns;
 	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
+	struct usage charged = {0};
+	if (rc == 0) {
+		charged = r->usage;
+		ctxcalibrate(&jr->ctx, bytes, r->usage.input);
+		/* A server that reports no usage is charged what the request may have used. */
+		if (!charged.input && !charged.output && md->provider != PROV_SCRIPTED) {
+			charged.input = est;
+			charged.output = cap;
+		}
+		jr->res->cost += budgetcost(md, &r->usage);
+	}
+	budgetsettle(&jr->bud, md, &rv, &charged);
 	/* The request as its digest plus what is new since the last one: the whole conversation can be
 	 * rebuilt from the log without writing it again every turn. */
 	cJSON *ev = cJSON_CreateObject();
@@ -502,6 +573,19 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	return 0;
 }
 
+/* A call of the reply that is not run (the job ended before it): answered, and logged as a
+ * call_not_run event so that audit shows it. */
+static int notrun(struct jobrun *jr, const struct llmcall *c, const char *why, struct err *e)
+{
+	answer(jr, c, why, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "tool", c->name);
+	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+	cJSON_AddStringToObject(ev, "reason", why);
+	return evadd(jr->ev, "call_not_run", ev, e);
+}
+
 /* The turn loop proper; returns -1 on an artifact error, else 0 with res->status set. */
 static int loop(struct jobrun *jr, struct err *e)
 {
@@ -520,15 +604,6 @@ static int loop(struct jobrun *jr, struct err *e)
 		if (jr->deadline && nowms() >= jr->deadline)
 			return fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out after %d turns",
 			            (long long)(j->timeout_ms / 1000), jr->res->turns), 0;
-		if (jr->res->turns >= j->max_turns)
-			return fail(jr, JOB_FAILED, "max_turns (%d) reached without a valid final_result", j->max_turns), 0;
-		if (j->max_tokens) {
-			int64_t left = j->max_tokens - (jr->res->usage.input + jr->res->usage.output);
-			if (left <= 0)
-				return fail(jr, JOB_FAILED, "max_tokens (%lld) used up before turn %d", (long long)j->max_tokens,
-				            jr->res->turns + 1), 0;
-			jr->llm->maxout = left;
-		}
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
 		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
@@ -544,16 +619,15 @@ static int loop(struct jobrun *jr, struct err *e)
 		}
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
-		int64_t spent = jr->res->usage.input + jr->res->usage.output;
-		if (j->max_tokens && spent > j->max_tokens) {
-			llmreplyfree(&r);
-			return fail(jr, JOB_FAILED, "max_tokens (%lld) exceeded: %lld tokens used", (long long)j->max_tokens,
-			            (long long)spent), 0;
-		}
 		if (r.finish == FINISH_LENGTH) {
 			llmreplyfree(&r);
-			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output token limit",
-			            jr->res->turns), 0;
+			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output cap (%lld tokens: "
+			            "raise the model's max_output_tokens)", jr->res->turns, (long long)modeloutcap(jr->llm->model)), 0;
+		}
+		if (r.finish == FINISH_CONTEXT) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "turn %d: the conversation filled the model's context window (%lld tokens)",
+			            jr->res->turns, (long long)modelcontext(jr->llm->model)), 0;
 		}
 		if (r.finish == FINISH_REFUSAL) {
 			fail(jr, JOB_FAILED, "turn %d: the model refused: %.300s", jr->res->turns, r.text ? r.text : "");
@@ -577,7 +651,10 @@ static int loop(struct jobrun *jr, struct err *e)
 					fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out at turn %d",
 					     (long long)(jr->j->timeout_ms / 1000), jr->res->turns);
 				for (size_t k = i; k < r.ncalls; k++)
-					answer(jr, &r.calls[k], "not run: the run was cancelled", 1);
+					if (notrun(jr, &r.calls[k], "not run: the run was cancelled", e) < 0) {
+						llmreplyfree(&r);
+						return -1;
+					}
 				llmreplyfree(&r);
 				return 0;
 			}
@@ -589,9 +666,14 @@ static int loop(struct jobrun *jr, struct err *e)
 			if (rc == 1 && strcmp(c->name, "final_result") == 0)
 				jr->res->status = JOB_SUCCEEDED;
 			done = rc == 1;
-			/* Every call of a reply gets an answer, even those after the end. */
+			/* Every call of a reply gets an answer and an event, even those after the end. */
 			for (size_t k = i + 1; done && k < r.ncalls; k++)
-				answer(jr, &r.calls[k], "not run: the job ended before this call", 1);
+				if (notrun(jr, &r.calls[k], jr->res->status == JOB_SUCCEEDED
+				           ? "not run: final_result ended the job before this call"
+				           : "not run: the job ended before this call", e) < 0) {
+					llmreplyfree(&r);
+					return -1;
+				}
 		}
 		llmreplyfree(&r);
 		if (done)
@@ -657,13 +739,18 @@ static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
 
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
-	return runjob(rs, j, input, 0, res, e);
+	return runjob(rs, j, input, 0, &rs->budget, res, e);
 }
 
-static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct jobresult *res,
-                  struct err *e)
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e)
 {
 	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1, .depth = depth};
+	char what[96];
+	snprintf(what, sizeof what, "job %s", j->id);
+	budgetinit(&jr.bud, parent, parent->mu, what, j->max_turns, j->max_tokens, j->max_cost);
+	ctxinit(&jr.ctx);
+	jr.steps = cJSON_CreateObject();
 	if (j->timeout_ms > 0)
 		jr.deadline = nowms() + j->timeout_ms;
 	int halt = __atomic_load_n(&res->halt, __ATOMIC_SEQ_CST);
@@ -724,6 +811,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);
 	cJSON_Delete(jr.messages);
+	cJSON_Delete(jr.steps);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
 	if (res->error[0])
@@ -733,6 +821,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddItemToObject(ev, "usage", usagejson(&res->usage));
 	if (res->diverged)
 		cJSON_AddTrueToObject(ev, "diverged");
+	cJSON_AddNumberToObject(ev, "cost", res->cost);
 	struct err ce = {0};
 	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
 	memcpy(res->head, evhead(jr.ev), 65);

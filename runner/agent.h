@@ -8,6 +8,7 @@
 #include "../artifacts/snapshot.h"
 #include "../manifest/manifest.h"
 #include "../util/secrets.h"
+#include "budget.h"
 #include "llm/llm.h"
 
 enum jobstatus { JOB_PENDING, JOB_SUCCEEDED, JOB_FAILED, JOB_ABORTED, JOB_SKIPPED, JOB_CANCELLED };
@@ -44,12 +45,17 @@ struct runstate {
 	struct nested *nested; /* delegated jobs, in the order they started */
 	size_t nnested;
 	struct strv setid;     /* files whose set-id bits the end layer removed */
+	int failondeny;        /* run --fail-on-deny */
+	pthread_mutex_t bmu;   /* guards every budget of the run */
+	struct budget budget;  /* the run's: budget.cost, shared by its jobs (set up with budgetinit) */
 };
 
 struct jobresult {
 	enum jobstatus status;
 	int turns, steps;
 	struct usage usage;
+	double cost;     /* USD at the model's price, this job's own requests (its delegates are jobs too) */
+	int denials;     /* calls the approval rules denied */
 	cJSON *output;   /* the accepted final_result, or NULL */
 	char error[1024];
 	char head[65];   /* digest of the last event line */

@@ -457,7 +457,11 @@ static void summary(struct buf *md, const char *rundir, const cJSON *run, struct
 	}
 	if (rows < nj)
 		bufprintf(md, "\n%zu more jobs not listed: the summary stays below 1 MiB.\n", nj - rows);
-	bufprintf(md, "\nTokens: %.0f in, %.0f out. Run directory: <code>", usage(run, "input"), usage(run, "output"));
+	bufprintf(md, "\nTokens: %.0f in, %.0f out.", usage(run, "input"), usage(run, "output"));
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(run, "cost");
+	if (cJSON_IsNumber(cost) && cost->valuedouble > 0)
+		bufprintf(md, " Cost: $%.4f.", cost->valuedouble);
+	bufputs(md, " Run directory: <code>");
 	html(md, rundir);
 	bufputs(md, "</code>\n\n");
 	size_t shown = 0, wanted = 0;

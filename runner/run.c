@@ -144,6 +144,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	if (up->n)
 		cJSON_AddItemToObject(r, "upstream", upstreamjson(up, m, taken));
 	struct usage total = {0};
+	double cost = 0;
 	cJSON *jobs = cJSON_AddObjectToObject(r, "jobs");
 	for (size_t i = 0; i < m->njobs; i++) {
 		if (!sel[i])
@@ -164,6 +165,9 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddNumberToObject(j, "turns", jr->turns);
 		cJSON_AddNumberToObject(j, "steps", jr->steps);
 		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
+		cJSON_AddNumberToObject(j, "cost", jr->cost);
+		cJSON_AddNumberToObject(j, "denials", jr->denials);
+		cost += jr->cost;
 		if (jr->diverged)
 			cJSON_AddTrueToObject(j, "diverged");
 		if (jr->events) {
@@ -183,6 +187,9 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddNumberToObject(j, "turns", n->res->turns);
 		cJSON_AddNumberToObject(j, "steps", n->res->steps);
 		cJSON_AddItemToObject(j, "usage", usagejson(&n->res->usage));
+		cJSON_AddNumberToObject(j, "cost", n->res->cost);
+		cJSON_AddNumberToObject(j, "denials", n->res->denials);
+		cost += n->res->cost;
 		if (n->res->events) {
 			cJSON_AddNumberToObject(j, "events", (double)n->res->events);
 			cJSON_AddStringToObject(j, "events_head", n->res->head);
@@ -190,6 +197,9 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		usageadd(&total, &n->res->usage);
 	}
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
+	cJSON_AddNumberToObject(r, "cost", cost);
+	if (m->budget_cost > 0)
+		cJSON_AddNumberToObject(r, "budget_cost", m->budget_cost);
 	int rc = runjsonseal(rd->path, r, sec, e);
 	cJSON_Delete(r);
 	return rc;
@@ -469,7 +479,8 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	struct rundir rd;
 	struct secrets sec = {0};
 	struct runstate rs = {.mu = PTHREAD_MUTEX_INITIALIZER, .m = m, .rd = &rd, .sec = &sec, .replay = o->replay,
-	                      .live = o->live};
+	                      .live = o->live, .bmu = PTHREAD_MUTEX_INITIALIZER, .failondeny = o->fail_on_deny};
+	budgetinit(&rs.budget, NULL, &rs.bmu, "the run", 0, 0, m->budget_cost);
 	char started[32];
 	int *sel = xcalloc(m->njobs, sizeof *sel);
 	size_t *ord = xcalloc(m->njobs, sizeof *ord);

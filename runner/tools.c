@@ -14,7 +14,7 @@
 #include "tools.h"
 #include "../manifest/schema.h"
 
-enum { READ_MAX = 256 << 10, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
+enum { READ_MAX = 16 << 20, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
 
 static cJSON *prop(cJSON *props, const char *name, const char *desc)
 {
@@ -274,6 +274,8 @@ static void addout(cJSON *ev, const char *name, const struct buf *b)
 	cJSON_AddStringToObject(ev, name, clean);
 	snprintf(key, sizeof key, "%s_sha256", name);
 	cJSON_AddStringToObject(ev, key, hex);
+	snprintf(key, sizeof key, "%s_bytes", name);
+	cJSON_AddNumberToObject(ev, key, (double)b->len);
 	free(clean);
 }
 
@@ -322,7 +324,64 @@ static char *withhome(const char *cmd)
 	return xasprintf("HOME=/tmp/.home-%s; mkdir -m 700 \"$HOME\" || exit 125; export HOME\n%s", hex, cmd);
 }
 
-static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct err *e)
+/* Back up over UTF-8 continuation bytes, so that s[i] starts a character. */
+static size_t charstart(const char *s, size_t i, size_t len)
+{
+	while (i > 0 && i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
+char *toolclip(const char *s, size_t len, size_t limit)
+{
+	if (limit == 0)
+		limit = TOOL_OUTPUT_LIMIT;
+	if (len <= limit)
+		return xstrndup(s, len);
+	/* The tail matters most (where a build or a test run says what failed): 3/5 of it. */
+	size_t head = limit * 2 / 5, tail = limit - head;
+	const char *nl = memrchr(s, '\n', head);
+	if (nl && (size_t)(nl + 1 - s) >= head * 3 / 4)
+		head = (size_t)(nl + 1 - s); /* end the head at a line's end when one is near */
+	head = charstart(s, head, len);
+	size_t from = len - tail;
+	nl = memchr(s + from, '\n', tail / 4);
+	if (nl)
+		from = (size_t)(nl + 1 - s);
+	from = charstart(s, from, len);
+	if (from < head)
+		from = head;
+	size_t lines = 0;
+	for (const char *p = s + head; (p = memchr(p, '\n', (size_t)(s + from - p))); p++)
+		lines++;
+	struct buf b = {0};
+	bufadd(&b, s, head);
+	if (head && s[head - 1] != '\n')
+		bufputc(&b, '\n');
+	bufprintf(&b, "[... %zu bytes (%zu lines) cut here, of %zu; the head and the tail are shown ...]\n",
+	          from - head, lines, len);
+	bufadd(&b, s + from, len - from);
+	return b.data;
+}
+
+/* Say how a step ended: exit code, signal or the limit it ran into. */
+static void stepstatus(struct buf *msg, const struct sbxresult *res, const struct toolopts *o)
+{
+	if (res->timed_out && o && o->timeout_ms > 0)
+		bufprintf(msg, "the command ran past the step's time limit (%llds) and was killed\n",
+		          (long long)(o->timeout_ms / 1000));
+	else if (res->timed_out)
+		bufputs(msg, "the command timed out and was killed\n");
+	else if (res->oom)
+		bufputs(msg, "the command ran out of memory (the sandbox's memory limit) and was killed\n");
+	else if (res->signal)
+		bufprintf(msg, "killed by signal %d (SIG%s)\n", res->signal,
+		          sigabbrev_np(res->signal) ? sigabbrev_np(res->signal) : "?");
+	else
+		bufprintf(msg, "exit code %d\n", res->exit_code);
+}
+
+static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, struct toolres *r, struct err *e)
 {
 	struct sbxresult res;
 	memset(&res, 0, sizeof res);
@@ -347,25 +406,30 @@ static int runshell(struct sbx *sbx, const char *cmd, struct toolres *r, struct 
 	addout(ev, "stdout", &res.out);
 	addout(ev, "stderr", &res.err);
 	struct buf msg = {0};
+	stepstatus(&msg, &res, o);
 	netevents(&res, r, &msg);
-	if (res.timed_out)
-		bufputs(&msg, "the command timed out and was killed\n");
-	else if (res.oom)
-		bufputs(&msg, "the command ran out of memory and was killed\n");
-	else if (res.signal)
-		bufprintf(&msg, "killed by signal %d\n", res.signal);
-	else
-		bufprintf(&msg, "exit code %d\n", res.exit_code);
-	char *o = utf8clean(res.out.data ? res.out.data : "", res.out.len);
+	char *out = utf8clean(res.out.data ? res.out.data : "", res.out.len);
 	char *er = utf8clean(res.err.data ? res.err.data : "", res.err.len);
-	if (*o)
-		bufprintf(&msg, "stdout:\n%s%s", o, o[strlen(o) - 1] == '\n' ? "" : "\n");
-	if (*er)
-		bufprintf(&msg, "stderr:\n%s%s", er, er[strlen(er) - 1] == '\n' ? "" : "\n");
+	/* Each stream cut to its share of the limit: half each, or what the other leaves. */
+	size_t limit = o && o->limit ? o->limit : TOOL_OUTPUT_LIMIT, ol = strlen(out), el = strlen(er);
+	size_t olim = limit / 2, elim = limit - limit / 2;
+	if (ol < olim)
+		elim = limit - ol;
+	else if (el < elim)
+		olim = limit - el;
+	char *oc = toolclip(out, ol, olim), *ec = toolclip(er, el, elim);
+	if (*oc)
+		bufprintf(&msg, "stdout:\n%s%s", oc, oc[strlen(oc) - 1] == '\n' ? "" : "\n");
+	if (*ec)
+		bufprintf(&msg, "stderr:\n%s%s", ec, ec[strlen(ec) - 1] == '\n' ? "" : "\n");
 	if (res.truncated)
-		bufputs(&msg, "(output truncated)\n");
-	free(o);
+		bufputs(&msg, "(the step printed more than the sandbox keeps of a stream; the rest was not read)\n");
+	if (ol > olim || el > elim || res.truncated)
+		stepstatus(&msg, &res, o); /* said again below a long output */
+	free(out);
 	free(er);
+	free(oc);
+	free(ec);
 	r->failed = res.exit_code != 0;
 	r->content = msg.data;
 	sbxresultfree(&res);
@@ -399,8 +463,8 @@ static int editfile(int wsfd, const char *path, const cJSON *args, struct toolre
 	return rc;
 }
 
-int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path, struct toolres *r,
-            struct err *e)
+int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path,
+            const struct toolopts *o, struct toolres *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
 	r->event = cJSON_CreateObject();
@@ -409,14 +473,15 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 	int rc, trunc = 0;
 	if (strcmp(tool, "shell") == 0) {
 		const char *cmd = argstr(args, "command");
-		rc = cmd ? runshell(sbx, cmd, r, e) : errf(e, "shell needs a string argument command");
+		rc = cmd ? runshell(sbx, cmd, o, r, e) : errf(e, "shell needs a string argument command");
 	} else if (!path) {
 		rc = errf(e, "%s needs a path inside the workspace", tool);
 	} else if (strcmp(tool, "read_file") == 0) {
 		rc = wsread(wsfd, path, READ_MAX, &b, &trunc, e);
 		if (rc == 0) {
 			char *clean = utf8clean(b.data, b.len);
-			r->content = trunc ? xasprintf("%s\n(truncated at %d bytes)", clean, READ_MAX) : xstrdup(clean);
+			r->content = trunc ? xasprintf("%s\n(only the first %d bytes of the file were read)", clean, READ_MAX)
+			                   : xstrdup(clean);
 			char hex[65];
 			sha256hex(b.data, b.len, hex);
 			cJSON_AddNumberToObject(r->event, "bytes", (double)b.len);
@@ -450,11 +515,19 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 		rc = 0;
 	}
 	if (strcmp(tool, "shell") != 0) {
+		/* The digest and size of the whole result; the model sees it cut to the limit. */
+		size_t limit = o && o->limit ? o->limit : TOOL_OUTPUT_LIMIT, len = r->content ? strlen(r->content) : 0;
+		char hex[65];
+		sha256hex(r->content ? r->content : "", len, hex);
 		cJSON_AddNumberToObject(r->event, "exit_code", r->failed);
 		cJSON_AddNumberToObject(r->event, "duration_ms", (double)(nowms() - start));
-		char hex[65];
-		sha256hex(r->content ? r->content : "", r->content ? strlen(r->content) : 0, hex);
 		cJSON_AddStringToObject(r->event, "output_sha256", hex);
+		cJSON_AddNumberToObject(r->event, "output_bytes", (double)len);
+		if (len > limit + 256) {
+			char *cut = toolclip(r->content, len, limit);
+			free(r->content);
+			r->content = cut;
+		}
 	}
 	return rc;
 }

@@ -18,10 +18,22 @@ struct toolres {
 	cJSON *net;    /* shell under network.allow: one net_connection event's fields per connection, or NULL */
 };
 
+enum { TOOL_OUTPUT_LIMIT = 32 << 10 };
+
+/* How a tool's result is shaped for the model. */
+struct toolopts {
+	size_t limit;       /* bytes of one result the model sees, head and tail kept; 0 = TOOL_OUTPUT_LIMIT */
+	int64_t timeout_ms; /* the step's time limit, said when it runs out */
+};
+
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never
- * following a link out of it. path is the policy's normalised path for file tools. */
-int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path, struct toolres *r,
-            struct err *e);
+ * following a link out of it. path is the policy's normalised path for file tools. The result the
+ * model sees is cut to o->limit; the event keeps the full output's size and digest. */
+int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path,
+            const struct toolopts *o, struct toolres *r, struct err *e);
+/* Text cut to about limit bytes: its head and its tail, with a line between them saying how many
+ * bytes and lines were cut; never splits a UTF-8 character. A new string (a copy when it fits). */
+char *toolclip(const char *s, size_t len, size_t limit);
 void toolresfree(struct toolres *r);
 
 /* Open path beneath the workspace directory fd; never leaves it (openat2 RESOLVE_BENEATH). */

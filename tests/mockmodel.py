@@ -153,9 +153,25 @@ def check_anthropic(body, headers):
         p.append("system: must be a string or text blocks")
     if isinstance(body.get("temperature"), (int, float)) and not 0 <= body["temperature"] <= 1:
         p.append("temperature: must be within [0, 1]")
+    th = body.get("thinking")
+    if th is not None:
+        if not isinstance(th, dict) or th.get("type") != "enabled" or not isinstance(th.get("budget_tokens"), int) \
+                or th["budget_tokens"] < 1024:
+            p.append("thinking: {type: enabled, budget_tokens >= 1024}")
+        elif isinstance(body.get("max_tokens"), int) and th["budget_tokens"] >= body["max_tokens"]:
+            p.append("max_tokens must be greater than thinking.budget_tokens")
+        if "temperature" in body:
+            p.append("temperature may not be set with thinking")
     msgs = body.get("messages")
     if not isinstance(msgs, list) or not msgs:
         return p + ["messages: required non-empty array"]
+    # With thinking on, the last assistant turn of a tool loop starts with its thinking block(s).
+    last = [m for m in msgs if isinstance(m, dict) and m.get("role") == "assistant"][-1:]
+    if th is not None and last and isinstance(last[0].get("content"), list) and \
+            any(isinstance(b, dict) and b.get("type") == "tool_use" for b in last[0]["content"]) and \
+            last[0]["content"][0].get("type") not in ("thinking", "redacted_thinking"):
+        p.append("Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final "
+                 "`assistant` message must start with a thinking block" % last[0]["content"][0].get("type"))
     prev = None
     for i, m in enumerate(msgs):
         role = m.get("role") if isinstance(m, dict) else None
@@ -187,6 +203,13 @@ def check_anthropic(body, headers):
                     p.append(f"messages[{i}].content[{k}]: tool_result needs tool_use_id")
                 if "is_error" in b and not isinstance(b["is_error"], bool):
                     p.append(f"messages[{i}].content[{k}]: is_error must be a boolean")
+            elif t in ("thinking", "redacted_thinking"):
+                if role != "assistant":
+                    p.append(f"messages[{i}].content[{k}]: {t} only in assistant messages")
+                if t == "thinking" and (not isinstance(b.get("thinking"), str) or not isinstance(b.get("signature"), str)):
+                    p.append(f"messages[{i}].content[{k}]: thinking blocks need thinking and signature, unchanged")
+                if t == "redacted_thinking" and not isinstance(b.get("data"), str):
+                    p.append(f"messages[{i}].content[{k}]: redacted_thinking needs data, unchanged")
             elif t not in ("text", "image", "document"):
                 p.append(f"messages[{i}].content[{k}]: unknown block type {t!r}")
         # every tool_use of the previous assistant message answered first in this one, in order

@@ -4,10 +4,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "catalog.h"
 #include "llm.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
-#define DEFAULT_MAX_TOKENS 8192
 
 struct anthropic {
 	struct llm base;
@@ -114,6 +114,11 @@ static cJSON *wiremessages(const struct chat *c)
 		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
 		const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
 		if (role && strcmp(role, "assistant") == 0) {
+			/* Thinking blocks go back first and unchanged (their signature covers them), as the API
+			 * requires in a tool loop. */
+			cJSON *tb;
+			cJSON_ArrayForEach(tb, cJSON_GetObjectItem(m, "thinking"))
+				addblock(out, "assistant", cJSON_Duplicate(tb, 1));
 			/* Text blocks must hold more than white space; an empty turn is left out. */
 			if (!blank(text))
 				addblock(out, "assistant", textblock(text));
@@ -166,7 +171,20 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	strvadd(headers, "anthropic-version: " ANTHROPIC_VERSION);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "model", m->model);
-	cJSON_AddNumberToObject(b, "max_tokens", (double)llmmaxout(l, DEFAULT_MAX_TOKENS));
+	/* max_tokens is required: the model's output cap, within its limit (4096 for a model the
+	 * catalog does not know, the limit of the older models). */
+	int64_t cap = modeloutcap(m);
+	cJSON_AddNumberToObject(b, "max_tokens", (double)cap);
+	if (m->thinking > 0) {
+		if (m->thinking >= cap) {
+			cJSON_Delete(b);
+			return errf(e, "the thinking budget (%lld) must be below the output cap (%lld)", (long long)m->thinking,
+			            (long long)cap);
+		}
+		cJSON *th = cJSON_AddObjectToObject(b, "thinking");
+		cJSON_AddStringToObject(th, "type", "enabled");
+		cJSON_AddNumberToObject(th, "budget_tokens", (double)m->thinking);
+	}
 	if (c->system && !blank(c->system))
 		cJSON_AddStringToObject(b, "system", c->system);
 	cJSON *msgs = wiremessages(c);
@@ -239,14 +257,22 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 			c->rawargs = input ? cJSON_PrintUnformatted(input) : xstrdup("");
 			c->args = cJSON_IsObject(input) ? cJSON_Duplicate(input, 1) : NULL;
 		}
-		/* thinking, redacted_thinking and server tool blocks are not used: nothing to keep. */
+		else if (istype(b, "thinking") || istype(b, "redacted_thinking")) {
+			/* Kept as they came, to be sent back with this turn. */
+			if (!r->thinking)
+				r->thinking = cJSON_CreateArray();
+			cJSON_AddItemToArray(r->thinking, cJSON_Duplicate(b, 1));
+		}
+		/* server tool blocks are not used: nothing to keep. */
 	}
 	r->text = text.data;
 	r->finish_raw = xstrdup(stop ? stop : "");
 	if (!stop)
 		r->finish = r->ncalls ? FINISH_TOOLS : FINISH_OTHER;
-	else if (strcmp(stop, "max_tokens") == 0 || strcmp(stop, "model_context_window_exceeded") == 0)
+	else if (strcmp(stop, "max_tokens") == 0)
 		r->finish = FINISH_LENGTH;
+	else if (strcmp(stop, "model_context_window_exceeded") == 0)
+		r->finish = FINISH_CONTEXT;
 	else if (strcmp(stop, "refusal") == 0)
 		r->finish = FINISH_REFUSAL;
 	else if (r->ncalls)
@@ -256,7 +282,7 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	else
 		r->finish = FINISH_OTHER; /* pause_turn and words not known yet */
 	/* Output cut off at the token limit: the last tool_use may be incomplete; never run it. */
-	if (r->finish == FINISH_LENGTH && r->ncalls) {
+	if ((r->finish == FINISH_LENGTH || r->finish == FINISH_CONTEXT) && r->ncalls) {
 		cJSON_Delete(r->calls[r->ncalls - 1].args);
 		r->calls[r->ncalls - 1].args = NULL;
 	}

@@ -9,6 +9,7 @@
    outputTokens, cacheReadInputTokens, cacheWriteInputTokens}. */
 #include <stdlib.h>
 #include <string.h>
+#include "catalog.h"
 #include "llm.h"
 
 static cJSON *textblock(const char *t)
@@ -78,7 +79,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	}
 	cJSON_AddItemToObject(b, "messages", msgs);
 	cJSON *inf = cJSON_AddObjectToObject(b, "inferenceConfig");
-	cJSON_AddNumberToObject(inf, "maxTokens", (double)llmmaxout(l, 4096));
+	cJSON_AddNumberToObject(inf, "maxTokens", (double)modeloutcap(l->model));
 	if (m->temperature >= 0)
 		cJSON_AddNumberToObject(inf, "temperature", m->temperature);
 	if (cJSON_GetArraySize(c->tools)) {

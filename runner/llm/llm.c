@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include "../../util/utf8.h"
 #include "http.h"
+#include "catalog.h"
 #include "llm.h"
 #include "sigv4.h"
 #include "../../artifacts/events.h"
@@ -131,13 +132,6 @@ char *llmurl(const struct model *m, const char *def, const char *path)
 	return u.data;
 }
 
-int64_t llmmaxout(const struct llm *l, int64_t def)
-{
-	int64_t m = l->model->max_output_tokens, n = l->maxout;
-	if (m > 0 && n > 0)
-		return m < n ? m : n;
-	return m > 0 ? m : n > 0 ? n : def;
-}
 
 /* Sleep ms milliseconds, in short slices so an interrupt ends it. */
 static void sleepms(int64_t ms)
@@ -374,6 +368,19 @@ cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
 	return body;
 }
 
+size_t llmbytes(struct llm *l, const struct chat *c)
+{
+	struct err ignored;
+	cJSON *body = l->ops->request ? llmbody(l, c, &ignored) : NULL;
+	if (!body)
+		body = neutral(c);
+	char *text = wiretext(body);
+	size_t n = strlen(text);
+	free(text);
+	cJSON_Delete(body);
+	return n;
+}
+
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 {
 	struct err ignored;
@@ -409,6 +416,7 @@ void llmreplyfree(struct llmreply *r)
 	free(r->text);
 	free(r->finish_raw);
 	cJSON_Delete(r->carry);
+	cJSON_Delete(r->thinking);
 	memset(r, 0, sizeof *r);
 }
 
@@ -422,6 +430,6 @@ void exchangefree(struct exchange *x)
 
 const char *finishname(enum finish f)
 {
-	static const char *const names[] = {"stop", "tool_calls", "length", "refusal", "other"};
+	static const char *const names[] = {"stop", "tool_calls", "length", "refusal", "other", "context"};
 	return names[f];
 }

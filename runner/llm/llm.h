@@ -4,6 +4,7 @@
  *   {"role":"user","content":TEXT}
  *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}],
  *    "carry":[PROVIDER ITEMS] (optional: sent back as they came, e.g. reasoning items)}
+ *    "thinking":[provider blocks] (optional)}
  *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT,"is_error":BOOL (optional)}
  * Every tool call of an assistant message is answered by one tool message, in order, before the
  * next user or assistant message. Providers translate it to their wire format and back. */
@@ -41,7 +42,8 @@ struct llmcall {
 	char *rawargs; /* the arguments as the model sent them */
 };
 
-enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER };
+/* LENGTH: cut at the output cap; CONTEXT: the conversation filled the model's context window. */
+enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER, FINISH_CONTEXT };
 
 struct llmreply {
 	char *text;
@@ -52,6 +54,8 @@ struct llmreply {
 	struct usage usage;
 	cJSON *carry; /* provider items the next request must send back unchanged (the Responses API's
 	               * reasoning items), or NULL; kept in the assistant message as "carry" */
+	cJSON *thinking;  /* blocks the provider wants back unchanged with this reply (Anthropic thinking and
+	                     redacted_thinking), kept as the assistant message's "thinking"; or NULL */
 };
 
 /* What went over the wire, for the event log (secrets are masked by the log). */
@@ -81,7 +85,6 @@ struct llm {
 	const struct model *model;
 	char *apikey;
 	const struct secrets *sec; /* masked out of every error message; may be NULL */
-	int64_t maxout;            /* cap on output tokens the caller may set (what max_tokens leaves); 0 = none */
 	int turns;                 /* requests answered so far (kept by llmcomplete) */
 	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
 	int canlive;               /* replay: may the model take over when the record ends or diverges */
@@ -105,6 +108,9 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 /* The wire body an HTTP provider would send for a chat, without sending it (NULL for local ones). */
 cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e);
+/* The bytes of the request a chat makes: the wire body of an HTTP provider, the neutral chat of
+ * a local one. For estimating its tokens before sending. */
+size_t llmbytes(struct llm *l, const struct chat *c);
 /* The digest a request is known by (exchange.digest): SHA-256 of the body an HTTP provider sends,
  * or of the neutral chat {system, tools, messages} for a local one. For replay to match requests. */
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e);
@@ -145,9 +151,5 @@ int converseopen(struct llm **l, const struct model *m, struct err *e);
  * after the path, and the model's query: pairs added (encoded). A path starting /v1/ drops its /v1
  * when the base ends in /v1. A new string. */
 char *llmurl(const struct model *m, const char *def, const char *path);
-
-/* The output token cap of a request: the model's max_output_tokens and the client's maxout, the
- * smaller that is set; def when neither is. */
-int64_t llmmaxout(const struct llm *l, int64_t def);
 
 #endif

@@ -223,6 +223,16 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		return errc(e, 2, "--model %s: unknown provider in '%s' (scripted:FILE, openai:MODEL[@URL], anthropic:MODEL[@URL])",
 		            arg, spec);
 	}
+	/* A scripted stand-in, or the same model elsewhere, keeps the window, price and provider options. */
+	if (md.provider == PROV_SCRIPTED || (md.provider == old->provider && same(md.model, old->model))) {
+		md.context_window = old->context_window;
+		md.price = old->price;
+		if (md.provider == old->provider) {
+			md.thinking = old->thinking;
+			md.cap_field = old->cap_field;
+			md.reasoning_effort = old->reasoning_effort ? xstrdup(old->reasoning_effort) : NULL;
+		}
+	}
 	modelclear(old);
 	*old = md;
 	return 0;

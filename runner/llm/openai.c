@@ -1,6 +1,7 @@
 /* openai: chat completions, also for OpenAI-compatible servers (vLLM, llama.cpp, Ollama) via base_url. */
 #include <stdlib.h>
 #include <string.h>
+#include "catalog.h"
 #include "llm.h"
 
 struct openai {
@@ -87,11 +88,14 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	}
 	if (m->temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", m->temperature);
-	/* OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens); compatible
-	 * servers know max_tokens. */
-	int64_t maxout = llmmaxout(l, 0);
-	if (maxout > 0)
-		cJSON_AddNumberToObject(b, m->base_url ? "max_tokens" : "max_completion_tokens", (double)maxout);
+	/* Every request carries its output cap, within the model's limit: the job's budgets reserve it.
+	 * OpenAI's own API and its reasoning models want max_completion_tokens (they refuse max_tokens);
+	 * compatible servers know max_tokens; max_tokens_field says otherwise. */
+	int reasoning = modelreasoning(m);
+	int completion = m->cap_field ? m->cap_field == 2 : reasoning || !m->base_url;
+	cJSON_AddNumberToObject(b, completion ? "max_completion_tokens" : "max_tokens", (double)modeloutcap(m));
+	if (m->reasoning_effort)
+		cJSON_AddStringToObject(b, "reasoning_effort", m->reasoning_effort);
 	*body = b;
 	(void)e;
 	return 0;
@@ -166,9 +170,12 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 			c->args = NULL;
 		}
 	}
-	if (refusal && !content)
+	if (refusal && *refusal) {
+		/* A refusal is one even when text came with it: the text is not an answer. */
+		free(r->text);
+		r->text = xstrdup(refusal);
 		r->finish = FINISH_REFUSAL;
-	else if (fin && strcmp(fin, "length") == 0)
+	} else if (fin && strcmp(fin, "length") == 0)
 		r->finish = FINISH_LENGTH;
 	else if (fin && strcmp(fin, "content_filter") == 0)
 		r->finish = FINISH_REFUSAL;

@@ -11,6 +11,7 @@
    cached_tokens), output_tokens (reasoning ones included, output_tokens_details.reasoning_tokens). */
 #include <stdlib.h>
 #include <string.h>
+#include "catalog.h"
 #include "llm.h"
 
 struct responses {
@@ -102,7 +103,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	}
 	if (m->temperature >= 0)
 		cJSON_AddNumberToObject(b, "temperature", m->temperature);
-	int64_t maxout = llmmaxout(l, 0);
+	int64_t maxout = modeloutcap(l->model);
 	if (maxout > 0)
 		cJSON_AddNumberToObject(b, "max_output_tokens", (double)maxout);
 	if (m->reasoning_effort) {

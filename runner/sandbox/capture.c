@@ -3,6 +3,8 @@
    still read, so that the writer never blocks, and dropped. */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "capture.h"
 #include "../../util/cancel.h"
@@ -18,13 +20,62 @@ static void readone(struct capture *c, int i)
 		c->fd[i] = -1;
 		return;
 	}
-	size_t have = c->b[i]->len, keep = 0;
-	if (have < c->cap)
-		keep = c->cap - have < (size_t)n ? c->cap - have : (size_t)n;
-	if (keep)
-		bufadd(c->b[i], tmp, keep);
-	if (keep < (size_t)n)
+	if (ringkeep(c->b[i], &c->ring[i], c->cap, tmp, (size_t)n))
 		c->truncated = 1;
+}
+
+size_t ringhead(size_t cap)
+{
+	return cap > 4 * RING_NOTE ? cap / 2 - RING_NOTE : cap; /* a small cap keeps only the head */
+}
+
+int ringkeep(struct buf *b, struct ring *r, size_t cap, const char *p, size_t n)
+{
+	size_t head = ringhead(cap), size = head < cap ? cap - cap / 2 : 0;
+	if (!r->data && b->len < head) {
+		size_t k = head - b->len < n ? head - b->len : n;
+		bufadd(b, p, k);
+		p += k, n -= k;
+	}
+	if (!n || !size)
+		return n > 0;
+	if (!r->data)
+		r->data = xmalloc(size);
+	int dropped = 0;
+	if (n > size) { /* only the last size bytes can stay */
+		r->dropped += r->len + (n - size);
+		dropped = r->len + (n - size) > 0;
+		p += n - size, n = size;
+		r->len = 0, r->pos = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (r->len == size) {
+			r->dropped++;
+			dropped = 1;
+		} else {
+			r->len++;
+		}
+		r->data[r->pos] = p[i];
+		r->pos = (r->pos + 1) % size;
+	}
+	return dropped;
+}
+
+void ringend(struct buf *b, struct ring *r)
+{
+	if (!r->data)
+		return;
+	size_t size = r->len, start = 0;
+	if (r->dropped) {
+		if (b->len && b->data[b->len - 1] != '\n')
+			bufputc(b, '\n');
+		bufprintf(b, "[... %llu bytes not kept by the sandbox ...]\n", (unsigned long long)r->dropped);
+		start = r->pos; /* the ring is full: its oldest byte is where the next would go */
+	}
+	for (size_t i = 0; i < size; i++)
+		bufputc(b, r->data[(start + i) % size]);
+	free(r->data);
+	memset(r, 0, sizeof *r);
 }
 
 int capturewait(struct capture *c, int extra, int ms, struct err *e)
@@ -75,9 +126,11 @@ void capturedrain(struct capture *c, int ms)
 
 void captureclose(struct capture *c)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (c->fd[i] >= 0) {
 			close(c->fd[i]);
 			c->fd[i] = -1;
 		}
+		ringend(c->b[i], &c->ring[i]);
+	}
 }

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "capture.h"
 #include "dockerapi.h"
 #include "filter.h"
 #include "sandbox.h"
@@ -396,10 +397,16 @@ struct demux {
 	struct buf tail;  /* the last HOLD bytes of stderr, not yet kept */
 	size_t cap;
 	int truncated;
+	int ends;            /* keep the head and the tail of each stream (a step), not only the head */
+	struct ring ring[2];
 };
 
 static void keep(struct demux *m, int i, const char *p, size_t n)
 {
+	if (m->ends) {
+		m->truncated |= ringkeep(m->b[i], &m->ring[i], m->cap, p, n);
+		return;
+	}
 	size_t have = m->b[i]->len, k = 0;
 	if (have < m->cap)
 		k = m->cap - have < n ? m->cap - have : n;
@@ -638,7 +645,7 @@ static int step(struct dockersbx *d, const char *command, int64_t deadline, stru
 {
 	CURL *conn = d->next;
 	char *eid = d->nextid;
-	struct demux m = {.b = {&r->out, &r->err}, .cap = d->cap};
+	struct demux m = {.b = {&r->out, &r->err}, .cap = d->cap, .ends = 1};
 	struct timespec wall;
 	int rc = -1, timedout = 0;
 
@@ -671,6 +678,8 @@ static int step(struct dockersbx *d, const char *command, int64_t deadline, stru
 		if (n < 0 || demuxfn(tmp, (size_t)n, &m) < 0) {
 			errf(e, "docker: the exec's output stream broke (engine at %s)", d->api.url);
 			buffree(&m.tail);
+			ringend(m.b[0], &m.ring[0]);
+			ringend(m.b[1], &m.ring[1]);
 			containerdown(d);
 			goto out;
 		}
@@ -678,6 +687,8 @@ static int step(struct dockersbx *d, const char *command, int64_t deadline, stru
 	dapiunhook(conn);
 	conn = NULL;
 	int status = trailer(&m);
+	ringend(m.b[0], &m.ring[0]);
+	ringend(m.b[1], &m.ring[1]);
 	r->truncated = m.truncated;
 	if (timedout) {
 		r->timed_out = 1;

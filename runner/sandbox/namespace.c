@@ -1040,7 +1040,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		errf(e, "pipe:");
 		goto done;
 	}
-	struct capture cap = {{out[0], err[0]}, {&r->out, &r->err}, n->p.cap, 0};
+	struct capture cap = {.fd = {out[0], err[0]}, .b = {&r->out, &r->err}, .cap = n->p.cap};
 	int64_t oom0 = cgroupooms(&z->cg);
 	struct msg m = {.type = M_EXEC, .len = (uint32_t)len};
 	int fds[2] = {out[1], err[1]};

@@ -75,7 +75,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		close(out[0]), close(out[1]);
 		return errf(e, "pipe:");
 	}
-	struct capture cap = {{out[0], err[0]}, {&r->out, &r->err}, n->cap, 0};
+	struct capture cap = {.fd = {out[0], err[0]}, .b = {&r->out, &r->err}, .cap = n->cap};
 	int64_t start = nowms();
 	pid = fork();
 	if (pid < 0) {

@@ -214,14 +214,27 @@ fault openai "finish_reason length" '[{"openai_text": "half a sent", "finish": "
 expect_grep "openai length: cut off" "cut off" "$T/err"
 fault openai "refusal" '[{"refusal": "I cannot help with that."}]' 1 1
 expect_grep "openai refusal: says so with the model's words" "refused: I cannot help with that" "$T/err"
+fault openai "refusal with text" '[{"openai_text": "Sure, here is", "refusal": "I cannot help with that."}]' 1 1
+expect_grep "openai refusal that came with text: still a refusal" "refused: I cannot help with that" "$T/err"
+THINK='{"status": 200, "body": {"id": "msg_t", "type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+  "content": [{"type": "thinking", "thinking": "Look first.", "signature": "sig-ABC"}, {"type": "redacted_thinking", "data": "opaque=="},
+              {"type": "tool_use", "id": "toolu_t", "name": "list_dir", "input": {"path": "."}}],
+  "usage": {"input_tokens": 50, "output_tokens": 9}}}'
+fault anthropic "thinking" "[$THINK, {\"anthropic_calls\": [[\"final_result\", {\"verdict\": \"ok\"}]]}]" 0 2 "retries: 0, thinking: 2048"
+expect_eq "anthropic thinking: the budget sent, below max_tokens" "2048 True" "$(q 'reqs[0]["body"]["thinking"]["budget_tokens"], reqs[0]["body"]["max_tokens"] > 2048' | tr -d '(),')"
+expect_eq "anthropic thinking: its blocks went back first and unchanged" "thinking sig-ABC redacted_thinking opaque== tool_use" \
+	"$(q '" ".join([reqs[1]["body"]["messages"][1]["content"][0]["type"], reqs[1]["body"]["messages"][1]["content"][0]["signature"], reqs[1]["body"]["messages"][1]["content"][1]["type"], reqs[1]["body"]["messages"][1]["content"][1]["data"], reqs[1]["body"]["messages"][1]["content"][2]["type"]])')"
+expect_eq "anthropic thinking: the mock found nothing the API would refuse" "[]" "$(q '[r["problems"] for r in reqs if r.get("problems")]')"
 fault anthropic "stop_reason max_tokens" '[{"anthropic_text": "half a sent", "stop_reason": "max_tokens"}]' 1 1
-expect_grep "anthropic max_tokens: cut off" "cut off" "$T/err"
+expect_grep "anthropic max_tokens: cut off at the output cap, named" "cut off at its output cap \(4096 tokens" "$T/err"
+fault anthropic "context window full" '[{"anthropic_text": "half", "stop_reason": "model_context_window_exceeded"}]' 1 1
+expect_grep "anthropic: a full context window is not called an output cap" "filled the model's context window \(128000 tokens\)" "$T/err"
 fault anthropic "stop_reason refusal" '[{"anthropic_text": "No.", "stop_reason": "refusal"}]' 1 1
 expect_grep "anthropic refusal" "refused: No\." "$T/err"
 
 # --- limits ---
-fault anthropic "max_tokens limit" '[{"anthropic_text": "hmm"}]' 1 2 "" "max_tokens: 150"
-expect_grep "max_tokens: the job fails saying so" "max_tokens \(150\) exceeded: 220 tokens used" "$T/err"
+fault anthropic "max_tokens limit" '[{"anthropic_text": "hmm", "usage": [2000, 10, 0]}]' 1 2 "retries: 2, max_output_tokens: 20" "max_tokens: 5000"
+expect_grep "max_tokens: the job fails before the request that could pass it" "turn 3 not sent: max_tokens \(5000\) of job j would be passed: 4020 tokens spent" "$T/err"
 fault openai "max_turns limit" '[{"openai_text": "hmm"}]' 1 3 "" "max_turns: 3"
 expect_grep "max_turns: the job fails saying so" "max_turns \(3\) reached" "$T/err"
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 #include "../../runner/llm/http.h"
+#include "../../runner/llm/catalog.h"
 #include "../../runner/llm/llm.h"
 #include "../../runner/llm/modelspec.h"
 #include "t.h"
@@ -120,7 +121,9 @@ static void openairequest(void)
 	okstr(str(b, "messages/4/tool_call_id"), "c2", "tool_call_id 2 in order");
 	ok(!at(b, "messages/4/is_error"), "no is_error on the OpenAI wire");
 	ok(cJSON_IsNull(at(b, "messages/7/content")), "assistant with only calls: content null");
-	ok(!at(b, "max_completion_tokens") && !at(b, "max_tokens") && !at(b, "temperature"), "unset knobs not sent");
+	ok(num(b, "max_completion_tokens") == 4096 && !at(b, "max_tokens"),
+	   "a model the catalog does not know: a 4096 cap, as max_completion_tokens on OpenAI itself");
+	ok(!at(b, "temperature") && !at(b, "reasoning_effort"), "unset knobs not sent");
 	cJSON_Delete(b);
 	free(url);
 	strvfree(&h);
@@ -131,20 +134,35 @@ static void openairequest(void)
 	md.temperature = 0.2;
 	free(l->apikey);
 	l->apikey = NULL;
-	l->maxout = 300;
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "compatible request");
 	okstr(url, "http://127.0.0.1:8080/v1/chat/completions", "base_url joined");
 	ok(h.n == 0, "no Authorization without a key");
-	ok(num(b, "max_tokens") == 300, "max_tokens: the smaller of model and budget (%g)", num(b, "max_tokens"));
+	ok(num(b, "max_tokens") == 500, "max_tokens: the model's max_output_tokens (%g)", num(b, "max_tokens"));
 	ok(num(b, "temperature") > 0.19 && num(b, "temperature") < 0.21, "temperature");
 	cJSON_Delete(b);
 	free(url);
 	strvfree(&h);
 	md.base_url = NULL;
-	l->maxout = 0;
 	b = llmbody(l, &c, &e);
 	ok(num(b, "max_completion_tokens") == 500, "OpenAI itself: max_completion_tokens");
 	cJSON_Delete(b);
+	/* A reasoning model behind a compatible server still gets max_completion_tokens, and its effort;
+	 * max_tokens_field overrides. */
+	md.base_url = (char *)"http://127.0.0.1:8080/v1";
+	md.model = (char *)"o3-mini";
+	md.reasoning_effort = (char *)"low";
+	b = llmbody(l, &c, &e);
+	ok(num(b, "max_completion_tokens") == 500 && !at(b, "max_tokens"), "o3-mini: max_completion_tokens");
+	okstr(str(b, "reasoning_effort"), "low", "reasoning_effort sent");
+	cJSON_Delete(b);
+	md.cap_field = 1;
+	b = llmbody(l, &c, &e);
+	ok(num(b, "max_tokens") == 500 && !at(b, "max_completion_tokens"), "max_tokens_field: max_tokens");
+	cJSON_Delete(b);
+	md.cap_field = 0;
+	md.reasoning_effort = NULL;
+	md.base_url = NULL;
+	md.model = (char *)"gpt-test";
 	cJSON_Delete(msgs);
 	cJSON_Delete(t);
 	llmclose(l);
@@ -179,6 +197,14 @@ static void openaiparse(void)
 	l->ops->parse(l, b, &r, &e);
 	ok(r.finish == FINISH_REFUSAL, "refusal");
 	okstr(r.text, "I can't help with that.", "refusal text");
+	llmreplyfree(&r);
+	cJSON_Delete(b);
+
+	/* A refusal that came with text is a refusal all the same. */
+	b = J("{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"Sure, here\",\"refusal\":\"No.\"}}]}");
+	l->ops->parse(l, b, &r, &e);
+	ok(r.finish == FINISH_REFUSAL, "refusal with text");
+	okstr(r.text, "No.", "the refusal is what the job reports");
 	llmreplyfree(&r);
 	cJSON_Delete(b);
 
@@ -270,7 +296,7 @@ static void anthropicrequest(void)
 	okstr(url, "https://api.anthropic.com/v1/messages", "anthropic default url");
 	ok(has(&h, "x-api-key: sk-ant-test"), "x-api-key header");
 	ok(has(&h, "anthropic-version: 2023-06-01"), "anthropic-version header");
-	ok(num(b, "max_tokens") == 8192, "max_tokens always sent");
+	ok(num(b, "max_tokens") == 4096, "max_tokens always sent, 4096 for a model the catalog does not know");
 	okstr(str(b, "system"), "Be brief.", "system at the top level");
 	ok(anthropicvalid(b), "roles alternate; every tool_use answered first in the next message");
 	okstr(str(b, "messages/0/content/0/text"), "Check the data.", "user text block");
@@ -306,7 +332,6 @@ static void anthropicrequest(void)
 	c.messages = msgs;
 	md.base_url = (char *)"http://127.0.0.1:9/v1/";
 	md.max_output_tokens = 1000;
-	l->maxout = 2000;
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "merge request");
 	okstr(url, "http://127.0.0.1:9/v1/messages", "base_url ending in /v1");
 	ok(num(b, "max_tokens") == 1000, "max_tokens from the model");
@@ -378,7 +403,7 @@ static void anthropicparse(void)
 		{"end_turn", 0, FINISH_STOP},       {"stop_sequence", 0, FINISH_STOP},
 		{"max_tokens", 0, FINISH_LENGTH},   {"max_tokens", 1, FINISH_LENGTH},
 		{"refusal", 0, FINISH_REFUSAL},     {"pause_turn", 0, FINISH_OTHER},
-		{"model_context_window_exceeded", 0, FINISH_LENGTH},
+		{"model_context_window_exceeded", 0, FINISH_CONTEXT},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *text = xasprintf("{\"content\":[{\"type\":\"text\",\"text\":\"t\"}%s],\"stop_reason\":\"%s\"}",
@@ -653,6 +678,105 @@ static void specs(void)
 	manifestfree(&m);
 }
 
+/* Whatever the manifest says, no request carries an output cap above the model's own limit, and the
+ * Anthropic one always carries one. */
+static void caps(void)
+{
+	static const struct {
+		const char *name;
+		int64_t limit; /* what the provider documents; 0: unknown (then the 4096 default) */
+	} models[] = {
+		{"gpt-4o", 16384},          {"gpt-4o-mini-2024-07-18", 16384}, {"gpt-4-turbo", 4096},
+		{"gpt-4.1-mini", 32768},    {"gpt-5", 128000},                 {"gpt-5-chat-latest", 16384},
+		{"o1-mini", 65536},         {"o3", 100000},                    {"o4-mini-2025-04-16", 100000},
+		{"gpt-3.5-turbo", 4096},    {"claude-3-haiku-20240307", 4096}, {"claude-3-opus-latest", 4096},
+		{"claude-3-5-sonnet-20241022", 8192}, {"claude-3-5-haiku-latest", 8192},
+		{"claude-3-7-sonnet-20250219", 64000}, {"claude-sonnet-4-20250514", 64000},
+		{"claude-opus-4-1-20250805", 32000},   {"us.anthropic.claude-3-5-sonnet-20240620-v1:0", 8192},
+		{"claude-3-5-sonnet-v2@20241022", 8192}, {"my-local-llama", 0}, {"o100", 0},
+	};
+	static const int64_t asks[] = {0, 1, 1000, 4096, 50000, 2000000, 10000000};
+	struct err e = {0};
+	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"hi\"}]");
+	struct chat c = {"s", NULL, msgs};
+	int bad = 0, n = 0;
+	for (size_t i = 0; i < sizeof models / sizeof *models; i++)
+		for (int p = 0; p < 2; p++)
+			for (size_t k = 0; k < sizeof asks / sizeof *asks; k++)
+				for (int think = 0; think < 2; think++) {
+					struct model md = model(p ? PROV_ANTHROPIC : PROV_OPENAI, p ? NULL : "http://127.0.0.1:1/v1");
+					md.model = (char *)models[i].name;
+					md.max_output_tokens = asks[k];
+					md.thinking = p && think ? 2048 : 0;
+					struct llm *l = NULL;
+					(p ? anthropicopen : openaiopen)(&l, &md, &e);
+					cJSON *b = llmbody(l, &c, &e);
+					double cap = num(b, "max_tokens") > 0 ? num(b, "max_tokens") : num(b, "max_completion_tokens");
+					int64_t limit = models[i].limit ? models[i].limit : asks[k] ? asks[k] : md.thinking ? md.thinking + 4096 : 4096;
+					n++;
+					if (!b && md.thinking && asks[k] && asks[k] <= md.thinking) {
+						llmclose(l);
+						continue; /* refused: the manifest check says so at load */
+					}
+					if (!b || cap <= 0 || cap > (double)limit || (md.thinking && cap <= md.thinking)) {
+						if (bad++ < 5)
+							fprintf(stderr, "%s %s max_output_tokens=%lld thinking=%lld: cap %g (limit %lld)",
+							     p ? "anthropic" : "openai", models[i].name, (long long)asks[k],
+							     (long long)md.thinking, cap, (long long)limit), fputc(10, stderr);
+					}
+					cJSON_Delete(b);
+					llmclose(l);
+				}
+	ok(bad == 0, "no request's output cap is above the model's limit (%d of %d bodies checked)", n - bad, n);
+	struct modelinfo mi;
+	catalogfind("o100", &mi);
+	ok(!mi.known && mi.context == 128000, "an unknown name: 128000 tokens of context");
+	catalogfind("claude-sonnet-4-5", &mi);
+	ok(mi.known && mi.context == 200000 && mi.limit == 64000, "claude-sonnet-4-5 by prefix");
+	catalogfind("gpt-4.1", &mi);
+	ok(mi.context == 1047576, "gpt-4.1: its own window, not gpt-4's");
+	cJSON_Delete(msgs);
+}
+
+/* Anthropic thinking blocks: kept from the reply, sent back first and unchanged; the budget sent. */
+static void thinking(void)
+{
+	struct model md = model(PROV_ANTHROPIC, NULL);
+	md.model = (char *)"claude-sonnet-4-20250514";
+	md.thinking = 4000;
+	struct llm *l;
+	struct err e = {0};
+	struct llmreply r;
+	anthropicopen(&l, &md, &e);
+	cJSON *b = J("{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\",\"signature\":\"sig1\"},"
+	             "{\"type\":\"redacted_thinking\",\"data\":\"xyz\"},{\"type\":\"text\",\"text\":\"Reading.\"},"
+	             "{\"type\":\"tool_use\",\"id\":\"u1\",\"name\":\"read_file\",\"input\":{\"path\":\"a\"}}],"
+	             "\"stop_reason\":\"tool_use\"}");
+	memset(&r, 0, sizeof r);
+	ok(l->ops->parse(l, b, &r, &e) == 0 && cJSON_GetArraySize(r.thinking) == 2, "two thinking blocks kept");
+	cJSON_Delete(b);
+	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"go\"}]");
+	cJSON *a = J("{\"role\":\"assistant\",\"content\":\"Reading.\",\"tool_calls\":[{\"id\":\"u1\","
+	             "\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}]}");
+	cJSON_AddItemToObject(a, "thinking", r.thinking);
+	r.thinking = NULL;
+	cJSON_AddItemToArray(msgs, a);
+	cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"u1\",\"name\":\"read_file\",\"content\":\"x\"}"));
+	struct chat c = {"s", NULL, msgs};
+	b = llmbody(l, &c, &e);
+	okstr(str(b, "messages/1/content/0/type"), "thinking", "thinking block first");
+	okstr(str(b, "messages/1/content/0/signature"), "sig1", "with its signature");
+	okstr(str(b, "messages/1/content/1/data"), "xyz", "redacted_thinking unchanged");
+	okstr(str(b, "messages/1/content/2/text"), "Reading.", "then the text");
+	ok(num(b, "thinking/budget_tokens") == 4000 && num(b, "max_tokens") > 4000, "thinking budget below max_tokens (%g)",
+	   num(b, "max_tokens"));
+	ok(anthropicvalid(b), "still a valid conversation");
+	cJSON_Delete(b);
+	cJSON_Delete(msgs);
+	llmreplyfree(&r);
+	llmclose(l);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -660,6 +784,8 @@ int main(void)
 	openaiparse();
 	anthropicrequest();
 	anthropicparse();
+	caps();
+	thinking();
 	retries();
 	opening();
 	specs();

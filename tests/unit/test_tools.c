@@ -5,12 +5,110 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../../runner/tools.h"
+#include "../../runner/sandbox/capture.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-tools.XXXXXX";
 
+/* toolclip: bounded, head and tail kept exactly, the cut counted, whole UTF-8 characters only. */
+static void clip(void)
+{
+	unsigned seed = 15;
+	int bad = 0;
+	for (int round = 0; round < 400; round++) {
+		size_t len = (size_t)(rand_r(&seed) % 200000), limit = 1024 + (size_t)(rand_r(&seed) % 40000);
+		char *s = malloc(len + 1);
+		size_t nl = 0;
+		for (size_t i = 0; i < len; i++) {
+			int r = rand_r(&seed) % 40;
+			s[i] = r == 0 ? '\n' : r == 1 ? (char)0xc3 : r == 2 ? (char)0xa9 : (char)('a' + r % 26);
+		}
+		/* make every 0xc3 0xa9 pair whole, so the input is valid UTF-8 where it was */
+		for (size_t i = 0; i < len; i++) {
+			if ((unsigned char)s[i] == 0xc3 && (i + 1 == len || (unsigned char)s[i + 1] != 0xa9))
+				s[i] = 'x';
+			else if ((unsigned char)s[i] == 0xa9 && (i == 0 || (unsigned char)s[i - 1] != 0xc3))
+				s[i] = 'y';
+		}
+		s[len] = 0;
+		char *c = toolclip(s, len, limit);
+		size_t cl = strlen(c);
+		if (len <= limit) {
+			bad += strcmp(c, s) != 0;
+		} else {
+			const char *note = strstr(c, "[... ");
+			size_t cut = 0, lines = 0, of = 0;
+			if (!note || sscanf(note, "[... %zu bytes (%zu lines) cut here, of %zu", &cut, &lines, &of) != 3)
+				bad++, fprintf(stderr, "no note\n");
+			else {
+				size_t head = (size_t)(note - c) - (note > c && s[note - c - 1] != '\n');
+				const char *tail = strchr(note, '\n') + 1;
+				size_t tl = strlen(tail);
+				for (size_t i = head; i < head + cut; i++)
+					nl += s[i] == '\n';
+				if (cl > limit + 120 || of != len || memcmp(c, s, head) != 0 || head + cut + tl != len ||
+				    strcmp(tail, s + len - tl) != 0 || nl != lines || tl < limit / 2 ||
+				    ((unsigned char)s[head + cut] & 0xC0) == 0x80 || ((unsigned char)s[head] & 0xC0) == 0x80)
+					bad++, fprintf(stderr, "len %zu limit %zu: clip %zu head %zu cut %zu tail %zu lines %zu/%zu\n",
+					               len, limit, cl, head, cut, tl, lines, nl);
+			}
+		}
+		free(c);
+		free(s);
+	}
+	ok(bad == 0, "400 random texts: cut within the limit, head and tail exact, bytes and lines counted");
+	char *c = toolclip("", 0, 10);
+	okstr(c, "", "empty stays empty");
+	free(c);
+}
+
+/* ringkeep/ringend: the first cap/2 and the last cap - cap/2 bytes of a stream however it arrives. */
+static void ring(void)
+{
+	unsigned seed = 7;
+	int bad = 0;
+	for (int round = 0; round < 300; round++) {
+		size_t total = (size_t)(rand_r(&seed) % 5000), cap = 1 + (size_t)(rand_r(&seed) % 1200);
+		char *s = malloc(total + 1);
+		for (size_t i = 0; i < total; i++)
+			s[i] = (char)('a' + rand_r(&seed) % 26);
+		struct buf b = {0};
+		struct ring r = {0};
+		int dropped = 0;
+		for (size_t at = 0; at < total;) {
+			size_t n = 1 + (size_t)(rand_r(&seed) % 700);
+			if (n > total - at)
+				n = total - at;
+			dropped |= ringkeep(&b, &r, cap, s + at, n);
+			at += n;
+		}
+		ringend(&b, &r);
+		struct buf want = {0};
+		size_t head = ringhead(cap), tail = head < cap ? cap - cap / 2 : 0;
+		if (!tail) {
+			bufadd(&want, s, total < head ? total : head);
+		} else if (total <= head + tail) {
+			bufadd(&want, s, total);
+		} else {
+			bufadd(&want, s, head);
+			bufprintf(&want, "\n[... %zu bytes not kept by the sandbox ...]\n", total - head - tail);
+			bufadd(&want, s + total - tail, tail);
+		}
+		if (dropped != (total > head + tail) || b.len > cap || b.len != want.len || (b.len && memcmp(b.data, want.data, b.len) != 0)) {
+			if (bad++ < 3)
+				fprintf(stderr, "total %zu cap %zu: got %zu bytes, want %zu\n", total, cap, b.len, want.len);
+		}
+		buffree(&b);
+		buffree(&want);
+		free(s);
+	}
+	ok(bad == 0, "300 random streams: head and tail kept exactly, the bytes between counted");
+}
+
 int main(void)
 {
+	clip();
+	ring();
 	struct err e = {0};
 	struct buf b = {0};
 	int trunc;

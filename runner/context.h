@@ -1,0 +1,46 @@
+/* context: the conversation sent to a model, kept within its context window. Before each request
+ * its size in tokens is estimated from its bytes, at a tokens-per-byte rate calibrated by the usage
+ * the provider reported for the previous request; when the estimate with the output cap passes a
+ * high-water mark of the window, the oldest tool results are elided in one step down to a low-water
+ * mark, each replaced by a short note naming its step and how to get it again. The newest turns are
+ * never elided, so between two elisions every request extends the one before (provider prompt
+ * caches keep hitting). */
+#ifndef NS_CONTEXT_H
+#define NS_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+struct ctx {
+	double rate;      /* tokens per byte of request, with a margin; starts at CTX_RATE0 */
+	size_t lastbytes; /* bytes of the last request sent */
+};
+
+/* Before any usage was reported: 1 token per 2 bytes, far above what tokenizers make of text or
+ * JSON, so the first estimate is never low. */
+#define CTX_RATE0 0.5
+
+void ctxinit(struct ctx *c);
+/* Tokens a request of bytes is estimated to hold (never less than it will). */
+int64_t ctxestimate(const struct ctx *c, size_t bytes);
+/* Learn from a request of bytes the provider counted input tokens for (0: it did not say). */
+void ctxcalibrate(struct ctx *c, size_t bytes, int64_t input);
+
+/* The marks, as parts of the room the input has (the window less the output cap): past the high
+ * one the oldest tool results are elided until the estimate is below the low one. */
+#define CTX_HIGH 0.98
+#define CTX_LOW 0.2
+/* The newest turns (an assistant message and the results that follow it) never elided. */
+enum { CTX_KEEP = 1 };
+
+/* Make a request of input tokens (estimated) fit window with an output cap of outcap: when it
+ * passes the high-water mark, elide the oldest tool results of messages (neutral form) in one step
+ * down to the low-water mark, each replaced by a note naming its step (steps maps tool_call_id to
+ * the step number) and how to get it again. *ev is NULL when nothing was elided, else the fields of
+ * a context_elided event (the caller's). *after is the estimate after. Returns 1 when the request
+ * cannot fit even with every older tool result elided, else 0. */
+int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t input, int64_t outcap, int64_t window,
+           int64_t *after, cJSON **ev);
+
+#endif

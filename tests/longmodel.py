@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A stateless loopback model for long jobs and budgets: speaks OpenAI chat completions, counts
+tokens as the real API bills them (here: one token per 4 bytes of the request body, rounded up),
+refuses a request whose input plus max_tokens/max_completion_tokens passes its context window
+(400, code context_length_exceeded), and plays a part chosen from the request alone: the turn is the
+number of assistant messages it was sent, the role a word ROLE=NAME in the system prompt.
+
+usage: longmodel.py CONFIG.json PORTFILE LOGFILE
+
+CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
+  {"turns": N, "command": "shell line"}           N turns each calling shell with the command, then final_result
+  {"turns": N, "delegate": "WORKER", "fanout": [a, b]}
+                                                   N turns each calling WORKER a to b times (random) in one reply,
+                                                   then final_result
+  "output": [a, b]                                 completion tokens reported, at most the request's cap (default [20, 200])
+Each request is logged as one JSON line {"n", "role", "turn", "bytes", "tokens", "cap", "output",
+"messages": [sha256 of each message], "notes": [tool results that are elision notes], "status"}."""
+import hashlib, json, math, random, re, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+config = json.load(open(sys.argv[1]))
+portfile, logfile = sys.argv[2], sys.argv[3]
+lock = threading.Lock()
+count = [0]
+
+
+def digest(m):
+    return hashlib.sha256(json.dumps(m, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def reply(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+        body = json.loads(raw)
+        msgs = body.get("messages", [])
+        system = " ".join(m.get("content") or "" for m in msgs if m.get("role") == "system")
+        role = (re.search(r"ROLE=(\w+)", system) or [None, "main"])[1]
+        plan = config["roles"][role]
+        turn = sum(1 for m in msgs if m.get("role") == "assistant")
+        tokens = math.ceil(len(raw) / 4)
+        cap = body.get("max_completion_tokens", body.get("max_tokens"))
+        window = config.get("window", 128000)
+        rec = {"role": role, "turn": turn, "bytes": len(raw), "tokens": tokens, "cap": cap,
+               "messages": [digest(m) for m in msgs],
+               "notes": [m.get("content") for m in msgs if m.get("role") == "tool" and str(m.get("content")).startswith("[elided")]}
+        with lock:
+            count[0] += 1
+            rec["n"] = count[0]
+        if not isinstance(cap, int) or cap < 1 or tokens + cap > window:
+            rec["status"] = 400
+            self.log(rec)
+            return self.reply(400, {"error": {"message": "This model's maximum context length is %d tokens. However, you "
+                              "requested %d tokens (%d in the messages, %s in the completion)." % (window, tokens + (cap or 0), tokens, cap),
+                              "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+        rnd = random.Random("%s/%s/%d/%s" % (config.get("seed", 1), role, turn, rec["messages"][1] if len(msgs) > 1 else ""))
+        lo, hi = plan.get("output", [20, 200])
+        out = min(cap, rnd.randint(lo, hi))
+        if turn >= plan["turns"]:
+            calls = [("final_result", {"turns": turn})]
+        elif "delegate" in plan:
+            a, b = plan.get("fanout", [1, 1])
+            calls = [(plan["delegate"], {"input": "part %d of turn %d" % (i, turn)}) for i in range(rnd.randint(a, b))]
+        else:
+            calls = [("shell", {"command": plan["command"]})]
+        rec["status"] = 200
+        rec["output"] = out
+        self.log(rec)
+        msg = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": "call_%d_%d" % (turn, i), "type": "function",
+                               "function": {"name": n, "arguments": json.dumps(a)}} for i, (n, a) in enumerate(calls)]}
+        self.reply(200, {"id": "c%d" % rec["n"], "object": "chat.completion", "model": body.get("model"),
+                         "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}],
+                         "usage": {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}})
+
+    def log(self, rec):
+        with lock, open(logfile, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+
+srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+import os
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()
