@@ -178,6 +178,8 @@ for mode in warm cold; do
 	cold=0
 	[ $mode = cold ] && cold=1
 	mkdir -p "$T/tmp"
+	: > "$T/summary"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$T/summary GITHUB_OUTPUT=$T/ghout \
 	TMPDIR=$T/tmp NIGHTSHIFT_SANDBOX_COLD=$cold NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
 		"$NS" run "$T/m.yaml" --out "$T/runs-$mode" > "$T/out" 2> "$T/err"
 	rc=$?
@@ -219,7 +221,28 @@ for mode in warm cold; do
 	printf '127.0.0.2:%s %s\n' "$pa" /allowed-connect "$pa" /allowed-http "$pa" /allowed-name "$pa" /control-host | sort > "$T/hits.want"
 	expect_eq "$mode: the internet saw exactly the allowed requests and the control" "$(cat "$T/hits.want")" "$(cat "$T/hits.sorted")"
 	check "$mode: the run verifies" "$NS" audit "$run" --verify
+	# audit --net and the Actions summary count what the events hold
+	nev=$(grep -c "^E" "$T/results")
+	nref=$(grep -P "^E\t" "$T/results" | grep -c " deny ")
+	"$NS" audit "$run" --net > "$T/net.txt"
+	expect_grep "$mode: audit --net totals" "^$nev connections: $((nev - nref)) allowed, $nref refused" "$T/net.txt"
+	expect_grep "$mode: audit --net lists the rebinding" "evil\.test:$pb +127\.0\.0\.3 +deny +special-address:loop" "$T/net.txt"
+	"$NS" audit "$run" --net --json --decision allow --job egress > "$T/net.json"
+	expect_eq "$mode: audit --net --json --decision allow" "127.0.0.2 127.0.0.2 api.test" \
+		"$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["host"] for l in open(sys.argv[1])))' "$T/net.json")"
+	expect_grep "$mode: the Actions summary counts the connections" "Network: $nev connections through the egress proxy, $nref refused" "$T/summary"
 	[ "$_fail" = 0 ] || { echo "$mode results:"; cat "$T/results"; }
+	[ $mode = warm ] && warmrun=$run
 done
+# replay runs the steps again: their connections are made and recorded anew, and it says so
+: > "$T/hits"
+TMPDIR=$T/tmp NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
+	"$NS" replay "$warmrun" --job egress --out "$T/replays" > "$T/rout" 2> "$T/rerr"
+rc=$?
+check "replay: finishes (exit $rc)" test "$rc" = 0 -o "$rc" = 4
+expect_grep "replay: says connections are recorded, not replayed" "job egress's steps reach the hosts of its network.allow again, live: their connections are recorded as new ones" "$T/rerr"
+"$NS" audit "$(cat "$T/rout")" --net > "$T/rnet.txt"
+expect_grep "replay: its run records the connections" "^$nev connections: $((nev - nref)) allowed, $nref refused" "$T/rnet.txt"
+expect_grep "replay: the allowed requests reached the internet again" "/allowed-http" "$T/hits"
 expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
 done_tests
