@@ -271,7 +271,7 @@ static long readhead(struct conn *c, struct buf *b)
 {
 	int64_t end = nowms() + HEADMS;
 	for (;;) {
-		char *h = b->data ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
+		char *h = b->len ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
 		if (h)
 			return (long)(h + 4 - b->data);
 		if (b->len >= HEADMAX || nowms() >= end || stopping(c->g))
@@ -444,31 +444,106 @@ static int hopheader(const char *l, size_t n)
 	return 0;
 }
 
+struct flow {
+	int src, dst;
+	int64_t moved;
+};
+
+static void *flowmain(void *arg)
+{
+	struct flow *f = arg;
+	f->moved = pumpflow(f->src, f->dst);
+	return NULL;
+}
+
+/* Pass bytes both ways until both sides end: the step's way on a second thread, blocking
+   splice each way (egressclose shuts both sockets, which ends them). */
 static void pass(struct conn *c, const char *early, size_t nearly)
 {
-	struct pump p;
 	if (nearly)
 		sendall(c->upstream, early, nearly);
 	c->rec.sent += (int64_t)nearly;
-	if (pumpinit(&p, c->client, c->upstream) < 0)
+	fcntl(c->client, F_SETFL, fcntl(c->client, F_GETFL) & ~O_NONBLOCK);
+	fcntl(c->upstream, F_SETFL, fcntl(c->upstream, F_GETFL) & ~O_NONBLOCK);
+	struct flow up = {c->client, c->upstream, 0};
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	int threaded = pthread_create(&t, &at, flowmain, &up) == 0;
+	pthread_attr_destroy(&at);
+	if (!threaded) {
+		shutdown(c->client, SHUT_RDWR);
 		return;
-	for (;;) {
-		struct pollfd pf[2];
-		pumppoll(&p, pf);
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
-			break;
-		if (pumpstep(&p) != 0 || stopping(c->g))
-			break;
 	}
-	c->rec.sent += p.d[0].bytes;
-	c->rec.received += p.d[1].bytes;
-	pumpfree(&p);
+	int64_t down = pumpflow(c->upstream, c->client);
+	if (down < 0)
+		shutdown(c->client, SHUT_RDWR); /* no pipe: end the other way too */
+	pthread_join(t, NULL);
+	c->rec.sent += up.moved > 0 ? up.moved : 0;
+	c->rec.received += down > 0 ? down : 0;
+}
+
+/* The first byte: a handover (EGRESSHANDOVER and a stream socket attached), which becomes
+   the client, or the first byte of a request, kept in b. -1 when nothing usable came. */
+static int takeover(struct conn *c, struct buf *b)
+{
+	int64_t end = nowms() + HEADMS;
+	for (;;) {
+		struct pollfd pf = {c->client, POLLIN, 0};
+		if (poll(&pf, 1, 200) == 1)
+			break;
+		if (nowms() >= end || stopping(c->g))
+			return -1;
+	}
+	char byte, cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = {&byte, 1};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t r = recvmsg(c->client, &h, MSG_CMSG_CLOEXEC);
+	int fd = -1;
+	for (struct cmsghdr *m = r >= 0 ? CMSG_FIRSTHDR(&h) : NULL; m; m = CMSG_NXTHDR(&h, m)) {
+		if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS)
+			continue;
+		int n = (int)((m->cmsg_len - CMSG_LEN(0)) / sizeof(int)), got[4];
+		memcpy(got, CMSG_DATA(m), (n > 4 ? 4 : n) * sizeof(int));
+		for (int i = 0; i < n && i < 4; i++) {
+			if (fd < 0)
+				fd = got[i];
+			else
+				close(got[i]);
+		}
+	}
+	if (r <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (byte != EGRESSHANDOVER || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		bufadd(b, &byte, 1);
+		return 0;
+	}
+	struct stat st;
+	int type = 0;
+	socklen_t tl = sizeof type;
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_STREAM) {
+		close(fd); /* only a connection is served: anything else a step sends is dropped */
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	pthread_mutex_lock(&c->g->mu);
+	close(c->client);
+	c->client = fd;
+	pthread_mutex_unlock(&c->g->mu);
+	return 0;
 }
 
 static void serveconn(struct conn *c)
 {
 	struct buf b = {0};
-	long hl = readhead(c, &b);
+	long hl = takeover(c, &b) < 0 ? -1 : readhead(c, &b);
 	if (hl < 0) {
 		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
 		c->rec.allowed = 0;

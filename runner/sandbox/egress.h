@@ -25,6 +25,10 @@ struct netconn {
 
 struct egress;
 
+/* A client that sends this one byte with a stream socket attached (SCM_RIGHTS) hands that
+   socket over: the proxy serves it in place of the unix connection (the sandbox's relay). */
+#define EGRESSHANDOVER 'F'
+
 /* Start a proxy for these entries on a fresh unix socket (in a private folder under $TMPDIR);
    its thread serves until egressclose. */
 int egressopen(struct egress **g, const struct netrule *allow, size_t n, struct err *e);

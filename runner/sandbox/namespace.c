@@ -462,7 +462,7 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		return 0;
 	}
 	while (!exited) {
-		struct pollfd pf[2 + 1 + 2 * RELAYMAX] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
+		struct pollfd pf[2 + 1] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
 		int nr = relaypoll(rl, pf + 2);
 		if (poll(pf, 2 + nr, -1) < 0 && errno != EINTR)
 			break;
