@@ -354,7 +354,7 @@ static int nettable(const char *run, const struct filter *f, int json)
 	if (callsopen(&c, run, &e) < 0)
 		return report(&e);
 	if (!json)
-		printf("%5s  %-14s %-8s %-32s %-16s %-8s %-24s %9s %9s %6s\n", "STEP", "JOB", "METHOD", "HOST:PORT", "ADDRESS",
+		termprintf(stdout, "%5s  %-14s %-8s %-32s %-16s %-8s %-24s %9s %9s %6s\n", "STEP", "JOB", "METHOD", "HOST:PORT", "ADDRESS",
 		       "DECISION", "RULE", "SENT", "RECEIVED", "MS");
 	while ((rc = callsnext(c, &call, &e)) == 1) {
 		const cJSON *x;
@@ -392,15 +392,17 @@ static int nettable(const char *run, const struct filter *f, int json)
 			cell(job, sizeof job, call.job);
 			cell(method, sizeof method, jsonstr(x, "method", ""));
 			cell(r, sizeof r, rule);
-			printf("%5d  %-14s %-8s %-32s %-16s %-8s %-24s %9.0f %9.0f %6.0f\n", call.step, job, method, hp,
-			       *addr ? addr : "-", dec, r, jnum(x, "bytes_sent"), jnum(x, "bytes_received"), jnum(x, "duration_ms"));
+			char d[9];
+			cell(d, sizeof d, dec);
+			termprintf(stdout, "%5d  %-14s %-8s %-32s %-16s %-8s %-24s %9.0f %9.0f %6.0f\n", call.step, job, method, hp,
+			       *addr ? addr : "-", d, r, jnum(x, "bytes_sent"), jnum(x, "bytes_received"), jnum(x, "duration_ms"));
 		}
 	}
 	callsclose(c);
 	if (rc < 0)
 		return report(&e);
 	if (!json)
-		printf("\n%ld connections: %ld allowed, %ld refused; %.0f bytes sent, %.0f received\n", n, allowed, refused, sent,
+		termprintf(stdout, "\n%ld connections: %ld allowed, %ld refused; %.0f bytes sent, %.0f received\n", n, allowed, refused, sent,
 		       received);
 	return EXIT_OK;
 }
