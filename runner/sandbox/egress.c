@@ -51,6 +51,8 @@ struct egress {
 	size_t nallow;
 	char *dir, *sock;
 	int lfd, wake[2];
+	int tcp;     /* egresslisten's listener, or -1 */
+	int retired; /* the one it replaced, closed by the acceptor once it no longer polls it */
 	pthread_t acceptor;
 	int started;
 	pthread_mutex_t mu;
@@ -641,52 +643,77 @@ static void *connmain(void *arg)
 	return NULL;
 }
 
+/* Serve one accepted connection on a thread of its own (or answer 503 when too many are open). */
+static void start(struct egress *g, int fd)
+{
+	struct conn *c = xcalloc(1, sizeof *c);
+	c->g = g;
+	c->client = fd;
+	c->upstream = -1;
+	c->rec.start_ms = nowms();
+	pthread_mutex_lock(&g->mu);
+	c->rec.seq = g->seq++;
+	int full = g->nopen >= MAXCONNS || g->stopping;
+	if (!full) {
+		c->next = g->open;
+		g->open = c;
+		g->nopen++;
+	}
+	pthread_mutex_unlock(&g->mu);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	if (full || pthread_create(&t, &at, connmain, c) != 0) {
+		if (!full) {
+			pthread_mutex_lock(&g->mu);
+			for (struct conn **pp = &g->open; *pp; pp = &(*pp)->next)
+				if (*pp == c) {
+					*pp = c->next;
+					break;
+				}
+			g->nopen--;
+			pthread_mutex_unlock(&g->mu);
+		}
+		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+		sendall(fd, busy, sizeof busy - 1);
+		close(fd);
+		free(c);
+	}
+	pthread_attr_destroy(&at);
+}
+
+/* Accept on the unix socket and on the TCP listener, when there is one. */
 static void *acceptmain(void *arg)
 {
 	struct egress *g = arg;
 	for (;;) {
-		struct pollfd pf[2] = {{g->lfd, POLLIN, 0}, {g->wake[0], POLLIN, 0}};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pf[1].revents)
-			break;
-		if (!pf[0].revents)
-			continue;
-		int fd = accept4(g->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		struct conn *c = xcalloc(1, sizeof *c);
-		c->g = g;
-		c->client = fd;
-		c->upstream = -1;
-		c->rec.start_ms = nowms();
 		pthread_mutex_lock(&g->mu);
-		c->rec.seq = g->seq++;
-		int full = g->nopen >= MAXCONNS || g->stopping;
-		if (!full) {
-			c->next = g->open;
-			g->open = c;
-			g->nopen++;
-		}
+		int tcp = g->tcp;
 		pthread_mutex_unlock(&g->mu);
-		pthread_t t;
-		pthread_attr_t at;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 256 * 1024);
-		if (full || pthread_create(&t, &at, connmain, c) != 0) {
-			if (!full) {
-				pthread_mutex_lock(&g->mu);
-				g->open = c->next;
-				g->nopen--;
-				pthread_mutex_unlock(&g->mu);
-			}
-			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-			sendall(fd, busy, sizeof busy - 1);
-			close(fd);
-			free(c);
+		struct pollfd pf[3] = {{g->wake[0], POLLIN, 0}, {g->lfd, POLLIN, 0}, {tcp, POLLIN, 0}};
+		if (poll(pf, tcp >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents) {
+			char x;
+			(void)!read(g->wake[0], &x, 1);
+			if (stopping(g))
+				break;
+			pthread_mutex_lock(&g->mu); /* the TCP listener changed */
+			if (g->retired >= 0)
+				close(g->retired);
+			g->retired = -1;
+			pthread_mutex_unlock(&g->mu);
+			continue;
 		}
-		pthread_attr_destroy(&at);
+		for (int k = 1; k < 3; k++) {
+			if (!(pf[k].revents & POLLIN))
+				continue;
+			int fd = accept4(pf[k].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				start(g, fd);
+		}
 	}
 	return NULL;
 }
@@ -694,7 +721,7 @@ static void *acceptmain(void *arg)
 int egressopen(struct egress **gp, const struct netrule *allow, size_t n, struct err *e)
 {
 	struct egress *g = xcalloc(1, sizeof *g);
-	g->lfd = g->wake[0] = g->wake[1] = -1;
+	g->lfd = g->wake[0] = g->wake[1] = g->tcp = g->retired = -1;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	g->allow = n ? xcalloc(n, sizeof *g->allow) : NULL;
@@ -751,6 +778,48 @@ const char *egresssock(const struct egress *g)
 	return g->sock;
 }
 
+void egresslisten(struct egress *g, int fd)
+{
+	pthread_mutex_lock(&g->mu);
+	if (g->retired >= 0)
+		close(g->retired);
+	g->retired = g->tcp;
+	g->tcp = fd;
+	pthread_mutex_unlock(&g->mu);
+	(void)!write(g->wake[1], "l", 1);
+}
+
+void egressenv(struct strv *env)
+{
+	static const char *const names[] = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"};
+	struct strv kept = {0};
+	for (size_t i = 0; i < env->n; i++) {
+		int ours = 0;
+		for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+			size_t l = strlen(names[k]);
+			ours |= strncasecmp(env->v[i], names[k], l) == 0 && env->v[i][l] == '=';
+		}
+		if (!ours)
+			strvadd(&kept, env->v[i]);
+	}
+	strvfree(env);
+	*env = kept;
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", EGRESSPORT);
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+		char up[16];
+		size_t l = strlen(names[k]);
+		for (size_t j = 0; j <= l; j++)
+			up[j] = (char)toupper((unsigned char)names[k][j]);
+		const char *val = k == 3 ? "localhost,127.0.0.1,::1" : url;
+		char *a = xasprintf("%s=%s", names[k], val), *b = xasprintf("%s=%s", up, val);
+		strvadd(env, a);
+		strvadd(env, b);
+		free(a);
+		free(b);
+	}
+}
+
 static int byseq(const void *a, const void *b)
 {
 	const struct netconn *x = a, *y = b;
@@ -800,6 +869,10 @@ void egressclose(struct egress *g)
 	}
 	if (g->lfd >= 0)
 		close(g->lfd);
+	if (g->tcp >= 0)
+		close(g->tcp);
+	if (g->retired >= 0)
+		close(g->retired);
 	if (g->wake[0] >= 0)
 		close(g->wake[0]), close(g->wake[1]);
 	if (g->sock)

@@ -28,13 +28,13 @@ int relayopen(struct relay *r, struct err *e)
 		return errf(e, "egress relay: bring up lo:");
 	}
 	close(s);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(RELAYPORT),
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(EGRESSPORT),
 	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int one = 1;
 	r->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (r->lfd < 0 || setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
 	    bind(r->lfd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(r->lfd, 128) < 0) {
-		errf(e, "egress relay: listen on 127.0.0.1:%d:", RELAYPORT);
+		errf(e, "egress relay: listen on 127.0.0.1:%d:", EGRESSPORT);
 		if (r->lfd >= 0)
 			close(r->lfd);
 		r->lfd = -1;
@@ -51,7 +51,7 @@ static int handover(struct relay *r)
 		return 0;
 	int one = 1;
 	setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = RELAYSOCK};
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = EGRESSSOCK};
 	int b = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (b >= 0 && connect(b, (struct sockaddr *)&sa, sizeof sa) == 0) {
 		char byte = EGRESSHANDOVER, cbuf[CMSG_SPACE(sizeof(int))];

@@ -1,5 +1,5 @@
 /* relay: inside a namespace sandbox with network.allow, the sandbox's init listens on
-   127.0.0.1:RELAYPORT of the sandbox's own loopback, so that programs which speak to an HTTP
+   127.0.0.1:EGRESSPORT of the sandbox's own loopback, so that programs which speak to an HTTP
    proxy by host and port find one. Each connection accepted there is handed whole to the
    egress proxy: init connects to the proxy's unix socket bound into the sandbox and passes
    the accepted socket over it (SCM_RIGHTS), so the bytes then go straight between the
@@ -11,14 +11,12 @@
 #include "../../util/util.h"
 #include "egress.h"
 
-#define RELAYPORT 3128
-#define RELAYSOCK "/run/nightshift/egress.sock" /* where the proxy's socket is in the sandbox */
 
 struct relay {
 	int lfd; /* -1: no relay */
 };
 
-/* Bring the loopback interface up and listen on 127.0.0.1:RELAYPORT (needs CAP_NET_ADMIN in
+/* Bring the loopback interface up and listen on 127.0.0.1:EGRESSPORT (needs CAP_NET_ADMIN in
    the network namespace: call before dropping capabilities). */
 int relayopen(struct relay *r, struct err *e);
 /* Fill pf with what to wait for (at most 1 entry); the count. */
