@@ -133,7 +133,7 @@ static void setlimits(struct dockersbx *d, int dmem, int dpids, int dcpu)
 	         d->memory && !dmem ? " memory" : "", d->pids && !dpids ? " pids" : "", d->cpus && !dcpu ? " cpu" : "",
 	         dmem || dpids || dcpu ? " (not enforced:" : "", dmem ? " memory" : "", dpids ? " pids" : "",
 	         dcpu ? " cpu)" : dmem || dpids ? ")" : "",
-	         d->nethost == 1 ? "host" : d->nethost == 2 ? "allowlist (egress proxy)" : "none",
+	         d->nethost == 1 ? "host" : d->nethost == 2 ? "allow" : "none",
 	         STEPUSER);
 }
 
