@@ -26,10 +26,11 @@ static void freecall(struct call *c)
 {
 	cJSON_Delete(c->decided);
 	cJSON_Delete(c->result);
+	cJSON_Delete(c->net);
 	memset(c, 0, sizeof *c);
 }
 
-/* The next event that matters for calls: a decision or a tool_result (parsed), or any other
+/* The next event that matters for calls: a decision, a tool_result or a net_connection (parsed), or any other
  * (*other set, not parsed: it only ends the call before it). NULL at the end. */
 static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 {
@@ -48,7 +49,8 @@ static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 			return NULL;
 		long seq;
 		char type[32], prev[65];
-		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "tool_result") != 0) {
+		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "tool_result") != 0 &&
+		    strcmp(type, "net_connection") != 0) {
 			if (strcmp(type, "snapshot") == 0 || strcmp(type, "mcp_log") == 0)
 				continue; /* they come between a call's decision and its result */
 			*other = 1;
@@ -99,12 +101,18 @@ static int fill(struct stream *s, struct err *e)
 			cJSON_Delete(ev);
 			continue;
 		}
-		if (type && strcmp(type, "tool_result") == 0 && (int)num(ev, "step") == s->cur.step) {
+		if (type && strcmp(type, "tool_result") == 0 && (int)num(ev, "step") == s->cur.step && !s->cur.has_result) {
 			s->cur.result = ev;
 			s->cur.has_result = 1;
 			s->cur.exit_code = (int)num(ev, "exit_code");
 			s->cur.duration_ms = (int64_t)num(ev, "duration_ms");
-			return 1;
+			continue; /* its connections follow it */
+		}
+		if (type && strcmp(type, "net_connection") == 0 && s->cur.has_result && (int)num(ev, "step") == s->cur.step) {
+			if (!s->cur.net)
+				s->cur.net = cJSON_CreateArray();
+			cJSON_AddItemToArray(s->cur.net, ev);
+			continue;
 		}
 		if (type && strcmp(type, "decision") == 0)
 			s->pending = ev; /* the next call starts here */

@@ -19,6 +19,7 @@ struct call {
 	int64_t duration_ms;
 	cJSON *decided;    /* owns the strings above */
 	cJSON *result;     /* the tool_result event, or NULL */
+	cJSON *net;        /* the step's net_connection events (network.allow), an array, or NULL */
 };
 
 struct calls;

@@ -14,10 +14,14 @@
 static const char audithelp[] =
 	"usage: nightshift audit RUN [--verify] [--allowed-signers FILE] [--job ID] [--tool T]\n"
 	"                        [--decision allow|deny|abort]\n"
-	"                        [--grep TEXT] [--json]\n"
+	"                        [--grep TEXT] [--json] [--net]\n"
 	"\n"
 	"Lists the tool calls of a run (step, job, tool, arguments, decision, rule, exit code,\n"
 	"duration) and a summary; --json prints one JSON object per call instead.\n"
+	"  --net      list the network connections steps made through the egress proxy\n"
+	"             (sandbox.network.allow) instead: step, job, method, host:port, address,\n"
+	"             decision, rule, bytes each way, duration; --job, --decision allow|deny,\n"
+	"             --grep (host or rule) and --json apply\n"
 	"  --verify   check SHA256SUMS, every event chain up to the head in run.json, every snapshot\n"
 	"             layer an event references, and every claim of run.json, output.json and\n"
 	"             jobs/*/files against the event line that recorded it; exit 4 naming the file,\n"
@@ -91,6 +95,7 @@ static void count(struct tally **t, size_t *n, const char *tool, const char *dec
 }
 
 static int table(const char *run, const struct filter *fp, int json);
+static int nettable(const char *run, const struct filter *f, int json);
 
 static int verify(const char *run, const char *shown, const char *allowed)
 {
@@ -199,7 +204,7 @@ int cmdaudit(int argc, char **argv)
 {
 	const char *run = NULL;
 	struct filter f = {0};
-	int json = 0, doverify = 0;
+	int json = 0, doverify = 0, net = 0;
 	const char *allowed = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char **slot = NULL;
@@ -212,6 +217,8 @@ int cmdaudit(int argc, char **argv)
 			doverify = 1;
 		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
 			slot = &allowed;
+		} else if (strcmp(argv[i], "--net") == 0) {
+			net = 1;
 		} else if (strcmp(argv[i], "--job") == 0) {
 			slot = &f.job;
 		} else if (strcmp(argv[i], "--tool") == 0) {
@@ -235,6 +242,8 @@ int cmdaudit(int argc, char **argv)
 	}
 	if (!run)
 		return usage("audit", "missing RUN");
+	if (net && (doverify || allowed || (f.tool && strcmp(f.tool, "shell") != 0)))
+		return usage("audit", "--net lists connections: it goes with neither --verify nor --tool");
 	if (f.decision && strcmp(f.decision, "allow") && strcmp(f.decision, "deny") && strcmp(f.decision, "abort"))
 		return usage("audit", "--decision %s: expected allow, deny or abort", f.decision);
 	struct err e = {0};
@@ -243,7 +252,7 @@ int cmdaudit(int argc, char **argv)
 		return report(&e);
 	int rc = f.job ? knownjob(dir, run, f.job) : EXIT_OK;
 	if (rc == EXIT_OK)
-		rc = doverify || allowed ? verify(dir, run, allowed) : table(dir, &f, json);
+		rc = doverify || allowed ? verify(dir, run, allowed) : net ? nettable(dir, &f, json) : table(dir, &f, json);
 	runclose(dir, tmp);
 	return rc;
 }
@@ -336,5 +345,76 @@ static int table(const char *run, const struct filter *fp, int json)
 	buffree(&denials);
 	buffree(&line);
 	free(t);
+	return EXIT_OK;
+}
+
+static double jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : 0;
+}
+
+/* The connections of the egress proxy, one line each (or JSON lines), and their totals. */
+static int nettable(const char *run, const struct filter *f, int json)
+{
+	struct calls *c;
+	struct err e = {0};
+	struct call call;
+	long n = 0, allowed = 0, refused = 0;
+	double sent = 0, received = 0;
+	int rc;
+	if (callsopen(&c, run, &e) < 0)
+		return report(&e);
+	if (!json)
+		termprintf(stdout, "%5s  %-14s %-8s %-32s %-16s %-8s %-24s %9s %9s %6s\n", "STEP", "JOB", "METHOD", "HOST:PORT", "ADDRESS",
+		       "DECISION", "RULE", "SENT", "RECEIVED", "MS");
+	while ((rc = callsnext(c, &call, &e)) == 1) {
+		const cJSON *x;
+		if (f->job && strcmp(f->job, call.job) != 0)
+			continue;
+		cJSON_ArrayForEach(x, call.net)
+		{
+			const char *host = jsonstr(x, "host", ""), *dec = jsonstr(x, "decision", "?"), *rule = jsonstr(x, "rule", "");
+			if (f->decision && strcmp(f->decision, dec) != 0)
+				continue;
+			if (f->grep && !strstr(host, f->grep) && !strstr(rule, f->grep))
+				continue;
+			n++;
+			if (strcmp(dec, "allow") == 0)
+				allowed++;
+			else
+				refused++;
+			sent += jnum(x, "bytes_sent");
+			received += jnum(x, "bytes_received");
+			if (json) {
+				cJSON *o = cJSON_Duplicate(x, 1);
+				cJSON_DeleteItemFromObjectCaseSensitive(o, "prev");
+				cJSON_DeleteItemFromObjectCaseSensitive(o, "seq");
+				cJSON_AddStringToObject(o, "job", call.job);
+				char *t = cJSON_PrintUnformatted(o);
+				printf("%s\n", t);
+				free(t);
+				cJSON_Delete(o);
+				continue;
+			}
+			char hp[33], addr[17], job[15], method[9], r[25], hostport[300];
+			snprintf(hostport, sizeof hostport, strchr(host, ':') ? "[%s]:%.0f" : "%s:%.0f", host, jnum(x, "port"));
+			cell(hp, sizeof hp, hostport);
+			cell(addr, sizeof addr, jsonstr(x, "address", ""));
+			cell(job, sizeof job, call.job);
+			cell(method, sizeof method, jsonstr(x, "method", ""));
+			cell(r, sizeof r, rule);
+			char d[9];
+			cell(d, sizeof d, dec);
+			termprintf(stdout, "%5d  %-14s %-8s %-32s %-16s %-8s %-24s %9.0f %9.0f %6.0f\n", call.step, job, method, hp,
+			       *addr ? addr : "-", d, r, jnum(x, "bytes_sent"), jnum(x, "bytes_received"), jnum(x, "duration_ms"));
+		}
+	}
+	callsclose(c);
+	if (rc < 0)
+		return report(&e);
+	if (!json)
+		termprintf(stdout, "\n%ld connections: %ld allowed, %ld refused; %.0f bytes sent, %.0f received\n", n, allowed, refused, sent,
+		       received);
 	return EXIT_OK;
 }

@@ -20,7 +20,8 @@ static const char replayhelp[] =
 	"Restores the workspace from RUN's first snapshot into a fresh folder, runs the manifest\n"
 	"archived in RUN/manifest/ with every model reply served from the record (no key, no\n"
 	"network), really runs the tools, and compares each step with the record. Prints the new\n"
-	"run directory; its run.json names the run it replays.\n"
+	"run directory; its run.json names the run it replays. Steps under sandbox.network.allow\n"
+	"reach their hosts again: their connections are recorded anew, not replayed (it says so).\n"
 	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
 	"  --job ID         replay only this job and what it needs; repeatable\n"
 	"  --continue-live  let the live model take over where the record ends or diverges\n"
@@ -189,6 +190,11 @@ int cmdreplay(int argc, char **argv)
 		rc = report(&e);
 		goto done;
 	}
+	for (size_t i = 0; i < m.njobs; i++)
+		if (m.jobs[i].sandbox.network_allow)
+			fprintf(stderr, "nightshift: replay: job %s's steps reach the hosts of its network.allow again, live: "
+			                "their connections are recorded as new ones, not served from the record or compared "
+			                "with it\n", m.jobs[i].id);
 	for (size_t i = 0; i < overrides.n; i++) {
 		if (modelspec(&m, overrides.v[i], &e) < 0) {
 			errctx(&e, "replay: the run was started with");

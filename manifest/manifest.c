@@ -949,13 +949,11 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, st
 static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *job)
 {
 	const struct pos *p = &sc->netpos;
-	if (!sc->network_allow || sc->backend == BACKEND_NAMESPACE)
+	if (!sc->network_allow || sc->backend != BACKEND_NONE)
 		return 0;
-	errc(y->e, 2, "%s:%d:%d: job '%s': network.allow needs the namespace backend: the %s backend %s; "
-	     "use backend: namespace, or network: none or host", p->file ? p->file : y->file, p->line, p->col, job,
-	     sc->backend == BACKEND_DOCKER ? "docker" : "none",
-	     sc->backend == BACKEND_DOCKER ? "cannot route a container's traffic through the egress proxy yet"
-	                                   : "runs steps on the host, where nothing can hold them to an allowlist");
+	errc(y->e, 2, "%s:%d:%d: job '%s': network.allow needs a sandbox: the none backend runs steps on the host, "
+	     "where nothing can hold them to an allowlist; use backend: namespace or docker",
+	     p->file ? p->file : y->file, p->line, p->col, job);
 	ynote(y);
 	return -1;
 }

@@ -190,6 +190,7 @@ struct jobview {
 	char *events;       /* path of its event log */
 	char *output;       /* output.json as compact JSON, or NULL */
 	long denied;        /* decisions deny or abort */
+	long conns, refused; /* connections through the egress proxy, and those it refused */
 	int nested;         /* a delegate's run inside another job (it has a "parent") */
 };
 
@@ -265,6 +266,12 @@ static void logevent(FILE *log, const char *type, const cJSON *ev)
 			textlines(log, "  | ", out, 20, 2048);
 		if (err && *err)
 			textlines(log, "  ! ", err, 20, 2048);
+	} else if (strcmp(type, "net_connection") == 0) {
+		char *d = ghaescape(jsonstr(ev, "decision", "?")), *m = ghaescape(jsonstr(ev, "method", "?"));
+		char *h = ghaescape(jsonstr(ev, "host", "?")), *r = ghaescape(jsonstr(ev, "rule", ""));
+		fprintf(log, "  net: %s %s %s:%d (%s), %d bytes sent, %d received\n", d, m, h, num(ev, "port", 0), r,
+		        num(ev, "bytes_sent", 0), num(ev, "bytes_received", 0));
+		free(d), free(m), free(h), free(r);
 	} else if (strcmp(type, "output") == 0) {
 		jsonline(log, "output: ", cJSON_GetObjectItemCaseSensitive(ev, "output"), 1024);
 	} else if (strcmp(type, "output_rejected") == 0) {
@@ -299,13 +306,17 @@ static void readevents(struct jobview *jv, FILE *log)
 	while (evrnext(r, &line, &len, &e) == 1) {
 		long seq;
 		char type[32], prev[65];
-		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 &&
+		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "net_connection") != 0 &&
 		    (!log || strcmp(type, "model_request") == 0 || strcmp(type, "snapshot") == 0 || strcmp(type, "file") == 0))
 			continue;
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const char *t = jsonstr(ev, "type", "");
 		if (strcmp(t, "decision") == 0 && strcmp(jsonstr(ev, "decision", "allow"), "allow") != 0)
 			jv->denied++;
+		if (strcmp(t, "net_connection") == 0) {
+			jv->conns++;
+			jv->refused += strcmp(jsonstr(ev, "decision", ""), "allow") != 0;
+		}
 		if (log && shown < 2000) {
 			logevent(log, t, ev);
 			shown++;
@@ -457,6 +468,12 @@ static void summary(struct buf *md, const char *rundir, const cJSON *run, struct
 	}
 	if (rows < nj)
 		bufprintf(md, "\n%zu more jobs not listed: the summary stays below 1 MiB.\n", nj - rows);
+	long conns = 0, refused = 0;
+	for (size_t k = 0; k < nj; k++)
+		conns += jv[k].conns, refused += jv[k].refused;
+	if (conns)
+		bufprintf(md, "\nNetwork: %ld connections through the egress proxy, %ld refused (`nightshift audit RUN --net` "
+		              "lists them).\n", conns, refused);
 	bufprintf(md, "\nTokens: %.0f in, %.0f out.", usage(run, "input"), usage(run, "output"));
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(run, "cost");
 	if (cJSON_IsNumber(cost) && cost->valuedouble > 0)

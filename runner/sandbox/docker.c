@@ -41,15 +41,22 @@
    container runs under filter.c's rules (no ptrace, process_vm_*, namespaces,
    io_uring, ...; no sockets but AF_UNIX without network) in place of the
    engine's default seccomp profile, which allows ptrace on current kernels. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
 #include "dockerapi.h"
+#include "egress.h"
 #include "filter.h"
 #include "sandbox.h"
 
@@ -95,9 +102,10 @@ struct dockersbx {
 	int64_t timeout_ms;
 	size_t cap;
 	int memory, pids, cpus; /* the limits asked for */
-	int nethost;            /* network: host */
+	int nethost;            /* network: 1 host, 2 allow (the egress proxy), 0 none */
 	int warnonly;           /* sandbox limits: warn */
 	char limits[128];
+	struct egress *eg; /* network.allow: the proxy, listening in the container too */
 };
 
 /* Which of the limits asked for a warning of create's says the engine dropped (moby's
@@ -125,7 +133,8 @@ static void setlimits(struct dockersbx *d, int dmem, int dpids, int dcpu)
 	snprintf(d->limits, sizeof d->limits, "docker%s%s%s%s%s%s%s; network %s; no caps; no-new-privs; ro root; uid %s",
 	         d->memory && !dmem ? " memory" : "", d->pids && !dpids ? " pids" : "", d->cpus && !dcpu ? " cpu" : "",
 	         dmem || dpids || dcpu ? " (not enforced:" : "", dmem ? " memory" : "", dpids ? " pids" : "",
-	         dcpu ? " cpu)" : dmem || dpids ? ")" : "", d->nethost ? "host" : "none",
+	         dcpu ? " cpu)" : dmem || dpids ? ")" : "",
+	         d->nethost == 1 ? "host" : d->nethost == 2 ? "allow" : "none",
 	         STEPUSER);
 }
 
@@ -193,7 +202,7 @@ static char *seccompopt(struct dockersbx *d, int network, struct err *e)
 }
 
 /* The body of POST /containers/create. */
-static cJSON *createbody(const struct sbxconf *c, const char *seccomp)
+static cJSON *createbody(const struct sbxconf *c, const char *seccomp, const char *egsock)
 {
 	const struct sandboxconf *sc = c->conf;
 	cJSON *b = cJSON_CreateObject(), *hc = cJSON_CreateObject(), *a, *o;
@@ -258,6 +267,14 @@ static cJSON *createbody(const struct sbxconf *c, const char *seccomp)
 		cJSON_AddBoolToObject(o, "ReadOnly", !rw);
 		cJSON_AddItemToArray(a, o);
 	}
+	if (egsock) { /* the proxy's unix socket, as in the namespace sandbox */
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "Type", "bind");
+		cJSON_AddStringToObject(o, "Source", egsock);
+		cJSON_AddStringToObject(o, "Target", EGRESSSOCK);
+		cJSON_AddBoolToObject(o, "ReadOnly", 0);
+		cJSON_AddItemToArray(a, o);
+	}
 	cJSON_AddItemToObject(b, "HostConfig", hc);
 	return b;
 }
@@ -283,6 +300,78 @@ static void containerdown(struct dockersbx *d)
 }
 
 static int hookready(struct dockersbx *d, struct err *e);
+
+struct nsjoin {
+	int nsfd, fd, err;
+};
+
+/* On a thread of its own: enter the container's network namespace, listen there. */
+static void *nsjoinmain(void *arg)
+{
+	struct nsjoin *j = arg;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(EGRESSPORT), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int one = 1;
+	j->fd = -1;
+	if (setns(j->nsfd, CLONE_NEWNET) < 0) {
+		j->err = errno;
+		return NULL;
+	}
+	j->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (j->fd < 0 || setsockopt(j->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+	    bind(j->fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(j->fd, 128) < 0) {
+		j->err = errno;
+		if (j->fd >= 0)
+			close(j->fd);
+		j->fd = -1;
+	}
+	return NULL; /* the thread ends, and its namespace with it; the socket stays in the container's */
+}
+
+/* network.allow: the container has no network (NetworkMode none) but its loopback; the proxy
+   listens on 127.0.0.1:EGRESSPORT there, from a thread that enters the container's network
+   namespace for the moment it takes to make the socket. No process in the container serves it. */
+static int netlisten(struct dockersbx *d, struct err *e)
+{
+	struct buf body = {0};
+	long st = 0;
+	char *path = xasprintf("/containers/%s/json", d->id);
+	int rc = dapicall(&d->api, "GET", path, NULL, 30000, &st, &body, e);
+	free(path);
+	cJSON *j = rc == 0 && st == 200 ? cJSON_Parse(body.data) : NULL;
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "State"), "Pid");
+	int p = cJSON_IsNumber(pid) && pid->valuedouble > 1 && pid->valuedouble < 1 << 30 ? (int)pid->valuedouble : 0;
+	cJSON_Delete(j);
+	buffree(&body);
+	if (rc < 0)
+		return -1;
+	if (!p)
+		return errf(e, "docker: the engine at %s did not say the container's pid (HTTP %ld): network.allow "
+		               "needs it to listen in the container's network namespace", d->api.url, st);
+	char nspath[64];
+	snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", p);
+	struct nsjoin nj = {open(nspath, O_RDONLY | O_CLOEXEC), -1, 0};
+	pthread_t t;
+	if (nj.nsfd < 0)
+		nj.err = errno;
+	else if (pthread_create(&t, NULL, nsjoinmain, &nj) != 0)
+		nj.err = EAGAIN;
+	else
+		pthread_join(t, NULL);
+	if (nj.nsfd >= 0)
+		close(nj.nsfd);
+	if (nj.fd < 0) {
+		errno = nj.err;
+		if (nj.err == EPERM || nj.err == EACCES)
+			return errf(e, "docker: network.allow: listening in the container's network namespace (%s) takes "
+			               "CAP_SYS_ADMIN (nightshift as root, with an engine on this machine); without it the "
+			               "allowlist cannot be held, so the job does not run: run as root, or use the namespace "
+			               "backend:", nspath);
+		return errf(e, "docker: network.allow: listening on 127.0.0.1:%d in the container (%s):", EGRESSPORT,
+		            nspath);
+	}
+	egresslisten(d->eg, nj.fd);
+	return 0;
+}
 
 /* Create the container, hook its stdin, start it, and wait for the hook to be ready. */
 static int containerup(struct dockersbx *d, struct err *e)
@@ -334,6 +423,8 @@ static int containerup(struct dockersbx *d, struct err *e)
 		goto out;
 	}
 	rc = hookready(d, e);
+	if (rc == 0 && d->eg)
+		rc = netlisten(d, e);
 out:
 	if (rc < 0)
 		containerdown(d);
@@ -359,21 +450,25 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		return -1;
 	}
 	d->image = xstrdup(sc->image);
-	char *seccomp = seccompopt(d, sc->network_host, e);
-	if (!seccomp) {
+	int allow = sc->network_allow && !sc->network_host;
+	char *seccomp = seccompopt(d, sc->network_host || allow, e);
+	if (!seccomp || (allow && egressopen(&d->eg, sc->allow, sc->nallow, e) < 0)) {
+		free(seccomp);
 		bclose(&d->base);
 		return -1;
 	}
-	d->create = createbody(c, seccomp);
+	d->create = createbody(c, seccomp, d->eg ? egresssock(d->eg) : NULL);
 	free(seccomp);
 	for (char **v = c->env; v && *v; v++)
 		strvadd(&d->env, *v);
+	if (d->eg)
+		egressenv(&d->env);
 	d->timeout_ms = sc->timeout_ms;
 	d->cap = c->output_cap ? c->output_cap : 1 << 20;
 	d->memory = sc->memory > 0;
 	d->pids = sc->pids > 0;
 	d->cpus = sc->cpus > 0;
-	d->nethost = sc->network_host;
+	d->nethost = sc->network_host ? 1 : allow ? 2 : 0;
 	d->warnonly = sc->limits_warn;
 	setlimits(d, 0, 0, 0);
 	*s = &d->base;
@@ -750,6 +845,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	}
 	r->duration_ms = nowms() - start;
 	memcpy(r->limits, d->limits, sizeof r->limits);
+	if (d->eg) /* the step's processes are gone: its connections are ending */
+		r->nnet = egresstake(d->eg, &r->net, 500);
 	struct err ignored;
 	if (d->id && standby(d, &ignored) != 0)
 		containerdown(d); /* gone or failing: the next step makes a new one */
@@ -760,6 +857,7 @@ static void bclose(struct sbx *s)
 {
 	struct dockersbx *d = (struct dockersbx *)s;
 	containerdown(d);
+	egressclose(d->eg);
 	dapiclose(&d->api);
 	cJSON_Delete(d->create);
 	if (d->profile)

@@ -51,6 +51,8 @@ struct egress {
 	size_t nallow;
 	char *dir, *sock;
 	int lfd, wake[2];
+	int tcp;     /* egresslisten's listener, or -1 */
+	int retired; /* the one it replaced, closed by the acceptor once it no longer polls it */
 	pthread_t acceptor;
 	int started;
 	pthread_mutex_t mu;
@@ -271,7 +273,7 @@ static long readhead(struct conn *c, struct buf *b)
 {
 	int64_t end = nowms() + HEADMS;
 	for (;;) {
-		char *h = b->data ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
+		char *h = b->len ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
 		if (h)
 			return (long)(h + 4 - b->data);
 		if (b->len >= HEADMAX || nowms() >= end || stopping(c->g))
@@ -444,31 +446,106 @@ static int hopheader(const char *l, size_t n)
 	return 0;
 }
 
+struct flow {
+	int src, dst;
+	int64_t moved;
+};
+
+static void *flowmain(void *arg)
+{
+	struct flow *f = arg;
+	f->moved = pumpflow(f->src, f->dst);
+	return NULL;
+}
+
+/* Pass bytes both ways until both sides end: the step's way on a second thread, blocking
+   splice each way (egressclose shuts both sockets, which ends them). */
 static void pass(struct conn *c, const char *early, size_t nearly)
 {
-	struct pump p;
 	if (nearly)
 		sendall(c->upstream, early, nearly);
 	c->rec.sent += (int64_t)nearly;
-	if (pumpinit(&p, c->client, c->upstream) < 0)
+	fcntl(c->client, F_SETFL, fcntl(c->client, F_GETFL) & ~O_NONBLOCK);
+	fcntl(c->upstream, F_SETFL, fcntl(c->upstream, F_GETFL) & ~O_NONBLOCK);
+	struct flow up = {c->client, c->upstream, 0};
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	int threaded = pthread_create(&t, &at, flowmain, &up) == 0;
+	pthread_attr_destroy(&at);
+	if (!threaded) {
+		shutdown(c->client, SHUT_RDWR);
 		return;
-	for (;;) {
-		struct pollfd pf[2];
-		pumppoll(&p, pf);
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
-			break;
-		if (pumpstep(&p) != 0 || stopping(c->g))
-			break;
 	}
-	c->rec.sent += p.d[0].bytes;
-	c->rec.received += p.d[1].bytes;
-	pumpfree(&p);
+	int64_t down = pumpflow(c->upstream, c->client);
+	if (down < 0)
+		shutdown(c->client, SHUT_RDWR); /* no pipe: end the other way too */
+	pthread_join(t, NULL);
+	c->rec.sent += up.moved > 0 ? up.moved : 0;
+	c->rec.received += down > 0 ? down : 0;
+}
+
+/* The first byte: a handover (EGRESSHANDOVER and a stream socket attached), which becomes
+   the client, or the first byte of a request, kept in b. -1 when nothing usable came. */
+static int takeover(struct conn *c, struct buf *b)
+{
+	int64_t end = nowms() + HEADMS;
+	for (;;) {
+		struct pollfd pf = {c->client, POLLIN, 0};
+		if (poll(&pf, 1, 200) == 1)
+			break;
+		if (nowms() >= end || stopping(c->g))
+			return -1;
+	}
+	char byte, cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = {&byte, 1};
+	struct msghdr h = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t r = recvmsg(c->client, &h, MSG_CMSG_CLOEXEC);
+	int fd = -1;
+	for (struct cmsghdr *m = r >= 0 ? CMSG_FIRSTHDR(&h) : NULL; m; m = CMSG_NXTHDR(&h, m)) {
+		if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS)
+			continue;
+		int n = (int)((m->cmsg_len - CMSG_LEN(0)) / sizeof(int)), got[4];
+		memcpy(got, CMSG_DATA(m), (n > 4 ? 4 : n) * sizeof(int));
+		for (int i = 0; i < n && i < 4; i++) {
+			if (fd < 0)
+				fd = got[i];
+			else
+				close(got[i]);
+		}
+	}
+	if (r <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (byte != EGRESSHANDOVER || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		bufadd(b, &byte, 1);
+		return 0;
+	}
+	struct stat st;
+	int type = 0;
+	socklen_t tl = sizeof type;
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_STREAM) {
+		close(fd); /* only a connection is served: anything else a step sends is dropped */
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	pthread_mutex_lock(&c->g->mu);
+	close(c->client);
+	c->client = fd;
+	pthread_mutex_unlock(&c->g->mu);
+	return 0;
 }
 
 static void serveconn(struct conn *c)
 {
 	struct buf b = {0};
-	long hl = readhead(c, &b);
+	long hl = takeover(c, &b) < 0 ? -1 : readhead(c, &b);
 	if (hl < 0) {
 		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
 		c->rec.allowed = 0;
@@ -566,52 +643,77 @@ static void *connmain(void *arg)
 	return NULL;
 }
 
+/* Serve one accepted connection on a thread of its own (or answer 503 when too many are open). */
+static void start(struct egress *g, int fd)
+{
+	struct conn *c = xcalloc(1, sizeof *c);
+	c->g = g;
+	c->client = fd;
+	c->upstream = -1;
+	c->rec.start_ms = nowms();
+	pthread_mutex_lock(&g->mu);
+	c->rec.seq = g->seq++;
+	int full = g->nopen >= MAXCONNS || g->stopping;
+	if (!full) {
+		c->next = g->open;
+		g->open = c;
+		g->nopen++;
+	}
+	pthread_mutex_unlock(&g->mu);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	if (full || pthread_create(&t, &at, connmain, c) != 0) {
+		if (!full) {
+			pthread_mutex_lock(&g->mu);
+			for (struct conn **pp = &g->open; *pp; pp = &(*pp)->next)
+				if (*pp == c) {
+					*pp = c->next;
+					break;
+				}
+			g->nopen--;
+			pthread_mutex_unlock(&g->mu);
+		}
+		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+		sendall(fd, busy, sizeof busy - 1);
+		close(fd);
+		free(c);
+	}
+	pthread_attr_destroy(&at);
+}
+
+/* Accept on the unix socket and on the TCP listener, when there is one. */
 static void *acceptmain(void *arg)
 {
 	struct egress *g = arg;
 	for (;;) {
-		struct pollfd pf[2] = {{g->lfd, POLLIN, 0}, {g->wake[0], POLLIN, 0}};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pf[1].revents)
-			break;
-		if (!pf[0].revents)
-			continue;
-		int fd = accept4(g->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		struct conn *c = xcalloc(1, sizeof *c);
-		c->g = g;
-		c->client = fd;
-		c->upstream = -1;
-		c->rec.start_ms = nowms();
 		pthread_mutex_lock(&g->mu);
-		c->rec.seq = g->seq++;
-		int full = g->nopen >= MAXCONNS || g->stopping;
-		if (!full) {
-			c->next = g->open;
-			g->open = c;
-			g->nopen++;
-		}
+		int tcp = g->tcp;
 		pthread_mutex_unlock(&g->mu);
-		pthread_t t;
-		pthread_attr_t at;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 256 * 1024);
-		if (full || pthread_create(&t, &at, connmain, c) != 0) {
-			if (!full) {
-				pthread_mutex_lock(&g->mu);
-				g->open = c->next;
-				g->nopen--;
-				pthread_mutex_unlock(&g->mu);
-			}
-			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-			sendall(fd, busy, sizeof busy - 1);
-			close(fd);
-			free(c);
+		struct pollfd pf[3] = {{g->wake[0], POLLIN, 0}, {g->lfd, POLLIN, 0}, {tcp, POLLIN, 0}};
+		if (poll(pf, tcp >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents) {
+			char x;
+			(void)!read(g->wake[0], &x, 1);
+			if (stopping(g))
+				break;
+			pthread_mutex_lock(&g->mu); /* the TCP listener changed */
+			if (g->retired >= 0)
+				close(g->retired);
+			g->retired = -1;
+			pthread_mutex_unlock(&g->mu);
+			continue;
 		}
-		pthread_attr_destroy(&at);
+		for (int k = 1; k < 3; k++) {
+			if (!(pf[k].revents & POLLIN))
+				continue;
+			int fd = accept4(pf[k].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				start(g, fd);
+		}
 	}
 	return NULL;
 }
@@ -619,7 +721,7 @@ static void *acceptmain(void *arg)
 int egressopen(struct egress **gp, const struct netrule *allow, size_t n, struct err *e)
 {
 	struct egress *g = xcalloc(1, sizeof *g);
-	g->lfd = g->wake[0] = g->wake[1] = -1;
+	g->lfd = g->wake[0] = g->wake[1] = g->tcp = g->retired = -1;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	g->allow = n ? xcalloc(n, sizeof *g->allow) : NULL;
@@ -676,6 +778,48 @@ const char *egresssock(const struct egress *g)
 	return g->sock;
 }
 
+void egresslisten(struct egress *g, int fd)
+{
+	pthread_mutex_lock(&g->mu);
+	if (g->retired >= 0)
+		close(g->retired);
+	g->retired = g->tcp;
+	g->tcp = fd;
+	pthread_mutex_unlock(&g->mu);
+	(void)!write(g->wake[1], "l", 1);
+}
+
+void egressenv(struct strv *env)
+{
+	static const char *const names[] = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"};
+	struct strv kept = {0};
+	for (size_t i = 0; i < env->n; i++) {
+		int ours = 0;
+		for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+			size_t l = strlen(names[k]);
+			ours |= strncasecmp(env->v[i], names[k], l) == 0 && env->v[i][l] == '=';
+		}
+		if (!ours)
+			strvadd(&kept, env->v[i]);
+	}
+	strvfree(env);
+	*env = kept;
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", EGRESSPORT);
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+		char up[16];
+		size_t l = strlen(names[k]);
+		for (size_t j = 0; j <= l; j++)
+			up[j] = (char)toupper((unsigned char)names[k][j]);
+		const char *val = k == 3 ? "localhost,127.0.0.1,::1" : url;
+		char *a = xasprintf("%s=%s", names[k], val), *b = xasprintf("%s=%s", up, val);
+		strvadd(env, a);
+		strvadd(env, b);
+		free(a);
+		free(b);
+	}
+}
+
 static int byseq(const void *a, const void *b)
 {
 	const struct netconn *x = a, *y = b;
@@ -725,6 +869,10 @@ void egressclose(struct egress *g)
 	}
 	if (g->lfd >= 0)
 		close(g->lfd);
+	if (g->tcp >= 0)
+		close(g->tcp);
+	if (g->retired >= 0)
+		close(g->retired);
 	if (g->wake[0] >= 0)
 		close(g->wake[0]), close(g->wake[1]);
 	if (g->sock)

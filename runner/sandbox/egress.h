@@ -25,11 +25,24 @@ struct netconn {
 
 struct egress;
 
+/* A client that sends this one byte with a stream socket attached (SCM_RIGHTS) hands that
+   socket over: the proxy serves it in place of the unix connection (the sandbox's relay). */
+#define EGRESSHANDOVER 'F'
+/* Where a sandbox finds the proxy: 127.0.0.1:EGRESSPORT of its own loopback, and the unix socket. */
+#define EGRESSPORT 3128
+#define EGRESSSOCK "/run/nightshift/egress.sock"
+
 /* Start a proxy for these entries on a fresh unix socket (in a private folder under $TMPDIR);
    its thread serves until egressclose. */
 int egressopen(struct egress **g, const struct netrule *allow, size_t n, struct err *e);
 /* The socket's path on the host. */
 const char *egresssock(const struct egress *g);
+/* Serve a listening TCP socket too (one made inside a container's network namespace), in
+   place of the one given before, which is closed; -1 closes it only. The proxy owns fd. */
+void egresslisten(struct egress *g, int fd);
+/* Set the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, each in both cases)
+   in env, a list of NAME=VALUE, to 127.0.0.1:EGRESSPORT; those names already there give way. */
+void egressenv(struct strv *env);
 /* Move out the connections that ended since the last call, in the order they started; waits
    up to waitms for open ones to end first. *out is owned by the caller (free it). */
 size_t egresstake(struct egress *g, struct netconn **out, int waitms);

@@ -80,7 +80,7 @@ struct plan {
 	struct filter filter;
 	struct strv env;
 	int network_host;
-	int egress; /* network.allow: init relays 127.0.0.1:RELAYPORT to the proxy's socket */
+	int egress; /* network.allow: init hands 127.0.0.1:EGRESSPORT's connections to the proxy */
 	int64_t memory, pids;
 	double cpus;
 	int64_t timeout_ms;
@@ -462,7 +462,7 @@ static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, co
 		return 0;
 	}
 	while (!exited) {
-		struct pollfd pf[2 + 1 + 2 * RELAYMAX] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
+		struct pollfd pf[2 + 1] = {{ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
 		int nr = relaypoll(rl, pf + 2);
 		if (poll(pf, 2 + nr, -1) < 0 && errno != EINTR)
 			break;
@@ -914,38 +914,6 @@ static int zygstart(struct nssbx *n, struct zyg *z, const struct cgroup *lent, s
 	return errf(e, "namespace sandbox set-up: %s%s%s", text, said ? "" : ": ", said ? "" : strerror(m.err));
 }
 
-/* The variables that point programs at the relay; any the manifest passed in give way. */
-static void proxyenv(struct strv *env)
-{
-	static const char *const names[] = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"};
-	struct strv kept = {0};
-	for (size_t i = 0; i < env->n; i++) {
-		int ours = 0;
-		for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-			size_t l = strlen(names[k]);
-			ours |= strncasecmp(env->v[i], names[k], l) == 0 && env->v[i][l] == '=';
-		}
-		if (!ours)
-			strvadd(&kept, env->v[i]);
-	}
-	strvfree(env);
-	*env = kept;
-	char url[64];
-	snprintf(url, sizeof url, "http://127.0.0.1:%d", RELAYPORT);
-	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-		char up[16];
-		size_t l = strlen(names[k]);
-		for (size_t j = 0; j <= l; j++)
-			up[j] = (char)toupper((unsigned char)names[k][j]);
-		const char *val = k == 3 ? "localhost,127.0.0.1,::1" : url;
-		char *a = xasprintf("%s=%s", names[k], val), *b = xasprintf("%s=%s", up, val);
-		strvadd(env, a);
-		strvadd(env, b);
-		free(a);
-		free(b);
-	}
-}
-
 /* network.allow: start the egress proxy, bind its socket into the sandbox, point the
    steps at init's relay. The sandbox gets its own network namespace, empty but for lo. */
 static int egressplan(struct nssbx *n, const struct sandboxconf *sc, struct err *e)
@@ -954,8 +922,8 @@ static int egressplan(struct nssbx *n, const struct sandboxconf *sc, struct err 
 		return 0;
 	if (egressopen(&n->eg, sc->allow, sc->nallow, e) < 0)
 		return -1;
-	rootfsadd(&n->p.fs, R_BIND, egresssock(n->eg), RELAYSOCK, 0);
-	proxyenv(&n->p.env);
+	rootfsadd(&n->p.fs, R_BIND, egresssock(n->eg), EGRESSSOCK, 0);
+	egressenv(&n->p.env);
 	n->p.egress = 1;
 	return 0;
 }

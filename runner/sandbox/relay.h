@@ -1,34 +1,29 @@
 /* relay: inside a namespace sandbox with network.allow, the sandbox's init listens on
-   127.0.0.1:RELAYPORT of the sandbox's own loopback and passes each connection on to the
-   egress proxy's unix socket bound into the sandbox, so programs that speak to an HTTP proxy
-   by host and port find one. Served from init's poll loop while a step runs. */
+   127.0.0.1:EGRESSPORT of the sandbox's own loopback, so that programs which speak to an HTTP
+   proxy by host and port find one. Each connection accepted there is handed whole to the
+   egress proxy: init connects to the proxy's unix socket bound into the sandbox and passes
+   the accepted socket over it (SCM_RIGHTS), so the bytes then go straight between the
+   step's socket and the proxy, with no copy through init. Served from init's poll loop. */
 #ifndef NS_RELAY_H
 #define NS_RELAY_H
 
 #include <poll.h>
-#include "pump.h"
 #include "../../util/util.h"
+#include "egress.h"
 
-#define RELAYPORT 3128
-#define RELAYSOCK "/run/nightshift/egress.sock" /* where the proxy's socket is in the sandbox */
-#define RELAYMAX 64                             /* connections at once */
 
 struct relay {
 	int lfd; /* -1: no relay */
-	struct {
-		int a, b; /* the step's TCP connection, ours to the proxy; -1 when free */
-		struct pump p;
-	} c[RELAYMAX];
 };
 
-/* Bring the loopback interface up and listen on 127.0.0.1:RELAYPORT (needs CAP_NET_ADMIN in
+/* Bring the loopback interface up and listen on 127.0.0.1:EGRESSPORT (needs CAP_NET_ADMIN in
    the network namespace: call before dropping capabilities). */
 int relayopen(struct relay *r, struct err *e);
-/* Fill pf with what to wait for (at most 1 + 2 * RELAYMAX entries); the count. */
+/* Fill pf with what to wait for (at most 1 entry); the count. */
 int relaypoll(const struct relay *r, struct pollfd *pf);
 /* Serve what pf (as relaypoll filled it and poll answered) says is ready. */
 void relayrun(struct relay *r, const struct pollfd *pf, int n);
-/* Close every connection, and those still waiting to be accepted. */
+/* Drop connections still waiting to be accepted (a step's leftovers). */
 void relayreset(struct relay *r);
 
 #endif

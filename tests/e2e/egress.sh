@@ -28,17 +28,17 @@ bad bracket '{ allow: ["[::1"] }' "IPv6 address in brackets"
 bad scalar '{ allow: "example.com" }' "must be a list"
 bad key '{ alow: ["example.com"] }' "alow"
 bad word 'restricted' "unknown network"
-cat > "$T/dock.yaml" <<'YAML'
+cat > "$T/none.yaml" <<'YAML'
 version: 1
 workspace: ws
-sandbox: { backend: docker, image: debian:12, network: { allow: ["pypi.org"] } }
+sandbox: { backend: none, network: { allow: ["pypi.org"] } }
 models: { m: { provider: scripted, replies: [ {text: x} ] } }
 workers: { w: { model: m, instructions: x } }
 jobs: { j: { worker: w } }
 YAML
-"$NS" validate "$T/dock.yaml" > "$T/dock.out" 2>&1
-expect_rc "docker backend with an allowlist: refused, not run with an open network" 2 $?
-expect_grep "docker: the error says why" "dock\.yaml:3:[0-9]+: job 'j': network.allow needs the namespace backend" "$T/dock.out"
+"$NS" validate "$T/none.yaml" > "$T/none.out" 2>&1
+expect_rc "backend none with an allowlist: refused, not run with an open network" 2 $?
+expect_grep "backend none: the error says why" "none\.yaml:3:[0-9]+: job 'j': network.allow needs a sandbox" "$T/none.out"
 
 if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
 	skip egress "user namespaces are not available here, the namespace sandbox cannot run"
@@ -178,6 +178,8 @@ for mode in warm cold; do
 	cold=0
 	[ $mode = cold ] && cold=1
 	mkdir -p "$T/tmp"
+	: > "$T/summary"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$T/summary GITHUB_OUTPUT=$T/ghout \
 	TMPDIR=$T/tmp NIGHTSHIFT_SANDBOX_COLD=$cold NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
 		"$NS" run "$T/m.yaml" --out "$T/runs-$mode" > "$T/out" 2> "$T/err"
 	rc=$?
@@ -219,7 +221,114 @@ for mode in warm cold; do
 	printf '127.0.0.2:%s %s\n' "$pa" /allowed-connect "$pa" /allowed-http "$pa" /allowed-name "$pa" /control-host | sort > "$T/hits.want"
 	expect_eq "$mode: the internet saw exactly the allowed requests and the control" "$(cat "$T/hits.want")" "$(cat "$T/hits.sorted")"
 	check "$mode: the run verifies" "$NS" audit "$run" --verify
+	# audit --net and the Actions summary count what the events hold
+	nev=$(grep -c "^E" "$T/results")
+	nref=$(grep -P "^E\t" "$T/results" | grep -c " deny ")
+	"$NS" audit "$run" --net > "$T/net.txt"
+	expect_grep "$mode: audit --net totals" "^$nev connections: $((nev - nref)) allowed, $nref refused" "$T/net.txt"
+	expect_grep "$mode: audit --net lists the rebinding" "evil\.test:$pb +127\.0\.0\.3 +deny +special-address:loop" "$T/net.txt"
+	"$NS" audit "$run" --net --json --decision allow --job egress > "$T/net.json"
+	expect_eq "$mode: audit --net --json --decision allow" "127.0.0.2 127.0.0.2 api.test" \
+		"$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["host"] for l in open(sys.argv[1])))' "$T/net.json")"
+	expect_grep "$mode: the Actions summary counts the connections" "Network: $nev connections through the egress proxy, $nref refused" "$T/summary"
 	[ "$_fail" = 0 ] || { echo "$mode results:"; cat "$T/results"; }
+	[ $mode = warm ] && warmrun=$run
 done
+# replay runs the steps again: their connections are made and recorded anew, and it says so
+: > "$T/hits"
+TMPDIR=$T/tmp NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
+	"$NS" replay "$warmrun" --job egress --out "$T/replays" > "$T/rout" 2> "$T/rerr"
+rc=$?
+check "replay: finishes (exit $rc)" test "$rc" = 0 -o "$rc" = 4
+expect_grep "replay: says connections are recorded, not replayed" "job egress's steps reach the hosts of its network.allow again, live: their connections are recorded as new ones" "$T/rerr"
+"$NS" audit "$(cat "$T/rout")" --net > "$T/rnet.txt"
+expect_grep "replay: its run records the connections" "^$nev connections: $((nev - nref)) allowed, $nref refused" "$T/rnet.txt"
+expect_grep "replay: the allowed requests reached the internet again" "/allowed-http" "$T/hits"
 expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
+
+# ---- the docker backend: the same allowlist, the proxy listening in the container's loopback ----
+source "$ROOT/tests/dockerenv.sh"
+if ! docker_up "$T"; then
+	skip egress-docker "$DOCKER_WHY"
+	done_tests
+	exit
+fi
+trap 'kill $ipid 2>/dev/null; docker_down; rm -rf "$T"' EXIT
+rm -rf "$ws/a"
+mkdir -p "$ws/a"
+attempts=()
+# busybox's wget crashes in this image; nc speaks to the proxy as a configured client would
+P="nc -w 10 127.0.0.1 3128"
+req() { printf "printf '%s\\r\\n\\r\\n' | $P | tail -n 1" "$1"; }
+add d_allowed "$(req "GET http://127.0.0.2:$pa/docker-allowed HTTP/1.0")"
+add d_allowed_connect "$(req "CONNECT 127.0.0.2:$pa HTTP/1.1\\r\\n\\r\\nGET /docker-connect HTTP/1.0")"
+add d_allowed_name "$(req "GET http://api.test:$pa/docker-name HTTP/1.0")"
+add d_denied_host "$(req "GET http://other.test:$pb/docker-denied-host HTTP/1.0")"
+add d_denied_port "$(req "GET http://127.0.0.2:$pc/docker-denied-port HTTP/1.0")"
+add d_ip_literal "$(req "CONNECT 127.0.0.3:$pb HTTP/1.1")"
+add d_rebind "$(req "GET http://evil.test:$pb/docker-rebind HTTP/1.0")"
+add d_metadata "$(req "GET http://meta.test/latest/meta-data HTTP/1.0")"
+add d_raw_tcp "printf 'GET /docker-bypass-raw HTTP/1.0\\r\\n\\r\\n' | nc -w 3 127.0.0.2 $pa | grep -q hello"
+add d_raw_public "echo x | nc -w 3 93.184.216.34 80"
+add d_raw_ipv6 "printf 'GET /docker-bypass-raw6 HTTP/1.0\\r\\n\\r\\n' | nc -w 3 ::1 $pd | grep -q hello"
+add d_dns "nslookup example.org"
+add d_udp "echo x | nc -u -w 1 127.0.0.2 $pu; echo x | nc -u -w 1 8.8.8.8 53; exit 1"
+add d_packet "nsprobe packet"
+add d_rawip "nsprobe rawip"
+want_event() {
+	case $1 in
+	d_allowed) echo "GET 127.0.0.2 $pa 127.0.0.2 allow 127.0.0.2:$pa" ;;
+	d_allowed_connect) echo "CONNECT 127.0.0.2 $pa 127.0.0.2 allow 127.0.0.2:$pa" ;;
+	d_allowed_name) echo "GET api.test $pa 127.0.0.2 allow api.test:$pa+127.0.0.2:$pa" ;;
+	d_denied_host) echo "GET other.test $pb - deny no-entry" ;;
+	d_denied_port) echo "GET 127.0.0.2 $pc - deny no-entry" ;;
+	d_ip_literal) echo "CONNECT 127.0.0.3 $pb - deny no-entry" ;;
+	d_rebind) echo "GET evil.test $pb 127.0.0.3 deny special-address:loopback" ;;
+	d_metadata) echo "GET meta.test 80 169.254.169.254 deny special-address:cloud-metadata" ;;
+	esac
+}
+cat > "$T/d.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox:
+  backend: docker
+  image: $DOCKER_IMAGE
+  timeout: 30s
+  network:
+    allow: ["127.0.0.2:$pa", "api.test:$pa", "evil.test:$pb", "meta.test"]
+models:
+  m: { provider: scripted, replies: [ $(calls "${attempts[@]}"), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: m, instructions: x, tools: [shell], max_turns: 1000, approval: { default: allow } }
+jobs:
+  egress: { worker: w }
+YAML
+: > "$T/hits"
+TMPDIR=$T/tmp NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
+	"$NS" run "$T/d.yaml" --out "$T/runs-docker" > "$T/out" 2> "$T/err"
+rc=$?
+run=$(cat "$T/out")
+expect_rc "docker: the run succeeds" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+results egress > "$T/results"
+for n in "${attempts[@]}"; do
+	line=$(grep -P "^R\t$n\t" "$T/results")
+	code=$(cut -f3 <<< "$line")
+	out=$(cut -f4 <<< "$line")
+	case $n in
+	d_allowed) expect_eq "docker: $n" "0 hello from 127.0.0.2:$pa /docker-allowed" "$code $out" ;;
+	d_allowed_connect) expect_eq "docker: $n" "0 hello from 127.0.0.2:$pa /docker-connect" "$code $out" ;;
+	d_allowed_name) expect_eq "docker: $n" "0 hello from 127.0.0.2:$pa /docker-name" "$code $out" ;;
+	d_denied_*|d_ip_literal|d_rebind|d_metadata)
+		check "docker: $n: the 403 names the rule ($out)" grep -q "nightshift egress: refused by rule $(want_event $n | cut -d' ' -f6)" <<< "$out" ;;
+	*) check "docker: $n fails (exit $code, out '$out')" test -n "$line" -a "$code" != 0 -a "$code" != 126 -a "$code" != 127 ;;
+	esac
+	ev=$(want_event "$n")
+	expect_eq "docker: $n: its event" "$ev" "$(grep -P "^E\t$n\t" "$T/results" | cut -f3)"
+done
+printf '127.0.0.2:%s %s\n' "$pa" /docker-allowed "$pa" /docker-connect "$pa" /docker-name | sort > "$T/hits.want"
+expect_eq "docker: the internet saw exactly the allowed requests" "$(cat "$T/hits.want")" "$(sort "$T/hits")"
+check "docker: the run verifies" "$NS" audit "$run" --verify
+[ "$_fail" = 0 ] || { echo "docker results:"; cat "$T/results"; }
+expect_eq "docker: no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
 done_tests
