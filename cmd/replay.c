@@ -10,12 +10,13 @@
 #include "../artifacts/runjson.h"
 #include "../artifacts/snapshot.h"
 #include "../manifest/manifest.h"
+#include "../manifest/netrule.h"
 #include "../runner/llm/modelspec.h"
 #include "../runner/run.h"
 #include "cmd.h"
 
 static const char replayhelp[] =
-	"usage: nightshift replay RUN [--out DIR] [--job ID]... [--continue-live]\n"
+	"usage: nightshift replay RUN [--out DIR] [--job ID]... [--continue-live] [--manifest FILE]\n"
 	"\n"
 	"Restores the workspace from RUN's first snapshot into a fresh folder, runs the manifest\n"
 	"archived in RUN/manifest/ with every model reply served from the record (no key, no\n"
@@ -25,6 +26,10 @@ static const char replayhelp[] =
 	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
 	"  --job ID         replay only this job and what it needs; repeatable\n"
 	"  --continue-live  let the live model take over where the record ends or diverges\n"
+	"  --manifest FILE  run this manifest (yours) instead of the archived one. Without it the\n"
+	"                   archive's sandbox settings are a stranger's: backend none, network,\n"
+	"                   mounts, sandbox.env and a rootfs image are replaced by the defaults,\n"
+	"                   each one said on stderr\n"
 	"exit codes: 0 nothing diverged, 4 something did (the first divergence is printed),\n"
 	"            2 usage or a RUN that cannot be replayed\n";
 
@@ -47,6 +52,61 @@ static int firstlayer(const char *run, const char *ws)
 	return best;
 }
 
+/* A sandbox of the record is a stranger's: keep only what is no weaker than the defaults (the
+ * namespace backend, no network, no mounts, no variables passed in, the host's /usr as the
+ * image; docker stays docker), and say what was dropped. Returns how many settings were. */
+static int distrust(struct sandboxconf *sc, const char *who)
+{
+	int n = 0;
+	if (sc->backend == BACKEND_NONE) {
+		fprintf(stderr, "nightshift: replay: WARNING: %s: the record runs its commands without a sandbox "
+		                "(backend none); replaying them in the namespace sandbox\n", who);
+		sc->backend = BACKEND_NAMESPACE;
+		n++;
+	}
+	if (sc->network_host || sc->network_allow) {
+		fprintf(stderr, "nightshift: replay: WARNING: %s: the record's network access is not given; replaying "
+		                "with network none\n", who);
+		sc->network_host = sc->network_allow = 0;
+		for (size_t i = 0; i < sc->nallow; i++)
+			netrulefree(&sc->allow[i]);
+		free(sc->allow);
+		sc->allow = NULL;
+		sc->nallow = 0;
+		n++;
+	}
+	if (sc->nmounts) {
+		for (size_t i = 0; i < sc->nmounts; i++) {
+			termprintf(stderr, "nightshift: replay: WARNING: %s: the record's mount %s -> %s is not made\n", who,
+			           sc->mounts[i].source, sc->mounts[i].target);
+			free(sc->mounts[i].source);
+			free(sc->mounts[i].target);
+		}
+		free(sc->mounts);
+		sc->mounts = NULL;
+		sc->nmounts = 0;
+		n++;
+	}
+	if (sc->env.n) {
+		struct buf names = {0};
+		for (size_t i = 0; i < sc->env.n; i++)
+			bufprintf(&names, "%s%s", i ? " " : "", sc->env.v[i]);
+		termprintf(stderr, "nightshift: replay: WARNING: %s: the record's sandbox.env (%s) is not passed in\n", who,
+		           names.data);
+		buffree(&names);
+		strvfree(&sc->env);
+		n++;
+	}
+	if (sc->backend == BACKEND_NAMESPACE && sc->image && strcmp(sc->image, "host") != 0) {
+		termprintf(stderr, "nightshift: replay: WARNING: %s: the record's image %s is not used; the host's\n", who,
+		           sc->image);
+		free(sc->image);
+		sc->image = xstrdup("host");
+		n++;
+	}
+	return n;
+}
+
 static cJSON *runjson(const char *run, struct err *e)
 {
 	char *p = pathjoin(run, "run.json");
@@ -61,7 +121,7 @@ static cJSON *runjson(const char *run, struct err *e)
 
 int cmdreplay(int argc, char **argv)
 {
-	const char *run = NULL, *out = NULL;
+	const char *run = NULL, *out = NULL, *mine = NULL;
 	struct runopts o = {0};
 	struct strv sets = {0}, overrides = {0};
 	struct manifest m;
@@ -77,13 +137,15 @@ int cmdreplay(int argc, char **argv)
 			goto done;
 		} else if (strcmp(argv[i], "--continue-live") == 0) {
 			o.live = 1;
-		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0) {
+		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0) {
 			if (i + 1 >= argc) {
 				usage("replay", "%s needs a value", argv[i]);
 				goto done;
 			}
 			if (strcmp(argv[i], "--out") == 0)
 				out = argv[++i];
+			else if (strcmp(argv[i], "--manifest") == 0)
+				mine = argv[++i];
 			else
 				strvadd(&o.jobs, argv[++i]);
 		} else if (argv[i][0] == '-') {
@@ -181,7 +243,7 @@ int cmdreplay(int argc, char **argv)
 		if (!spaces)
 			break;
 	}
-	mpath = xasprintf("%s/manifest/%s", real, mfile);
+	mpath = mine ? xstrdup(mine) : xasprintf("%s/manifest/%s", real, mfile);
 	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = spaces ? ws : NULL};
 	loaded = 1;
 	int lrc = loadmanifest(&m, mpath, &lo, &e);
@@ -189,6 +251,22 @@ int cmdreplay(int argc, char **argv)
 	if (lrc < 0) {
 		rc = report(&e);
 		goto done;
+	}
+	if (!mine) {
+		int dropped = distrust(&m.sandbox, "sandbox");
+		for (size_t i = 0; i < m.nworkers; i++) {
+			char *who = xasprintf("worker %s", m.workers[i].name);
+			dropped += distrust(&m.workers[i].sandbox, who);
+			free(who);
+		}
+		for (size_t i = 0; i < m.njobs; i++) {
+			char *who = xasprintf("job %s", m.jobs[i].id);
+			dropped += distrust(&m.jobs[i].sandbox, who);
+			free(who);
+		}
+		if (dropped)
+			fprintf(stderr, "nightshift: replay: the record's commands run in a sandbox with the default settings; "
+			                "give --manifest FILE to replay with settings of your own\n");
 	}
 	for (size_t i = 0; i < m.njobs; i++)
 		if (m.jobs[i].sandbox.network_allow)

@@ -26,7 +26,7 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
 static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
 static const char *const budgetkeys[] = {"cost", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
-                                          "timeout", "env", "mounts", "limits", NULL};
+                                          "timeout", "env", "mounts", "limits", "protect", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
@@ -120,6 +120,9 @@ void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src)
 	memset(&dst->env, 0, sizeof dst->env);
 	for (size_t i = 0; i < src->env.n; i++)
 		strvadd(&dst->env, src->env.v[i]);
+	memset(&dst->protect, 0, sizeof dst->protect);
+	for (size_t i = 0; i < src->protect.n; i++)
+		strvadd(&dst->protect, src->protect.v[i]);
 	dst->mounts = src->nmounts ? xcalloc(src->nmounts, sizeof *dst->mounts) : NULL;
 	for (size_t i = 0; i < src->nmounts; i++) {
 		dst->mounts[i] = src->mounts[i];
@@ -135,6 +138,7 @@ void sandboxfree(struct sandboxconf *s)
 {
 	free(s->image);
 	strvfree(&s->env);
+	strvfree(&s->protect);
 	for (size_t i = 0; i < s->nmounts; i++) {
 		free(s->mounts[i].source);
 		free(s->mounts[i].target);
@@ -275,6 +279,14 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				rc = yfail(y, p.val, "timeout must be positive");
 		} else if (strcmp(p.key, "env") == 0) {
 			rc = ystrv(y, p.val, &sc->env);
+		} else if (strcmp(p.key, "protect") == 0) {
+			strvfree(&sc->protect);
+			rc = ystrv(y, p.val, &sc->protect);
+			for (size_t j = 0; rc == 0 && j < sc->protect.n; j++) {
+				const char *g = sc->protect.v[j];
+				if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
+					rc = yfail(y, p.val, "sandbox.protect: '%s' is not a path inside the workspace", g);
+			}
 		} else if (strcmp(p.key, "mounts") == 0) {
 			yaml_node_t *it;
 			if (p.val->type != YAML_SEQUENCE_NODE) {

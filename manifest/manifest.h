@@ -80,6 +80,7 @@ struct sandboxconf {
 	int limits_warn;    /* limits: warn: run on when the engine cannot enforce a limit (strict: fail) */
 	int64_t timeout_ms; /* per step */
 	struct strv env;    /* names passed in */
+	struct strv protect; /* workspace path globs no step or file tool may change */
 	struct mount *mounts;
 	size_t nmounts;
 };

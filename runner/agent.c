@@ -11,6 +11,7 @@
 #include "../artifacts/runjson.h"
 #include "../manifest/schema.h"
 #include "agent.h"
+#include "protect.h"
 #include "progress.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
@@ -34,6 +35,7 @@ struct jobrun {
 	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
 	struct wspace *ws;     /* the workspace it works in */
 	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
+	struct protect prot;   /* what its steps and file tools may not change */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -230,6 +232,7 @@ static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
 		mt->source = xstrdup(jr->w->skills.v[i]);
 		mt->target = xasprintf("/skills/%s", jr->w->skillnames.v[i]);
 	}
+	protectmounts(&jr->prot, jr->ws->path, dst);
 }
 
 /* Start the worker's MCP servers (replay: read what they offered from the record). */
@@ -369,6 +372,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			v.rule = -1;
 			snprintf(v.reason, sizeof v.reason, "%s holds the run directories, which are not part of the workspace",
 			         jr->ws->hidden);
+		}
+		const char *pr = v.path && (bit == TOOL_WRITE_FILE || bit == TOOL_EDIT_FILE) ? protectmatch(&jr->prot, v.path) : NULL;
+		if (pr && v.decision != DEC_DENY) {
+			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
+			v.rule = -1;
+			snprintf(v.reason, sizeof v.reason, "%.80s is protected (%.80s): no step or file tool may change it",
+			         v.path, pr);
 		}
 	}
 	cJSON *ev = cJSON_CreateObject();
@@ -787,6 +797,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};
+	protectinit(&jr.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
 	if (rc == 0) {
 		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (jr.wsfd < 0)
@@ -807,6 +818,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	sbxclose(jr.sbx);
 	mcpjobclose(jr.mcp);
 	sandboxfree(&jr.sc);
+	protectfree(&jr.prot);
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);

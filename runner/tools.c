@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -144,7 +145,8 @@ static const char *why(int err)
 
 int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e)
 {
-	int fd = wsopen(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+	/* No link is followed: the rule matched this path, not where a link leads. */
+	int fd = wsopen(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 1);
 	if (fd < 0)
 		return errf(e, "cannot open %s: %s", path, why(errno));
 	struct stat st;
@@ -181,27 +183,61 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *
 		dfd = nfd;
 		comp = slash + 1;
 	}
-	int fd = wsopen(dfd, comp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 1);
-	if (fd < 0) {
-		errf(e, "cannot write %s: %s", path, why(errno));
-		goto fail;
-	}
+	/* A new file renamed over the old name: a hard link to the old file (a name outside the
+	   workspace too) keeps its content; the mode is the old file's, without set-id bits. */
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errf(e, "%s is not a regular file", path);
+	mode_t mode = 0644;
+	int had = 0;
+	if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		had = 1;
+		if (!S_ISREG(st.st_mode)) {
+			errf(e, "cannot write %s: %s", path, S_ISLNK(st.st_mode) ? why(ELOOP) : "not a regular file");
+			goto fail;
+		}
+		mode = st.st_mode & 0777;
+	} else if (errno != ENOENT) {
+		errf(e, "cannot write %s:", path);
 		goto fail;
 	}
-	for (size_t off = 0; off < n;) {
+	char tmp[64];
+	int fd = -1;
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		unsigned long r;
+		if (getrandom(&r, sizeof r, 0) != sizeof r)
+			r = (unsigned long)nowms() * 2654435761u + (unsigned long)tries;
+		snprintf(tmp, sizeof tmp, ".nightshift-write-%016lx", r);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		errf(e, "cannot write %s:", path);
+		goto fail;
+	}
+	int werr = 0;
+	for (size_t off = 0; off < n && !werr;) {
 		ssize_t w = write(fd, data + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0) {
-			close(fd);
-			errf(e, "write %s:", path);
-			goto fail;
-		}
-		off += w;
+		if (w < 0)
+			werr = errno;
+		else
+			off += w;
+	}
+	/* The old file's owner stays (as root; otherwise the file is ours anyway). */
+	if (!werr && had && fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
+		werr = errno;
+	if (!werr && fchmod(fd, mode) < 0)
+		werr = errno;
+	if (close(fd) < 0 && !werr)
+		werr = errno;
+	if (!werr && renameat(dfd, tmp, dfd, comp) < 0)
+		werr = errno;
+	if (werr) {
+		unlinkat(dfd, tmp, 0);
+		errno = werr;
+		errf(e, "write %s:", path);
+		goto fail;
 	}
 	close(fd);
 	close(dfd);
@@ -220,7 +256,7 @@ static int cmpstr(const void *a, const void *b)
 
 static int listdir(int wsfd, const char *path, struct buf *out, struct err *e)
 {
-	int fd = wsopen(wsfd, path, O_RDONLY | O_DIRECTORY, 0);
+	int fd = wsopen(wsfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 1);
 	if (fd < 0)
 		return errf(e, "cannot open directory %s: %s", path, why(errno));
 	DIR *d = fdopendir(fd);

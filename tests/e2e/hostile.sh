@@ -82,4 +82,59 @@ expect_grep "the cut secret is masked" '\[secret:NS_TOKEN\]' "$T/ev"
 "$NS" audit "$run" --json > "$T/json"
 expect_nogrep "no prefix of the secret in audit's table" 'tok_e2e_A' "$T/table"
 expect_nogrep "no prefix of the secret in audit --json" 'tok_e2e_A' "$T/json"
+
+# replay of a stranger's record: backend none, a host mount and sandbox.env from the archive are
+# not taken; the record's commands run in the default sandbox, and stderr says so.
+if [ "$backend" = namespace ]; then
+	mkdir -p "$T/rws" "$T/hostdir"
+	cat > "$T/r.yaml" <<YAML
+version: 1
+workspace: rws
+sandbox: { backend: none }
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: shell, arguments: { command: "touch $T/ran-on-host" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+  k:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: shell, arguments: { command: "touch /data/written; printenv NS_TOKEN; echo end" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+  v: { model: k, instructions: x, tools: [shell], approval: { default: allow },
+       sandbox: { backend: namespace, env: [NS_TOKEN], network: host, mounts: [ { source: $T/hostdir, target: /data, mode: rw } ] } }
+jobs:
+  a: { worker: w }
+  b: { worker: v }
+YAML
+	"$NS" run "$T/r.yaml" --out "$T/rruns" > "$T/rout" 2> "$T/rerr"
+	expect_rc "the stranger's run (backend none, a mount) succeeds where it was made" 0 $?
+	check "there it ran on its host" test -e "$T/ran-on-host" -a -e "$T/hostdir/written"
+	rm -f "$T/ran-on-host" "$T/hostdir/written"
+	rrun=$(cat "$T/rout")
+	tar --zstd -cf "$T/RUN.tar.zst" -C "$(dirname "$rrun")" "$(basename "$rrun")"
+	"$NS" replay "$T/RUN.tar.zst" --out "$T/replays" > "$T/pout" 2> "$T/perr"
+	check "replay of the archive: nothing ran on this host" test ! -e "$T/ran-on-host"
+	check "replay: the record's mount was not made" test ! -e "$T/hostdir/written"
+	expect_grep "replay says backend none was not taken" "WARNING: .*backend none.*namespace sandbox" "$T/perr"
+	expect_grep "replay says the mount was not made" "WARNING: .*mount $T/hostdir -> /data is not made" "$T/perr"
+	expect_grep "replay says sandbox.env was not passed" "WARNING: .*sandbox.env \(NS_TOKEN\) is not passed" "$T/perr"
+	expect_grep "replay says the network was not given" "WARNING: .*network access is not given" "$T/perr"
+	prun=$(cat "$T/pout")
+	if [ -n "$prun" ] && [ -f "$prun/jobs/b/events.jsonl.zst" ]; then
+		zstd -dcq "$prun/jobs/b/events.jsonl.zst" > "$T/pev"
+		expect_grep "replay: the variable is not passed into the step" '"stdout":"end\\n"' "$T/pev"
+	else
+		_fail=$((_fail + 1)); echo "FAIL replay made no run directory for job b"; cat "$T/perr"
+	fi
+	# --manifest: the user's own settings are taken as given.
+	"$NS" replay "$T/RUN.tar.zst" --out "$T/replays" --manifest "$T/r.yaml" > /dev/null 2> "$T/merr"
+	expect_nogrep "replay --manifest: no warning" "WARNING" "$T/merr"
+	check "replay --manifest: the user's backend none ran here" test -e "$T/ran-on-host"
+else
+	skip replay-distrust "user namespaces are not available here: the replayed commands could not be sandboxed"
+fi
 done_tests

@@ -141,6 +141,47 @@ int main(void)
 	ok(stat(outside, &st) == 0 && st.st_size == 9, "outside file untouched");
 	char *leak = pathjoin(dir, "new.txt"), *leak2 = pathjoin(dir, "sub");
 	ok(access(leak, F_OK) < 0 && access(leak2, F_OK) < 0, "nothing created outside");
+	/* A link inside the workspace leads out of the rule's reach (a rule allows reports and all
+	   under it, not secrets/): the rule matched reports/link/prod.env, so nothing behind the
+	   link is read or listed. */
+	ok(wswrite(wsfd, "secrets/prod.env", "DB=hunter2", 10, &e) == 0 && wswrite(wsfd, "reports/r.txt", "r", 1, &e) == 0,
+	   "secrets/ and reports/");
+	char *rl = pathjoin(ws, "reports/link"), *rf = pathjoin(ws, "reports/file");
+	ok(symlink("../secrets", rl) == 0 && symlink("../secrets/prod.env", rf) == 0, "plant reports/link -> ../secrets");
+	b.len = 0;
+	ok(wsread(wsfd, "reports/link/prod.env", 100, &b, &trunc, &e) < 0, "read through an in-workspace directory link refused");
+	ok(wsread(wsfd, "reports/file", 100, &b, &trunc, &e) < 0, "read of an in-workspace file link refused");
+	ok(!b.data || !strstr(b.data, "hunter2"), "and nothing of the file read");
+	{
+		struct toolres tr = {0};
+		cJSON *args = cJSON_Parse("{\"path\":\"reports/link\"}");
+		toolrun(NULL, wsfd, "list_dir", args, "reports/link", &tr, &e);
+		ok(tr.failed && (!tr.content || !strstr(tr.content, "prod.env")), "list_dir through a link refused: %s",
+		   tr.content ? tr.content : e.msg);
+		toolresfree(&tr);
+		cJSON_Delete(args);
+	}
+	buffree(&b);
+
+	/* A hard link to a file outside the workspace (uv, pnpm, git clone of a local path make them),
+	   read-only too: write_file replaces the name, the outside file keeps its bytes and mode. */
+	char *hard = pathjoin(dir, "hard-outside"), *hin = pathjoin(ws, "vendored.py");
+	writefile(hard, "ORIGINAL", 8, &e);
+	chmod(hard, 0444);
+	ok(link(hard, hin) == 0, "hard link into the workspace");
+	ok(wswrite(wsfd, "vendored.py", "PWNED", 5, &e) == 0, "write_file of the linked name: %s", e.msg);
+	b.len = 0;
+	ok(readfile(hard, &b, &e) == 0 && strcmp(b.data, "ORIGINAL") == 0, "outside file keeps its bytes: %s", b.data);
+	buffree(&b);
+	ok(stat(hard, &st) == 0 && (st.st_mode & 0777) == 0444 && st.st_nlink == 1, "and its mode, and is no longer linked");
+	ok(wsread(wsfd, "vendored.py", 100, &b, &trunc, &e) == 0 && strcmp(b.data, "PWNED") == 0, "the workspace name has the new bytes");
+	buffree(&b);
+	ok(stat(hin, &st) == 0 && (st.st_mode & 0777) == 0444, "with the old mode");
+	free(hard);
+	free(hin);
+	free(rl);
+	free(rf);
+
 	char *fifo = pathjoin(ws, "fifo");
 	ok(mkfifo(fifo, 0644) == 0, "mkfifo");
 	ok(wsread(wsfd, "fifo", 100, &b, &trunc, &e) < 0, "a fifo is not read (no hang)");

@@ -1,0 +1,163 @@
+/* protect: what no step and no file tool may change. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../util/glob.h"
+#include "protect.h"
+
+static int haswild(const char *s)
+{
+	return strpbrk(s, "*?[\\") != NULL;
+}
+
+/* Add rel (made normalised: no "./", no trailing '/', no empty segment) unless it is listed. */
+static void addpath(struct protect *p, const char *rel)
+{
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	if (strncmp(rel, "/workspace/", 11) == 0)
+		rel += 11;
+	char *n = xstrdup(rel);
+	size_t len = strlen(n);
+	while (len > 0 && n[len - 1] == '/')
+		n[--len] = 0;
+	if (!*n || n[0] == '/' || strstr(n, "//") || strcmp(n, "..") == 0 || strncmp(n, "../", 3) == 0 ||
+	    strstr(n, "/../") || (len >= 3 && strcmp(n + len - 3, "/..") == 0)) {
+		free(n);
+		return;
+	}
+	for (size_t i = 0; i < p->paths.n; i++)
+		if (strcmp(p->paths.v[i], n) == 0) {
+			free(n);
+			return;
+		}
+	strvadd(&p->paths, n);
+	free(n);
+}
+
+void protectinit(struct protect *p, const struct manifest *m, const char *ws, const char *hidden,
+                 const struct sandboxconf *sc)
+{
+	memset(p, 0, sizeof *p);
+	char *real = realpath(ws, NULL);
+	size_t rl = real ? strlen(real) : 0;
+	for (size_t i = 0; real && m && i < m->files.n; i++) {
+		char *f = realpath(m->files.v[i], NULL);
+		if (f && strncmp(f, real, rl) == 0 && f[rl] == '/')
+			addpath(p, f + rl + 1);
+		free(f);
+	}
+	addpath(p, ".git/config");
+	addpath(p, ".git/hooks");
+	addpath(p, ".git/info");
+	if (hidden)
+		addpath(p, hidden);
+	for (size_t i = 0; sc && i < sc->protect.n; i++) {
+		if (haswild(sc->protect.v[i]))
+			strvadd(&p->globs, sc->protect.v[i]);
+		else
+			addpath(p, sc->protect.v[i]);
+	}
+	/* Hooks and info a repository lacks are made now, empty, so that they can be bound. */
+	int wfd = real ? open(real, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	struct stat st;
+	if (wfd >= 0 && fstatat(wfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+		int g = openat(wfd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (g >= 0) {
+			mkdirat(g, "hooks", 0755);
+			mkdirat(g, "info", 0755);
+			close(g);
+		}
+	}
+	if (wfd >= 0)
+		close(wfd);
+	free(real);
+}
+
+const char *protectmatch(const struct protect *p, const char *path)
+{
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	for (size_t i = 0; i < p->paths.n; i++) {
+		size_t n = strlen(p->paths.v[i]);
+		if (strncmp(path, p->paths.v[i], n) == 0 && (path[n] == 0 || path[n] == '/'))
+			return p->paths.v[i];
+	}
+	for (size_t i = 0; i < p->globs.n; i++)
+		if (globpath(p->globs.v[i], path))
+			return p->globs.v[i];
+	return NULL;
+}
+
+/* Is rel under ws a real entry of the workspace, no component a symlink? Sets *dir. */
+static int plain(int wfd, const char *rel, int *dir)
+{
+	char *c = xstrdup(rel), *s = c;
+	int ok = 1;
+	for (;;) {
+		char *slash = strchr(s, '/');
+		if (slash)
+			*slash = 0;
+		struct stat st;
+		if (fstatat(wfd, c, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(st.st_mode) ||
+		    (slash && !S_ISDIR(st.st_mode)) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
+			ok = 0;
+			break;
+		}
+		*dir = S_ISDIR(st.st_mode);
+		if (!slash)
+			break;
+		*slash = '/';
+		s = slash + 1;
+	}
+	free(c);
+	return ok;
+}
+
+static void addmount(struct sandboxconf *sc, const char *ws, const char *rel, int rw)
+{
+	for (size_t i = 0; i < sc->nmounts; i++) /* bound once; read-only when any says so */
+		if (strncmp(sc->mounts[i].target, "/workspace/", 11) == 0 && strcmp(sc->mounts[i].target + 11, rel) == 0) {
+			sc->mounts[i].rw &= rw;
+			return;
+		}
+	sc->mounts = xrealloc(sc->mounts, (sc->nmounts + 1) * sizeof *sc->mounts);
+	struct mount *mt = &sc->mounts[sc->nmounts++];
+	memset(mt, 0, sizeof *mt);
+	mt->source = pathjoin(ws, rel);
+	mt->target = xasprintf("/workspace/%s", rel);
+	mt->rw = rw;
+}
+
+void protectmounts(const struct protect *p, const char *ws, struct sandboxconf *sc)
+{
+	int wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (wfd < 0)
+		return;
+	for (size_t i = 0; i < p->paths.n; i++) {
+		const char *rel = p->paths.v[i];
+		int dir = 0;
+		if (!plain(wfd, rel, &dir))
+			continue; /* missing, or through a link: nothing to bind (the file tools still refuse it) */
+		/* Each parent bound onto itself: a mount point cannot be renamed or removed. */
+		char *c = xstrdup(rel);
+		for (char *s = strchr(c, '/'); s; s = strchr(s + 1, '/')) {
+			*s = 0;
+			addmount(sc, ws, c, 1);
+			*s = '/';
+		}
+		free(c);
+		addmount(sc, ws, rel, 0);
+	}
+	close(wfd);
+}
+
+void protectfree(struct protect *p)
+{
+	strvfree(&p->paths);
+	strvfree(&p->globs);
+}

@@ -1,0 +1,28 @@
+/* protect: what no step and no file tool may change (DESIGN.md, "What a step may change"): the
+ * manifest and every file it read, .git/config, .git/hooks, .git/info, the run directories and
+ * the paths of sandbox.protect. Git objects and refs stay writable, so commits work. */
+#ifndef NS_PROTECT_H
+#define NS_PROTECT_H
+
+#include "../manifest/manifest.h"
+
+struct protect {
+	struct strv paths; /* workspace-relative, normalised: each protected with all under it */
+	struct strv globs; /* sandbox.protect entries with wildcards (util/glob.h's globpath) */
+};
+
+/* The protected paths of workspace ws for a job whose sandbox is sc; hidden is the runs folder
+ * inside ws (relative, may be NULL). Makes .git/hooks and .git/info when .git is a directory
+ * without them, so that a step cannot plant them. */
+void protectinit(struct protect *p, const struct manifest *m, const char *ws, const char *hidden,
+                 const struct sandboxconf *sc);
+/* The protected entry a normalised workspace-relative path falls under (itself or an ancestor
+ * listed, or a glob it matches), or NULL. For the file tools, and for redirect targets. */
+const char *protectmatch(const struct protect *p, const char *path);
+/* Add to sc a read-only bind mount of each protected path that exists under ws (never through a
+ * symlink), after a bind of each parent directory onto itself, so that no step can rename a
+ * protected entry, or a folder holding one, out of the way. */
+void protectmounts(const struct protect *p, const char *ws, struct sandboxconf *sc);
+void protectfree(struct protect *p);
+
+#endif
