@@ -234,16 +234,20 @@ for mode in warm cold; do
 	[ "$_fail" = 0 ] || { echo "$mode results:"; cat "$T/results"; }
 	[ $mode = warm ] && warmrun=$run
 done
-# replay runs the steps again: their connections are made and recorded anew, and it says so
+# replay with the user's own manifest runs the steps again: their connections are made and recorded
+# anew, and it says so
 : > "$T/hits"
 TMPDIR=$T/tmp NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
-	"$NS" replay "$warmrun" --job egress --out "$T/replays" > "$T/rout" 2> "$T/rerr"
+	"$NS" replay "$warmrun" --job egress --manifest "$T/m.yaml" --out "$T/replays" > "$T/rout" 2> "$T/rerr"
 rc=$?
 check "replay: finishes (exit $rc)" test "$rc" = 0 -o "$rc" = 4
 expect_grep "replay: says connections are recorded, not replayed" "job egress's steps reach the hosts of its network.allow again, live: their connections are recorded as new ones" "$T/rerr"
 "$NS" audit "$(cat "$T/rout")" --net > "$T/rnet.txt"
 expect_grep "replay: its run records the connections" "^$nev connections: $((nev - nref)) allowed, $nref refused" "$T/rnet.txt"
 expect_grep "replay: the allowed requests reached the internet again" "/allowed-http" "$T/hits"
+# Without --manifest the record's allow list is not taken (it is weaker than the default none).
+TMPDIR=$T/tmp "$NS" replay "$warmrun" --job egress --out "$T/replays2" > /dev/null 2> "$T/rerr2"
+expect_grep "replay of a record alone: its network access is not given" "WARNING: .*the record's network access is not given; replaying with network none" "$T/rerr2"
 expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
 
 # ---- the docker backend: the same allowlist, the proxy listening in the container's loopback ----

@@ -155,7 +155,7 @@ int main(void)
 	{
 		struct toolres tr = {0};
 		cJSON *args = cJSON_Parse("{\"path\":\"reports/link\"}");
-		toolrun(NULL, wsfd, "list_dir", args, "reports/link", &tr, &e);
+		toolrun(NULL, wsfd, "list_dir", args, "reports/link", &(struct toolopts){0}, &tr, &e);
 		ok(tr.failed && (!tr.content || !strstr(tr.content, "prod.env")), "list_dir through a link refused: %s",
 		   tr.content ? tr.content : e.msg);
 		toolresfree(&tr);
