@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <archive.h>
 #include <archive_entry.h>
+#include "runjson.h"
 #include "snapshot.h"
 #include "scan.h"
 #include "zst.h"
@@ -553,7 +554,7 @@ static int bystep(const void *a, const void *b)
 }
 
 /* The layers to apply for step (0 = end), in order. */
-static int listlayers(const char *snapdir, int step, struct layername **out, size_t *nout, struct err *e)
+static int listlayers(const char *snapdir, int step, int base, struct layername **out, size_t *nout, struct err *e)
 {
 	*out = NULL;
 	*nout = 0;
@@ -574,7 +575,7 @@ static int listlayers(const char *snapdir, int step, struct layername **out, siz
 			k = atoll(nm);
 		else
 			continue;
-		if (step > 0 && (k < 1 || k > step))
+		if (step > 0 && (k < 1 || k > step || k <= base))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -674,7 +675,10 @@ static char *pickws(const char *snapdir, const char *ws, int step, struct err *e
 		}
 		return xstrdup(ws);
 	}
-	if (flatlayout(snapdir))
+	char *here = step > 0 ? xasprintf("%s/%04d.tar.zst", snapdir, step) : pathjoin(snapdir, "end.tar.zst");
+	int flat = access(here, F_OK) == 0;
+	free(here);
+	if (flat)
 		return xstrdup("");
 	DIR *d = opendir(snapdir);
 	if (!d) {
@@ -698,7 +702,9 @@ static char *pickws(const char *snapdir, const char *ws, int step, struct err *e
 		free(p);
 	}
 	closedir(d);
-	if (!found && all.n == 1)
+	if (!found && flatlayout(snapdir))
+		found = xstrdup("");
+	else if (!found && all.n == 1)
 		found = xstrdup(all.v[0]);
 	if (!found) {
 		struct buf names = {0};
@@ -741,7 +747,16 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	char (*want)[65] = NULL;
 	struct restore r = {.rootfd = -1, .root = geteuid() == 0};
 	int cwd = -1, rc = 0;
-	if (readfile(sumpath, &sums, e) < 0 || listlayers(snapdir, step, &layers, &n, e) < 0) {
+	/* A resumed run carries the layers of the run it resumed (its steps up to origin.last_step);
+	 * its own chain starts after them with a full layer. */
+	int base = 0;
+	struct err je = {0};
+	cJSON *rj = runjsonread(run, &je);
+	cJSON *last = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rj, "origin"), "last_step");
+	if (cJSON_IsNumber(last) && last->valuedouble > 0 && step > last->valuedouble)
+		base = (int)last->valuedouble;
+	cJSON_Delete(rj);
+	if (readfile(sumpath, &sums, e) < 0 || listlayers(snapdir, step, base, &layers, &n, e) < 0) {
 		rc = -1;
 		goto out;
 	}

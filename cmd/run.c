@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "../artifacts/finalize.h"
 #include "../artifacts/sign.h"
+#include "../artifacts/runjson.h"
 #include "../manifest/manifest.h"
 #include "../util/cancel.h"
 #include "../runner/llm/modelspec.h"
@@ -18,14 +19,18 @@
 
 static const char runhelp[] =
 	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
-	"                      [--model NAME=SPEC]... [--sign KEY]\n"
+	"                      [--model NAME=SPEC]... [--sign KEY] [--resume RUN | --from RUN... | --shard I/N]\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
 	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
 	"  -j N        jobs run at once (default 1)\n"
 	"  --shard I/N only group I of N (see nightshift plan); an empty group runs nothing\n"
-	"  --from RUN  jobs that finished in RUN are taken from it, not run again; repeatable\n"
+	"  --from RUN  jobs that finished in RUN are taken from it, not run again; repeatable.\n"
+	"              Jobs taken that did not succeed there fail this run too\n"
+	"  --resume RUN  rerun the jobs of RUN that did not succeed and the jobs that need them;\n"
+	"              the others are carried over from RUN (verified first) into the new run,\n"
+	"              with RUN's inputs unless --set is given; exits by the outcome of the whole\n"
 	"  --sign KEY  sign the run: SHA256SUMS.sig, an OpenSSH signature (namespace nightshift) by the\n"
 	"              unencrypted Ed25519 private key file KEY (default: $NIGHTSHIFT_SIGNING_KEY, a path)\n"
 	"  --quiet     no progress on stderr (errors still)\n"
@@ -93,6 +98,25 @@ static const char *nextval(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
+/* --resume without --set: the inputs RUN ran with (a matrix from an input makes the same jobs). */
+static int resumeinputs(const char *run, struct strv *sets)
+{
+	struct err e = {0};
+	cJSON *r = runjsonread(run, &e), *it;
+	if (!r) {
+		usage("run", "--resume %s: %s", run, e.msg);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "inputs"))
+		if (cJSON_IsString(it)) {
+			char *kv = xasprintf("%s=%s", it->string, it->valuestring);
+			strvadd(sets, kv);
+			free(kv);
+		}
+	cJSON_Delete(r);
+	return 0;
+}
+
 int cmdrun(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *v, *signpath = NULL;
@@ -127,6 +151,9 @@ int cmdrun(int argc, char **argv)
 			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			strvadd(&from, v);
+		} else if (strcmp(argv[i], "--resume") == 0) {
+			if (!(o.resume = nextval(argc, argv, &i)))
+				goto done;
 		} else if (strcmp(argv[i], "--job") == 0) {
 			if (!(v = nextval(argc, argv, &i)))
 				goto done;
@@ -165,6 +192,12 @@ int cmdrun(int argc, char **argv)
 		usage("run", "--shard and --job do not go together");
 		goto done;
 	}
+	if (o.resume && (from.n || o.nshards)) {
+		usage("run", "--resume does not go with %s", from.n ? "--from" : "--shard");
+		goto done;
+	}
+	if (o.resume && !sets.n && resumeinputs(o.resume, &sets) < 0)
+		goto done;
 	o.from = &from;
 	struct manifest m;
 	struct err e = {0};

@@ -17,6 +17,7 @@
 #include "agent.h"
 #include "progress.h"
 #include "shard.h"
+#include "resume.h"
 #include "upstream.h"
 #include "wspace.h"
 #include "llm/llm.h"
@@ -93,7 +94,7 @@ static cJSON *outputsof(void *ctx, const char *group)
 static int writerunjson(struct rundir *rd, const struct manifest *m, const struct runopts *o,
                         const struct runstate *rs, const struct secrets *sec, const char *started,
                         const int *sel, struct jobresult *res, const char *status, const struct upstream *up,
-                        const int *taken, struct err *e)
+                        const int *taken, const struct resume *rsm, struct err *e)
 {
 	char now[32], hex[65];
 	utcnow(now);
@@ -196,6 +197,8 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		}
 		usageadd(&total, &n->res->usage);
 	}
+	if (rsm)
+		resumejson(rsm, m, taken, r);
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
 	cJSON_AddNumberToObject(r, "cost", cost);
 	if (m->budget_cost > 0)
@@ -491,10 +494,16 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	struct upstream up = {0};
 	struct strv group = {0};
 	const struct strv *want = &o->jobs;
+	struct resume rsm = {0};
+	int *scope = xcalloc(m->njobs ? m->njobs : 1, sizeof *scope), *none = xcalloc(m->njobs ? m->njobs : 1, sizeof *none);
 	for (size_t i = 0; o->from && i < o->from->n; i++)
 		if (upstreamload(&up, o->from->v[i], m, e) < 0)
 			goto out;
 	upstreamapply(&up, m, res, taken);
+	if (o->resume && (resumeload(&rsm, o->resume, m, e) < 0))
+		goto out;
+	if (o->resume)
+		resumeapply(&rsm, m, res, taken);
 	if (o->nshards) {
 		if (shardjobs(m, o->shard, o->nshards, &group, e) < 0)
 			goto out;
@@ -506,10 +515,14 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 			errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
 			goto out;
 		}
-		for (size_t k = 0; k < ids.n; k++)
+		for (size_t k = 0; k < ids.n; k++) {
 			select_with_needs(m, manifestjob(m, ids.v[k]) - m->jobs, sel, taken);
+			select_with_needs(m, manifestjob(m, ids.v[k]) - m->jobs, scope, none);
+		}
 		strvfree(&ids);
 	}
+	for (size_t i = 0; !want->n && !o->nshards && i < m->njobs; i++)
+		scope[i] = 1;
 	for (size_t i = 0; !want->n && !o->nshards && i < m->njobs; i++)
 		sel[i] = !taken[i];
 	size_t n = order(m, sel, taken, ord);
@@ -534,6 +547,14 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
+	if (o->resume) {
+		rs.step = rsm.last; /* steps count on from the run resumed, so carried layers keep their names */
+		if (resumecarry(&rsm, m, taken, rd.path, e) < 0)
+			goto seal;
+		for (size_t i = 0; i < m->njobs; i++)
+			if (taken[i] && scope[i])
+				progressf("job %s: carried over: it succeeded in %s", m->jobs[i].id, o->resume);
+	}
 	if (spacessnap(&rs, o->outdir, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
 	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
@@ -554,6 +575,19 @@ seal:;
 		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
 			exitcode = 1;
 	}
+	/* Jobs taken from other runs (--from) that did not succeed there are the outcome of this one
+	 * too: a run that ran nothing because its jobs failed elsewhere has not succeeded. */
+	for (size_t i = 0; i < m->njobs; i++) {
+		if (!scope[i] || !taken[i] || res[i].status == JOB_SUCCEEDED || m->jobs[i].continue_on_error)
+			continue;
+		progressf("job %s: %s in run %s, taken with --from, not run here%s", m->jobs[i].id,
+		          jobstatusname(res[i].status), upstreamjob(&up, m->jobs[i].id)->run,
+		          res[i].status == JOB_SKIPPED ? "" : " (--resume reruns it)");
+		if (res[i].status == JOB_ABORTED && exitcode != 130)
+			exitcode = 3;
+		else if (exitcode == 0)
+			exitcode = 1;
+	}
 	if (cancelled && exitcode != 0)
 		exitcode = 130; /* a job a signal cut short may have ended failed rather than cancelled */
 	if (rd.path) {
@@ -562,7 +596,7 @@ seal:;
 		                     : exitcode == 130 ? "cancelled"
 		                     : exitcode == 3   ? "aborted"
 		                                       : "failed";
-		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken,
+		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken, o->resume ? &rsm : NULL,
 		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		if (rundirsums(&rd, rc < 0 ? &se : e) < 0 && rc == 0)
@@ -573,6 +607,9 @@ seal:;
 	}
 out:
 	upstreamfree(&up);
+	resumefree(&rsm);
+	free(scope);
+	free(none);
 	strvfree(&group);
 	free(taken);
 	for (size_t i = 0; i < m->njobs; i++)

@@ -18,6 +18,7 @@ struct runopts {
 	const struct strv *from;      /* --from RUN...: jobs finished there are taken, not run again */
 	const struct signkey *sign;   /* --sign KEY: SHA256SUMS.sig is written with it, or NULL */
 	int fail_on_deny;             /* --fail-on-deny: a denied call fails its job, whatever on_deny says */
+	const char *resume;           /* --resume RUN: its succeeded jobs are carried over, the rest rerun */
 };
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,

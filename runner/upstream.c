@@ -15,23 +15,24 @@ const struct upjob *upstreamjob(const struct upstream *u, const char *id)
 }
 
 /* The run must be whole and untouched: a run cut short or edited is no one's upstream. */
-static int checkrun(const char *dir, struct err *e)
+static int checkrun(const char *dir, const char *flag, struct err *e)
 {
 	if (runverified(dir, 2, e) < 0) {
 		e->code = 2;
-		return errctx(e, "--from");
+		return errctx(e, "%s", flag);
 	}
 	return 0;
 }
 
 int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e)
 {
-	if (checkrun(dir, e) < 0)
+	const char *flag = u->flag ? u->flag : "--from";
+	if (checkrun(dir, flag, e) < 0)
 		return -1;
 	cJSON *r = runjsonread(dir, e), *j;
 	if (!r) {
 		e->code = 2;
-		return errctx(e, "--from %s", dir);
+		return errctx(e, "%s %s", flag, dir);
 	}
 	int rc = 0;
 	const char *runid = jsonstr(r, "run_id", "");
@@ -41,7 +42,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		if (sha256file(m->path, hex, e) < 0)
 			rc = -1;
 		else if (strcmp(hex, want) != 0)
-			rc = errc(e, 2, "--from %s: that run ran another manifest (sha256 %.12s, this one is %.12s)", dir,
+			rc = errc(e, 2, "%s %s: that run ran another manifest (sha256 %.12s, this one is %.12s)", flag, dir,
 			          want, hex);
 	}
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
@@ -51,17 +52,17 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		if (cJSON_GetObjectItemCaseSensitive(j, "parent"))
 			continue; /* a delegate's run, part of its parent job */
 		if (!runnameok(j->string)) {
-			rc = errc(e, 2, "--from %s: run.json names a job '%.80s' that is not a job id", dir, j->string);
+			rc = errc(e, 2, "%s %s: run.json names a job '%.80s' that is not a job id", flag, dir, j->string);
 			break;
 		}
 		const struct upjob *had = upstreamjob(u, j->string);
 		if (had) {
-			rc = errc(e, 2, "--from: job '%s' is in both %s and %s; pass only one of them", j->string, had->run,
+			rc = errc(e, 2, "%s: job '%s' is in both %s and %s; pass only one of them", flag, j->string, had->run,
 			          dir);
 			break;
 		}
 		if (m && !manifestjob(m, j->string)) {
-			rc = errc(e, 2, "--from %s: job '%s' is not in %s", dir, j->string, m->path);
+			rc = errc(e, 2, "%s %s: job '%s' is not in %s", flag, dir, j->string, m->path);
 			break;
 		}
 		const char *status = jsonstr(j, "status", "");
@@ -72,7 +73,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 			free(p);
 			if (!out) {
 				e->code = 2;
-				rc = errctx(e, "--from %s: job '%s' succeeded but its output cannot be read", dir, j->string);
+				rc = errctx(e, "%s %s: job '%s' succeeded but its output cannot be read", flag, dir, j->string);
 				break;
 			}
 		}

@@ -18,6 +18,7 @@ struct upjob {
 struct upstream {
 	struct upjob *v;
 	size_t n;
+	const char *flag; /* named in messages: "--from" when NULL, or "--resume" */
 };
 
 /* Add every job of the finished run at dir: it must pass verification (SHA256SUMS, event chains) and,

@@ -1,0 +1,15 @@
+/* carry: what a resumed run takes from the run it resumes: finished jobs' folders and the layers
+ * their events name, byte for byte, so that the new run verifies on its own. */
+#ifndef NS_CARRY_H
+#define NS_CARRY_H
+
+#include "../util/util.h"
+
+/* Copy the folder from/jobs/ID into to/jobs/ID (made; must not exist). Regular files and folders
+ * only: anything else in it is an error (code 2). */
+int carryjob(const char *from, const char *to, const char *id, struct err *e);
+/* Copy every numbered layer of from/snapshots (and of each workspace's folder in it) into the same
+ * place under to/snapshots, hard-linked when both are on one filesystem; end layers stay. */
+int carrylayers(const char *from, const char *to, struct err *e);
+
+#endif

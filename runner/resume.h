@@ -1,0 +1,29 @@
+/* resume: run --resume RUN: the jobs of RUN that did not succeed (and what needs them) run again,
+ * the others are carried over from RUN whole, into a new run directory that verifies on its own. */
+#ifndef NS_RESUME_H
+#define NS_RESUME_H
+
+#include <cjson/cJSON.h>
+#include "upstream.h"
+
+struct resume {
+	char *dir;        /* the run resumed */
+	cJSON *run;       /* its run.json */
+	int last;         /* its last step: the new run's steps count on from there */
+	struct upstream up;
+};
+
+/* Load the finished run at dir, which must verify and have run manifest m. */
+int resumeload(struct resume *r, const char *dir, const struct manifest *m, struct err *e);
+/* taken[i] = 1 (res[i] its status and output) for each job that succeeded in the run and needs no
+ * job that runs again; returns how many. */
+int resumeapply(const struct resume *r, const struct manifest *m, struct jobresult *res, int *taken);
+/* Copy the taken jobs' folders (their delegates' too) and the run's layers into the run directory
+ * rundir. */
+int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir,
+                struct err *e);
+/* Into the new run.json: "origin" and the taken jobs' entries as the run recorded them. */
+void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson);
+void resumefree(struct resume *r);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# run --resume: a failed night resumed reruns only the failed job and what needs it, carries the
+# rest over byte for byte, verifies on its own and names its origin; --from and --resume exit by
+# the outcome of the whole (a run that ran nothing because its jobs failed elsewhere is no success).
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$T/ws"
+echo start > "$T/ws/state"
+cat > "$T/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  scan:
+    provider: scripted
+    replies:
+      - tool_calls: [ {name: shell, arguments: {command: "echo scanned >> state; mkdir -p scan; echo 1 > scan/a"}} ]
+      - tool_calls: [ {name: final_result, arguments: {found: 3}} ]
+  plan: { provider: scripted, script: plan.yaml }
+  done: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  scanner: { model: scan, instructions: x, tools: [shell], approval: { default: allow } }
+  planner: { model: plan, instructions: x, tools: [shell], approval: { default: allow }, max_turns: 3 }
+  reporter: { model: done, instructions: x }
+jobs:
+  scan: { worker: scanner }
+  other: { worker: reporter }
+  plan: { worker: planner, needs: [scan], input: "found ${{ jobs.scan.output.found }}" }
+  report: { worker: reporter, needs: [plan] }
+YAML
+# The first night the planner never gives a result; the next it does.
+cat > "$T/plan.yaml" <<'YAML'
+- tool_calls: [ {name: shell, arguments: {command: "echo planned-badly >> state; rm -rf scan"}} ]
+- text: "I give up"
+- text: "still nothing"
+YAML
+js() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r
+for k in sys.argv[2:]: v=v.get(k, {}) if isinstance(v, dict) else {}
+print(v if v != {} else "")' "$@"; }
+night=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "the night fails" 1 "$rc"
+expect_eq "plan failed" failed "$(js "$night/run.json" jobs plan status)"
+expect_eq "report skipped" skipped "$(js "$night/run.json" jobs report status)"
+expect_eq "scan succeeded" succeeded "$(js "$night/run.json" jobs scan status)"
+
+# --from: the failed job is taken, nothing runs, and that is no success.
+dir=$("$NS" run "$T/m.yaml" --from "$night" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "--from a failed night: exit 1" 1 "$rc"
+expect_eq "and run.json says failed" failed "$(js "$dir/run.json" status)"
+expect_grep "saying which job failed where" "job plan: failed in run .*taken with --from, not run here \(--resume reruns it\)" "$T/err"
+dir=$("$NS" run "$T/m.yaml" --job plan --from "$night" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "--job plan --from a night where plan failed: exit 1" 1 "$rc"
+dir=$("$NS" run "$T/m.yaml" --job other --from "$night" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "--job other --from: other ran, nothing it needs failed: exit 0" 0 "$rc"
+
+# --resume: only plan and report run; scan and other are carried over.
+cat > "$T/plan.yaml" <<'YAML'
+- tool_calls: [ {name: shell, arguments: {command: "echo planned >> state; echo p > plan.txt"}} ]
+- tool_calls: [ {name: final_result, arguments: {steps: 2}} ]
+YAML
+cp -a "$T/ws" "$T/ws-before-resume"
+res=$("$NS" run "$T/m.yaml" --resume "$night" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "the resumed night succeeds" 0 "$rc"
+expect_eq "only the failed job and its dependant ran" "plan report" \
+	"$(grep -o 'job [a-z]*: started' "$T/err" | awk '{print $2}' | tr -d : | sort | tr '\n' ' ' | sed 's/ $//')"
+expect_grep "the others are said to be carried over" "job scan: carried over" "$T/err"
+expect_eq "status" succeeded "$(js "$res/run.json" status)"
+expect_eq "origin names the night" "$(js "$night/run.json" run_id)" "$(js "$res/run.json" origin run_id)"
+expect_eq "scan carried from the night" "$(js "$night/run.json" run_id)" "$(js "$res/run.json" jobs scan carried_from)"
+expect_eq "plan ran here" succeeded "$(js "$res/run.json" jobs plan status)"
+expect_eq "report ran here" succeeded "$(js "$res/run.json" jobs report status)"
+check "scan's events are the night's, byte for byte" cmp "$night/jobs/scan/events.jsonl.zst" "$res/jobs/scan/events.jsonl.zst"
+check "scan's output too" cmp "$night/jobs/scan/output.json" "$res/jobs/scan/output.json"
+check "plan got scan's output" bash -c "zstd -dcq '$res/jobs/plan/events.jsonl.zst' | head -1 | grep -q '\"input\":\"found 3\"'"
+check "the resumed run verifies on its own" "$NS" audit "$res" --verify
+check "and as an archive" bash -c "tar --zstd -cf '$T/res.tar.zst' -C '$(dirname "$res")' '$(basename "$res")' && '$NS' audit '$T/res.tar.zst' --verify"
+last=$(js "$res/run.json" origin last_step)
+pstep=$(zstd -dcq "$res/jobs/plan/events.jsonl.zst" | python3 -c 'import json,sys; print(min(e["step"] for e in map(json.loads, sys.stdin) if e["type"] == "snapshot"))')
+check "steps count on after the night's last ($last)" test "$pstep" -gt "$last"
+# Layers: the night's carried (restore before its step 1), and the resumed run's own chain.
+rm -rf "$T/r"; "$NS" restore "$res" --step 1 --to "$T/r" 2>/dev/null
+check "before the night's step 1: the workspace as the night began" bash -c "[ \"\$(cat '$T/r/state')\" = start ] && [ ! -e '$T/r/scan' ]"
+rm -rf "$T/r"; "$NS" restore "$res" --step "$pstep" --to "$T/r" 2>/dev/null
+check "before the resumed plan's step: the workspace as the resume began" diff -r "$T/ws-before-resume" "$T/r"
+rm -rf "$T/r"; "$NS" restore "$res" --step end --to "$T/r" 2>/dev/null
+check "end: the workspace now" diff -r "$T/ws" "$T/r"
+
+# Resuming a night that succeeded runs nothing and succeeds; a tampered one is refused.
+again=$("$NS" run "$T/m.yaml" --resume "$res" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "resuming a run that succeeded: exit 0" 0 "$rc"
+check "nothing started" bash -c "! grep -q ': started' '$T/err'"
+check "it verifies" "$NS" audit "$again" --verify
+echo '{}' > "$night/jobs/scan/output.json"
+out=$("$NS" run "$T/m.yaml" --resume "$night" --out "$T/runs" 2>&1); rc=$?
+expect_rc "a tampered night: exit 2" 2 "$rc"
+case "$out" in *"--resume"*) _pass=$((_pass + 1)) ;; *) _fail=$((_fail + 1)); echo "FAIL names --resume: $out" ;; esac
+out=$("$NS" run "$T/m.yaml" --resume "$res" --from "$res" --out "$T/runs" 2>&1); rc=$?
+expect_rc "--resume with --from: exit 2" 2 "$rc"
+done_tests
