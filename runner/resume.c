@@ -94,7 +94,8 @@ void resumejson(const struct resume *r, const struct manifest *m, const int *tak
 		if (!carried(j, j->string, m, taken) || cJSON_GetObjectItemCaseSensitive(jobs, j->string))
 			continue;
 		cJSON *c = cJSON_Duplicate(j, 1);
-		cJSON_AddStringToObject(c, "carried_from", id);
+		if (!cJSON_GetObjectItemCaseSensitive(c, "carried_from"))
+			cJSON_AddStringToObject(c, "carried_from", id); /* carried twice: the run it ran in */
 		cJSON_AddItemToObject(jobs, j->string, c);
 	}
 }

@@ -129,7 +129,9 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddItemToArray(ov, cJSON_CreateString(o->overrides->v[i]));
 	if (o->replay)
 		cJSON_AddStringToObject(r, "replay_of", o->replayof ? o->replayof : o->replay);
-	cJSON_AddStringToObject(r, "started", started);
+	/* A resumed run's carried jobs started in the run it resumes: the whole began there. */
+	const char *ostart = rsm ? jsonstr(rsm->run, "started", NULL) : NULL;
+	cJSON_AddStringToObject(r, "started", ostart && strcmp(ostart, started) < 0 ? ostart : started);
 	cJSON_AddStringToObject(r, "ended", now);
 	cJSON_AddStringToObject(r, "status", status);
 	if (rs->setid.n) {
