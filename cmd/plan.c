@@ -8,7 +8,7 @@
 #include "cmd.h"
 
 static const char planhelp[] =
-	"usage: nightshift plan MANIFEST --shards N [--json] [--set KEY=VALUE]...\n"
+	"usage: nightshift plan MANIFEST --shards N [--json | --after] [--set KEY=VALUE]...\n"
 	"\n"
 	"Splits the jobs into at most N groups that can run at once on N machines: jobs joined by\n"
 	"needs, directly or not, stay in one group; the groups are balanced by number of jobs.\n"
@@ -18,6 +18,10 @@ static const char planhelp[] =
 	"  --json      print a GitHub Actions matrix on one line:\n"
 	"              {\"include\":[{\"shard\":\"1/2\",\"index\":1,\"jobs\":[\"a\",\"b\"]},...]}\n"
 	"              for strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}\n"
+	"  --after     print, as a JSON list, the jobs that run after the groups: those that need\n"
+	"              a matrix job, whose members are spread over the groups like independent jobs.\n"
+	"              Run them with `nightshift run MANIFEST --job ID... --from RUN...` (each\n"
+	"              group's run), then merge that run with the groups'\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
 	"exit codes: 0 planned, 2 usage or manifest error\n";
 
@@ -25,7 +29,7 @@ int cmdplan(int argc, char **argv)
 {
 	const char *path = NULL, *shards = NULL;
 	struct strv sets = {0};
-	int json = 0, rc = EXIT_USAGE;
+	int json = 0, afteronly = 0, rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		if (ishelp(argv[i])) {
 			fputs(planhelp, stdout);
@@ -33,6 +37,8 @@ int cmdplan(int argc, char **argv)
 			goto done;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (strcmp(argv[i], "--after") == 0) {
+			afteronly = 1;
 		} else if (strcmp(argv[i], "--shards") == 0) {
 			if (i + 1 >= argc) {
 				usage("plan", "--shards needs a number");
@@ -70,6 +76,26 @@ int cmdplan(int argc, char **argv)
 		manifestfree(&m);
 		goto done;
 	}
+	if (json && afteronly) {
+		manifestfree(&m);
+		rc = usage("plan", "--json and --after: one or the other");
+		goto done;
+	}
+	struct strv after = {0};
+	shardafter(&m, &after);
+	if (afteronly) {
+		cJSON *a = cJSON_CreateArray();
+		for (size_t k = 0; k < after.n; k++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(after.v[k]));
+		char *text = cJSON_PrintUnformatted(a);
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(a);
+		strvfree(&after);
+		manifestfree(&m);
+		rc = EXIT_OK;
+		goto done;
+	}
 	cJSON *matrix = cJSON_CreateObject(), *include = cJSON_AddArrayToObject(matrix, "include");
 	rc = EXIT_OK;
 	for (int i = 1; i <= n && rc == EXIT_OK; i++) {
@@ -101,6 +127,16 @@ int cmdplan(int argc, char **argv)
 		printf("%s\n", text);
 		free(text);
 	}
+	if (rc == EXIT_OK && !json && after.n) {
+		printf("after the shards:");
+		for (size_t k = 0; k < after.n; k++)
+			printf(" %s", after.v[k]);
+		printf("\n");
+	}
+	if (rc == EXIT_OK && json && after.n)
+		fprintf(stderr, "nightshift: plan: %zu job%s need%s a matrix spread over the groups and run after them "
+		                "(plan --after lists them)\n", after.n, after.n == 1 ? "" : "s", after.n == 1 ? "s" : "");
+	strvfree(&after);
 	if (rc == EXIT_OK && !json && cJSON_GetArraySize(include) < n)
 		fprintf(stderr, "nightshift: plan: %d of %ld groups hold jobs (jobs joined by needs stay together)\n",
 		        cJSON_GetArraySize(include), n);

@@ -48,6 +48,34 @@ static int bysize(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* after[k]: job k needs a matrix member, directly or through another job. */
+static int *aftermarks(const struct manifest *m)
+{
+	int *after = xcalloc(m->njobs ? m->njobs : 1, sizeof *after);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t k = 0; k < m->njobs; k++)
+			for (size_t d = 0; !after[k] && d < m->jobs[k].needs.n; d++) {
+				const struct job *dep = manifestjob(m, m->jobs[k].needs.v[d]);
+				if (dep && (dep->group || after[dep - m->jobs]))
+					after[k] = changed = 1;
+			}
+	}
+	return after;
+}
+
+int shardafter(const struct manifest *m, struct strv *jobs)
+{
+	int *after = aftermarks(m), n = 0;
+	for (size_t k = 0; k < m->njobs; k++)
+		if (after[k]) {
+			strvadd(jobs, m->jobs[k].id);
+			n++;
+		}
+	free(after);
+	return n;
+}
+
 int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct err *e)
 {
 	if (n < 1 || n > SHARDMAX || i < 1 || i > n)
@@ -56,13 +84,17 @@ int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct 
 	size_t *parent = xcalloc(nj ? nj : 1, sizeof *parent);
 	for (size_t k = 0; k < nj; k++)
 		parent[k] = k;
+	int *after = aftermarks(m);
 	for (size_t k = 0; k < nj; k++)
 		for (size_t d = 0; d < m->jobs[k].needs.n; d++) {
 			const struct job *dep = manifestjob(m, m->jobs[k].needs.v[d]);
 			if (!dep) {
 				free(parent);
+				free(after);
 				return errc(e, 2, "job '%s' needs unknown job '%s'", m->jobs[k].id, m->jobs[k].needs.v[d]);
 			}
+			if (after[k])
+				continue; /* it runs after the groups: it joins none of them */
 			size_t a = root(parent, k), b = root(parent, (size_t)(dep - m->jobs));
 			if (a != b)
 				parent[a > b ? a : b] = a < b ? a : b; /* the lower index stays the root */
@@ -72,6 +104,8 @@ int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct 
 	size_t *slot = xcalloc(nj ? nj : 1, sizeof *slot), nc = 0;
 	for (size_t k = 0; k < nj; k++) {
 		size_t r = root(parent, k);
+		if (after[k])
+			continue;
 		if (r == k) {
 			c[nc] = (struct comp){.first = k, .size = 0, .root = k};
 			slot[k] = nc++;
@@ -92,11 +126,12 @@ int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct 
 	}
 	int count = 0;
 	for (size_t k = 0; k < nj; k++)
-		if (group[root(parent, k)] == i) {
+		if (!after[k] && group[root(parent, k)] == i) {
 			strvadd(jobs, m->jobs[k].id);
 			count++;
 		}
 	free(group);
+	free(after);
 	free(load);
 	free(slot);
 	free(c);

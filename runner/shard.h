@@ -10,6 +10,10 @@ int shardparse(const char *spec, int *i, int *n, struct err *e);
  * empty group: run nothing, not everything). Jobs joined by needs, directly or not, share a group; the
  * groups are packed largest first onto the least loaded of the n, so the split is the same everywhere. */
 int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct err *e);
+/* The jobs no group holds: those that need a matrix job's members (directly or not). The members
+ * are spread over the groups like independent jobs, so such a job runs after the groups, in a run
+ * of its own with `--job ID --from` each group's run. Appended to jobs; returns how many. */
+int shardafter(const struct manifest *m, struct strv *jobs);
 
 /* The most groups: a GitHub Actions matrix makes at most 256 jobs. */
 #define SHARDMAX 256

@@ -78,6 +78,34 @@ sed -i 's/max_parallel: 1/max_parallel: 1\n    fail_fast: false/' "$T/f.yaml"
 dir=$("$NS" run "$T/f.yaml" --set 'models=["bad","ok"]' --out "$T/runs" -j 4 2>"$T/err"); rc=$?
 expect_eq "fail_fast: false lets the others run" succeeded "$(js fan-ok status)"
 
+# plan --shards spreads the members over the groups; the job that needs them runs after the
+# groups (plan --after), from the groups' runs; merged, the whole verifies.
+cat > "$T/p.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  dry: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {verdict: ok}} ]} ] }
+workers:
+  w: { model: dry, instructions: x }
+jobs:
+  review: { worker: w, matrix: { repo: [a, b, c, d] }, input: "${{ matrix.repo }}" }
+  summary: { worker: w, needs: [review], input: "${{ jobs.review.outputs }}" }
+YAML
+expect_eq "plan spreads the members" '{"include":[{"shard":"1/2","index":1,"jobs":["review-a","review-c"]},{"shard":"2/2","index":2,"jobs":["review-b","review-d"]}]}' \
+	"$("$NS" plan "$T/p.yaml" --shards 2 --json 2>/dev/null)"
+expect_eq "the dependant runs after the groups" '["summary"]' "$("$NS" plan "$T/p.yaml" --shards 2 --after)"
+s1=$("$NS" run "$T/p.yaml" --shard 1/2 --out "$T/sh" 2>/dev/null); r1=$?
+s2=$("$NS" run "$T/p.yaml" --shard 2/2 --out "$T/sh" 2>/dev/null); r2=$?
+expect_eq "both groups succeed" "0 0" "$r1 $r2"
+fin=$("$NS" run "$T/p.yaml" --job summary --from "$s1" --from "$s2" --out "$T/sh" 2>"$T/err"); rc=$?
+expect_rc "the job after the groups runs from their runs" 0 "$rc"
+dir=$fin
+expect_eq "and gets every member's output" \
+	'{"a":{"verdict":"ok"},"b":{"verdict":"ok"},"c":{"verdict":"ok"},"d":{"verdict":"ok"}}' "$(input summary)"
+merged=$("$NS" merge "$s1" "$s2" "$fin" --out "$T/merged" 2>"$T/err"); rc=$?
+expect_rc "the three runs merge" 0 "$rc"
+check "and the merged run verifies" "$NS" audit "$merged" --verify
+
 # Bad matrices: file:line:col, exit 2, nothing run.
 bad() { # NAME PATTERN JOBYAML
 	printf 'version: 1\nworkspace: ws\nmodels: { d: { provider: scripted, replies: [] } }\nworkers: { w: { model: d, instructions: x } }\njobs:\n%s\n' "$3" > "$T/b.yaml"
