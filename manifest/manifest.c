@@ -19,7 +19,7 @@
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "mcp", "budget", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
-                                        "max_output_tokens", "timeout", "connect_timeout", "retries", "replies",
+                                        "max_output_tokens", "timeout", "connect_timeout", "retries", "concurrency", "replies",
                                         "script", "api", "deployment", "api_version", "auth", "region",
                                         "project", "headers", "query", "reasoning_effort", "context_window",
                                         "price", "thinking", "max_tokens_field", NULL};
@@ -535,6 +535,10 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 				rc = yfail(y, p.knode, "max_tokens_field is an OpenAI option");
 		} else if (strcmp(p.key, "price") == 0)
 			rc = parseprice(y, p.val, &md->price);
+		else if (strcmp(p.key, "concurrency") == 0) {
+			rc = yint(y, p.val, 1, 1024, &v);
+			md->concurrency = v;
+		}
 		if (rc < 0)
 			bad = -1;
 	}

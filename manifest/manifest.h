@@ -110,6 +110,7 @@ struct model {
 		double input, cached_input, output; /* USD per million tokens */
 		int set;                            /* 0 = no price: max_cost and budget.cost cannot be used */
 	} price;
+	int concurrency; /* requests in flight at once across the run, 0 = no cap */
 	cJSON *replies; /* scripted: array of {text?, tool_calls?[{name, arguments}]} */
 	char *script;   /* scripted: the file replies came from, if any */
 	enum api api;         /* openai, azure-openai: chat completions or the Responses API; bedrock: converse */

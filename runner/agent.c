@@ -808,8 +808,11 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
 		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.code == 4;
-		else
+		else {
+			if (jr.llm && rs->gates)
+				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
 			rc = loop(&jr, e);
+		}
 	}
 	if (rc == 0 && res->status == JOB_SUCCEEDED)
 		rc = copyfiles(&jr, e) < 0 || writeoutput(&jr, e) < 0 ? -1 : 0;

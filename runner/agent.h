@@ -9,6 +9,7 @@
 #include "../manifest/manifest.h"
 #include "../util/secrets.h"
 #include "budget.h"
+#include "llm/gate.h"
 #include "llm/llm.h"
 
 enum jobstatus { JOB_PENDING, JOB_SUCCEEDED, JOB_FAILED, JOB_ABORTED, JOB_SKIPPED, JOB_CANCELLED };
@@ -36,6 +37,7 @@ struct runstate {
 	pthread_mutex_t mu;
 	const struct manifest *m;
 	struct rundir *rd;
+	struct gate *gates; /* by model (as in m->models): its requests across the run */
 	struct wspace *ws;  /* the workspaces of the jobs that run */
 	size_t nws;
 	struct secrets *sec;

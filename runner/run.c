@@ -20,6 +20,7 @@
 #include "resume.h"
 #include "upstream.h"
 #include "wspace.h"
+#include "llm/gate.h"
 #include "llm/llm.h"
 #include "../util/cancel.h"
 #include "run.h"
@@ -546,6 +547,9 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 					secretsadd(&sec, aws[a], getenv(aws[a]));
 		}
 	}
+	rs.gates = xcalloc(m->nmodels ? m->nmodels : 1, sizeof *rs.gates);
+	for (size_t i = 0; i < m->nmodels; i++)
+		gateinit(&rs.gates[i], m->models[i].concurrency);
 	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
@@ -610,6 +614,9 @@ seal:;
 out:
 	upstreamfree(&up);
 	resumefree(&rsm);
+	for (size_t i = 0; rs.gates && i < m->nmodels; i++)
+		gatefree(&rs.gates[i]);
+	free(rs.gates);
 	free(scope);
 	free(none);
 	strvfree(&group);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <curl/curl.h>
 #include "../../util/utf8.h"
+#include "gate.h"
 #include "http.h"
 #include "catalog.h"
 #include "llm.h"
@@ -262,7 +263,19 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	for (int n = 0; n < tries; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
+		if (l->gate && gateenter(l->gate) < 0) {
+			errf(e, "model '%s': interrupted while waiting for its turn", md->name);
+			break;
+		}
 		httpsigned(url, (const char *const *)headers.v, text, connect, total, l->aws, &h);
+		if (l->gate) {
+			gateleave(l->gate);
+			/* told to slow down: every job on this model waits, not only this one */
+			if ((h.status == 429 || h.status == 529 || h.status == 503) && h.retry_ms > 0 && h.retry_ms <= 60000)
+				gatehold(l->gate, h.retry_ms);
+			else if (h.status == 429 || h.status == 529)
+				gatehold(l->gate, llmbackoff(-1, n, 0));
+		}
 		x->status = h.status;
 		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
 		cJSON_Delete(x->response);

@@ -70,6 +70,7 @@ struct exchange {
 
 struct evreader;
 struct sigv4key;
+struct gate;
 struct llm;
 struct llmops {
 	/* HTTP providers: the request for a chat (url, extra headers, body), and a 2xx body parsed. */
@@ -90,6 +91,7 @@ struct llm {
 	int canlive;               /* replay: may the model take over when the record ends or diverges */
 	int live;                  /* replay: it did */
 	struct sigv4key *aws;      /* AWS SigV4 signing of every request (bedrock), or NULL; owned */
+	struct gate *gate;         /* the model's requests across the run (set by the caller), or NULL */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a
