@@ -4,8 +4,13 @@
  * ids) goes through htmltext, which escapes markup and shows control and bidirectional characters
  * as visible escapes. The page carries a Content-Security-Policy that allows nothing from outside
  * and only the page's own style and script, named by their SHA-256: should escaping ever miss, an
- * injected script or style still does not apply. Folding is <details>, so the page works with
- * the keyboard and without script; the script only filters. */
+ * injected script or style still does not apply.
+ *
+ * Big runs stay fast to open: what a call shows when unfolded (the reason, the arguments, the
+ * outputs) and long model text are not markup but blocks of text in one JSON data block, made into
+ * elements by the page's script when a fold is opened (as text, never as markup). The lines that
+ * say what happened (tool, command, decision, rule, exit code) are markup, readable without script,
+ * found by the browser's search and filtered by the "only denied" switch. */
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/evp.h>
@@ -22,7 +27,8 @@ enum {
 	SHOWN = 1024,      /* bytes of an output shown at first, head and tail */
 	FOLDED = 16 << 10, /* bytes of an output behind "more", head and tail */
 	TEXTFOLD = 600,    /* model text longer than this is folded */
-	DIFFMAX = 32 << 10 /* bytes of one file's diff on the page */
+	DIFFMAX = 32 << 10, /* bytes of one file's diff on the page */
+	CHUNK = 100         /* timeline items in one list, which the browser lays out only near the view */
 };
 
 static const char style[] =
@@ -41,11 +47,28 @@ static const char style[] =
 	"summary{cursor:pointer}summary:focus-visible,input:focus-visible{outline:2px solid #0969da}"
 	".add{color:var(--ok)}.del{color:var(--bad)}"
 	"body.only li.call:not(.deny):not(.abort),body.only li.turn,body.only li.changes,body.only li.other{display:none}"
+	"ol.c{content-visibility:auto;contain-intrinsic-size:auto 2500px}"
 	"nav{position:sticky;top:0;background:Canvas;padding:.4rem 0;border-bottom:1px solid var(--line)}";
 
+/* Fills a fold from the data block when it opens (as text); opens the call a link's #step-N names;
+ * filters; and says when the page was loaded and laid out (data-load-ms, for the benchmark). */
 static const char script[] =
-	"document.body.dataset.ready='1';document.getElementById('only').addEventListener('change',function(e){"
-	"document.body.classList.toggle('only',e.target.checked)});";
+	"var d=document,D;"
+	"function fill(x){var i=x.getAttribute('data-i');if(i===null||x.filled)return;x.filled=1;"
+	"D=D||JSON.parse(d.getElementById('data').textContent);"
+	"D[+i].forEach(function(k){var e;if(k[0]==='more'){e=d.createElement('details');"
+	"var s=d.createElement('summary');s.textContent=k[2];e.appendChild(s);"
+	"var p=d.createElement('pre');p.textContent=k[1];e.appendChild(p)}"
+	"else{e=d.createElement(k[0]==='pre'?'pre':'p');if(k[0]!=='p'&&k[0]!=='pre')e.className=k[0];"
+	"e.textContent=k[1]}x.appendChild(e)})}"
+	"d.addEventListener('toggle',function(e){if(e.target.open)fill(e.target)},true);"
+	"function go(){var t=location.hash&&d.getElementById(decodeURIComponent(location.hash.slice(1)));"
+	"var x=t&&t.querySelector('details');if(x){x.open=true;fill(x)}}"
+	"addEventListener('hashchange',go);go();"
+	"d.querySelectorAll('details[open][data-i]').forEach(fill);"
+	"d.getElementById('only').addEventListener('change',function(e){d.body.classList.toggle('only',e.target.checked)});"
+	"addEventListener('load',function(){d.body.offsetHeight;d.body.dataset.loadMs=Math.round(performance.now())});"
+	"d.body.dataset.ready='1';";
 
 /* "sha256-BASE64" of s, for the policy. */
 static void cspdigest(const char *s, char out[64])
@@ -57,12 +80,16 @@ static void cspdigest(const char *s, char out[64])
 	EVP_EncodeBlock((unsigned char *)out + 7, d, 32);
 }
 
-void htmltext(struct buf *b, const char *s, size_t n)
+/* s made visible: invalid UTF-8 replaced, control and bidirectional characters as escapes, and
+ * with html the markup characters as entities. */
+static void visible(struct buf *b, const char *s, size_t n, int html)
 {
 	char *clean = utf8clean(s ? s : "", s ? n : 0);
 	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
 		unsigned c = *p;
-		if (c == '&')
+		if (!html && (c == '&' || c == '<' || c == '>' || c == '"' || c == '\''))
+			bufadd(b, (const char *)p, 1);
+		else if (c == '&')
 			bufputs(b, "&amp;");
 		else if (c == '<')
 			bufputs(b, "&lt;");
@@ -86,6 +113,11 @@ void htmltext(struct buf *b, const char *s, size_t n)
 			bufadd(b, (const char *)p, 1);
 	}
 	free(clean);
+}
+
+void htmltext(struct buf *b, const char *s, size_t n)
+{
+	visible(b, s, n, 1);
 }
 
 static void txt(struct buf *b, const char *s)
@@ -125,34 +157,82 @@ static void cost(struct buf *b, const cJSON *o)
 		bufputs(b, "<span class=\"mute\">no price</span>");
 }
 
-/* A long text: the head and tail shown, the middle behind a fold. */
-static void cut(struct buf *b, const char *s, size_t n)
+/* The texts behind folds: a JSON array with an entry per fold, each a list of blocks
+ * [kind, text] (kind p, pre, bad or mute) or ["more", text, summary], the text already visible. */
+static void block(cJSON *body, const char *kind, const char *s, size_t n, const char *summary)
 {
-	if (n <= 2 * SHOWN) {
-		bufputs(b, "<pre>");
-		htmltext(b, s, n);
-		bufputs(b, "</pre>");
-		return;
-	}
-	bufputs(b, "<pre>");
-	htmltext(b, s, SHOWN);
-	bufprintf(b, "</pre><details><summary>%zu more bytes</summary><pre>", n - 2 * SHOWN);
-	size_t mid = n - 2 * SHOWN;
-	if (mid <= 2 * FOLDED) {
-		htmltext(b, s + SHOWN, mid);
-	} else {
-		htmltext(b, s + SHOWN, FOLDED);
-		bufprintf(b, "\n[... %zu bytes not in the report; the event log holds the whole output ...]\n", mid - 2 * FOLDED);
-		htmltext(b, s + n - SHOWN - FOLDED, FOLDED);
-	}
-	bufputs(b, "</pre></details><pre>");
-	htmltext(b, s + n - SHOWN, SHOWN);
-	bufputs(b, "</pre>");
+	struct buf v = {0};
+	visible(&v, s, n, 0);
+	bufadd(&v, "", 0);
+	cJSON *k = cJSON_CreateArray();
+	cJSON_AddItemToArray(k, cJSON_CreateString(kind));
+	cJSON_AddItemToArray(k, cJSON_CreateString(v.data));
+	if (summary)
+		cJSON_AddItemToArray(k, cJSON_CreateString(summary));
+	cJSON_AddItemToArray(body, k);
+	buffree(&v);
 }
 
-static void cutstr(struct buf *b, const char *s)
+/* The folds of the page: their lists of blocks, and how many there are. */
+struct folds {
+	cJSON *all;
+	int n;
+};
+
+/* A new fold: its number written to b as a data-i attribute, its (borrowed) list of blocks. */
+static cJSON *fold(struct buf *b, struct folds *f)
 {
-	cut(b, s ? s : "", s ? strlen(s) : 0);
+	bufprintf(b, " data-i=\"%d\"", f->n++);
+	cJSON *body = cJSON_CreateArray();
+	cJSON_AddItemToArray(f->all, body);
+	return body;
+}
+
+/* A long text: the head and tail shown, the middle behind a fold of its own. */
+static void cut(cJSON *body, const char *s, size_t n)
+{
+	if (n <= 2 * SHOWN) {
+		block(body, "pre", s, n, NULL);
+		return;
+	}
+	block(body, "pre", s, SHOWN, NULL);
+	size_t mid = n - 2 * SHOWN;
+	char sum[64];
+	snprintf(sum, sizeof sum, "%zu more bytes", mid);
+	if (mid <= 2 * FOLDED) {
+		block(body, "more", s + SHOWN, mid, sum);
+	} else {
+		struct buf m = {0};
+		bufadd(&m, s + SHOWN, FOLDED);
+		bufprintf(&m, "\n[... %zu bytes not in the report; the event log holds the whole output ...]\n", mid - 2 * FOLDED);
+		bufadd(&m, s + n - SHOWN - FOLDED, FOLDED);
+		block(body, "more", m.data, m.len, sum);
+		buffree(&m);
+	}
+	block(body, "pre", s + n - SHOWN, SHOWN, NULL);
+}
+
+static void cutstr(cJSON *body, const char *s)
+{
+	cut(body, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The data block: JSON with every '<' escaped, so that nothing in it ends the element. */
+static void datablock(struct buf *b, const cJSON *data)
+{
+	char *j = cJSON_PrintUnformatted(data);
+	bufputs(b, "<script type=\"application/json\" id=\"data\">");
+	for (const char *p = j ? j : "[]"; *p; p++) {
+		const char *lt = strchr(p, '<');
+		size_t n = lt ? (size_t)(lt - p) : strlen(p);
+		bufadd(b, p, n);
+		if (!lt)
+			break;
+		bufputs(b, "\\u003c");
+		p = lt;
+	}
+	bufputs(b, "</script>\n");
+	free(j);
 }
 
 /* The needs of each job as written in the manifest copy in the run ({} when unreadable). */
@@ -326,21 +406,37 @@ static void argline(struct buf *b, const cJSON *args)
 	}
 }
 
-/* The state of one job's timeline while its events are read. */
+/* The state of one job's timeline while its events are read. A call's line is held until its
+ * result arrives, so that one line says the decision and the exit code. */
 struct timeline {
 	struct buf *b;
-	int open;                      /* a call's <details> is open */
+	struct folds *folds;           /* the texts behind folds, shared by the page */
+	struct buf call;               /* the open call's <li> up to the end of its summary */
+	cJSON *body;                   /* the open call's blocks (in data), NULL when no call is open */
 	const struct runchanges *ch;
 	int lastlayer;                 /* index of the next layer of changes not yet shown */
 	int laststep;                  /* the job's highest step so far */
 	int denials;                   /* denied and aborted calls */
+	int items;                     /* items in the timeline so far */
 };
+
+/* Before each item of the timeline: every CHUNK items a new list, so that a long timeline costs
+ * the browser only the lists near the view (content-visibility). */
+static void item(struct timeline *t)
+{
+	if (++t->items % CHUNK == 0)
+		bufputs(t->b, "</ol><ol class=\"c\">\n");
+}
 
 static void closecall(struct timeline *t)
 {
-	if (t->open)
-		bufputs(t->b, "</details></li>\n");
-	t->open = 0;
+	if (!t->body)
+		return;
+	item(t);
+	bufadd(t->b, t->call.data, t->call.len);
+	bufputs(t->b, "</summary></details></li>\n");
+	t->call.len = 0;
+	t->body = NULL;
 }
 
 /* Layers whose changes began at or before step are shown before the step's call. */
@@ -348,105 +444,136 @@ static void changesupto(struct timeline *t, int step)
 {
 	while (t->ch && (size_t)t->lastlayer < t->ch->n && t->ch->v[t->lastlayer].from < step) {
 		closecall(t);
-		if (t->ch->v[t->lastlayer].n)
+		if (t->ch->v[t->lastlayer].n) {
+			item(t);
 			changesblock(t->b, &t->ch->v[t->lastlayer]);
+		}
 		t->lastlayer++;
 	}
+}
+
+static void decision(struct timeline *t, const cJSON *ev)
+{
+	struct buf *c = &t->call;
+	int step = (int)num(ev, "step", 0);
+	changesupto(t, step);
+	if (step > t->laststep)
+		t->laststep = step;
+	closecall(t);
+	const char *d = jsonstr(ev, "decision", "?");
+	int deny = strcmp(d, "deny") == 0, abort = strcmp(d, "abort") == 0;
+	t->denials += deny || abort;
+	bufprintf(c, "<li class=\"call %s\" id=\"step-%d\"><details", deny ? "deny" : abort ? "abort" : "allow", step);
+	t->body = fold(c, t->folds);
+	bufprintf(c, "><summary>step %d &middot; <b>", step);
+	txt(c, jsonstr(ev, "tool", "?"));
+	bufputs(c, "</b> ");
+	argline(c, get(ev, "arguments"));
+	bufprintf(c, " &middot; %s", deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
+	const cJSON *rule = get(ev, "rule");
+	if (cJSON_IsNumber(rule))
+		bufprintf(c, " by rule %d", rule->valueint);
+	else
+		bufputs(c, " by the default");
+	const char *reason = jsonstr(ev, "reason", "");
+	block(t->body, "p", reason, strlen(reason), NULL);
+	char *args = cJSON_Print(get(ev, "arguments"));
+	block(t->body, "pre", args ? args : "", args ? strlen(args) : 0, NULL);
+	free(args);
+}
+
+static void result(struct timeline *t, const cJSON *ev)
+{
+	struct buf *c = &t->call;
+	if (!t->body) {
+		bufputs(c, "<li class=\"call\"><details");
+		t->body = fold(c, t->folds);
+		bufprintf(c, "><summary>step %d result", (int)num(ev, "step", 0));
+	}
+	bufprintf(c, " &middot; exit code %.0f", num(ev, "exit_code", -1));
+	if (num(ev, "signal", 0))
+		bufprintf(c, ", signal %.0f", num(ev, "signal", 0));
+	if (cJSON_IsTrue(get(ev, "timed_out")))
+		bufputs(c, ", <span class=\"bad\">timed out</span>");
+	if (cJSON_IsTrue(get(ev, "oom")))
+		bufputs(c, ", <span class=\"bad\">out of memory</span>");
+	bufprintf(c, " &middot; %.0f ms", num(ev, "duration_ms", 0));
+	const char *err = jsonstr(ev, "error", NULL);
+	if (err) {
+		bufputs(c, " &middot; <span class=\"bad\">error</span>");
+		block(t->body, "bad", err, strlen(err), NULL);
+	}
+	const char *names[] = {"stdout", "stderr", "output"};
+	for (int i = 0; i < 3; i++) {
+		const char *s = jsonstr(ev, names[i], NULL);
+		if (s && *s) {
+			block(t->body, "mute", names[i], strlen(names[i]), NULL);
+			cutstr(t->body, s);
+		}
+	}
+}
+
+static void response(struct timeline *t, const cJSON *ev)
+{
+	struct buf *b = t->b;
+	closecall(t);
+	item(t);
+	const cJSON *u = get(ev, "usage");
+	bufprintf(b, "<li class=\"turn\">turn %.0f &middot; <span class=\"mute\">%.0f in, %.0f out", num(ev, "turn", 0),
+	          num(u, "input", 0), num(u, "output", 0));
+	const char *fin = jsonstr(ev, "finish", NULL);
+	if (fin) {
+		bufputs(b, ", ");
+		txt(b, fin);
+	}
+	bufputs(b, "</span>");
+	const char *err = jsonstr(ev, "error", NULL);
+	if (err) {
+		bufputs(b, " <span class=\"bad\">&#10007; ");
+		txt(b, err);
+		bufputs(b, "</span>");
+	}
+	char *text = modeltext(get(ev, "response"));
+	size_t n = strlen(text);
+	if (n > TEXTFOLD) {
+		bufputs(b, "<details");
+		cut(fold(b, t->folds), text, n);
+		bufprintf(b, "><summary>the model said (%zu bytes)</summary></details>", n);
+	} else if (n) {
+		bufputs(b, "<pre>");
+		htmltext(b, text, n);
+		bufputs(b, "</pre>");
+	}
+	free(text);
+	bufputs(b, "</li>\n");
+}
+
+/* An event shown folded: its summary, and text behind the fold. */
+static void folded(struct timeline *t, const char *summary, const char *s)
+{
+	closecall(t);
+	item(t);
+	bufputs(t->b, "<li class=\"other\"><details");
+	cutstr(fold(t->b, t->folds), s);
+	bufputs(t->b, "><summary>");
+	txt(t->b, summary);
+	bufputs(t->b, "</summary></details></li>\n");
 }
 
 static void event(struct timeline *t, const char *type, const cJSON *ev)
 {
 	struct buf *b = t->b;
 	if (strcmp(type, "decision") == 0) {
-		int step = (int)num(ev, "step", 0);
-		changesupto(t, step);
-		if (step > t->laststep)
-			t->laststep = step;
-		closecall(t);
-		const char *d = jsonstr(ev, "decision", "?");
-		int deny = strcmp(d, "deny") == 0, abort = strcmp(d, "abort") == 0;
-		t->denials += deny || abort;
-		bufprintf(b, "<li class=\"call %s\" id=\"step-%d\"><details><summary>step %d &middot; <b>", deny ? "deny" : abort ? "abort" : "allow",
-		          step, step);
-		txt(b, jsonstr(ev, "tool", "?"));
-		bufputs(b, "</b> ");
-		argline(b, get(ev, "arguments"));
-		bufprintf(b, " &middot; %s", deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
-		const cJSON *rule = get(ev, "rule");
-		if (cJSON_IsNumber(rule))
-			bufprintf(b, " by rule %d", rule->valueint);
-		else
-			bufputs(b, " by the default");
-		bufputs(b, "</summary><p>");
-		txt(b, jsonstr(ev, "reason", ""));
-		bufputs(b, "</p><pre>");
-		char *args = cJSON_Print(get(ev, "arguments"));
-		txt(b, args ? args : "");
-		free(args);
-		bufputs(b, "</pre>\n");
-		t->open = 1;
+		decision(t, ev);
 	} else if (strcmp(type, "tool_result") == 0) {
-		if (!t->open)
-			bufprintf(b, "<li class=\"call\"><details open><summary>step %d result</summary>", (int)num(ev, "step", 0));
-		t->open = 1;
-		bufprintf(b, "<p>exit code %.0f", num(ev, "exit_code", -1));
-		if (num(ev, "signal", 0))
-			bufprintf(b, ", signal %.0f", num(ev, "signal", 0));
-		if (cJSON_IsTrue(get(ev, "timed_out")))
-			bufputs(b, ", <span class=\"bad\">timed out</span>");
-		if (cJSON_IsTrue(get(ev, "oom")))
-			bufputs(b, ", <span class=\"bad\">out of memory</span>");
-		bufprintf(b, " &middot; %.0f ms</p>", num(ev, "duration_ms", 0));
-		const char *err = jsonstr(ev, "error", NULL);
-		if (err) {
-			bufputs(b, "<p class=\"bad\">");
-			txt(b, err);
-			bufputs(b, "</p>");
-		}
-		const char *names[] = {"stdout", "stderr", "output"};
-		for (int i = 0; i < 3; i++) {
-			const char *s = jsonstr(ev, names[i], NULL);
-			if (s && *s) {
-				bufprintf(b, "<p class=\"mute\">%s</p>", names[i]);
-				cutstr(b, s);
-			}
-		}
+		result(t, ev);
 	} else if (strcmp(type, "model_response") == 0) {
-		closecall(t);
-		const cJSON *u = get(ev, "usage");
-		bufprintf(b, "<li class=\"turn\">turn %.0f &middot; <span class=\"mute\">%.0f in, %.0f out", num(ev, "turn", 0),
-		          num(u, "input", 0), num(u, "output", 0));
-		const char *fin = jsonstr(ev, "finish", NULL);
-		if (fin) {
-			bufputs(b, ", ");
-			txt(b, fin);
-		}
-		bufputs(b, "</span>");
-		const char *err = jsonstr(ev, "error", NULL);
-		if (err) {
-			bufputs(b, " <span class=\"bad\">&#10007; ");
-			txt(b, err);
-			bufputs(b, "</span>");
-		}
-		char *text = modeltext(get(ev, "response"));
-		size_t n = strlen(text);
-		if (n > TEXTFOLD) {
-			bufprintf(b, "<details><summary>the model said (%zu bytes)</summary>", n);
-			cut(b, text, n);
-			bufputs(b, "</details>");
-		} else if (n) {
-			bufputs(b, "<pre>");
-			htmltext(b, text, n);
-			bufputs(b, "</pre>");
-		}
-		free(text);
-		bufputs(b, "</li>\n");
+		response(t, ev);
 	} else if (strcmp(type, "job_start") == 0) {
-		bufputs(b, "<li class=\"other\"><details><summary>input</summary>");
-		cutstr(b, jsonstr(ev, "input", ""));
-		bufputs(b, "</details></li>\n");
+		folded(t, "input", jsonstr(ev, "input", ""));
 	} else if (strcmp(type, "output") == 0) {
 		closecall(t);
+		item(t);
 		char *o = cJSON_Print(get(ev, "output"));
 		bufputs(b, "<li class=\"other\">typed output<pre>");
 		txt(b, o ? o : "");
@@ -455,6 +582,7 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 	} else if (strcmp(type, "job_end") == 0) {
 		changesupto(t, t->laststep + 1);
 		closecall(t);
+		item(t);
 		bufputs(b, "<li class=\"other\">job ended: ");
 		status(b, jsonstr(ev, "status", NULL));
 		const char *err = jsonstr(ev, "error", NULL);
@@ -465,23 +593,19 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 		bufputs(b, "</li>\n");
 	} else if (strcmp(type, "file") == 0) {
 		closecall(t);
+		item(t);
 		bufputs(b, "<li class=\"other\">declared file <code>");
 		txt(b, jsonstr(ev, "path", "?"));
 		bufprintf(b, "</code> <span class=\"mute\">(%.0f bytes)</span></li>\n", num(ev, "bytes", 0));
 	} else if (strcmp(type, "model_request") != 0 && strcmp(type, "snapshot") != 0) {
-		closecall(t);
 		char *j = cJSON_PrintUnformatted(ev);
-		bufputs(b, "<li class=\"other\"><details><summary>");
-		txt(b, type);
-		bufputs(b, "</summary>");
-		cutstr(b, j);
-		bufputs(b, "</details></li>\n");
+		folded(t, type, j);
 		free(j);
 	}
 }
 
-static int jobsection(struct buf *b, const char *dir, const char *job, const struct runchanges *ch, int *layer,
-                      int *denials, struct err *e)
+static int jobsection(struct buf *b, struct folds *folds, const char *dir, const char *job, const struct runchanges *ch,
+                      int *layer, int *denials, struct err *e)
 {
 	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", dir, job);
 	struct evreader *r;
@@ -491,14 +615,14 @@ static int jobsection(struct buf *b, const char *dir, const char *job, const str
 	txt(b, job);
 	bufputs(b, "\"><h2>Job ");
 	txt(b, job);
-	bufputs(b, "</h2><ol>\n");
+	bufputs(b, "</h2><ol class=\"c\">\n");
 	if (rc < 0) {
 		bufputs(b, "<li class=\"other bad\">no event log: ");
 		txt(b, e->msg);
 		bufputs(b, "</li></ol></section>\n");
 		return 0;
 	}
-	struct timeline t = {b, 0, ch, *layer, 0, 0};
+	struct timeline t = {.b = b, .folds = folds, .ch = ch, .lastlayer = *layer};
 	const char *line;
 	size_t len;
 	while ((rc = evrnext(r, &line, &len, e)) == 1) {
@@ -509,6 +633,7 @@ static int jobsection(struct buf *b, const char *dir, const char *job, const str
 		cJSON_Delete(ev);
 	}
 	closecall(&t);
+	buffree(&t.call);
 	if (evrtruncated(r))
 		bufputs(b, "<li class=\"other bad\">&#10007; the event log ends inside a line: the run was cut short</li>\n");
 	evrclose(r);
@@ -540,9 +665,11 @@ int reportwrite(const char *dir, FILE *out, struct err *e)
 	bufprintf(&b, "</title>\n<style>%s</style>\n</head><body>\n", style);
 	header(&b, dir, run);
 	bufputs(&b, "<nav><label><input type=\"checkbox\" id=\"only\"> show only denied and aborted calls</label> "
-	            "&middot; <a href=\"#jobs\">jobs</a></nav>\n");
+	            "&middot; <a href=\"#jobs\">jobs</a></nav>\n<noscript><p>Without script the folds of calls and "
+	            "long texts open empty; the event logs hold them (zstd -dc RUN/jobs/JOB/events.jsonl.zst).</p></noscript>\n");
 	struct buf body = {0};
 	cJSON *denials = cJSON_CreateObject();
+	struct folds folds = {cJSON_CreateArray(), 0};
 	if (!haschanges) {
 		bufputs(&body, "<p class=\"bad\">The snapshot layers cannot be read: ");
 		txt(&body, ce.msg);
@@ -555,7 +682,7 @@ int reportwrite(const char *dir, FILE *out, struct err *e)
 		if (!runnameok(j->string))
 			continue;
 		int nd = 0;
-		if (jobsection(&body, dir, j->string, haschanges ? &ch : NULL, &layer, &nd, e) < 0) {
+		if (jobsection(&body, &folds, dir, j->string, haschanges ? &ch : NULL, &layer, &nd, e) < 0) {
 			rc = -1;
 			break;
 		}
@@ -565,6 +692,8 @@ int reportwrite(const char *dir, FILE *out, struct err *e)
 	bufadd(&b, body.data ? body.data : "", body.len);
 	buffree(&body);
 	cJSON_Delete(denials);
+	datablock(&b, folds.all);
+	cJSON_Delete(folds.all);
 	bufprintf(&b, "<script>%s</script>\n</body></html>\n", script);
 	if (rc == 0 && fwrite(b.data, 1, b.len, out) != b.len)
 		rc = errf(e, "write the report:");

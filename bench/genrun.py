@@ -2,10 +2,12 @@
 """Generate a run directory with N events in one job (tool calls of every kind), hash-chained,
 zstd-compressed, with output.json, the manifest, the run's own log, run.json and SHA256SUMS as the
 runner writes them (so that audit --verify checks every claim), for the audit benchmark.
-usage: genrun.py DIR N"""
+usage: genrun.py DIR N [OUT]   (OUT: bytes of each step's stdout, default 3)"""
 import hashlib, json, os, subprocess, sys
 
 d, n = sys.argv[1], int(sys.argv[2])
+outs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+log = "".join(f"line {i}: compiling src/module{i}.c ... ok\n" for i in range(outs // 30 + 1))[:max(outs - 3, 0)] + "ok\n"
 os.makedirs(f"{d}/jobs/big", exist_ok=True)
 os.makedirs(f"{d}/snapshots", exist_ok=True)
 os.makedirs(f"{d}/manifest", exist_ok=True)
@@ -35,7 +37,7 @@ while seq < n:
                   commands=[f"git diff HEAD~{step % 7}"], decision="allow" if step % 5 else "deny",
                   rule=1 if step % 5 else "default", reason="rule 1 allows it")
     elif k == "tool_result":
-        ev.update(step=step, call_id=f"c{step}", tool="shell", exit_code=0, duration_ms=3, stdout="ok\n",
+        ev.update(step=step, call_id=f"c{step}", tool="shell", exit_code=0, duration_ms=3, stdout=log,
                   stdout_sha256="a" * 64, stderr="", stderr_sha256="b" * 64)
     elif k == "model_request":
         ev.update(turn=seq // 4, digest="c" * 64, messages=[{"role": "tool", "content": "ok"}])

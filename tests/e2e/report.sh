@@ -58,7 +58,12 @@ expect_rc "report to a folder that does not exist" 1 $?
 "$NS" report "$evil" --out "$T/evil.html" >/dev/null
 expect_rc "report of the hostile run" 0 $?
 expect_eq "stdout report" "$(cat "$hello.html")" "$("$NS" report "$hello" --out -)"
-expect_eq "one script element on the hostile page" 1 "$(grep -o '<script' "$T/evil.html" | wc -l)"
+expect_eq "one script on the hostile page" 1 "$(grep -o '<script>' "$T/evil.html" | wc -l)"
+expect_eq "and one data block, no other script element" "2 1" \
+	"$(grep -o '<script' "$T/evil.html" | wc -l) $(grep -o '<script type="application/json" id="data">' "$T/evil.html" | wc -l)"
+expect_eq "no '<' inside the data block" "" \
+	"$(sed -n 's|.*<script type="application/json" id="data">\(.*\)</script>.*|\1|p' "$T/evil.html" | tr -cd '<')"
+expect_grep "the hostile output is in the data block, escaped" '\\u003cscript>document.title=\\"pwned-out' "$T/evil.html"
 expect_nogrep "no markup from the run" '<img|<iframe|<i>' "$T/evil.html"
 expect_grep "escaped markup from the run" '&lt;script&gt;document.title=' "$T/evil.html"
 expect_grep "bidi override shown as an escape" '\\u202e' "$T/evil.html"
@@ -114,6 +119,15 @@ else
 	expect_grep "hostile run: the title is the page's" '<title>nightshift [0-9a-zTZ-]+</title>' "$T/evil.dom"
 	expect_eq "hostile run: no element from the run" 0 "$(grep -c '<img\|<iframe' "$T/evil.dom")"
 	expect_nogrep "hostile run: no console messages" 'CONSOLE' "$T/evil.dom.log"
+	# A link to a step opens its fold: the hostile output is filled in as text, never as markup.
+	open_page "$T/evil.html#step-1" "$T/evil1.dom"
+	expect_grep "#step-1 opens the call" '<li class="call allow" id="step-1"><details data-i="[0-9]+" open=""' "$T/evil1.dom"
+	expect_grep "the opened call shows the output as text" '<pre>&lt;script&gt;document.title="pwned-out"&lt;/script&gt;&lt;img src=x' "$T/evil1.dom"
+	expect_grep "control characters in it shown as escapes" '\\x1b\]0;t\\x07' "$T/evil1.dom"
+	expect_eq "the opened hostile call added no element" 0 "$(grep -c '<img\|<iframe' "$T/evil1.dom")"
+	expect_eq "and ran no script" "" "$(grep -o '<title>[^<]*pwned' "$T/evil1.dom")"
+	expect_nogrep "and no console messages" 'CONSOLE' "$T/evil1.dom.log"
+	expect_grep "the page says when it was laid out" '<body[^>]*data-load-ms="[0-9]+"' "$T/hello.dom"
 	expect_eq "hostile run: title not changed" "" "$(grep -o '<title>[^<]*pwned' "$T/evil.dom")"
 
 	# As if escaping had failed: markup injected into the page itself is held by the policy.
