@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	strvadd(&needs, "a");
 	strvadd(&needs, "b");
 	setenv("NS_FUZZ_ENV", "value", 1);
-	struct exprenv env = {&sets, &needs, output, NULL};
-	struct exprenv noout = {&sets, &needs, NULL, NULL};
+	struct exprenv env = {.sets = &sets, .needs = &needs, .output = output};
+	struct exprenv noout = {.sets = &sets, .needs = &needs};
 	struct err e = {0};
 	int ok = exprcheck(text, &env, &e) == 0;
 	fuzzassert(ok || e.msg[0]);

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzzassert(j->worker && manifestworker(&m, j->worker));
 			for (size_t k = 0; k < j->needs.n; k++)
 				fuzzassert(manifestjob(&m, j->needs.v[k]));
-			struct exprenv env = {&m.sets, &j->needs, output, NULL};
+			struct exprenv env = {.sets = &m.sets, .needs = &j->needs, .output = output};
 			struct err xe = {0};
 			char *s = j->input ? exprexpand(j->input, &env, &xe) : NULL;
 			fuzzassert(!j->input || s || xe.msg[0]);
