@@ -353,8 +353,8 @@ int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct 
 	memset(r, 0, sizeof *r);
 	memset(x, 0, sizeof *x);
 	int rc = 1;
-	if (l->record && !l->live)
-		rc = replaycomplete(l, c, r, x, e);
+	if (l->recorded && !l->live)
+		rc = l->recorded(l, c, r, x, e);
 	if (rc == 1)
 		rc = l->ops->complete ? l->ops->complete(l, c, r, x, e) : httpcomplete(l, c, r, x, e);
 	l->turns++;

@@ -88,6 +88,8 @@ struct llm {
 	const struct secrets *sec; /* masked out of every error message; may be NULL */
 	int turns;                 /* requests answered so far (kept by llmcomplete) */
 	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
+	/* replay: serve the next recorded reply (set by llmreplayopen); 1 when the live model must answer */
+	int (*recorded)(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 	int canlive;               /* replay: may the model take over when the record ends or diverges */
 	int live;                  /* replay: it did */
 	struct sigv4key *aws;      /* AWS SigV4 signing of every request (bedrock), or NULL; owned */
@@ -131,9 +133,6 @@ int llmretryable(int status, int shouldretry);
 /* Milliseconds to wait before retry n (0-based): the server's retryms when 0 < it <= 60 s,
  * else min(0.5 * 2^n, 8) s less up to 25% jitter; r01 is a random number in [0, 1). */
 int64_t llmbackoff(int64_t retryms, int n, double r01);
-
-/* Replay: serve the next recorded reply (replay.c); 1 when the live model must answer instead. */
-int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 
 /* Backends. */
 int openaiopen(struct llm **l, const struct model *m, struct err *e);

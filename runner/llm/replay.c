@@ -4,6 +4,9 @@
 #include "../../artifacts/events.h"
 #include "llm.h"
 
+static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x,
+                          struct err *e);
+
 int llmreplayopen(struct llm **l, const struct model *m, const char *events, int live, struct secrets *sec,
                   struct err *e)
 {
@@ -18,6 +21,7 @@ int llmreplayopen(struct llm **l, const struct model *m, const char *events, int
 	(*l)->model = m;
 	(*l)->sec = sec;
 	(*l)->canlive = live;
+	(*l)->recorded = replaycomplete;
 	if (evropen(&(*l)->record, events, e) < 0) {
 		llmclose(*l);
 		*l = NULL;
@@ -44,7 +48,8 @@ static cJSON *nextof(struct evreader *r, const char *type)
 
 /* Serve one recorded reply; 1 when the live model must answer instead (the record ended or
  * diverged and canlive is set). A divergence without live is an error with code 4. */
-int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
+static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x,
+                          struct err *e)
 {
 	int turn = l->turns + 1;
 	cJSON *req = nextof(l->record, "model_request");
