@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "../manifest/manifest.h"
+#include "../runner/preflight.h"
+#include "../util/term.h"
 #include "cmd.h"
 
 int cmdvalidate(int argc, char **argv)
@@ -35,6 +37,14 @@ int cmdvalidate(int argc, char **argv)
 	struct manifest m;
 	struct err e = {0};
 	rc = loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0 ? report(&e) : EXIT_OK;
+	if (rc == EXIT_OK) {
+		/* What run would refuse before it starts, but the manifest may be right: a warning. */
+		struct strv warn = {0};
+		preflightkeys(&m, &warn);
+		for (size_t i = 0; i < warn.n; i++)
+			termprintf(stderr, "nightshift: %s\n", warn.v[i]);
+		strvfree(&warn);
+	}
 	if (rc == EXIT_OK)
 		fprintf(stderr, "%s: ok (%zu models, %zu workers, %zu jobs)\n", path, m.nmodels, m.nworkers, m.njobs);
 	manifestfree(&m);

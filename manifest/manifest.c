@@ -457,7 +457,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 	struct ypair p;
 	int64_t v;
 	md->name = xstrdup(name);
-	md->pos = ypos(y, n);
+	md->pos = md->keypos = ypos(y, n);
 	md->temperature = -1;
 	md->retries = 2;
 	md->timeout_ms = 600000;
@@ -477,8 +477,10 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			rc = ystr(y, p.val, &md->model);
 		else if (strcmp(p.key, "base_url") == 0)
 			rc = ystr(y, p.val, &md->base_url);
-		else if (strcmp(p.key, "api_key_env") == 0)
+		else if (strcmp(p.key, "api_key_env") == 0) {
 			rc = ystr(y, p.val, &md->api_key_env);
+			md->keypos = ypos(y, p.knode);
+		}
 		else if (strcmp(p.key, "temperature") == 0)
 			rc = ynum(y, p.val, 0, 2, &md->temperature);
 		else if (strcmp(p.key, "max_output_tokens") == 0)

@@ -123,6 +123,7 @@ struct model {
 	struct strv query;    /* query: "name=value" (unencoded) added to every request's URL */
 	struct strv hidden;   /* header and query values taken from ${{ env.X }}: masked like keys */
 	struct pos pos;
+	struct pos keypos;    /* where api_key_env is written (its value), else the model's pos */
 };
 
 struct worker {

@@ -68,6 +68,29 @@ static int resolves(const struct model *md, struct buf *why)
 	return ok;
 }
 
+void preflightkeys(const struct manifest *m, struct strv *warnings)
+{
+	int *ws = xcalloc(m->nworkers + 1, sizeof *ws), *ms = xcalloc(m->nmodels + 1, sizeof *ms);
+	for (size_t i = 0; i < m->njobs; i++) {
+		const struct worker *w = manifestworker(m, m->jobs[i].worker);
+		if (w)
+			usemodels(m, w, jobmodel(m, &m->jobs[i]), ws, ms);
+	}
+	for (size_t i = 0; i < m->nmodels; i++) {
+		const struct model *md = &m->models[i];
+		const char *bad = ms[i] ? llmkeyproblem(md) : NULL;
+		if (!bad)
+			continue;
+		char *w = xasprintf("%s:%d:%d: warning: model '%s': environment variable %s %s",
+		                    md->keypos.file ? md->keypos.file : "manifest", md->keypos.line, md->keypos.col,
+		                    md->name, llmkeyenv(md), bad);
+		strvadd(warnings, w);
+		free(w);
+	}
+	free(ws);
+	free(ms);
+}
+
 int preflight(const struct manifest *m, const int *sel, int models, struct err *e)
 {
 	int *ws = xcalloc(m->nworkers + 1, sizeof *ws), *ms = xcalloc(m->nmodels + 1, sizeof *ms);

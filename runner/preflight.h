@@ -11,4 +11,9 @@
  * the record). Every problem found is said, one per line; the error has code 2. */
 int preflight(const struct manifest *m, const int *sel, int models, struct err *e);
 
+/* For validate: a warning for each model the jobs (and their delegates) use whose API key llmopen
+ * would refuse, "FILE:LINE:COL: warning: model 'M': environment variable V is not set ...", at
+ * the api_key_env key (or the model when the key is not written). */
+void preflightkeys(const struct manifest *m, struct strv *warnings);
+
 #endif

@@ -49,6 +49,20 @@ const char *llmkeyenv(const struct model *m)
 	return m->provider == PROV_SCRIPTED || m->provider == PROV_BEDROCK ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
 }
 
+const char *llmkeyproblem(const struct model *m)
+{
+	const char *env = llmkeyenv(m);
+	const char *key = env ? getenv(env) : NULL;
+	if (!env)
+		return NULL;
+	if (!key || !*key)
+		return m->api_key_env ? "is not set (api_key_env)" : "is not set (name another with api_key_env)";
+	for (const char *p = key; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "holds a control character";
+	return NULL;
+}
+
 int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
 {
 	int rc = llmwire(l, m, 0, e);
@@ -59,12 +73,7 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 	const char *env = llmkeyenv(m);
 	if (env) {
 		const char *key = getenv(env);
-		const char *bad = NULL;
-		if (!key || !*key)
-			bad = m->api_key_env ? "is not set (api_key_env)" : "is not set (name another with api_key_env)";
-		for (const char *p = key; !bad && *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				bad = "holds a control character";
+		const char *bad = llmkeyproblem(m);
 		if (bad) {
 			llmclose(*l);
 			*l = NULL;

@@ -103,6 +103,8 @@ int llmreplayopen(struct llm **l, const struct model *m, const char *events, int
                   struct err *e);
 /* The environment variable a model's API key is read from, or NULL when it needs none. */
 const char *llmkeyenv(const struct model *m);
+/* What is wrong with the API key llmopen would read ("is not set (api_key_env)", ...), or NULL. */
+const char *llmkeyproblem(const struct model *m);
 /* A client for a model that only builds and reads wire bodies, without its key (offline: without
  * any credential at all, as replay needs it). */
 int llmwire(struct llm **l, const struct model *m, int offline, struct err *e);

@@ -45,6 +45,32 @@ run
 expect_rc "an API key not set: exit 2" 2 "$rc"
 expect_grep "naming the model and the variable" "model 'default': environment variable NS_PREFLIGHT_KEY is not set" "$T/err"
 nothing "key"
+"$NS" validate "$T/m.yaml" >"$T/out" 2>"$T/err"
+expect_rc "validate: the same unset key is a warning, exit 0" 0 "$?"
+# Line 4 is the model's; the column that of the api_key_env key, not the model's.
+col=$(awk 'NR == 4 { print index($0, "api_key_env") }' "$T/m.yaml")
+expect_grep "at the api_key_env key's file:line:col" \
+	"^nightshift: $T/m.yaml:4:$col: warning: model 'default': environment variable NS_PREFLIGHT_KEY is not set \\(api_key_env\\)$" "$T/err"
+expect_grep "and still valid" "ok \\(1 models" "$T/err"
+sed -i 's/, api_key_env: NS_PREFLIGHT_KEY//' "$T/m.yaml"
+OPENAI_API_KEY= "$NS" validate "$T/m.yaml" >"$T/out" 2>"$T/err"
+expect_rc "validate: a base_url with no api_key_env needs no key: exit 0" 0 "$?"
+expect_nogrep "and no warning" "warning" "$T/err"
+cat >"$T/m2.yaml" <<YAML
+version: 1
+models:
+  default: { provider: anthropic, model: claude-x }
+  spare: { provider: openai, model: gpt-x, api_key_env: NS_PREFLIGHT_SPARE }
+workers:
+  w: { instructions: go, output: { type: object } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+ANTHROPIC_API_KEY= "$NS" validate "$T/m2.yaml" >"$T/out" 2>"$T/err"
+expect_rc "validate: the provider's own key unset: exit 0" 0 "$?"
+expect_grep "a warning at the model (no api_key_env written)" \
+	"^nightshift: $T/m2.yaml:3:12: warning: model 'default': environment variable ANTHROPIC_API_KEY is not set \\(name another with api_key_env\\)$" "$T/err"
+expect_nogrep "no warning for a model no job uses" "spare" "$T/err"
 
 export NS_PREFLIGHT_KEY=k
 manifest "base_url: \"http://no-such-host.invalid/v1\", api_key_env: NS_PREFLIGHT_KEY"
