@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 #include "events.h"
 #include "zst.h"
 
@@ -192,66 +191,40 @@ int evfields(const char *line, size_t len, long *seq, char type[32], char prev[6
 }
 
 struct evreader {
-	int fd;
-	ZSTD_DCtx *z;
-	char *in;
-	size_t incap;
-	ZSTD_inBuffer inb;
+	struct zstr *z;
 	struct buf data; /* decompressed bytes not yet returned */
 	size_t off;      /* start of the next line in data */
-	int eof, midframe, truncated;
+	int eof, truncated;
 };
 
 int evropen(struct evreader **rp, const char *path, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errf(e, "%s:", path);
+	struct zstr *z;
+	if (zstropen(&z, path, ZSTR_CUT, e) < 0)
+		return -1;
 	struct evreader *r = xcalloc(1, sizeof *r);
-	r->fd = fd;
-	r->z = ZSTD_createDCtx();
-	r->incap = ZSTD_DStreamInSize();
-	r->in = xmalloc(r->incap);
+	r->z = z;
 	*rp = r;
 	return 0;
 }
 
-/* Decompress more into r->data; 0 when nothing more will come. */
+/* Decompress more into r->data; 0 when nothing more will come. A log cut inside its frame (a
+ * crash) or corrupt is truncated: the lines before the cut are read. */
 static int fill(struct evreader *r, struct err *e)
 {
-	size_t outcap = ZSTD_DStreamOutSize();
-	for (;;) {
-		if (r->inb.pos == r->inb.size) {
-			if (r->eof)
-				return 0;
-			ssize_t n = read(r->fd, r->in, r->incap);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return errf(e, "read event log:");
-			if (n == 0) {
-				r->eof = 1;
-				if (r->midframe)
-					r->truncated = 1;
-				return 0;
-			}
-			r->inb = (ZSTD_inBuffer){r->in, (size_t)n, 0};
-		}
-		bufgrow(&r->data, outcap);
-		ZSTD_outBuffer out = {r->data.data + r->data.len, outcap, 0};
-		size_t ret = ZSTD_decompressStream(r->z, &out, &r->inb);
-		if (ZSTD_isError(ret)) {
-			r->truncated = 1;
-			r->eof = 1;
-			r->inb.pos = r->inb.size;
-			return errf(e, "corrupt zstd data: %s", ZSTD_getErrorName(ret));
-		}
-		r->midframe = ret != 0;
-		r->data.len += out.pos;
-		r->data.data[r->data.len] = 0;
-		if (out.pos)
-			return 1;
+	enum { CHUNK = 128 << 10 };
+	if (r->eof)
+		return 0;
+	bufgrow(&r->data, CHUNK);
+	ssize_t n = zstread(r->z, r->data.data + r->data.len, CHUNK, e);
+	if (n <= 0) {
+		r->eof = 1;
+		r->truncated = n < 0 || zstrtruncated(r->z);
+		return n < 0 ? -1 : 0;
 	}
+	r->data.len += (size_t)n;
+	r->data.data[r->data.len] = 0;
+	return 1;
 }
 
 int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e)
@@ -292,9 +265,7 @@ void evrclose(struct evreader *r)
 {
 	if (!r)
 		return;
-	close(r->fd);
-	ZSTD_freeDCtx(r->z);
-	free(r->in);
+	zstrfree(r->z);
 	buffree(&r->data);
 	free(r);
 }

@@ -72,7 +72,7 @@ static int aheadopen(struct ahead **hp, const char *file, struct err *e)
 {
 	struct ahead *h = xcalloc(1, sizeof *h);
 	*hp = NULL;
-	if (zstropen(&h->z, file, e) < 0) {
+	if (zstropen(&h->z, file, 0, e) < 0) {
 		free(h);
 		return -1;
 	}

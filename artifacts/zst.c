@@ -27,6 +27,8 @@ struct zstr {
 	ZSTD_inBuffer inb;
 	size_t last; /* what the last ZSTD_decompressStream returned: 0 at a frame's end */
 	int eof;
+	int flags;     /* ZSTR_* */
+	int truncated; /* ended inside a frame (ZSTR_CUT) */
 };
 
 static void hexdigest(EVP_MD_CTX *md, char out[65])
@@ -204,7 +206,7 @@ void zstmemfree(struct zstmem *m)
 	free(m);
 }
 
-int zstropen(struct zstr **rp, const char *path, struct err *e)
+int zstropen(struct zstr **rp, const char *path, int flags, struct err *e)
 {
 	*rp = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -212,6 +214,7 @@ int zstropen(struct zstr **rp, const char *path, struct err *e)
 		return errf(e, "%s:", path);
 	struct zstr *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
+	r->flags = flags;
 	r->path = xstrdup(path);
 	r->z = ZSTD_createDCtx();
 	r->md = EVP_MD_CTX_new();
@@ -245,7 +248,7 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 			}
 		}
 		if (r->eof && r->bytes == 0)
-			return errf(e, "%s: empty file, not a zstd stream", r->path);
+			return r->flags & ZSTR_CUT ? 0 : errf(e, "%s: empty file, not a zstd stream", r->path);
 		/* Called with no input left too: the decoder may still hold output. */
 		size_t before = r->inb.pos;
 		size_t ret = ZSTD_decompressStream(r->z, &out, &r->inb);
@@ -256,11 +259,17 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 		if (out.pos > 0)
 			return (ssize_t)out.pos;
 		if (r->eof && r->inb.pos == r->inb.size) {
-			if (r->last != 0)
+			if (r->last != 0 && !(r->flags & ZSTR_CUT))
 				return errf(e, "%s: truncated zstd stream", r->path);
+			r->truncated = r->last != 0;
 			return 0;
 		}
 	}
+}
+
+int zstrtruncated(const struct zstr *r)
+{
+	return r->truncated;
 }
 
 void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes)

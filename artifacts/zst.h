@@ -44,11 +44,19 @@ int zstmemempty(struct buf *out, struct err *e);
 /* Free a compressor; NULL is fine. */
 void zstmemfree(struct zstmem *m);
 
+/* Flags of zstropen. */
+enum {
+	ZSTR_CUT = 1, /* a stream cut short (a file that ends inside a frame, or holds no byte) ends
+	               * without an error, as a log a crash left; zstrtruncated says whether it was */
+};
+
 /* Open path to read the zstd stream it holds (any number of frames). */
-int zstropen(struct zstr **r, const char *path, struct err *e);
+int zstropen(struct zstr **r, const char *path, int flags, struct err *e);
 /* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
- * (corrupt data, or a file that ends inside a frame). */
+ * (corrupt data, or, without ZSTR_CUT, a file that ends inside a frame or is empty). */
 ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e);
+/* After zstread returned 0: whether the stream ended inside a frame (only with ZSTR_CUT). */
+int zstrtruncated(const struct zstr *r);
 /* After zstread returned 0: the digest of every compressed byte read, and their count. */
 void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes);
 /* Close a reader; NULL is fine. */

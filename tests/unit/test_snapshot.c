@@ -477,7 +477,7 @@ static int tarentries(const char *path)
 {
 	struct zstr *z;
 	struct err e = {0};
-	if (zstropen(&z, path, &e) < 0)
+	if (zstropen(&z, path, 0, &e) < 0)
 		return -1;
 	struct buf all = {0};
 	char buf[65536];
@@ -1192,7 +1192,7 @@ static void zstd(void)
 	okstr(b.data, "hello world\nagain\n", "zstd -dc reads every frame");
 	buffree(&b);
 	struct zstr *r;
-	ok(zstropen(&r, p, &e) == 0, "zstropen");
+	ok(zstropen(&r, p, 0, &e) == 0, "zstropen");
 	char buf[64];
 	ssize_t n, total = 0;
 	while ((n = zstread(r, buf, 3, &e)) > 0)
@@ -1205,10 +1205,29 @@ static void zstd(void)
 	okstr(d2, d3, "reader digest is the file's");
 	ok(n1 > 0 && n2 > 0, "byte counts");
 	ok(truncate(p, n1 + n2 - 3) == 0, "truncate");
-	ok(zstropen(&r, p, &e) == 0, "reopen");
+	ok(zstropen(&r, p, 0, &e) == 0, "reopen");
 	while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
 		;
 	ok(n < 0 && strstr(e.msg, "truncated"), "a cut frame is an error: %s", e.msg);
+	zstrfree(r);
+	ok(zstropen(&r, p, ZSTR_CUT, &e) == 0, "reopen, a cut allowed");
+	total = 0;
+	while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
+		total += n;
+	ok(n == 0 && zstrtruncated(r), "ZSTR_CUT: a cut frame ends the stream and says so: %zd", n);
+	ok(total >= 12 && total <= 18, "what came before the cut is read: %zd", total);
+	zstrfree(r);
+	ok(zstropen(&r, o, ZSTR_CUT, &e) == 0, "a file that is not zstd");
+	ok(zstread(r, buf, sizeof buf, &e) < 0 && strstr(e.msg, "corrupt"), "ZSTR_CUT: corrupt data is an error still: %s",
+	   e.msg);
+	zstrfree(r);
+	int fd = open(o, O_WRONLY | O_TRUNC);
+	close(fd);
+	ok(zstropen(&r, o, ZSTR_CUT, &e) == 0 && zstread(r, buf, sizeof buf, &e) == 0 && !zstrtruncated(r),
+	   "ZSTR_CUT: an empty file is an empty stream");
+	zstrfree(r);
+	ok(zstropen(&r, o, 0, &e) == 0 && zstread(r, buf, sizeof buf, &e) < 0 && strstr(e.msg, "empty"),
+	   "without: an empty file is an error");
 	zstrfree(r);
 	ok(zstthreads(3) == 3 || zstthreads(3) == 0, "threads bound");
 	free(o);
