@@ -599,6 +599,25 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 	return 0;
 }
 
+int manifestmodelpairs(struct manifest *m, const char *name, const char *where, const struct strv *pairs,
+                       struct model *md, struct err *e)
+{
+	struct ydoc y;
+	size_t nfiles = m->files.n;
+	memset(md, 0, sizeof *md);
+	if (yfrompairs(&y, where, pairs, e) < 0)
+		return -1;
+	int rc = parsemodel(m, &y, name, yroot(&y), md, e);
+	yfree(&y);
+	while (m->files.n > nfiles) { /* a --model script is not the manifest's: not copied, not protected */
+		free(m->files.v[--m->files.n]);
+		m->files.v[m->files.n] = NULL;
+	}
+	if (rc < 0)
+		modelfree(md);
+	return rc;
+}
+
 static void rulesfree(struct approval *a)
 {
 	for (size_t i = 0; i < a->nrules; i++) {
@@ -1508,18 +1527,22 @@ void modelextrafree(struct model *md)
 	strvfree(&md->hidden);
 }
 
+void modelfree(struct model *md)
+{
+	free(md->name);
+	free(md->model);
+	free(md->base_url);
+	free(md->api_key_env);
+	free(md->script);
+	cJSON_Delete(md->replies);
+	modelextrafree(md);
+	memset(md, 0, sizeof *md);
+}
+
 void manifestfree(struct manifest *m)
 {
-	for (size_t i = 0; i < m->nmodels; i++) {
-		struct model *md = &m->models[i];
-		free(md->name);
-		free(md->model);
-		free(md->base_url);
-		free(md->api_key_env);
-		free(md->script);
-		cJSON_Delete(md->replies);
-		modelextrafree(md);
-	}
+	for (size_t i = 0; i < m->nmodels; i++)
+		modelfree(&m->models[i]);
 	free(m->models);
 	for (size_t i = 0; i < m->nworkers; i++) {
 		struct worker *w = &m->workers[i];

@@ -237,6 +237,13 @@ void sandboxfree(struct sandboxconf *s);
 void manifestsorterrors(struct manifest *m);
 /* Free a model's provider settings (deployment, region, headers, ...). */
 void modelextrafree(struct model *md);
+/* Free everything a model owns and clear it. */
+void modelfree(struct model *md);
+/* Parse one model named name from "KEY=VALUE" pairs of the models: section's keys, exactly as that
+ * section parses its mapping (for --model). An error is "where:I:1: message", I the failing
+ * pair's index from 1, code 2; a script it reads is not added to the manifest's files. */
+int manifestmodelpairs(struct manifest *m, const char *name, const char *where, const struct strv *pairs,
+                       struct model *md, struct err *e);
 /* Free everything a manifest owns. */
 void manifestfree(struct manifest *m);
 

@@ -41,6 +41,37 @@ int yload(struct ydoc *y, const char *file, const char *text, size_t len, int li
 	return 0;
 }
 
+int yfrompairs(struct ydoc *y, const char *file, const struct strv *pairs, struct err *e)
+{
+	memset(y, 0, sizeof *y);
+	y->file = file;
+	y->e = e;
+	if (!yaml_document_initialize(&y->doc, NULL, NULL, NULL, 1, 1))
+		return errc(e, 2, "%s: out of memory", file);
+	y->loaded = 1;
+	int map = yaml_document_add_mapping(&y->doc, NULL, YAML_FLOW_MAPPING_STYLE);
+	for (size_t i = 0; map && i < pairs->n; i++) {
+		const char *kv = pairs->v[i], *eq = strchr(kv, '=');
+		if (!eq)
+			eq = kv + strlen(kv);
+		int k = yaml_document_add_scalar(&y->doc, NULL, (const yaml_char_t *)kv, (int)(eq - kv), YAML_PLAIN_SCALAR_STYLE);
+		int v = yaml_document_add_scalar(&y->doc, NULL, (const yaml_char_t *)(*eq ? eq + 1 : eq), -1,
+		                                 YAML_PLAIN_SCALAR_STYLE);
+		if (!k || !v || !yaml_document_append_mapping_pair(&y->doc, map, k, v)) {
+			map = 0;
+			break;
+		}
+		yaml_mark_t at = {0, i, 0};
+		yaml_document_get_node(&y->doc, k)->start_mark = at;
+		yaml_document_get_node(&y->doc, v)->start_mark = at;
+	}
+	if (!map) {
+		yfree(y);
+		return errc(e, 2, "%s: out of memory", file);
+	}
+	return 0;
+}
+
 void yfree(struct ydoc *y)
 {
 	if (y->loaded)

@@ -19,6 +19,9 @@ struct ydoc {
 /* Parse text as one YAML document; errors carry file:line:col and code 2. */
 int yload(struct ydoc *y, const char *file, const char *text, size_t len, int lineoff, struct err *e);
 void yfree(struct ydoc *y);
+/* A document of one mapping from "KEY=VALUE" pairs (as a flag gives them): each value a plain
+ * scalar taken as it is (never parsed as YAML), pair i at line i + 1 of file, col 1. */
+int yfrompairs(struct ydoc *y, const char *file, const struct strv *pairs, struct err *e);
 /* The root node, or NULL for an empty document. */
 yaml_node_t *yroot(struct ydoc *y);
 /* The position of a node. */

@@ -1,8 +1,10 @@
-/* modelspec: parse `--model NAME=SPEC` and put the model it describes in the manifest. */
+/* modelspec: parse `--model NAME=SPEC` into the models: section's keys, have the manifest's model
+ * parser read them, and put the model in the manifest. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../manifest/yaml.h"
+#include <unistd.h>
 #include "modelspec.h"
 
 static const char *const options[] = {"key", "timeout", "retries", "max_output_tokens", "temperature", NULL};
@@ -30,121 +32,33 @@ static int envname(const char *s)
 	return 1;
 }
 
-/* Apply one OPTION (NAME=VALUE) to md; keyset records that key= was given. */
-static int option(struct model *md, const char *opt, int *keyset, struct err *e)
+/* Add KEY=VALUE to the pairs, and where in the spec it came from. */
+static void pair(struct strv *kv, struct strv *from, const char *key, const char *val, const char *src)
 {
-	const char *v = strchr(opt, '=') + 1;
-	size_t n = (size_t)(v - 1 - opt);
-	char *end;
-	if (strncmp(opt, "key", n) == 0) {
-		if (*v && !envname(v))
-			return errc(e, 2, "key=%s: expected the name of an environment variable", v);
-		free(md->api_key_env);
-		md->api_key_env = *v ? xstrdup(v) : NULL;
-		*keyset = 1;
-	} else if (strncmp(opt, "timeout", n) == 0) {
-		if (parseduration(v, &md->timeout_ms) < 0 || md->timeout_ms <= 0)
-			return errc(e, 2, "timeout=%s: expected a duration such as 30s or 2m", v);
-	} else if (strncmp(opt, "retries", n) == 0) {
-		long r = strtol(v, &end, 10);
-		if (!*v || *end || r < 0 || r > 100)
-			return errc(e, 2, "retries=%s: expected a number from 0 to 100", v);
-		md->retries = (int)r;
-	} else if (strncmp(opt, "max_output_tokens", n) == 0) {
-		long long t = strtoll(v, &end, 10);
-		if (!*v || *end || t < 1 || t > 10000000)
-			return errc(e, 2, "max_output_tokens=%s: expected a number from 1 to 10000000", v);
-		md->max_output_tokens = t;
-	} else {
-		double t = strtod(v, &end);
-		if (!*v || *end || !(t >= 0 && t <= 2))
-			return errc(e, 2, "temperature=%s: expected a number from 0 to 2", v);
-		md->temperature = t;
-	}
-	return 0;
-}
-
-/* Check scripted replies have the shape the manifest allows: [{text?, tool_calls?: [{name, arguments?, id?}]}]. */
-static int checkreplies(const cJSON *r, const char *file, struct err *e)
-{
-	const cJSON *it, *tc;
-	int i = 0;
-	if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) == 0)
-		return errc(e, 2, "%s: expected a list of replies", file);
-	cJSON_ArrayForEach(it, r)
-	{
-		i++;
-		const cJSON *text = cJSON_GetObjectItemCaseSensitive(it, "text");
-		const cJSON *calls = cJSON_GetObjectItemCaseSensitive(it, "tool_calls");
-		if (!cJSON_IsObject(it) || (!text && !calls))
-			return errc(e, 2, "%s: reply %d needs text or tool_calls", file, i);
-		for (const cJSON *k = it->child; k; k = k->next)
-			if (strcmp(k->string, "text") != 0 && strcmp(k->string, "tool_calls") != 0)
-				return errc(e, 2, "%s: reply %d: unknown key '%s' (text, tool_calls)", file, i, k->string);
-		if (text && !cJSON_IsString(text))
-			return errc(e, 2, "%s: reply %d: text must be a string (quote it)", file, i);
-		if (calls && !cJSON_IsArray(calls))
-			return errc(e, 2, "%s: reply %d: tool_calls must be a list", file, i);
-		cJSON_ArrayForEach(tc, calls)
-		{
-			const cJSON *name = cJSON_GetObjectItemCaseSensitive(tc, "name");
-			const cJSON *args = cJSON_GetObjectItemCaseSensitive(tc, "arguments");
-			const cJSON *id = cJSON_GetObjectItemCaseSensitive(tc, "id");
-			if (!cJSON_IsString(name) || !*name->valuestring)
-				return errc(e, 2, "%s: reply %d: a tool call needs a name", file, i);
-			if (args && !cJSON_IsObject(args))
-				return errc(e, 2, "%s: reply %d: arguments of %s must be a mapping", file, i, name->valuestring);
-			if (id && !cJSON_IsString(id))
-				return errc(e, 2, "%s: reply %d: id of %s must be a string", file, i, name->valuestring);
-		}
-	}
-	return 0;
-}
-
-/* Load scripted replies from a YAML file. */
-static cJSON *loadreplies(const char *file, struct err *e)
-{
-	struct buf text = {0};
-	struct ydoc y;
-	cJSON *r = NULL;
-	if (readfile(file, &text, e) < 0) {
-		errc(e, 2, "%s", e->msg);
-		return NULL;
-	}
-	if (yload(&y, file, text.data, text.len, 0, e) == 0) {
-		yaml_node_t *root = yroot(&y);
-		if (root && root->type == YAML_MAPPING_NODE && yget(&y, root, "replies"))
-			root = yget(&y, root, "replies");
-		if (root)
-			r = yjson(&y, root);
-		else
-			errc(e, 2, "%s: empty", file);
-		if (r && checkreplies(r, file, e) < 0) {
-			cJSON_Delete(r);
-			r = NULL;
-		}
-	}
-	yfree(&y);
-	buffree(&text);
-	return r;
-}
-
-/* Free what a model owns and clear it, keeping nothing. */
-static void modelclear(struct model *md)
-{
-	free(md->name);
-	free(md->model);
-	free(md->base_url);
-	free(md->api_key_env);
-	free(md->script);
-	cJSON_Delete(md->replies);
-	modelextrafree(md);
-	memset(md, 0, sizeof *md);
+	char *p = xasprintf("%s=%s", key, val);
+	strvadd(kv, p);
+	strvadd(from, src);
+	free(p);
 }
 
 static int same(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* An error of the model parser ("--model:I:1: message") said as "--model ARG: PART: message", PART
+ * the piece of the spec pair I came from; an error in a script file keeps its own position. */
+static int specerr(const char *arg, const struct strv *from, struct err *e)
+{
+	int line = 0, at = 0;
+	if (sscanf(e->msg, "--model:%d:%*d: %n", &line, &at) == 1 && at > 0 && line >= 1 && (size_t)line <= from->n) {
+		char *msg = xstrdup(e->msg + at);
+		errc(e, 2, "--model %s: %s: %s", arg, from->v[line - 1], msg);
+		free(msg);
+		return -1;
+	}
+	e->code = 2;
+	return errctx(e, "--model %s", arg);
 }
 
 int modelspec(struct manifest *m, const char *arg, struct err *e)
@@ -164,64 +78,86 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		free(name);
 		return -1;
 	}
-	struct model md = {0};
-	md.name = name;
-	md.pos = (struct pos){"--model", 1, 1};
-	md.temperature = -1;
-	md.timeout_ms = old->timeout_ms;
-	md.retries = old->retries;
-	md.max_output_tokens = old->max_output_tokens;
+	free(name);
+	/* The spec as the models: section's keys, parsed by the manifest's own model parser. */
+	struct strv kv = {0}, from = {0};
+	int keyset = 0, rc = 0;
+	unsigned given = 0; /* options given: 1 timeout, 2 retries, 4 max_output_tokens, 8 temperature */
 	const char *colon = strchr(spec, ':');
 	size_t plen = colon ? (size_t)(colon - spec) : 0;
 	const char *rest = colon ? colon + 1 : "";
 	if (plen == 8 && strncmp(spec, "scripted", 8) == 0) {
-		md.provider = PROV_SCRIPTED;
 		if (!*rest) {
-			modelclear(&md);
-			return errc(e, 2, "--model %s: scripted needs a file: %s=scripted:FILE", arg, old->name);
-		}
-		md.script = xstrdup(rest);
-		if (!(md.replies = loadreplies(rest, e))) {
-			modelclear(&md);
-			return errctx(e, "--model %s", arg);
+			rc = errc(e, 2, "--model %s: scripted needs a file: %s=scripted:FILE", arg, old->name);
+		} else {
+			char cwd[4096];
+			char *file = rest[0] == '/' || !getcwd(cwd, sizeof cwd) ? xstrdup(rest) : pathjoin(cwd, rest);
+			pair(&kv, &from, "provider", "scripted", spec);
+			pair(&kv, &from, "script", file, spec);
+			free(file);
 		}
 	} else if ((plen == 6 && strncmp(spec, "openai", 6) == 0) || (plen == 9 && strncmp(spec, "anthropic", 9) == 0)) {
-		md.provider = plen == 6 ? PROV_OPENAI : PROV_ANTHROPIC;
 		const char *opts = optstart(rest);
 		char *head = xstrndup(rest, (size_t)(opts - rest));
 		char *at = strstr(head, "@http://");
 		if (!at)
 			at = strstr(head, "@https://");
-		if (at) {
-			md.base_url = xstrdup(at + 1);
+		if (at)
 			*at = 0;
-		}
-		md.model = head;
 		if (!*head) {
-			modelclear(&md);
-			return errc(e, 2, "--model %s: no model name after '%.*s:'", arg, (int)plen, spec);
+			rc = errc(e, 2, "--model %s: no model name after '%.*s:'", arg, (int)plen, spec);
+		} else {
+			pair(&kv, &from, "provider", plen == 6 ? "openai" : "anthropic", spec);
+			pair(&kv, &from, "model", head, spec);
+			if (at)
+				pair(&kv, &from, "base_url", at + 1, spec);
 		}
-		if (md.provider == old->provider) {
-			md.temperature = old->temperature;
-			if (same(md.base_url, old->base_url) && old->api_key_env)
-				md.api_key_env = xstrdup(old->api_key_env);
-		}
-		int keyset = 0;
-		while (*opts) {
+		free(head);
+		while (rc == 0 && *opts) {
 			const char *next = optstart(opts + 1);
-			char *opt = xstrndup(opts + 1, (size_t)(next - opts - 1));
-			int rc = option(&md, opt, &keyset, e);
-			free(opt);
-			if (rc < 0) {
-				modelclear(&md);
-				return errctx(e, "--model %s", arg);
+			char *src = xstrndup(opts + 1, (size_t)(next - opts - 1)); /* NAME=VALUE */
+			char *opt = xstrdup(src), *v = strchr(opt, '=');
+			*v++ = 0;
+			if (strcmp(opt, "key") == 0) {
+				keyset = 1; /* key= (empty): no key at all */
+				if (*v && !envname(v))
+					rc = errc(e, 2, "--model %s: key=%s: expected the name of an environment variable", arg, v);
+				else if (*v)
+					pair(&kv, &from, "api_key_env", v, src);
+			} else {
+				for (size_t i = 1; options[i]; i++)
+					if (strcmp(opt, options[i]) == 0)
+						given |= 1u << (i - 1);
+				pair(&kv, &from, opt, v, src); /* the same name in the models: section */
 			}
+			free(opt);
+			free(src);
 			opts = next;
 		}
 	} else {
-		modelclear(&md);
-		return errc(e, 2, "--model %s: unknown provider in '%s' (scripted:FILE, openai:MODEL[@URL], anthropic:MODEL[@URL])",
-		            arg, spec);
+		rc = errc(e, 2, "--model %s: unknown provider in '%s' (scripted:FILE, openai:MODEL[@URL], anthropic:MODEL[@URL])",
+		          arg, spec);
+	}
+	struct model md;
+	if (rc == 0 && manifestmodelpairs(m, old->name, "--model", &kv, &md, e) < 0)
+		rc = specerr(arg, &from, e);
+	strvfree(&kv);
+	strvfree(&from);
+	if (rc < 0)
+		return -1;
+	/* What the spec does not say carries over: the timeouts, retries and output cap; the
+	 * temperature for the same provider; the key for the same provider and endpoint. */
+	if (!(given & 1))
+		md.timeout_ms = old->timeout_ms;
+	if (!(given & 2))
+		md.retries = old->retries;
+	if (!(given & 4))
+		md.max_output_tokens = old->max_output_tokens;
+	if (md.provider == old->provider && md.provider != PROV_SCRIPTED) {
+		if (!(given & 8))
+			md.temperature = old->temperature;
+		if (!keyset && same(md.base_url, old->base_url) && old->api_key_env)
+			md.api_key_env = xstrdup(old->api_key_env);
 	}
 	/* A scripted stand-in, or the same model elsewhere, keeps the window, price and provider options. */
 	if (md.provider == PROV_SCRIPTED || (md.provider == old->provider && same(md.model, old->model))) {
@@ -230,10 +166,11 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		if (md.provider == old->provider) {
 			md.thinking = old->thinking;
 			md.cap_field = old->cap_field;
+			free(md.reasoning_effort);
 			md.reasoning_effort = old->reasoning_effort ? xstrdup(old->reasoning_effort) : NULL;
 		}
 	}
-	modelclear(old);
+	modelfree(old);
 	*old = md;
 	return 0;
 }
