@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../util/glob.h"
+#include "../util/path.h"
 #include "policy.h"
 #include "shellsplit.h"
 #include "../util/util.h"
@@ -53,41 +54,7 @@ static char *argtext(const cJSON *v)
 			return NULL;
 	if (!strchr(p, '/') && strcmp(p, "..") != 0 && strcmp(p, ".") != 0)
 		return xstrdup(p);
-	size_t n = strlen(p), o = 0, i = 0;
-	char *out = xmalloc(n + 2);
-	if (p[0] == '/')
-		out[o++] = '/';
-	size_t root = o;
-	while (p[i]) {
-		while (p[i] == '/')
-			i++;
-		size_t j = i;
-		while (p[j] && p[j] != '/')
-			j++;
-		size_t len = j - i;
-		if (len == 0 || (len == 1 && p[i] == '.')) {
-			/* nothing */
-		} else if (len == 2 && p[i] == '.' && p[i + 1] == '.') {
-			if (o == root) {
-				free(out);
-				return NULL;
-			}
-			while (o > root && out[o - 1] != '/')
-				o--;
-			if (o > root)
-				o--;
-		} else {
-			if (o > root)
-				out[o++] = '/';
-			memcpy(out + o, p + i, len);
-			o += len;
-		}
-		i = j;
-	}
-	if (o == 0)
-		out[o++] = '.';
-	out[o] = 0;
-	return out;
+	return pathclean(p);
 }
 
 /* One argument against one pattern. An array must match in every element for an allow rule and

@@ -10,7 +10,7 @@ char *wspath(const char *p)
 {
 	if (!p || !*p)
 		return NULL;
-	size_t n = strlen(p), i = 0, o = 0;
+	size_t n = strlen(p), i = 0;
 	if (n > 4096)
 		return NULL;
 	for (size_t k = 0; k < n;) {
@@ -34,7 +34,18 @@ char *wspath(const char *p)
 			return NULL;
 		i += 9;
 	}
+	while (p[i] == '/')
+		i++;
+	return pathclean(p + i);
+}
+
+char *pathclean(const char *p)
+{
+	size_t n = strlen(p), o = 0, i = 0;
 	char *out = xmalloc(n + 2);
+	if (p[0] == '/')
+		out[o++] = '/';
+	size_t root = o;
 	while (p[i]) {
 		while (p[i] == '/')
 			i++;
@@ -45,16 +56,16 @@ char *wspath(const char *p)
 		if (len == 0 || (len == 1 && p[i] == '.')) {
 			/* nothing */
 		} else if (len == 2 && p[i] == '.' && p[i + 1] == '.') {
-			if (o == 0) {
+			if (o == root) {
 				free(out);
 				return NULL;
 			}
-			while (o > 0 && out[o - 1] != '/')
+			while (o > root && out[o - 1] != '/')
 				o--;
-			if (o > 0)
+			if (o > root)
 				o--; /* the slash before the dropped name */
 		} else {
-			if (o)
+			if (o > root)
 				out[o++] = '/';
 			memcpy(out + o, p + i, len);
 			o += len;

@@ -7,5 +7,9 @@
  * not UTF-8, absolute outside /workspace, or when a ".." would climb above the workspace root at
  * any point ("/workspace/../workspace/a" too). Symbolic links are the file tools' business. */
 char *wspath(const char *p);
+/* p with its empty and "." names dropped and each ".." taking away the name before it, lexically,
+ * in a new string: an absolute path stays absolute ("/" for its root), an empty relative one is
+ * "."; NULL when a ".." would climb above the start ("/.." and "a/../.." too). */
+char *pathclean(const char *p);
 
 #endif

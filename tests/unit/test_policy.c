@@ -559,6 +559,22 @@ static void paths(void)
 	big[4999] = 0;
 	ok(wspath(big) == NULL, "over 4096 bytes");
 	free(big);
+	/* the lexical part alone, as MCP path arguments are seen: absolute paths stay absolute */
+	static const struct {
+		const char *in, *want;
+	} clean[] = {
+		{"/", "/"},     {"//a//b/", "/a/b"}, {"/a/./b/../c", "/a/c"}, {"/tmp/../etc", "/etc"}, {".", "."},
+		{"a/..", "."},  {"", "."},           {"/..", NULL},           {"/a/../..", NULL},       {"a/../..", NULL},
+		{"..", NULL},
+	};
+	for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++) {
+		char *got = pathclean(clean[i].in);
+		if (clean[i].want)
+			okstr(got, clean[i].want, clean[i].in);
+		else
+			ok(got == NULL, "pathclean(\"%s\") = \"%s\", want NULL", clean[i].in, got);
+		free(got);
+	}
 
 	/* through the policy: ** patterns, and nothing outside ever allowed */
 	struct rule r[] = {
