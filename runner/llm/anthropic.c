@@ -1,25 +1,17 @@
 /* anthropic: the Messages API. Headers x-api-key and anthropic-version; the system prompt at the top
  * level; max_tokens always sent; roles alternate starting with user; tool calls are tool_use blocks
  * of the assistant, answered by tool_result blocks first in the next user message. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "wire.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
 
 struct anthropic {
 	struct llm base;
 };
-
-static int blank(const char *s)
-{
-	for (; s && *s; s++)
-		if (!isspace((unsigned char)*s))
-			return 0;
-	return 1;
-}
 
 static cJSON *textblock(const char *text)
 {
@@ -39,15 +31,7 @@ static int istype(const cJSON *block, const char *type)
  * role (the API wants roles to alternate), tool_result blocks kept ahead of every other block. */
 static void addblock(cJSON *msgs, const char *role, cJSON *block)
 {
-	cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1);
-	const char *lrole = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "role"));
-	if (!last || strcmp(lrole, role) != 0) {
-		last = cJSON_CreateObject();
-		cJSON_AddStringToObject(last, "role", role);
-		cJSON_AddArrayToObject(last, "content");
-		cJSON_AddItemToArray(msgs, last);
-	}
-	cJSON *content = cJSON_GetObjectItemCaseSensitive(last, "content");
+	cJSON *content = wirelast(msgs, role);
 	int n = cJSON_GetArraySize(content), at = 0;
 	if (!istype(block, "tool_result"))
 		at = n;
@@ -120,7 +104,7 @@ static cJSON *wiremessages(const struct chat *c)
 			cJSON_ArrayForEach(tb, cJSON_GetObjectItem(m, "thinking"))
 				addblock(out, "assistant", cJSON_Duplicate(tb, 1));
 			/* Text blocks must hold more than white space; an empty turn is left out. */
-			if (!blank(text))
+			if (!wireblank(text))
 				addblock(out, "assistant", textblock(text));
 			cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls"))
 			{
@@ -141,7 +125,7 @@ static cJSON *wiremessages(const struct chat *c)
 				cJSON_AddTrueToObject(b, "is_error");
 			addblock(out, "user", b);
 		} else {
-			addblock(out, "user", textblock(blank(text) ? "(empty)" : text));
+			addblock(out, "user", textblock(wireblank(text) ? "(empty)" : text));
 		}
 	}
 	/* One cache breakpoint on the newest block: the next turn reads the whole prefix from the
@@ -185,7 +169,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 		cJSON_AddStringToObject(th, "type", "enabled");
 		cJSON_AddNumberToObject(th, "budget_tokens", (double)m->thinking);
 	}
-	if (c->system && !blank(c->system))
+	if (c->system && !wireblank(c->system))
 		cJSON_AddStringToObject(b, "system", c->system);
 	cJSON *msgs = wiremessages(c);
 	cJSON_AddItemToObject(b, "messages", msgs);
@@ -194,17 +178,8 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 		cJSON_ArrayForEach(t, c->tools)
 		{
 			cJSON *w = cJSON_CreateObject();
-			const cJSON *desc = cJSON_GetObjectItem(t, "description");
-			const cJSON *params = cJSON_GetObjectItem(t, "parameters");
-			cJSON_AddItemToObject(w, "name", cJSON_Duplicate(cJSON_GetObjectItem(t, "name"), 1));
-			if (cJSON_IsString(desc) && *desc->valuestring)
-				cJSON_AddItemToObject(w, "description", cJSON_Duplicate(desc, 1));
-			if (cJSON_IsObject(params)) {
-				cJSON_AddItemToObject(w, "input_schema", cJSON_Duplicate(params, 1));
-			} else {
-				cJSON *s = cJSON_AddObjectToObject(w, "input_schema");
-				cJSON_AddStringToObject(s, "type", "object");
-			}
+			cJSON *schema = wiretool(w, t);
+			cJSON_AddItemToObject(w, "input_schema", schema);
 			cJSON_AddItemToArray(tools, w);
 		}
 	}
@@ -214,13 +189,6 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	if (checkturns(msgs, e) < 0)
 		return errctx(e, "cannot send the conversation");
 	return 0;
-}
-
-static int64_t num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	/* Below 1e15, so the sums made of them cannot overflow either. */
-	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
@@ -251,11 +219,7 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 				buffree(&text);
 				return errf(e, "a tool_use block without id or name");
 			}
-			struct llmcall *c = &r->calls[r->ncalls++];
-			c->id = xstrdup(id);
-			c->name = xstrdup(name);
-			c->rawargs = input ? cJSON_PrintUnformatted(input) : xstrdup("");
-			c->args = cJSON_IsObject(input) ? cJSON_Duplicate(input, 1) : NULL;
+			wirecall(r, id, name, input ? cJSON_PrintUnformatted(input) : xstrdup(""));
 		}
 		else if (istype(b, "thinking") || istype(b, "redacted_thinking")) {
 			/* Kept as they came, to be sent back with this turn. */
@@ -281,17 +245,13 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		r->finish = FINISH_STOP;
 	else
 		r->finish = FINISH_OTHER; /* pause_turn and words not known yet */
-	/* Output cut off at the token limit: the last tool_use may be incomplete; never run it. */
-	if ((r->finish == FINISH_LENGTH || r->finish == FINISH_CONTEXT) && r->ncalls) {
-		cJSON_Delete(r->calls[r->ncalls - 1].args);
-		r->calls[r->ncalls - 1].args = NULL;
-	}
+	wirecut(r);
 	/* input_tokens leaves out what was read from or written to the cache: add them back so input
 	 * means every prompt token, as on OpenAI. */
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
-	r->usage.cached = num(u, "cache_read_input_tokens");
-	r->usage.input = num(u, "input_tokens") + r->usage.cached + num(u, "cache_creation_input_tokens");
-	r->usage.output = num(u, "output_tokens");
+	r->usage.cached = wirecount(u, "cache_read_input_tokens", NULL);
+	r->usage.input = wirecount(u, "input_tokens", NULL) + r->usage.cached + wirecount(u, "cache_creation_input_tokens", NULL);
+	r->usage.output = wirecount(u, "output_tokens", NULL);
 	return 0;
 }
 

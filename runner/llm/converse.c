@@ -11,6 +11,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "wire.h"
 
 static cJSON *textblock(const char *t)
 {
@@ -22,20 +23,7 @@ static cJSON *textblock(const char *t)
 /* Append a block to the last message when it has this role, else to a new message. */
 static void add(cJSON *msgs, const char *role, cJSON *block)
 {
-	cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1);
-	const char *lr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "role"));
-	if (!last || !lr || strcmp(lr, role) != 0) {
-		last = cJSON_CreateObject();
-		cJSON_AddStringToObject(last, "role", role);
-		cJSON_AddArrayToObject(last, "content");
-		cJSON_AddItemToArray(msgs, last);
-	}
-	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(last, "content"), block);
-}
-
-static int blank(const char *s)
-{
-	return !s || !s[strspn(s, " \t\r\n")];
+	cJSON_AddItemToArray(wirelast(msgs, role), block);
 }
 
 static int request(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body, struct err *e)
@@ -45,7 +33,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	(void)headers;
 	*url = NULL; /* bedrock.c names it */
 	cJSON *b = cJSON_CreateObject(), *msgs = cJSON_CreateArray(), *mm;
-	if (c->system && !blank(c->system)) {
+	if (c->system && !wireblank(c->system)) {
 		cJSON *s = cJSON_AddArrayToObject(b, "system");
 		cJSON_AddItemToArray(s, textblock(c->system));
 	}
@@ -57,12 +45,12 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 			cJSON *tr = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(tr, "toolResult");
 			cJSON_AddItemToObject(r, "toolUseId", cJSON_Duplicate(cJSON_GetObjectItem(mm, "tool_call_id"), 1));
 			cJSON *cc = cJSON_AddArrayToObject(r, "content");
-			cJSON_AddItemToArray(cc, textblock(blank(content) ? "(no output)" : content));
+			cJSON_AddItemToArray(cc, textblock(wireblank(content) ? "(no output)" : content));
 			cJSON_AddStringToObject(r, "status", cJSON_IsTrue(cJSON_GetObjectItem(mm, "is_error")) ? "error" : "success");
 			add(msgs, "user", tr);
 		} else if (role && strcmp(role, "assistant") == 0) {
 			const cJSON *tc;
-			if (!blank(content))
+			if (!wireblank(content))
 				add(msgs, "assistant", textblock(content));
 			cJSON_ArrayForEach(tc, cJSON_GetObjectItem(mm, "tool_calls"))
 			{
@@ -74,7 +62,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 				add(msgs, "assistant", tu);
 			}
 		} else {
-			add(msgs, "user", textblock(blank(content) ? "(empty)" : content));
+			add(msgs, "user", textblock(wireblank(content) ? "(empty)" : content));
 		}
 	}
 	cJSON_AddItemToObject(b, "messages", msgs);
@@ -87,24 +75,13 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 		cJSON_ArrayForEach(t, c->tools)
 		{
 			cJSON *w = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(w, "toolSpec");
-			const cJSON *desc = cJSON_GetObjectItem(t, "description"), *params = cJSON_GetObjectItem(t, "parameters");
-			cJSON_AddItemToObject(spec, "name", cJSON_Duplicate(cJSON_GetObjectItem(t, "name"), 1));
-			if (cJSON_IsString(desc) && *desc->valuestring)
-				cJSON_AddItemToObject(spec, "description", cJSON_Duplicate(desc, 1));
-			cJSON *js = cJSON_AddObjectToObject(spec, "inputSchema");
-			cJSON_AddItemToObject(js, "json", cJSON_IsObject(params) ? cJSON_Duplicate(params, 1)
-			                                                        : cJSON_Parse("{\"type\":\"object\"}"));
+			cJSON *schema = wiretool(spec, t);
+			cJSON_AddItemToObject(cJSON_AddObjectToObject(spec, "inputSchema"), "json", schema);
 			cJSON_AddItemToArray(tools, w);
 		}
 	}
 	*body = b;
 	return 0;
-}
-
-static int64_t num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
@@ -134,11 +111,7 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 				buffree(&text);
 				return errf(e, "toolUse %zu has no toolUseId or name", r->ncalls + 1);
 			}
-			struct llmcall *c = &r->calls[r->ncalls++];
-			c->id = xstrdup(id);
-			c->name = xstrdup(name);
-			c->rawargs = in ? cJSON_PrintUnformatted(in) : xstrdup("");
-			c->args = cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) : NULL;
+			wirecall(r, id, name, in ? cJSON_PrintUnformatted(in) : xstrdup(""));
 		}
 	}
 	r->text = text.len ? text.data : NULL;
@@ -155,15 +128,12 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		r->finish = FINISH_STOP;
 	else
 		r->finish = FINISH_OTHER;
-	if (r->finish == FINISH_LENGTH && r->ncalls) {
-		cJSON_Delete(r->calls[r->ncalls - 1].args);
-		r->calls[r->ncalls - 1].args = NULL;
-	}
+	wirecut(r);
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
 	/* As Anthropic counts: inputTokens leaves out what the cache read and wrote. */
-	r->usage.cached = num(u, "cacheReadInputTokens");
-	r->usage.input = num(u, "inputTokens") + r->usage.cached + num(u, "cacheWriteInputTokens");
-	r->usage.output = num(u, "outputTokens");
+	r->usage.cached = wirecount(u, "cacheReadInputTokens", NULL);
+	r->usage.input = wirecount(u, "inputTokens", NULL) + r->usage.cached + wirecount(u, "cacheWriteInputTokens", NULL);
+	r->usage.output = wirecount(u, "outputTokens", NULL);
 	return 0;
 }
 

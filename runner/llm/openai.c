@@ -3,6 +3,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "wire.h"
 
 struct openai {
 	struct llm base;
@@ -44,10 +45,7 @@ static cJSON *wiremessages(const struct chat *c)
 				cJSON_AddItemToObject(wc, "id", cJSON_Duplicate(cJSON_GetObjectItem(tc, "id"), 1));
 				cJSON_AddStringToObject(wc, "type", "function");
 				cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItem(tc, "name"), 1));
-				cJSON *args = cJSON_GetObjectItem(tc, "arguments");
-				char *s = cJSON_IsString(args) ? xstrdup(args->valuestring)
-				          : args              ? cJSON_PrintUnformatted(args)
-				                              : xstrdup("{}");
+				char *s = wireargs(cJSON_GetObjectItem(tc, "arguments"), "{}");
 				cJSON_AddStringToObject(fn, "arguments", s);
 				free(s);
 				cJSON_AddItemToObject(wc, "function", fn);
@@ -63,11 +61,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 {
 	const struct model *m = l->model;
 	*url = llmurl(m, "https://api.openai.com/v1", "/chat/completions");
-	if (l->apikey) {
-		char *h = xasprintf("Authorization: Bearer %s", l->apikey);
-		strvadd(headers, h);
-		free(h);
-	}
+	wirebearer(l, headers);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "model", m->model);
 	cJSON_AddItemToObject(b, "messages", wiremessages(c));
@@ -99,15 +93,6 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	*body = b;
 	(void)e;
 	return 0;
-}
-
-static int64_t num(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	/* A token count; anything else a server sends (negative, huge, fractional) counts as 0. */
-	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 /* The text of a message's content: a string, or the text parts of an array some servers send. */
@@ -156,19 +141,11 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 		if (!name || !*name)
 			return errf(e, "tool call %zu has no function name", r->ncalls + 1);
-		struct llmcall *c = &r->calls[r->ncalls++];
 		/* Some compatible servers leave out the id; the conversation needs one. */
-		c->id = id && *id ? xstrdup(id) : xasprintf("call_%d_%zu", o->replies, r->ncalls);
-		c->name = xstrdup(name);
+		char *made = id && *id ? NULL : xasprintf("call_%d_%zu", o->replies, r->ncalls + 1);
 		/* The API sends a JSON string; some compatible servers send the object itself. */
-		c->rawargs = cJSON_IsString(args) ? xstrdup(args->valuestring)
-		             : args                ? cJSON_PrintUnformatted(args)
-		                                   : xstrdup("");
-		c->args = cJSON_Parse(c->rawargs);
-		if (c->args && !cJSON_IsObject(c->args)) {
-			cJSON_Delete(c->args);
-			c->args = NULL;
-		}
+		wirecall(r, made ? made : id, name, wireargs(args, ""));
+		free(made);
 	}
 	if (refusal && *refusal) {
 		/* A refusal is one even when text came with it: the text is not an answer. */
@@ -185,16 +162,12 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 		r->finish = FINISH_OTHER;
 	else
 		r->finish = FINISH_STOP;
-	/* Output cut off at the token limit: the last call may be half written; never run it. */
-	if (r->finish == FINISH_LENGTH && r->ncalls) {
-		cJSON_Delete(r->calls[r->ncalls - 1].args);
-		r->calls[r->ncalls - 1].args = NULL;
-	}
+	wirecut(r);
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
-	r->usage.input = num(u, "prompt_tokens", NULL);
-	r->usage.output = num(u, "completion_tokens", NULL);
-	r->usage.cached = num(u, "prompt_tokens_details", "cached_tokens");
-	r->usage.reasoning = num(u, "completion_tokens_details", "reasoning_tokens");
+	r->usage.input = wirecount(u, "prompt_tokens", NULL);
+	r->usage.output = wirecount(u, "completion_tokens", NULL);
+	r->usage.cached = wirecount(u, "prompt_tokens_details", "cached_tokens");
+	r->usage.reasoning = wirecount(u, "completion_tokens_details", "reasoning_tokens");
 	return 0;
 }
 

@@ -13,16 +13,12 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "wire.h"
 
 struct responses {
 	struct llm base;
 	int replies;
 };
-
-static char *argstext(const cJSON *args)
-{
-	return cJSON_IsString(args) ? xstrdup(args->valuestring) : args ? cJSON_PrintUnformatted(args) : xstrdup("{}");
-}
 
 /* The neutral messages as input items. */
 static cJSON *wireinput(const struct chat *c)
@@ -60,7 +56,7 @@ static cJSON *wireinput(const struct chat *c)
 			cJSON_AddStringToObject(w, "type", "function_call");
 			cJSON_AddItemToObject(w, "call_id", cJSON_Duplicate(cJSON_GetObjectItem(it, "id"), 1));
 			cJSON_AddItemToObject(w, "name", cJSON_Duplicate(cJSON_GetObjectItem(it, "name"), 1));
-			char *a = argstext(cJSON_GetObjectItem(it, "arguments"));
+			char *a = wireargs(cJSON_GetObjectItem(it, "arguments"), "{}");
 			cJSON_AddStringToObject(w, "arguments", a);
 			free(a);
 			cJSON_AddItemToArray(out, w);
@@ -74,11 +70,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 {
 	const struct model *m = l->model;
 	*url = llmurl(m, "https://api.openai.com/v1", "/responses");
-	if (l->apikey) {
-		char *h = xasprintf("Authorization: Bearer %s", l->apikey);
-		strvadd(headers, h);
-		free(h);
-	}
+	wirebearer(l, headers);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "model", m->model);
 	if (c->system && *c->system)
@@ -116,14 +108,6 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	*body = b;
 	(void)e;
 	return 0;
-}
-
-static int64_t num(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-	if (b)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ? (int64_t)v->valuedouble : 0;
 }
 
 static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e)
@@ -173,15 +157,7 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 				buffree(&refusal);
 				return errf(e, "function call %zu has no name or call_id", r->ncalls + 1);
 			}
-			struct llmcall *c = &r->calls[r->ncalls++];
-			c->id = xstrdup(id);
-			c->name = xstrdup(name);
-			c->rawargs = argstext(args);
-			c->args = cJSON_Parse(c->rawargs);
-			if (c->args && !cJSON_IsObject(c->args)) {
-				cJSON_Delete(c->args);
-				c->args = NULL;
-			}
+			wirecall(r, id, name, wireargs(args, "{}"));
 		}
 	}
 	r->text = text.len ? text.data : refusal.len ? xstrdup(refusal.data) : NULL;
@@ -197,16 +173,13 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	else
 		r->finish = r->ncalls ? FINISH_TOOLS : FINISH_STOP;
 	buffree(&refusal);
-	if (r->finish == FINISH_LENGTH && r->ncalls) {
-		cJSON_Delete(r->calls[r->ncalls - 1].args);
-		r->calls[r->ncalls - 1].args = NULL;
-	}
+	wirecut(r);
 	r->carry = cJSON_Duplicate(out, 1);
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(body, "usage");
-	r->usage.input = num(u, "input_tokens", NULL);
-	r->usage.output = num(u, "output_tokens", NULL);
-	r->usage.cached = num(u, "input_tokens_details", "cached_tokens");
-	r->usage.reasoning = num(u, "output_tokens_details", "reasoning_tokens");
+	r->usage.input = wirecount(u, "input_tokens", NULL);
+	r->usage.output = wirecount(u, "output_tokens", NULL);
+	r->usage.cached = wirecount(u, "input_tokens_details", "cached_tokens");
+	r->usage.reasoning = wirecount(u, "output_tokens_details", "reasoning_tokens");
 	return 0;
 }
 
