@@ -1,12 +1,22 @@
 /* snaprestore: a run's layers applied in order into a directory (the restore half of snapshot.h).
  *
- * libarchive writes entries with its secure extract flags (no absolute paths, no "..", nothing
- * through a symlink) while the process works in the target; whiteouts are applied here through
- * descriptors that never follow a symlink nor leave the target's filesystem. Each layer's digest
- * is computed over its compressed bytes as they are read and checked against SHA256SUMS. */
+ * libarchive only reads. Every entry is made here through its parent's descriptor, reached one
+ * name at a time beneath the target without following a symlink (O_NOFOLLOW at each step, and
+ * openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS where a path is opened again); files are created
+ * O_EXCL|O_NOFOLLOW after what was there is removed, so no hard link or symlink is written
+ * through. Directory modes and times are set at the end of each layer through descriptors opened
+ * beneath the target, never by a path fixed up later. A layer in which a whiteout or another
+ * entry replaces a directory the same layer already wrote into is refused. Whiteouts never follow
+ * a symlink nor leave the target's filesystem. Each layer's digest is computed over its
+ * compressed bytes as they are read and checked against SHA256SUMS.
+ *
+ * A run archive (RUN.tar.zst) is unpacked the same way, bounded: only files and directories,
+ * names that stay inside, at most maxbytes of file data and maxentries entries, each entry's
+ * declared size counted before any of it is written. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,10 +30,6 @@
 #include "zst.h"
 
 enum { RBUF = 1 << 20, NBUF = 4 };
-
-#define EXTRACTFLAGS                                                                                    \
-	(ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |                 \
-	 ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS)
 
 /* A layer file read ahead: decompression and the digest run on their own thread, a few blocks
  * ahead of extraction. */
@@ -146,7 +152,11 @@ struct restore {
 	struct ahead *h;
 	struct err zerr;
 	int zfailed;
-	int plain;    /* a run archive, not a layer: no whiteouts, no symlinks */
+	int plain;    /* a run archive, not a layer: no whiteouts, no links */
+	int64_t maxbytes, bytes;        /* a run archive: file bytes allowed, and declared so far */
+	long long maxentries, entries;  /* a run archive: entries allowed, and seen so far */
+	int pfd;      /* the parent of the last entry, kept open (-1: none) */
+	char *ppath;  /* its path */
 };
 
 static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
@@ -279,12 +289,28 @@ static int whiteout(struct restore *r, const char *path, const char *base, const
 	return rc;
 }
 
-/* Check an entry before libarchive writes it: only files, directories, symlinks and hard links to
- * files already inside; set-id bits dropped (the tar says uid 0, and a restore may run as root). */
+/* Check an entry before it is written: only files, directories, symlinks and hard links to files
+ * already inside (a run archive: only files and directories); set-id bits dropped (the tar says
+ * uid 0, and a restore may run as root). A run archive's entries count against its bounds. */
 static int vet(struct restore *r, struct archive_entry *en, const char *path, struct err *e)
 {
 	const char *hl = archive_entry_hardlink(en);
-	if (hl) {
+	mode_t type = archive_entry_filetype(en);
+	if (r->plain) {
+		if (hl || type == AE_IFLNK)
+			return errf(e, "%s: a %s, which no run directory holds", path, hl ? "hard link" : "symlink");
+		if (type != AE_IFREG && type != AE_IFDIR)
+			return errf(e, "%s: not a file or directory (type %o)", path, (unsigned)type);
+		int64_t size = type == AE_IFREG ? archive_entry_size(en) : 0;
+		if (++r->entries > r->maxentries)
+			return errf(e, "more than %lld entries; refusing to unpack more (--max-unpack raises the bound)",
+			            r->maxentries);
+		if (size < 0 || size > r->maxbytes - r->bytes)
+			return errf(e, "%s: %lld bytes would take the unpacked run past %lld bytes; refusing it "
+			               "(--max-unpack raises the bound)",
+			            path, (long long)size, (long long)r->maxbytes);
+		r->bytes += size;
+	} else if (hl) {
 		if (!safepath(hl))
 			return errf(e, "%s: hard link to %s, outside the target", path, hl);
 		int fd = openbeneath(r->rootfd, hl, O_PATH);
@@ -295,33 +321,24 @@ static int vet(struct restore *r, struct archive_entry *en, const char *path, st
 		if (!ok)
 			return errf(e, "%s: hard link to %s, which is not a file inside the target", path, hl);
 		return 0;
-	}
-	mode_t type = archive_entry_filetype(en);
-	if (type == AE_IFLNK && r->plain)
-		return errf(e, "%s: a symlink, which no run directory holds", path);
-	if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+	} else if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
 		return errf(e, "%s: not a file, directory or symlink (type %o)", path, (unsigned)type);
-	archive_entry_set_perm(en, archive_entry_perm(en) & ~(mode_t)(S_ISUID | S_ISGID));
-	if (type == AE_IFDIR && !r->root) {
-		/* An existing directory may be read-only from a lower layer: open it up until the
-		 * deferred fixups give it its mode at the end of the layer. */
-		int fd = openbeneath(r->rootfd, path, O_RDONLY | O_DIRECTORY);
-		if (fd >= 0) {
-			mode_t old;
-			openup(r, fd, &old);
-			close(fd);
-		}
 	}
+	archive_entry_set_perm(en, archive_entry_perm(en) & ~(mode_t)(S_ISUID | S_ISGID));
 	return 0;
 }
 
 /* The directories a layer touches: those it holds, and the parents of its entries that it does
  * not hold (writing an entry changes its parent's mtime, and may need it opened up when not
- * root); all get their times, and those parents their modes, back last. */
+ * root); all get their times, those it holds their modes, and those parents their modes back,
+ * last, each through a descriptor opened beneath the target. The same table, apart, holds every
+ * directory the layer used (held, or above an entry), which nothing may replace later on. */
 struct dslot {
 	char *path;
 	struct timespec t[2];
 	mode_t mode; /* a parent opened up for the owner: the mode to put back (0: untouched) */
+	int held;    /* a directory of the layer: want is its mode */
+	mode_t want;
 };
 
 struct dirset {
@@ -365,6 +382,17 @@ static struct dslot *dsget(struct dirset *s, const char *p, size_t n, int *made)
 	return &s->v[k];
 }
 
+/* Whether path[0..n) has a slot. */
+static int dshas(const struct dirset *s, const char *p, size_t n)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t k = dshash(p, n) & (s->cap - 1); s->v[k].path; k = (k + 1) & (s->cap - 1))
+		if (strncmp(s->v[k].path, p, n) == 0 && !s->v[k].path[n])
+			return 1;
+	return 0;
+}
+
 static void dsfree(struct dirset *s)
 {
 	for (size_t i = 0; i < s->cap; i++)
@@ -372,17 +400,38 @@ static void dsfree(struct dirset *s)
 	free(s->v);
 }
 
-/* Before an entry is written: note a directory it is, with its mtime, or keep its parent's times. */
-static void dsnote(struct restore *r, struct dirset *s, const char *path, struct archive_entry *en)
+/* Note path[0..n) and every directory above it as used (n may be 0: nothing). */
+static void markused(struct dirset *used, const char *path, size_t n)
+{
+	int made = 1;
+	while (n && made) {
+		dsget(used, path, n, &made);
+		const char *slash = memrchr(path, '/', n);
+		n = slash ? (size_t)(slash - path) : 0;
+	}
+}
+
+/* The length of path without the "/" it may end with. */
+static size_t trimlen(const char *path)
 {
 	size_t n = strlen(path);
 	while (n && path[n - 1] == '/')
 		n--;
+	return n;
+}
+
+/* Before an entry is written: note a directory it is, with its mode and mtime; note its parent
+ * (open in pfd) with its times, opened up for the owner when read-only. */
+static void dsnote(struct restore *r, struct dirset *s, const char *path, struct archive_entry *en, int isdir, int pfd)
+{
+	size_t n = trimlen(path);
 	int made;
-	if (archive_entry_filetype(en) == AE_IFDIR && !archive_entry_hardlink(en)) {
+	if (isdir) {
 		struct dslot *d = dsget(s, path, n, &made);
 		d->t[0] = (struct timespec){0, UTIME_OMIT};
 		d->t[1] = (struct timespec){archive_entry_mtime(en), archive_entry_mtime_nsec(en)};
+		d->held = 1;
+		d->want = archive_entry_perm(en) & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
 	}
 	const char *slash = memrchr(path, '/', n);
 	if (!slash)
@@ -390,21 +439,18 @@ static void dsnote(struct restore *r, struct dirset *s, const char *path, struct
 	struct dslot *d = dsget(s, path, slash - path, &made);
 	if (!made)
 		return;
-	int fd = openbeneath(r->rootfd, d->path, O_RDONLY | O_DIRECTORY);
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0) {
+	if (fstat(pfd, &st) == 0) {
 		d->t[0] = st.st_atim;
 		d->t[1] = st.st_mtim;
-		openup(r, fd, &d->mode); /* a read-only parent from a lower layer */
+		openup(r, pfd, &d->mode); /* a read-only parent from a lower layer */
 	} else {
-		d->t[0] = d->t[1] = (struct timespec){0, UTIME_OMIT}; /* not there yet: libarchive makes it */
+		d->t[0] = d->t[1] = (struct timespec){0, UTIME_OMIT};
 	}
-	if (fd >= 0)
-		close(fd);
 }
 
-/* After the layer: its directories get their mtimes (after everything written into them), and
- * the parents it did not hold get their times back. */
+/* After the layer: its directories get their modes and mtimes (after everything written into
+ * them), and the parents it did not hold their modes and times back. */
 static void dsrestore(struct restore *r, struct dirset *s)
 {
 	for (size_t i = 0; i < s->cap; i++) {
@@ -412,24 +458,211 @@ static void dsrestore(struct restore *r, struct dirset *s)
 			continue;
 		int fd = openbeneath(r->rootfd, s->v[i].path, O_RDONLY | O_DIRECTORY);
 		if (fd >= 0) {
-			closeup(fd, s->v[i].mode);
+			if (s->v[i].held)
+				fchmod(fd, s->v[i].want);
+			else
+				closeup(fd, s->v[i].mode);
 			futimens(fd, s->v[i].t);
 			close(fd);
 		}
 	}
 }
 
-/* Apply one layer file; want is its digest from SHA256SUMS (NULL: none), label its name there. */
+/* Forget the parent kept open. */
+static void parentdrop(struct restore *r)
+{
+	if (r->pfd >= 0 && r->pfd != r->rootfd)
+		close(r->pfd);
+	r->pfd = -1;
+	free(r->ppath);
+	r->ppath = NULL;
+}
+
+/* The directory path[0..n) (the folder of entry path) beneath the target, open (r keeps it; entries come sorted, so siblings
+ * share it): walked one name at a time, never through a symlink; a missing one is made (0755, as
+ * an archive without directory entries needs). -1 with e set when one is not a directory. */
+static int parentat(struct restore *r, const char *path, size_t n, struct err *e)
+{
+	if (n == 0)
+		return r->rootfd;
+	if (r->pfd >= 0 && strlen(r->ppath) == n && memcmp(r->ppath, path, n) == 0)
+		return r->pfd;
+	parentdrop(r);
+	char *p = xstrndup(path, n);
+	int dfd = r->rootfd;
+	for (char *c = p; dfd >= 0;) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = 0;
+		int fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && mkdirat(dfd, c, 0755) == 0)
+			fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			errc(e, 4, "%s: %s is not a directory inside the target (a symlink or a file there?):", path, p);
+			if (slash)
+				*slash = '/';
+		}
+		if (dfd != r->rootfd)
+			close(dfd);
+		dfd = fd;
+		if (!slash)
+			break;
+		*slash = '/';
+		c = slash + 1;
+	}
+	if (dfd < 0) {
+		free(p);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(dfd, &st) < 0 || st.st_dev != r->dev) {
+		close(dfd);
+		free(p);
+		return errc(e, 4, "%s: %.*s is not on the target's filesystem", path, (int)n, path);
+	}
+	r->pfd = dfd;
+	r->ppath = p;
+	return dfd;
+}
+
+/* Make room for an entry at base in directory pfd: what is there goes, unless it is a directory
+ * and a directory is wanted (then 1). A directory the layer used may not be replaced. */
+static int makeroom(struct restore *r, int pfd, const char *base, const char *path, const struct dirset *used,
+                    int wantdir, struct err *e)
+{
+	struct stat st;
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : errf(e, "stat %s:", path);
+	if (S_ISDIR(st.st_mode) && wantdir)
+		return 1;
+	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
+		return errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+	return rmat(r, pfd, base, path, e);
+}
+
+/* The entry's times for futimens/utimensat: its atime when it has one, else its mtime. */
+static void entrytimes(struct archive_entry *en, struct timespec t[2])
+{
+	t[1] = (struct timespec){archive_entry_mtime(en), archive_entry_mtime_nsec(en)};
+	t[0] = archive_entry_atime_is_set(en) ? (struct timespec){archive_entry_atime(en), archive_entry_atime_nsec(en)}
+	                                      : t[1];
+}
+
+/* Write a regular file's bytes (holes stay holes) into a new file base of pfd. */
+static int putfile(struct restore *r, struct archive *a, struct archive_entry *en, int pfd, const char *base,
+                     const char *path, struct err *e)
+{
+	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errf(e, "create %s:", path);
+	int64_t size = archive_entry_size(en);
+	const void *p;
+	size_t n;
+	la_int64_t off;
+	int st, rc = 0;
+	while (rc == 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK) {
+		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n) {
+			rc = errc(e, 4, "%s: data past the %lld bytes its header gives", path, (long long)size);
+			break;
+		}
+		for (size_t done = 0; done < n;) {
+			ssize_t w = pwrite(fd, (const char *)p + done, n - done, off + (off_t)done);
+			if (w < 0) {
+				rc = errf(e, "write %s:", path);
+				break;
+			}
+			done += (size_t)w;
+		}
+	}
+	if (rc == 0 && st != ARCHIVE_EOF)
+		rc = errc(e, 4, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
+	struct timespec t[2];
+	entrytimes(en, t);
+	if (rc == 0 && (ftruncate(fd, size) < 0 || fchmod(fd, archive_entry_perm(en) & 07777) < 0 || futimens(fd, t) < 0))
+		rc = errf(e, "%s:", path);
+	if (close(fd) < 0 && rc == 0)
+		rc = errf(e, "write %s:", path);
+	return rc;
+}
+
+/* Write one entry (not a whiteout) at path. */
+static int writeentry(struct restore *r, struct archive *a, struct archive_entry *en, const char *path,
+                      struct dirset *ds, struct dirset *used, struct err *e)
+{
+	size_t n = trimlen(path);
+	const char *slash = memrchr(path, '/', n);
+	const char *hl = archive_entry_hardlink(en);
+	int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
+	char *base = slash ? xstrndup(slash + 1, n - (slash + 1 - path)) : xstrndup(path, n);
+	int rc = 0;
+	if (!isdir && dshas(used, path, n)) {
+		rc = errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+		goto out;
+	}
+	int pfd = parentat(r, path, slash ? (size_t)(slash - path) : 0, e);
+	if (pfd < 0) {
+		rc = -1;
+		goto out;
+	}
+	dsnote(r, ds, path, en, isdir, pfd);
+	markused(used, path, isdir ? n : slash ? (size_t)(slash - path) : 0);
+	int there = makeroom(r, pfd, base, path, used, isdir, e);
+	if (there < 0) {
+		rc = -1;
+		goto out;
+	}
+	struct timespec t[2];
+	if (isdir) {
+		/* Owner-writable until the end of the layer gives it its mode. */
+		int fd = -1;
+		if (!there && mkdirat(pfd, base, 0700) < 0)
+			rc = errf(e, "mkdir %s:", path);
+		else if ((fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = errf(e, "open %s:", path);
+		else if (there && !r->root) {
+			mode_t old;
+			openup(r, fd, &old);
+		}
+		if (fd >= 0)
+			close(fd);
+	} else if (hl) {
+		size_t hn = strlen(hl);
+		const char *hs = memrchr(hl, '/', hn);
+		char *hdir = hs ? xstrndup(hl, hs - hl) : xstrdup(".");
+		int sfd = openbeneath(r->rootfd, hdir, O_PATH | O_DIRECTORY);
+		if (sfd < 0 || linkat(sfd, hs ? hs + 1 : hl, pfd, base, 0) < 0)
+			rc = errf(e, "link %s to %s:", path, hl);
+		if (sfd >= 0)
+			close(sfd);
+		free(hdir);
+	} else if (archive_entry_filetype(en) == AE_IFLNK) {
+		const char *to = archive_entry_symlink(en);
+		entrytimes(en, t);
+		if (!to || !*to)
+			rc = errc(e, 4, "%s: a symlink to nothing", path);
+		else if (symlinkat(to, pfd, base) < 0 || utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = errf(e, "symlink %s:", path);
+	} else {
+		rc = putfile(r, a, en, pfd, base, path, e);
+	}
+out:
+	free(base);
+	return rc;
+}
+
+/* Apply one layer file; want is its digest from SHA256SUMS (NULL: none), label its name there (NULL:
+ * a run archive, named by the caller).
+ * Nothing is written by libarchive: entries are made here, each through its parent's descriptor,
+ * reached one name at a time beneath the target without following a symlink. */
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	if (aheadopen(&r->h, file, e) < 0)
-		return errctx(e, "layer %s", label);
+		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
-	struct dirset ds = {0};
+	r->pfd = -1;
+	struct dirset ds = {0}, used = {0};
 	struct archive *a = archive_read_new();
-	struct archive *w = archive_write_disk_new();
 	archive_read_support_format_tar(a);
-	archive_write_disk_set_options(w, EXTRACTFLAGS);
 	int rc = 0;
 	/* A layer that does not read, or holds what no snapshot writes, fails with 4 (not valid);
 	 * the target failing to take what is valid fails with 1. */
@@ -454,22 +687,30 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			char *clean = xstrdup(path);
 			archive_entry_copy_pathname(en, clean);
 			free(clean);
-			const char *hl = archive_entry_hardlink(en);
-			if (hl && strncmp(hl, "./", 2) == 0) {
-				clean = xstrdup(hl + 2);
-				archive_entry_copy_hardlink(en, clean);
-				free(clean);
-			}
 			path = archive_entry_pathname(en);
 		}
-		if (!safepath(path)) {
-			rc = errc(e, 4, "entry %s: absolute or with '..'; refusing it", path ? path : "(none)");
+		if (!safepath(path) || strlen(path) >= PATH_MAX) {
+			rc = errc(e, 4, "entry %.200s: absolute, with '..' or '.', or too long; refusing it",
+			          path ? path : "(none)");
 			break;
 		}
 		const char *slash = strrchr(path, '/');
 		const char *base = slash ? slash + 1 : path;
 		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
 		if (kind) {
+			/* A whiteout of what this layer already wrote into would let a symlink take its
+			 * place under the entries written there. */
+			size_t gl = strcmp(kind, "opaque") == 0 ? (slash ? (size_t)(slash - path) : 0) : trimlen(path);
+			char *gone = strcmp(kind, "opaque") == 0 ? xstrndup(path, gl)
+			             : slash ? xasprintf("%.*s%s", (int)(base - path), path, base + 4) : xstrdup(base + 4);
+			int usedit = *gone ? dshas(&used, gone, strlen(gone)) : used.n > 0;
+			if (usedit)
+				rc = errc(e, 4, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
+				          path, *gone ? gone : "the whole target");
+			free(gone);
+			if (rc < 0)
+				break;
+			parentdrop(r);
 			rc = whiteout(r, path, base, kind, e);
 			continue;
 		}
@@ -477,25 +718,9 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			e->code = 4;
 			break;
 		}
-		dsnote(r, &ds, path, en);
-		if (archive_write_header(w, en) < ARCHIVE_WARN) {
-			rc = errf(e, "%s", archive_error_string(w));
-			break;
-		}
-		const void *p;
-		size_t n;
-		la_int64_t off;
-		while (archive_entry_size(en) > 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK)
-			if (archive_write_data_block(w, p, n, off) < ARCHIVE_WARN) {
-				st = ARCHIVE_FATAL;
-				rc = errf(e, "%s: %s", path, archive_error_string(w));
-				break;
-			}
-		if (rc == 0 && archive_entry_size(en) > 0 && st != ARCHIVE_EOF)
-			rc = errc(e, 4, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
-		if (rc == 0 && archive_write_finish_entry(w) < ARCHIVE_WARN)
-			rc = errf(e, "%s: %s", path, archive_error_string(w));
+		rc = writeentry(r, a, en, path, &ds, &used, e);
 	}
+	parentdrop(r);
 	/* Read to the end of the file, so the digest covers every byte of it. */
 	ssize_t n;
 	const void *p;
@@ -509,15 +734,13 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	r->h = NULL;
 	if (rc == 0 && want && strcmp(got, want) != 0)
 		rc = errc(e, 4, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
-	if (archive_write_close(w) != ARCHIVE_OK && rc == 0)
-		rc = errf(e, "%s", archive_error_string(w));
 	dsrestore(r, &ds);
 	dsfree(&ds);
-	archive_write_free(w);
+	dsfree(&used);
 	archive_read_free(a);
-	aheadclose(r->h, NULL);
-	r->h = NULL;
-	return rc < 0 ? errctx(e, "layer %s", label) : 0;
+	if (rc < 0 && label)
+		errctx(e, "layer %s", label);
+	return rc;
 }
 
 /* The digest SHA256SUMS gives for name (a path relative to the run), or NULL. */
@@ -652,7 +875,7 @@ static int flatlayout(const char *dir)
 	int flat = 0;
 	while (d && !flat && (de = readdir(d))) {
 		size_t digits = strspn(de->d_name, "0123456789");
-		flat = strcmp(de->d_name + digits, ".tar.zst") == 0 && (digits >= 4 || strcmp(de->d_name, "end.tar.zst") == 0);
+		flat = (digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0) || strcmp(de->d_name, "end.tar.zst") == 0;
 	}
 	if (d)
 		closedir(d);
@@ -746,7 +969,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	size_t n = 0;
 	char (*want)[65] = NULL;
 	struct restore r = {.rootfd = -1, .root = geteuid() == 0};
-	int cwd = -1, rc = 0;
+	int rc = 0;
 	/* A resumed run carries the layers of the run it resumed (its steps up to origin.last_step);
 	 * its own chain starts after them with a full layer. */
 	int base = 0;
@@ -772,11 +995,6 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		rc = -1;
 		goto out;
 	}
-	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0 || fchdir(r.rootfd) < 0) {
-		rc = errf(e, "enter %s:", to);
-		goto out;
-	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
@@ -784,11 +1002,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		free(file);
 		free(rel);
 	}
-	if (fchdir(cwd) < 0 && rc == 0)
-		rc = errf(e, "return to the working directory:");
 out:
-	if (cwd >= 0)
-		close(cwd);
 	if (r.rootfd >= 0)
 		close(r.rootfd);
 	for (size_t i = 0; i < n; i++)
@@ -818,7 +1032,17 @@ void snapremove(const char *dir)
 	rmdir(dir);
 }
 
-static int unpackrun(const char *file, char **tmp, char **run, struct err *e)
+/* What a run archive may unpack to when not told: 100 times its size, at least 64 MiB (a run's
+ * layers and logs are compressed already; what compresses well is its JSON and declared files). */
+static int64_t unpackbound(const char *file)
+{
+	struct stat st;
+	int64_t size = stat(file, &st) == 0 ? st.st_size : 0;
+	int64_t b = size > INT64_MAX / 100 ? INT64_MAX : size * 100;
+	return b < ((int64_t)64 << 20) ? (int64_t)64 << 20 : b;
+}
+
+static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
 {
 	const char *t = getenv("TMPDIR");
 	*tmp = xasprintf("%s/nightshift-run.XXXXXX", t && *t ? t : "/tmp");
@@ -832,23 +1056,22 @@ static int unpackrun(const char *file, char **tmp, char **run, struct err *e)
 	if (!abs)
 		return errc(e, 2, "%s:", file);
 	struct restore r = {.rootfd = open(*tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .root = geteuid() == 0, .plain = 1};
+	r.maxbytes = maxbytes > 0 ? maxbytes : unpackbound(abs);
+	r.maxentries = r.maxbytes / 4096 > 100000 ? r.maxbytes / 4096 : 100000;
 	struct stat st;
-	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0 || cwd < 0 || fchdir(r.rootfd) < 0)
-		rc = errf(e, "enter %s:", *tmp);
+	int rc = 0;
+	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
+		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {
 		r.dev = st.st_dev;
-		if (applylayer(&r, abs, file, NULL, e) < 0) {
+		if (applylayer(&r, abs, NULL, NULL, e) < 0) {
 			char why[sizeof e->msg];
 			memcpy(why, e->msg, sizeof why);
-			rc = errc(e, 2, "%s is not a .tar.zst of a run directory: %s", file, why);
+			rc = errc(e, 2, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
+			                "within --max-unpack): %s", file, why);
 		}
 	}
 	free(abs);
-	if (cwd >= 0 && fchdir(cwd) < 0 && rc == 0)
-		rc = errf(e, "return to the working directory:");
-	if (cwd >= 0)
-		close(cwd);
 	if (r.rootfd >= 0)
 		close(r.rootfd);
 	if (rc < 0)
@@ -885,7 +1108,7 @@ static int restore(const char *rundir, const char *ws, int step, const char *to,
 	if (!S_ISREG(st.st_mode))
 		return restoredir(rundir, ws, step, to, force, e);
 	char *tmp = NULL, *run = NULL;
-	int rc = unpackrun(rundir, &tmp, &run, e);
+	int rc = unpackrun(rundir, 0, &tmp, &run, e);
 	if (rc == 0)
 		rc = restoredir(run, ws, step, to, force, e);
 	if (tmp)
@@ -895,10 +1118,10 @@ static int restore(const char *rundir, const char *ws, int step, const char *to,
 	return rc;
 }
 
-int snapunpack(const char *file, char **tmp, char **run, struct err *e)
+int snapunpack(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
 {
 	locale_t old = snappin();
-	int rc = unpackrun(file, tmp, run, e);
+	int rc = unpackrun(file, maxbytes, tmp, run, e);
 	snapunpin(old);
 	if (rc < 0 && *tmp) {
 		snapremove(*tmp);

@@ -38,16 +38,21 @@ void snapinfofree(struct snapinfo *i);
 /* Restore the workspace as before step (layers 0001..step), or after the last (step 0: end), into
  * to: made if missing, emptied first when force, else it must be empty. rundir is a run directory
  * or a .tar.zst of one. Every layer must be in rundir/SHA256SUMS; its digest is checked as it is
- * read. Set-id bits are dropped. Errors: code 2 bad input (nothing written), 4 a layer not listed,
- * not matching its digest or not a valid layer, 1 the rest. The process works in `to` meanwhile. */
+ * read. Set-id bits are dropped. Nothing is written outside `to`: no entry through a symlink or a
+ * hard link, and a layer whose whiteout or entry replaces a directory it already wrote into is
+ * refused (code 4). Errors: code 2 bad input (nothing written), 4 a layer not listed,
+ * not matching its digest or not a valid layer, 1 the rest. */
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e);
 /* The same for a run with several workspaces: the chain of snapshots/<ws>/; ws NULL picks the one
  * holding step's layer, or the only one (a run with one workspace has its layers in snapshots/). */
 int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e);
 
-/* Unpack a .tar.zst of a run directory (safely, as a layer) into a new folder *tmp under $TMPDIR;
- * *run gets the run inside it (tmp itself, or its only folder when that holds SHA256SUMS). */
-int snapunpack(const char *file, char **tmp, char **run, struct err *e);
+/* Unpack a .tar.zst of a run directory into a new folder *tmp under $TMPDIR (removed again on
+ * failure); *run gets the run inside it (tmp itself, or its only folder when that holds
+ * SHA256SUMS). Only files and directories with names inside; at most maxbytes of file data (0:
+ * 100 times the archive's size, at least 64 MiB) and maxbytes/4096 entries (at least 100 000),
+ * each entry's declared size counted before any of it is written. Errors: code 2. */
+int snapunpack(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e);
 /* Remove a folder made here and all in it (never following a link, never leaving its device). */
 void snapremove(const char *dir);
 

@@ -28,7 +28,7 @@ static const char audithelp[] =
 	"             the field and the event line on failure\n"
 	"  --allowed-signers FILE  (implies --verify) SHA256SUMS.sig must be a signature (namespace\n"
 	"             nightshift) by a key FILE lists, in ssh-keygen's allowed_signers format; says who\n"
-	"             signed\n";
+	"             signed\n" MAXUNPACKHELP;
 
 struct filter {
 	const char *job, *tool, *decision, *grep;
@@ -206,11 +206,16 @@ int cmdaudit(int argc, char **argv)
 	struct filter f = {0};
 	int json = 0, doverify = 0, net = 0;
 	const char *allowed = NULL;
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char **slot = NULL;
+		int k;
 		if (ishelp(argv[i])) {
 			fputs(audithelp, stdout);
 			return EXIT_OK;
+		} else if ((k = maxunpackflag("audit", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				return k;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
 		} else if (strcmp(argv[i], "--verify") == 0) {
@@ -248,7 +253,7 @@ int cmdaudit(int argc, char **argv)
 		return usage("audit", "--decision %s: expected allow, deny or abort", f.decision);
 	struct err e = {0};
 	char *dir, *tmp;
-	if (runopen(run, &dir, &tmp, &e) < 0)
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	int rc = f.job ? knownjob(dir, run, f.job) : EXIT_OK;
 	if (rc == EXIT_OK)

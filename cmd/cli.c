@@ -35,7 +35,7 @@ int report(const struct err *e)
 	return e->code ? e->code : EXIT_FAILED;
 }
 
-int runopen(const char *arg, char **dir, char **tmp, struct err *e)
+int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct err *e)
 {
 	struct stat st;
 	*dir = *tmp = NULL;
@@ -51,7 +51,19 @@ int runopen(const char *arg, char **dir, char **tmp, struct err *e)
 		}
 		return 0;
 	}
-	return snapunpack(arg, tmp, dir, e);
+	return snapunpack(arg, maxunpack, tmp, dir, e);
+}
+
+int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max)
+{
+	if (!flagis(argv[*i], "--max-unpack"))
+		return -1;
+	const char *v = flagval(argc, argv, i, "--max-unpack");
+	if (!v || !*v)
+		return usage(cmd, "--max-unpack needs a size (e.g. 8G)");
+	if (parsesize(v, max) < 0 || *max < 1)
+		return usage(cmd, "--max-unpack %s: want a size such as 512M or 8G", v);
+	return EXIT_OK;
 }
 
 void runclose(char *dir, char *tmp)

@@ -38,8 +38,17 @@ void progressstop(void);
 int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */
 int report(const struct err *e);
-/* A RUN argument as a directory: itself, or a .tar.zst of one unpacked into *tmp. */
-int runopen(const char *arg, char **dir, char **tmp, struct err *e);
+/* A RUN argument as a directory: itself, or a .tar.zst of one unpacked into *tmp, at most maxunpack
+ * bytes of it (0: the default bound of snapunpack). */
+int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct err *e);
+/* The help line of --max-unpack, for each command that takes a RUN. */
+#define MAXUNPACKHELP                                                                                   \
+	"  --max-unpack SIZE  a RUN.tar.zst is unpacked to at most SIZE bytes of files (e.g. 8G) and\n"     \
+	"             SIZE/4K entries; default 100 times the archive's size, at least 64M (and 100 000\n" \
+	"             entries)\n"
+/* --max-unpack SIZE at argv[*i] into *max (advancing *i past its value): -1 when argv[*i] is
+ * another argument, EXIT_OK, or EXIT_USAGE after printing why SIZE is refused. */
+int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max);
 /* Free what runopen gave, removing an unpacked copy. */
 void runclose(char *dir, char *tmp);
 /* The one positional argument (what names it): set *slot, or print why arg is refused and return

@@ -15,6 +15,7 @@ static const char helptext[] =
 	"\"M\" changed, \"D\" deleted, with its kind and size). A layer is taken before each sandboxed\n"
 	"step, so the changes of steps with no layer between them (file tools) are shown together,\n"
 	"and the header says which steps they span. RUN is a run directory or its .tar.zst.\n"
+	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n";
 
@@ -67,13 +68,18 @@ static int laststep(const char *dir, struct err *e)
 int cmddiff(int argc, char **argv)
 {
 	const char *run = NULL, *step = NULL;
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int k;
 		if (ishelp(a)) {
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (flagis(a, "--step")) {
+		if ((k = maxunpackflag("diff", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				return k;
+		} else if (flagis(a, "--step")) {
 			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
 				return usage("diff", "--step needs a step number");
 		} else if (positional("diff", a, &run, "RUN") != 0) {
@@ -90,7 +96,7 @@ int cmddiff(int argc, char **argv)
 		return usage("diff", "--step %s: want a step number from 1", step);
 	struct err e = {0};
 	char *dir, *tmp;
-	if (runopen(run, &dir, &tmp, &e) < 0)
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	struct runchanges rc;
 	int code = EXIT_OK, last = laststep(dir, &e);

@@ -17,6 +17,7 @@ static const char helptext[] =
 	"same ids. A URL (http:// or https://, e.g. http://localhost:4318/v1/traces) gets a POST;\n"
 	"headers come from OTEL_EXPORTER_OTLP_HEADERS or OTEL_EXPORTER_OTLP_TRACES_HEADERS\n"
 	"(\"key=value,key2=value2\"). Anything else is a file (- for stdout).\n"
+	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 exported, 2 usage or input error (not a run), 1 the file or the POST failed\n";
 
@@ -58,13 +59,18 @@ static void envheaders(struct strv *h)
 int cmdexport(int argc, char **argv)
 {
 	const char *run = NULL, *to = NULL;
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int k;
 		if (ishelp(a)) {
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (flagis(a, "--otlp")) {
+		if ((k = maxunpackflag("export", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				return k;
+		} else if (flagis(a, "--otlp")) {
 			if (!(to = flagval(argc, argv, &i, "--otlp")) || !*to)
 				return usage("export", "--otlp needs a FILE or URL");
 		} else if (positional("export", a, &run, "RUN") != 0) {
@@ -77,7 +83,7 @@ int cmdexport(int argc, char **argv)
 		return usage("export", "missing --otlp FILE|URL");
 	struct err e = {0};
 	char *dir, *tmp;
-	if (runopen(run, &dir, &tmp, &e) < 0)
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	cJSON *req = otlptraces(dir, &e);
 	runclose(dir, tmp);

@@ -29,7 +29,7 @@ static const char replayhelp[] =
 	"  --manifest FILE  run this manifest (yours) instead of the archived one. Without it the\n"
 	"                   archive's sandbox settings are a stranger's: backend none, network,\n"
 	"                   mounts, sandbox.env and a rootfs image are replaced by the defaults,\n"
-	"                   each one said on stderr\n"
+	"                   each one said on stderr\n" MAXUNPACKHELP
 	"exit codes: 0 nothing diverged, 4 something did (the first divergence is printed),\n"
 	"            2 usage or a RUN that cannot be replayed\n";
 
@@ -130,11 +130,16 @@ int cmdreplay(int argc, char **argv)
 	char *ws = NULL, *newrun = NULL, *mpath = NULL, *defout = NULL, *real = NULL, *unpacked = NULL;
 	cJSON *rj = NULL;
 	memset(&m, 0, sizeof m);
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
+		int k;
 		if (ishelp(argv[i])) {
 			fputs(replayhelp, stdout);
 			rc = EXIT_OK;
 			goto done;
+		} else if ((k = maxunpackflag("replay", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				goto done;
 		} else if (strcmp(argv[i], "--continue-live") == 0) {
 			o.live = 1;
 		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0) {
@@ -162,7 +167,7 @@ int cmdreplay(int argc, char **argv)
 		usage("replay", "missing RUN");
 		goto done;
 	}
-	if (runopen(run, &real, &unpacked, &e) < 0) {
+	if (runopen(run, maxu, &real, &unpacked, &e) < 0) {
 		rc = report(&e);
 		goto done;
 	}

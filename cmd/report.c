@@ -16,19 +16,25 @@ static const char helptext[] =
 	"came from the run is escaped, and its Content-Security-Policy lets only its own script run.\n"
 	"RUN is a run directory or its .tar.zst. The page goes to FILE (- for stdout); by default to\n"
 	"RUN.html beside RUN. The path written is printed on stdout.\n"
+	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 written, 2 usage or input error (not a run), 1 the page could not be written\n";
 
 int cmdreport(int argc, char **argv)
 {
 	const char *run = NULL, *outpath = NULL;
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int k;
 		if (ishelp(a)) {
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (flagis(a, "--out")) {
+		if ((k = maxunpackflag("report", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				return k;
+		} else if (flagis(a, "--out")) {
 			if (!(outpath = flagval(argc, argv, &i, "--out")) || !*outpath)
 				return usage("report", "--out needs a file (- for stdout)");
 		} else if (positional("report", a, &run, "RUN") != 0) {
@@ -39,7 +45,7 @@ int cmdreport(int argc, char **argv)
 		return usage("report", "missing RUN (a run directory or its .tar.zst)");
 	struct err e = {0};
 	char *dir, *tmp, *def = NULL;
-	if (runopen(run, &dir, &tmp, &e) < 0)
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	if (!outpath) {
 		size_t n = strlen(run);

@@ -16,6 +16,7 @@ static const char helptext[] =
 	"A run whose jobs had workspaces of their own has one chain per workspace, in\n"
 	"RUN/snapshots/NAME/: --step N picks the one holding step N; --workspace NAME picks one\n"
 	"(needed for end when there are several).\n"
+	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match\n"
 	"            or a layer is not in SHA256SUMS, 1 any other failure\n";
@@ -25,13 +26,18 @@ int cmdrestore(int argc, char **argv)
 {
 	const char *run = NULL, *step = NULL, *to = NULL, *ws = NULL;
 	int force = 0;
+	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int k;
 		if (ishelp(a)) {
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (strcmp(a, "--force") == 0) {
+		if ((k = maxunpackflag("restore", argc, argv, &i, &maxu)) >= 0) {
+			if (k != EXIT_OK)
+				return k;
+		} else if (strcmp(a, "--force") == 0) {
 			force = 1;
 		} else if (flagis(a, "--step")) {
 			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
@@ -66,7 +72,7 @@ int cmdrestore(int argc, char **argv)
 	}
 	struct err e = {0};
 	char *dir, *tmp;
-	if (runopen(run, &dir, &tmp, &e) < 0)
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	int last = n ? runlaststep(dir, &e) : 0, rc = EXIT_OK;
 	if (last < 0)

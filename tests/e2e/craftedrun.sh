@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# craftedrun: restore of hostile layers and audit of hostile run archives, written as the attacker.
+# A layer may hold anything a tar can say; restore must change nothing outside its target (issue
+# 17, item 3: a/, a/b 0777, a whiteout of a, then a -> VICTIM made libarchive's deferred fix-up
+# chmod VICTIM/b). A RUN.tar.zst may expand to anything; unpacking it is bounded (item 8).
+source "$(dirname "$0")/lib.sh"
+CRAFT=$ROOT/tests/e2e/craft.py
+if ! command -v python3 >/dev/null || ! command -v zstd >/dev/null; then
+	skip "crafted runs" "python3 and zstd are needed to craft layers"
+	done_tests
+	exit
+fi
+
+# victim: a folder outside every target, whose modes and times must not move.
+# Made anew before each attack, so that each is judged alone.
+V=$T/victim
+victim() {
+	rm -rf "$V" && mkdir -p "$V/b" && chmod 0700 "$V" "$V/b" && echo secret >"$V/file" && chmod 0600 "$V/file"
+	touch -d @1000000000 "$V/b" "$V/file" "$V"
+}
+state() { stat -c '%n %a %Y %s %h' "$V" "$V/b" "$V/file"; ls -A "$V"; cat "$V/file"; }
+victim
+want=$(state)
+
+# runwith NAME: a run directory $T/NAME whose first layer is the spec on stdin.
+runwith() {
+	mkdir -p "$T/$1/snapshots"
+	python3 "$CRAFT" | zstd -qc >"$T/$1/snapshots/0001.tar.zst"
+	(cd "$T/$1" && sha256sum snapshots/0001.tar.zst >SHA256SUMS)
+}
+
+# attack NAME PATTERN: restore $T/NAME's layer; it must fail (exit 4) saying PATTERN, and the
+# victim must be as it was.
+attack() {
+	victim
+	"$NS" restore "$T/$1" --step 1 --to "$T/out.$1" 2>"$T/$1.err"
+	expect_rc "$1: restore refuses the layer" 4 $?
+	expect_grep "$1: says why" "$2" "$T/$1.err"
+	expect_eq "$1: nothing outside the target changed" "$want" "$(state)"
+}
+
+# The issue's layer: a/, a/b 0777, a whiteout of a, then the symlink a -> VICTIM.
+runwith issue <<SPEC
+d a 0755 1234567890
+d a/b 0777 1234567890
+w .wh.a
+l a $V
+SPEC
+attack issue 'whiteout \.wh\.a removes a, which the same layer already wrote into'
+
+# The same with an opaque whiteout of the folder above, and a deeper replaced folder.
+runwith opaque <<SPEC
+d a 0755
+d a/b 0777
+o a/.wh..wh..opq
+l a/b $V
+SPEC
+attack opaque 'whiteout a/\.wh\.\.wh\.\.opq removes a'
+
+# No whiteout at all: a folder the layer made, replaced by a symlink.
+runwith replace <<SPEC
+d a 0755
+d a/b 0777 1234567890
+l a/b $V
+SPEC
+attack replace 'a/b replaces a directory that the same layer already wrote into'
+
+# A symlink, then a file and a folder through it.
+runwith through <<SPEC
+l l $V
+f l/file 0644 pwned
+SPEC
+attack through 'l/file: l is not a directory inside the target'
+runwith throughdir <<SPEC
+l l $V
+d l/b 0777
+SPEC
+attack throughdir 'l/b/?: l is not a directory inside the target'
+
+# Hard links to outside: by "..", by an absolute name, and through a symlink of the layer; then
+# data written through the name.
+runwith hardout <<SPEC
+h h ../../victim/file
+f h 0644 pwned
+SPEC
+attack hardout 'hard link to \.\./\.\./victim/file, outside the target'
+runwith hardabs <<SPEC
+h h $V/file
+f h 0644 pwned
+SPEC
+attack hardabs "hard link to $V/file, outside the target"
+runwith hardlink <<SPEC
+l l $V
+h h l/file
+f h 0644 pwned
+SPEC
+attack hardlink 'hard link to l/file, which is not a file inside the target'
+
+# Names that leave the target.
+runwith dotdot <<SPEC
+f ../../victim/file 0644 pwned
+SPEC
+attack dotdot "entry \.\./\.\./victim/file: absolute, with '\.\.'"
+runwith dotdot2 <<SPEC
+d a 0755
+f a/../../victim/file 0644 pwned
+SPEC
+attack dotdot2 "entry a/\.\./\.\./victim/file: absolute, with '\.\.'"
+runwith absolute <<SPEC
+f $V/file 0644 pwned
+SPEC
+attack absolute "entry $V/file: absolute, with '\.\.'"
+
+# A device node.
+runwith device <<SPEC
+c null
+SPEC
+attack device 'null: not a file, directory or symlink'
+
+# Set-id bits: the file is restored, without them.
+runwith setid <<SPEC
+f tool 6755 #!/bin/sh
+d dir 2775
+SPEC
+"$NS" restore "$T/setid" --step 1 --to "$T/out.setid" 2>"$T/setid.err"
+expect_rc "setid: restored" 0 $?
+expect_eq "setid: set-uid and set-gid dropped" "755 775" "$(stat -c %a "$T/out.setid/tool" "$T/out.setid/dir" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+
+# Entries in any order, folders made by the layer itself: fine when nothing is replaced.
+runwith fine <<SPEC
+f x/y/z 0600 deep
+d x 0750 1234567890
+l x/link ../elsewhere
+SPEC
+"$NS" restore "$T/fine" --step 1 --to "$T/out.fine" 2>"$T/fine.err"
+expect_rc "fine: an odd but harmless layer restores" 0 $?
+expect_eq "fine: what it holds" "x 750 1234567890|x/link|deep" \
+	"$(cd "$T/out.fine" && stat -c '%n %a %Y' x)|$(cd "$T/out.fine" && find x -type l)|$(cat "$T/out.fine/x/y/z")"
+
+# --- Run archives: bounded unpacking (audit, replay, restore, report, diff, export share it). ---
+mkdir -p "$T/tmp"
+# bomb NAME SPEC...: a run archive whose run/ holds SHA256SUMS and the spec's entries.
+bomb() {
+	local name=$1
+	shift
+	{ echo "d run 0755"; echo "f run/SHA256SUMS 0644"; printf '%s\n' "$@"; } | python3 "$CRAFT" | zstd -qc -19 >"$T/$name.tar.zst"
+}
+# unpack NAME WANT-RC PATTERN [FLAGS...]: audit the archive with TMPDIR=$T/tmp and files capped at
+# 1 MiB (ulimit -f): a bound checked only after writing would be killed by SIGXFSZ.
+unpack() {
+	local name=$1 rc=$2 pat=$3
+	shift 3
+	(ulimit -f 1024; TMPDIR=$T/tmp exec "$NS" audit "$T/$name.tar.zst" "$@") >/dev/null 2>"$T/$name.err"
+	expect_rc "$name: audit exit" "$rc" $?
+	expect_grep "$name: says why" "$pat" "$T/$name.err"
+	expect_eq "$name: nothing left in TMPDIR" "" "$(ls -A "$T/tmp")"
+	rm -rf "${T:?}/tmp" && mkdir "$T/tmp"
+}
+bomb gib "z run/events.jsonl 1073741824"
+size=$(stat -c %s "$T/gib.tar.zst")
+check "gib: the archive is small (${size} bytes) and expands to 1 GiB" test "$size" -lt 100000
+unpack gib 2 'run/events\.jsonl: 1073741824 bytes would take the unpacked run past 67108864 bytes'
+# Many entries each under the bound, together over it: refused when the total passes it.
+specs=()
+for i in $(seq 1 80); do specs+=("z run/f$i 1000000"); done
+bomb many "${specs[@]}"
+unpack many 2 'run/f(6[7-9]|7[0-9]): 1000000 bytes would take the unpacked run past 67108864 bytes'
+# --max-unpack lowers (or raises) the bound, and a bad value is a usage error.
+bomb small "z run/a 300000" "z run/b 300000"
+unpack small 2 'run/b: 300000 bytes would take the unpacked run past 500000 bytes' --max-unpack 500000
+unpack small 2 '--max-unpack lots: want a size' --max-unpack lots
+# Links and devices in a run archive, and names that leave.
+bomb link "l run/snapshots /etc"
+unpack link 2 'run/snapshots: a symlink, which no run directory holds'
+bomb hard "f run/x 0644 x" "h run/y run/x"
+unpack hard 2 'run/y: a hard link, which no run directory holds'
+bomb dev "c run/null"
+unpack dev 2 'run/null: not a file or directory'
+bomb dots "f ../escape 0644 x"
+unpack dots 2 "entry \.\./escape: absolute, with '\.\.'"
+check "no file escaped the unpacking" test ! -e "$T/escape"
+# Many empty entries: the entry bound.
+python3 - "$T/entries.spec" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("d run 0755\nf run/SHA256SUMS 0644\n")
+    for i in range(100001):
+        f.write("f run/e%d 0644\n" % i)
+PY
+python3 "$CRAFT" <"$T/entries.spec" | zstd -qc >"$T/entries.tar.zst"
+unpack entries 2 'more than 100000 entries; refusing to unpack more'
+# Each command that takes a RUN refuses the bomb the same way, and takes --max-unpack.
+for cmd in "restore --step end --to $T/o.bomb" "replay --out $T/o.replay" "report --out $T/o.html" "diff --step 1" \
+	"export --otlp $T/o.otlp"; do
+	(ulimit -f 1024; TMPDIR=$T/tmp exec "$NS" ${cmd%% *} "$T/gib.tar.zst" ${cmd#* } --max-unpack 64M) >/dev/null 2>"$T/cmd.err"
+	expect_rc "${cmd%% *}: refuses the bomb" 2 $?
+	expect_grep "${cmd%% *}: says why" '1073741824 bytes would take the unpacked run past 67108864 bytes' "$T/cmd.err"
+	expect_eq "${cmd%% *}: nothing left in TMPDIR" "" "$(ls -A "$T/tmp")"
+	rm -rf "${T:?}/tmp" && mkdir "$T/tmp"
+done
+done_tests
