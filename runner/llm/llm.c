@@ -278,12 +278,13 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		}
 		httpsigned(url, (const char *const *)headers.v, text, connect, total, l->aws, &h);
 		if (l->gate) {
-			gateleave(l->gate);
-			/* told to slow down: every job on this model waits, not only this one */
+			/* told to slow down: every job on this model waits, not only this one (the hold is set
+			 * before the place is given up, so that no waiting job slips through between) */
 			if ((h.status == 429 || h.status == 529 || h.status == 503) && h.retry_ms > 0 && h.retry_ms <= 60000)
 				gatehold(l->gate, h.retry_ms);
 			else if (h.status == 429 || h.status == 529)
 				gatehold(l->gate, llmbackoff(-1, n, 0));
+			gateleave(l->gate);
 		}
 		x->status = h.status;
 		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
