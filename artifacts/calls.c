@@ -228,6 +228,26 @@ void callsclose(struct calls *c)
 	free(c);
 }
 
+/* The highest numbered layer in dir (and, when sub, in each workspace's folder of it) above last. */
+static int lastlayer(const char *dir, int last, int sub)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		struct stat st;
+		char *p = pathjoin(dir, de->d_name);
+		if (digits >= 4 && digits <= 9 && strcmp(de->d_name + digits, ".tar.zst") == 0 && atoi(de->d_name) > last)
+			last = atoi(de->d_name);
+		else if (sub && de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			last = lastlayer(p, last, 0);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return last;
+}
+
 int runlaststep(const char *rundir, struct err *e)
 {
 	struct calls *c;
@@ -242,15 +262,7 @@ int runlaststep(const char *rundir, struct err *e)
 	if (rc < 0)
 		return -1;
 	char *snaps = pathjoin(rundir, "snapshots");
-	DIR *d = opendir(snaps);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		size_t digits = strspn(de->d_name, "0123456789");
-		if (digits >= 4 && digits <= 9 && strcmp(de->d_name + digits, ".tar.zst") == 0 && atoi(de->d_name) > last)
-			last = atoi(de->d_name);
-	}
-	if (d)
-		closedir(d);
+	last = lastlayer(snaps, last, 1);
 	free(snaps);
 	return last;
 }

@@ -11,7 +11,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
+#include <unistd.h>
+#include "calls.h"
 #include "changes.h"
+#include "events.h"
+#include "runjson.h"
 #include "snapshot.h"
 
 struct node {
@@ -84,31 +88,58 @@ static int namecmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The layers of rundir in order: NNNN.tar.zst by number, then end.tar.zst. */
-static int layers(const char *rundir, struct strv *names, struct err *e)
+static int islayer(const char *name)
 {
-	char *dir = pathjoin(rundir, "snapshots");
+	return strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0;
+}
+
+/* The layers of the chain in folder dir in order: NNNN.tar.zst by number, then end.tar.zst. */
+static void layers(const char *dir, struct strv *names)
+{
 	DIR *d = opendir(dir);
-	if (!d) {
-		free(dir);
-		return 0;
-	}
+	if (!d)
+		return;
 	struct dirent *de;
 	int haveend = 0;
 	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
 		if (strcmp(de->d_name, "end.tar.zst") == 0)
 			haveend = 1;
-		else if (n == 12 && strspn(de->d_name, "0123456789") == 4 && strcmp(de->d_name + 4, ".tar.zst") == 0)
+		else if (islayer(de->d_name))
 			strvadd(names, de->d_name);
 	}
 	closedir(d);
-	free(dir);
 	qsort(names->v, names->n, sizeof *names->v, namecmp);
 	if (haveend)
 		strvadd(names, "end.tar.zst");
-	(void)e;
-	return 0;
+}
+
+/* The chains of rundir: "" when its layers are in snapshots/ itself (one workspace), and the name
+ * of each folder of snapshots/ (a workspace's chain, snapshots/<name>/), sorted. */
+static void chains(const char *rundir, struct strv *out)
+{
+	char *dir = pathjoin(rundir, "snapshots");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int flat = 0;
+	struct strv sub = {0};
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p = pathjoin(dir, de->d_name);
+		if (islayer(de->d_name) || strcmp(de->d_name, "end.tar.zst") == 0)
+			flat = 1;
+		else if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			strvadd(&sub, de->d_name);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	qsort(sub.v, sub.n, sizeof *sub.v, namecmp);
+	if (flat)
+		strvadd(out, "");
+	for (size_t i = 0; i < sub.n; i++)
+		strvadd(out, sub.v[i]);
+	strvfree(&sub);
 }
 
 static int layerstep(const char *name)
@@ -328,14 +359,15 @@ static int bypath(const void *a, const void *b)
 	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
 }
 
-int changesread(const char *rundir, struct runchanges *out, struct err *e)
+/* Read the chain ws ("" for snapshots/ itself) of rundir, its layers' changes added to out. */
+static int readchain(const char *rundir, const char *ws, struct runchanges *out, struct err *e)
 {
-	memset(out, 0, sizeof *out);
 	struct strv names = {0};
 	struct table t = {0}, want = {0};
-	char *dir = pathjoin(rundir, "snapshots");
-	int rc = layers(rundir, &names, e);
-	if (rc == 0 && names.n > 1)
+	char *dir = *ws ? xasprintf("%s/snapshots/%s", rundir, ws) : pathjoin(rundir, "snapshots");
+	int rc = 0;
+	layers(dir, &names);
+	if (names.n > 1)
 		rc = wanted(dir, &names, &want, e);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *file = pathjoin(dir, names.v[i]);
@@ -344,7 +376,8 @@ int changesread(const char *rundir, struct runchanges *out, struct err *e)
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
 			l = &out->v[out->n++];
 			memset(l, 0, sizeof *l);
-			l->layer = xasprintf("snapshots/%s", names.v[i]);
+			l->layer = *ws ? xasprintf("snapshots/%s/%s", ws, names.v[i]) : xasprintf("snapshots/%s", names.v[i]);
+			l->ws = xstrdup(ws);
 			l->from = layerstep(names.v[i - 1]);
 			l->to = layerstep(names.v[i]);
 		}
@@ -357,17 +390,134 @@ int changesread(const char *rundir, struct runchanges *out, struct err *e)
 	strvfree(&names);
 	tablefree(&t);
 	tablefree(&want);
-	if (rc < 0)
-		changesfree(out);
 	return rc;
 }
 
-const struct layerchanges *changesofstep(const struct runchanges *rc, int step)
+/* Layers of all chains in the order their changes began: by step, the end layers last. */
+static int byfrom(const void *a, const void *b)
+{
+	const struct layerchanges *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if ((x->to == 0) != (y->to == 0))
+		return x->to == 0 ? 1 : -1;
+	return strcmp(x->ws, y->ws);
+}
+
+int changesread(const char *rundir, struct runchanges *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	struct strv ws = {0};
+	int rc = 0;
+	chains(rundir, &ws);
+	for (size_t i = 0; rc == 0 && i < ws.n; i++)
+		rc = readchain(rundir, ws.v[i], out, e);
+	strvfree(&ws);
+	if (rc < 0)
+		changesfree(out);
+	else if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, byfrom);
+	return rc;
+}
+
+const struct layerchanges *changesofstep(const struct runchanges *rc, const char *ws, int step)
 {
 	for (size_t i = 0; i < rc->n; i++)
-		if (step >= rc->v[i].from && (rc->v[i].to == 0 || step < rc->v[i].to))
+		if ((!ws || strcmp(rc->v[i].ws, ws) == 0) && step >= rc->v[i].from && (rc->v[i].to == 0 || step < rc->v[i].to))
 			return &rc->v[i];
 	return NULL;
+}
+
+/* The workspace a job's event log names in its snapshot events (snapshots/<ws>/...), or NULL. */
+static char *eventsws(const char *rundir, const char *job)
+{
+	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, job), *ws = NULL;
+	struct evreader *r;
+	struct err e = {0};
+	if (evropen(&r, path, &e) == 0) {
+		const char *line;
+		size_t len;
+		while (!ws && evrnext(r, &line, &len, &e) == 1) {
+			if (!memmem(line, len, "\"snapshot\"", 10))
+				continue;
+			cJSON *ev = cJSON_ParseWithLength(line, len);
+			const char *type = jsonstr(ev, "type", ""), *layer = jsonstr(ev, "layer", "");
+			const char *slash = strchr(layer + (strncmp(layer, "snapshots/", 10) == 0 ? 10 : 0), '/');
+			if (strcmp(type, "snapshot") == 0 && strncmp(layer, "snapshots/", 10) == 0 && slash)
+				ws = xstrndup(layer + 10, (size_t)(slash - layer - 10));
+			cJSON_Delete(ev);
+		}
+		evrclose(r);
+	}
+	free(path);
+	return ws;
+}
+
+char *changesstepws(const char *rundir, int step, struct err *e)
+{
+	struct strv ws = {0};
+	char *found = NULL;
+	chains(rundir, &ws);
+	if (ws.n == 0 || (ws.n == 1 && !*ws.v[0])) {
+		strvfree(&ws);
+		return xstrdup("");
+	}
+	/* a sandboxed step has a layer of its own in its workspace's chain */
+	for (size_t i = 0; !found && i < ws.n; i++) {
+		char *p = *ws.v[i] ? xasprintf("%s/snapshots/%s/%04d.tar.zst", rundir, ws.v[i], step)
+		                   : xasprintf("%s/snapshots/%04d.tar.zst", rundir, step);
+		if (access(p, F_OK) == 0)
+			found = xstrdup(ws.v[i]);
+		free(p);
+	}
+	/* a file tool's step: the workspace of the job that made it (run.json, else its snapshots) */
+	const char *job = NULL;
+	struct calls *c = NULL;
+	struct call k;
+	cJSON *run = NULL;
+	if (!found && callsopen(&c, rundir, e) == 0) {
+		while (!job && callsnext(c, &k, e) == 1)
+			if (k.step == step && k.job)
+				job = k.job;
+		char *jobid = job ? xstrdup(job) : NULL;
+		callsclose(c);
+		struct err je = {0};
+		if (jobid && (run = runjsonread(rundir, &je))) {
+			cJSON *j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "jobs"), jobid);
+			const char *parent = jsonstr(j, "parent", NULL), *w = jsonstr(j, "workspace", NULL);
+			if (!w && parent)
+				w = jsonstr(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "jobs"), parent),
+				            "workspace", NULL);
+			if (w)
+				found = xstrdup(w);
+			if (!found)
+				found = eventsws(rundir, jobid);
+			if (!found && parent)
+				found = eventsws(rundir, parent);
+		}
+		free(jobid);
+	}
+	cJSON_Delete(run);
+	char *ret = NULL;
+	if (found) {
+		for (size_t i = 0; !ret && i < ws.n; i++)
+			if (strcmp(ws.v[i], found) == 0)
+				ret = found;
+		if (!ret) {
+			errc(e, 2, "step %d ran in workspace '%s', which has no chain in %s/snapshots", step, found, rundir);
+			free(found);
+		}
+	} else if (ws.n == 1) {
+		ret = xstrdup(ws.v[0]);
+	} else {
+		struct buf names = {0};
+		for (size_t i = 0; i < ws.n; i++)
+			bufprintf(&names, "%s%s", i ? ", " : "", *ws.v[i] ? ws.v[i] : "(snapshots/)");
+		errc(e, 2, "no workspace's chain tells step %d; name one with --workspace (%s)", step, names.data);
+		buffree(&names);
+	}
+	strvfree(&ws);
+	return ret;
 }
 
 void changesfree(struct runchanges *rc)
@@ -380,6 +530,7 @@ void changesfree(struct runchanges *rc)
 		}
 		free(rc->v[i].v);
 		free(rc->v[i].layer);
+		free(rc->v[i].ws);
 	}
 	free(rc->v);
 	memset(rc, 0, sizeof *rc);

@@ -20,7 +20,8 @@ struct change {
 /* The changes found in one layer: what happened in the workspace after the layer before it was
  * taken (before step from) and before this one was (before step to; 0 for the end layer). */
 struct layerchanges {
-	char *layer;          /* e.g. "snapshots/0004.tar.zst" */
+	char *layer;          /* e.g. "snapshots/0004.tar.zst", or "snapshots/<ws>/0004.tar.zst" */
+	char *ws;             /* the workspace whose chain it is in: "" for a run with one workspace */
 	int from, to;
 	struct change *v;
 	size_t n;
@@ -31,11 +32,17 @@ struct runchanges {
 	size_t n;
 };
 
-/* Read every layer of rundir in order; only the contents of paths that change after the first
- * layer are kept. A run without layers gives n = 0. */
+/* Read every layer of rundir's chains (snapshots/, or one chain per workspace in snapshots/<ws>/),
+ * each chain in order, all of them sorted by the step their changes began at; only the contents
+ * of paths that change after a chain's first layer are kept. A run without layers gives n = 0. */
 int changesread(const char *rundir, struct runchanges *rc, struct err *e);
-/* The layer whose changes step made (the first layer after the step), or NULL. */
-const struct layerchanges *changesofstep(const struct runchanges *rc, int step);
+/* The layer whose changes step made (the first layer after the step) in the chain of workspace ws
+ * (NULL: any chain), or NULL. */
+const struct layerchanges *changesofstep(const struct runchanges *rc, const char *ws, int step);
+/* The workspace whose chain holds step's changes: the one with a layer for the step, else the
+ * workspace of the job that made it (run.json, or its snapshot events); "" for a run with one
+ * chain in snapshots/ itself. NULL with e filled when that cannot be told. Owned by the caller. */
+char *changesstepws(const char *rundir, int step, struct err *e);
 void changesfree(struct runchanges *rc);
 /* Whether bytes read as text (UTF-8 without NUL). */
 int changestext(const char *s, size_t n);

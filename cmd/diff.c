@@ -8,13 +8,16 @@
 #include "../util/linediff.h"
 
 static const char helptext[] =
-	"usage: nightshift diff RUN --step N\n"
+	"usage: nightshift diff RUN --step N [--workspace NAME]\n"
 	"\n"
 	"Prints what step N changed in the workspace, read from RUN's snapshot layers: a unified diff\n"
 	"(git's format) for each text file up to 64 KiB, one line for anything else (\"A\" added,\n"
 	"\"M\" changed, \"D\" deleted, with its kind and size). A layer is taken before each sandboxed\n"
 	"step, so the changes of steps with no layer between them (file tools) are shown together,\n"
 	"and the header says which steps they span. RUN is a run directory or its .tar.zst.\n"
+	"A run whose jobs worked in several workspaces has a chain of layers for each\n"
+	"(RUN/snapshots/NAME/): the step's own is found (the one with a layer for the step, else the\n"
+	"workspace of the job that made it); --workspace NAME says which.\n"
 	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n";
@@ -67,7 +70,7 @@ static int laststep(const char *dir, struct err *e)
 
 int cmddiff(int argc, char **argv)
 {
-	const char *run = NULL, *step = NULL;
+	const char *run = NULL, *step = NULL, *wsname = NULL;
 	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -82,6 +85,9 @@ int cmddiff(int argc, char **argv)
 		} else if (flagis(a, "--step")) {
 			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
 				return usage("diff", "--step needs a step number");
+		} else if (flagis(a, "--workspace")) {
+			if (!(wsname = flagval(argc, argv, &i, "--workspace")) || !*wsname)
+				return usage("diff", "--workspace needs a name (a folder of RUN/snapshots)");
 		} else if (positional("diff", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}
@@ -109,28 +115,35 @@ int cmddiff(int argc, char **argv)
 		fprintf(stderr, "nightshift: diff: %s has %d step%s; there is no step %ld\n", run, last, last == 1 ? "" : "s", n);
 		return EXIT_USAGE;
 	}
-	if (changesread(dir, &rc, &e) < 0) {
+	char *ws = wsname ? xstrdup(wsname) : changesstepws(dir, (int)n, &e);
+	if (!ws) {
+		code = report(&e);
+	} else if (changesread(dir, &rc, &e) < 0) {
 		code = report(&e);
 	} else {
-		const struct layerchanges *l = changesofstep(&rc, (int)n);
+		const struct layerchanges *l = changesofstep(&rc, ws, (int)n);
 		if (!l) {
-			fprintf(stderr, "nightshift: diff: %s has no snapshot layer taken after step %ld%s\n", run, n,
-			        rc.n ? "" : " (it has no layers)");
+			fprintf(stderr, "nightshift: diff: %s has no snapshot layer taken after step %ld%s%s%s\n", run, n,
+			        *ws ? " in the chain of workspace " : "", ws, rc.n ? "" : " (it has no layers)");
 			code = EXIT_USAGE;
 		} else {
+			char in[200] = "";
+			if (*ws)
+				snprintf(in, sizeof in, " in workspace %.150s", ws);
 			if (l->to == 0)
-				printf("# step %ld: what changed after step %d, until the end of the run (%s), %zu change%s\n", n,
-				       l->from, l->layer, l->n, l->n == 1 ? "" : "s");
+				printf("# step %ld: what changed%s after step %d, until the end of the run (%s), %zu change%s\n", n,
+				       in, l->from, l->layer, l->n, l->n == 1 ? "" : "s");
 			else if (l->to - l->from > 1)
-				printf("# step %ld: what changed in steps %d to %d (%s), %zu change%s\n", n, l->from, l->to - 1,
-				       l->layer, l->n, l->n == 1 ? "" : "s");
+				printf("# step %ld: what changed%s in steps %d to %d (%s), %zu change%s\n", n, in, l->from,
+				       l->to - 1, l->layer, l->n, l->n == 1 ? "" : "s");
 			else
-				printf("# step %ld: %zu change%s (%s)\n", n, l->n, l->n == 1 ? "" : "s", l->layer);
+				printf("# step %ld: %zu change%s%s (%s)\n", n, l->n, l->n == 1 ? "" : "s", in, l->layer);
 			for (size_t i = 0; i < l->n; i++)
 				printchange(&l->v[i]);
 		}
 		changesfree(&rc);
 	}
+	free(ws);
 	runclose(dir, tmp);
 	return code;
 }

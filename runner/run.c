@@ -159,6 +159,9 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddStringToObject(j, "worker", m->jobs[i].worker);
 		if (m->jobs[i].model)
 			cJSON_AddStringToObject(j, "model", m->jobs[i].model);
+		const struct wspace *jw = rs->nws > 1 ? runws(rs, &m->jobs[i]) : NULL;
+		if (jw) /* its chain: snapshots/<workspace>/ */
+			cJSON_AddStringToObject(j, "workspace", jw->name);
 		if (m->jobs[i].group) {
 			cJSON *mx = cJSON_AddObjectToObject(j, "matrix");
 			cJSON_AddStringToObject(mx, "job", m->jobs[i].group);
