@@ -414,7 +414,9 @@ struct timeline {
 	struct buf call;               /* the open call's <li> up to the end of its summary */
 	cJSON *body;                   /* the open call's blocks (in data), NULL when no call is open */
 	const struct runchanges *ch;
-	int lastlayer;                 /* index of the next layer of changes not yet shown */
+	int lastlayer;                 /* index of the next layer of changes to look at */
+	const char *ws;                /* the job's workspace: only its chain's layers are its own; NULL: all */
+	unsigned char *shown;          /* by layer: shown already (in this job or one before) */
 	int laststep;                  /* the job's highest step so far */
 	int denials;                   /* denied and aborted calls */
 	int items;                     /* items in the timeline so far */
@@ -443,12 +445,15 @@ static void closecall(struct timeline *t)
 static void changesupto(struct timeline *t, int step)
 {
 	while (t->ch && (size_t)t->lastlayer < t->ch->n && t->ch->v[t->lastlayer].from < step) {
+		const struct layerchanges *l = &t->ch->v[t->lastlayer++];
+		if (t->shown[l - t->ch->v] || (t->ws && strcmp(l->ws, t->ws) != 0))
+			continue; /* another workspace's chain: jobs on other workspaces ran at the same time */
+		t->shown[l - t->ch->v] = 1;
 		closecall(t);
-		if (t->ch->v[t->lastlayer].n) {
+		if (l->n) {
 			item(t);
-			changesblock(t->b, &t->ch->v[t->lastlayer]);
+			changesblock(t->b, l);
 		}
-		t->lastlayer++;
 	}
 }
 
@@ -605,7 +610,7 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 }
 
 static int jobsection(struct buf *b, struct folds *folds, const char *dir, const char *job, const struct runchanges *ch,
-                      int *layer, int *denials, struct err *e)
+                      const char *ws, unsigned char *shown, int *denials, struct err *e)
 {
 	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", dir, job);
 	struct evreader *r;
@@ -622,7 +627,7 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 		bufputs(b, "</li></ol></section>\n");
 		return 0;
 	}
-	struct timeline t = {.b = b, .folds = folds, .ch = ch, .lastlayer = *layer};
+	struct timeline t = {.b = b, .folds = folds, .ch = ch, .ws = ws, .shown = shown};
 	const char *line;
 	size_t len;
 	while ((rc = evrnext(r, &line, &len, e)) == 1) {
@@ -637,7 +642,6 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	if (evrtruncated(r))
 		bufputs(b, "<li class=\"other bad\">&#10007; the event log ends inside a line: the run was cut short</li>\n");
 	evrclose(r);
-	*layer = t.lastlayer;
 	*denials = t.denials;
 	bufputs(b, "</ol></section>\n");
 	return rc < 0 ? -1 : 0;
@@ -676,18 +680,24 @@ int reportwrite(const char *dir, FILE *out, struct err *e)
 		bufputs(&body, "</p>\n");
 	}
 	const cJSON *j;
-	int layer = 0, rc = 0;
+	int rc = 0;
+	unsigned char *shown = xcalloc(ch.n + 1, 1);
 	cJSON_ArrayForEach(j, get(run, "jobs"))
 	{
 		if (!runnameok(j->string))
 			continue;
 		int nd = 0;
-		if (jobsection(&body, &folds, dir, j->string, haschanges ? &ch : NULL, &layer, &nd, e) < 0) {
+		/* a job's workspace (a delegate's is its caller's): with several, each has a chain of its own */
+		const char *ws = jsonstr(j, "workspace", NULL), *parent = jsonstr(j, "parent", NULL);
+		if (!ws && parent)
+			ws = jsonstr(get(get(run, "jobs"), parent), "workspace", NULL);
+		if (jobsection(&body, &folds, dir, j->string, haschanges ? &ch : NULL, ws, shown, &nd, e) < 0) {
 			rc = -1;
 			break;
 		}
 		cJSON_AddNumberToObject(denials, j->string, nd);
 	}
+	free(shown);
 	jobtable(&b, run, needs, denials);
 	bufadd(&b, body.data ? body.data : "", body.len);
 	buffree(&body);
