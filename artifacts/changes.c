@@ -108,7 +108,8 @@ static void layers(const char *dir, struct strv *names)
 			strvadd(names, de->d_name);
 	}
 	closedir(d);
-	qsort(names->v, names->n, sizeof *names->v, namecmp);
+	if (names->n > 1)
+		qsort(names->v, names->n, sizeof *names->v, namecmp);
 	if (haveend)
 		strvadd(names, "end.tar.zst");
 }
@@ -134,7 +135,8 @@ static void chains(const char *rundir, struct strv *out)
 	if (d)
 		closedir(d);
 	free(dir);
-	qsort(sub.v, sub.n, sizeof *sub.v, namecmp);
+	if (sub.n > 1)
+		qsort(sub.v, sub.n, sizeof *sub.v, namecmp);
 	if (flat)
 		strvadd(out, "");
 	for (size_t i = 0; i < sub.n; i++)
