@@ -15,12 +15,23 @@
 int factswanted(const char *type)
 {
 	return strcmp(type, "job_start") == 0 || strcmp(type, "job_end") == 0 || strcmp(type, "output") == 0 ||
-	       strcmp(type, "file") == 0 || strcmp(type, "run") == 0;
+	       strcmp(type, "file") == 0 || strcmp(type, "run") == 0 || strcmp(type, "model_response") == 0;
 }
 
 void factsnote(struct facts *f, cJSON *ev, const char *type, long lineno)
 {
 	f->events = lineno;
+	if (strcmp(type, "model_response") == 0) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(ev, "usage");
+		f->responses++;
+		if (cJSON_IsObject(u)) {
+			if (!f->usage)
+				f->usage = cJSON_CreateObject();
+			jsonaddnums(f->usage, u);
+		}
+		cJSON_Delete(ev);
+		return;
+	}
 	if (strcmp(type, "file") == 0) {
 		if (!f->files)
 			f->files = cJSON_CreateArray();
@@ -54,6 +65,7 @@ void factsfree(struct facts *f)
 	cJSON_Delete(f->end);
 	cJSON_Delete(f->output);
 	cJSON_Delete(f->files);
+	cJSON_Delete(f->usage);
 	free(f->filelines);
 	memset(f, 0, sizeof *f);
 }
@@ -206,6 +218,35 @@ static void comparejob(struct strv *p, const char *prefix, const cJSON *info, co
 	cJSON_Delete(fromstart);
 }
 
+/* job_end's usage (at line) against the sum of the job's model_response usage: each count, a
+ * count missing on one side being 0. */
+static void usagesum(struct strv *p, const char *log, long line, const cJSON *claim, const struct facts *f)
+{
+	const cJSON *sum = f->usage, *x;
+	if (claim && !cJSON_IsObject(claim)) {
+		problem(p, "%s:%ld (job_end): usage is not an object", log, line);
+		return;
+	}
+	for (int side = 0; side < 2; side++) {
+		const cJSON *from = side ? sum : claim;
+		cJSON_ArrayForEach(x, from)
+		{
+			if (side && cJSON_GetObjectItemCaseSensitive(claim, x->string))
+				continue; /* compared already */
+			const cJSON *c = side ? cJSON_GetObjectItemCaseSensitive(claim, x->string) : x;
+			const cJSON *s = side ? x : cJSON_GetObjectItemCaseSensitive(sum, x->string);
+			if ((c && !cJSON_IsNumber(c)) || (s && !cJSON_IsNumber(s))) {
+				problem(p, "%s:%ld (job_end): usage.%.60s is not a number", log, line, x->string);
+				continue;
+			}
+			double cv = c ? c->valuedouble : 0, sv = s ? s->valuedouble : 0;
+			if (cv != sv)
+				problem(p, "%s:%ld (job_end): usage.%.60s is %.0f, the job's %ld model_response lines add up to %.0f",
+				        log, line, x->string, cv, f->responses, sv);
+		}
+	}
+}
+
 void claimsjob(const char *dir, const char *job, const cJSON *info, const struct facts *f, int finalized,
                struct strv *p)
 {
@@ -214,6 +255,7 @@ void claimsjob(const char *dir, const char *job, const cJSON *info, const struct
 	/* Its status, turns, steps, usage and whatever else job_end holds. */
 	if (f && f->end) {
 		comparejob(p, prefix, info, f->end, log, f->endline, "job_end", f->start);
+		usagesum(p, log, f->endline, cJSON_GetObjectItemCaseSensitive(f->end, "usage"), f);
 	} else if (f && !finalized) {
 		/* The log ended early (a write failed): run.json says what the runner knew, which the chain
 		 * cannot confirm; it may not claim success. */

@@ -44,6 +44,7 @@ while seq < n:
     else:
         ev.update(turn=seq // 4, status=200, attempts=1, response={"choices": []}, finish="tool_calls",
                   usage={"input": 100, "output": 10, "cached": 0, "reasoning": 0})
+        usage = {k: usage[k] + ev["usage"][k] for k in usage}  # job_end and run.json state the sum
     line = json.dumps(ev, separators=(",", ":")).encode()
     out.append(line + b"\n")
     prev = hashlib.sha256(line).hexdigest()

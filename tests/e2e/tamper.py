@@ -270,6 +270,33 @@ class Suite:
             reseal(t)
         self.case("run.json's total changed, the run's log resealed", total, r"run\.json: usage.*sum of its jobs")
 
+        def tokens(t, where):
+            """Usage raised the same everywhere the run states it (job_end, run.json's job and
+            total), or only in one model_response line; every chain resealed."""
+            p = os.path.join(t, "run.json")
+            j = json.load(open(p))
+            for job, info in j["jobs"].items():
+                lp = os.path.join(t, "jobs", job, "events.jsonl.zst")
+                ls = readlog(lp)
+                for i, l in enumerate(ls):
+                    ev = json.loads(l)
+                    if ev.get("type") == where:
+                        ev["usage"]["input"] += 1000
+                        ls[i] = json.dumps(ev, separators=(",", ":")).encode()
+                        break
+                writelog(lp, ls)
+                if where == "job_end":
+                    info["usage"]["input"] += 1000
+                    j["usage"]["input"] += 1000
+            json.dump(j, open(p, "w"), indent="\t")
+            reseal(t)
+        self.case("tokens raised in job_end, run.json's job and total alike, all resealed",
+                  lambda t: tokens(t, "job_end"),
+                  r"jobs/[^ ]*/events\.jsonl\.zst:[0-9]+ \(job_end\): usage\.input is [0-9]+, the job's [0-9]+ "
+                  r"model_response lines add up to")
+        self.case("tokens raised in one model_response line, resealed", lambda t: tokens(t, "model_response"),
+                  r"\(job_end\): usage\.input is [0-9]+, the job's [0-9]+ model_response lines add up to")
+
 
 def main():
     if sys.argv[1] == "forge":
