@@ -266,7 +266,17 @@ static int mcpcallstep(struct jobrun *jr, const struct llmcall *c, int step, int
 	cJSON_AddNumberToObject(tr.event, "step", step);
 	cJSON_AddStringToObject(tr.event, "call_id", c->id);
 	cJSON_AddStringToObject(tr.event, "tool", c->name);
-	answer(jr, c, tr.content ? tr.content : "", tr.failed);
+	/* The event keeps the whole result (replay answers from it) with its size and digest; the
+	 * model sees it cut to tool_output_limit, head and tail, as any other tool's result. */
+	const char *text = tr.content ? tr.content : "";
+	size_t len = strlen(text);
+	cJSON_DeleteItemFromObjectCaseSensitive(tr.event, "output_bytes");
+	cJSON_AddNumberToObject(tr.event, "output_bytes", (double)len);
+	char *cut = toolclip(text, len, (size_t)jr->j->tool_output_limit);
+	if (strlen(cut) != len)
+		cJSON_AddNumberToObject(tr.event, "shown_bytes", (double)strlen(cut));
+	answer(jr, c, cut, tr.failed);
+	free(cut);
 	cJSON *tev = tr.event;
 	tr.event = NULL;
 	int rc = evadd(jr->ev, "tool_result", tev, e);

@@ -18,6 +18,7 @@ EV=/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
 mkdir -p "$T/proj/ws/reports" "$T/wire" "$T/nodebin" "$T/outside"
 printf 'one\ntwo\n' > "$T/proj/ws/notes.txt"
+{ echo "FIRST LINE of the log"; seq 1 20000; echo "error: THE LAST LINE says what failed"; } > "$T/proj/ws/big.log"
 echo "host secret outside the mounts" > "$T/outside/secret.txt"
 ln -s "$(command -v node)" "$T/nodebin/node"
 export MCP_TEST_TOKEN=tok-passed-by-name MCP_TEST_HIDDEN=tok-not-listed
@@ -58,6 +59,7 @@ models:
           - { name: mcp__ev__trigger-long-running-operation, arguments: { duration: 30, steps: 3 } }
           - { name: mcp__ev__echo, arguments: { message: still alive after the timeout } }
           - { name: mcp__ev__toggle-simulated-logging, arguments: {} }
+          - { name: mcp__fs__read_text_file, arguments: { path: /workspace/big.log } }
       - tool_calls:
           - { name: final_result, arguments: { ok: true } }
   mover:
@@ -83,6 +85,7 @@ workers:
   w:
     instructions: Exercise the servers.
     tools: ["mcp__fs__read_text_file", "mcp__fs__write_file", "mcp__fs__move_file", "mcp__root__*", "mcp__ev__*"]
+    tool_output_limit: 4k
     approval:
       rules:
         - { tool: "mcp__*__read_*", decision: allow }
@@ -170,6 +173,29 @@ check "its progress notifications were counted" test "$(ev "$run" j 14 tool_resu
 expect_eq "a call past the server's timeout is a tool error" "true" "$(ev "$run" j 15 tool_result timed_out)"
 expect_grep "the server still answers after the cancelled call" "still alive after the timeout" <(ev "$run" j 16 tool_result output)
 expect_grep "the server's stderr is in the events" '"type":"mcp_log".*"server":"fs".*Secure MCP Filesystem Server' "$T/ev.jsonl"
+
+# a long MCP result reaches the model cut to tool_output_limit (4k), head and tail, the cut said;
+# the event keeps the whole result, its size and digest
+python3 - "$T/ev.jsonl" "$T/proj/ws/big.log" > "$T/cut" <<'PY'
+import hashlib, json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+big = open(sys.argv[2]).read()
+res = [e for e in ev if e["type"] == "tool_result" and e.get("step") == 18][0]
+print("event-full", res["output"] == big, res["output_bytes"] == len(big.encode()),
+      res["output_sha256"] == hashlib.sha256(big.encode()).hexdigest(), res.get("shown_bytes", 0) <= 4096 + 200)
+sent = [m for e in ev if e["type"] == "model_request" for m in e.get("messages", [])
+        if m.get("role") == "tool" and m.get("tool_call_id") == res["call_id"]]
+c = sent[0]["content"] if sent else ""
+print("sent-bytes", len(c.encode()) <= 4096 + 200)
+print("sent-head", c.startswith("FIRST LINE of the log\n"))
+print("sent-tail", c.rstrip("\n").endswith("error: THE LAST LINE says what failed"))
+print("sent-cut", "bytes (" in c and "lines) cut here, of %d;" % len(big.encode()) in c)
+PY
+expect_eq "MCP result: the event keeps the whole output, its size and digest" "event-full True True True True" "$(grep event-full "$T/cut")"
+expect_eq "MCP result: the model got at most tool_output_limit" "sent-bytes True" "$(grep sent-bytes "$T/cut")"
+expect_eq "MCP result: its head was kept" "sent-head True" "$(grep sent-head "$T/cut")"
+expect_eq "MCP result: its tail (the error) was kept" "sent-tail True" "$(grep sent-tail "$T/cut")"
+expect_eq "MCP result: the cut is said, with the whole size" "sent-cut True" "$(grep sent-cut "$T/cut")"
 check "the run verifies" "$NS" audit "$run" --verify
 "$NS" audit "$run" > "$T/audit" 2>&1
 expect_grep "audit lists MCP calls with their decisions" "mcp__fs__write_file deny: 2" "$T/audit"
