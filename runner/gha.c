@@ -445,8 +445,8 @@ static void summary(struct buf *md, const char *rundir, const cJSON *run, struct
 	bufputs(md, "</code>: ");
 	cell(md, mark(status));
 	cell(md, status);
-	bufputs(md, "\n\n| job | status | turns | steps | tokens in | tokens out | denied calls |\n"
-	            "|---|---|---:|---:|---:|---:|---:|\n");
+	bufputs(md, "\n\n| job | status | turns | steps | tokens in | tokens out | cost | denied calls |\n"
+	            "|---|---|---:|---:|---:|---:|---:|---:|\n");
 	size_t rows = 0;
 	for (; rows < nj; rows++) {
 		const cJSON *i = jv[rows].info;
@@ -457,8 +457,15 @@ static void summary(struct buf *md, const char *rundir, const cJSON *run, struct
 		bufputs(&row, " | ");
 		bufputs(&row, mark(st));
 		cell(&row, st);
-		bufprintf(&row, " | %d | %d | %.0f | %.0f | %ld |\n", num(i, "turns", 0), num(i, "steps", 0),
-		          usage(i, "input"), usage(i, "output"), jv[rows].denied);
+		bufprintf(&row, " | %d | %d | %.0f | %.0f | ", num(i, "turns", 0), num(i, "steps", 0), usage(i, "input"),
+		          usage(i, "output"));
+		/* The job's own cost (run.json; a delegate has its own row); a model without a price says none. */
+		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(i, "cost");
+		if (cJSON_IsNumber(cost) && cost->valuedouble > 0)
+			bufprintf(&row, cost->valuedouble >= 0.01 ? "$%.4f" : "$%.6f", cost->valuedouble);
+		else
+			bufputs(&row, "—");
+		bufprintf(&row, " | %ld |\n", jv[rows].denied);
 		int fits = md->len + row.len + 1024 < budget;
 		if (fits)
 			bufadd(md, row.data, row.len);

@@ -117,6 +117,64 @@ expect_grep "skipped job: its group" '^::group::nightshift job b: skipped' "$T/l
 expect_grep "skipped job: says it never started" 'the job never started' "$T/log5"
 expect_nogrep "skipped job: no 'No such file'" 'No such file' "$T/log5"
 
+# --- each job's cost and tokens in the summary: a loopback model that bills as the real API does ---
+if command -v python3 >/dev/null; then
+	mkdir -p "$T/c/ws"
+	echo '{"window": 64000, "roles": {"one": {"turns": 1, "command": "true", "output": [30, 60]},
+	  "three": {"turns": 3, "command": "true", "output": [30, 60]}, "boss": {"turns": 1, "delegate": "one", "fanout": [2, 2]}}}' > "$T/c/config.json"
+	python3 "$ROOT/tests/longmodel.py" "$T/c/config.json" "$T/c/port" "$T/c/log" & MP=$!
+	for _ in $(seq 100); do [ -s "$T/c/port" ] && break; sleep 0.05; done
+	cat > "$T/c/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: namespace, network: none }
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$(cat "$T/c/port")/v1", model: mock-long, retries: 0,
+             max_output_tokens: 100, price: { input: 3, output: 15 } }
+workers:
+  one: { instructions: "ROLE=one", tools: [shell], approval: { default: allow } }
+  three: { instructions: "ROLE=three", tools: [shell], approval: { default: allow } }
+  boss: { instructions: "ROLE=boss", delegates: [one], approval: { default: allow } }
+jobs:
+  a: { worker: one }
+  b: { worker: three }
+  c: { worker: boss }
+YAML
+	: > "$T/c/sum"
+	cdir=$(GITHUB_OUTPUT=$T/c/out GITHUB_STEP_SUMMARY=$T/c/sum "$NS" run "$T/c/m.yaml" --out "$T/c/runs" 2>"$T/c/err"); rc=$?
+	kill $MP 2>/dev/null; wait $MP 2>/dev/null
+	expect_rc "priced run: succeeded" 0 "$rc"
+	[ "$rc" = 0 ] || tail -5 "$T/c/err"
+	# every row's cost and tokens are its own job's, as run.json has them; delegates have rows
+	python3 - "$cdir/run.json" "$T/c/sum" > "$T/c/rows" <<'PY'
+import json, re, sys
+run = json.load(open(sys.argv[1]))
+rows = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"^\| (\S+) \| .*? \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\S+) \| (\d+) \|$", line)
+    if m:
+        rows[m.group(1)] = m.groups()[1:]
+for k, j in sorted(run["jobs"].items()):
+    r = rows.get(k)
+    cost = j["cost"]
+    want = ("$%.4f" if cost >= 0.01 else "$%.6f") % cost
+    print(k, "row" if r else "no-row", r is not None and r[0] == str(j["turns"]), r is not None and r[2] == str(j["usage"]["input"]),
+          r is not None and r[3] == str(j["usage"]["output"]), r is not None and r[4] == want, cost > 0)
+costs = sorted(j["cost"] for j in run["jobs"].values())
+print("distinct", len(set(costs)) >= 3)
+PY
+	expect_eq "summary: job a's row has its own turns, tokens and cost" "a row True True True True True" "$(grep '^a ' "$T/c/rows")"
+	expect_eq "summary: job b's row has its own turns, tokens and cost" "b row True True True True True" "$(grep '^b ' "$T/c/rows")"
+	expect_eq "summary: job c's row has its own turns, tokens and cost" "c row True True True True True" "$(grep '^c ' "$T/c/rows")"
+	expect_eq "summary: each delegate has its row with its cost" "2" "$(grep -c '^c\.one-[0-9]* row True True True True True' "$T/c/rows")"
+	expect_eq "summary: the jobs' costs differ (not the run's cost repeated)" "distinct True" "$(grep distinct "$T/c/rows")"
+	expect_grep "summary: the cost column is in the header" '^\| job \| status \| turns \| steps \| tokens in \| tokens out \| cost \| denied calls \|$' "$T/c/sum"
+	expect_grep "summary: the run's cost below the table" 'Cost: \$[0-9.]+\.' "$T/c/sum"
+else
+	skip "summary: each job's cost" "python3 is needed for the model server"
+fi
+expect_grep "summary: a model without a price: no cost" '^\| talk \| .*succeeded \| 2 \| 1 \| [0-9]+ \| [0-9]+ \| — \| 0 \|$' "$T/sum"
+
 # --- outside Actions: nothing written, nothing but progress on stderr ---
 : > "$T/out2"
 GITHUB_ACTIONS= GITHUB_OUTPUT=$T/out2 "$NS" merge "$rundir" --out "$T/merged2" > /dev/null 2> "$T/log2"; rc=$?
