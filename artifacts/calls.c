@@ -14,6 +14,7 @@ struct stream {
 	cJSON *pending; /* an event read ahead */
 	struct call cur;
 	int have, done;
+	int laststep; /* the step of the stream's last decision: where a call not run stands */
 };
 
 struct calls {
@@ -30,7 +31,12 @@ static void freecall(struct call *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The next event that matters for calls: a decision, a tool_result or a net_connection (parsed), or any other
+static int iscall(const char *type)
+{
+	return strcmp(type, "decision") == 0 || strcmp(type, "call_not_run") == 0;
+}
+
+/* The next event that matters for calls: a decision, a call_not_run, a tool_result or a net_connection (parsed), or any other
  * (*other set, not parsed: it only ends the call before it). NULL at the end. */
 static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 {
@@ -49,7 +55,7 @@ static cJSON *readev(struct stream *s, int *other, struct err *e, int *rc)
 			return NULL;
 		long seq;
 		char type[32], prev[65];
-		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "tool_result") != 0 &&
+		if (evfields(line, len, &seq, type, prev) && !iscall(type) && strcmp(type, "tool_result") != 0 &&
 		    strcmp(type, "net_connection") != 0) {
 			if (strcmp(type, "snapshot") == 0 || strcmp(type, "mcp_log") == 0)
 				continue; /* they come between a call's decision and its result */
@@ -74,7 +80,7 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) && v->valuedouble > INT_MIN && v->valuedouble < INT_MAX ? v->valuedouble : 0;
 }
 
-/* Read the stream's next call: a decision, and its tool_result if one follows. */
+/* Read the stream's next call: a decision, and its tool_result if one follows; or a call not run. */
 static int fill(struct stream *s, struct err *e)
 {
 	int rc, other;
@@ -96,7 +102,22 @@ static int fill(struct stream *s, struct err *e)
 				c->reason = str(ev, "reason");
 				c->exit_code = -1;
 				s->have = 1;
+				s->laststep = c->step;
 				continue;
+			}
+			if (type && strcmp(type, "call_not_run") == 0) {
+				/* Nothing follows it: the call is whole. */
+				struct call *c = &s->cur;
+				c->decided = ev;
+				c->job = s->job;
+				c->step = s->laststep;
+				c->notrun = 1;
+				c->tool = str(ev, "tool");
+				c->arguments = cJSON_GetObjectItemCaseSensitive(ev, "arguments");
+				c->reason = str(ev, "reason");
+				c->exit_code = -1;
+				s->have = 1;
+				return 1;
 			}
 			cJSON_Delete(ev);
 			continue;
@@ -114,7 +135,7 @@ static int fill(struct stream *s, struct err *e)
 			cJSON_AddItemToArray(s->cur.net, ev);
 			continue;
 		}
-		if (type && strcmp(type, "decision") == 0)
+		if (type && iscall(type))
 			s->pending = ev; /* the next call starts here */
 		else
 			cJSON_Delete(ev);

@@ -7,7 +7,8 @@
 #include "../util/util.h"
 
 struct call {
-	int step;
+	int step;          /* for a call not run: the step before it in its job (its place in the order) */
+	int notrun;        /* 1: a call_not_run event (the job ended before it): no decision, no result */
 	const char *job;
 	const char *tool;
 	cJSON *arguments;

@@ -51,7 +51,7 @@ static int collect(const char *run, struct seenlist *l, struct err *e)
 		s->step = call.step;
 		s->tool = xstrdup(call.tool ? call.tool : "");
 		s->args = call.arguments ? cJSON_PrintUnformatted(call.arguments) : xstrdup("null");
-		s->decision = xstrdup(call.decision ? call.decision : "");
+		s->decision = xstrdup(call.notrun ? "not run" : call.decision ? call.decision : "");
 		s->exit_code = call.has_result ? call.exit_code : -1;
 		s->digest = call.has_result ? outputdigest(call.result) : xstrdup("-");
 		s->pretty = call.arguments ? cJSON_Print(call.arguments) : xstrdup("null");

@@ -17,7 +17,9 @@ static const char audithelp[] =
 	"                        [--grep TEXT] [--json] [--net]\n"
 	"\n"
 	"Lists the tool calls of a run (step, job, tool, arguments, decision, rule, exit code,\n"
-	"duration) and a summary; --json prints one JSON object per call instead.\n"
+	"duration) and a summary; --json prints one JSON object per call instead. A call the\n"
+	"job ended before (one after final_result in the same reply) is listed as not run, with\n"
+	"no step and no decision.\n"
 	"  --net      list the network connections steps made through the egress proxy\n"
 	"             (sandbox.network.allow) instead: step, job, method, host:port, address,\n"
 	"             decision, rule, bytes each way, duration; --job, --decision allow|deny,\n"
@@ -274,7 +276,8 @@ static int table(const char *run, const struct filter *fp, int json)
 	struct tally *t = NULL;
 	size_t nt = 0;
 	long shown = 0, refused = 0;
-	struct buf denials = {0}, line = {0};
+	long notrun = 0;
+	struct buf denials = {0}, notruns = {0}, line = {0};
 	int rc;
 	if (!json)
 		printf("%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
@@ -283,7 +286,12 @@ static int table(const char *run, const struct filter *fp, int json)
 		char *args = cJSON_PrintUnformatted(call.arguments);
 		if (keep(&f, &call, args ? args : "")) {
 			shown++;
-			count(&t, &nt, call.tool ? call.tool : "?", call.decision ? call.decision : "?");
+			count(&t, &nt, call.tool ? call.tool : "?", call.notrun ? "not run" : call.decision ? call.decision : "?");
+			if (call.notrun && notrun++ < 100) {
+				char why[160];
+				cell(why, sizeof why, call.reason ? call.reason : "");
+				bufprintf(&notruns, "  after step %d  %s  %s: %s\n", call.step, call.job, call.tool ? call.tool : "?", why);
+			}
 			if (call.decision && strcmp(call.decision, "allow") != 0 && refused++ < 100) {
 				char rule[16], why[160];
 				rulestr(call.rule, rule, sizeof rule);
@@ -296,10 +304,13 @@ static int table(const char *run, const struct filter *fp, int json)
 				line.len = 0;
 				bufputs(&line, "{\"job\":");
 				bufjson(&line, call.job);
-				bufprintf(&line, ",\"step\":%d,\"tool\":", call.step);
+				if (call.notrun)
+					bufputs(&line, ",\"step\":null,\"not_run\":true,\"tool\":");
+				else
+					bufprintf(&line, ",\"step\":%d,\"tool\":", call.step);
 				bufjson(&line, call.tool ? call.tool : "");
 				bufprintf(&line, ",\"arguments\":%s,\"decision\":", args ? args : "null");
-				bufjson(&line, call.decision ? call.decision : "");
+				bufjson(&line, call.notrun ? "not run" : call.decision ? call.decision : "");
 				bufputs(&line, ",\"rule\":");
 				if (cJSON_IsNumber(call.rule))
 					bufprintf(&line, "%d", (int)call.rule->valuedouble);
@@ -327,8 +338,11 @@ static int table(const char *run, const struct filter *fp, int json)
 					snprintf(ex, sizeof ex, "%d", call.exit_code);
 					snprintf(ms, sizeof ms, "%lld", (long long)call.duration_ms);
 				}
-				termprintf(stdout, "%5d  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", call.step, job, tool, a,
-				       call.decision ? call.decision : "?", rule, ex, ms);
+				char st[16] = "-";
+				if (!call.notrun)
+					snprintf(st, sizeof st, "%d", call.step);
+				termprintf(stdout, "%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", st, job, tool, a,
+				       call.notrun ? "not run" : call.decision ? call.decision : "?", rule, ex, ms);
 			}
 		}
 		free(args);
@@ -345,9 +359,13 @@ static int table(const char *run, const struct filter *fp, int json)
 		termprintf(stdout, "\n");
 		if (refused)
 			termprintf(stdout, "\ndenied and aborted (%ld):\n%s%s", refused, denials.data, refused > 100 ? "  ...\n" : "");
+		if (notrun)
+			termprintf(stdout, "\nnot run, the job ended before them (%ld):\n%s%s", notrun, notruns.data,
+			           notrun > 100 ? "  ...\n" : "");
 		runsummary(run);
 	}
 	buffree(&denials);
+	buffree(&notruns);
 	buffree(&line);
 	free(t);
 	return EXIT_OK;

@@ -41,6 +41,28 @@ expect_eq "a call after final_result in the same reply is logged as not run" "sh
 check "and it never ran" test ! -e "$T/ws/after-the-end"
 expect_eq "no decision was made for it" 1 "$(ev goes-on | grep -c '"type":"decision"')"
 check "the run verifies" "$NS" audit "$dir" --verify
+# audit lists it, after the call before it, as not run: no step, no decision, no exit code
+"$NS" audit "$dir" --job goes-on > "$T/audit" 2>&1
+expect_grep "audit: the call after final_result is a row, not run" '^ +-  goes-on +shell +touch after-the-end +not run +- +- +-$' "$T/audit"
+expect_grep "audit: it comes after the denied call of its job" '^ +[0-9]+  goes-on +shell +rm -rf notes +deny' "$T/audit"
+python3 - "$T/audit" > "$T/order" <<'PY'
+import sys
+import re
+rows = [l for l in open(sys.argv[1]) if re.match(r"^ +([0-9]+|-)  goes-on ", l)]
+print("deny-then-notrun" if len(rows) == 2 and " deny " in rows[0] and "not run" in rows[1] else rows)
+PY
+expect_eq "audit: in the order they were asked" "deny-then-notrun" "$(cat "$T/order")"
+expect_grep "audit: the tally counts it" 'shell not run: 1' "$T/audit"
+expect_grep "audit: says why" '^  after step [0-9]+  goes-on  shell: not run: final_result ended the job before this call$' "$T/audit"
+"$NS" audit "$dir" --json > "$T/audit.json" 2>&1
+expect_eq "audit --json: one line says it was not run, with its arguments and why" \
+	'goes-on None True not run {"command": "touch after-the-end"} not run: final_result ended the job before this call None' \
+	"$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    c = json.loads(l)
+    if c.get("not_run"): print(c["job"], c["step"], c["not_run"], c["decision"], json.dumps(c["arguments"]), c["reason"], c["exit_code"])' "$T/audit.json")"
+expect_eq "audit --json: every call of the run, the not-run one included" 3 "$(wc -l < "$T/audit.json")"
+expect_eq "audit --decision deny: the not-run call is no denial" 0 "$("$NS" audit "$dir" --json --decision deny | grep -c not_run)"
 
 dir=$("$NS" run "$T/m.yaml" --out "$T/runs" --job goes-on --fail-on-deny 2>"$T/err"); rc=$?
 expect_rc "run --fail-on-deny: a denial fails the job" 1 "$rc"
