@@ -47,6 +47,8 @@ struct jobrun {
 	struct budget bud; /* this job's budgets, under its caller's or the run's */
 	struct ctx ctx;    /* request size estimates */
 	cJSON *steps;      /* tool_call_id -> step number, for the notes of elided results */
+	cJSON *elisions;   /* replay: the record's context_elided events, or NULL */
+	int recturns;      /* replay: the last turn the record sent to the model */
 };
 
 enum { MAXDEPTH = 4 };
@@ -476,6 +478,37 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	return rc;
 }
 
+/* Replay, before the next turn: apply the record's context_elided event of that turn, if any,
+ * exactly (a copy of it into *ev). Returns 0, or -1 with why filled when the record's elision
+ * cannot be applied to this conversation (a divergence). */
+static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
+{
+	int turn = jr->res->turns + 1;
+	const cJSON *rec;
+	*ev = NULL;
+	cJSON_ArrayForEach(rec, jr->elisions)
+	{
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "turn");
+		if (!cJSON_IsNumber(t) || t->valueint != turn)
+			continue;
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(rec, "elided"), *it;
+		if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list)) {
+			snprintf(why, whysize, "it lists no results");
+			return -1;
+		}
+		cJSON_ArrayForEach(it, list)
+			if (ctxelideid(jr->messages, jr->steps, it, why, whysize) < 0)
+				return -1;
+		*ev = cJSON_Duplicate(rec, 1);
+		static const char *const drop[] = {"seq", "time", "type", "prev", "turn", "replayed", NULL};
+		for (size_t i = 0; drop[i]; i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(*ev, drop[i]);
+		cJSON_AddTrueToObject(*ev, "replayed");
+		break;
+	}
+	return 0;
+}
+
 /* Ask the model once and log the exchange. */
 static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 {
@@ -493,9 +526,23 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), window = modelcontext(md), after;
 	struct reservation rv;
 	char why[512];
-	/* The context window next: past its high-water mark the oldest tool results go, in one step. */
+	/* The context window next: past its high-water mark the oldest tool results go, in one step. A
+	 * replay does what the record says instead, whatever today's marks would choose. */
 	cJSON *cev = NULL;
-	int nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+	int following = jr->elisions && !jr->llm->live, nofit;
+	if (following) {
+		char whyr[300];
+		nofit = 0;
+		if (replayelide(jr, &cev, whyr, sizeof whyr) < 0) {
+			free(sys);
+			cJSON_Delete(tools);
+			jr->res->diverged = 1;
+			return fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_elided cannot be applied: %s",
+			            jr->res->turns + 1, whyr);
+		}
+	} else {
+		nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+	}
 	if (cev) {
 		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
 		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
@@ -507,6 +554,9 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		est = ctxestimate(&jr->ctx, bytes);
 		nofit = est + cap > window;
 	}
+	/* A request the record sent fitted; one it did not send is judged as the night judged it. */
+	if (following)
+		nofit = jr->res->turns + 1 > jr->recturns && est + cap > window;
 	if (nofit) {
 		free(sys);
 		cJSON_Delete(tools);
@@ -757,6 +807,40 @@ static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
 	return rc;
 }
 
+/* Replay: what the record says of the context, read once: its context_elided events and the last
+ * turn it sent. */
+static int replayplan(struct jobrun *jr, struct err *e)
+{
+	char *events = xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id);
+	struct evreader *r;
+	int rc = evropen(&r, events, e);
+	free(events);
+	if (rc < 0)
+		return -1;
+	jr->elisions = cJSON_CreateArray();
+	const char *line;
+	size_t len;
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		long seq;
+		char type[32], prev[65];
+		if (!evfields(line, len, &seq, type, prev))
+			continue;
+		int req = strcmp(type, "model_request") == 0;
+		if (!req && strcmp(type, "context_elided") != 0)
+			continue;
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "turn");
+		if (req && cJSON_IsNumber(t) && t->valueint > jr->recturns)
+			jr->recturns = t->valueint;
+		if (!req && ev)
+			cJSON_AddItemToArray(jr->elisions, ev);
+		else
+			cJSON_Delete(ev);
+	}
+	evrclose(r);
+	return rc < 0 ? -1 : 0;
+}
+
 int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
 {
 	return runjob(rs, j, input, 0, &rs->budget, res, e);
@@ -814,7 +898,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
 		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
-		else if (rs->replay && replayllm(&jr, md, &je) < 0)
+		else if (rs->replay && (replayllm(&jr, md, &je) < 0 || replayplan(&jr, &je) < 0))
 			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
 		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.code == 4;
@@ -837,6 +921,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		close(jr.wsfd);
 	cJSON_Delete(jr.messages);
 	cJSON_Delete(jr.steps);
+	cJSON_Delete(jr.elisions);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
 	if (res->error[0])

@@ -14,7 +14,8 @@
 
 struct ctx {
 	double rate;      /* tokens per byte of request, with a margin; starts at CTX_RATE0 */
-	size_t lastbytes; /* bytes of the last request sent */
+	size_t lastbytes; /* bytes of the last request the provider counted */
+	int64_t lastinput; /* the input tokens it counted for it, 0 when unknown */
 };
 
 /* Before any usage was reported: 1 token per 2 bytes, far above what tokenizers make of text or
@@ -22,7 +23,9 @@ struct ctx {
 #define CTX_RATE0 0.5
 
 void ctxinit(struct ctx *c);
-/* Tokens a request of bytes is estimated to hold (never less than it will). */
+/* Tokens a request of bytes is estimated to hold (never less than it will): when it is longer than
+ * the last one counted, that one's count plus the new bytes at the rate (whose margin then covers
+ * only what is new); else all its bytes at the rate. */
 int64_t ctxestimate(const struct ctx *c, size_t bytes);
 /* Learn from a request of bytes the provider counted input tokens for (0: it did not say). */
 void ctxcalibrate(struct ctx *c, size_t bytes, int64_t input);
@@ -42,5 +45,9 @@ enum { CTX_KEEP = 1 };
  * cannot fit even with every older tool result elided, else 0. */
 int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t input, int64_t outcap, int64_t window,
            int64_t *after, cJSON **ev);
+/* Replay: elide what one item of a recorded context_elided event names (its call_id; its bytes,
+ * when given, must be the result's size), with the note ctxfit would write. Returns 0, or -1 with
+ * why filled when messages hold no such whole result. */
+int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why, size_t whysize);
 
 #endif

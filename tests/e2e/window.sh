@@ -65,6 +65,66 @@ b = [json.loads(l) for l in open(sys.argv[2])]
 f = lambda ev: [(e["turn"], [i["call_id"] for i in e["elided"]]) for e in ev if e["type"] == "context_elided"]
 print(f(a) == f(b) and len(f(a)) > 0)' "$T/ev.jsonl" "$T/ev2.jsonl")"
 
+# Replay follows the record's elisions, not today's marks: the same record replayed with a manifest
+# whose window would elide nowhere (100000) or elsewhere (9000) still matches request by request.
+for w in 100000 9000; do
+	sed "s/context_window: 12000/context_window: $w/" "$T/m.yaml" > "$T/m$w.yaml"
+	new=$("$NS" replay "$dir" --manifest "$T/m$w.yaml" --out "$T/replays$w" 2>"$T/rerr$w"); rc=$?
+	expect_rc "replay with context_window $w: the record's elisions are applied, nothing diverges" 0 "$rc"
+	[ "$rc" = 0 ] || tail -3 "$T/rerr$w"
+	zstd -dcq "$new/jobs/j/events.jsonl.zst" > "$T/ev$w.jsonl"
+	expect_eq "window $w: the same results elided at the same turns, each said replayed" "True" "$(python3 -c '
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+f = lambda ev: [(e["turn"], [i["call_id"] for i in e["elided"]]) for e in ev if e["type"] == "context_elided"]
+r = [e for e in b if e["type"] == "context_elided"]
+print(f(a) == f(b) and len(f(a)) > 0 and all(e.get("replayed") is True for e in r))' "$T/ev.jsonl" "$T/ev$w.jsonl")"
+done
+# ... and the same job run afresh with window 9000 elides elsewhere: the replay above did not just
+# happen to agree with today's algorithm.
+serve '{"window": 12000, "roles": {"main": {"turns": 16, "command": "seq 1 3000"}}}'
+sed -i "s|127.0.0.1:[0-9]*/v1|127.0.0.1:$(cat "$T/port")/v1|" "$T/m9000.yaml"
+other=$("$NS" run "$T/m9000.yaml" --out "$T/runs9000" 2>"$T/err9000")
+zstd -dcq "$other/jobs/j/events.jsonl.zst" > "$T/evother.jsonl"
+expect_eq "a fresh run with window 9000 elides at other turns than the record" "True" "$(python3 -c '
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+f = lambda ev: [(e["turn"], [i["call_id"] for i in e["elided"]]) for e in ev if e["type"] == "context_elided"]
+print(f(a) != f(b) and len(f(b)) > 0)' "$T/ev.jsonl" "$T/evother.jsonl")"
+kill $MP; wait $MP 2>/dev/null; MP=
+
+# A record whose elision cannot be applied (it names a result the conversation does not hold, or
+# one of another size) diverges, saying so, at that turn.
+rechain() {  # rechain RECORD PYTHON-EXPR-ON-e: rewrite the first context_elided event, re-chain the log
+	python3 - "$1" "$2" <<'PY'
+import hashlib, json, subprocess, sys
+path, expr = sys.argv[1], sys.argv[2]
+lines = subprocess.run(["zstd", "-dcq", path], check=True, capture_output=True).stdout.split(b"\n")[:-1]
+done, prev = False, "0" * 64
+for i, l in enumerate(lines):
+    e = json.loads(l)
+    if not done and e["type"] == "context_elided":
+        exec(expr)
+        done = True
+    e["prev"] = prev
+    lines[i] = json.dumps(e, separators=(",", ":"), ensure_ascii=False).encode()
+    prev = hashlib.sha256(lines[i]).hexdigest()
+subprocess.run(["zstd", "-qf", "-o", path], input=b"".join(l + b"\n" for l in lines), check=True)
+PY
+}
+for how in 'e["elided"][0]["call_id"] = "call_that_never_was"' 'e["elided"][0]["bytes"] += 1'; do
+	rm -rf "$T/bent"; cp -a "$dir" "$T/bent"
+	rechain "$T/bent/jobs/j/events.jsonl.zst" "$how"
+	turn=$(zstd -dcq "$T/bent/jobs/j/events.jsonl.zst" | python3 -c 'import json,sys
+print([json.loads(l) for l in sys.stdin if "context_elided" in l][0]["turn"])')
+	"$NS" replay "$T/bent" --out "$T/bentreplays" >/dev/null 2>"$T/berr"; rc=$?
+	expect_rc "a record whose elision cannot be applied ($how): replay diverges (exit 4)" 4 "$rc"
+	expect_grep "naming the turn and why" "replay diverged at turn $turn: the record's context_elided cannot be applied: " "$T/berr"
+done
+grep -h "cannot be applied" "$T/berr" | head -2
+
 # A turn that cannot fit: the newest result alone is larger than the window.
 serve '{"window": 4000, "roles": {"main": {"turns": 3, "command": "seq 1 6000"}}}'
 manifest 4000 32k

@@ -1,0 +1,105 @@
+/* test_context: request estimates, elision down to the low-water mark, and elision as a record says. */
+#include <stdlib.h>
+#include "../../runner/context.h"
+#include "t.h"
+
+/* A conversation of n turns: a user message, then each an assistant call and a tool result of size bytes. */
+static cJSON *talk(int n, size_t size, cJSON *steps)
+{
+	cJSON *msgs = cJSON_CreateArray();
+	cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "role", "user");
+	cJSON_AddStringToObject(u, "content", "go");
+	cJSON_AddItemToArray(msgs, u);
+	char *body = malloc(size + 1);
+	memset(body, 'x', size);
+	body[size] = 0;
+	for (int i = 0; i < n; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "call_%d", i);
+		cJSON *a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "role", "assistant");
+		cJSON_AddItemToArray(msgs, a);
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "role", "tool");
+		cJSON_AddStringToObject(t, "tool_call_id", id);
+		cJSON_AddStringToObject(t, "name", "shell");
+		cJSON_AddStringToObject(t, "content", body);
+		cJSON_AddItemToArray(msgs, t);
+		cJSON_AddNumberToObject(steps, id, i + 1);
+	}
+	free(body);
+	return msgs;
+}
+
+static const char *content(cJSON *msgs, int i)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(msgs, i), "content"));
+}
+
+int main(void)
+{
+	struct ctx c;
+	ctxinit(&c);
+	/* Before any usage: 1 token per 2 bytes. */
+	ok(ctxestimate(&c, 1000) == 516, "first estimate %lld", (long long)ctxestimate(&c, 1000));
+	/* 4000 bytes counted as 1000 tokens: a longer request is that count plus the new bytes at the
+	 * rate with its margin; a shorter one (an elision) all of it at that rate. */
+	ctxcalibrate(&c, 4000, 1000);
+	ok(ctxestimate(&c, 8000) == 1000 + 1100 + 16, "grown: %lld", (long long)ctxestimate(&c, 8000));
+	ok(ctxestimate(&c, 4000) == 1000 + 16, "same: %lld", (long long)ctxestimate(&c, 4000));
+	ok(ctxestimate(&c, 2000) == 550 + 16, "shrunk: %lld", (long long)ctxestimate(&c, 2000));
+	/* never below what the bytes hold at the reported rate */
+	for (size_t b = 1; b < 100000; b += 997)
+		ok(ctxestimate(&c, b) >= (int64_t)(b / 4), "estimate %zu", b);
+	/* a request with no usage reported: the next estimate is a whole one */
+	ctxcalibrate(&c, 9000, 0);
+	ok(ctxestimate(&c, 10000) == 2750 + 16, "unknown last: %lld", (long long)ctxestimate(&c, 10000));
+
+	/* ctxfit: past the high-water mark, the oldest results go, the newest turn stays. */
+	cJSON *steps = cJSON_CreateObject();
+	cJSON *msgs = talk(6, 4000, steps);
+	ctxinit(&c);
+	ctxcalibrate(&c, 30000, 7500);
+	int64_t after;
+	cJSON *ev = NULL;
+	int nofit = ctxfit(&c, msgs, steps, 9000, 500, 9600, &after, &ev);
+	ok(!nofit && ev, "an elision (nofit %d)", nofit);
+	cJSON *list = cJSON_GetObjectItemCaseSensitive(ev, "elided");
+	ok(cJSON_GetArraySize(list) == 5, "five elided: %d", cJSON_GetArraySize(list));
+	ok(strstr(content(msgs, 2), "the result of step 1 (shell, 4000 bytes)") != NULL, "note: %s", content(msgs, 2));
+	ok(strlen(content(msgs, 12)) == 4000, "the newest result kept");
+	ok(after < 9000 * 0.5, "down towards the low-water mark: %lld", (long long)after);
+
+	/* ctxelideid: the same notes from the items of a record, whatever the marks say */
+	cJSON *steps2 = cJSON_CreateObject();
+	cJSON *again = talk(6, 4000, steps2);
+	cJSON *it;
+	char why[300];
+	cJSON_ArrayForEach(it, list)
+		ok(ctxelideid(again, steps2, it, why, sizeof why) == 0, "elide as recorded: %s", why);
+	char *x = cJSON_PrintUnformatted(msgs), *y = cJSON_PrintUnformatted(again);
+	okstr(y, x, "the same conversation as the elision made");
+	free(x);
+	free(y);
+	/* what cannot be applied says why */
+	ok(ctxelideid(again, steps2, cJSON_GetArrayItem(list, 0), why, sizeof why) < 0 && strstr(why, "no whole result"),
+	   "an elided result again: %s", why);
+	cJSON *bad = cJSON_Parse("{\"call_id\":\"call_5\",\"bytes\":3999}");
+	ok(ctxelideid(again, steps2, bad, why, sizeof why) < 0 && strstr(why, "holds 4000 bytes"), "size: %s", why);
+	cJSON_Delete(bad);
+	bad = cJSON_Parse("{\"call_id\":\"call_77\"}");
+	ok(ctxelideid(again, steps2, bad, why, sizeof why) < 0 && strstr(why, "call_77"), "unknown: %s", why);
+	cJSON_Delete(bad);
+	bad = cJSON_Parse("{\"step\":1}");
+	ok(ctxelideid(again, steps2, bad, why, sizeof why) < 0, "no call id");
+	cJSON_Delete(bad);
+	ok(strlen(content(again, 12)) == 4000, "nothing else touched");
+
+	cJSON_Delete(ev);
+	cJSON_Delete(msgs);
+	cJSON_Delete(again);
+	cJSON_Delete(steps);
+	cJSON_Delete(steps2);
+	return tdone();
+}
