@@ -678,8 +678,18 @@ static void specs(void)
 	manifestfree(&m);
 }
 
-/* Whatever the manifest says, no request carries an output cap above the model's own limit, and the
- * Anthropic one always carries one. */
+/* The output cap a provider's body carries, wherever its API puts it (0: none). */
+static double capof(const cJSON *b)
+{
+	static const char *const keys[] = {"max_tokens", "max_completion_tokens", "max_output_tokens", NULL};
+	for (size_t i = 0; keys[i]; i++)
+		if (num(b, keys[i]) > 0)
+			return num(b, keys[i]);
+	return num(b, "inferenceConfig/maxTokens"); /* Bedrock Converse */
+}
+
+/* Whatever the manifest says, no request of any provider carries an output cap above the model's
+ * own limit, every one carries one, and one with an Anthropic thinking budget leaves room above it. */
 static void caps(void)
 {
 	static const struct {
@@ -695,38 +705,65 @@ static void caps(void)
 		{"claude-opus-4-1-20250805", 32000},   {"us.anthropic.claude-3-5-sonnet-20240620-v1:0", 8192},
 		{"claude-3-5-sonnet-v2@20241022", 8192}, {"my-local-llama", 0}, {"o100", 0},
 	};
+	/* Every client: its provider, API, and whether it speaks Anthropic's (a thinking budget). */
+	static const struct {
+		const char *what;
+		enum provider prov;
+		enum api api;
+		int anthropic;
+	} clients[] = {
+		{"openai chat", PROV_OPENAI, API_CHAT, 0},          {"openai responses", PROV_OPENAI, API_RESPONSES, 0},
+		{"anthropic", PROV_ANTHROPIC, API_CHAT, 1},         {"azure-openai chat", PROV_AZURE, API_CHAT, 0},
+		{"azure-openai responses", PROV_AZURE, API_RESPONSES, 0}, {"bedrock converse", PROV_BEDROCK, API_CONVERSE, 0},
+		{"vertex", PROV_VERTEX, API_CHAT, 1},
+	};
 	static const int64_t asks[] = {0, 1, 1000, 4096, 50000, 2000000, 10000000};
 	struct err e = {0};
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"hi\"}]");
-	struct chat c = {"s", NULL, msgs};
-	int bad = 0, n = 0;
+	struct chat c = {"s", NULL, msgs, 0};
+	int bad = 0, n = 0, seen[sizeof clients / sizeof *clients] = {0};
 	for (size_t i = 0; i < sizeof models / sizeof *models; i++)
-		for (int p = 0; p < 2; p++)
+		for (size_t p = 0; p < sizeof clients / sizeof *clients; p++)
 			for (size_t k = 0; k < sizeof asks / sizeof *asks; k++)
 				for (int think = 0; think < 2; think++) {
-					struct model md = model(p ? PROV_ANTHROPIC : PROV_OPENAI, p ? NULL : "http://127.0.0.1:1/v1");
+					if (think && !clients[p].anthropic)
+						continue;
+					struct model md = model(clients[p].prov, clients[p].anthropic ? NULL : "http://127.0.0.1:1/v1");
+					md.api = clients[p].api;
 					md.model = (char *)models[i].name;
+					md.deployment = (char *)"dep";
+					md.region = (char *)"us-east-1";
+					md.project = (char *)"proj";
 					md.max_output_tokens = asks[k];
-					md.thinking = p && think ? 2048 : 0;
+					md.thinking = think ? 2048 : 0;
 					struct llm *l = NULL;
-					(p ? anthropicopen : openaiopen)(&l, &md, &e);
+					if (llmwire(&l, &md, 1, &e) < 0) {
+						if (bad++ < 5)
+							fprintf(stderr, "%s: cannot open: %s\n", clients[p].what, e.msg);
+						continue;
+					}
+					l->model = &md;
 					cJSON *b = llmbody(l, &c, &e);
-					double cap = num(b, "max_tokens") > 0 ? num(b, "max_tokens") : num(b, "max_completion_tokens");
+					double cap = capof(b);
 					int64_t limit = models[i].limit ? models[i].limit : asks[k] ? asks[k] : md.thinking ? md.thinking + 4096 : 4096;
 					n++;
 					if (!b && md.thinking && asks[k] && asks[k] <= md.thinking) {
 						llmclose(l);
 						continue; /* refused: the manifest check says so at load */
 					}
+					seen[p] += b != NULL;
 					if (!b || cap <= 0 || cap > (double)limit || (md.thinking && cap <= md.thinking)) {
 						if (bad++ < 5)
 							fprintf(stderr, "%s %s max_output_tokens=%lld thinking=%lld: cap %g (limit %lld)",
-							     p ? "anthropic" : "openai", models[i].name, (long long)asks[k],
+							     clients[p].what, models[i].name, (long long)asks[k],
 							     (long long)md.thinking, cap, (long long)limit), fputc(10, stderr);
 					}
 					cJSON_Delete(b);
 					llmclose(l);
 				}
+	for (size_t p = 0; p < sizeof clients / sizeof *clients; p++)
+		ok(seen[p] >= (int)(sizeof models / sizeof *models * sizeof asks / sizeof *asks), "%s: %d bodies built",
+		   clients[p].what, seen[p]);
 	ok(bad == 0, "no request's output cap is above the model's limit (%d of %d bodies checked)", n - bad, n);
 	struct modelinfo mi;
 	catalogfind("o100", &mi);
