@@ -331,7 +331,7 @@ static int hostport(struct conn *c, const char *s, size_t n, int def)
 	size_t hl = strlen(host);
 	while (hl && host[hl - 1] == '.')
 		host[--hl] = 0;
-	if (!hl)
+	if (!hl || hl > 253) /* the longest name DNS has */
 		return -1;
 	for (size_t i = 0; i < hl; i++) {
 		unsigned char ch = (unsigned char)host[i];
@@ -339,7 +339,7 @@ static int hostport(struct conn *c, const char *s, size_t n, int def)
 			return -1;
 		host[i] = (char)tolower(ch);
 	}
-	snprintf(c->rec.host, sizeof c->rec.host, "%s", host);
+	memcpy(c->rec.host, host, hl + 1);
 	return 0;
 }
 

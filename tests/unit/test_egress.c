@@ -261,10 +261,22 @@ static void live(void)
 	close(fd);
 	ok(strncmp(got, "HTTP/1.1 400 ", 13) == 0, "origin-form: %s", got);
 
+	/* A name longer than DNS allows is refused whole, not cut to a shorter one. */
+	char longname[300];
+	memset(longname, 'a', sizeof longname);
+	for (int i = 1; i < 270; i += 2)
+		longname[i] = '.';
+	snprintf(longname + 270, sizeof longname - 270, "127.0.0.1");
+	fd = dialproxy(egresssock(g));
+	snprintf(req, sizeof req, "CONNECT %s:%d HTTP/1.1\r\n\r\n", longname, port);
+	exchange(fd, req, got, sizeof got, 1);
+	close(fd);
+	ok(strncmp(got, "HTTP/1.1 400 ", 13) == 0, "a 279-byte name: %s", got);
+
 	struct netconn *v = NULL;
 	size_t n = egresstake(g, &v, 2000);
-	ok(n == 4, "four connections recorded, got %zu", n);
-	if (n == 4) {
+	ok(n == 5, "five connections recorded, got %zu", n);
+	if (n == 5) {
 		ok(v[0].allowed && v[0].sent == (int64_t)strlen("early bytes|") && v[0].received == v[0].sent &&
 		       strcmp(v[0].addr, "127.0.0.1") == 0 && strcmp(v[0].rule, entry) == 0,
 		   "tunnel record: allowed %d sent %lld received %lld addr %s rule %s", v[0].allowed, (long long)v[0].sent,
@@ -273,6 +285,7 @@ static void live(void)
 		ok(!v[2].allowed && strcmp(v[2].host, "name.test") == 0 && strcmp(v[2].addr, "127.0.0.1") == 0,
 		   "rebinding record: %s %s", v[2].host, v[2].addr);
 		ok(!v[3].allowed && strcmp(v[3].rule, "bad-request") == 0, "bad request record: %s", v[3].rule);
+		ok(!v[4].allowed && strcmp(v[4].rule, "bad-request") == 0, "long name record: %s", v[4].rule);
 	}
 	free(v);
 	char path[256];
