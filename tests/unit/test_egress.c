@@ -222,7 +222,7 @@ static void live(void)
 	pthread_t t;
 	pthread_create(&t, NULL, echoserver, NULL);
 
-	char entry[64], req[256], got[8192];
+	char entry[64], req[512], got[8192];
 	snprintf(entry, sizeof entry, "127.0.0.1:%d", port);
 	struct netrule r[2];
 	const char *why;
