@@ -9,10 +9,6 @@
 
 #define ANTHROPIC_VERSION "2023-06-01"
 
-struct anthropic {
-	struct llm base;
-};
-
 static cJSON *textblock(const char *text)
 {
 	cJSON *b = cJSON_CreateObject();
@@ -255,20 +251,12 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static void afree(struct llm *l)
-{
-	free(l);
-}
-
-const struct llmops anthropicops = {request, parse, NULL, afree};
+const struct llmops anthropicops = {request, parse, NULL, wirefree};
 
 int anthropicopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!m->model || !*m->model)
 		return errc(e, 2, "model '%s': anthropic needs a model name", m->name);
-	struct anthropic *a = xcalloc(1, sizeof *a);
-	a->base.ops = &anthropicops;
-	a->base.model = m;
-	*l = &a->base;
+	*l = wirenew(sizeof(struct llm), &anthropicops, m);
 	return 0;
 }

@@ -137,19 +137,11 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static void cfree(struct llm *l)
-{
-	free(l);
-}
-
-const struct llmops converseops = {request, parse, NULL, cfree};
+const struct llmops converseops = {request, parse, NULL, wirefree};
 
 int converseopen(struct llm **l, const struct model *m, struct err *e)
 {
 	(void)e;
-	struct llm *c = xcalloc(1, sizeof *c);
-	c->ops = &converseops;
-	c->model = m;
-	*l = c;
+	*l = wirenew(sizeof(struct llm), &converseops, m);
 	return 0;
 }

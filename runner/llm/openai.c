@@ -171,19 +171,11 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static void ofree(struct llm *l)
-{
-	free(l);
-}
-
-const struct llmops openaiops = {request, parse, NULL, ofree};
+const struct llmops openaiops = {request, parse, NULL, wirefree};
 
 int openaiopen(struct llm **l, const struct model *m, struct err *e)
 {
 	(void)e;
-	struct openai *o = xcalloc(1, sizeof *o);
-	o->base.ops = &openaiops;
-	o->base.model = m;
-	*l = &o->base;
+	*l = wirenew(sizeof(struct openai), &openaiops, m);
 	return 0;
 }

@@ -183,19 +183,11 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static void rfree(struct llm *l)
-{
-	free(l);
-}
-
-const struct llmops responsesops = {request, parse, NULL, rfree};
+const struct llmops responsesops = {request, parse, NULL, wirefree};
 
 int responsesopen(struct llm **l, const struct model *m, struct err *e)
 {
 	(void)e;
-	struct responses *o = xcalloc(1, sizeof *o);
-	o->base.ops = &responsesops;
-	o->base.model = m;
-	*l = &o->base;
+	*l = wirenew(sizeof(struct responses), &responsesops, m);
 	return 0;
 }

@@ -72,6 +72,19 @@ cJSON *wiretool(cJSON *w, const cJSON *t)
 	return s;
 }
 
+struct llm *wirenew(size_t size, const struct llmops *ops, const struct model *m)
+{
+	struct llm *l = xcalloc(1, size);
+	l->ops = ops;
+	l->model = m;
+	return l;
+}
+
+void wirefree(struct llm *l)
+{
+	free(l);
+}
+
 void wirebearer(const struct llm *l, struct strv *headers)
 {
 	if (!l->apikey)

@@ -23,6 +23,10 @@ cJSON *wirelast(cJSON *msgs, const char *role);
 /* Add a neutral tool's name and its description (when not empty) to w; returns its parameters
  * schema, or {"type":"object"}, as a new value for the caller to place. */
 cJSON *wiretool(cJSON *w, const cJSON *t);
+/* A new client of size bytes (a struct starting with its struct llm) for ops and m. */
+struct llm *wirenew(size_t size, const struct llmops *ops, const struct model *m);
+/* Free a client made by wirenew (llmops.free of the providers that hold nothing more). */
+void wirefree(struct llm *l);
 /* Add "Authorization: Bearer KEY" to headers when the client has a key. */
 void wirebearer(const struct llm *l, struct strv *headers);
 
