@@ -226,9 +226,21 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 	}
 	if (ns)
 		sandboxchecks(nsconf, out);
-	if (docker)
-		add(out, "docker", CHECK_OK, "jobs use the docker backend: the engine and images are checked by the preflight "
-		                             "below");
+	/* The docker engine and each image a job names, once each; nothing is pulled or made. */
+	for (size_t i = 0; docker && i < m->njobs; i++) {
+		const struct sandboxconf *s = &m->jobs[i].sandbox;
+		int seen = s->backend != BACKEND_DOCKER;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = m->jobs[k].sandbox.backend == BACKEND_DOCKER &&
+			       !strcmp(m->jobs[k].sandbox.image ? m->jobs[k].sandbox.image : "", s->image ? s->image : "");
+		if (seen)
+			continue;
+		struct err e = {0};
+		if (sbxcheck(s, &e) < 0)
+			add(out, "docker", CHECK_FAIL, "job %s: %s", m->jobs[i].id, e.msg);
+		else
+			add(out, "docker", CHECK_OK, "the engine answers and has image %s", s->image);
+	}
 	if (none)
 		add(out, "backend none", CHECK_WARN, "a job uses sandbox backend 'none': its commands run on this machine with no "
 		                                     "isolation");

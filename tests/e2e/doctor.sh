@@ -63,6 +63,31 @@ import json, sys
 c = {x["check"]: x["state"] for x in json.load(open(sys.argv[1]))}
 sys.exit(not (c["model gpt"] == "fail" and c["model dry"] == "ok" and c["backend none"] == "warn" and c["namespace sandbox"] == "ok"))' out3
 
+# The docker backend: the engine and each image a job names (once), nothing pulled.
+cat >d.yaml <<'EOF'
+version: 1
+workspace: ws
+models: { dry: { provider: scripted, replies: [ {text: hi} ] } }
+sandbox: { backend: docker, image: nightshift-test:busybox }
+workers: { w: { instructions: x, model: dry } }
+jobs:
+  a: { worker: w }
+  b: { worker: w, sandbox: { image: "nightshift-test:surely-absent" } }
+  c: { worker: w }
+EOF
+DOCKER_HOST=unix://$PWD/no-engine.sock "$NS" doctor d.yaml >out6 2>err6
+expect_rc "no docker engine: exit 1" 1 $?
+expect_grep "no engine: the cause and what to do" "^FAIL +docker +job a: cannot reach the Docker engine at unix://$PWD/no-engine.sock .*is dockerd running" out6
+expect_eq "each image once (a and c share one)" 2 "$(grep -c '^FAIL  docker' out6)"
+if DOCKER_HOST=unix:///var/run/docker.sock timeout 10 docker image inspect nightshift-test:busybox >/dev/null 2>&1; then
+	DOCKER_HOST=unix:///var/run/docker.sock "$NS" doctor d.yaml >out7 2>err7
+	expect_rc "an image the engine lacks: exit 1" 1 $?
+	expect_grep "the image it has: ok" "^ok +docker +the engine answers and has image nightshift-test:busybox" out7
+	expect_grep "the image it lacks: the cause and the remedy" "^FAIL +docker +job b: .*'nightshift-test:surely-absent' is not in the engine.*docker pull" out7
+else
+	skip "docker images" "no engine at /var/run/docker.sock with nightshift-test:busybox (e2e/docker imports it)"
+fi
+
 printf 'version: 1\nmodls: {}\n' >bad.yaml
 "$NS" doctor bad.yaml >/dev/null 2>err4
 expect_rc "a manifest with a mistake: exit 2" 2 $?
