@@ -255,6 +255,18 @@ int writeall(int fd, const void *p, size_t n)
 	return 0;
 }
 
+int writectl(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
 int writefile(const char *path, const void *data, size_t n, struct err *e)
 {
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());

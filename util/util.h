@@ -58,6 +58,9 @@ int readfd(int fd, size_t max, struct buf *out, int *truncated);
 int readfile(const char *path, struct buf *out, struct err *e);
 /* Write all n bytes to fd, retrying short writes and EINTR; 0 or -1 with errno. */
 int writeall(int fd, const void *p, size_t n);
+/* Write s to an existing control file (/proc, cgroupfs) in one write(2), as such files want it:
+ * 0, or -1 with errno. Allocates nothing, so a child may call it between fork and exec. */
+int writectl(const char *path, const char *s);
 /* Write data to path atomically: temp file, fsync, rename, fsync of the folder. */
 int writefile(const char *path, const void *data, size_t n, struct err *e);
 /* mkdir -p. */

@@ -25,14 +25,7 @@ static int writestr(const char *dir, const char *file, const char *s)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, file);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return n == (ssize_t)strlen(s) ? 0 : -1;
+	return writectl(path, s);
 }
 
 /* What a cgroupopen looks at, each file read once: /proc/self/cgroup and /proc/self/mountinfo. */

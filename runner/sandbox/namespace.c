@@ -273,18 +273,6 @@ static void scrub(void)
 	clearenv();
 }
 
-static int writeproc(const char *file, const char *s)
-{
-	int fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 /* Kill every process in the namespace but us, and reap them all; the step's status goes to *st. */
 static void killall(int sfd, pid_t step, int *st)
 {
@@ -675,16 +663,16 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 		_exit(1);
 	}
 	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)uid);
-	if (writeproc("/proc/self/uid_map", map) < 0) {
+	if (writectl("/proc/self/uid_map", map) < 0) {
 		report(ctl, S_MAP, errno, "write uid_map");
 		_exit(1);
 	}
-	if (writeproc("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) {
+	if (writectl("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) {
 		report(ctl, S_MAP, errno, "write setgroups");
 		_exit(1);
 	}
 	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)gid);
-	if (writeproc("/proc/self/gid_map", map) < 0) {
+	if (writectl("/proc/self/gid_map", map) < 0) {
 		report(ctl, S_MAP, errno, "write gid_map");
 		_exit(1);
 	}
