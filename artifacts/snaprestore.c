@@ -12,7 +12,8 @@
  *
  * A run archive (RUN.tar.zst) is unpacked the same way, bounded: only files and directories,
  * names that stay inside, at most maxbytes of file data and maxentries entries, each entry's
- * declared size counted before any of it is written. */
+ * declared size counted before any of it is written; each file hashed as it is written and held
+ * to the run's SHA256SUMS as soon as both have arrived. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <archive.h>
 #include <archive_entry.h>
+#include <openssl/evp.h>
 #include "runjson.h"
 #include "snapshot.h"
 #include "scan.h"
@@ -155,6 +157,13 @@ struct restore {
 	int plain;    /* a run archive, not a layer: no whiteouts, no links */
 	int64_t maxbytes, bytes;        /* a run archive: file bytes allowed, and declared so far */
 	long long maxentries, entries;  /* a run archive: entries allowed, and seen so far */
+	/* A run archive's files against its SHA256SUMS, as they arrive: the one at its top or in its
+	 * top folder (root: "" or "X/"), sorted by path; files before it wait in early. */
+	int havesums, sumfail;
+	char *sumroot;
+	struct strv sumpath, sumhex; /* sumpath sorted; sumhex[i] is sumpath[i]'s digest */
+	struct strv early, earlyhex;
+	struct buf sums;             /* SHA256SUMS's bytes while it is written */
 	int pfd;      /* the parent of the last entry, kept open (-1: none) */
 	char *ppath;  /* its path */
 };
@@ -548,7 +557,113 @@ static void entrytimes(struct archive_entry *en, struct timespec t[2])
 	                                      : t[1];
 }
 
-/* Write a regular file's bytes (holes stay holes) into a new file base of pfd. */
+static int bypath(const void *a, const void *b)
+{
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* SHA256SUMS (r->sums) parsed into r->sumpath/r->sumhex, sorted by path; root is its folder. */
+static void sumsload(struct restore *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	r->sumroot = slash ? xstrndup(path, slash + 1 - path) : xstrdup("");
+	struct strv paths = {0}, hexes = {0};
+	for (const char *l = r->sums.data; l && *l;) {
+		const char *end = strchrnul(l, '\n');
+		if (end - l > 66 && l[64] == ' ' && (l[65] == ' ' || l[65] == '*')) {
+			const char *q = l + 66;
+			if (strncmp(q, "./", 2) == 0)
+				q += 2;
+			char *h = xstrndup(l, 64);
+			for (char *c = h; *c; c++)
+				*c = (char)((*c >= 'A' && *c <= 'F') ? *c + 32 : *c);
+			char *pth = xstrndup(q, end - q);
+			strvadd(&paths, pth);
+			strvadd(&hexes, h);
+			free(pth);
+			free(h);
+		}
+		l = *end ? end + 1 : end;
+	}
+	/* Sort the pairs by path: an index of pointers into paths, then both lists in that order. */
+	char ***idx = xcalloc(paths.n + 1, sizeof *idx);
+	for (size_t i = 0; i < paths.n; i++)
+		idx[i] = &paths.v[i];
+	if (paths.n)
+		qsort(idx, paths.n, sizeof *idx, bypath);
+	for (size_t i = 0; i < paths.n; i++) {
+		strvadd(&r->sumpath, *idx[i]);
+		strvadd(&r->sumhex, hexes.v[idx[i] - paths.v]);
+	}
+	free(idx);
+	strvfree(&paths);
+	strvfree(&hexes);
+	r->havesums = 1;
+}
+
+/* A file of a run archive (path, its digest hex) against SHA256SUMS. */
+static int sumcheck(struct restore *r, const char *path, const char *hex, struct err *e)
+{
+	size_t rl = strlen(r->sumroot);
+	if (strncmp(path, r->sumroot, rl) != 0) {
+		r->sumfail = 1;
+		return errc(e, 4, "%s: outside the run folder %s that SHA256SUMS lies in", path, r->sumroot);
+	}
+	const char *rel = path + rl;
+	if (strcmp(rel, "SHA256SUMS") == 0 || strcmp(rel, "SHA256SUMS.sig") == 0)
+		return 0;
+	size_t lo = 0, hi = r->sumpath.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->sumpath.v[mid], rel);
+		if (c == 0) {
+			if (strcmp(r->sumhex.v[mid], hex) == 0)
+				return 0;
+			r->sumfail = 1;
+			return errc(e, 4, "%s: its digest is %.16s..., SHA256SUMS says %.16s...", path, hex, r->sumhex.v[mid]);
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r->sumfail = 1;
+	return errc(e, 4, "%s: not listed in SHA256SUMS", path);
+}
+
+/* A file of a run archive has arrived: SHA256SUMS itself (at the top or in the top folder, the
+ * first one) is loaded and the files before it checked; any other is checked, or waits for it. */
+static int sumarrived(struct restore *r, const char *path, const char *hex, struct err *e)
+{
+	const char *slash = strchr(path, '/');
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!r->havesums && strcmp(base, "SHA256SUMS") == 0 && (!slash || !strchr(slash + 1, '/'))) {
+		sumsload(r, path);
+		for (size_t i = 0; i < r->early.n; i++)
+			if (sumcheck(r, r->early.v[i], r->earlyhex.v[i], e) < 0)
+				return -1;
+		strvfree(&r->early);
+		strvfree(&r->earlyhex);
+		return 0;
+	}
+	if (r->havesums)
+		return sumcheck(r, path, hex, e);
+	strvadd(&r->early, path);
+	strvadd(&r->earlyhex, hex);
+	return 0;
+}
+
+/* Feed n zero bytes to md (a hole of a sparse entry). */
+static void hashzeros(EVP_MD_CTX *md, int64_t n)
+{
+	static const char zeros[4096];
+	for (; n > 0; n -= n > 4096 ? 4096 : n)
+		EVP_DigestUpdate(md, zeros, n > 4096 ? 4096 : (size_t)n);
+}
+
+/* Write a regular file's bytes (holes stay holes) into a new file base of pfd; a run archive's
+ * are hashed as they are written and checked against its SHA256SUMS. */
 static int putfile(struct restore *r, struct archive *a, struct archive_entry *en, int pfd, const char *base,
                      const char *path, struct err *e)
 {
@@ -560,10 +675,27 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	size_t n;
 	la_int64_t off;
 	int st, rc = 0;
+	int64_t pos = 0; /* what md has taken */
+	EVP_MD_CTX *md = r->plain ? EVP_MD_CTX_new() : NULL;
+	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+		rc = errc(e, 1, "%s: SHA-256 unavailable", path);
+	int issums = r->plain && !r->havesums && strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "SHA256SUMS") == 0;
+	if (issums)
+		r->sums.len = 0;
 	while (rc == 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK) {
-		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n) {
-			rc = errc(e, 4, "%s: data past the %lld bytes its header gives", path, (long long)size);
+		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n || (md && off < pos)) {
+			rc = errc(e, 4, "%s: data past the %lld bytes its header gives, or out of order", path, (long long)size);
 			break;
+		}
+		if (md) {
+			hashzeros(md, off - pos);
+			EVP_DigestUpdate(md, p, n);
+			pos = off + (int64_t)n;
+			if (issums) {
+				while (r->sums.len < (size_t)off)
+					bufputc(&r->sums, 0);
+				bufadd(&r->sums, p, n);
+			}
 		}
 		for (size_t done = 0; done < n;) {
 			ssize_t w = pwrite(fd, (const char *)p + done, n - done, off + (off_t)done);
@@ -582,6 +714,17 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 		rc = errf(e, "%s:", path);
 	if (close(fd) < 0 && rc == 0)
 		rc = errf(e, "write %s:", path);
+	if (md && rc == 0) {
+		hashzeros(md, size - pos);
+		unsigned char d[EVP_MAX_MD_SIZE];
+		unsigned int dn = 0;
+		char hex[65];
+		EVP_DigestFinal_ex(md, d, &dn);
+		for (unsigned i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+		rc = sumarrived(r, path, hex, e);
+	}
+	EVP_MD_CTX_free(md);
 	return rc;
 }
 
@@ -1067,13 +1210,22 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 		if (applylayer(&r, abs, NULL, NULL, e) < 0) {
 			char why[sizeof e->msg];
 			memcpy(why, e->msg, sizeof why);
-			rc = errc(e, 2, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
+			if (r.sumfail)
+				rc = errc(e, 4, "%s: not unpacked, it disagrees with its own SHA256SUMS: %s", file, why);
+			else
+				rc = errc(e, 2, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
 			                "within --max-unpack): %s", file, why);
 		}
 	}
 	free(abs);
 	if (r.rootfd >= 0)
 		close(r.rootfd);
+	free(r.sumroot);
+	strvfree(&r.sumpath);
+	strvfree(&r.sumhex);
+	strvfree(&r.early);
+	strvfree(&r.earlyhex);
+	buffree(&r.sums);
 	if (rc < 0)
 		return -1;
 	char *top = pathjoin(*tmp, "SHA256SUMS");

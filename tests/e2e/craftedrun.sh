@@ -139,11 +139,12 @@ expect_eq "fine: what it holds" "x 750 1234567890|x/link|deep" \
 
 # --- Run archives: bounded unpacking (audit, replay, restore, report, diff, export share it). ---
 mkdir -p "$T/tmp"
-# bomb NAME SPEC...: a run archive whose run/ holds SHA256SUMS and the spec's entries.
+# bomb NAME SPEC...: a run archive whose run/ holds the spec's entries, then an empty SHA256SUMS
+# (each bound must hold before SHA256SUMS can say anything).
 bomb() {
 	local name=$1
 	shift
-	{ echo "d run 0755"; echo "f run/SHA256SUMS 0644"; printf '%s\n' "$@"; } | python3 "$CRAFT" | zstd -qc -19 >"$T/$name.tar.zst"
+	{ echo "d run 0755"; printf '%s\n' "$@"; echo "f run/SHA256SUMS 0644"; } | python3 "$CRAFT" | zstd -qc -19 >"$T/$name.tar.zst"
 }
 # unpack NAME WANT-RC PATTERN [FLAGS...]: audit the archive with TMPDIR=$T/tmp and files capped at
 # 1 MiB (ulimit -f): a bound checked only after writing would be killed by SIGXFSZ.
@@ -183,12 +184,50 @@ check "no file escaped the unpacking" test ! -e "$T/escape"
 python3 - "$T/entries.spec" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
-    f.write("d run 0755\nf run/SHA256SUMS 0644\n")
+    f.write("d run 0755\n")
     for i in range(100001):
         f.write("f run/e%d 0644\n" % i)
+    f.write("f run/SHA256SUMS 0644\n")
 PY
 python3 "$CRAFT" <"$T/entries.spec" | zstd -qc >"$T/entries.tar.zst"
 unpack entries 2 'more than 100000 entries; refusing to unpack more'
+# Files are checked against SHA256SUMS as they arrive (or, before it, when it arrives): a file it
+# does not list, one whose bytes differ, one outside the run's folder.
+sumof() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+good=$(sumof good)
+bomb unlisted "f run/a 0644 good" "f run/extra 0644 smuggled"
+python3 "$CRAFT" >"$T/u.tar" <<SPEC
+d run 0755
+f run/SHA256SUMS 0644 $good  a
+f run/a 0644 good
+f run/extra 0644 smuggled
+SPEC
+zstd -qc "$T/u.tar" >"$T/unlisted.tar.zst"
+unpack unlisted 4 'run/extra: not listed in SHA256SUMS'
+python3 "$CRAFT" <<SPEC | zstd -qc >"$T/changed.tar.zst"
+d run 0755
+f run/a 0644 bad!
+f run/SHA256SUMS 0644 $good  a
+SPEC
+unpack changed 4 "run/a: its digest is [0-9a-f]{16}\.\.\., SHA256SUMS says ${good:0:16}"
+python3 "$CRAFT" <<SPEC | zstd -qc >"$T/outside.tar.zst"
+d run 0755
+f run/SHA256SUMS 0644 $good  a
+f run/a 0644 good
+f other 0644 x
+SPEC
+unpack outside 4 'other: outside the run folder run/ that SHA256SUMS lies in'
+python3 "$CRAFT" <<SPEC | zstd -qc >"$T/agrees.tar.zst"
+d run 0755
+f run/a 0644 good
+f run/SHA256SUMS 0644 $good  a
+f run/SHA256SUMS.sig 0644 unlisted, as it must be
+SPEC
+TMPDIR=$T/tmp "$NS" audit "$T/agrees.tar.zst" >"$T/agrees.out" 2>"$T/agrees.err"
+expect_rc "agrees: a run archive that agrees with its SHA256SUMS unpacks" 0 $?
+expect_grep "agrees: audit reads it" '0 tool calls' "$T/agrees.out"
+expect_eq "agrees: nothing left in TMPDIR" "" "$(ls -A "$T/tmp")"
+
 # Each command that takes a RUN refuses the bomb the same way, and takes --max-unpack.
 for cmd in "restore --step end --to $T/o.bomb" "replay --out $T/o.replay" "report --out $T/o.html" "diff --step 1" \
 	"export --otlp $T/o.otlp"; do
