@@ -191,6 +191,18 @@ with open(sys.argv[1], "w") as f:
 PY
 python3 "$CRAFT" <"$T/entries.spec" | zstd -qc >"$T/entries.tar.zst"
 unpack entries 2 'more than 100000 entries; refusing to unpack more'
+# A pax header of 64 MiB (libarchive would hold it in memory): refused by libarchive's own bound.
+python3 - "$T/pax.tar" <<'PY'
+import sys, tarfile
+t = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
+ti = tarfile.TarInfo("run/x")
+ti.pax_headers = {"comment": "a" * (64 << 20)}
+t.addfile(ti, None)
+t.close()
+PY
+zstd -q --rm "$T/pax.tar" -o "$T/pax.tar.zst"
+unpack pax 2 'Special header too large'
+
 # Files are checked against SHA256SUMS as they arrive (or, before it, when it arrives): a file it
 # does not list, one whose bytes differ, one outside the run's folder.
 sumof() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
