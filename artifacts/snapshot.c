@@ -637,6 +637,14 @@ int snapfeed(struct snap *s)
 	return s->watch != NULL;
 }
 
+void snapexclude(struct snap *s, const char *rel)
+{
+	char *all = xasprintf("%s/**", rel);
+	strvadd(&s->exclude, rel);
+	strvadd(&s->exclude, all);
+	free(all);
+}
+
 void snapclose(struct snap *s)
 {
 	if (!s)

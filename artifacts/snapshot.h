@@ -32,6 +32,8 @@ int snapfeed(struct snap *s);
 int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
 /* Write dir/NAME.tar.zst as a full tar of the workspace now (for end). */
 int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
+/* Leave folder rel of the workspace (and all below it) out of the layers from the next one on. */
+void snapexclude(struct snap *s, const char *rel);
 void snapclose(struct snap *s);
 void snapinfofree(struct snapinfo *i);
 

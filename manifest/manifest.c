@@ -1080,35 +1080,109 @@ static struct job *newjob(struct manifest *m)
 	return &m->jobs[m->njobs++];
 }
 
+/* Combination c of matrix mx of job id (node n) into j. */
+static int parsemember(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, const struct matrix *mx,
+                       size_t c, struct job *j)
+{
+	struct mxbound b;
+	char *mid = matrixid(id, mx, c);
+	int rc;
+	if (strlen(mid) > 128)
+		rc = yfail(y, n, "matrix job id '%.80s...' is longer than 128 characters", mid);
+	else if ((rc = matrixbind(y, n, mx, c, &b)) == 0) {
+		rc = parsejob(m, y, mid, n, j);
+		j->group = xstrdup(id);
+		j->mxkey = matrixkey(mx, c);
+		j->mxvalues = matrixvalues(mx, c);
+		j->fail_fast = mx->fail_fast;
+		j->max_parallel = mx->max_parallel;
+	}
+	matrixunbind(&b);
+	free(mid);
+	return rc;
+}
+
+/* A matrix job whose values come from a needed job's output: one job that stands for its members
+ * until manifestexpand; its worker, needs and continue_on_error are read now. */
+static int parsepending(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, const struct matrix *mx)
+{
+	struct job *j = newjob(m);
+	j->id = xstrdup(id);
+	j->group = xstrdup(id);
+	j->mxpending = 1;
+	j->mxkey = xstrdup("");
+	j->mxvalues = cJSON_CreateObject();
+	j->fail_fast = mx->fail_fast;
+	j->max_parallel = mx->max_parallel;
+	j->input = xstrdup("");
+	j->pos = j->inputpos = ypos(y, n);
+	int bad = ymap(y, n, "a job", jobkeys);
+	yaml_node_t *wn = yget(y, n, "worker"), *v;
+	if (!wn)
+		return yfail(y, n, "job '%s' needs a worker", id);
+	if (ystr(y, wn, &j->worker) < 0)
+		return -1;
+	struct worker *w = manifestworker(m, j->worker);
+	if (!w)
+		return yfail(y, wn, "unknown worker '%s'", j->worker);
+	sandboxcopy(&j->sandbox, &w->sandbox);
+	j->max_turns = w->max_turns;
+	j->max_tokens = w->max_tokens;
+	j->max_cost = w->max_cost;
+	j->tool_output_limit = w->tool_output_limit;
+	if ((v = yget(y, n, "needs")) && ystrvpos(y, v, &j->needs, &j->needs_pos) < 0)
+		bad = -1;
+	if ((v = yget(y, n, "continue_on_error")) && ybool(y, v, &j->continue_on_error) < 0)
+		bad = -1;
+	return bad;
+}
+
 /* One job as written: a job, or with a matrix one job per combination of its values. */
 static int parsejobs(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n)
 {
 	struct matrix mx;
 	struct mxbound b;
-	int has = matrixparse(y, n, &m->sets, &mx), rc = has < 0 ? -1 : 0;
+	int has = matrixparse(y, n, &m->sets, NULL, &mx), rc = has < 0 ? -1 : 0;
 	if (has == 0) {
 		rc = matrixbind(y, n, NULL, 0, &b);
 		if (rc == 0)
 			rc = parsejob(m, y, id, n, newjob(m));
 		matrixunbind(&b);
+	} else if (has == 2) {
+		rc = parsepending(m, y, id, n, &mx);
 	}
-	for (size_t c = 0; has == 1 && rc == 0 && c < mx.ncombos; c++) {
-		char *mid = matrixid(id, &mx, c);
-		if (strlen(mid) > 128)
-			rc = yfail(y, n, "matrix job id '%.80s...' is longer than 128 characters", mid);
-		else if ((rc = matrixbind(y, n, &mx, c, &b)) == 0) {
-			struct job *j = newjob(m);
-			rc = parsejob(m, y, mid, n, j);
-			j->group = xstrdup(id);
-			j->mxkey = matrixkey(&mx, c);
-			j->mxvalues = matrixvalues(&mx, c);
-			j->fail_fast = mx.fail_fast;
-			j->max_parallel = mx.max_parallel;
-		}
-		matrixunbind(&b);
-		free(mid);
-	}
+	for (size_t c = 0; has == 1 && rc == 0 && c < mx.ncombos; c++)
+		rc = parsemember(m, y, id, n, &mx, c, newjob(m));
 	matrixfree(&mx);
+	return rc;
+}
+
+/* A job's needs that name a matrix job made into its members (the matrix job kept in needgroups),
+ * and its input's ${{ jobs.* }} checked against them. */
+static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups, struct err *e)
+{
+	struct strv needs = {0};
+	for (size_t k = 0; k < j->needs.n; k++) {
+		size_t had = needs.n;
+		if (!manifestjob(m, j->needs.v[k]) && manifestselect(m, j->needs.v[k], &needs) > 0)
+			strvadd(&j->needgroups, j->needs.v[k]);
+		if (needs.n == had)
+			strvadd(&needs, j->needs.v[k]);
+	}
+	strvfree(&j->needs);
+	j->needs = needs;
+	struct strv all = {0};
+	for (size_t k = 0; k < needs.n; k++)
+		strvadd(&all, needs.v[k]);
+	for (size_t k = 0; k < j->needgroups.n; k++)
+		strvadd(&all, j->needgroups.v[k]);
+	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups};
+	struct err xe = {0};
+	int rc = 0;
+	if (j->input && exprcheck(j->input, &env, &xe) < 0)
+		rc = errc(e, 2, "%s:%d:%d: %s%s%.900s", j->inputpos.file, j->inputpos.line, j->inputpos.col,
+		          j->group ? j->id : "", j->group ? ": " : "", xe.msg);
+	strvfree(&all);
 	return rc;
 }
 
@@ -1126,30 +1200,8 @@ static int groupneeds(struct manifest *m, struct err *e)
 		if (m->jobs[i].group && (i == 0 || !m->jobs[i - 1].group || strcmp(m->jobs[i - 1].group, m->jobs[i].group)))
 			strvadd(&groups, m->jobs[i].group);
 	}
-	for (size_t i = 0; i < m->njobs && rc == 0; i++) {
-		struct job *j = &m->jobs[i];
-		struct strv needs = {0};
-		for (size_t k = 0; k < j->needs.n; k++) {
-			size_t had = needs.n;
-			if (!manifestjob(m, j->needs.v[k]) && manifestselect(m, j->needs.v[k], &needs) > 0)
-				strvadd(&j->needgroups, j->needs.v[k]);
-			if (needs.n == had)
-				strvadd(&needs, j->needs.v[k]);
-		}
-		strvfree(&j->needs);
-		j->needs = needs;
-		struct strv all = {0};
-		for (size_t k = 0; k < needs.n; k++)
-			strvadd(&all, needs.v[k]);
-		for (size_t k = 0; k < j->needgroups.n; k++)
-			strvadd(&all, j->needgroups.v[k]);
-		struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = &groups};
-		struct err xe = {0};
-		if (j->input && exprcheck(j->input, &env, &xe) < 0)
-			rc = errc(e, 2, "%s:%d:%d: %s%s%.900s", j->inputpos.file, j->inputpos.line, j->inputpos.col,
-			          j->group ? j->id : "", j->group ? ": " : "", xe.msg);
-		strvfree(&all);
-	}
+	for (size_t i = 0; i < m->njobs && rc == 0; i++)
+		rc = jobneeds(m, &m->jobs[i], &groups, e);
 	strvfree(&groups);
 	return rc;
 }
@@ -1493,6 +1545,21 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 	m->wsroot = o->wsroot;
 	int rc = parse(m, &y, o->workspace, e);
 	m->wsroot = NULL;
+	/* room for the members of every matrix from a job's output, and the document to make them from */
+	size_t pending = 0;
+	for (size_t i = 0; i < m->njobs; i++)
+		pending += m->jobs[i].mxpending;
+	m->jobcap = m->njobs + pending * (MATRIXMAX - 1);
+	if (pending && rc == 0 && !m->errors.n) {
+		m->jobs = xrealloc(m->jobs, m->jobcap * sizeof *m->jobs);
+		m->later = xmalloc(sizeof *m->later);
+		*m->later = y;
+		m->later->e = NULL;
+		m->later->errs = NULL;
+		m->laterwsroot = o->wsroot ? xstrdup(o->wsroot) : NULL;
+		buffree(&text);
+		return 0;
+	}
 	if (rc < 0 || m->errors.n) {
 		ynote(&y); /* a mistake reported without yfail */
 		manifestsorterrors(m);
@@ -1539,6 +1606,126 @@ void modelfree(struct model *md)
 	memset(md, 0, sizeof *md);
 }
 
+static void jobfree(struct job *j)
+{
+	free(j->id);
+	free(j->worker);
+	free(j->input);
+	strvfree(&j->needs);
+	free(j->needs_pos);
+	strvfree(&j->files);
+	sandboxfree(&j->sandbox);
+	free(j->model);
+	free(j->workspace);
+	free(j->wsname);
+	free(j->group);
+	free(j->mxkey);
+	cJSON_Delete(j->mxvalues);
+	strvfree(&j->needgroups);
+	memset(j, 0, sizeof *j);
+}
+
+/* Whether the list holds s. */
+static int holds(const struct strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct err *e)
+{
+	if (i >= m->njobs || !m->jobs[i].mxpending || !m->later)
+		return errc(e, 2, "job '%s' has no matrix waiting for a job's output", i < m->njobs ? m->jobs[i].id : "?");
+	struct ydoc *y = m->later;
+	struct err ye = {0};
+	y->e = &ye;
+	y->errs = NULL;
+	const char *id = m->jobs[i].id;
+	yaml_node_t *n = yget(y, yget(y, yroot(y), "jobs"), id);
+	struct matrix mx;
+	m->wsroot = m->laterwsroot;
+	int has = n ? matrixparse(y, n, &m->sets, outputs, &mx) : -1, rc = has == 1 ? 0 : -1;
+	if (has == 2)
+		errc(&ye, 2, "job '%s': its matrix still waits for a job's output", id);
+	size_t k = rc == 0 ? mx.ncombos : 0, made = 0;
+	if (rc == 0 && m->njobs + k - 1 > m->jobcap)
+		rc = errc(&ye, 2, "job '%s': its matrix makes more jobs than there is room for", id);
+	struct job *nj = xcalloc(k ? k : 1, sizeof *nj);
+	struct strv groups = {0};
+	for (size_t c = 0; rc == 0 && c < k; c++, made++)
+		rc = parsemember(m, y, id, n, &mx, c, &nj[c]);
+	for (size_t c = 0; rc == 0 && c < k; c++) {
+		const struct job *j = &nj[c];
+		for (size_t q = 0; rc == 0 && q < m->njobs + c; q++) {
+			const struct job *o = q < m->njobs ? &m->jobs[q] : &nj[q - m->njobs];
+			if (q == i || o == j)
+				continue;
+			if (strcmp(o->id, j->id) == 0)
+				rc = errc(&ye, 2, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
+				          j->pos.file, j->pos.line, j->pos.col, j->id);
+			else if (j->workspace && o->workspace && strcmp(o->wsname, j->wsname) == 0 &&
+			         strcmp(o->workspace, j->workspace) != 0)
+				rc = errc(&ye, 2, "%s:%d:%d: job '%s': its workspace and job '%s''s are two folders with one name "
+				          "for their snapshots; name them apart", j->pos.file, j->pos.line, j->pos.col, j->id, o->id);
+		}
+		if (rc == 0 && j->model && !manifestmodel(m, j->model))
+			rc = errc(&ye, 2, "%s:%d:%d: job '%s' uses model '%s', which is not in models", j->pos.file, j->pos.line,
+			          j->pos.col, j->id, j->model);
+	}
+	m->wsroot = NULL;
+	for (size_t q = 0; q < m->njobs; q++)
+		if (m->jobs[q].group && !holds(&groups, m->jobs[q].group))
+			strvadd(&groups, m->jobs[q].group);
+	if (rc == 0) {
+		/* member 0 in the matrix job's place, the others after the last job */
+		char *group = xstrdup(id);
+		size_t first = m->njobs;
+		jobfree(&m->jobs[i]);
+		m->jobs[i] = nj[0];
+		for (size_t c = 1; c < k; c++)
+			m->jobs[m->njobs++] = nj[c];
+		memset(nj, 0, k * sizeof *nj);
+		made = 0;
+		for (size_t c = 0; rc == 0 && c < k; c++)
+			rc = jobneeds(m, &m->jobs[c == 0 ? i : first + c - 1], &groups, &ye);
+		/* jobs that need the matrix job need its members */
+		for (size_t q = 0; q < m->njobs; q++) {
+			struct job *d = &m->jobs[q];
+			if (!holds(&d->needs, group) || (d->group && strcmp(d->group, group) == 0))
+				continue;
+			struct strv needs = {0};
+			for (size_t x = 0; x < d->needs.n; x++) {
+				if (strcmp(d->needs.v[x], group) != 0) {
+					strvadd(&needs, d->needs.v[x]);
+					continue;
+				}
+				strvadd(&needs, m->jobs[i].id);
+				for (size_t c = first; c < m->njobs; c++)
+					strvadd(&needs, m->jobs[c].id);
+			}
+			strvfree(&d->needs);
+			d->needs = needs;
+			if (!holds(&d->needgroups, group))
+				strvadd(&d->needgroups, group);
+		}
+		free(group);
+	}
+	for (size_t c = 0; c < made; c++)
+		jobfree(&nj[c]);
+	free(nj);
+	strvfree(&groups);
+	if (has >= 0)
+		matrixfree(&mx);
+	if (rc < 0) {
+		*e = ye;
+		e->code = 2;
+		return -1;
+	}
+	return (int)k;
+}
+
 void manifestfree(struct manifest *m)
 {
 	for (size_t i = 0; i < m->nmodels; i++)
@@ -1562,24 +1749,14 @@ void manifestfree(struct manifest *m)
 		sandboxfree(&w->sandbox);
 	}
 	free(m->workers);
-	for (size_t i = 0; i < m->njobs; i++) {
-		struct job *j = &m->jobs[i];
-		free(j->id);
-		free(j->worker);
-		free(j->input);
-		strvfree(&j->needs);
-		free(j->needs_pos);
-		strvfree(&j->files);
-		sandboxfree(&j->sandbox);
-		free(j->model);
-		free(j->workspace);
-		free(j->wsname);
-		free(j->group);
-		free(j->mxkey);
-		cJSON_Delete(j->mxvalues);
-		strvfree(&j->needgroups);
-	}
+	for (size_t i = 0; i < m->njobs; i++)
+		jobfree(&m->jobs[i]);
 	free(m->jobs);
+	if (m->later) {
+		yfree(m->later);
+		free(m->later);
+	}
+	free(m->laterwsroot);
 	mcpconffree(m);
 	sandboxfree(&m->sandbox);
 	strvfree(&m->snapshot.exclude);

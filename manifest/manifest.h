@@ -6,6 +6,8 @@
 #include <cjson/cJSON.h>
 #include "../util/util.h"
 
+struct ydoc;
+
 /* Where a value came from, for file:line:col messages (line and col from 1). */
 struct pos {
 	const char *file;
@@ -173,6 +175,8 @@ struct job {
 	int fail_fast;      /* a failed member cancels the group's members not yet ended */
 	int max_parallel;   /* members of the group running at once, 0 = no cap beyond -j */
 	struct strv needgroups; /* matrix jobs named in needs (their members are in needs) */
+	int mxpending;      /* stands for a matrix whose values come from a needed job's output: made
+	                     * into its members by manifestexpand once that job has finished */
 	struct pos pos, inputpos;
 };
 
@@ -213,6 +217,10 @@ struct manifest {
 	char **filenames;  /* owned copies that struct pos points into */
 	const char *wsroot; /* while loading: loadopts.wsroot */
 	size_t nfilenames;
+	size_t jobcap;      /* jobs has room for this many: njobs, and every member a pending matrix may
+	                     * make, so that expanding one moves no job */
+	struct ydoc *later; /* with a pending matrix: the document, read again by manifestexpand */
+	char *laterwsroot;  /* and loadopts.wsroot */
 };
 
 /* Load and check a manifest; on error e->msg is "file:line:col: message" and e->code 2. */
@@ -252,6 +260,11 @@ struct worker *manifestworker(const struct manifest *m, const char *name);
 struct job *manifestjob(const struct manifest *m, const char *id);
 /* The jobs id names: the job of that id, or every member of the matrix job id; 0 when none. */
 size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids);
+/* Make the pending matrix job i (mxpending) into its members, with outputs ({ID: output}) of the
+ * jobs it needs: member 0 takes its place, the others are added at the end (jobs does not move);
+ * jobs that need it need the members instead. Returns the number of members, or -1 with
+ * "file:line:col: message" in e (a list that is not one, a member that does not load). */
+int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct err *e);
 /* The model a job uses: its own, else its worker's. */
 const char *jobmodel(const struct manifest *m, const struct job *j);
 /* The MCP server of that name, or NULL. */

@@ -4,8 +4,6 @@
 #include "expr.h"
 #include "matrix.h"
 
-enum { MATRIXMAX = 256 }; /* combinations of one matrix, as GitHub allows */
-
 static int keychar(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -21,23 +19,39 @@ static char *scalartext(const cJSON *v)
 	return NULL;
 }
 
-/* A list given as one string: ${{ inputs.K }} holding a JSON list. */
-static int listfrominput(struct ydoc *y, yaml_node_t *n, const char *key, const struct strv *sets, struct strv *out)
+static cJSON *outputin(void *ctx, const char *job)
+{
+	return cJSON_GetObjectItemCaseSensitive((const cJSON *)ctx, job);
+}
+
+/* A list given as one string: ${{ inputs.K }}, or ${{ jobs.ID.output... }} of a needed job,
+ * holding a JSON list. 2 when it comes from a job whose output is not known yet. */
+static int listfrom(struct ydoc *y, yaml_node_t *n, const char *key, const struct strv *sets,
+                    const struct strv *needs, const cJSON *outputs, struct strv *out)
 {
 	const char *s = (const char *)n->data.scalar.value;
 	if (!strstr(s, "${{"))
-		return yfail(y, n, "matrix key '%s' wants a list of values, or ${{ inputs.K }} holding a JSON list", key);
-	if (strstr(s, "jobs.") && !strstr(s, "inputs."))
-		return yfail(y, n, "matrix key '%s': a matrix from a job's output is not supported; pass the list as "
-		                   "an input (--set K='[...]') and write ${{ inputs.K }}", key);
-	struct exprenv env = {.sets = sets};
+		return yfail(y, n, "matrix key '%s' wants a list of values, or ${{ inputs.K }} or ${{ jobs.ID.output }} "
+		                   "holding a JSON list", key);
 	struct err xe = {0};
+	int fromjob = strstr(s, "jobs.") != NULL;
+	if (fromjob) {
+		struct exprenv ce = {.sets = sets, .needs = needs};
+		if (exprcheck(s, &ce, &xe) < 0)
+			return yfail(y, n, "matrix key '%s': %s", key, xe.msg);
+		if (!outputs)
+			return 2; /* expanded when the jobs it needs have finished */
+	}
+	struct exprenv env = {.sets = sets, .needs = needs, .output = outputin, .ctx = (void *)outputs};
 	char *text = exprexpand(s, &env, &xe);
 	if (!text)
 		return yfail(y, n, "matrix key '%s': %s", key, xe.msg);
 	cJSON *list = cJSON_Parse(text);
 	int rc = 0;
-	if (!cJSON_IsArray(list))
+	if (!cJSON_IsArray(list) && fromjob)
+		rc = yfail(y, n, "matrix key '%s': %s gave %.200s%s, which is not a JSON list of values (e.g. [\"a\",\"b\"])",
+		           key, s, text, strlen(text) > 200 ? "..." : "");
+	else if (!cJSON_IsArray(list))
 		rc = yfail(y, n, "matrix key '%s': %.200s is not a JSON list (e.g. [\"a\",\"b\"])", key, text);
 	cJSON *v;
 	cJSON_ArrayForEach(v, list)
@@ -54,7 +68,8 @@ static int listfrominput(struct ydoc *y, yaml_node_t *n, const char *key, const 
 	return rc;
 }
 
-static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, struct strv *vals)
+static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, const struct strv *needs,
+                    const cJSON *outputs, struct strv *vals)
 {
 	if (!*p->key)
 		return yfail(y, p->knode, "a matrix key may not be empty");
@@ -62,8 +77,9 @@ static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, st
 		if (!keychar(*c))
 			return yfail(y, p->knode, "matrix key '%s' may hold only letters, digits, '_' and '-'", p->key);
 	if (p->val->type == YAML_SCALAR_NODE) {
-		if (listfrominput(y, p->val, p->key, sets, vals) < 0)
-			return -1;
+		int rc = listfrom(y, p->val, p->key, sets, needs, outputs, vals);
+		if (rc != 0)
+			return rc;
 	} else if (p->val->type == YAML_SEQUENCE_NODE) {
 		yaml_node_t *it;
 		for (size_t i = 0; (it = yitem(y, p->val, i)); i++) {
@@ -83,7 +99,7 @@ static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, st
 	return 0;
 }
 
-int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, struct matrix *mx)
+int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, const cJSON *outputs, struct matrix *mx)
 {
 	memset(mx, 0, sizeof *mx);
 	mx->fail_fast = 1;
@@ -96,17 +112,29 @@ int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, struc
 	if (ymap(y, n, "a matrix", NULL) < 0)
 		return -1;
 	struct ypair p;
+	struct strv needs = {0};
+	yaml_node_t *nn = yget(y, job, "needs");
+	if (nn && nn->type == YAML_SEQUENCE_NODE)
+		for (size_t i = 0; (v = yitem(y, nn, i)); i++)
+			if (v->type == YAML_SCALAR_NODE)
+				strvadd(&needs, (const char *)v->data.scalar.value);
 	mx->ncombos = 1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
+	int rc = 0;
+	for (size_t i = 0; rc >= 0 && yeach(y, n, i, &p); i++) {
 		strvadd(&mx->keys, p.key);
 		mx->vals = xrealloc(mx->vals, mx->keys.n * sizeof *mx->vals);
 		memset(&mx->vals[i], 0, sizeof mx->vals[i]);
-		if (parsekey(y, &p, sets, &mx->vals[i]) < 0)
-			return -1;
-		mx->ncombos *= mx->vals[i].n;
-		if (mx->ncombos > MATRIXMAX)
-			return yfail(y, n, "the matrix makes more than %d jobs", MATRIXMAX);
+		int k = parsekey(y, &p, sets, &needs, outputs, &mx->vals[i]);
+		if (k == 2)
+			mx->pending = 1;
+		else if (k < 0)
+			rc = -1;
+		else if ((mx->ncombos *= mx->vals[i].n) > MATRIXMAX)
+			rc = yfail(y, n, "the matrix makes more than %d jobs", MATRIXMAX);
 	}
+	strvfree(&needs);
+	if (rc < 0)
+		return -1;
 	if (mx->keys.n == 0)
 		return yfail(y, n, "the matrix has no keys");
 	if ((v = yget(y, job, "fail_fast")) && ybool(y, v, &mx->fail_fast) < 0)
@@ -117,7 +145,9 @@ int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, struc
 			return -1;
 		mx->max_parallel = (int)cap;
 	}
-	return 1;
+	if (mx->pending)
+		mx->ncombos = 0;
+	return mx->pending ? 2 : 1;
 }
 
 /* The index of key k's value in combination c (the first key varies slowest). */

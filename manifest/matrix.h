@@ -12,12 +12,17 @@ struct matrix {
 	size_t ncombos;
 	int fail_fast;     /* default 1, as on GitHub */
 	int max_parallel;  /* 0 = no cap beyond -j */
+	int pending;       /* a list comes from a needed job's output, not known yet: no combinations */
 };
 
-/* Read the job node's matrix, fail_fast and max_parallel. Lists are literal or a ${{ inputs.K }}
- * holding a JSON list (of strings, numbers or booleans). 0 when the job has no matrix, 1 when it
- * has one, -1 on an error at its file:line:col. */
-int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, struct matrix *mx);
+enum { MATRIXMAX = 256 }; /* combinations of one matrix, as GitHub allows */
+
+/* Read the job node's matrix, fail_fast and max_parallel. Lists are literal, or ${{ inputs.K }} or
+ * ${{ jobs.ID.output[.PATH] }} (ID in the job's needs) holding a JSON list of strings, numbers or
+ * booleans; outputs ({ID: output}) has the outputs of the jobs finished, NULL before the run. 0
+ * when the job has no matrix, 1 when it has one, 2 when a list comes from a job's output and
+ * outputs is NULL (mx->pending), -1 on an error at its file:line:col. */
+int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, const cJSON *outputs, struct matrix *mx);
 /* The id of combination c of job id: "ID-V1-V2" (each value with characters other than letters,
  * digits, '_' and '-' made '_'). Owned by the caller. */
 char *matrixid(const char *id, const struct matrix *mx, size_t c);

@@ -175,7 +175,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
-	char *layer = jr->rs->nws > 1 ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
+	char *layer = jr->rs->perws ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
 	                           : xasprintf("snapshots/%s.tar.zst", name);
 	cJSON_AddStringToObject(ev, "layer", layer);
 	free(layer);
@@ -947,7 +947,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 struct wspace *runws(const struct runstate *rs, const struct job *j)
 {
 	const char *path = j->workspace ? j->workspace : rs->m->workspace;
-	for (size_t i = 0; i < rs->nws; i++)
+	size_t n = __atomic_load_n(&rs->nws, __ATOMIC_ACQUIRE); /* the scheduler may add one (spacesadd) */
+	for (size_t i = 0; i < n; i++)
 		if (strcmp(rs->ws[i].path, path) == 0)
 			return &rs->ws[i];
 	return NULL;

@@ -38,8 +38,9 @@ struct runstate {
 	const struct manifest *m;
 	struct rundir *rd;
 	struct gate *gates; /* by model (as in m->models): its requests across the run */
-	struct wspace *ws;  /* the workspaces of the jobs that run */
-	size_t nws;
+	struct wspace *ws;  /* the workspaces of the jobs that run (room for wscap: it never moves) */
+	size_t nws, wscap;
+	int perws;          /* a chain per workspace, snapshots/<name>/ (several, or a matrix made later) */
 	struct secrets *sec;
 	int step;           /* the last step number given out; steps count from 1 across the run */
 	const char *replay; /* replay: the run directory whose model replies are served */

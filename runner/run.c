@@ -25,6 +25,24 @@
 #include "../util/cancel.h"
 #include "run.h"
 
+/* Jobs the run may hold: the manifest's, and the members its matrices may make during the run. */
+static size_t jobroom(const struct manifest *m)
+{
+	size_t n = m->jobcap > m->njobs ? m->jobcap : m->njobs;
+	return n ? n : 1;
+}
+
+/* The matrix job whose values come from a job's output that id names a member of ("ID-..."), or NULL. */
+static const struct job *pendingof(const struct manifest *m, const char *id)
+{
+	for (size_t i = 0; i < m->njobs; i++) {
+		size_t l = strlen(m->jobs[i].id);
+		if (m->jobs[i].mxpending && strncmp(id, m->jobs[i].id, l) == 0 && id[l] == '-')
+			return &m->jobs[i];
+	}
+	return NULL;
+}
+
 /* Mark job i and everything it needs as selected. */
 static void select_with_needs(const struct manifest *m, size_t i, int *sel, const int *taken)
 {
@@ -113,7 +131,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	if (m->name)
 		cJSON_AddStringToObject(mj, "name", m->name);
 	cJSON_AddStringToObject(r, "workspace", rs->nws == 1 ? rs->ws[0].path : m->workspace);
-	if (rs->nws > 1 || (rs->nws == 1 && strcmp(rs->ws[0].name, WSDEFAULT) != 0)) {
+	if (rs->perws || rs->nws > 1 || (rs->nws == 1 && strcmp(rs->ws[0].name, WSDEFAULT) != 0)) {
 		cJSON *wj = cJSON_AddObjectToObject(r, "workspaces");
 		for (size_t i = 0; i < rs->nws; i++)
 			cJSON_AddStringToObject(wj, rs->ws[i].name, rs->ws[i].path);
@@ -159,7 +177,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddStringToObject(j, "worker", m->jobs[i].worker);
 		if (m->jobs[i].model)
 			cJSON_AddStringToObject(j, "model", m->jobs[i].model);
-		const struct wspace *jw = rs->nws > 1 ? runws(rs, &m->jobs[i]) : NULL;
+		const struct wspace *jw = rs->perws ? runws(rs, &m->jobs[i]) : NULL;
 		if (jw) /* its chain: snapshots/<workspace>/ */
 			cJSON_AddStringToObject(j, "workspace", jw->name);
 		if (m->jobs[i].group) {
@@ -236,6 +254,10 @@ struct sched {
 	size_t *ws;   /* by job: the index of its workspace in the runstate */
 	int *said;    /* by job: the last reason it was said to wait for (1 + blocking job, or -1 for -j) */
 	const struct manifest *m;
+	struct manifest *mm;       /* the same, for a matrix made when the job it takes values from ends */
+	int *sel;                  /* by job: in the run (run.json) */
+	const struct strv *only;   /* --job ids naming members of such a matrix (or the matrix job) */
+	const char *outdir;
 	struct jobresult *res;
 	struct err e; /* the first artifact error of a job thread */
 };
@@ -387,17 +409,100 @@ static void saywait(const struct runstate *rs, struct sched *s, size_t i, long b
 	          s->wr[by] ? "" : " and this job may change it");
 }
 
-/* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
-static int schedule(struct runstate *rs, const struct runopts *o, const size_t *ord, size_t n,
-                    struct jobresult *res, const int *taken, struct err *e)
+/* Whether the --job ids in only take member id of matrix group: all of them when only names none
+ * of its members (nor the matrix), else the ones named. */
+static int wantmember(const struct strv *only, const char *group, const char *id)
 {
-	const struct manifest *m = rs->m;
-	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .m = m, .res = res};
+	size_t gl = strlen(group);
+	int named = 0;
+	for (size_t i = 0; i < only->n; i++) {
+		if (strcmp(only->v[i], group) == 0 || strcmp(only->v[i], id) == 0)
+			return 1;
+		named |= strncmp(only->v[i], group, gl) == 0 && only->v[i][gl] == '-';
+	}
+	return !named;
+}
+
+/* The matrix job i takes its values from needed jobs' outputs, which have all succeeded: make it
+ * into its members, now waiting jobs of the run (ord, *n); fails job i when it cannot be made. */
+static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t *ord, size_t *n)
+{
+	struct manifest *m = s->mm;
+	struct jobresult *res = s->res;
+	char *group = xstrdup(m->jobs[i].id);
+	cJSON *outs = cJSON_CreateObject();
+	for (size_t d = 0; d < m->jobs[i].needs.n; d++) {
+		const struct job *dj = manifestjob(m, m->jobs[i].needs.v[d]);
+		if (dj && res[dj - m->jobs].output)
+			cJSON_AddItemToObject(outs, dj->id, cJSON_Duplicate(res[dj - m->jobs].output, 1));
+	}
+	size_t before = m->njobs;
+	struct err xe = {0};
+	int k = manifestexpand(m, i, outs, &xe);
+	cJSON_Delete(outs);
+	if (k < 0) {
+		res[i].status = JOB_FAILED;
+		snprintf(res[i].error, sizeof res[i].error, "its matrix: %.900s", xe.msg);
+		progressf("job %s: failed: %s", group, res[i].error);
+		s->state[i] = DONE;
+		free(group);
+		return;
+	}
+	struct buf made = {0};
+	int picked = 0;
+	for (int c = 0; c < k; c++) {
+		size_t x = c == 0 ? i : before + (size_t)c - 1;
+		const struct job *j = &m->jobs[x];
+		bufprintf(&made, "%s%s", c ? ", " : "", j->id);
+		s->state[x] = WAITING;
+		s->said[x] = 0;
+		s->sel[x] = wantmember(s->only, group, j->id);
+		picked += s->sel[x];
+		if (x != i)
+			ord[(*n)++] = x;
+		if (!s->sel[x]) {
+			s->state[x] = DONE; /* not asked for with --job */
+			continue;
+		}
+		struct err we = {0};
+		if (spacesadd(rs, j, s->outdir, &we) < 0) {
+			res[x].status = JOB_FAILED;
+			snprintf(res[x].error, sizeof res[x].error, "workspace: %.900s", we.msg);
+			progressf("job %s: failed: %s", j->id, res[x].error);
+			s->state[x] = DONE;
+			continue;
+		}
+		s->wr[x] = writes(m, manifestworker(m, j->worker), 0);
+		struct wspace *w = runws(rs, j);
+		s->ws[x] = w ? (size_t)(w - rs->ws) : 0;
+	}
+	progressf("job %s: its matrix from %s: %d job%s (%s)", group, m->jobs[i].needs.n ? m->jobs[i].needs.v[0] : "?",
+	          k, k == 1 ? "" : "s", made.data ? made.data : "");
+	if (!picked) {
+		s->sel[i] = 1;
+		s->state[i] = DONE;
+		res[i].status = JOB_FAILED;
+		snprintf(res[i].error, sizeof res[i].error, "not run: --job names no job of matrix %.100s, which made %.700s",
+		         group, made.data);
+		progressf("job %s: %s", m->jobs[i].id, res[i].error);
+	}
+	buffree(&made);
+	free(group);
+}
+
+/* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
+static int schedule(struct runstate *rs, struct manifest *mm, const struct runopts *o, size_t *ord, size_t *np,
+                    struct jobresult *res, const int *taken, int *sel, const struct strv *only, struct err *e)
+{
+	const struct manifest *m = mm;
+	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .m = m, .mm = mm,
+	                  .sel = sel, .only = only, .outdir = o->outdir, .res = res};
 	int max = o->parallel > 0 ? o->parallel : 1;
-	s.state = xcalloc(m->njobs, sizeof *s.state);
-	s.wr = xcalloc(m->njobs, sizeof *s.wr);
-	s.ws = xcalloc(m->njobs, sizeof *s.ws);
-	s.said = xcalloc(m->njobs, sizeof *s.said);
+	size_t cap = jobroom(m), n = *np;
+	s.state = xcalloc(cap, sizeof *s.state);
+	s.wr = xcalloc(cap, sizeof *s.wr);
+	s.ws = xcalloc(cap, sizeof *s.ws);
+	s.said = xcalloc(cap, sizeof *s.said);
 	for (size_t i = 0; i < m->njobs; i++) {
 		if (taken[i])
 			s.state[i] = DONE; /* finished in another run (--from) */
@@ -405,7 +510,7 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 		struct wspace *w = runws(rs, &m->jobs[i]);
 		s.ws[i] = w ? (size_t)(w - rs->ws) : 0;
 	}
-	pthread_t *threads = xcalloc(n + 1, sizeof *threads);
+	pthread_t *threads = xcalloc(cap + 1, sizeof *threads);
 	size_t nthreads = 0;
 	pthread_mutex_lock(&s.mu);
 	for (;;) {
@@ -422,6 +527,18 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 				ready = s.state[manifestjob(m, j->needs.v[d]) - m->jobs] == DONE;
 			if (!ready)
 				continue;
+			if (j->mxpending) {
+				/* its values come from the jobs it needs, which have ended: its members join the run */
+				char *input = NULL;
+				if (prepare(rs, &s, i, res, &input))
+					expandmatrix(rs, &s, i, ord, &n);
+				else
+					s.state[i] = DONE;
+				free(input);
+				k = (size_t)-1;
+				done = 0;
+				continue;
+			}
 			int wr = s.wr[i];
 			if (!cancelled && !s.fatal && !failedfast(m, res, s.state, i)) {
 				long by = blocker(rs, &s, i);
@@ -472,6 +589,7 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 	for (size_t t = 0; t < nthreads; t++)
 		pthread_join(threads[t], NULL);
 	free(threads);
+	*np = n;
 	free(s.state);
 	free(s.wr);
 	free(s.ws);
@@ -483,7 +601,7 @@ static int schedule(struct runstate *rs, const struct runopts *o, const size_t *
 	return 0;
 }
 
-int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e)
+int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, struct err *e)
 {
 	struct rundir rd;
 	struct secrets sec = {0};
@@ -491,17 +609,18 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	                      .live = o->live, .bmu = PTHREAD_MUTEX_INITIALIZER, .failondeny = o->fail_on_deny};
 	budgetinit(&rs.budget, NULL, &rs.bmu, "the run", 0, 0, m->budget_cost);
 	char started[32];
-	int *sel = xcalloc(m->njobs, sizeof *sel);
-	size_t *ord = xcalloc(m->njobs, sizeof *ord);
-	struct jobresult *res = xcalloc(m->njobs, sizeof *res);
+	int *sel = xcalloc(jobroom(m), sizeof *sel);
+	size_t *ord = xcalloc(jobroom(m), sizeof *ord);
+	struct jobresult *res = xcalloc(jobroom(m), sizeof *res);
 	int rc = -1, exitcode = 0;
 	utcnow(started);
-	int *taken = xcalloc(m->njobs, sizeof *taken);
+	int *taken = xcalloc(jobroom(m), sizeof *taken);
 	struct upstream up = {0};
 	struct strv group = {0};
 	const struct strv *want = &o->jobs;
 	struct resume rsm = {0};
-	int *scope = xcalloc(m->njobs ? m->njobs : 1, sizeof *scope), *none = xcalloc(m->njobs ? m->njobs : 1, sizeof *none);
+	int *scope = xcalloc(jobroom(m), sizeof *scope), *none = xcalloc(jobroom(m), sizeof *none);
+	struct strv only = {0}; /* --job ids of members of a matrix made during the run, or of that matrix */
 	for (size_t i = 0; o->from && i < o->from->n; i++)
 		if (upstreamload(&up, o->from->v[i], m, e) < 0)
 			goto out;
@@ -517,9 +636,17 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	}
 	for (size_t i = 0; i < want->n; i++) {
 		struct strv ids = {0};
+		const struct job *pj = manifestjob(m, want->v[i]);
+		if (pj && pj->mxpending)
+			strvadd(&only, want->v[i]);
 		if (!manifestselect(m, want->v[i], &ids)) {
-			errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
-			goto out;
+			/* a member of a matrix made once the job it takes values from has ended */
+			if (!(pj = pendingof(m, want->v[i]))) {
+				errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
+				goto out;
+			}
+			strvadd(&only, want->v[i]);
+			strvadd(&ids, pj->id);
 		}
 		for (size_t k = 0; k < ids.n; k++) {
 			select_with_needs(m, manifestjob(m, ids.v[k]) - m->jobs, sel, taken);
@@ -566,7 +693,7 @@ int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir
 	}
 	if (spacessnap(&rs, o->outdir, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
-	if (schedule(&rs, o, ord, n, res, taken, e) < 0)
+	if (schedule(&rs, m, o, ord, &n, res, taken, sel, &only, e) < 0)
 		goto seal;
 	rc = 0;
 seal:;
@@ -575,6 +702,8 @@ seal:;
 	if (spacesseal(&rs, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
 	for (size_t k = 0; k < n; k++) {
+		if (!sel[ord[k]])
+			continue; /* a member of a matrix made during the run that --job did not ask for */
 		enum jobstatus st = res[ord[k]].status;
 		/* cancelled by a signal is 130; cancelled by fail_fast goes with the failure that caused it */
 		if (st == JOB_CANCELLED && cancelled)
@@ -622,6 +751,7 @@ out:
 	free(rs.gates);
 	free(scope);
 	free(none);
+	strvfree(&only);
 	strvfree(&group);
 	free(taken);
 	for (size_t i = 0; i < m->njobs; i++)

@@ -23,6 +23,6 @@ struct runopts {
 
 /* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,
  * or -1 with e filled when the run could not start or its artifacts could not be written. */
-int runmanifest(const struct manifest *m, const struct runopts *o, char **rundir, struct err *e);
+int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, struct err *e);
 
 #endif

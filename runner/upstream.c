@@ -61,6 +61,9 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 			          dir);
 			break;
 		}
+		const struct job *mxj = m ? manifestjob(m, jsonstr(cJSON_GetObjectItemCaseSensitive(j, "matrix"), "job", "")) : NULL;
+		if (mxj && mxj->mxpending && !manifestjob(m, j->string))
+			continue; /* a member of a matrix made from a job's output: the matrix is made again here */
 		if (m && !manifestjob(m, j->string)) {
 			rc = errc(e, 2, "%s %s: job '%s' is not in %s", flag, dir, j->string, m->path);
 			break;

@@ -85,13 +85,22 @@ static void wsadd(struct runstate *rs, const char *path, const char *name)
 	for (size_t i = 0; i < rs->nws; i++)
 		if (strcmp(rs->ws[i].path, path) == 0)
 			return;
-	rs->ws = xrealloc(rs->ws, (rs->nws + 1) * sizeof *rs->ws);
-	struct wspace *w = &rs->ws[rs->nws++];
+	if (!rs->ws) {
+		/* room for a workspace per job, a matrix's members made later included: running jobs
+		 * hold pointers into the array, which never moves */
+		const struct manifest *m = rs->m;
+		rs->wscap = (m->jobcap > m->njobs ? m->jobcap : m->njobs) + 1;
+		rs->ws = xcalloc(rs->wscap, sizeof *rs->ws);
+	}
+	if (rs->nws == rs->wscap)
+		return;
+	struct wspace *w = &rs->ws[rs->nws];
 	memset(w, 0, sizeof *w);
 	w->path = xstrdup(path);
 	w->name = xstrdup(name);
 	w->lockfd = -1;
 	pthread_mutex_init(&w->mu, NULL);
+	__atomic_store_n(&rs->nws, rs->nws + 1, __ATOMIC_RELEASE); /* running jobs look workspaces up (runws) */
 }
 
 int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *outdir, struct err *e)
@@ -103,64 +112,109 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *out
 	}
 	if (rs->nws == 0)
 		wsadd(rs, m->workspace, WSDEFAULT);
+	/* a matrix whose workspaces are known only once a job has finished: a chain per workspace
+	 * from the start (snapshots/<name>/), as the run may end with several */
+	rs->perws = rs->nws > 1;
+	for (size_t k = 0; k < n; k++)
+		rs->perws |= m->jobs[ord[k]].mxpending;
 	for (size_t i = 0; i < rs->nws; i++)
 		if (lockworkspace(rs->ws[i].path, outdir, &rs->ws[i].lockfd, e) < 0)
 			return -1;
 	return 0;
 }
 
-int spacessnap(struct runstate *rs, const char *outdir, struct err *e)
+/* Leave folder rel out of a chain: the pattern rel and everything below it. */
+static void excludeboth(struct strv *v, const char *rel)
+{
+	char *all = xasprintf("%s/**", rel);
+	strvadd(v, rel);
+	strvadd(v, all);
+	free(all);
+}
+
+/* Start the chain of workspace i: the runs folder and every other workspace of the run inside it
+ * left out, so that each file is in one chain. */
+static int openchain(struct runstate *rs, size_t i, struct err *e)
 {
 	const struct manifest *m = rs->m;
-	char outreal[PATH_MAX];
-	int haveout = realpath(outdir, outreal) != NULL;
-	for (size_t i = 0; i < rs->nws; i++) {
-		struct wspace *w = &rs->ws[i];
-		const char *rel;
-		if (haveout && strcmp(outreal, w->path) == 0)
-			return errc(e, 2, "--out %s is the workspace %s itself; make the run directories elsewhere", outdir,
-			            w->path);
-		/* Runs kept inside a workspace (workspace: . and runs/ beside the manifest) are no part of
-		 * it: left out of snapshots, read-only to steps, refused to file tools. */
-		if (haveout && inside(outreal, w->path, &rel))
-			w->hidden = xstrdup(rel);
+	struct wspace *w = &rs->ws[i];
+	struct snapconf sconf = m->snapshot;
+	memset(&sconf.exclude, 0, sizeof sconf.exclude);
+	for (size_t k = 0; k < m->snapshot.exclude.n; k++)
+		strvadd(&sconf.exclude, m->snapshot.exclude.v[k]);
+	for (size_t k = 0; k < rs->nws + 1; k++) {
+		const char *rel = NULL;
+		if (k == rs->nws)
+			rel = w->hidden;
+		else if (k != i && !inside(rs->ws[k].path, w->path, &rel))
+			rel = NULL;
+		if (rel)
+			excludeboth(&sconf.exclude, rel);
 	}
+	/* one workspace: today's layout, snapshots/NNNN.tar.zst */
 	char *snapdir = pathjoin(rs->rd->path, "snapshots");
-	int rc = 0;
-	for (size_t i = 0; i < rs->nws && rc == 0; i++) {
-		struct wspace *w = &rs->ws[i];
-		struct snapconf sconf = m->snapshot;
-		memset(&sconf.exclude, 0, sizeof sconf.exclude);
-		for (size_t k = 0; k < m->snapshot.exclude.n; k++)
-			strvadd(&sconf.exclude, m->snapshot.exclude.v[k]);
-		for (size_t k = 0; k < rs->nws + 1; k++) {
-			/* the runs folder, and every other workspace of the run inside this one: each file is in one chain */
-			const char *rel = NULL;
-			if (k == rs->nws)
-				rel = w->hidden;
-			else if (k != i && !inside(rs->ws[k].path, w->path, &rel))
-				rel = NULL;
-			if (!rel)
-				continue;
-			char *all = xasprintf("%s/**", rel);
-			strvadd(&sconf.exclude, rel);
-			strvadd(&sconf.exclude, all);
-			free(all);
-		}
-		/* one workspace: today's layout, snapshots/NNNN.tar.zst */
-		const char *sub = rs->nws > 1 ? w->name : NULL;
-		char *dir = sub ? pathjoin(snapdir, sub) : xstrdup(snapdir);
-		rc = sub ? mkdirs(dir, 0755, e) : 0;
-		if (rc == 0)
-			rc = snapopen(&w->snap, w->path, &sconf, dir, e);
-		if (rc == 0 && onlynamespace(m))
-			snapfeed(w->snap);
-		if (rc < 0 && sub)
-			errctx(e, "workspace %s", sub);
-		free(dir);
-		strvfree(&sconf.exclude);
-	}
+	const char *sub = rs->perws ? w->name : NULL;
+	char *dir = sub ? pathjoin(snapdir, sub) : xstrdup(snapdir);
+	int rc = sub ? mkdirs(dir, 0755, e) : 0;
+	if (rc == 0)
+		rc = snapopen(&w->snap, w->path, &sconf, dir, e);
+	if (rc == 0 && onlynamespace(m))
+		snapfeed(w->snap);
+	if (rc < 0 && sub)
+		errctx(e, "workspace %s", sub);
+	free(dir);
 	free(snapdir);
+	strvfree(&sconf.exclude);
+	return rc;
+}
+
+/* The runs folder outdir, when it lies inside workspace w, is no part of it. */
+static int hideruns(struct wspace *w, const char *outdir, struct err *e)
+{
+	char outreal[PATH_MAX];
+	const char *rel;
+	if (!realpath(outdir, outreal))
+		return 0;
+	if (strcmp(outreal, w->path) == 0)
+		return errc(e, 2, "--out %s is the workspace %s itself; make the run directories elsewhere", outdir, w->path);
+	if (inside(outreal, w->path, &rel))
+		w->hidden = xstrdup(rel);
+	return 0;
+}
+
+int spacesadd(struct runstate *rs, const struct job *j, const char *outdir, struct err *e)
+{
+	if (runws(rs, j))
+		return 0;
+	size_t had = rs->nws;
+	wsadd(rs, j->workspace ? j->workspace : rs->m->workspace, j->workspace ? j->wsname : WSDEFAULT);
+	if (rs->nws == had)
+		return errc(e, 2, "workspace %s: the run has no room for another workspace", j->workspace);
+	struct wspace *w = &rs->ws[had];
+	if (lockworkspace(w->path, outdir, &w->lockfd, e) < 0 || hideruns(w, outdir, e) < 0 || openchain(rs, had, e) < 0)
+		return -1;
+	/* its files leave the chains of the workspaces holding it, from their next layer on */
+	for (size_t k = 0; k < had; k++) {
+		const char *rel;
+		if (!rs->ws[k].snap || !inside(w->path, rs->ws[k].path, &rel))
+			continue;
+		pthread_mutex_lock(&rs->ws[k].mu);
+		snapexclude(rs->ws[k].snap, rel);
+		pthread_mutex_unlock(&rs->ws[k].mu);
+	}
+	return 0;
+}
+
+int spacessnap(struct runstate *rs, const char *outdir, struct err *e)
+{
+	/* Runs kept inside a workspace (workspace: . and runs/ beside the manifest) are no part of
+	 * it: left out of snapshots, read-only to steps, refused to file tools. */
+	for (size_t i = 0; i < rs->nws; i++)
+		if (hideruns(&rs->ws[i], outdir, e) < 0)
+			return -1;
+	int rc = 0;
+	for (size_t i = 0; i < rs->nws && rc == 0; i++)
+		rc = openchain(rs, i, e);
 	return rc;
 }
 
@@ -175,7 +229,7 @@ int spacesseal(struct runstate *rs, struct err *e)
 		if (w->snap && snapfull(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		for (size_t k = 0; k < si.setid.n; k++) {
-			char *p = rs->nws > 1 ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
+			char *p = rs->perws ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
 			strvadd(&rs->setid, p);
 			free(p);
 		}

@@ -10,6 +10,10 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *out
 /* Start each workspace's chain in the run directory rs->rd (the runs folder outdir left out of
  * any workspace holding it, nested workspaces left out of the one holding them). */
 int spacessnap(struct runstate *rs, const char *outdir, struct err *e);
+/* Open job j's workspace when the run has not yet (a matrix member made during the run): lock it,
+ * start its chain, and leave it out of the chains of the workspaces holding it from their next
+ * layer on. */
+int spacesadd(struct runstate *rs, const struct job *j, const char *outdir, struct err *e);
 /* Write each workspace's end layer; set-id bits removed go to rs->setid. */
 int spacesseal(struct runstate *rs, struct err *e);
 /* Close the chains, drop the locks, free rs->ws. */
