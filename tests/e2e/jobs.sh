@@ -67,18 +67,19 @@ expect_grep "the retry is reported" "retrying \(1 of 1\)" "$T/err"
 expect_eq "the model was asked twice" 2 "$(wc -l < "$T/mock.log")"
 
 # the lock: a second run on the same workspace is refused while the first holds it.
-cat > "$T/l.yaml" <<'YAML'
+mark=$$$RANDOM # a sleep of its own to wait for: other tests' (and other checkouts') sleeps are not it
+cat > "$T/l.yaml" <<YAML
 version: 1
 workspace: ws
 models:
-  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 3"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 3.0$mark"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
 jobs:
   j: { worker: w }
 YAML
 "$NS" run "$T/l.yaml" --out "$T/runs" >/dev/null 2>&1 & first=$!
-for _ in $(seq 100); do pgrep -f "sleep 3" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 100); do pgrep -f "sleep 3.0$mark" >/dev/null && break; sleep 0.05; done
 "$NS" run "$T/l.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "a second run on a held workspace: exit 2" 2 "$rc"
 expect_grep "the error names the holder" "is in use by another run \(pid $first, " "$T/err"
