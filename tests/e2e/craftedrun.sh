@@ -117,6 +117,30 @@ c null
 SPEC
 attack device 'null: not a file, directory or symlink'
 
+# replay restores the first layer the same way: a real run whose first layer is the issue's.
+cp -r "$ROOT/examples/hello" "$T/hello"
+rm -rf "$T/hello/runs" "$T/hello/workspace/reports"
+hello=$("$NS" run "$T/hello/nightshift.yaml" --out "$T/hruns" 2>"$T/hello.err")
+expect_rc "replay: the example runs" 0 $?
+first=$(ls "$hello/snapshots/"*.tar.zst 2>/dev/null | head -n1)
+if [ -n "$first" ]; then
+	python3 "$CRAFT" <<SPEC | zstd -qc >"$first"
+d a 0755 1234567890
+d a/b 0777 1234567890
+w .wh.a
+l a $V
+SPEC
+	(cd "$hello" && grep -v " snapshots/${first##*/}\$" SHA256SUMS >S && sha256sum "snapshots/${first##*/}" >>S && mv S SHA256SUMS)
+	victim
+	"$NS" replay "$hello" --out "$T/rruns" >/dev/null 2>"$T/replay.err"
+	rc=$?
+	check "replay: refuses the layer (exit $rc)" test "$rc" != 0
+	expect_grep "replay: says why" 'whiteout \.wh\.a removes a, which the same layer already wrote into' "$T/replay.err"
+	expect_eq "replay: nothing outside the target changed" "$want" "$(state)"
+else
+	echo "FAIL replay: the example run has no layer"; _fail=$((_fail + 1))
+fi
+
 # Set-id bits: the file is restored, without them.
 runwith setid <<SPEC
 f tool 6755 #!/bin/sh
