@@ -5,6 +5,7 @@
 #include "../artifacts/merge.h"
 #include "../artifacts/sign.h"
 #include "../runner/gha.h"
+#include "../util/privacy.h"
 #include "cmd.h"
 
 static const char mergehelp[] =
@@ -60,6 +61,11 @@ int cmdmerge(int argc, char **argv)
 	}
 	if ((rc = signkeyopt("merge", signpath, NULL, &key)) != EXIT_OK)
 		goto done;
+	/* the joined run is no more open than the most private shard */
+	mode_t deny = privacydeny(out);
+	for (size_t i = 0; i < runs.n; i++)
+		deny |= privacydeny(runs.v[i]);
+	privacyapply(deny);
 	char *merged = NULL;
 	struct err e = {0};
 	rc = runmerge(&runs, out, &merged, &e);

@@ -13,6 +13,7 @@
 #include "../manifest/netrule.h"
 #include "../runner/llm/modelspec.h"
 #include "../runner/run.h"
+#include "../util/privacy.h"
 #include "cmd.h"
 
 static const char replayhelp[] =
@@ -197,6 +198,7 @@ int cmdreplay(int argc, char **argv)
 	defout = dirname_dup(given ? given : real);
 	free(given);
 	o.outdir = out ? out : defout;
+	privacyapply(privacydeny(run) | privacydeny(o.outdir)); /* no more open than the run replayed */
 	if (mkdirs(o.outdir, 0755, &e) < 0) {
 		rc = usage("replay", "--out %s: %s", o.outdir, e.msg);
 		goto done;

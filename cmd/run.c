@@ -10,6 +10,7 @@
 #include "../artifacts/runjson.h"
 #include "../manifest/manifest.h"
 #include "../util/cancel.h"
+#include "../util/privacy.h"
 #include "../runner/llm/modelspec.h"
 #include "../runner/doctor.h"
 #include "../runner/gha.h"
@@ -258,6 +259,12 @@ int cmdrun(int argc, char **argv)
 		manifestfree(&m);
 		goto done;
 	}
+	/* Run directories record the workspaces: no more open than the most private of them. */
+	mode_t deny = privacydeny(m.workspace) | privacydeny(o.outdir);
+	for (size_t i = 0; i < m.njobs; i++)
+		if (m.jobs[i].workspace)
+			deny |= privacydeny(m.jobs[i].workspace);
+	privacyapply(deny);
 	if (mkdirs(o.outdir, 0755, &e) < 0) {
 		usage("run", "--out %s: %s", o.outdir, e.msg);
 		free(defout);

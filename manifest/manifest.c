@@ -1,4 +1,5 @@
 /* manifest: the nightshift manifest format, from YAML to typed structs, with every check. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
 static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
 static const char *const budgetkeys[] = {"cost", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
-                                          "timeout", "env", "mounts", "limits", "protect", NULL};
+                                          "timeout", "env", "mounts", "limits", "protect", "uid", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
@@ -238,6 +239,37 @@ static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct m
 	return 0;
 }
 
+/* sandbox.uid: UID (the group the same number) or "UID:GID", neither root (a step as root owns
+ * the workspace outright) nor 65534 (the docker backend's hook, which steps may not signal). */
+static int parseuid(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
+{
+	char *text = NULL, *end;
+	if (ystr(y, n, &text) < 0)
+		return -1;
+	long long u = -1, g = -1;
+	if (isdigit((unsigned char)text[0])) {
+		u = strtoll(text, &end, 10);
+		g = u;
+		if (*end == ':' && isdigit((unsigned char)end[1]))
+			g = strtoll(end + 1, &end, 10);
+		else if (*end)
+			u = -1;
+		if (*end)
+			u = -1;
+	}
+	int rc = 0;
+	if (u < 0 || g < 0)
+		rc = yfail(y, n, "sandbox.uid: '%s' is not a uid or uid:gid (numbers, e.g. 1001 or \"1001:118\")", text);
+	else if (u == 0 || g == 0)
+		rc = yfail(y, n, "sandbox.uid: steps never run as root (uid or gid 0)");
+	else if (u > 2147483646 || g > 2147483646 || u == 65534 || g == 65534)
+		rc = yfail(y, n, "sandbox.uid: '%s' is out of range (1 to 2147483646, not 65534: nobody)", text);
+	else
+		sc->uid = (int)u, sc->gid = (int)g;
+	free(text);
+	return rc;
+}
+
 /* Apply the keys of a sandbox mapping on top of sc (which holds the inherited values). */
 static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
 {
@@ -287,6 +319,8 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
 					rc = yfail(y, p.val, "sandbox.protect: '%s' is not a path inside the workspace", g);
 			}
+		} else if (strcmp(p.key, "uid") == 0) {
+			rc = parseuid(y, p.val, sc);
 		} else if (strcmp(p.key, "mounts") == 0) {
 			yaml_node_t *it;
 			if (p.val->type != YAML_SEQUENCE_NODE) {

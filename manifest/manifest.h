@@ -83,6 +83,7 @@ struct sandboxconf {
 	int64_t timeout_ms; /* per step */
 	struct strv env;    /* names passed in */
 	struct strv protect; /* workspace path globs no step or file tool may change */
+	int uid, gid;       /* sandbox.uid: who steps run as (docker: also owns what file tools make); 0 = 1000:1000 */
 	struct mount *mounts;
 	size_t nmounts;
 };

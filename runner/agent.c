@@ -237,6 +237,38 @@ static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
 	protectmounts(&jr->prot, jr->ws->path, dst);
 }
 
+#define LINKCAP 4096 /* files with hard links outside the workspace that are bound read-only */
+
+/* Files of the workspace with names outside it: an event and a warning, then read-only in steps
+ * and refused to the file tools (protect.h). -1 when there are too many to bind. */
+static int hardlinks(struct jobrun *jr, struct err *e)
+{
+	struct err we = {0};
+	int rc = protectlinks(&jr->prot, jr->ws->path, jr->ws->hidden, LINKCAP, &we);
+	if (rc < 0)
+		return errf(e, "%s", we.msg);
+	const struct strv *l = &jr->prot.linked;
+	if (!l->n && rc == 0)
+		return 0;
+	int bound = jr->j->sandbox.backend != BACKEND_NONE;
+	cJSON *ev = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(ev, "paths");
+	cJSON_AddNumberToObject(ev, "count", (double)l->n);
+	for (size_t i = 0; i < l->n && i < 64; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	cJSON_AddStringToObject(ev, "action", bound ? "read-only in steps, refused to the file tools"
+	                                             : "refused to the file tools (backend none binds nothing)");
+	if (rc > 0)
+		cJSON_AddStringToObject(ev, "incomplete", we.msg);
+	if (l->n)
+		progressf("job %s: warning: %zu workspace file%s hard links outside the workspace (%s%s): %s", jr->j->id,
+		          l->n, l->n == 1 ? " has" : "s have", l->v[0], l->n > 1 ? ", ..." : "",
+		          bound ? "read-only in its steps, refused to the file tools"
+		                : "refused to the file tools; backend none leaves them writable to steps");
+	if (rc > 0)
+		progressf("job %s: warning: %s", jr->j->id, we.msg);
+	return evadd(jr->ev, "hard_links", ev, e);
+}
+
 /* Start the worker's MCP servers (replay: read what they offered from the record). */
 static int mcpstart(struct jobrun *jr, struct err *e)
 {
@@ -389,8 +421,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		if (pr && v.decision != DEC_DENY) {
 			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
 			v.rule = -1;
+			int linked = 0;
+			for (size_t k = 0; k < jr->prot.linked.n; k++)
+				linked |= pr == jr->prot.linked.v[k];
 			snprintf(v.reason, sizeof v.reason, "%.80s is protected (%.80s): no step or file tool may change it",
-			         v.path, pr);
+			         v.path, linked ? "it has hard links outside the workspace" : pr);
 		}
 	}
 	cJSON *ev = cJSON_CreateObject();
@@ -453,7 +488,9 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
-		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms};
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0};
+		if (jr->sc.backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
+			to.uid = jr->sc.uid ? jr->sc.uid : SBX_STEPID, to.gid = jr->sc.uid ? jr->sc.gid : SBX_STEPID;
 		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &to, &tr, e) < 0) {
 			verdictfree(&v);
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
@@ -896,6 +933,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (jr.wsfd < 0)
 			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
+		else if (hardlinks(&jr, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (rs->replay && (replayllm(&jr, md, &je) < 0 || replayplan(&jr, &je) < 0))

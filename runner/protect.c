@@ -1,6 +1,7 @@
 /* protect: what no step and no file tool may change. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,10 +79,96 @@ void protectinit(struct protect *p, const struct manifest *m, const char *ws, co
 	free(real);
 }
 
+/* The walk of protectlinks: nftw has no argument for its callback, and jobs walk at once. */
+struct linkname {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	char *path;
+};
+struct linkwalk {
+	size_t root, n, cap;
+	const char *hidden;
+	struct linkname *v;
+};
+static __thread struct linkwalk *walking;
+
+static int linkvisit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct linkwalk *w = walking;
+	(void)ftw;
+	const char *rel = strlen(path) > w->root ? path + w->root + 1 : "";
+	if (type == FTW_D && w->hidden && strcmp(rel, w->hidden) == 0)
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return FTW_CONTINUE;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
+	}
+	w->v[w->n++] = (struct linkname){st->st_dev, st->st_ino, st->st_nlink, xstrdup(rel)};
+	return FTW_CONTINUE;
+}
+
+static int cmpinode(const void *a, const void *b)
+{
+	const struct linkname *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int protectlinks(struct protect *p, const char *ws, const char *hidden, size_t cap, struct err *e)
+{
+	char *real = realpath(ws, NULL);
+	if (!real)
+		return errf(e, "workspace %s:", ws);
+	struct linkwalk w = {strcmp(real, "/") == 0 ? 0 : strlen(real), 0, 0, hidden, NULL};
+	walking = &w;
+	/* no symlink followed, no other file system entered (a hard link never crosses one) */
+	int rc = 0, walked = nftw(real, linkvisit, 64, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	walking = NULL;
+	if (walked < 0) /* what was found is still bound; the caller warns */
+		errf(e, "the search for hard links did not see all of the workspace %s:", real);
+	if (w.n)
+		qsort(w.v, w.n, sizeof *w.v, cmpinode);
+	for (size_t i = 0, j; rc == 0 && i < w.n; i = j) {
+		for (j = i + 1; j < w.n && w.v[j].dev == w.v[i].dev && w.v[j].ino == w.v[i].ino; j++)
+			;
+		if (w.v[i].nlink <= j - i)
+			continue; /* every name of it is inside */
+		for (size_t k = i; k < j; k++)
+			strvadd(&p->linked, w.v[k].path);
+	}
+	if (rc == 0 && p->linked.n > cap) {
+		rc = errf(e, "the workspace %s holds %zu files with hard links outside it (%s, ...), more than the %zu "
+		          "that can be bound read-only: break the links first (cp without --link, git clone "
+		          "--no-hardlinks, UV_LINK_MODE=copy, pnpm's package-import-method copy)",
+		          real, p->linked.n, p->linked.v[0], cap);
+	}
+	if (p->linked.n > 1)
+		qsort(p->linked.v, p->linked.n, sizeof *p->linked.v, cmpstr);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i].path);
+	free(w.v);
+	free(real);
+	return rc < 0 ? -1 : walked < 0 ? 1 : 0;
+}
+
 const char *protectmatch(const struct protect *p, const char *path)
 {
 	while (path[0] == '.' && path[1] == '/')
 		path += 2;
+	for (size_t i = 0; i < p->linked.n; i++)
+		if (strcmp(path, p->linked.v[i]) == 0)
+			return p->linked.v[i];
 	for (size_t i = 0; i < p->paths.n; i++) {
 		size_t n = strlen(p->paths.v[i]);
 		if (strncmp(path, p->paths.v[i], n) == 0 && (path[n] == 0 || path[n] == '/'))
@@ -153,6 +240,11 @@ void protectmounts(const struct protect *p, const char *ws, struct sandboxconf *
 		free(c);
 		addmount(sc, ws, rel, 0);
 	}
+	for (size_t i = 0; i < p->linked.n; i++) {
+		int dir = 0;
+		if (plain(wfd, p->linked.v[i], &dir) && !dir)
+			addmount(sc, ws, p->linked.v[i], 0);
+	}
 	close(wfd);
 }
 
@@ -160,4 +252,5 @@ void protectfree(struct protect *p)
 {
 	strvfree(&p->paths);
 	strvfree(&p->globs);
+	strvfree(&p->linked);
 }

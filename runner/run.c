@@ -680,7 +680,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	rs.gates = xcalloc(m->nmodels ? m->nmodels : 1, sizeof *rs.gates);
 	for (size_t i = 0; i < m->nmodels; i++)
 		gateinit(&rs.gates[i], m->models[i].concurrency);
-	if (spacesopen(&rs, ord, n, o->outdir, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
+	if (spacesopen(&rs, ord, n, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
 	if (o->resume) {

@@ -14,6 +14,7 @@
 #include "../artifacts/events.h"
 #include "tools.h"
 #include "../manifest/schema.h"
+#include "../util/privacy.h"
 
 enum { READ_MAX = 16 << 20, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
 
@@ -159,7 +160,17 @@ int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncat
 	return rc;
 }
 
-int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e)
+/* A folder or file the file tools just made: the user's umask, and the steps' owner when given. */
+static int ownmade(int fd, mode_t mode, int uid, int gid)
+{
+	if (fchmod(fd, mode & ~privacyumask()) < 0)
+		return -1;
+	if (uid > 0 && fchown(fd, (uid_t)uid, (gid_t)gid) < 0 && errno != EPERM)
+		return -1; /* EPERM: not root, the runner's own user keeps it */
+	return 0;
+}
+
+int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int gid, struct err *e)
 {
 	char *p = xstrdup(path), *comp = p, *slash;
 	int dfd = dup(wsfd);
@@ -170,13 +181,19 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *
 	/* Walk the parents one at a time, creating them, refusing any link. */
 	while ((slash = strchr(comp, '/'))) {
 		*slash = 0;
-		if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+		int made = mkdirat(dfd, comp, 0700) == 0;
+		if (!made && errno != EEXIST) {
 			errf(e, "cannot create directory %s in %s:", comp, path);
 			goto fail;
 		}
-		int nfd = wsopen(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW, 1);
+		int nfd = wsopen(dfd, comp, (made ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW, 1);
 		if (nfd < 0) {
 			errf(e, "cannot enter %s of %s: %s", comp, path, errno == ENOTDIR ? "not a directory" : why(errno));
+			goto fail;
+		}
+		if (made && ownmade(nfd, 0755, uid, gid) < 0) {
+			errf(e, "cannot create directory %s in %s:", comp, path);
+			close(nfd);
 			goto fail;
 		}
 		close(dfd);
@@ -224,10 +241,13 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *
 		else
 			off += w;
 	}
-	/* The old file's owner stays (as root; otherwise the file is ours anyway). */
+	/* The old file's owner stays (as root; otherwise the file is ours anyway); a new one gets
+	 * the user's umask and the steps' owner. */
 	if (!werr && had && fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
 		werr = errno;
-	if (!werr && fchmod(fd, mode) < 0)
+	if (!werr && had && fchmod(fd, mode) < 0)
+		werr = errno;
+	if (!werr && !had && ownmade(fd, mode, uid, gid) < 0)
 		werr = errno;
 	if (close(fd) < 0 && !werr)
 		werr = errno;
@@ -472,7 +492,8 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	return 0;
 }
 
-static int editfile(int wsfd, const char *path, const cJSON *args, struct toolres *r, struct err *e)
+static int editfile(int wsfd, const char *path, const cJSON *args, const struct toolopts *o, struct toolres *r,
+                    struct err *e)
 {
 	const char *old = argstr(args, "old"), *new = argstr(args, "new");
 	struct buf b = {0};
@@ -490,7 +511,7 @@ static int editfile(int wsfd, const char *path, const cJSON *args, struct toolre
 		bufadd(&nb, b.data, at - b.data);
 		bufputs(&nb, new);
 		bufputs(&nb, at + strlen(old));
-		rc = wswrite(wsfd, path, nb.data, nb.len, e);
+		rc = wswrite(wsfd, path, nb.data, nb.len, o->uid, o->gid, e);
 		buffree(&nb);
 		if (rc == 0)
 			r->content = xasprintf("edited %s", path);
@@ -527,7 +548,7 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 		}
 	} else if (strcmp(tool, "write_file") == 0) {
 		const char *content = argstr(args, "content");
-		rc = content ? wswrite(wsfd, path, content, strlen(content), e)
+		rc = content ? wswrite(wsfd, path, content, strlen(content), o->uid, o->gid, e)
 		             : errf(e, "write_file needs a string argument content");
 		if (rc == 0) {
 			r->content = xasprintf("wrote %zu bytes to %s", strlen(content), path);
@@ -538,7 +559,7 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 		if (rc == 0)
 			r->content = xstrdup(b.data);
 	} else if (strcmp(tool, "edit_file") == 0) {
-		rc = editfile(wsfd, path, args, r, e);
+		rc = editfile(wsfd, path, args, o, r, e);
 	} else {
 		rc = errf(e, "unknown tool %s", tool);
 	}

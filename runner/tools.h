@@ -24,6 +24,8 @@ enum { TOOL_OUTPUT_LIMIT = 32 << 10 };
 struct toolopts {
 	size_t limit;       /* bytes of one result the model sees, head and tail kept; 0 = TOOL_OUTPUT_LIMIT */
 	int64_t timeout_ms; /* the step's time limit, said when it runs out */
+	int uid, gid;       /* > 0: files and folders the file tools make belong to them (docker: the
+	                     * steps' user, so that later steps can change them); 0: the runner's */
 };
 
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never
@@ -40,8 +42,10 @@ void toolresfree(struct toolres *r);
 int wsopen(int wsfd, const char *path, int flags, int nosymlinks);
 /* Read a regular file beneath wsfd, at most max bytes (sets *truncated). */
 int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e);
-/* Write a file beneath wsfd, creating parent directories; refuses symlinks on the way. */
-int wswrite(int wsfd, const char *path, const char *data, size_t n, struct err *e);
+/* Write a file beneath wsfd, creating parent directories; refuses symlinks on the way. What it
+ * makes gets the user's umask (not the run directories') and, when uid > 0, belongs to uid:gid;
+ * a file written over keeps its owner. */
+int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int gid, struct err *e);
 
 
 #endif

@@ -1,4 +1,5 @@
 /* wspace: one lock and one chain of snapshot layers per workspace of a run. */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -7,46 +8,70 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "../artifacts/snapshot.h"
+#include "../util/term.h"
 #include "wspace.h"
 
-/* Hold the workspace for this run: a lock file outside it, keyed by its device and inode, that
- * names its holder. The lock goes with the process, whatever way it ends. */
-static int lockworkspace(const char *ws, const char *outdir, int *fd, struct err *e)
+/* Who holds a lock on the inode dev:ino, from /proc/locks: "pid N (its command line)". */
+static char *lockholder(dev_t dev, ino_t ino)
 {
-	struct stat st;
-	if (stat(ws, &st) < 0)
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return NULL;
+	char line[512], *who = NULL;
+	while (!who && fgets(line, sizeof line, f)) {
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a "->" marks a waiter) */
+		char kind[16], adv[16], mode[16];
+		unsigned maj, min;
+		unsigned long long i;
+		int pid;
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*[^:]: %15s %15s %15s %d %x:%x:%llu", kind, adv, mode, &pid, &maj, &min, &i) != 7)
+			continue;
+		if (strcmp(kind, "FLOCK") != 0 || maj != major(dev) || min != minor(dev) || i != (unsigned long long)ino)
+			continue;
+		char cl[256] = "", *path = xasprintf("/proc/%d/cmdline", pid);
+		FILE *c = fopen(path, "re");
+		size_t n = c ? fread(cl, 1, sizeof cl - 1, c) : 0;
+		for (size_t k = 0; k + 1 < n; k++)
+			if (!cl[k])
+				cl[k] = ' ';
+		cl[n] = 0;
+		if (c)
+			fclose(c);
+		free(path);
+		who = *cl ? xasprintf("pid %d, %s", pid, cl) : xasprintf("pid %d", pid);
+	}
+	fclose(f);
+	return who;
+}
+
+/* Hold the workspace for this run: an exclusive flock on the workspace folder itself. No file is
+ * made anywhere, so nobody can plant one in its way; the lock goes with the process, whatever way
+ * it ends, and /proc/locks names its holder. */
+static int lockworkspace(const char *ws, int *fd, struct err *e)
+{
+	*fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
 		return errc(e, 2, "workspace %s:", ws);
-	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *path = xasprintf("%s/nightshift-%llx-%llx.lock", tmp, (unsigned long long)st.st_dev,
-	                       (unsigned long long)st.st_ino);
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (*fd < 0) {
-		errc(e, 2, "cannot open the workspace lock %s:", path);
-		free(path);
-		return -1;
-	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		char holder[512] = "";
-		ssize_t n = pread(*fd, holder, sizeof holder - 1, 0);
-		holder[n > 0 ? n : 0] = 0;
-		holder[strcspn(holder, "\n")] = 0;
-		errc(e, 2, "workspace %s is in use by another run (%s; lock %s): wait for it or stop it", ws,
-		     *holder ? holder : "holder unknown", path);
-		close(*fd);
-		*fd = -1;
-		free(path);
-		return -1;
-	}
-	char now[32], *who;
-	utcnow(now);
-	who = xasprintf("pid %d, runs in %s, since %s\n", (int)getpid(), outdir, now);
-	if (ftruncate(*fd, 0) == 0 && pwrite(*fd, who, strlen(who), 0) < 0)
-		(void)0;
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	int err = errno;
+	struct stat st;
+	char *who = err == EWOULDBLOCK && fstat(*fd, &st) == 0 ? lockholder(st.st_dev, st.st_ino) : NULL;
+	char *clean = who ? termclean(who, TERM_ONELINE) : NULL;
+	if (err == EWOULDBLOCK)
+		errc(e, 2, "workspace %s is in use by another run (%s): wait for it or stop it", ws,
+		     clean ? clean : "holder unknown");
+	else
+		errc(e, 2, "cannot lock the workspace %s: %s", ws, strerror(err));
+	free(clean);
 	free(who);
-	free(path);
-	return 0;
+	close(*fd);
+	*fd = -1;
+	return -1;
 }
 
 /* Whether every step runs in the namespace sandbox, where no process outlives its step: then the
@@ -103,7 +128,7 @@ static void wsadd(struct runstate *rs, const char *path, const char *name)
 	__atomic_store_n(&rs->nws, rs->nws + 1, __ATOMIC_RELEASE); /* running jobs look workspaces up (runws) */
 }
 
-int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *outdir, struct err *e)
+int spacesopen(struct runstate *rs, const size_t *ord, size_t n, struct err *e)
 {
 	const struct manifest *m = rs->m;
 	for (size_t k = 0; k < n; k++) {
@@ -118,7 +143,7 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *out
 	for (size_t k = 0; k < n; k++)
 		rs->perws |= m->jobs[ord[k]].mxpending;
 	for (size_t i = 0; i < rs->nws; i++)
-		if (lockworkspace(rs->ws[i].path, outdir, &rs->ws[i].lockfd, e) < 0)
+		if (lockworkspace(rs->ws[i].path, &rs->ws[i].lockfd, e) < 0)
 			return -1;
 	return 0;
 }
@@ -191,7 +216,7 @@ int spacesadd(struct runstate *rs, const struct job *j, const char *outdir, stru
 	if (rs->nws == had)
 		return errc(e, 2, "workspace %s: the run has no room for another workspace", j->workspace);
 	struct wspace *w = &rs->ws[had];
-	if (lockworkspace(w->path, outdir, &w->lockfd, e) < 0 || hideruns(w, outdir, e) < 0 || openchain(rs, had, e) < 0)
+	if (lockworkspace(w->path, &w->lockfd, e) < 0 || hideruns(w, outdir, e) < 0 || openchain(rs, had, e) < 0)
 		return -1;
 	/* its files leave the chains of the workspaces holding it, from their next layer on */
 	for (size_t k = 0; k < had; k++) {

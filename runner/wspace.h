@@ -4,9 +4,10 @@
 
 #include "agent.h"
 
-/* Lock the workspaces of the jobs ord[0..n) (the manifest's when n is 0) into rs->ws. With one
- * workspace its layers go in snapshots/, with several in snapshots/<name>/. */
-int spacesopen(struct runstate *rs, const size_t *ord, size_t n, const char *outdir, struct err *e);
+/* Lock the workspaces of the jobs ord[0..n) (the manifest's when n is 0) into rs->ws: a flock on
+ * each folder itself. With one workspace its layers go in snapshots/, with several in
+ * snapshots/<name>/. */
+int spacesopen(struct runstate *rs, const size_t *ord, size_t n, struct err *e);
 /* Start each workspace's chain in the run directory rs->rd (the runs folder outdir left out of
  * any workspace holding it, nested workspaces left out of the one holding them). */
 int spacessnap(struct runstate *rs, const char *outdir, struct err *e);

@@ -12,7 +12,7 @@
    removes the container (AutoRemove). At job end the runner removes it itself.
 
    A step is an exec of `/.nightshift/sh -c WRAPPER nightshift-step NONCE` as 1000:1000
-   in /workspace. It is started ahead, as soon as the previous step is done
+   (or sandbox.uid) in /workspace. It is started ahead, as soon as the previous step is done
    (while the model thinks: starting a process in a container costs tens of
    milliseconds), and waits for its command on its stdin: the command's lines,
    then a line holding the nonce, then the end of input. A command cut short
@@ -60,7 +60,6 @@
 #include "filter.h"
 #include "sandbox.h"
 
-#define STEPUSER "1000:1000"   /* runs the steps: workspace files it writes belong to uid 1000 */
 #define HOOKUSER "65534:65534" /* runs the hook shell: out of reach of kill -9 -1 by the steps */
 #define TRAILER "\nnightshift:step-end "
 #define HOLD 64 /* bytes of stderr held back until the end: room for the trailer */
@@ -104,6 +103,7 @@ struct dockersbx {
 	int memory, pids, cpus; /* the limits asked for */
 	int nethost;            /* network: 1 host, 2 allow (the egress proxy), 0 none */
 	int warnonly;           /* sandbox limits: warn */
+	char user[24];          /* "UID:GID" the steps run as */
 	char limits[128];
 	struct egress *eg; /* network.allow: the proxy, listening in the container too */
 };
@@ -130,12 +130,15 @@ static int dropped(const char *w, int *mem, int *pids, int *cpu)
 /* The limits line of the results, saying what the engine did not enforce. */
 static void setlimits(struct dockersbx *d, int dmem, int dpids, int dcpu)
 {
-	snprintf(d->limits, sizeof d->limits, "docker%s%s%s%s%s%s%s; network %s; no caps; no-new-privs; ro root; uid %s",
+	/* at most about 125 bytes with every limit dropped and the longest uid:gid; cut if ever longer */
+	int n = snprintf(d->limits, sizeof d->limits, "docker%s%s%s%s%s%s%s; network %s; no caps; no-new-privs; ro root; uid %s",
 	         d->memory && !dmem ? " memory" : "", d->pids && !dpids ? " pids" : "", d->cpus && !dcpu ? " cpu" : "",
 	         dmem || dpids || dcpu ? " (not enforced:" : "", dmem ? " memory" : "", dpids ? " pids" : "",
 	         dcpu ? " cpu)" : dmem || dpids ? ")" : "",
 	         d->nethost == 1 ? "host" : d->nethost == 2 ? "allow" : "none",
-	         STEPUSER);
+	         d->user);
+	if (n >= (int)sizeof d->limits)
+		memcpy(d->limits + sizeof d->limits - 4, "...", 4);
 }
 
 /* Read create's Warnings: a limit the engine cannot enforce fails the container unless the
@@ -469,6 +472,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	d->pids = sc->pids > 0;
 	d->cpus = sc->cpus > 0;
 	d->nethost = sc->network_host ? 1 : allow ? 2 : 0;
+	snprintf(d->user, sizeof d->user, "%d:%d", sc->uid ? sc->uid : SBX_STEPID, sc->uid ? sc->gid : SBX_STEPID);
 	d->warnonly = sc->limits_warn;
 	setlimits(d, 0, 0, 0);
 	*s = &d->base;
@@ -655,7 +659,7 @@ static int standby(struct dockersbx *d, struct err *e)
 	cJSON_AddBoolToObject(x, "AttachStdout", 1);
 	cJSON_AddBoolToObject(x, "AttachStderr", 1);
 	cJSON_AddBoolToObject(x, "Tty", 0);
-	cJSON_AddStringToObject(x, "User", STEPUSER);
+	cJSON_AddStringToObject(x, "User", d->user);
 	cJSON_AddStringToObject(x, "WorkingDir", "/workspace");
 	a = cJSON_AddArrayToObject(x, "Env");
 	for (size_t i = 0; i < d->env.n; i++)

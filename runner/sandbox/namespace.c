@@ -45,6 +45,7 @@
 #include <linux/securebits.h>
 #include "capture.h"
 #include "../../util/cancel.h"
+#include "../../util/privacy.h"
 #include "cgroup.h"
 #include "egress.h"
 #include "filter.h"
@@ -53,7 +54,6 @@
 #include "sandbox.h"
 #include "userns.h"
 
-#define INSIDE_ID 1000
 #define CMD_MAX (128 * 1024) /* the kernel's limit on one argument (MAX_ARG_STRLEN) */
 
 enum { M_EXEC = 1, M_KILL, M_QUIT, M_MOVED, M_HELLO, M_READY, M_DONE, M_ERROR, M_CGROUP, M_SPAWN };
@@ -85,6 +85,7 @@ struct plan {
 	double cpus;
 	int64_t timeout_ms;
 	size_t cap;
+	int uid, gid; /* inside: SBX_STEPID or sandbox.uid; the runner's own ids outside */
 };
 
 /* One running init with its cgroup. */
@@ -345,6 +346,7 @@ static int stepmain(void *arg)
 		(void)!write(adj, "1000", 4);
 		close(adj);
 	}
+	umask(privacyumask()); /* the user's own, not the run directories' */
 	char *argv[] = {"sh", "-c", (char *)a->cmd, NULL};
 	char *noenv[] = {NULL};
 	a->what = NULL;
@@ -662,7 +664,7 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 		report(ctl, S_USERNS, errno, "unshare(CLONE_NEWUSER)");
 		_exit(1);
 	}
-	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)uid);
+	snprintf(map, sizeof map, "%d %d 1\n", p->uid, (int)uid);
 	if (writectl("/proc/self/uid_map", map) < 0) {
 		report(ctl, S_MAP, errno, "write uid_map");
 		_exit(1);
@@ -671,7 +673,7 @@ static void helpermain(const struct plan *p, struct zyg *z, int ctl)
 		report(ctl, S_MAP, errno, "write setgroups");
 		_exit(1);
 	}
-	snprintf(map, sizeof map, "%d %d 1\n", INSIDE_ID, (int)gid);
+	snprintf(map, sizeof map, "%d %d 1\n", p->gid, (int)gid);
 	if (writectl("/proc/self/gid_map", map) < 0) {
 		report(ctl, S_MAP, errno, "write gid_map");
 		_exit(1);
@@ -930,6 +932,8 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	n->p.pids = sc->pids;
 	n->p.cpus = sc->cpus;
 	n->p.timeout_ms = sc->timeout_ms;
+	n->p.uid = sc->uid ? sc->uid : SBX_STEPID;
+	n->p.gid = sc->uid ? sc->gid : SBX_STEPID;
 	n->p.cap = c->output_cap ? c->output_cap : 1 << 20;
 	for (char **v = c->env; v && *v; v++)
 		strvadd(&n->p.env, *v);

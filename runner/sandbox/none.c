@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "capture.h"
 #include "../../util/cancel.h"
+#include "../../util/privacy.h"
 #include "sandbox.h"
 
 struct nonesbx {
@@ -56,6 +58,7 @@ static void child(const struct nonesbx *n, const char *command, int in, int out,
 		(void)!write(2, msg, sizeof msg - 1);
 		_exit(126);
 	}
+	umask(privacyumask()); /* the user's own, not the run directories' */
 	char *noenv[] = {NULL};
 	execve("/bin/sh", argv, n->env.v ? n->env.v : noenv);
 	_exit(127);

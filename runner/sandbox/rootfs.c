@@ -82,11 +82,11 @@ static void etcfind(void)
 
 static const char passwd[] =
 	"root:x:0:0:root:/root:/bin/sh\n"
-	"nightshift:x:1000:1000:nightshift:/tmp:/bin/sh\n"
+	"nightshift:x:%d:%d:nightshift:/tmp:/bin/sh\n"
 	"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
 static const char group[] =
 	"root:x:0:\n"
-	"nightshift:x:1000:\n"
+	"nightshift:x:%d:\n"
 	"nogroup:x:65534:\n";
 
 /* The host's system directories, read-only; symlinks (merged /usr) as symlinks. */
@@ -112,10 +112,15 @@ static void planhost(struct rootfs *r, const struct sbxconf *c)
 	for (size_t i = 0; i < etcmasks.n; i++)
 		add(r, R_MASK, NULL, etcmasks.v[i], RF_OPTIONAL);
 	struct stat st;
+	int uid = c->conf->uid ? c->conf->uid : SBX_STEPID, gid = c->conf->uid ? c->conf->gid : SBX_STEPID;
+	char *text = xasprintf(passwd, uid, gid);
 	if (stat("/etc/passwd", &st) == 0)
-		add(r, R_FILE, passwd, "/etc/passwd", 0);
+		add(r, R_FILE, text, "/etc/passwd", 0);
+	free(text);
+	text = xasprintf(group, gid);
 	if (stat("/etc/group", &st) == 0)
-		add(r, R_FILE, group, "/etc/group", 0);
+		add(r, R_FILE, text, "/etc/group", 0);
+	free(text);
 	/* With the host network, keep DNS working where resolv.conf points into /run. */
 	char *res = c->conf->network_host ? realpath("/etc/resolv.conf", NULL) : NULL;
 	if (res && strncmp(res, "/etc/", 5) != 0 && stat(res, &st) == 0 && S_ISREG(st.st_mode))

@@ -7,6 +7,8 @@
 #include "../../manifest/manifest.h"
 #include "egress.h"
 
+#define SBX_STEPID 1000 /* the uid and gid steps run as (namespace: inside) unless sandbox.uid says */
+
 struct sbxconf {
 	const struct sandboxconf *conf;
 	const char *workspace; /* absolute host path, mounted read-write at /workspace */

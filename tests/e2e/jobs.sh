@@ -82,7 +82,7 @@ YAML
 for _ in $(seq 100); do pgrep -f "sleep 3.0$mark" >/dev/null && break; sleep 0.05; done
 "$NS" run "$T/l.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "a second run on a held workspace: exit 2" 2 "$rc"
-expect_grep "the error names the holder" "is in use by another run \(pid $first, " "$T/err"
+expect_grep "the error names the holder" "is in use by another run \(pid $first, .*nightshift run" "$T/err"
 check "nothing printed on stdout" test ! -s "$T/out"
 wait $first
 expect_rc "the first run finished" 0 $?

@@ -119,7 +119,7 @@ int main(void)
 	int wsfd = open(ws, O_PATH | O_DIRECTORY);
 	ok(wsfd >= 0, "open workspace");
 
-	ok(wswrite(wsfd, "a/b/c.txt", "hello", 5, &e) == 0, "write creates parents: %s", e.msg);
+	ok(wswrite(wsfd, "a/b/c.txt", "hello", 5, 0, 0, &e) == 0, "write creates parents: %s", e.msg);
 	ok(wsread(wsfd, "a/b/c.txt", 100, &b, &trunc, &e) == 0 && strcmp(b.data, "hello") == 0 && !trunc, "read back");
 	buffree(&b);
 	ok(wsread(wsfd, "a/b/c.txt", 3, &b, &trunc, &e) == 0 && b.len == 3 && trunc, "read capped and marked truncated");
@@ -134,9 +134,9 @@ int main(void)
 	ok(wsread(wsfd, "../secret", 100, &b, &trunc, &e) < 0, "dot-dot refused");
 	ok(wsread(wsfd, "/etc/passwd", 100, &b, &trunc, &e) < 0, "absolute path refused");
 	ok(wsread(wsfd, "/proc/self/root/etc/passwd", 100, &b, &trunc, &e) < 0, "magic link refused");
-	ok(wswrite(wsfd, "abs", "x", 1, &e) < 0, "write through a link refused");
-	ok(wswrite(wsfd, "dir/new.txt", "x", 1, &e) < 0, "write into a linked directory refused");
-	ok(wswrite(wsfd, "dir/sub/new.txt", "x", 1, &e) < 0, "mkdir through a linked directory refused");
+	ok(wswrite(wsfd, "abs", "x", 1, 0, 0, &e) < 0, "write through a link refused");
+	ok(wswrite(wsfd, "dir/new.txt", "x", 1, 0, 0, &e) < 0, "write into a linked directory refused");
+	ok(wswrite(wsfd, "dir/sub/new.txt", "x", 1, 0, 0, &e) < 0, "mkdir through a linked directory refused");
 	struct stat st;
 	ok(stat(outside, &st) == 0 && st.st_size == 9, "outside file untouched");
 	char *leak = pathjoin(dir, "new.txt"), *leak2 = pathjoin(dir, "sub");
@@ -144,7 +144,7 @@ int main(void)
 	/* A link inside the workspace leads out of the rule's reach (a rule allows reports and all
 	   under it, not secrets/): the rule matched reports/link/prod.env, so nothing behind the
 	   link is read or listed. */
-	ok(wswrite(wsfd, "secrets/prod.env", "DB=hunter2", 10, &e) == 0 && wswrite(wsfd, "reports/r.txt", "r", 1, &e) == 0,
+	ok(wswrite(wsfd, "secrets/prod.env", "DB=hunter2", 10, 0, 0, &e) == 0 && wswrite(wsfd, "reports/r.txt", "r", 1, 0, 0, &e) == 0,
 	   "secrets/ and reports/");
 	char *rl = pathjoin(ws, "reports/link"), *rf = pathjoin(ws, "reports/file");
 	ok(symlink("../secrets", rl) == 0 && symlink("../secrets/prod.env", rf) == 0, "plant reports/link -> ../secrets");
@@ -169,7 +169,7 @@ int main(void)
 	writefile(hard, "ORIGINAL", 8, &e);
 	chmod(hard, 0444);
 	ok(link(hard, hin) == 0, "hard link into the workspace");
-	ok(wswrite(wsfd, "vendored.py", "PWNED", 5, &e) == 0, "write_file of the linked name: %s", e.msg);
+	ok(wswrite(wsfd, "vendored.py", "PWNED", 5, 0, 0, &e) == 0, "write_file of the linked name: %s", e.msg);
 	b.len = 0;
 	ok(readfile(hard, &b, &e) == 0 && strcmp(b.data, "ORIGINAL") == 0, "outside file keeps its bytes: %s", b.data);
 	buffree(&b);
