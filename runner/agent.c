@@ -489,8 +489,9 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			}
 		}
 		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0};
-		if (jr->sc.backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
-			to.uid = jr->sc.uid ? jr->sc.uid : SBX_STEPID, to.gid = jr->sc.uid ? jr->sc.gid : SBX_STEPID;
+		const struct sandboxconf *jsc = &jr->j->sandbox;
+		if (jsc->backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
+			to.uid = jsc->uid ? jsc->uid : SBX_STEPID, to.gid = jsc->uid ? jsc->gid : SBX_STEPID;
 		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &to, &tr, e) < 0) {
 			verdictfree(&v);
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */

@@ -24,82 +24,51 @@ int ghaactive(void)
 	return v && strcmp(v, "true") == 0;
 }
 
-/* Bytes of the whitespace character at p as .NET's char.IsWhiteSpace sees it (what the runner's
- * TrimStart removes), 0 when p is not one. */
-static size_t wslen(const unsigned char *p)
-{
-	if ((*p >= 9 && *p <= 13) || *p == ' ')
-		return 1;
-	if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
-		return 2;
-	if (p[0] == 0xe1 && ((p[1] == 0x9a && p[2] == 0x80) || (p[1] == 0xa0 && p[2] == 0x8e)))
-		return 3;
-	if (p[0] == 0xe2 && p[1] == 0x80 && p[2] && ((p[2] >= 0x80 && p[2] <= 0x8a) || p[2] == 0xa8 || p[2] == 0xa9 ||
-	                                             p[2] == 0xaf))
-		return 3;
-	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
-		return 3;
-	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
-		return 3;
-	return 0;
-}
-
-enum { ESC_DATA, ESC_PROP, ESC_LINE };
-
-static char *esc(const char *s, int how)
+/* The runner's own escapes of a workflow command's data: '%', CR and LF as %25, %0D and %0A; in a
+ * property also ':' and ',' as %3A and %2C. */
+static char *pct(const char *s, int prop)
 {
 	struct buf b = {0};
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	int lead = how == ESC_LINE; /* still in the line's leading whitespace */
 	bufputs(&b, "");
-	while (*p) {
-		size_t w = lead ? wslen(p) : 0;
-		if (lead && !w && p[0] == ':' && p[1] == ':') {
-			bufputs(&b, "%3A:");
-			p += 2;
-			lead = 0;
-			continue;
-		}
-		if (!w)
-			lead = 0;
+	for (const char *p = s ? s : ""; *p; p++) {
 		if (*p == '%')
 			bufputs(&b, "%25");
 		else if (*p == '\r')
 			bufputs(&b, "%0D");
 		else if (*p == '\n')
 			bufputs(&b, "%0A");
-		else if (how == ESC_PROP && *p == ':')
+		else if (prop && *p == ':')
 			bufputs(&b, "%3A");
-		else if (how == ESC_PROP && *p == ',')
+		else if (prop && *p == ',')
 			bufputs(&b, "%2C");
-		else if (how == ESC_LINE && p[0] == '#' && p[1] == '#' && p[2] == '[') {
-			bufputs(&b, "##%5B");
-			p += 3;
-			continue;
-		} else if (w > 1) {
-			bufadd(&b, p, w);
-			p += w;
-			continue;
-		} else
-			bufputc(&b, (char)*p);
-		p++;
+		else
+			bufputc(&b, *p);
 	}
 	return b.data;
 }
 
+/* Escaped as the runner reads it, then through the one sanitiser (util/term.h): no control left,
+ * and no "::" opening the line or "##[" anywhere, as under Actions whatever the environment says. */
+static char *esc(const char *s, int prop)
+{
+	char *p = pct(s, prop), *clean = termclean(p, TERM_ACTIONS);
+	free(p);
+	return clean;
+}
+
 char *ghaescape(const char *s)
 {
-	return esc(s, ESC_LINE);
+	return esc(s, 0);
 }
 
 char *ghadata(const char *s)
 {
-	return esc(s, ESC_DATA);
+	return esc(s, 0);
 }
 
 char *ghaprop(const char *s)
 {
-	return esc(s, ESC_PROP);
+	return esc(s, 1);
 }
 
 static void vline(FILE *f, const char *fmt, va_list ap)

@@ -12,10 +12,12 @@
 /* True when running as a GitHub Actions step (GITHUB_ACTIONS=true). */
 int ghaactive(void);
 /* s as one log line the runner prints and never runs: '%', CR and LF as %25, %0D, %0A (the runner's
- * own escapes), a "::" that would open the line (after any whitespace) as "%3A:", every "##[" as
- * "##%5B". Decoding %XX gives s back. Caller frees. */
+ * own escapes), then util/term.h's termclean: other controls shown as \xNN or \uNNNN, a "::" that
+ * would open the line (after any whitespace) as "%3A:", every "##[" as "##%5B". Decoding %XX gives
+ * s back when s held no other control. Caller frees. */
 char *ghaescape(const char *s);
-/* s as the message of a workflow command: '%', CR and LF escaped. Caller frees. */
+/* s as the message of a workflow command: the same ('%', CR and LF escaped, then termclean).
+ * Caller frees. */
 char *ghadata(const char *s);
 /* s as a property value of a workflow command: also ':' and ',' escaped. Caller frees. */
 char *ghaprop(const char *s);

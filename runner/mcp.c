@@ -17,6 +17,7 @@
 #include "../manifest/schema.h"
 #include "../util/cancel.h"
 #include "mcp.h"
+#include "sandbox/egress.h"
 
 const char *const mcpversions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
@@ -58,7 +59,75 @@ struct http {
 	size_t parsed;
 	int64_t want; /* the request whose answer ends the stream (then it is closed), or 0 */
 	int got;
+	/* the address rules of the egress proxy, applied to each connection curl opens */
+	const struct sandboxconf *sc; /* the job's: network host, or the allow list */
+	char host[256];               /* the URL's host, lowercase, without brackets */
+	int port;
+	const char *rule;             /* the allow entry that names the host (NULL under network: host) */
+	const char *method;           /* of the exchange under way */
+	struct curl_slist *resolve;   /* NIGHTSHIFT_TEST_RESOLVE's names, as egress takes them */
 };
+
+/* curl opens a connection: to an address of a special kind (loopback, private, link-local,
+ * metadata, ...) only when an allow entry names that address or its range, as the egress proxy
+ * decides, so that a name which resolves (or is rebound) to 127.0.0.1 or 169.254.169.254 gets
+ * nowhere; network: host lets every address through. Each one is a net_connection event. */
+static curl_socket_t hopen(void *ctx, curlsocktype purpose, struct curl_sockaddr *sa)
+{
+	struct mcp *c = ctx;
+	struct http *h = c->http;
+	unsigned char a[16];
+	int port = 0, fam = sa->family;
+	char text[INET6_ADDRSTRLEN] = "?";
+	if (fam == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&sa->addr;
+		memcpy(a, &in->sin_addr, 4);
+		port = ntohs(in->sin_port);
+	} else if (fam == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&sa->addr;
+		memcpy(a, &in6->sin6_addr, 16);
+		port = ntohs(in6->sin6_port);
+	}
+	if (fam == AF_INET || fam == AF_INET6)
+		inet_ntop(fam, a, text, sizeof text);
+	const char *cls = fam == AF_INET || fam == AF_INET6 ? egressclass(fam, a) : "unknown-family";
+	const struct netrule *holds = NULL;
+	for (size_t i = 0; cls && h->sc && !h->sc->network_host && i < h->sc->nallow && !holds; i++)
+		if ((fam == AF_INET || fam == AF_INET6) && netruleport(&h->sc->allow[i], port) &&
+		    netruleaddr(&h->sc->allow[i], fam, a))
+			holds = &h->sc->allow[i];
+	int ok = purpose == CURLSOCKTYPE_IPCXN && (!cls || holds || (h->sc && h->sc->network_host));
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "mcp_server", c->conf->name);
+	cJSON_AddStringToObject(ev, "method", h->method ? h->method : "?");
+	cJSON_AddStringToObject(ev, "host", h->host);
+	cJSON_AddNumberToObject(ev, "port", port);
+	cJSON_AddStringToObject(ev, "address", text);
+	cJSON_AddStringToObject(ev, "decision", ok ? "allow" : "deny");
+	char rule[600];
+	if (!ok)
+		snprintf(rule, sizeof rule, "special-address:%s", cls);
+	else if (h->sc && h->sc->network_host)
+		snprintf(rule, sizeof rule, "network: host");
+	else
+		snprintf(rule, sizeof rule, "%s%s%s", h->rule ? h->rule : "?", holds && holds->text != h->rule ? " + " : "",
+		         holds && holds->text != h->rule ? holds->text : "");
+	cJSON_AddStringToObject(ev, "rule", rule);
+	if (!ok) {
+		char *why = xasprintf("%s resolves to %s, a %s address, which no entry of sandbox.network.allow names "
+		                      "(name the address or its range to allow it)", h->host, text, cls);
+		cJSON_AddStringToObject(ev, "reason", why);
+		logadd(c, why, strlen(why));
+		logadd(c, "\n", 1);
+		free(why);
+	}
+	if (!c->net)
+		c->net = cJSON_CreateArray();
+	cJSON_AddItemToArray(c->net, ev);
+	if (!ok)
+		return CURL_SOCKET_BAD;
+	return socket(sa->family, sa->socktype | SOCK_CLOEXEC, sa->protocol);
+}
 
 /* Whatever JSON-RPC messages a body holds (one object or a batch array) into the inbox. */
 static void hjson(struct http *h, const char *s, size_t n)
@@ -210,7 +279,13 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 		hl = curl_slist_append(hl, h->headers.v[i]);
 	CURL *u = h->curl;
 	curl_easy_reset(u);
+	h->method = method;
 	curl_easy_setopt(u, CURLOPT_URL, c->conf->url);
+	curl_easy_setopt(u, CURLOPT_OPENSOCKETFUNCTION, hopen);
+	curl_easy_setopt(u, CURLOPT_OPENSOCKETDATA, c);
+	curl_easy_setopt(u, CURLOPT_NOPROXY, "*"); /* the address checked is the server's own */
+	if (h->resolve)
+		curl_easy_setopt(u, CURLOPT_RESOLVE, h->resolve);
 	curl_easy_setopt(u, CURLOPT_HTTPHEADER, hl);
 	if (get)
 		curl_easy_setopt(u, CURLOPT_HTTPGET, 1L);
@@ -616,13 +691,11 @@ static int initialize(struct mcp *c, struct err *e)
 }
 
 /* Whether the job's network setting lets the runner reach url: host lets everything through,
- * none nothing, an allow list the entries that name its host (or hold its address) and port. */
-static int netallows(const struct sandboxconf *sc, const char *url)
+ * none nothing, an allow list the entries that name its host (or hold its address) and port.
+ * Fills h's host, port and the entry that admits it. */
+static int netallows(struct http *h, const struct sandboxconf *sc, const char *url)
 {
-	if (sc->network_host)
-		return 1;
-	if (!sc->network_allow)
-		return 0;
+	h->sc = sc;
 	CURLU *u = curl_url();
 	char *host = NULL, *port = NULL;
 	int ok = 0;
@@ -635,11 +708,15 @@ static int netallows(const struct sandboxconf *sc, const char *url)
 		for (char *p = host; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p += 'a' - 'A';
+		snprintf(h->host, sizeof h->host, "%s", host);
+		h->port = atoi(port);
 		unsigned char addr[16];
 		int fam = inet_pton(AF_INET, host, addr) == 1 ? AF_INET : inet_pton(AF_INET6, host, addr) == 1 ? AF_INET6 : 0;
-		for (size_t i = 0; i < sc->nallow && !ok; i++)
-			ok = netruleport(&sc->allow[i], atoi(port)) &&
-			     (fam ? netruleaddr(&sc->allow[i], fam, addr) : netrulename(&sc->allow[i], host));
+		ok = sc->network_host;
+		for (size_t i = 0; sc->network_allow && i < sc->nallow && !ok; i++)
+			if (netruleport(&sc->allow[i], h->port) &&
+			    (fam ? netruleaddr(&sc->allow[i], fam, addr) : netrulename(&sc->allow[i], host)))
+				ok = 1, h->rule = sc->allow[i].text;
 	}
 	curl_free(host);
 	curl_free(port);
@@ -649,12 +726,26 @@ static int netallows(const struct sandboxconf *sc, const char *url)
 
 static int httpopen(struct mcp *c, const struct manifest *m, const struct sbxconf *sc, struct err *e)
 {
-	if (!netallows(sc->conf, c->conf->url))
-		return errf(e, "the job's sandbox.network does not allow %s: set it to host, or name the server's host "
-		               "in network.allow", c->conf->url);
 	struct http *h = xcalloc(1, sizeof *h);
 	c->http = h;
 	h->inbox = cJSON_CreateArray();
+	if (!netallows(h, sc->conf, c->conf->url))
+		return errf(e, "the job's sandbox.network does not allow %s: set it to host, or name the server's host "
+		               "in network.allow", c->conf->url);
+	/* the test-only table of names the egress proxy takes too (name=address, comma-separated) */
+	const char *t = getenv("NIGHTSHIFT_TEST_RESOLVE");
+	if (t && *t) {
+		char *copy = xstrdup(t), *save = NULL;
+		for (char *p = strtok_r(copy, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+			char *eq = strchr(p, '=');
+			if (!eq || (size_t)(eq - p) != strlen(h->host) || strncmp(p, h->host, eq - p) != 0)
+				continue;
+			char *r = xasprintf(strchr(eq + 1, ':') ? "%s:%d:[%s]" : "%s:%d:%s", h->host, h->port, eq + 1);
+			h->resolve = curl_slist_append(h->resolve, r);
+			free(r);
+		}
+		free(copy);
+	}
 	if (!(h->curl = curl_easy_init()))
 		return errf(e, "curl_easy_init failed");
 	for (size_t i = 0; i < c->conf->headers.n; i++) {
@@ -667,8 +758,16 @@ static int httpopen(struct mcp *c, const struct manifest *m, const struct sbxcon
 	return 0;
 }
 
+cJSON *mcpnet(struct mcp *c)
+{
+	cJSON *n = c ? c->net : NULL;
+	if (c)
+		c->net = NULL;
+	return n;
+}
+
 int mcpopen(struct mcp **cp, const struct mcpserver *conf, const struct sbxconf *sc, const struct manifest *m,
-            struct err *e)
+            cJSON **net, struct err *e)
 {
 	struct mcp *c = xcalloc(1, sizeof *c);
 	c->conf = conf;
@@ -703,9 +802,21 @@ int mcpopen(struct mcp **cp, const struct mcpserver *conf, const struct sbxconf 
 			}
 			free(log);
 		}
+		if (conf->url && c->log.len) { /* a connection refused: why */
+			char *log = mcplog(c);
+			size_t n = strlen(log), at = strlen(e->msg);
+			while (n && log[n - 1] == '\n')
+				log[--n] = 0;
+			snprintf(e->msg + at, sizeof e->msg - at, " (%.400s)", log);
+			free(log);
+		}
+		if (net)
+			*net = mcpnet(c);
 		mcpclose(c);
 		return errctx(e, "MCP server '%s'", conf->name);
 	}
+	if (net)
+		*net = mcpnet(c);
 	*cp = c;
 	return 0;
 }
@@ -842,6 +953,7 @@ void mcpclose(struct mcp *c)
 		}
 		if (h->curl)
 			curl_easy_cleanup(h->curl);
+		curl_slist_free_all(h->resolve);
 		free(h->session);
 		strvfree(&h->headers);
 		cJSON_Delete(h->inbox);
@@ -861,6 +973,7 @@ void mcpclose(struct mcp *c)
 		close(c->proc.err);
 	toolsfree(c);
 	cJSON_Delete(c->serverinfo);
+	cJSON_Delete(c->net);
 	buffree(&c->log);
 	buffree(&c->inbuf);
 	free(c);

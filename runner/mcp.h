@@ -32,6 +32,7 @@ struct mcp {
 	void *http;         /* HTTP: the transport's state */
 	int64_t nextid;
 	int64_t requests;   /* requests sent, for the events */
+	cJSON *net;         /* HTTP: connections opened (net_connection events) not yet taken */
 };
 
 /* The outcome of one tools/call. */
@@ -47,9 +48,10 @@ extern const char *const mcpversions[];
 
 /* Start server conf: stdio in a sandbox opened from sc (the job's sandbox settings, its env
  * plus the server's), or HTTP; initialize, notifications/initialized, tools/list (all pages).
- * On error *c is NULL and e says why (with what the server wrote on stderr). */
+ * On error *c is NULL and e says why (with what the server wrote on stderr). When net is given,
+ * *net gets the connections HTTP opened or refused meanwhile (as mcpnet), failed or not. */
 int mcpopen(struct mcp **c, const struct mcpserver *conf, const struct sbxconf *sc, const struct manifest *m,
-            struct err *e);
+            cJSON **net, struct err *e);
 /* Call a tool (its server name) with arguments; r is filled (free with mcpresultfree). Never
  * fails: every failure, a timeout or a crash included, is a failed result the model sees. */
 void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresult *r);
@@ -60,6 +62,9 @@ const struct mcptool *mcpfind(const struct mcp *c, const char *tool);
 /* Take what the server logged since the last call (stderr lines, log notifications): a new
  * string, or NULL when nothing. */
 char *mcplog(struct mcp *c);
+/* Take the connections the HTTP transport opened (or refused) since the last call: an array of
+ * net_connection event bodies (caller frees), or NULL when none. */
+cJSON *mcpnet(struct mcp *c);
 /* End the session and the server (its sandbox with it). */
 void mcpclose(struct mcp *c);
 void mcpresultfree(struct mcpresult *r);

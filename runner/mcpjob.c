@@ -52,6 +52,19 @@ static int apiname(const char *s)
 	return 1;
 }
 
+/* Each connection an HTTP server's transport opened or refused as a net_connection event; frees net. */
+static int netlog(struct evlog *ev, cJSON *net, struct err *e)
+{
+	int rc = 0;
+	cJSON *it;
+	while (net && rc == 0 && (it = net->child)) {
+		cJSON_DetachItemViaPointer(net, it);
+		rc = evadd(ev, "net_connection", it, e);
+	}
+	cJSON_Delete(net);
+	return rc;
+}
+
 /* Start one server live and offer what the worker's globs take of it; logs mcp_tools. */
 static int startone(struct mcpjob *mj, struct srv *s, struct err *e)
 {
@@ -69,8 +82,11 @@ static int startone(struct mcpjob *mj, struct srv *s, struct err *e)
 	}
 	struct sbxconf sc = {c->sc, c->workspace, env.v, 0};
 	int64_t t0 = nowms();
-	int rc = mcpopen(&s->c, s->conf, &sc, c->m, e);
+	cJSON *net = NULL;
+	int rc = mcpopen(&s->c, s->conf, &sc, c->m, &net, e);
 	strvfree(&env);
+	if (netlog(c->ev, net, e) < 0)
+		rc = -1;
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "server", s->conf->name);
 	cJSON_AddStringToObject(ev, "transport", s->conf->url ? "http" : "stdio");
@@ -275,6 +291,10 @@ int mcpjobcall(struct mcpjob *mj, const char *callid, const char *name, const cJ
 	struct mcpresult mr;
 	mcpcall(s->c, tool, args, &mr);
 	int64_t total = nowms() - t0;
+	if (netlog(mj->conf.ev, mcpnet(s->c), e) < 0) {
+		mcpresultfree(&mr);
+		return -1;
+	}
 	cJSON *ev = r->event;
 	cJSON *it;
 	while ((it = mr.event->child)) {

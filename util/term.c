@@ -60,7 +60,7 @@ char *termclean(const char *s, int flags)
 	struct buf b = {0};
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p);
-	int actions = !(flags & TERM_NOACTIONS) && termactions();
+	int actions = (flags & TERM_ACTIONS) || (!(flags & TERM_NOACTIONS) && termactions());
 	int lead = 1; /* in the line's leading whitespace */
 	bufputs(&b, "");
 	for (size_t i = 0; i < n;) {
@@ -86,7 +86,8 @@ char *termclean(const char *s, int flags)
 			bufprintf(&b, "\\x%02x", p[i++]);
 		else if (c == '\n' || c == '\t') {
 			bufputc(&b, flags & TERM_ONELINE ? ' ' : (char)c);
-			lead = c == '\n';
+			if (c == '\n') /* a tab keeps the line in its leading whitespace */
+				lead = 1;
 			i++;
 		} else if (c < 0x20 || c == 0x7f)
 			bufprintf(&b, "\\x%02x", p[i++]);

@@ -7,6 +7,7 @@
 enum {
 	TERM_ONELINE = 1,   /* newline and tab shown as spaces too (table cells) */
 	TERM_NOACTIONS = 2, /* leave workflow commands alone (the caller escapes for Actions itself) */
+	TERM_ACTIONS = 4,   /* break workflow commands as under Actions, whatever GITHUB_ACTIONS says */
 };
 
 /* A copy of s (caller frees) in which nothing can drive a terminal or the Actions runner: C0

@@ -175,6 +175,30 @@ else
 fi
 expect_grep "summary: a model without a price: no cost" '^\| talk \| .*succeeded \| 2 \| 1 \| [0-9]+ \| [0-9]+ \| — \| 0 \|$' "$T/sum"
 
+# --- a job error naming a folder "##[stop-commands]x" with "::error::x" and an ESC in it: the
+# annotation and the group show it escaped, through the one sanitiser; nothing else is a command ---
+cat > "$T/g/evil.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+workers:
+  w: { model: d, instructions: x }
+jobs:
+  j: { worker: w, files: ["##[stop-commands]x/::error::x\u001b[31m/out.txt"] }
+YAML
+: > "$T/out6"
+GITHUB_OUTPUT=$T/out6 "$NS" run "$T/g/evil.yaml" --out "$T/runs6" > /dev/null 2> "$T/log6"; rc=$?
+expect_rc "hostile folder name: the job fails" 1 "$rc"
+parse commands "$T/log6" > "$T/cmds6"
+expect_eq "hostile folder name: one ::error annotation" "1" "$(grep -c '"command": "error"' "$T/cmds6")"
+expect_eq "hostile folder name: nothing else is a command" "" \
+	"$(grep -v '"command": "\(group\|endgroup\|error\)", .*"v": 2' "$T/cmds6")"
+expect_nogrep "hostile folder name: no ##[ anywhere in the log" '##\[' "$T/log6"
+check "hostile folder name: no ESC in the log" bash -c "! grep -q \$'\\x1b' '$T/log6'"
+expect_grep "hostile folder name: the annotation shows it escaped" \
+	'^::error title=nightshift%3A job j failed::job j failed: declared file ##%5Bstop-commands\]x/::error::x\\x1b\[31m/out\.txt' "$T/log6"
+
 # --- outside Actions: nothing written, nothing but progress on stderr ---
 : > "$T/out2"
 GITHUB_ACTIONS= GITHUB_OUTPUT=$T/out2 "$NS" merge "$rundir" --out "$T/merged2" > /dev/null 2> "$T/log2"; rc=$?
