@@ -60,10 +60,12 @@ struct http {
 	int64_t want; /* the request whose answer ends the stream (then it is closed), or 0 */
 	int got;
 	/* the address rules of the egress proxy, applied to each connection curl opens */
-	const struct sandboxconf *sc; /* the job's: network host, or the allow list */
+	int nethost;                  /* the job's network: host, or else its allow list (copied) */
+	struct netrule *allow;
+	size_t nallow;
 	char host[256];               /* the URL's host, lowercase, without brackets */
 	int port;
-	const char *rule;             /* the allow entry that names the host (NULL under network: host) */
+	const char *rule;             /* the allow entry that names the host (in allow; NULL under host) */
 	const char *method;           /* of the exchange under way */
 	struct curl_slist *resolve;   /* NIGHTSHIFT_TEST_RESOLVE's names, as egress takes them */
 };
@@ -92,11 +94,10 @@ static curl_socket_t hopen(void *ctx, curlsocktype purpose, struct curl_sockaddr
 		inet_ntop(fam, a, text, sizeof text);
 	const char *cls = fam == AF_INET || fam == AF_INET6 ? egressclass(fam, a) : "unknown-family";
 	const struct netrule *holds = NULL;
-	for (size_t i = 0; cls && h->sc && !h->sc->network_host && i < h->sc->nallow && !holds; i++)
-		if ((fam == AF_INET || fam == AF_INET6) && netruleport(&h->sc->allow[i], port) &&
-		    netruleaddr(&h->sc->allow[i], fam, a))
-			holds = &h->sc->allow[i];
-	int ok = purpose == CURLSOCKTYPE_IPCXN && (!cls || holds || (h->sc && h->sc->network_host));
+	for (size_t i = 0; cls && !h->nethost && i < h->nallow && !holds; i++)
+		if ((fam == AF_INET || fam == AF_INET6) && netruleport(&h->allow[i], port) && netruleaddr(&h->allow[i], fam, a))
+			holds = &h->allow[i];
+	int ok = purpose == CURLSOCKTYPE_IPCXN && (!cls || holds || h->nethost);
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "mcp_server", c->conf->name);
 	cJSON_AddStringToObject(ev, "method", h->method ? h->method : "?");
@@ -107,7 +108,7 @@ static curl_socket_t hopen(void *ctx, curlsocktype purpose, struct curl_sockaddr
 	char rule[600];
 	if (!ok)
 		snprintf(rule, sizeof rule, "special-address:%s", cls);
-	else if (h->sc && h->sc->network_host)
+	else if (h->nethost)
 		snprintf(rule, sizeof rule, "network: host");
 	else
 		snprintf(rule, sizeof rule, "%s%s%s", h->rule ? h->rule : "?", holds && holds->text != h->rule ? " + " : "",
@@ -695,7 +696,11 @@ static int initialize(struct mcp *c, struct err *e)
  * Fills h's host, port and the entry that admits it. */
 static int netallows(struct http *h, const struct sandboxconf *sc, const char *url)
 {
-	h->sc = sc;
+	h->nethost = sc->network_host;
+	h->allow = sc->network_allow && sc->nallow ? xcalloc(sc->nallow, sizeof *h->allow) : NULL;
+	for (size_t i = 0; h->allow && i < sc->nallow; i++)
+		netrulecopy(&h->allow[i], &sc->allow[i]);
+	h->nallow = h->allow ? sc->nallow : 0;
 	CURLU *u = curl_url();
 	char *host = NULL, *port = NULL;
 	int ok = 0;
@@ -713,10 +718,10 @@ static int netallows(struct http *h, const struct sandboxconf *sc, const char *u
 		unsigned char addr[16];
 		int fam = inet_pton(AF_INET, host, addr) == 1 ? AF_INET : inet_pton(AF_INET6, host, addr) == 1 ? AF_INET6 : 0;
 		ok = sc->network_host;
-		for (size_t i = 0; sc->network_allow && i < sc->nallow && !ok; i++)
-			if (netruleport(&sc->allow[i], h->port) &&
-			    (fam ? netruleaddr(&sc->allow[i], fam, addr) : netrulename(&sc->allow[i], host)))
-				ok = 1, h->rule = sc->allow[i].text;
+		for (size_t i = 0; i < h->nallow && !ok; i++)
+			if (netruleport(&h->allow[i], h->port) &&
+			    (fam ? netruleaddr(&h->allow[i], fam, addr) : netrulename(&h->allow[i], host)))
+				ok = 1, h->rule = h->allow[i].text;
 	}
 	curl_free(host);
 	curl_free(port);
@@ -954,6 +959,9 @@ void mcpclose(struct mcp *c)
 		if (h->curl)
 			curl_easy_cleanup(h->curl);
 		curl_slist_free_all(h->resolve);
+		for (size_t i = 0; i < h->nallow; i++)
+			netrulefree(&h->allow[i]);
+		free(h->allow);
 		free(h->session);
 		strvfree(&h->headers);
 		cJSON_Delete(h->inbox);
