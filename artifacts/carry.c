@@ -7,67 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "carry.h"
-
-static int copyfile(const char *src, const char *dst, int link_ok, struct err *e)
-{
-	if (link_ok && link(src, dst) == 0)
-		return 0;
-	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (in < 0)
-		return errc(e, 2, "%s:", src);
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (out < 0) {
-		close(in);
-		return errf(e, "%s:", dst);
-	}
-	char buf[65536];
-	ssize_t n;
-	int rc = 0;
-	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = errf(e, "read %s:", src);
-		else if (writeall(out, buf, (size_t)n) < 0)
-			rc = errf(e, "write %s:", dst);
-	}
-	if (close(out) < 0 && rc == 0)
-		rc = errf(e, "write %s:", dst);
-	close(in);
-	return rc;
-}
-
-/* Copy folder src into dst (made), files and folders only, depth-limited. */
-static int copytree(const char *src, const char *dst, int depth, struct err *e)
-{
-	if (depth > 64)
-		return errc(e, 2, "%s: folders nested too deep", src);
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-		return errf(e, "mkdir %s:", dst);
-	DIR *d = opendir(src);
-	if (!d)
-		return errc(e, 2, "%s:", src);
-	struct dirent *de;
-	int rc = 0;
-	while (rc == 0 && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
-		struct stat st;
-		if (lstat(s, &st) < 0)
-			rc = errc(e, 2, "%s:", s);
-		else if (S_ISDIR(st.st_mode))
-			rc = copytree(s, t, depth + 1, e);
-		else if (S_ISREG(st.st_mode))
-			rc = copyfile(s, t, 0, e);
-		else
-			rc = errc(e, 2, "%s is neither a file nor a folder", s);
-		free(s);
-		free(t);
-	}
-	closedir(d);
-	return rc;
-}
+#include "../util/copy.h"
 
 int carryjob(const char *from, const char *to, const char *id, struct err *e)
 {
@@ -79,7 +19,7 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e)
 	else if (lstat(t, &st) == 0)
 		rc = errc(e, 2, "%s is there already", t);
 	else
-		rc = copytree(s, t, 0, e);
+		rc = copytree(s, t, e);
 	free(s);
 	free(t);
 	return rc;

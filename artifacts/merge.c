@@ -18,6 +18,7 @@
 #include "rundir.h"
 #include "runjson.h"
 #include "verify.h"
+#include "../util/copy.h"
 
 struct shard {
 	const char *dir; /* as given */
@@ -25,79 +26,6 @@ struct shard {
 	const char *id;  /* its run_id */
 	int index;       /* I of its "shard": "I/N", or 0 */
 };
-
-/* Copy one regular file; dst must not exist yet. */
-static int copyfile(const char *src, const char *dst, struct err *e)
-{
-	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0)
-		return errf(e, "open %s:", src);
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		errf(e, "create %s:", dst);
-		close(in);
-		return -1;
-	}
-	char buf[1 << 16];
-	int rc = 0;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = errf(e, "read %s:", src);
-			break;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				rc = errf(e, "write %s:", dst);
-				break;
-			}
-			off += w;
-		}
-		if (rc < 0)
-			break;
-	}
-	close(in);
-	if (close(out) < 0 && rc == 0)
-		rc = errf(e, "close %s:", dst);
-	return rc;
-}
-
-/* Copy the tree src into dst (made if missing): directories and regular files only. */
-static int copytree(const char *src, const char *dst, struct err *e)
-{
-	if (mkdirs(dst, 0755, e) < 0)
-		return -1;
-	DIR *d = opendir(src);
-	if (!d)
-		return errf(e, "open %s:", src);
-	struct dirent *de;
-	int rc = 0;
-	while (rc == 0 && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
-		struct stat st;
-		if (lstat(s, &st) < 0)
-			rc = errf(e, "stat %s:", s);
-		else if (S_ISDIR(st.st_mode))
-			rc = copytree(s, t, e);
-		else if (S_ISREG(st.st_mode))
-			rc = copyfile(s, t, e);
-		else
-			rc = errc(e, 2, "%s: not a regular file or directory; a run directory holds none", s);
-		free(s);
-		free(t);
-	}
-	closedir(d);
-	return rc;
-}
 
 static int rmone(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -171,7 +99,7 @@ static int copyjob(const char *shard, const char *merged, const char *job, struc
 	struct stat st;
 	int rc = mkdirs(dst, 0755, e);
 	if (rc == 0 && lstat(so, &st) == 0)
-		rc = S_ISREG(st.st_mode) ? copyfile(so, doo, e) : errc(e, 2, "%s: not a regular file", so);
+		rc = S_ISREG(st.st_mode) ? copyfile(so, doo, 0, e) : errc(e, 2, "%s: not a regular file", so);
 	if (rc == 0 && lstat(sf, &st) == 0)
 		rc = S_ISDIR(st.st_mode) ? copytree(sf, df, e) : errc(e, 2, "%s: not a directory", sf);
 	free(src);

@@ -1,0 +1,74 @@
+/* copy: files and trees of files copied as they are. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "copy.h"
+
+int copyfile(const char *src, const char *dst, int linkok, struct err *e)
+{
+	if (linkok && link(src, dst) == 0)
+		return 0;
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return errc(e, 2, "%s:", src);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0) {
+		close(in);
+		return errf(e, "create %s:", dst);
+	}
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = errf(e, "read %s:", src);
+		else if (writeall(out, buf, (size_t)n) < 0)
+			rc = errf(e, "write %s:", dst);
+	}
+	if (close(out) < 0 && rc == 0)
+		rc = errf(e, "write %s:", dst);
+	close(in);
+	return rc;
+}
+
+static int tree(const char *src, const char *dst, int depth, struct err *e)
+{
+	if (depth > 64)
+		return errc(e, 2, "%s: folders nested too deep", src);
+	if (mkdirs(dst, 0755, e) < 0)
+		return -1;
+	DIR *d = opendir(src);
+	if (!d)
+		return errc(e, 2, "%s:", src);
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
+		struct stat st;
+		if (lstat(s, &st) < 0)
+			rc = errc(e, 2, "%s:", s);
+		else if (S_ISDIR(st.st_mode))
+			rc = tree(s, t, depth + 1, e);
+		else if (S_ISREG(st.st_mode))
+			rc = copyfile(s, t, 0, e);
+		else
+			rc = errc(e, 2, "%s is neither a file nor a folder", s);
+		free(s);
+		free(t);
+	}
+	closedir(d);
+	return rc;
+}
+
+int copytree(const char *src, const char *dst, struct err *e)
+{
+	return tree(src, dst, 0, e);
+}
