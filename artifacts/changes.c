@@ -282,6 +282,10 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		char *base = strrchr(p, '/');
 		base = base ? base + 1 : p;
 		const char *wk = snapwhiteout(en, base);
+		if (wk && strcmp(wk, "file") != 0 && strcmp(wk, "opaque") != 0) { /* the layer's SNAPMARK */
+			free(p);
+			continue;
+		}
 		if (wk) {
 			if (strcmp(wk, "file") == 0) {
 				memmove(base, base + 4, strlen(base + 4) + 1);

@@ -111,6 +111,7 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 	x->mode = st->st_mode;
 	x->nlink = st->st_nlink;
 	x->size = S_ISDIR(st->st_mode) ? 0 : st->st_size;
+	x->blocks = S_ISDIR(st->st_mode) ? 0 : st->st_blocks;
 	x->mtime = ns(st->st_mtim);
 	x->ctime = ns(st->st_ctim);
 	x->ino = st->st_ino;
@@ -119,6 +120,14 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 	x->wd = -1;
 	if (st->st_mtim.tv_nsec || st->st_ctim.tv_nsec)
 		p->finetime = 1;
+}
+
+/* Note path as left out, for the reason kind. */
+static void skip(struct part *p, int kind, const char *path)
+{
+	char *k = xasprintf("%c%s", kind, path);
+	strvadd(&p->skipped, k);
+	free(k);
 }
 
 /* A directory waiting to be read. */
@@ -189,6 +198,10 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && (errno == ENOENT || (!j->fresh && (errno == ENOTDIR || errno == ELOOP))))
 		return 0; /* gone since it was listed, or replaced: its parent is read again too */
+	if (fd < 0 && j->path[0] && (errno == EACCES || errno == EPERM)) {
+		skip(&k->p, SKIPUNREAD, j->path); /* its entry is kept; what it holds is unknown */
+		return 0;
+	}
 	if (fd < 0)
 		return errf(e, "open %s:", j->path[0] ? j->path : "workspace");
 	if (feed) {
@@ -242,7 +255,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 				continue;
 			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
-				strvadd(&k->p.skipped, path->data);
+				skip(&k->p, SKIPSPECIAL, path->data);
 				continue;
 			}
 			add(&k->p, path->data, path->len, &st);
@@ -253,8 +266,8 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 				continue;
 			}
 			if (j->depth + 1 >= MAXDEPTH) {
-				rc = errf(e, "%s: directories nest deeper than %d levels", path->data, MAXDEPTH);
-				break;
+				skip(&k->p, SKIPDEEP, path->data); /* its entry is kept, not what is below it */
+				continue;
 			}
 			if (*nsubs == *capsubs) {
 				*capsubs = *capsubs ? 2 * *capsubs : 64;
@@ -341,6 +354,13 @@ static void partfree(struct part *p)
 static int bystring(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Skipped strings by path, after the kind. */
+static int byskip(const void *a, const void *b)
+{
+	int c = strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+	return c ? c : (unsigned char)**(char *const *)a - (unsigned char)**(char *const *)b;
 }
 
 struct inode {
@@ -488,15 +508,17 @@ static void finish(struct scan *s, struct found *f)
 	s->cap = s->n;
 	struct strv *sk = &f->skipped;
 	if (sk->n)
-		qsort(sk->v, sk->n, sizeof *sk->v, bystring);
+		qsort(sk->v, sk->n, sizeof *sk->v, byskip);
 	for (size_t i = 0; i < sk->n; i++)
 		if (i == 0 || strcmp(sk->v[i], sk->v[i - 1]) != 0)
 			strvadd(&s->skipped, sk->v[i]);
 	hardlinks(s);
-	s->bytes = 0;
+	s->bytes = s->used = 0;
 	for (size_t i = 0; i < s->n; i++)
-		if (S_ISREG(s->v[i].mode) && (s->v[i].link < 0 || s->v[i].link == (int32_t)i))
+		if (S_ISREG(s->v[i].mode) && (s->v[i].link < 0 || s->v[i].link == (int32_t)i)) {
 			s->bytes += s->v[i].size;
+			s->used += s->v[i].blocks * 512;
+		}
 	for (size_t i = 0; i < f->watched.n; i++) {
 		const char *p = f->watched.v[i];
 		ssize_t j = *p ? scanfind(s, p, strlen(p)) : -1;
@@ -635,8 +657,12 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 			strvadd(&uniq, dirs.v[i]);
 	strvfree(&dirs);
 	struct dirjob *seeds = xmalloc((uniq.n + 1) * sizeof *seeds);
-	for (size_t i = 0; i < uniq.n; i++)
-		seeds[i] = (struct dirjob){xstrdup(uniq.v[i]), 0, -1, 0};
+	for (size_t i = 0; i < uniq.n; i++) {
+		int depth = 0; /* as deep as the walk from the root would have found it */
+		for (const char *c = uniq.v[i]; *c; c++)
+			depth += c == uniq.v[i] || *c == '/';
+		seeds[i] = (struct dirjob){xstrdup(uniq.v[i]), depth, -1, 0};
+	}
 	struct scan fresh = {0};
 	struct found f;
 	int rc = walk(&fresh, &w, seeds, uniq.n, &f, e);
@@ -679,7 +705,7 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 	if (gone.n)
 		qsort(gone.v, gone.n, sizeof *gone.v, bystring);
 	for (size_t i = 0; i < prev->skipped.n; i++) {
-		char *d = parentof(prev->skipped.v[i]);
+		char *d = parentof(prev->skipped.v[i] + 1);
 		int stays = !instrv(&uniq, d);
 		for (char *c = d; stays && *c;) {
 			stays = !instrv(&gone, d);
@@ -721,6 +747,30 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 	finish(s, &f);
 	foundfree(&f);
 	return 0;
+}
+
+int scanunknown(const struct scan *s, const char *path)
+{
+	for (size_t i = 0; i < s->skipped.n; i++) {
+		const char *k = s->skipped.v[i];
+		size_t n = strlen(k + 1);
+		if (*k != SKIPSPECIAL && strncmp(path, k + 1, n) == 0 && path[n] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+const char *scanwhy(int kind)
+{
+	switch (kind) {
+	case SKIPSPECIAL:
+		return "not a file, directory or symlink";
+	case SKIPDEEP:
+		return "directories nest deeper than 256 levels: what is below is not stored";
+	case SKIPUNREAD:
+		return "a directory that cannot be read: what is below is not stored";
+	}
+	return "left out";
 }
 
 ssize_t scanfind(const struct scan *s, const char *path, size_t len)

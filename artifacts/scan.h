@@ -13,6 +13,7 @@ struct sent {
 	uint32_t mode;    /* st_mode: type and permission bits */
 	uint32_t nlink;
 	int64_t size;
+	int64_t blocks;   /* st_blocks: 512-byte units the file takes on disk */
 	int64_t mtime, ctime; /* nanoseconds since the epoch */
 	uint64_t ino, dev;
 	int32_t link;     /* regular files with nlink > 1: index of the first path of the same inode
@@ -29,10 +30,16 @@ struct scan {
 	size_t nblocks;
 	int64_t start;    /* CLOCK_REALTIME in ns when the walk began */
 	int64_t bytes;    /* bytes of regular files, each inode once */
+	int64_t used;     /* bytes they take on disk (st_blocks), each inode once: a sparse file's holes
+	                     count for nothing */
 	int finetime;     /* some timestamp had a fraction of a second (a fine-grained filesystem) */
 	int rootwd;       /* the change feed's watch on the root, or -1 */
-	struct strv skipped; /* sockets, fifos and devices left out, sorted */
+	struct strv skipped; /* entries left out, each a kind (SKIP*) then its path, sorted by path */
 };
+
+/* Why an entry was left out: the first byte of a skipped string. A directory that is too deep or
+ * cannot be read is itself an entry; what is below it is not. */
+enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u' };
 
 struct scanopt {
 	const struct strv *exclude; /* path globs as runner/glob.h's globpath ("**" spans zero or more
@@ -51,6 +58,11 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e);
  * for; the result is what scanrun would give. */
 int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
               struct err *e);
+/* Whether path lies below a directory that s could not read (too deep or unreadable): what the
+ * scan cannot tell about it is unknown, not gone. */
+int scanunknown(const struct scan *s, const char *path);
+/* The words for a skipped kind. */
+const char *scanwhy(int kind);
 /* The index of the entry for path[0..len) in s, or -1. */
 ssize_t scanfind(const struct scan *s, const char *path, size_t len);
 /* Free what s holds and zero it. */

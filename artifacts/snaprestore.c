@@ -16,6 +16,7 @@
  * to the run's SHA256SUMS as soon as both have arrived. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -840,6 +841,8 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		const char *slash = strrchr(path, '/');
 		const char *base = slash ? slash + 1 : path;
 		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
+		if (kind && (strcmp(kind, "full") == 0 || strcmp(kind, "delta") == 0))
+			continue; /* the layer's SNAPMARK: listlayers read it */
 		if (kind) {
 			/* A whiteout of what this layer already wrote into would let a symlink take its
 			 * place under the entries written there. */
@@ -919,7 +922,30 @@ static int bystep(const void *a, const void *b)
 	return x->step < y->step ? -1 : x->step > y->step;
 }
 
-/* The layers to apply for step (0 = end), in order. */
+/* Whether a layer file is a full tree: what its SNAPMARK says, else what its place implies (the
+ * first of a chain, and end, are full; the rest hold changes). */
+static int layerfull(const char *file, int first, int end)
+{
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	int full = first || end;
+	struct archive_entry *en;
+	if (archive_read_open_filename(a, file, 1 << 16) == ARCHIVE_OK && archive_read_next_header(a, &en) >= ARCHIVE_WARN) {
+		const char *p = archive_entry_pathname(en);
+		const char *kind = p && strcmp(p, SNAPMARK) == 0 ? snapwhiteout(en, p) : NULL;
+		if (kind && strcmp(kind, "full") == 0)
+			full = 1;
+		else if (kind && strcmp(kind, "delta") == 0)
+			full = 0;
+	}
+	archive_read_free(a);
+	return full;
+}
+
+/* The layers to apply for step (0 = end), in order: from the last full one at or before it, none
+ * at or before step base (a resumed run's carried layers, when step is its own). A layer read here
+ * to learn that is applied, so its digest is checked too. */
 static int listlayers(const char *snapdir, int step, int base, struct layername **out, size_t *nout, struct err *e)
 {
 	*out = NULL;
@@ -936,12 +962,12 @@ static int listlayers(const char *snapdir, int step, int base, struct layername 
 		size_t digits = strspn(nm, "0123456789");
 		long long k;
 		if (step == 0 && strcmp(nm, "end.tar.zst") == 0)
-			k = 0;
-		else if (step > 0 && digits >= 4 && digits <= 9 && strcmp(nm + digits, ".tar.zst") == 0)
+			k = LLONG_MAX;
+		else if (digits >= 4 && digits <= 9 && strcmp(nm + digits, ".tar.zst") == 0)
 			k = atoll(nm);
 		else
 			continue;
-		if (step > 0 && (k < 1 || k > step || k <= base))
+		if ((step > 0 && (k < 1 || k > step)) || (k != LLONG_MAX && k <= base))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -956,8 +982,25 @@ static int listlayers(const char *snapdir, int step, int base, struct layername 
 		if (v[i].step == v[i - 1].step)
 			rc = errc(e, 2, "%s: both %s and %s are step %lld", snapdir, v[i - 1].name, v[i].name, v[i].step);
 	if (rc == 0 && n == 0)
-		rc = step ? errc(e, 2, "%s: no layer for step %d or before", snapdir, step)
-		          : errc(e, 2, "%s: no end.tar.zst (the run did not finish?)", snapdir);
+		rc = errc(e, 2, "%s: no layer for step %d or before", snapdir, step);
+	if (rc == 0 && step == 0 && v[n - 1].step != LLONG_MAX)
+		rc = errc(e, 2, "%s: no end.tar.zst (the run did not finish?)", snapdir);
+	size_t from = 0;
+	for (size_t i = n; rc == 0 && i-- > 0;) {
+		char *file = pathjoin(snapdir, v[i].name);
+		int full = layerfull(file, i == 0, v[i].step == LLONG_MAX);
+		free(file);
+		if (full) {
+			from = i;
+			break;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < from; i++)
+		free(v[i].name);
+	if (rc == 0 && from) {
+		memmove(v, v + from, (n - from) * sizeof *v);
+		n -= from;
+	}
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)
 			free(v[i].name);
@@ -1119,7 +1162,8 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	struct err je = {0};
 	cJSON *rj = runjsonread(run, &je);
 	cJSON *last = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rj, "origin"), "last_step");
-	if (cJSON_IsNumber(last) && last->valuedouble > 0 && step > last->valuedouble)
+	if (cJSON_IsNumber(last) && last->valuedouble > 0 && last->valuedouble < 1e9 &&
+	    (step == 0 || step > last->valuedouble)) /* end is the resumed run's own too */
 		base = (int)last->valuedouble;
 	cJSON_Delete(rj);
 	if (readfile(sumpath, &sums, e) < 0 || listlayers(snapdir, step, base, &layers, &n, e) < 0) {

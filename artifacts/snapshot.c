@@ -12,6 +12,7 @@
  * granularity ("racy") was hashed when it went into the layer, and is compared by content.
  * With the change feed (snapfeed, watch.c) only the directories it names are read again; the
  * rest of the last scan is taken as it was. */
+#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <pthread.h>
@@ -45,6 +46,11 @@ struct snap {
 	int haveprev;
 	struct watch *watch; /* the change feed, when trusted (snapfeed) */
 	char *buf;
+	int layers;          /* numbered layers written (complete or not) */
+	int64_t deadline;    /* the layer being written stops once nowms() passes it (0: never) */
+	int late;            /* it did */
+	int64_t (*ext)[2];   /* the data extents of the file being stored (mapfile) */
+	size_t next, extcap;
 };
 
 /* One layer being written: libarchive hands its blocks to the zstd writer. */
@@ -112,9 +118,10 @@ static void layerfree(struct layer *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Write one header; mode carries the type, ns the mtime. */
+/* Write one header; mode carries the type, ns the mtime; a sparse file's data extents in ext. */
 static int header(struct layer *l, const char *path, uint32_t mode, int64_t size, int64_t mtime,
-                  const char *hardlink, const char *symlink, const char *whiteout, struct err *e)
+                  const char *hardlink, const char *symlink, const char *whiteout, const int64_t (*ext)[2],
+                  size_t next, struct err *e)
 {
 	struct archive_entry *en = l->ent;
 	archive_entry_clear(en);
@@ -122,6 +129,12 @@ static int header(struct layer *l, const char *path, uint32_t mode, int64_t size
 	archive_entry_set_filetype(en, mode & S_IFMT);
 	archive_entry_set_perm(en, mode & 07777);
 	archive_entry_set_size(en, size);
+	for (size_t i = 0; i < next; i++)
+		archive_entry_sparse_add_entry(en, ext[i][0], ext[i][1]);
+	if ((size_t)archive_entry_sparse_count(en) != next) {
+		errno = EINVAL;
+		return errf(e, "%s: the sparse map of %zu extents was not taken", path, next);
+	}
 	/* Before 1970, whole seconds (rounded down): libarchive writes "-1.75" for (-1, 750000000) but
 	 * reads it back as -0.25, and loses the sign of (0, -250000000) altogether. */
 	int64_t sec = mtime / 1000000000, frac = mtime % 1000000000;
@@ -172,9 +185,115 @@ static int openfile(int rootfd, struct sent *x, struct err *e)
 	}
 	x->mode = st.st_mode;
 	x->size = st.st_size;
+	x->blocks = st.st_blocks;
 	x->mtime = nsof(st.st_mtim);
 	x->ctime = nsof(st.st_ctim);
 	return fd;
+}
+
+/* The data extents of open file fd (size bytes, blocks on disk) into s->ext, asked of the file
+ * system (SEEK_DATA, SEEK_HOLE) only when it takes less room than its size. Returns 1 when it has
+ * holes: then the layer stores it sparse (a hole at the end is the extent (size, 0)); 0 when it is
+ * data from end to end, or the file system cannot tell. */
+static int mapfile(struct snap *s, int fd, int64_t size, int64_t blocks)
+{
+	s->next = 0;
+	if (size <= 0 || blocks * 512 >= size)
+		return 0;
+	int64_t off = 0, data = 0;
+	while (off < size) {
+		off_t d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return s->next = 0, 0;
+		if (d < 0 || d >= size)
+			break; /* a hole to the end */
+		off_t h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || h > size)
+			h = size;
+		if (h <= d)
+			return s->next = 0, 0;
+		if (s->next == s->extcap) {
+			s->extcap = s->extcap ? 2 * s->extcap : 64;
+			s->ext = xrealloc(s->ext, s->extcap * sizeof *s->ext);
+		}
+		s->ext[s->next][0] = d;
+		s->ext[s->next][1] = h - d;
+		s->next++;
+		data += h - d;
+		off = h;
+	}
+	if (data >= size)
+		return s->next = 0, 0;
+	if (!s->next || s->ext[s->next - 1][0] + s->ext[s->next - 1][1] < size) {
+		if (s->next == s->extcap) {
+			s->extcap = s->extcap ? 2 * s->extcap : 64;
+			s->ext = xrealloc(s->ext, s->extcap * sizeof *s->ext);
+		}
+		s->ext[s->next][0] = size;
+		s->ext[s->next][1] = 0;
+		s->next++;
+	}
+	return 1;
+}
+
+/* How copyfile ended. */
+enum { COPIED, SHRANK, READFAIL, LATE };
+
+/* Feed the x->size bytes of open file fd to layer l (may be NULL) and digest md (may be NULL):
+ * with sparse, the extents of s->ext and holes between them (the layer writes no bytes for a
+ * hole; the digest takes each extent's place); else every byte. When the file shrank, could not
+ * be read (*err gets errno) or the deadline passed, the rest goes in as zeros. Returns how it
+ * ended, or -1 when the layer failed. */
+static int copyfile(struct snap *s, struct layer *l, int fd, struct sent *x, int sparse, EVP_MD_CTX *md, int *err,
+                    struct err *e)
+{
+	int64_t whole[1][2] = {{0, x->size}};
+	const int64_t (*ext)[2] = sparse ? (const int64_t (*)[2])s->ext : (const int64_t (*)[2])whole;
+	size_t next = sparse ? s->next : 1;
+	int how = COPIED;
+	int64_t pos = 0;
+	for (size_t k = 0; k <= next; k++) {
+		int64_t start = k < next ? ext[k][0] : x->size, end = k < next ? start + ext[k][1] : x->size;
+		if (start > pos && l) { /* a hole: no bytes in the layer, but libarchive counts them */
+			memset(s->buf, 0, IOBUF);
+			for (int64_t left = start - pos; left > 0;) {
+				size_t n = left < IOBUF ? (size_t)left : IOBUF;
+				if (archive_write_data(l->a, s->buf, n) != (la_ssize_t)n)
+					return layererr(l, x->path, e);
+				left -= n;
+			}
+		}
+		if (md && sparse && k < next)
+			EVP_DigestUpdate(md, ext[k], sizeof ext[k]);
+		for (pos = start; pos < end;) {
+			size_t want = end - pos < IOBUF ? (size_t)(end - pos) : IOBUF;
+			ssize_t n = 0;
+			if (how == COPIED && s->deadline && nowms() >= s->deadline) {
+				how = LATE;
+				s->late = 1;
+			}
+			if (how == COPIED)
+				n = pread(fd, s->buf, want, pos);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				*err = errno;
+				how = READFAIL;
+			} else if (n == 0 && how == COPIED) {
+				how = SHRANK;
+			}
+			if (n <= 0) { /* the rest of this extent is zeros */
+				n = (ssize_t)want;
+				memset(s->buf, 0, n);
+			}
+			if (l && archive_write_data(l->a, s->buf, n) != n)
+				return layererr(l, x->path, e);
+			if (md)
+				EVP_DigestUpdate(md, s->buf, n);
+			pos += n;
+		}
+	}
+	return how;
 }
 
 /* SHA-256 of what x holds now (file data or link target) into out. */
@@ -190,30 +309,49 @@ static int hashnow(struct snap *s, struct sent *x, unsigned char out[32], struct
 	}
 	struct sent y = *x;
 	int fd = openfile(s->rootfd, &y, e);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		memset(out, 0xff, 32); /* unreadable: it counts as changed, and putentry says why */
+		return 0;
+	}
 	if (fd < 0)
 		return -1;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-	ssize_t n;
-	while ((n = read(fd, s->buf, IOBUF)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			EVP_DigestUpdate(md, s->buf, n);
-	int rc = n < 0 ? errf(e, "read %s:", x->path) : 0;
+	int err = 0;
+	int64_t deadline = s->deadline;
+	s->deadline = 0;
+	int how = copyfile(s, NULL, fd, &y, mapfile(s, fd, y.size, y.blocks), md, &err, e);
+	s->deadline = deadline;
 	EVP_DigestFinal_ex(md, out, &len);
 	EVP_MD_CTX_free(md);
 	close(fd);
-	return rc;
+	if (how == COPIED)
+		return 0;
+	/* Shrunk or unreadable now: a digest no layer has, so the entry counts as changed. */
+	memset(out, 0xff, 32);
+	return 0;
 }
 
-/* Write entry i of sc (its data too); hash what went in when the entry is racy and kept. */
-static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, int keep, struct err *e)
+/* Note path as left out of (or cut short in) the layer being written, and why. */
+static void skipped(struct snapinfo *info, const char *path, const char *why)
+{
+	strvadd(&info->skipped, path);
+	strvadd(&info->why, why);
+}
+
+/* Write entry i of sc (its data too); hash what went in when the entry is racy and kept. A file
+ * that cannot be opened for reading is left out (cut[i] set), one that fails or is cut short while
+ * read goes in with zeros for the rest; either is noted in info, and the entry is made to look
+ * changed to the next layer. */
+static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, int keep, uint8_t *cut,
+                    struct snapinfo *info, struct err *e)
 {
 	struct sent *x = &sc->v[i];
 	if (S_ISDIR(x->mode))
-		return header(l, x->path, x->mode, 0, x->mtime, NULL, NULL, NULL, e);
+		return header(l, x->path, x->mode, 0, x->mtime, NULL, NULL, NULL, NULL, 0, e);
 	if (S_ISLNK(x->mode)) {
 		int n = readtarget(s->rootfd, x, s->buf, IOBUF, e);
-		if (n < 0 || header(l, x->path, x->mode, 0, x->mtime, NULL, s->buf, NULL, e) < 0)
+		if (n < 0 || header(l, x->path, x->mode, 0, x->mtime, NULL, s->buf, NULL, NULL, 0, e) < 0)
 			return -1;
 		if (keep && racy(sc, x)) {
 			unsigned int len = 0;
@@ -224,55 +362,60 @@ static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, 
 	}
 	if (x->link >= 0 && x->link != (int32_t)i) {
 		const struct sent *first = &sc->v[x->link];
-		if (header(l, x->path, x->mode, 0, x->mtime, first->path, NULL, NULL, e) < 0)
+		if (cut[x->link]) { /* its first name was left out: so is this one */
+			cut[i] = 1;
+			x->mtime = INT64_MIN;
+			skipped(info, x->path, "a hard link to a file that could not be read");
+			return 0;
+		}
+		if (header(l, x->path, x->mode, 0, x->mtime, first->path, NULL, NULL, NULL, 0, e) < 0)
 			return -1;
 		x->hashed = first->hashed;
 		memcpy(x->hash, first->hash, sizeof x->hash);
 		return 0;
 	}
 	int fd = openfile(s->rootfd, x, e);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		char *why = xasprintf("could not be read: %s", strerror(errno));
+		skipped(info, x->path, why);
+		free(why);
+		cut[i] = 1;
+		x->mtime = INT64_MIN;
+		x->hashed = 0;
+		return 0;
+	}
 	if (fd < 0)
 		return -1;
-	if (header(l, x->path, x->mode, x->size, x->mtime, NULL, NULL, NULL, e) < 0) {
+	int sparse = mapfile(s, fd, x->size, x->blocks);
+	if (header(l, x->path, x->mode, x->size, x->mtime, NULL, NULL, NULL, (const int64_t (*)[2])s->ext,
+	           sparse ? s->next : 0, e) < 0) {
 		close(fd);
 		return -1;
 	}
-	int hash = keep && racy(sc, x);
+	int hash = keep && racy(sc, x), err = 0;
 	EVP_MD_CTX *md = NULL;
 	if (hash) {
 		md = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
 	}
-	int rc = 0;
-	for (int64_t left = x->size; left > 0 && rc == 0;) {
-		ssize_t n = read(fd, s->buf, left < IOBUF ? (size_t)left : IOBUF);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = errf(e, "read %s:", x->path);
-			break;
-		}
-		if (n == 0) {
-			/* It shrank under us: pad to the size in the header, and make the next scan see a change. */
-			n = left < IOBUF ? left : IOBUF;
-			memset(s->buf, 0, n);
-			x->mtime = INT64_MIN;
-			hash = 0;
-		}
-		if (archive_write_data(l->a, s->buf, n) != n)
-			rc = layererr(l, x->path, e);
-		if (hash)
-			EVP_DigestUpdate(md, s->buf, n);
-		left -= n;
-	}
+	int how = copyfile(s, l, fd, x, sparse, md, &err, e);
 	close(fd);
+	if (how == READFAIL) {
+		char *why = xasprintf("read failed (%s): the rest of it is zeros in this layer", strerror(err));
+		skipped(info, x->path, why);
+		free(why);
+	} else if (how == LATE) {
+		skipped(info, x->path, "cut short by the deadline: the rest of it is zeros in this layer");
+	}
+	if (how > COPIED) /* the next scan must see a change */
+		x->mtime = INT64_MIN;
 	if (md) {
 		unsigned int len = 0;
 		EVP_DigestFinal_ex(md, x->hash, &len);
 		EVP_MD_CTX_free(md);
-		x->hashed = hash;
+		x->hashed = how == COPIED;
 	}
-	return rc;
+	return how < 0 ? -1 : 0;
 }
 
 /* What goes into an incremental layer: emit[i] for entries of nw, and whiteouts, each a kind
@@ -327,6 +470,8 @@ static int plan(struct snap *s, struct scan *nw, struct plan *p, struct err *e)
 		/* Old entries before this path (every one left at the end) are gone. */
 		while (o < old->n && (j == n || strcmp(old->v[o].path, nw->v[j].path) < 0)) {
 			const char *q = old->v[o++].path, *slash = strrchr(q, '/');
+			if (nw->skipped.n && scanunknown(nw, q))
+				continue; /* below a directory this scan could not read: not known to be gone */
 			p->deleted++;
 			ssize_t pj = slash ? scanfind(nw, q, slash - q) : -1;
 			if (!slash || (pj >= 0 && S_ISDIR(nw->v[pj].mode) && !flag[pj]))
@@ -450,6 +595,7 @@ static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, st
 static int take(struct snap *s, const char *name, int full, int keep, struct snapinfo *info, struct err *e)
 {
 	memset(info, 0, sizeof *info);
+	s->late = 0;
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return errc(e, 2, "snapshot: bad layer name '%s'", name);
 	/* A numbered layer with the change feed reads again only what it reports since the last;
@@ -480,12 +626,12 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			watchlose(opt.watch, 0);
 		return errctx(e, "snapshot %s", name);
 	}
-	if (s->max_size > 0 && nw.bytes > s->max_size) {
+	if (s->max_size > 0 && nw.used > s->max_size) {
 		if (opt.watch)
 			watchlose(opt.watch, 0);
 		scanfree(&nw);
-		return errf(e, "snapshot %s: workspace is %lld bytes, over snapshot.max_size %lld", name,
-		            (long long)nw.bytes, (long long)s->max_size);
+		return errf(e, "snapshot %s: the workspace takes %lld bytes on disk, over snapshot.max_size %lld", name,
+		            (long long)nw.used, (long long)s->max_size);
 	}
 	if (stripsetid(s, &nw, info, e) < 0) {
 		if (opt.watch)
@@ -501,19 +647,33 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		scanfree(&nw);
 		return errctx(e, "snapshot %s", name);
 	}
+	for (size_t i = 0; i < nw.skipped.n; i++) /* what the scan left out, before what putentry does */
+		skipped(info, nw.skipped.v[i] + 1, scanwhy(nw.skipped.v[i][0]));
+	/* A layer that is not what its name says (see SNAPMARK) opens with the mark. */
+	int numbered = isdigit((unsigned char)name[0]);
+	const char *mark = numbered ? (full && s->layers > 0 ? "full" : NULL) : (full ? NULL : "delta");
 	char *path = xasprintf("%s/%s.tar.zst", s->dir, name);
 	char *tmp = xasprintf("%s/.%s.tar.zst.tmp", s->dir, name);
+	uint8_t *cut = xcalloc(nw.n + 1, 1);
 	struct layer l;
 	int rc = layeropen(&l, tmp, s->level, s->threads, e);
+	if (rc == 0 && mark)
+		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
-		rc = header(&l, p.wh.v[i] + 1, S_IFREG, 0, 0, NULL, NULL, p.wh.v[i][0] == 'o' ? "opaque" : "file", e);
-	for (size_t i = 0, put = 0; rc == 0 && i < nw.n; i++)
+		rc = header(&l, p.wh.v[i] + 1, S_IFREG, 0, 0, NULL, NULL, p.wh.v[i][0] == 'o' ? "opaque" : "file", NULL, 0,
+		            e);
+	for (size_t i = 0, put = 0; rc == 0 && i < nw.n && !s->late; i++)
 		if (full || p.emit[i]) {
-			rc = putentry(s, &l, &nw, i, keep, e);
+			if (s->deadline && nowms() >= s->deadline) {
+				s->late = 1;
+				break;
+			}
+			rc = putentry(s, &l, &nw, i, keep, cut, info, e);
 			/* Each file read is an open in the feed's queue: drop them before it overflows. */
 			if (opt.watch && ++put % 4096 == 0)
 				watchread(opt.watch, 1);
 		}
+	free(cut);
 	if (rc == 0 && archive_write_close(l.a) != ARCHIVE_OK)
 		rc = layererr(&l, "tar", e);
 	if (rc == 0) {
@@ -530,18 +690,21 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	} else {
 		snprintf(info->path, sizeof info->path, "%s", path);
 		info->full = full;
+		info->incomplete = s->late;
 		info->added = full ? nw.n : p.added;
 		info->changed = p.changed;
 		info->deleted = p.deleted;
 		info->entries = nw.n;
 		info->treebytes = nw.bytes;
-		for (size_t i = 0; i < nw.skipped.n; i++)
-			strvadd(&info->skipped, nw.skipped.v[i]);
+		info->treeused = nw.used;
+		if (numbered)
+			s->layers++;
 	}
 	free(path);
 	free(tmp);
 	planfree(&p);
-	if (rc == 0 && keep) {
+	/* A layer cut short is no base for the next: that one is cut against the last complete one. */
+	if (rc == 0 && keep && !s->late) {
 		scanfree(&s->prev);
 		s->prev = nw;
 		s->haveprev = 1;
@@ -603,21 +766,36 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 		snapclose(s);
 		return -1;
 	}
-	int64_t bytes = sc.bytes;
+	int64_t used = sc.used;
 	scanfree(&sc);
-	if (s->max_size > 0 && bytes > s->max_size) {
+	if (s->max_size > 0 && used > s->max_size) {
 		snapclose(s);
-		return errc(e, 2, "workspace %s is %lld bytes, over snapshot.max_size %lld", workspace, (long long)bytes,
-		            (long long)c->max_size);
+		return errc(e, 2, "workspace %s takes %lld bytes on disk, over snapshot.max_size %lld (raise it, or 0 for no limit)",
+		            workspace, (long long)used, (long long)c->max_size);
 	}
 	*sp = s;
 	return 0;
 }
 
-int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+int snaptakeby(struct snap *s, const char *name, int64_t deadline, struct snapinfo *info, struct err *e)
 {
 	locale_t old = snappin();
+	s->deadline = deadline;
 	int rc = take(s, name, !s->haveprev, 1, info, e);
+	s->deadline = 0;
+	snapunpin(old);
+	return rc;
+}
+
+int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+{
+	return snaptakeby(s, name, 0, info, e);
+}
+
+int snapend(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = take(s, name, !s->haveprev, 0, info, e);
 	snapunpin(old);
 	return rc;
 }
@@ -655,12 +833,14 @@ void snapclose(struct snap *s)
 	strvfree(&s->exclude);
 	free(s->dir);
 	free(s->buf);
+	free(s->ext);
 	free(s);
 }
 
 void snapinfofree(struct snapinfo *i)
 {
 	strvfree(&i->skipped);
+	strvfree(&i->why);
 	strvfree(&i->setid);
 }
 
@@ -671,6 +851,7 @@ const char *snapwhiteout(struct archive_entry *en, const char *base)
 	const char *name;
 	const void *v;
 	size_t n;
+	int mark = strcmp(base, SNAPMARK) == 0;
 	archive_entry_xattr_reset(en);
 	while (archive_entry_xattr_next(en, &name, &v, &n) == ARCHIVE_OK) {
 		if (strcmp(name, SNAPWHITEOUT) != 0)
@@ -679,6 +860,10 @@ const char *snapwhiteout(struct archive_entry *en, const char *base)
 			return "file";
 		if (n == 6 && memcmp(v, "opaque", 6) == 0)
 			return "opaque";
+		if (mark && n == 4 && memcmp(v, "full", 4) == 0)
+			return "full";
+		if (mark && n == 5 && memcmp(v, "delta", 5) == 0)
+			return "delta";
 	}
 	return NULL;
 }

@@ -10,14 +10,19 @@ struct snapinfo {
 	char path[4096];    /* the layer file written */
 	char sha256[65];    /* digest of the layer file */
 	int64_t bytes;      /* size of the layer file */
-	int full;           /* 1 for a full tar (the first layer, end) */
+	int full;           /* 1 for a full tar (the first layer of a chain; end without one before it) */
+	int incomplete;     /* 1: the deadline came while it was written; the layer is a valid tar of what
+	                       went in by then, and the next layer is cut against the last complete one */
 	int feed;           /* 1 when the change feed said where to look, 0 when every entry was stat'ed */
 	size_t added, changed, deleted;
-	struct strv skipped; /* sockets, fifos, devices left out */
+	struct strv skipped; /* paths left out or cut short: sockets, fifos, devices, directories too deep
+	                        or unreadable (what is below them), files that could not be read */
+	struct strv why;     /* for each of skipped, the reason */
 	struct strv setid;   /* files that became set-uid or set-gid since the last layer: the bits were
 	                        removed from the workspace before the layer was cut */
 	size_t entries;      /* entries in the workspace (files, directories, symlinks) */
 	int64_t treebytes;   /* bytes of its regular files, each inode once */
+	int64_t treeused;    /* bytes they take on disk (st_blocks): what snapshot.max_size limits */
 };
 
 struct snap;
@@ -30,7 +35,13 @@ int snapopen(struct snap **s, const char *workspace, const struct snapconf *c, c
 int snapfeed(struct snap *s);
 /* Write layer dir/NAME.tar.zst: full the first time, else only what changed since the last. */
 int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
-/* Write dir/NAME.tar.zst as a full tar of the workspace now (for end). */
+/* The same, stopping once nowms() passes deadline (0: none): then the layer holds what went in by
+ * then and info->incomplete is set. */
+int snaptakeby(struct snap *s, const char *name, int64_t deadline, struct snapinfo *info, struct err *e);
+/* Write dir/NAME.tar.zst with what changed since the last layer (marked SNAPDELTA; full when there
+ * was none), and leave the last layer the base of the next (for end). */
+int snapend(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
+/* Write dir/NAME.tar.zst as a full tar of the workspace now. */
 int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
 /* Leave folder rel of the workspace (and all below it) out of the layers from the next one on. */
 void snapexclude(struct snap *s, const char *rel);
@@ -64,10 +75,14 @@ void snapremove(const char *dir);
  * ".wh..wh..opq" (empty the directory) carrying the pax attribute SCHILY.xattr.<this> with the
  * value "file" or "opaque"; without it, such a name is an ordinary file. */
 #define SNAPWHITEOUT "nightshift.whiteout"
+/* A layer whose kind is not the one its name implies (NNNN: full for the first of a chain, else
+ * changes; end: full) opens with an empty file of this name carrying SNAPWHITEOUT "full" or
+ * "delta"; readers take it as no entry. */
+#define SNAPMARK ".wh..wh..layer"
 
 struct archive_entry;
-/* The kind of whiteout a layer entry is ("file" or "opaque"), or NULL for an ordinary entry; base is
- * the last component of its path. */
+/* The kind of whiteout a layer entry is ("file" or "opaque"; for the SNAPMARK entry at the top,
+ * "full" or "delta"), or NULL for an ordinary entry; base is the last component of its path. */
 const char *snapwhiteout(struct archive_entry *en, const char *base);
 /* Pin the calling thread's locale to C.UTF-8, as libarchive must see it for layers; returns what
  * snapunpin takes to put it back. */

@@ -24,6 +24,20 @@ void verdictproblem(struct verdictrun *v, const char *fmt, ...)
 	v->failed++;
 }
 
+/* Record a gap in the workspace's history. */
+static void verdictgap(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void verdictgap(struct verdictrun *v, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (v->gaps < 50)
+		bufprintf(&v->gapreport, "%s\n", line);
+	v->gaps++;
+}
+
 /* A JSON number as a long, def when it is not a number or out of range (a tampered file). */
 static long jsonlong(const cJSON *n, long def)
 {
@@ -150,6 +164,9 @@ static void checkchain(const char *dir, const char *rel, const cJSON *info, stru
 				verdictproblem(v, "%s: digest differs from the one recorded at %s:%ld", layer, rel, n + 1);
 			free(lp);
 			v->layers++;
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "incomplete")))
+				verdictgap(v, "%s:%ld: layer %s is incomplete: the job's timeout ran out while it was written", rel, n + 1,
+				           layer);
 		}
 		if (f && ev && factswanted(type))
 			factsnote(f, ev, type, n + 1);
@@ -178,6 +195,46 @@ static void checkchain(const char *dir, const char *rel, const cJSON *info, stru
 }
 
 static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v);
+
+/* A sealed run has an end layer in each chain of snapshots/ (one there, or one per workspace folder). */
+static void endlayers(const char *dir, struct verdictrun *v)
+{
+	char *sd = pathjoin(dir, "snapshots");
+	DIR *d = opendir(sd);
+	struct dirent *de;
+	int flat = 0;
+	struct strv subs = {0};
+	while (d && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		if ((digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0) || strcmp(de->d_name, "end.tar.zst") == 0)
+			flat = 1;
+		else if (de->d_name[0] != '.') {
+			char *sub = pathjoin(sd, de->d_name);
+			struct stat st;
+			if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+				strvadd(&subs, de->d_name);
+			free(sub);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (flat || !subs.n) {
+		char *end = pathjoin(sd, "end.tar.zst");
+		struct stat st;
+		if (d && stat(end, &st) < 0)
+			verdictgap(v, "snapshots/end.tar.zst: missing: the workspace after the last step was not stored");
+		free(end);
+	}
+	for (size_t i = 0; !flat && i < subs.n; i++) {
+		char *end = xasprintf("%s/%s/end.tar.zst", sd, subs.v[i]);
+		struct stat st;
+		if (stat(end, &st) < 0)
+			verdictgap(v, "snapshots/%s/end.tar.zst: missing: the workspace after the last step was not stored", subs.v[i]);
+		free(end);
+	}
+	strvfree(&subs);
+	free(sd);
+}
 
 int runverify(const char *dir, struct verdictrun *v, struct err *e)
 {
@@ -225,6 +282,16 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 			k++;
 		}
 		claimsrun(dir, run, &rf, jf, k, &problems);
+		/* Gaps in the workspace's history: a snapshot that failed, an end layer that is not there
+		 * (a run that finalize sealed after a crash never wrote one). */
+		cJSON_ArrayForEach(j, jobs)
+		{
+			const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "error"));
+			if (err && strncmp(err, "snapshot before step ", 21) == 0)
+				verdictgap(v, "run.json: job %.80s: %.300s", j->string, err);
+		}
+		if (!finalized && !cJSON_GetObjectItemCaseSensitive(run, "shards"))
+			endlayers(dir, v);
 		for (size_t i = 0; i < problems.n; i++)
 			verdictproblem(v, "%s", problems.v[i]);
 		strvfree(&problems);
@@ -273,6 +340,7 @@ int runverified(const char *dir, int code, struct err *e)
 void verdictrunfree(struct verdictrun *v)
 {
 	buffree(&v->report);
+	buffree(&v->gapreport);
 }
 
 /* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
@@ -299,6 +367,12 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 				lines++;
 			}
 			v->failed += sv.failed - lines;
+			for (char *l = sv.gapreport.data, *nl; l && *l; l = nl + 1) {
+				if (!(nl = strchr(l, '\n')))
+					break;
+				*nl = 0;
+				verdictgap(v, "%s/%s", rel, l);
+			}
 			if (sv.incomplete)
 				verdictproblem(v, "%s: the shard run did not finish", rel);
 			v->events += sv.events;

@@ -8,6 +8,9 @@ struct verdictrun {
 	int failed;       /* number of problems found */
 	int incomplete;   /* the run never finished (no SHA256SUMS or run.json): checked up to its last whole event */
 	struct buf report; /* one line per problem: "FILE[:LINE]: what" */
+	int gaps;         /* a sealed run whose workspace history has holes: a layer that failed, was cut
+	                     short, or is missing (end.tar.zst); the evidence is INCOMPLETE */
+	struct buf gapreport; /* one line per gap */
 	long files, events, layers;
 };
 

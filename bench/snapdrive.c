@@ -1,7 +1,8 @@
 /* snapdrive: drives artifacts/snapshot for bench/snapshot.sh and tests/e2e/snapshot.sh.
  *
  *   snapdrive steps WS RUN [--level L] [--threads T] [--exclude GLOB]... [--feed] [-- CMD...]
- *       layer 0001 before CMD 1, 0002 before CMD 2, ..., one more after the last, then end;
+ *       layer 0001 before CMD 1, 0002 before CMD 2, ..., one more after the last, then end (what
+ *       changed after the last layer, as the runner writes it);
  *       each CMD runs with `sh -c` in WS; writes RUN/SHA256SUMS; one line per layer on stdout;
  *       --feed: the change feed on, as for the namespace backend (snapfeed).
  *   snapdrive restore RUN N|end DIR [--force]
@@ -33,7 +34,7 @@ static int layer(struct snap *s, const char *name, int full, FILE *sums, struct 
 {
 	struct snapinfo i;
 	double t = now();
-	int rc = full ? snapfull(s, name, &i, e) : snaptake(s, name, &i, e);
+	int rc = full ? snapend(s, name, &i, e) : snaptake(s, name, &i, e);
 	t = now() - t;
 	if (rc < 0) {
 		snapinfofree(&i);

@@ -27,7 +27,8 @@ static const char audithelp[] =
 	"  --verify   check SHA256SUMS, every event chain up to the head in run.json, every snapshot\n"
 	"             layer an event references, and every claim of run.json, output.json and\n"
 	"             jobs/*/files against the event line that recorded it; exit 4 naming the file,\n"
-	"             the field and the event line on failure\n"
+	"             the field and the event line on failure; exit 4 saying INCOMPLETE when all\n"
+	"             that checks out but a snapshot layer failed, was cut short or is missing\n"
 	"  --allowed-signers FILE  (implies --verify) SHA256SUMS.sig must be a signature (namespace\n"
 	"             nightshift) by a key FILE lists, in ssh-keygen's allowed_signers format; says who\n"
 	"             signed\n" MAXUNPACKHELP;
@@ -125,13 +126,21 @@ static int verify(const char *run, const char *shown, const char *allowed)
 	free(who);
 	if (v.failed) {
 		termprintf(stderr, "%s", v.report.data);
-		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed);
+		if (v.gaps)
+			termprintf(stderr, "%s", v.gapreport.data);
+		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed + v.gaps);
+	} else if (v.gaps) {
+		/* Every digest and chain holds, but the workspace's history has holes: not evidence of
+		 * what the steps did. Exit 4, as a failed verification. */
+		termprintf(stderr, "%s", v.gapreport.data);
+		fprintf(stderr, "nightshift: audit: %s: INCOMPLETE: %d snapshot layers failed, were cut short or are missing "
+		                "(%ld files, %ld events, %ld layers check out)\n", shown, v.gaps, v.files, v.events, v.layers);
 	} else {
 		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", shown,
 		        v.incomplete ? " as INCOMPLETE (the run did not finish; checked up to its last whole event)" : "",
 		        v.files, v.events, v.layers);
 	}
-	int rc = v.failed ? EXIT_DIVERGED : EXIT_OK;
+	int rc = v.failed || v.gaps ? EXIT_DIVERGED : EXIT_OK;
 	verdictrunfree(&v);
 	return rc;
 }

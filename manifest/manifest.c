@@ -1411,6 +1411,7 @@ static void defaults(struct manifest *m)
 	m->sandbox.memory = (int64_t)1 << 30;
 	m->snapshot.level = 3;
 	m->snapshot.threads = 0;
+	m->snapshot.max_size = 10LL << 30; /* bytes on disk (st_blocks): a sparse file's holes are free */
 }
 
 static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, struct err *e)

@@ -167,7 +167,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	memset(&si, 0, sizeof si);
 	snprintf(name, sizeof name, "%04d", step);
 	pthread_mutex_lock(&jr->ws->mu);
-	int rc = snaptake(jr->ws->snap, name, &si, e);
+	int rc = snaptakeby(jr->ws->snap, name, jr->deadline, &si, e); /* the job's timeout counts */
 	pthread_mutex_unlock(&jr->ws->mu);
 	if (rc < 0) {
 		snapinfofree(&si);
@@ -182,20 +182,32 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	cJSON_AddStringToObject(ev, "sha256", si.sha256);
 	cJSON_AddNumberToObject(ev, "bytes", (double)si.bytes);
 	cJSON_AddBoolToObject(ev, "full", si.full);
+	if (si.incomplete)
+		cJSON_AddBoolToObject(ev, "incomplete", 1);
 	cJSON_AddStringToObject(ev, "scan", si.feed ? "feed" : "stat");
 	cJSON_AddNumberToObject(ev, "added", (double)si.added);
 	cJSON_AddNumberToObject(ev, "changed", (double)si.changed);
 	cJSON_AddNumberToObject(ev, "deleted", (double)si.deleted);
 	cJSON *sk = cJSON_AddArrayToObject(ev, "skipped");
-	for (size_t i = 0; i < si.skipped.n; i++)
-		cJSON_AddItemToArray(sk, cJSON_CreateString(si.skipped.v[i]));
+	for (size_t i = 0; i < si.skipped.n; i++) {
+		cJSON *one = cJSON_CreateObject();
+		cJSON_AddStringToObject(one, "path", si.skipped.v[i]);
+		cJSON_AddStringToObject(one, "reason", si.why.v[i]);
+		cJSON_AddItemToArray(sk, one);
+	}
 	if (si.setid.n) {
 		cJSON *sid = cJSON_AddArrayToObject(ev, "setid_removed");
 		for (size_t i = 0; i < si.setid.n; i++)
 			cJSON_AddItemToArray(sid, cJSON_CreateString(si.setid.v[i]));
 	}
+	int incomplete = si.incomplete;
 	snapinfofree(&si);
-	return evadd(jr->ev, "snapshot", ev, e);
+	if (evadd(jr->ev, "snapshot", ev, e) < 0)
+		return -1;
+	if (incomplete)
+		return errf(e, "the job's timeout (%llds) ran out while the snapshot before step %d was taken; layer %s holds "
+		            "what went in by then", (long long)(jr->j->timeout_ms / 1000), step, name);
+	return 0;
 }
 
 /* The environment passed into the sandbox: a fixed base plus the names the manifest lists. */

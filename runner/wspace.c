@@ -251,7 +251,7 @@ int spacesseal(struct runstate *rs, struct err *e)
 		struct snapinfo si;
 		struct err se = {0};
 		memset(&si, 0, sizeof si);
-		if (w->snap && snapfull(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
+		if (w->snap && snapend(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
 		for (size_t k = 0; k < si.setid.n; k++) {
 			char *p = rs->perws ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
