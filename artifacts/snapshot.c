@@ -13,6 +13,7 @@
  * With the change feed (snapfeed, watch.c) only the directories it names are read again; the
  * rest of the last scan is taken as it was. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <locale.h>
 #include <pthread.h>
@@ -744,6 +745,16 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	}
 	s->threads = threads;
 	s->max_size = c ? c->max_size : 0;
+	/* Layers already there (a resumed run carries those of the run it resumed): the first layer
+	 * written here is full, and must say so to a reader walking the chain back. */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		s->layers += digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0;
+	}
+	if (d)
+		closedir(d);
 	for (size_t i = 0; c && i < c->exclude.n; i++)
 		strvadd(&s->exclude, c->exclude.v[i]);
 	s->opt.exclude = &s->exclude;
