@@ -1006,6 +1006,7 @@ static void lost(void)
 			}
 			if (ui.added == 1 && ui.deleted == 0)
 				bits |= 8; /* later went in; dir/kept is not taken for gone */
+			whiteouts = 0;
 			if (tarentries(ui.path) >= 0 && whiteouts == 0)
 				bits |= 16;
 		}
