@@ -799,7 +799,7 @@ static void thinking(void)
 	r.thinking = NULL;
 	cJSON_AddItemToArray(msgs, a);
 	cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"u1\",\"name\":\"read_file\",\"content\":\"x\"}"));
-	struct chat c = {"s", NULL, msgs};
+	struct chat c = {"s", NULL, msgs, 0};
 	b = llmbody(l, &c, &e);
 	okstr(str(b, "messages/1/content/0/type"), "thinking", "thinking block first");
 	okstr(str(b, "messages/1/content/0/signature"), "sig1", "with its signature");
