@@ -3,26 +3,27 @@
 # seals it so that verify, restore and audit take it as a finished run.
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$T/ws" && echo data > "$T/ws/a.txt"
-cat > "$T/m.yaml" <<'YAML'
+mark=$$$RANDOM # a sleep of its own: other tests' (and other checkouts') sleeps are not it
+cat > "$T/m.yaml" <<YAML
 version: 1
 workspace: ws
 models:
-  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "echo step1 > b.txt"}} ]}, {tool_calls: [ {name: shell, arguments: {command: "sleep 39"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "echo step1 > b.txt"}} ]}, {tool_calls: [ {name: shell, arguments: {command: "sleep 39.0$mark"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
 jobs:
   j: { worker: w }
 YAML
 "$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2>/dev/null & p=$!
-for _ in $(seq 200); do pgrep -f "sleep 39" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 200); do pgrep -f "sleep 39.0$mark" >/dev/null && break; sleep 0.05; done
 kill -9 $p; wait $p 2>/dev/null
-pkill -f "sleep 39"
+pkill -f "sleep 39.0$mark"
 run=$(ls -d "$T"/runs/2* | head -n1)
 "$NS" audit "$run" --verify 2>"$T/err"
 expect_rc "a killed run verifies" 0 $?
 expect_grep "as incomplete" "INCOMPLETE" "$T/err"
 "$NS" run "$T/m.yaml" --out "$T/runs" --job j >/dev/null 2>"$T/err2" & p=$!
-for _ in $(seq 200); do pgrep -f "sleep 39" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 200); do pgrep -f "sleep 39.0$mark" >/dev/null && break; sleep 0.05; done
 kill -TERM $p; wait $p 2>/dev/null
 expect_grep "the next run points at the unfinished one" "$(basename "$run") never finished .*nightshift finalize" "$T/err2"
 "$NS" finalize "$run" 2>"$T/err"

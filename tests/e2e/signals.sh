@@ -2,11 +2,12 @@
 # SIGTERM/SIGINT mid-step: exit 130 promptly, no process left, the run still verifies.
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$T/ws"
-cat > "$T/m.yaml" <<'YAML'
+mark=$$$RANDOM # sleeps of their own: other tests' (and other checkouts') sleeps are not them
+cat > "$T/m.yaml" <<YAML
 version: 1
 workspace: ws
 models:
-  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 37 & sleep 38; echo done"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 37.0$mark & sleep 38.0$mark; echo done"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
 jobs:
@@ -16,7 +17,7 @@ YAML
 for sig in TERM INT; do
 	"$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2> "$T/err" & p=$!
 	# wait until the step runs, then signal
-	for _ in $(seq 100); do pgrep -f "sleep 38" >/dev/null && break; sleep 0.05; done
+	for _ in $(seq 100); do pgrep -f "sleep 38.0$mark" >/dev/null && break; sleep 0.05; done
 	start=$(date +%s%N)
 	kill -$sig $p
 	wait $p; rc=$?
@@ -24,7 +25,7 @@ for sig in TERM INT; do
 	echo "SIG$sig: exited in $ms ms"
 	expect_rc "SIG$sig mid-step: exit 130" 130 "$rc"
 	check "SIG$sig: exited within 5 s (measured ${ms} ms)" test "$ms" -lt 5000
-	check "SIG$sig: no process of the step left" bash -c '! pgrep -f "sleep 3[78]"'
+	check "SIG$sig: no process of the step left" bash -c "! pgrep -f 'sleep 3[78].0$mark'"
 	dir=$(cat "$T/out")
 	check "SIG$sig: the run directory is printed" test -d "$dir"
 	check "SIG$sig: the run verifies" "$NS" audit "$dir" --verify
