@@ -12,30 +12,32 @@
 #include "runjson.h"
 #include "verify.h"
 
-void verdictproblem(struct verdictrun *v, const char *fmt, ...)
+/* One line into report (the first 50 kept), counted in n. */
+static void note(struct buf *report, int *n, const char *fmt, va_list ap)
 {
 	char line[1024];
+	vsnprintf(line, sizeof line, fmt, ap);
+	if (*n < 50)
+		bufprintf(report, "%s\n", line);
+	(*n)++;
+}
+
+void verdictproblem(struct verdictrun *v, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	note(&v->report, &v->failed, fmt, ap);
 	va_end(ap);
-	if (v->failed < 50)
-		bufprintf(&v->report, "%s\n", line);
-	v->failed++;
 }
 
 /* Record a gap in the workspace's history. */
 static void verdictgap(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void verdictgap(struct verdictrun *v, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	note(&v->gapreport, &v->gaps, fmt, ap);
 	va_end(ap);
-	if (v->gaps < 50)
-		bufprintf(&v->gapreport, "%s\n", line);
-	v->gaps++;
 }
 
 /* A JSON number as a long, def when it is not a number or out of range (a tampered file). */
