@@ -71,7 +71,7 @@ struct builder {
 	size_t argc, nassign, nredir;
 	const char *opaque;
 	const char *redir;
-	const char *envdanger; /* a dangerous variable assigned before it (static copy of the name) */
+	char envdanger[32];    /* a dangerous variable assigned before it ("NAME="), or empty */
 	int stdinfile;         /* its standard input is redirected from a file */
 };
 
@@ -1599,9 +1599,10 @@ static void finish(struct sp *p, struct builder *b, int after)
 	struct shcmd *cmd = &c->out->cmds[k];
 	cmd->redir = b->redir;
 	cmd->opaque = b->opaque;
-	if (b->envdanger) {
+	if (b->envdanger[0]) {
 		cmd->danger = "VAR=value before it sets a variable that changes what programs run";
-		cmd->dangerkey = b->envdanger, cmd->dangerword = b->envdanger;
+		cmd->envkey = xstrdup(b->envdanger);
+		cmd->dangerkey = cmd->envkey, cmd->dangerword = cmd->envkey;
 	}
 	for (int r = c->nrel - 1; r >= 0 && c->rel[r].cmd == (size_t)-1; r--)
 		c->rel[r].cmd = k;
@@ -1712,13 +1713,8 @@ static int simple(struct sp *p, int after)
 				nl--;
 			if (f & WEXPAND)
 				c->runtimevar = 1;
-			if (dangerenv(w, nl) && !b.envdanger) {
-				static char names[8][32];
-				static int next;
-				char *slot = names[next++ % 8];
-				snprintf(slot, 32, "%.*s=", (int)(nl < 30 ? nl : 30), w);
-				b.envdanger = slot;
-			}
+			if (dangerenv(w, nl) && !b.envdanger[0])
+				snprintf(b.envdanger, sizeof b.envdanger, "%.*s=", (int)(nl < 30 ? nl : 30), w);
 			int arr = eq && !eq[1] && cur(p) == '(';
 			popword(c);
 			b.nassign++;
@@ -2273,6 +2269,7 @@ void shsplitfree(struct shsplit *sp)
 	for (size_t k = 0; k < sp->ncmds; k++) {
 		free(sp->cmds[k].argv);
 		free(sp->cmds[k].text);
+		free(sp->cmds[k].envkey);
 	}
 	free(sp->cmds);
 	memset(sp, 0, sizeof *sp);

@@ -32,7 +32,8 @@ struct shcmd {
 	const char *redir;  /* why one of its redirections leaves /workspace, /tmp and /dev/null, or NULL */
 	const char *danger; /* the dangerous option it uses (danger.h), or NULL */
 	const char *dangerkey; /* the option a rule's pattern must name to allow it */
-	const char *dangerword; /* the word holding it (points into argv, or static) */
+	const char *dangerword; /* the word holding it (points into argv or envkey, or static) */
+	char *envkey;       /* owned: "NAME=" of a dangerous variable assigned before it, or NULL */
 	int via;            /* index of the command that runs this one (a wrapper, bash -c ...), or -1 */
 	int dash;           /* only dash reads the line this way ([[ ]] and (( )) are bash's) */
 };
