@@ -459,6 +459,8 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)res.duration_ms);
 	if (res.limits[0])
 		cJSON_AddStringToObject(ev, "limits", res.limits);
+	if (res.note[0])
+		cJSON_AddStringToObject(ev, "sandbox_note", res.note);
 	addout(ev, "stdout", &res.out);
 	addout(ev, "stderr", &res.err);
 	struct buf msg = {0};

@@ -108,6 +108,7 @@ struct nssbx {
 	struct cgroup cg; /* cold: the one cgroup of every step's init, removed at close */
 	struct egress *eg; /* network.allow: the proxy, outside the sandbox */
 	int spawned;       /* z runs a long-running program (sbxspawn) */
+	char retried[256]; /* a set-up that failed once, for the next step's result to say */
 };
 
 /* ---- messages ---- */
@@ -898,10 +899,25 @@ static int zygstart(struct nssbx *n, struct zyg *z, const struct cgroup *lent, s
 	struct usernsfacts f;
 	usernsread(&f);
 	int early = m.stage == S_USERNS || (m.stage == S_MAP && (m.err == EPERM || m.err == EACCES));
-	if (usernsrefused(&f, early, m.err))
-		return usernsexplain(&f, m.err, text, e);
+	if (usernsrefused(&f, early, m.err)) {
+		usernsexplain(&f, m.err, text, e);
+		return -2;
+	}
 	int said = !m.err || strstr(text, strerror(m.err)); /* the text may name the error already */
 	return errf(e, "namespace sandbox set-up: %s%s%s", text, said ? "" : ": ", said ? "" : strerror(m.err));
+}
+
+/* zygstart, and once more when a set-up that the machine allows failed all the same (a
+   transient refusal of the kernel, say): nothing ran in it yet. The first failure is kept in
+   n->retried, for the next step's result to show. Returns -1 on failure. */
+static int zygbegin(struct nssbx *n, struct zyg *z, const struct cgroup *lent, struct err *e)
+{
+	int rc = zygstart(n, z, lent, e);
+	if (rc == -1) {
+		snprintf(n->retried, sizeof n->retried, "the sandbox set-up failed once, then worked: %.200s", e->msg);
+		rc = zygstart(n, z, lent, e);
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 /* network.allow: start the egress proxy, bind its socket into the sandbox, point the
@@ -944,7 +960,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		goto fail;
 	if (n->cold) /* one cgroup for the job, as a warm sandbox has: no step makes or removes one */
 		cgroupopen(&n->cg, n->p.memory, n->p.cpus, n->p.pids);
-	else if (zygstart(n, &n->z, NULL, e) < 0)
+	else if (zygbegin(n, &n->z, NULL, e) < 0)
 		goto fail;
 	*s = &n->base;
 	return 0;
@@ -981,16 +997,18 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	if (n->broken && !n->cold) {
 		/* The last init died (the OOM killer picked it, say): start a fresh sandbox. */
 		zygstop(&n->z);
-		if (zygstart(n, &n->z, NULL, e) < 0)
+		if (zygbegin(n, &n->z, NULL, e) < 0)
 			return errctx(e, "namespace sandbox: restart after it died");
 		n->broken = 0;
 	}
 	size_t len = strlen(command);
 	if (len > CMD_MAX)
 		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
-	if (n->cold && zygstart(n, z, &n->cg, e) < 0)
+	if (n->cold && zygbegin(n, z, &n->cg, e) < 0)
 		return -1;
 	snprintf(r->limits, sizeof r->limits, "%s", z->limits);
+	snprintf(r->note, sizeof r->note, "%s", n->retried);
+	n->retried[0] = 0;
 	if (pipe2(out, O_CLOEXEC) < 0) {
 		errf(e, "pipe:");
 		goto done;
@@ -1096,7 +1114,7 @@ static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
 	if (len > CMD_MAX)
 		return errf(e, "sandbox: the command is longer than %d bytes", CMD_MAX);
 	if (n->cold) {
-		if (zygstart(n, &n->z, &n->cg, e) < 0)
+		if (zygbegin(n, &n->z, &n->cg, e) < 0)
 			return -1;
 		n->cold = 0; /* from here on z is this sandbox's, stopped at close */
 	}

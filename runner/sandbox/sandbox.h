@@ -25,6 +25,7 @@ struct sbxresult {
 	struct buf out, err; /* captured output, capped */
 	int truncated;       /* 1 when output was cut at the cap */
 	char limits[128];    /* which limits were enforced, e.g. "cgroup1 memory pids cpu; rlimit core" */
+	char note[256];      /* what went wrong on the way and was overcome (a set-up tried twice), or "" */
 	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
 	size_t nnet;
 };
