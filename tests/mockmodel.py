@@ -7,7 +7,8 @@ usage: mockmodel.py SCRIPT.json PORTFILE LOGFILE
 
 SCRIPT is a JSON list served in order, one entry per request (the last one repeats):
   {"status": 200, "body": {...}, "headers": {"retry-after": "1"}, "delay": 0.5,
-   "fault": "reset" | "truncate" | "malformed"}
+   "fault": "reset" | "truncate" | "malformed", "hold": 3}
+("hold": N keeps the answer until N requests have arrived in all, or 30 s have passed.)
 Shorthands: {"openai_text": "..."}, {"openai_calls": [[name, {args}], ...]},
             {"anthropic_text": "..."}, {"anthropic_calls": [[name, {args}], ...]},
   with optional "finish" (OpenAI finish_reason), "stop_reason" (Anthropic), "refusal" (OpenAI
@@ -19,7 +20,8 @@ A request that breaks the API's rules gets a 400 in the API's shape, as the real
 is logged with its "problems"; "validate": false on an entry skips the check for that request.
 
 Each request is appended to LOGFILE as one JSON line
-  {"n", "path", "headers", "body", "time", "problems"}   (time: seconds since the epoch)
+  {"n", "path", "headers", "body", "time", "inflight", "problems"}   (time: seconds since the
+  epoch; inflight: the requests being answered then, this one included)
 The chosen port is written to PORTFILE once the server listens."""
 import json, os, socket, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +29,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 script = json.load(open(sys.argv[1]))
 portfile, logfile = sys.argv[2], sys.argv[3]
 served = 0
+inflight = 0
 lock = threading.Lock()
+arrived = threading.Condition(lock)
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                404: "not_found_error", 408: "timeout_error", 409: "conflict_error", 413: "request_too_large",
@@ -241,10 +245,21 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
+        global inflight
+        with lock:
+            inflight += 1
+        try:
+            self.answer()
+        finally:
+            with lock:
+                inflight -= 1
+
+    def answer(self):
         global served
         with lock:
             n = served
             served += 1
+            arrived.notify_all()
         length = int(self.headers.get("Content-Length", 0))
         raw = self.rfile.read(length)
         try:
@@ -258,9 +273,12 @@ class Handler(BaseHTTPRequestHandler):
             problems = check(body, dict(self.headers))
         with lock, open(logfile, "a") as f:
             f.write(json.dumps({"n": n, "path": self.path, "headers": dict(self.headers), "body": body,
-                                "time": time.time(), "problems": problems}) + "\n")
+                                "time": time.time(), "inflight": inflight, "problems": problems}) + "\n")
         if problems:
             entry = {"status": 400, "body": errbody(self.path, 400, "; ".join(problems))}
+        if entry.get("hold"):
+            with lock:
+                arrived.wait_for(lambda: served >= entry["hold"], 30)
         if entry.get("delay"):
             time.sleep(entry["delay"])
         fault = entry.get("fault")

@@ -33,6 +33,29 @@ expect_nogrep() {
 	if ! grep -Eq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1: /$2/ found in $3"; fi
 }
 
+# waitfor SECONDS COMMAND...: runs COMMAND every 50 ms until it succeeds (0) or SECONDS have
+# passed (1). For conditions a test waits on: bounds are generous, a loaded machine is slow.
+waitfor() {
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# running PATTERN: some process's command line matches the extended regex PATTERN (make it
+# unique to the test: a mark with $$ and $RANDOM, or a path under $T).
+running() { pgrep -f -- "$1" >/dev/null; }
+notrunning() { ! pgrep -f -- "$1" >/dev/null; }
+
+# gone PATTERN [SECONDS]: waits (30 s by default) until no process's command line matches
+# PATTERN; when some still do, prints them and fails.
+gone() {
+	waitfor "${2:-30}" notrunning "$1" && return 0
+	echo "still running after ${2:-30} s:"; pgrep -af -- "$1"
+	return 1
+}
+
 # skip NAME WHY: says loudly that a check did not run; never counted as passed.
 skip() { echo "SKIPPED $1: $2"; }
 

@@ -246,7 +246,7 @@ models:
       - tool_calls: [{ name: final_result, arguments: {} }]
 sandbox: { backend: namespace }
 mcp:
-  crash: { command: [python3, /workspace/../workspace/crash.py], timeout: 20s }
+  crash: { command: [python3, /workspace/../workspace/crash.py], timeout: 120s }
   nope: { command: [sh, -c, "echo nope: cannot start >&2; exit 3"] }
 workers:
   w: { instructions: x, tools: ["mcp__crash__*"], approval: { default: allow } }
@@ -260,7 +260,7 @@ start=$(date +%s)
 crun=$("$NS" run "$T/proj/c.yaml" --out "$T/runs" 2>"$T/cerr"); rc=$?
 took=$(( $(date +%s) - start ))
 expect_rc "one job failed to start its server: exit 1" 1 "$rc"
-check "no hang: both jobs ended within 15 s" test "$took" -lt 15
+check "no hang: both jobs ended long before the call's 120 s timeout (took $took s)" test "$took" -lt 60
 expect_grep "the crash is a tool error naming the exit" "the server exited" <(ev "$crun" c 1 tool_result output)
 expect_grep "the next call says the server is gone" "not running" <(ev "$crun" c 2 tool_result output)
 expect_grep "job c still succeeded" '"type":"job_end".*"status":"succeeded"' <(events "$crun" c)

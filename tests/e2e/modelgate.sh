@@ -8,7 +8,7 @@ serve() { # SCRIPT-JSON: start the mock model, its port in $port
 	printf '%s' "$1" > "$T/script.json"
 	rm -f "$T/port" "$T/mock.log"
 	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/mock.log" & mp=$!
-	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/port"
 	port=$(cat "$T/port")
 }
 manifest() { # CONCURRENCY
@@ -42,16 +42,15 @@ import json, sys
 t = sorted(json.loads(l)["time"] for l in open(sys.argv[1]))
 sys.exit(not (len(t) == 3 and all(b - a >= 0.35 for a, b in zip(t, t[1:]))))' "$T/mock.log"
 
-# Each answer takes 1.5 s: at once means the last arrives before the first is answered (a loaded
-# machine may start the jobs tenths of a second apart).
-serve '[{"openai_calls": [["final_result", {}]], "delay": 1.5}]'
+# Each answer is held until all three requests have arrived (30 s at most): at once means the
+# third arrived while the first two were still being answered.
+serve '[{"openai_calls": [["final_result", {}]], "hold": 3}]'
 manifest 3
 dir=$("$NS" run "$T/m.yaml" -j 3 --out "$T/runs" 2>"$T/err"); rc=$?
 kill $mp; wait $mp 2>/dev/null
-check "concurrency 3: all three at once ($(arrivals))" python3 -c '
-import json, sys
-t = sorted(json.loads(l)["time"] for l in open(sys.argv[1]))
-sys.exit(not (len(t) == 3 and t[-1] - t[0] < 1.2))' "$T/mock.log"
+expect_rc "three jobs on a model with concurrency 3" 0 "$rc"; [ "$rc" = 0 ] || cat "$T/err"
+expect_eq "concurrency 3: all three at once (requests in flight as each arrived)" "1 2 3" \
+	"$(python3 -c 'import json,sys; print(*sorted(json.loads(l)["inflight"] for l in open(sys.argv[1])))' "$T/mock.log")"
 
 # Two in flight; the first answered is a 429 asking for 2 s. The third job's request, which
 # could start as soon as the second is answered (0.2 s), waits for the hold like the retry.

@@ -277,9 +277,8 @@ static void testescapes(struct sbx *s)
 /* Nothing of a step lives on into the next, whatever it tried. */
 static void testleftovers(struct sbx *s)
 {
-	int64_t t0 = nowms();
 	run(s, "(while :; do echo x >> /workspace/bg.txt; sleep 0.05; done) & sleep 0.3; echo started");
-	ok(R.exit_code == 0 && nowms() - t0 < 2500 && strcmp(OUT, "started\n") == 0,
+	ok(R.exit_code == 0 && !R.timed_out && strcmp(OUT, "started\n") == 0,
 	   "a step with a background loop returns: %d %s", R.exit_code, OUT);
 	char *bg = pathjoin(ws, "bg.txt");
 	struct stat a, b;
@@ -300,10 +299,11 @@ static void testleftovers(struct sbx *s)
 	run(s, "ps -o pid,user,args");
 	ok(R.exit_code == 0 && strstr(OUT, "PID") && !strstr(OUT, "sleep 103"), "and its process is gone: %s", OUT);
 
-	t0 = nowms();
+	int64_t t0 = nowms();
 	run(s, "echo x > /tmp/before; sleep 30 & sleep 20");
 	int64_t took = nowms() - t0;
-	ok(R.timed_out && R.exit_code == -1 && R.signal == 9 && took >= 2900 && took < 8000, "timeout: %d in %lld ms",
+	/* Not before its time; the upper bound only says it was the timeout, not the 20 s sleep's end. */
+	ok(R.timed_out && R.exit_code == -1 && R.signal == 9 && took >= 2900 && took < 18000, "timeout: %d in %lld ms",
 	   R.timed_out, (long long)took);
 	run(s, "ps -o args; ls /tmp");
 	ok(R.exit_code == 0 && !strstr(OUT, "sleep") && !strstr(OUT, "before"), "after a timeout: a fresh container: %s",
@@ -314,9 +314,8 @@ static void testlimits(struct sbx *s)
 {
 	run(s, "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max");
 	okstr(OUT, "64\n", "pids limit in force");
-	int64_t t0 = nowms();
 	run(s, "b() { b | b & }; b; sleep 1; echo done");
-	ok(!R.timed_out && nowms() - t0 < 2900 && (strstr(ERR, "fork") || strstr(ERR, "Resource")),
+	ok(!R.timed_out && (strstr(ERR, "fork") || strstr(ERR, "Resource")),
 	   "fork bomb held by pids: exit %d err %.200s", R.exit_code, ERR);
 	run(s, "echo alive; ps -o args | grep -c '[b] | [b]' ; true");
 	ok(R.exit_code == 0 && strncmp(OUT, "alive\n", 6) == 0, "alive after the bomb: %s %s", OUT, ERR);
