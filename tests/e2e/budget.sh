@@ -43,7 +43,7 @@ jobs:
 PY
 	rm -f "$T/port" "$T/log"
 	python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port" "$T/log" & MP=$!
-	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/port"
 	sed -i "s/PORT/$(cat "$T/port")/" "$T/m.yaml"
 	dir=$("$NS" run "$T/m.yaml" --out "$T/runs" -j 3 2>"$T/err"); rc=$?
 	kill $MP; wait $MP 2>/dev/null; MP=
@@ -92,7 +92,7 @@ grep -h "not sent" "$T/err" | head -3
 python3 -c 'import json; json.dump({"window": 200000, "roles": {"main": {"turns": 1, "command": "true"}}}, open("'"$T"'/config.json", "w"))'
 rm -f "$T/port" "$T/log"
 python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port" "$T/log" & MP=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -s "$T/port"
 for M in gpt-4o o3-mini claude-3-5-sonnet-20241022; do
 	cat > "$T/c.yaml" <<YAML
 version: 1

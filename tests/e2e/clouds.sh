@@ -29,7 +29,7 @@ mock() {  # mock CONFIG_JSON: (re)starts the mock; sets PORT, empties the log
 	printf '%s' "$1" >"$T/config.json"
 	: >"$T/log"; rm -f "$T/port"
 	python3 "$ROOT/tests/cloudmock.py" "$T/config.json" "$T/port" "$T/log" & MOCKPID=$!
-	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/port"
 	PORT=$(cat "$T/port")
 }
 manifest() {  # manifest MODEL_KEYS

@@ -59,7 +59,7 @@ while time.time() < end and not os.path.exists(sys.argv[1] + ".stop"):
         pass
 PY
 LPID=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -s "$T/port"
 PORT=$(cat "$T/port")
 
 cat >"$T/m.yaml" <<YAML
@@ -195,7 +195,7 @@ standin() {  # NAME ARGS...: a stand-in engine on $T/NAME.sock, logging each req
 	python3 "$ROOT/tests/dockerstandin.py" "$T/$name.sock" "$DOCKER_SOCK" --log "$T/$name.log" "$@" \
 		>"$T/$name.out" 2>&1 &
 	SPIDS+=($!)
-	for _ in $(seq 100); do [ -S "$T/$name.sock" ] && break; sleep 0.05; done
+	waitfor 60 test -S "$T/$name.sock"
 	touch "$T/$name.log"
 }
 standin new --api 1.52 --min 1.44
@@ -264,7 +264,7 @@ if command -v openssl >/dev/null; then
 	cp "$c/ca.pem" "$c/noclient/ca.pem"
 	cp "$c/ok/cert.pem" "$c/ok/key.pem" "$c/otherca/"
 	standin tls --api 1.52 --min 1.44 --tcp "$T/tls.port" --tls "$c/server.pem,$c/server-key.pem,$c/ca.pem"
-	for _ in $(seq 100); do [ -s "$T/tls.port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/tls.port"
 	tls() { DOCKER_HOST=tcp://127.0.0.1:$(cat "$T/tls.port") DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH=$c/$1 \
 		"$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out.tls" 2>"$T/err.tls"; }
 	tls ok; rc=$?
@@ -289,14 +289,14 @@ printf -- '- tool_calls:\n    - { name: shell, arguments: { command: "sleep 60" 
 sed -i 's/timeout: 5s/timeout: 90s/' "$T/m.yaml"
 "$NS" run "$T/m.yaml" --out "$T/runs" >/dev/null 2>"$T/err.term" &
 npid=$!
-for _ in $(seq 150); do [ "$(ours $npid)" = 1 ] && break; sleep 0.1; done
+waitfor 60 eval '[ "$(ours $npid)" = 1 ]'
 expect_eq "the job's container runs" 1 "$(ours $npid)"
 sleep 0.5
 kill -TERM $npid
 wait $npid; rc=$?
 echo "nightshift exited $rc after SIGTERM"
 expect_rc "SIGTERM mid-step in docker: exit 130" 130 "$rc"
-for _ in $(seq 150); do [ "$(ours $npid)" = 0 ] && break; sleep 0.1; done
+waitfor 60 eval '[ "$(ours $npid)" = 0 ]'
 expect_eq "container removed after SIGTERM" 0 "$(ours $npid)"
 
 # --- errors: no engine, the namespace default image ---

@@ -56,7 +56,7 @@ done
 python3 "$ROOT/tests/internet.py" "$T/ports" "$T/hits" &
 ipid=$!
 trap 'kill $ipid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -f "$T/ports" ] && break; sleep 0.05; done
+waitfor 60 test -f "$T/ports"
 read -r pa pb pc pd pu < "$T/ports"
 : > "$T/hits"
 

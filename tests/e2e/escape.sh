@@ -37,7 +37,7 @@ time.sleep(600)
 PY
 lpid=$!
 trap 'kill $lpid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -f "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -f "$T/port"
 read -r port upid < "$T/port"
 abstract="nightshift-e2e-$upid"
 marker=$((70000 + RANDOM % 20000))

@@ -70,7 +70,7 @@ s.serve_forever()
 EOF
 python3 recv.py port got &
 recv=$!
-for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+waitfor 60 test -s port
 OTEL_EXPORTER_OTLP_HEADERS="x-honeycomb-team=s%3Dcret,other=1" "$NS" export "$run" --otlp "http://127.0.0.1:$(cat port)/v1/traces" 2>"$T/post.err"
 expect_rc "POST to a receiver" 0 $?
 expect_grep "the receiver got the spans and the header (percent-decoded)" '"ok": true, "auth": "s=cret", "spans": 11' got

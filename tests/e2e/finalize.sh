@@ -15,7 +15,7 @@ jobs:
   j: { worker: w }
 YAML
 "$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2>/dev/null & p=$!
-for _ in $(seq 200); do pgrep -f "sleep 39.0$mark" >/dev/null && break; sleep 0.05; done
+waitfor 60 running "sleep 39.0$mark"
 kill -9 $p; wait $p 2>/dev/null
 pkill -f "sleep 39.0$mark"
 run=$(ls -d "$T"/runs/2* | head -n1)
@@ -23,7 +23,7 @@ run=$(ls -d "$T"/runs/2* | head -n1)
 expect_rc "a killed run verifies" 0 $?
 expect_grep "as incomplete" "INCOMPLETE" "$T/err"
 "$NS" run "$T/m.yaml" --out "$T/runs" --job j >/dev/null 2>"$T/err2" & p=$!
-for _ in $(seq 200); do pgrep -f "sleep 39.0$mark" >/dev/null && break; sleep 0.05; done
+waitfor 60 running "sleep 39.0$mark"
 kill -TERM $p; wait $p 2>/dev/null
 expect_grep "the next run points at the unfinished one" "$(basename "$run") never finished .*nightshift finalize" "$T/err2"
 "$NS" finalize "$run" 2>"$T/err"

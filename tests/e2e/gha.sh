@@ -123,7 +123,7 @@ if command -v python3 >/dev/null; then
 	echo '{"window": 64000, "roles": {"one": {"turns": 1, "command": "true", "output": [30, 60]},
 	  "three": {"turns": 3, "command": "true", "output": [30, 60]}, "boss": {"turns": 1, "delegate": "one", "fanout": [2, 2]}}}' > "$T/c/config.json"
 	python3 "$ROOT/tests/longmodel.py" "$T/c/config.json" "$T/c/port" "$T/c/log" & MP=$!
-	for _ in $(seq 100); do [ -s "$T/c/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/c/port"
 	cat > "$T/c/m.yaml" <<YAML
 version: 1
 workspace: ws

@@ -49,7 +49,7 @@ check "the run verifies, nested job included" "$NS" audit "$dir" --verify
 # retries: a 500 the model's own retries (0) don't absorb is asked again by the job's retries.
 printf '%s' '[{"error": 500}, {"openai_calls": [["final_result", {"ok": true}]]}]' > "$T/script.json"
 python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/mock.log" & mp=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -s "$T/port"
 cat > "$T/r.yaml" <<YAML
 version: 1
 workspace: ws
@@ -66,26 +66,29 @@ expect_rc "a transient failure retried by the job succeeds" 0 "$rc"
 expect_grep "the retry is reported" "retrying \(1 of 1\)" "$T/err"
 expect_eq "the model was asked twice" 2 "$(wc -l < "$T/mock.log")"
 
-# the lock: a second run on the same workspace is refused while the first holds it.
-mark=$$$RANDOM # a sleep of its own to wait for: other tests' (and other checkouts') sleeps are not it
-cat > "$T/l.yaml" <<YAML
+# the lock: a second run on the same workspace is refused while the first holds it. The first
+# run's step says it runs (ws/held), then waits (up to 2 minutes) until the test lets it go.
+rm -f "$T/ws/held" "$T/ws/release"
+cat > "$T/l.yaml" <<'YAML'
 version: 1
 workspace: ws
 models:
-  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 3.0$mark"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "touch held; n=0; until [ -e release ] || [ $n -ge 2400 ]; do sleep 0.05; n=$((n+1)); done"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
 jobs:
   j: { worker: w }
 YAML
-"$NS" run "$T/l.yaml" --out "$T/runs" >/dev/null 2>&1 & first=$!
-for _ in $(seq 100); do pgrep -f "sleep 3.0$mark" >/dev/null && break; sleep 0.05; done
+"$NS" run "$T/l.yaml" --out "$T/runs" >/dev/null 2>"$T/err1" & first=$!
+waitfor 60 test -e "$T/ws/held"
 "$NS" run "$T/l.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
+touch "$T/ws/release"
 expect_rc "a second run on a held workspace: exit 2" 2 "$rc"
 expect_grep "the error names the holder" "is in use by another run \(pid $first, .*nightshift run" "$T/err"
 check "nothing printed on stdout" test ! -s "$T/out"
-wait $first
-expect_rc "the first run finished" 0 $?
+wait $first; rc=$?
+expect_rc "the first run finished" 0 $rc; [ "$rc" = 0 ] || cat "$T/err1"
+rm -f "$T/ws/held" "$T/ws/release"
 # runs kept inside the workspace (workspace: . with runs/ beside the manifest) are no part of it
 mkdir -p "$T/inws"
 cat > "$T/inws/m.yaml" <<'YAML'

@@ -12,7 +12,7 @@ if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare 
 fi
 python3 "$ROOT/tests/mcphttp.py" "$T/port" "$T/requests" & SPID=$!
 trap 'kill $SPID 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -s "$T/port"
 P=$(cat "$T/port")
 mkdir -p "$T/ws"
 manifest() { # FILE NETWORK URL

@@ -10,7 +10,7 @@ trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; rm -rf "$T"' EXIT
 echo '[{"openai_calls": [["write_file", {"path": "touched", "content": "x"}]]}, {"openai_calls": [["final_result", {"ok": true}]]}]' >"$T/script.json"
 : >"$T/mock.log"
 python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/mock.log" & MOCKPID=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+waitfor 60 test -s "$T/port"
 PORT=$(cat "$T/port")
 mkdir -p "$T/ws"
 

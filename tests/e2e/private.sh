@@ -108,7 +108,7 @@ rm -f "$lock"
 : > "$lock"
 [ -n "$other" ] && chown "$other" "$lock"
 flock -x "$lock" sleep 30 & holder=$!
-for _ in $(seq 50); do grep -q " $holder " /proc/locks 2>/dev/null && break; sleep 0.05; done
+waitfor 30 grep -q " $holder " /proc/locks
 dir=$("$NS" run "$T/priv/m.yaml" --out "$T/runs5" 2>"$T/err5"); rc=$?
 expect_rc "a lock file held by someone else at the old name does not block the run" 0 "$rc"
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null

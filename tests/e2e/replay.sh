@@ -7,7 +7,7 @@ mock() {  # mock SCRIPT_JSON: starts the server, sets PORT and MOCKLOG
 	printf '%s' "$1" > "$T/script.json"
 	MOCKLOG=$T/mock.log; : > "$MOCKLOG"; rm -f "$T/port"
 	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$MOCKLOG" & MOCKPID=$!
-	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/port"
 	PORT=$(cat "$T/port")
 }
 mkdir -p "$T/proj/ws"

@@ -14,7 +14,7 @@ serve() {  # serve CONFIG_JSON
 	echo "$1" > "$T/config.json"
 	rm -f "$T/port"; : > "$T/log"
 	python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port" "$T/log" & MP=$!
-	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	waitfor 60 test -s "$T/port"
 }
 manifest() {  # manifest WINDOW LIMIT
 	cat > "$T/m.yaml" <<YAML
