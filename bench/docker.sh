@@ -24,15 +24,8 @@ if ! docker_up "$tmp"; then
 	echo "SKIPPED docker bench: $DOCKER_WHY"
 	exit 0
 fi
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null || exit 1
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/sbxstep" "$here/sbxstep.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread -lm || exit 1
+source "$here/lib.sh"
+benchbuild sbxstep || exit 1
 
 ws=$tmp/ws
 mkdir -p "$ws"

@@ -7,22 +7,14 @@
 # connection, curl's time_total). Aims: ratio >= 0.8, added latency <= 1 ms.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
 rounds=${EGRESS_BENCH_ROUNDS:-5}
 n=${EGRESS_BENCH_N:-50}
 mib=${EGRESS_BENCH_MIB:-1024}
 tmp=$(mktemp -d /tmp/ns-bench-egress.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 command -v curl > /dev/null || { echo "egress bench: curl is needed (ci/packages.txt installs it)" >&2; exit 1; }
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/egress" "$here/egress.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread -lm
+source "$here/lib.sh"
+benchbuild egress || exit 1
 mkdir "$tmp/ws"
 echo "download of $mib MiB (best of $rounds), and $n new connections a round for $rounds rounds:"
 out=$("$tmp/egress" "$tmp/ws" "$mib" "$rounds" "$n")

@@ -5,20 +5,12 @@
 # do it (it checks far less: no substitutions, no quoting tricks, no redirection targets).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
 secs=${POLICY_BENCH_SECS:-1}
 tmp=$(mktemp -d /tmp/ns-bench-policy.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/policy" "$here/policy.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread
+source "$here/lib.sh"
+benchbuild policy || exit 1
 
 # the peer: same line, same 50 rules, strictest wins per command, commands split by shlex
 cat > "$tmp/peer.py" <<'PY'

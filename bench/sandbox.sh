@@ -12,7 +12,6 @@
 # /bin/sh are there (NIGHTSHIFT_BENCH_DOCKER_IMAGE, default nightshift-test:busybox).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
 rounds=${SANDBOX_BENCH_ROUNDS:-5}
 n=${SANDBOX_BENCH_N:-40}
 tmp=$(mktemp -d /tmp/ns-bench-sandbox.XXXXXX)
@@ -36,15 +35,8 @@ if ! command -v bwrap >/dev/null; then
 	exit 1
 fi
 
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/sandbox" "$here/sandbox.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread
+source "$here/lib.sh"
+benchbuild sandbox || exit 1
 ws="$tmp/ws"
 mkdir -p "$ws"
 

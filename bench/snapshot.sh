@@ -14,20 +14,12 @@
 # the whole pipeline (its start-up, a few ms, included). The page cache is warm for both.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
 reps=${SNAP_BENCH_REPS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ns-bench-snap.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/snapdrive" "$here/snapdrive.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread
+source "$here/lib.sh"
+benchbuild snapdrive || exit 1
 
 # The tree: headers, then other shared files, then larger libraries, until both floors are met.
 tree=$tmp/tree

@@ -17,15 +17,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ns-bench-sparse.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ns=${NIGHTSHIFT:-$root/nightshift}
 
-lib=""
-[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null
-	lib="$tmp/build/libnightshift.a"
-fi
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/snapdrive" "$here/snapdrive.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread
+source "$here/lib.sh"
+benchbuild snapdrive || exit 1
 
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 min() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }

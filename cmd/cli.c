@@ -121,6 +121,15 @@ int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o,
 	return -1;
 }
 
+int loadorsay(struct manifest *m, const char *path, const struct strv *sets)
+{
+	struct err e = {0};
+	if (loadmanifest(m, path, &(struct loadopts){.sets = sets}, &e) == 0)
+		return EXIT_OK;
+	manifestfree(m);
+	return report(&e);
+}
+
 int signkeyopt(const char *cmd, const char *path, const char *workspace, struct signkey **k)
 {
 	const char *env = getenv("NIGHTSHIFT_SIGNING_KEY");

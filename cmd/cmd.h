@@ -69,5 +69,8 @@ int ishelp(const char *arg);
 /* Load a manifest and check its approval rules and examples: -1 with the first mistake (the caller
  * frees m either way). */
 int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o, struct err *e);
+/* loadmanifest with the --set inputs: EXIT_OK with *m loaded, or the exit code after printing the
+ * mistakes (*m freed then). */
+int loadorsay(struct manifest *m, const char *path, const struct strv *sets);
 
 #endif

@@ -52,15 +52,11 @@ int cmddoctor(int argc, char **argv)
 		}
 	}
 	struct manifest m;
-	struct err e = {0};
 	int loaded = 0;
 	if (path) {
 		loaded = 1;
-		if (loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0) {
-			rc = report(&e);
-			manifestfree(&m);
+		if ((rc = loadorsay(&m, path, &sets)) != EXIT_OK)
 			goto done;
-		}
 	}
 	struct checks c;
 	doctor(loaded ? &m : NULL, out, &c);

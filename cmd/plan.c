@@ -71,11 +71,8 @@ int cmdplan(int argc, char **argv)
 	}
 	struct manifest m;
 	struct err e = {0};
-	if (loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0) {
-		rc = report(&e);
-		manifestfree(&m);
+	if ((rc = loadorsay(&m, path, &sets)) != EXIT_OK)
 		goto done;
-	}
 	if (json && afteronly) {
 		manifestfree(&m);
 		rc = usage("plan", "--json and --after: one or the other");

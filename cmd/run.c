@@ -202,16 +202,14 @@ int cmdrun(int argc, char **argv)
 	o.from = &from;
 	struct manifest m;
 	struct err e = {0};
-	if (loadmanifest(&m, path, &(struct loadopts){.sets = &sets}, &e) < 0) {
-		rc = report(&e);
-		manifestfree(&m);
+	if ((rc = loadorsay(&m, path, &sets)) != EXIT_OK)
 		goto done;
-	}
 	for (size_t i = 0; i < models.n; i++) {
 		if (modelspec(&m, models.v[i], &e) < 0) {
 			fprintf(stderr, "nightshift: run: %s\n", e.msg);
 			ghamistake(stderr, e.msg);
 			manifestfree(&m);
+			rc = EXIT_USAGE;
 			goto done;
 		}
 	}

@@ -1,0 +1,19 @@
+# lib.sh: what the benchmarks share. Source it; it is no benchmark of its own (bench/run skips it).
+
+# benchbuild NAME: builds bench/NAME.c into $tmp/NAME (tmp: the bench's scratch folder), linked
+# with the libnightshift.a beside $NIGHTSHIFT, or one built into $tmp/build when there is none.
+benchbuild() {
+	local here root lib pkgs
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	root=$(dirname "$here")
+	lib=""
+	[ -n "${NIGHTSHIFT:-}" ] && lib="$(dirname "$NIGHTSHIFT")/libnightshift.a"
+	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+		make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null || return 1
+		lib="$tmp/build/libnightshift.a"
+	fi
+	pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto" # the Makefile's PKGS
+	# shellcheck disable=SC2046
+	cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/$1" "$here/$1.c" "$lib" \
+		$(pkg-config --libs $pkgs) -lpthread -lm
+}
