@@ -40,11 +40,7 @@ YAML
 expect_rc "backend none with an allowlist: refused, not run with an open network" 2 $?
 expect_grep "backend none: the error says why" "none\.yaml:3:[0-9]+: job 'j': network.allow needs a sandbox" "$T/none.out"
 
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip egress "user namespaces are not available here, the namespace sandbox cannot run"
-	done_tests
-	exit
-fi
+needuserns egress
 for tool in curl /usr/bin/python3; do
 	if ! command -v $tool > /dev/null; then
 		skip egress "$tool is missing (ci/packages.txt installs it)"

@@ -5,11 +5,7 @@
 # vendored.py is a hard link to a 0444 file outside the workspace; then chmod and append.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip hardlink "user namespaces are not available here, the namespace sandbox cannot run"
-	done_tests
-	exit
-fi
+needuserns hardlink
 mkdir -p "$T/outside" "$T/ws/lib"
 echo "original" > "$T/outside/store.py"
 chmod 0444 "$T/outside/store.py"

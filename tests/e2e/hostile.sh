@@ -6,11 +6,8 @@ export ASAN_OPTIONS=detect_leaks=0
 unset GITHUB_ACTIONS
 ws=$T/ws
 mkdir -p "$ws"
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	backend=none
-else
-	backend=namespace
-fi
+backend=none
+userns && backend=namespace
 export NS_TOKEN=tok_e2e_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 pad=$(printf 'a%.0s' $(seq 50))
 cat > "$T/m.yaml" <<YAML

@@ -56,6 +56,17 @@ gone() {
 	return 1
 }
 
+# userns: user namespaces work here (the namespace sandbox needs them).
+userns() { [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" != 0 ] && unshare -U true 2>/dev/null; }
+
+# needuserns NAME [WHY]: where user namespaces do not work, says the test cannot run and ends it.
+needuserns() {
+	userns && return 0
+	skip "$1" "${2:-user namespaces are not available here, the namespace sandbox cannot run}"
+	done_tests
+	exit
+}
+
 # skip NAME WHY: says loudly that a check did not run; never counted as passed.
 skip() { echo "SKIPPED $1: $2"; }
 

@@ -8,10 +8,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../mcpnpm.sh"
 export ASAN_OPTIONS=detect_leaks=0
 
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip mcp "user namespaces are not available here, the namespace sandbox cannot run"
-	done_tests; exit
-fi
+needuserns mcp
 mcp_npm mcp || { done_tests; exit; }
 FS=/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 EV=/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js

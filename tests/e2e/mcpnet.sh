@@ -5,11 +5,7 @@
 # host; allowed only when an entry names the address itself.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip mcpnet "user namespaces are not available here: network.allow needs the namespace sandbox"
-	done_tests
-	exit
-fi
+needuserns mcpnet "user namespaces are not available here: network.allow needs the namespace sandbox"
 python3 "$ROOT/tests/mcphttp.py" "$T/port" "$T/requests" & SPID=$!
 trap 'kill $SPID 2>/dev/null; rm -rf "$T"' EXIT
 waitfor 60 test -s "$T/port"

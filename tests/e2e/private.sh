@@ -11,7 +11,7 @@ chmod 755 "$T" # mktemp's 0700 would make every workspace below it private
 open_above=1; p=$T
 while [ "$p" != / ]; do p=$(dirname "$p"); [ $((0$(stat -c %a "$p") & 1)) = 1 ] || open_above=; done
 backend=namespace
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
+if ! userns; then
 	skip "private/namespace" "user namespaces are not available here: the steps run with backend none"
 	backend=none
 fi

@@ -6,11 +6,7 @@
 # Commits still work: objects and refs stay writable.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip protect "user namespaces are not available here, the namespace sandbox cannot run"
-	done_tests
-	exit
-fi
+needuserns protect
 if ! command -v git >/dev/null; then
 	skip protect "no git"
 	done_tests

@@ -53,7 +53,7 @@ jobs:
   w: { worker: writer, input: go }
   r: { worker: reviewer, input: go }
 YAML
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
+if ! userns; then
 	skip skills-run "user namespaces are not available here, the namespace sandbox cannot run"
 else
 	run=$("$NS" run "$P/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?

@@ -9,7 +9,7 @@ export ASAN_OPTIONS=detect_leaks=0
 
 # The namespace sandbox where it works here (the change feed is then on), else none.
 backend=none
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" != 0 ] && unshare -U true 2>/dev/null; then
+if userns; then
 	backend=namespace
 fi
 echo "note: backend $backend"

@@ -36,7 +36,7 @@ for l in sys.stdin:
 '; }
 
 # --- namespace: sandbox.uid is what steps see; outside, files are the runner's ---
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
+if ! userns; then
 	skip "stepuid/namespace" "user namespaces are not available here"
 else
 	mkdir -p "$T/ns/ws"

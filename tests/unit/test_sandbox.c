@@ -897,7 +897,8 @@ static pid_t findinit(void)
 			continue;
 		char *c = strrchr(b.data, ')');
 		int ppid = 0;
-		if (strstr(b.data, "(nightshift-init)") && c && sscanf(c + 2, "%*c %d", &ppid) == 1) {
+		/* not one that died and waits for its parent to reap it */
+		if (strstr(b.data, "(nightshift-init)") && c && c[1] == ' ' && c[2] != 'Z' && sscanf(c + 2, "%*c %d", &ppid) == 1) {
 			snprintf(path, sizeof path, "/proc/%d/stat", ppid);
 			struct buf pb = {0};
 			char *pc;
@@ -946,6 +947,9 @@ static void testrestart(void)
 		run(s, "cat /tmp/mark 2>/dev/null || echo fresh");
 		okstr(OUT, "fresh\n", "after init died between steps, the next step runs in a fresh sandbox");
 		z = findinit();
+		ok(z > 0, "found the new sandbox's init");
+	}
+	if (z > 0) {
 		/* Killed once the step runs (its sleep of our own is seen), not after a guessed delay. */
 		char marker[64], cmd[96];
 		snprintf(marker, sizeof marker, "sleep 6%05d", (int)getpid() % 100000);
