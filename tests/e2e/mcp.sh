@@ -77,7 +77,7 @@ sandbox:
 mcp:
   fs: { command: [sh, -c, "tee -a /wire/fs.log | exec /nodebin/node $FS /workspace"] }
   root: { command: [/nodebin/node, $FS, /] }
-  ev: { command: [/nodebin/node, $EV, stdio], timeout: 3s }
+  ev: { command: [/nodebin/node, $EV, stdio], timeout: 6s }
 workers:
   w:
     instructions: Exercise the servers.
