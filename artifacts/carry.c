@@ -64,3 +64,58 @@ int carrylayers(const char *from, const char *to, struct err *e)
 	free(t);
 	return rc;
 }
+
+int carrychains(const char *from)
+{
+	char *s = pathjoin(from, "snapshots");
+	DIR *d = opendir(s);
+	int found = 0;
+	struct dirent *de;
+	while (d && !found && (de = readdir(d))) {
+		struct stat st;
+		char *p = pathjoin(s, de->d_name);
+		found = de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(s);
+	return found;
+}
+
+int carrydrop(const char *to, const struct strv *keep, struct err *e)
+{
+	char *s = pathjoin(to, "snapshots");
+	DIR *d = opendir(s);
+	int rc = 0;
+	struct dirent *de;
+	while (d && rc == 0 && (de = readdir(d))) {
+		int kept = de->d_name[0] == '.';
+		for (size_t i = 0; !kept && i < keep->n; i++)
+			kept = strcmp(keep->v[i], de->d_name) == 0;
+		char *p = pathjoin(s, de->d_name);
+		struct stat st;
+		if (!kept && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			/* only what carrylayers put there: numbered layers */
+			DIR *c = opendir(p);
+			struct dirent *ce;
+			while (c && rc == 0 && (ce = readdir(c))) {
+				if (strcmp(ce->d_name, ".") == 0 || strcmp(ce->d_name, "..") == 0)
+					continue;
+				char *f = pathjoin(p, ce->d_name);
+				if (!numbered(ce->d_name) || unlink(f) < 0)
+					rc = errc(e, 2, "%s: cannot drop a carried chain's layer", f);
+				free(f);
+			}
+			if (c)
+				closedir(c);
+			if (rc == 0 && rmdir(p) < 0)
+				rc = errc(e, 2, "%s:", p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(s);
+	return rc;
+}

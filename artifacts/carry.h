@@ -11,5 +11,10 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e);
 /* Copy every numbered layer of from/snapshots (and of each workspace's folder in it) into the same
  * place under to/snapshots, hard-linked when both are on one filesystem; end layers stay. */
 int carrylayers(const char *from, const char *to, struct err *e);
+/* Whether the run at from keeps a chain per workspace (folders in from/snapshots). */
+int carrychains(const char *from);
+/* Remove the carried chains of to/snapshots whose workspace is not in keep (no job of the new run,
+ * carried or run, worked there): folders holding only numbered layers. */
+int carrydrop(const char *to, const struct strv *keep, struct err *e);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "../artifacts/calls.h"
 #include "../artifacts/carry.h"
+#include "../artifacts/events.h"
 #include "../artifacts/runjson.h"
 #include "resume.h"
 
@@ -21,6 +22,34 @@ int resumeload(struct resume *r, const char *dir, const struct manifest *m, stru
 	return 0;
 }
 
+/* The entry of run.json's jobs for member id of matrix group in the run resumed, or NULL. */
+static const cJSON *oldmember(const struct resume *r, const char *group, const char *id)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r->run, "jobs"), id);
+	const cJSON *mx = cJSON_GetObjectItemCaseSensitive(j, "matrix");
+	if (!j || cJSON_GetObjectItemCaseSensitive(j, "parent") || strcmp(jsonstr(mx, "job", ""), group) != 0)
+		return NULL;
+	return j;
+}
+
+/* Whether the pending matrix job j (made from a needed job's output) made members in the run
+ * resumed and every one of them succeeded: then, when what it needs is carried, it makes the same
+ * members again and they are carried, so what needs it need not run again. */
+static int membersdone(const struct resume *r, const struct job *j)
+{
+	const cJSON *x;
+	int n = 0;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r->run, "jobs"))
+	{
+		if (!oldmember(r, j->id, x->string))
+			continue;
+		if (strcmp(jsonstr(x, "status", ""), "succeeded") != 0)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 int resumeapply(const struct resume *r, const struct manifest *m, struct jobresult *res, int *taken)
 {
 	/* A job runs again when it did not succeed, or when a job it needs runs again: in needs order. */
@@ -32,6 +61,8 @@ int resumeapply(const struct resume *r, const struct manifest *m, struct jobresu
 				continue;
 			const struct upjob *uj = upstreamjob(&r->up, m->jobs[i].id);
 			int a = !uj || strcmp(uj->status, "succeeded") != 0 || !uj->output;
+			if (m->jobs[i].mxpending && !uj)
+				a = !membersdone(r, &m->jobs[i]);
 			for (size_t d = 0; !a && d < m->jobs[i].needs.n; d++)
 				a = again[manifestjob(m, m->jobs[i].needs.v[d]) - m->jobs];
 			if (a)
@@ -39,8 +70,8 @@ int resumeapply(const struct resume *r, const struct manifest *m, struct jobresu
 		}
 	}
 	for (size_t i = 0; i < m->njobs; i++) {
-		if (again[i])
-			continue;
+		if (again[i] || m->jobs[i].mxpending)
+			continue; /* a pending matrix is made again in the run: its members are carried one by one */
 		const struct upjob *uj = upstreamjob(&r->up, m->jobs[i].id);
 		res[i].status = JOB_SUCCEEDED;
 		res[i].output = cJSON_Duplicate(uj->output, 1);
@@ -76,6 +107,74 @@ int resumecarry(const struct resume *r, const struct manifest *m, const int *tak
 	if (carrylayers(r->dir, rundir, e) < 0)
 		return errctx(e, "--resume: carrying the layers of %s", r->dir);
 	return 0;
+}
+
+/* The input job id was given in the run resumed (its job_start event), or NULL. */
+static char *oldinput(const struct resume *r, const char *id, struct err *e)
+{
+	char *p = xasprintf("%s/jobs/%s/events.jsonl.zst", r->dir, id), *in = NULL;
+	struct evreader *er;
+	const char *line;
+	size_t len;
+	if (evropen(&er, p, e) == 0) {
+		if (evrnext(er, &line, &len, e) == 1) {
+			cJSON *ev = cJSON_ParseWithLength(line, len);
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, "input");
+			if (strcmp(jsonstr(ev, "type", ""), "job_start") == 0 && cJSON_IsString(v))
+				in = xstrdup(v->valuestring);
+			cJSON_Delete(ev);
+		}
+		evrclose(er);
+	}
+	free(p);
+	return in;
+}
+
+int resumemember(const struct resume *r, const struct job *j, const char *input, struct jobresult *res,
+                 const char *rundir, struct err *e)
+{
+	const cJSON *old = j->group ? oldmember(r, j->group, j->id) : NULL;
+	if (!old || strcmp(jsonstr(old, "status", ""), "succeeded") != 0 ||
+	    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(old, "matrix"), "values"),
+	                   j->mxvalues, 1))
+		return 0;
+	struct err ie = {0};
+	char *in = oldinput(r, j->id, &ie);
+	int same = in && strcmp(in, input) == 0;
+	free(in);
+	if (!same)
+		return 0; /* the same member given another input (what it needs gave other outputs): it runs */
+	char *p = xasprintf("%s/jobs/%s/output.json", r->dir, j->id);
+	cJSON *out = jsonread(p, e);
+	free(p);
+	if (!out) {
+		e->code = 2;
+		return errctx(e, "--resume %s: job '%s' succeeded but its output cannot be read", r->dir, j->id);
+	}
+	/* its folder, and its delegates' */
+	int rc = carryjob(r->dir, rundir, j->id, e);
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r->run, "jobs"))
+	{
+		if (rc < 0)
+			break;
+		if (strcmp(jsonstr(x, "parent", ""), j->id) != 0)
+			continue;
+		if (!runnameok(x->string))
+			rc = errc(e, 2, "--resume %s: run.json names a job '%.80s' that is not a job id", r->dir, x->string);
+		else
+			rc = carryjob(r->dir, rundir, x->string, e);
+	}
+	if (rc < 0) {
+		cJSON_Delete(out);
+		return errctx(e, "--resume: carrying job %s", j->id);
+	}
+	jobresultfree(res);
+	memset(res, 0, sizeof *res);
+	res->status = JOB_SUCCEEDED;
+	res->output = out;
+	snprintf(res->error, sizeof res->error, "from run %s", jsonstr(r->run, "run_id", ""));
+	return 1;
 }
 
 void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson)

@@ -18,6 +18,12 @@ int resumeload(struct resume *r, const char *dir, const struct manifest *m, stru
 /* taken[i] = 1 (res[i] its status and output) for each job that succeeded in the run and needs no
  * job that runs again; returns how many. */
 int resumeapply(const struct resume *r, const struct manifest *m, struct jobresult *res, int *taken);
+/* Member j of a matrix made during the run from a needed job's output, about to start with input:
+ * when the run resumed has the same member (its id, its matrix values) succeeded with that same
+ * input, copy its folder (and its delegates') into rundir, set res as it ended, and return 1; 0
+ * when it must run; -1 when it cannot be carried (code 2). */
+int resumemember(const struct resume *r, const struct job *j, const char *input, struct jobresult *res,
+                 const char *rundir, struct err *e);
 /* Copy the taken jobs' folders (their delegates' too) and the run's layers into the run directory
  * rundir. */
 int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir,

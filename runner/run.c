@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "../artifacts/carry.h"
 #include "../artifacts/rundir.h"
 #include "preflight.h"
 #include "../artifacts/runjson.h"
@@ -259,6 +260,12 @@ struct sched {
 	const struct strv *only;   /* --job ids naming members of such a matrix (or the matrix job) */
 	const char *outdir;
 	struct jobresult *res;
+	int *taken;                /* by job: finished in another run (--from, --resume) */
+	int *scope;                /* by job: its outcome is the run's (a member taken with --from) */
+	const struct upstream *up; /* the runs of --from */
+	const struct resume *rsm;  /* the run resumed, or NULL */
+	const char *rundir;
+	int *late;                 /* by job: a member made during the run, not yet looked for in rsm */
 	struct err e; /* the first artifact error of a job thread */
 };
 
@@ -456,6 +463,7 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 		bufprintf(&made, "%s%s", c ? ", " : "", j->id);
 		s->state[x] = WAITING;
 		s->said[x] = 0;
+		s->late[x] = s->rsm || s->up->n;
 		s->sel[x] = wantmember(s->only, group, j->id);
 		picked += s->sel[x];
 		if (x != i)
@@ -490,19 +498,56 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 	free(group);
 }
 
+/* A member of a matrix made during the run, ready to start: taken when a run of --from has it (its
+ * id and values), carried over when the run resumed has it succeeded with the same input (1,
+ * done), else 0 (it runs; or it ended without running: *ended). -1 on an artifact error. */
+static int carrymember(struct runstate *rs, struct sched *s, size_t i, int *ended, struct err *e)
+{
+	const struct job *j = &s->m->jobs[i];
+	char *input = NULL;
+	s->late[i] = 0;
+	const struct upjob *uj = upstreamjob(s->up, j->id);
+	if (uj && uj->values && cJSON_Compare(uj->values, j->mxvalues, 1)) {
+		jobresultfree(&s->res[i]);
+		memset(&s->res[i], 0, sizeof s->res[i]);
+		upstreamtake(uj, &s->res[i]);
+		s->taken[i] = s->scope[i] = 1;
+		s->sel[i] = 0;
+		progressf("job %s: taken from run %s: %s there", j->id, uj->run, uj->status);
+		return 1;
+	}
+	if (!s->rsm)
+		return 0;
+	*ended = !prepare(rs, s, i, s->res, &input);
+	if (*ended)
+		return 0;
+	int rc = resumemember(s->rsm, j, input, &s->res[i], s->rundir, e);
+	free(input);
+	if (rc == 1) {
+		s->taken[i] = 1;
+		s->sel[i] = 0; /* run.json takes its entry as the run resumed wrote it */
+		progressf("job %s: carried over: it succeeded in %s with the same input", j->id, s->rsm->dir);
+	}
+	return rc;
+}
+
 /* Run the jobs in ord as their needs allow, up to o->parallel at once, writers alone. */
 static int schedule(struct runstate *rs, struct manifest *mm, const struct runopts *o, size_t *ord, size_t *np,
-                    struct jobresult *res, const int *taken, int *sel, const struct strv *only, struct err *e)
+                    struct jobresult *res, int *taken, int *scope, int *sel, const struct strv *only,
+                    const struct upstream *up, const struct resume *rsm, struct err *e)
 {
 	const struct manifest *m = mm;
 	struct sched s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .m = m, .mm = mm,
-	                  .sel = sel, .only = only, .outdir = o->outdir, .res = res};
+	                  .sel = sel, .only = only, .outdir = o->outdir, .res = res, .taken = taken, .scope = scope,
+	                  .up = up, .rsm = rsm,
+	                  .rundir = rs->rd->path};
 	int max = o->parallel > 0 ? o->parallel : 1;
 	size_t cap = jobroom(m), n = *np;
 	s.state = xcalloc(cap, sizeof *s.state);
 	s.wr = xcalloc(cap, sizeof *s.wr);
 	s.ws = xcalloc(cap, sizeof *s.ws);
 	s.said = xcalloc(cap, sizeof *s.said);
+	s.late = xcalloc(cap, sizeof *s.late);
 	for (size_t i = 0; i < m->njobs; i++) {
 		if (taken[i])
 			s.state[i] = DONE; /* finished in another run (--from) */
@@ -539,7 +584,18 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 				done = 0;
 				continue;
 			}
-			int wr = s.wr[i];
+			int wr = s.wr[i], ended = 0, c;
+			if (s.late[i] && !cancelled && !s.fatal && (c = carrymember(rs, &s, i, &ended, &s.e)) != 0) {
+				if (c < 0 && !s.fatal)
+					s.fatal = 1;
+				ended = 1;
+			}
+			if (ended) {
+				s.state[i] = DONE;
+				k = (size_t)-1; /* a job ended: look again from the start */
+				done = 0;
+				continue;
+			}
 			if (!cancelled && !s.fatal && !failedfast(m, res, s.state, i)) {
 				long by = blocker(rs, &s, i);
 				if (s.running >= max || by >= 0) {
@@ -594,6 +650,7 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 	free(s.wr);
 	free(s.ws);
 	free(s.said);
+	free(s.late);
 	if (s.fatal) {
 		*e = s.e;
 		return -1;
@@ -680,7 +737,15 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	rs.gates = xcalloc(m->nmodels ? m->nmodels : 1, sizeof *rs.gates);
 	for (size_t i = 0; i < m->nmodels; i++)
 		gateinit(&rs.gates[i], m->models[i].concurrency);
-	if (spacesopen(&rs, ord, n, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
+	/* A resumed run opens the workspaces of the jobs it carries too, each chain ending in its own
+	 * end layer beside the carried ones, in the layout of the run it resumes. */
+	size_t nopen = n;
+	for (size_t i = 0; o->resume && i < m->njobs; i++)
+		if (taken[i] && scope[i] && !sel[i])
+			ord[nopen++] = i;
+	if (o->resume)
+		rs.perws = carrychains(o->resume);
+	if (spacesopen(&rs, ord, nopen, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
 	if (o->resume) {
@@ -693,7 +758,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	}
 	if (spacessnap(&rs, o->outdir, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
-	if (schedule(&rs, m, o, ord, &n, res, taken, sel, &only, e) < 0)
+	if (schedule(&rs, m, o, ord, &n, res, taken, scope, sel, &only, &up, o->resume ? &rsm : NULL, e) < 0)
 		goto seal;
 	rc = 0;
 seal:;
@@ -701,6 +766,15 @@ seal:;
 	struct err se = {0};
 	if (spacesseal(&rs, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
+	if (o->resume && rs.perws && rd.path) {
+		/* the chains of members of the run resumed that this run did not make again */
+		struct strv keep = {0};
+		for (size_t i = 0; i < rs.nws; i++)
+			strvadd(&keep, rs.ws[i].name);
+		if (carrydrop(rd.path, &keep, rc < 0 ? &se : e) < 0 && rc == 0)
+			rc = -1;
+		strvfree(&keep);
+	}
 	for (size_t k = 0; k < n; k++) {
 		if (!sel[ord[k]])
 			continue; /* a member of a matrix made during the run that --job did not ask for */

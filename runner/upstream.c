@@ -61,10 +61,12 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 			          dir);
 			break;
 		}
-		const struct job *mxj = m ? manifestjob(m, jsonstr(cJSON_GetObjectItemCaseSensitive(j, "matrix"), "job", "")) : NULL;
-		if (mxj && mxj->mxpending && !manifestjob(m, j->string))
-			continue; /* a member of a matrix made from a job's output: the matrix is made again here */
-		if (m && !manifestjob(m, j->string)) {
+		const cJSON *mx = cJSON_GetObjectItemCaseSensitive(j, "matrix");
+		const struct job *mxj = m ? manifestjob(m, jsonstr(mx, "job", "")) : NULL;
+		/* a member of a matrix made from a job's output: the matrix is made again here, and this
+		 * member is taken when it makes it (upstreamjob by its id and values) */
+		int late = mxj && mxj->mxpending && !manifestjob(m, j->string);
+		if (m && !late && !manifestjob(m, j->string)) {
 			rc = errc(e, 2, "%s %s: job '%s' is not in %s", flag, dir, j->string, m->path);
 			break;
 		}
@@ -89,9 +91,26 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		uj->output = out;
 		uj->run = xstrdup(dir);
 		uj->run_id = xstrdup(runid);
+		uj->values = late ? cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(mx, "values"), 1) : NULL;
 	}
 	cJSON_Delete(r);
 	return rc;
+}
+
+void upstreamtake(const struct upjob *uj, struct jobresult *r)
+{
+	enum jobstatus st = JOB_FAILED;
+	for (enum jobstatus s = JOB_PENDING; s <= JOB_CANCELLED; s++)
+		if (strcmp(jobstatusname(s), uj->status) == 0)
+			st = s;
+	if (st == JOB_PENDING)
+		st = JOB_FAILED; /* a job that never ended is not done */
+	r->status = st;
+	r->output = st == JOB_SUCCEEDED && uj->output ? cJSON_Duplicate(uj->output, 1) : NULL;
+	if (st == JOB_SUCCEEDED && !r->output)
+		r->status = JOB_FAILED;
+	snprintf(r->error, sizeof r->error, "from run %s%s%.900s", uj->run_id, uj->error ? ": " : "",
+	         uj->error ? uj->error : "");
 }
 
 int upstreamapply(const struct upstream *u, const struct manifest *m, struct jobresult *res, int *taken)
@@ -99,20 +118,9 @@ int upstreamapply(const struct upstream *u, const struct manifest *m, struct job
 	int n = 0;
 	for (size_t i = 0; i < m->njobs; i++) {
 		const struct upjob *uj = upstreamjob(u, m->jobs[i].id);
-		if (!uj)
+		if (!uj || uj->values)
 			continue;
-		enum jobstatus st = JOB_FAILED;
-		for (enum jobstatus s = JOB_PENDING; s <= JOB_CANCELLED; s++)
-			if (strcmp(jobstatusname(s), uj->status) == 0)
-				st = s;
-		if (st == JOB_PENDING)
-			st = JOB_FAILED; /* a job that never ended is not done */
-		res[i].status = st;
-		res[i].output = st == JOB_SUCCEEDED && uj->output ? cJSON_Duplicate(uj->output, 1) : NULL;
-		if (st == JOB_SUCCEEDED && !res[i].output)
-			res[i].status = JOB_FAILED;
-		snprintf(res[i].error, sizeof res[i].error, "from run %s%s%.900s", uj->run_id, uj->error ? ": " : "",
-		         uj->error ? uj->error : "");
+		upstreamtake(uj, &res[i]);
 		taken[i] = 1;
 		n++;
 	}
@@ -142,6 +150,7 @@ void upstreamfree(struct upstream *u)
 		cJSON_Delete(u->v[i].output);
 		free(u->v[i].run);
 		free(u->v[i].run_id);
+		cJSON_Delete(u->v[i].values);
 	}
 	free(u->v);
 	memset(u, 0, sizeof *u);

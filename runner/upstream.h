@@ -13,6 +13,7 @@ struct upjob {
 	cJSON *output; /* jobs/ID/output.json when it succeeded, else NULL */
 	char *run;     /* the run directory it came from */
 	char *run_id;
+	cJSON *values; /* a member of a matrix made from a job's output: its values; else NULL */
 };
 
 struct upstream {
@@ -26,9 +27,11 @@ struct upstream {
 int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e);
 /* The job with this id, or NULL. */
 const struct upjob *upstreamjob(const struct upstream *u, const char *id);
-/* For every job of m found in u: res[i] gets its status, a copy of its output and an error naming the
+/* For every job of m found in u (members of matrices made later aside): res[i] gets its status, a copy of its output and an error naming the
  * run it came from, and taken[i] is set to 1. Returns how many jobs were taken. */
 int upstreamapply(const struct upstream *u, const struct manifest *m, struct jobresult *res, int *taken);
+/* r gets uj's status, a copy of its output and an error naming the run it came from. */
+void upstreamtake(const struct upjob *uj, struct jobresult *r);
 /* {"ID": {"run_id": ..., "status": ...}} for the taken jobs of m, for run.json's "upstream". */
 cJSON *upstreamjson(const struct upstream *u, const struct manifest *m, const int *taken);
 /* Free what u holds and empty it. */

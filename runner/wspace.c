@@ -139,7 +139,7 @@ int spacesopen(struct runstate *rs, const size_t *ord, size_t n, struct err *e)
 		wsadd(rs, m->workspace, WSDEFAULT);
 	/* a matrix whose workspaces are known only once a job has finished: a chain per workspace
 	 * from the start (snapshots/<name>/), as the run may end with several */
-	rs->perws = rs->nws > 1;
+	rs->perws |= rs->nws > 1; /* set already when resuming a run that had a chain per workspace */
 	for (size_t k = 0; k < n; k++)
 		rs->perws |= m->jobs[ord[k]].mxpending;
 	for (size_t i = 0; i < rs->nws; i++)

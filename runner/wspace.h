@@ -5,8 +5,8 @@
 #include "agent.h"
 
 /* Lock the workspaces of the jobs ord[0..n) (the manifest's when n is 0) into rs->ws: a flock on
- * each folder itself. With one workspace its layers go in snapshots/, with several in
- * snapshots/<name>/. */
+ * each folder itself. With one workspace its layers go in snapshots/, with several (or rs->perws
+ * set before) in snapshots/<name>/. */
 int spacesopen(struct runstate *rs, const size_t *ord, size_t n, struct err *e);
 /* Start each workspace's chain in the run directory rs->rd (the runs folder outdir left out of
  * any workspace holding it, nested workspaces left out of the one holding them). */

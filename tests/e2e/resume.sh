@@ -94,4 +94,37 @@ expect_rc "a tampered night: exit 2" 2 "$rc"
 case "$out" in *"--resume"*) _pass=$((_pass + 1)) ;; *) _fail=$((_fail + 1)); echo "FAIL names --resume: $out" ;; esac
 out=$("$NS" run "$T/m.yaml" --resume "$res" --from "$res" --out "$T/runs" 2>&1); rc=$?
 expect_rc "--resume with --from: exit 2" 2 "$rc"
+# Two jobs on their own workspaces, one fails: the resumed run keeps a chain per workspace, the
+# carried job's workspace included, each ending in its own end layer.
+mkdir -p "$T/w2/a" "$T/w2/b" "$T/w2/runs"
+echo a > "$T/w2/a/f"; echo b > "$T/w2/b/f"
+cat > "$T/w2/m.yaml" <<'YAML'
+version: 1
+workspace: .
+models:
+  ok:
+    provider: scripted
+    replies:
+      - tool_calls: [ {name: shell, arguments: {command: "echo x >> f"}} ]
+      - tool_calls: [ {name: final_result, arguments: {}} ]
+  bad: { provider: scripted, script: bad.yaml }
+workers:
+  w1: { model: ok, instructions: x, tools: [shell], approval: { default: allow } }
+  w2: { model: bad, instructions: x, tools: [shell], approval: { default: allow }, max_turns: 2 }
+jobs:
+  ja: { worker: w1, workspace: a }
+  jb: { worker: w2, workspace: b }
+YAML
+echo '[ {tool_calls: [ {name: shell, arguments: {command: "echo y >> f"}} ]}, {text: no}, {text: no} ]' > "$T/w2/bad.yaml"
+n2=$("$NS" run "$T/w2/m.yaml" --out "$T/w2/runs" 2>"$T/err"); rc=$?
+expect_rc "a night with jb failing on its own workspace" 1 "$rc"
+echo '[ {tool_calls: [ {name: final_result, arguments: {}} ]} ]' > "$T/w2/bad.yaml"
+r2=$("$NS" run "$T/w2/m.yaml" --resume "$n2" --out "$T/w2/runs" 2>"$T/err"); rc=$?
+expect_rc "resumed" 0 "$rc"
+check "a chain per workspace, each with its end layer, none at the top" bash -c "test -f '$r2/snapshots/a/end.tar.zst' -a -f '$r2/snapshots/b/end.tar.zst' -a ! -e '$r2/snapshots/end.tar.zst'"
+check "it verifies" "$NS" audit "$r2" --verify
+rm -rf "$T/r"; "$NS" restore "$r2" --step end --workspace a --to "$T/r" 2>/dev/null
+check "the carried job's workspace at the end" diff -r "$T/w2/a" "$T/r"
+rm -rf "$T/r"; "$NS" restore "$r2" --step 1 --workspace a --to "$T/r" 2>/dev/null
+check "and before its carried step" bash -c "[ \"\$(cat '$T/r/f')\" = a ]"
 done_tests
