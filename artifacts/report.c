@@ -333,6 +333,27 @@ static void jobtable(struct buf *b, const cJSON *run, const cJSON *needs, const 
 	bufputs(b, "</tbody></table></section>\n");
 }
 
+/* What the end layers left out (run.json's end_skipped), when they left anything out. */
+static void endskipped(struct buf *b, const cJSON *run)
+{
+	const cJSON *x, *list = get(run, "end_skipped");
+	if (!cJSON_GetArraySize(list))
+		return;
+	bufprintf(b, "<section id=\"end-skipped\"><h2>Left out of the end layer (%d)</h2><p>The workspace after the "
+	             "last step is stored without these:</p><ul>\n", cJSON_GetArraySize(list));
+	cJSON_ArrayForEach(x, list)
+	{
+		bufputs(b, "<li><code>");
+		txt(b, jsonstr(x, "path", "?"));
+		bufputs(b, "</code> in ");
+		txt(b, jsonstr(x, "layer", "?"));
+		bufputs(b, ": <span class=\"bad\">");
+		txt(b, jsonstr(x, "reason", "?"));
+		bufputs(b, "</span></li>\n");
+	}
+	bufputs(b, "</ul></section>\n");
+}
+
 /* The changes of one layer, each file a fold with its diff. */
 static void changesblock(struct buf *b, const struct layerchanges *l)
 {
@@ -699,6 +720,7 @@ int reportwrite(const char *dir, FILE *out, struct err *e)
 	}
 	free(shown);
 	jobtable(&b, run, needs, denials);
+	endskipped(&b, run);
 	bufadd(&b, body.data ? body.data : "", body.len);
 	buffree(&body);
 	cJSON_Delete(denials);

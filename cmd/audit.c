@@ -173,6 +173,13 @@ static void runsummary(const char *run)
 			snprintf(c, sizeof c, " $%.4f", cost->valuedouble);
 		termprintf(stdout, "  %-20s %-10s %s%s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, c, err ? "  " : "", err ? err : "");
 	}
+	const cJSON *sk = cJSON_GetObjectItemCaseSensitive(r, "end_skipped"), *x;
+	if (cJSON_GetArraySize(sk))
+		termprintf(stdout, "\nleft out of the end layer (%d):\n", cJSON_GetArraySize(sk));
+	cJSON_ArrayForEach(x, sk)
+	{
+		termprintf(stdout, "  %s  %s: %s\n", jsonstr(x, "layer", "?"), jsonstr(x, "path", "?"), jsonstr(x, "reason", "?"));
+	}
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r, "cost"), *bc = cJSON_GetObjectItemCaseSensitive(r, "budget_cost");
 	if (cJSON_IsNumber(cost) && isfinite(cost->valuedouble) && cost->valuedouble < 1e12 &&
 	    (cost->valuedouble > 0 || cJSON_IsNumber(bc))) {
@@ -274,6 +281,24 @@ int cmdaudit(int argc, char **argv)
 }
 
 /* The call table (or JSON lines) and the summary. */
+/* --json: a line {"end_skipped": {"layer", "path", "reason"}} for each entry the end layers left out. */
+static void jsonendskipped(const char *run)
+{
+	struct err e = {0};
+	cJSON *r = runjsonread(run, &e), *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "end_skipped"))
+	{
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToObject(o, "end_skipped", cJSON_Duplicate(x, 1));
+		char *t = cJSON_PrintUnformatted(o);
+		if (t)
+			printf("%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+	}
+	cJSON_Delete(r);
+}
+
 static int table(const char *run, const struct filter *fp, int json)
 {
 	struct filter f = *fp;
@@ -361,6 +386,8 @@ static int table(const char *run, const struct filter *fp, int json)
 		free(t);
 		return report(&e);
 	}
+	if (json && !f.job && !f.tool && !f.decision && !f.grep)
+		jsonendskipped(run);
 	if (!json) {
 		termprintf(stdout, "\n%ld tool calls", shown);
 		for (size_t i = 0; i < nt; i++)

@@ -48,6 +48,7 @@ struct runstate {
 	struct nested *nested; /* delegated jobs, in the order they started */
 	size_t nnested;
 	struct strv setid;     /* files whose set-id bits the end layer removed */
+	cJSON *endskipped;     /* what the end layers left out: [{layer, path, reason}], or NULL */
 	int failondeny;        /* run --fail-on-deny */
 	pthread_mutex_t bmu;   /* guards every budget of the run */
 	struct budget budget;  /* the run's: budget.cost, shared by its jobs (set up with budgetinit) */

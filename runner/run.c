@@ -159,6 +159,8 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		for (size_t i = 0; i < rs->setid.n; i++)
 			cJSON_AddItemToArray(sid, cJSON_CreateString(rs->setid.v[i]));
 	}
+	if (rs->endskipped)
+		cJSON_AddItemToObject(r, "end_skipped", cJSON_Duplicate(rs->endskipped, 1));
 	if (o->nshards) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "%d/%d", o->shard, o->nshards);
@@ -836,6 +838,7 @@ out:
 	secretsfree(&sec);
 	nestedfree(&rs);
 	strvfree(&rs.setid);
+	cJSON_Delete(rs.endskipped);
 	spacesclose(&rs);
 	return rc < 0 ? -1 : exitcode;
 }

@@ -253,6 +253,18 @@ int spacesseal(struct runstate *rs, struct err *e)
 		memset(&si, 0, sizeof si);
 		if (w->snap && snapend(w->snap, "end", &si, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
+		for (size_t k = 0; k < si.skipped.n; k++) {
+			/* left out of the end layer: said in run.json, as a step's layer says it in its event */
+			if (!rs->endskipped)
+				rs->endskipped = cJSON_CreateArray();
+			cJSON *one = cJSON_CreateObject();
+			char *layer = rs->perws ? xasprintf("snapshots/%s/end.tar.zst", w->name) : xstrdup("snapshots/end.tar.zst");
+			cJSON_AddStringToObject(one, "layer", layer);
+			cJSON_AddStringToObject(one, "path", si.skipped.v[k]);
+			cJSON_AddStringToObject(one, "reason", si.why.v[k]);
+			cJSON_AddItemToArray(rs->endskipped, one);
+			free(layer);
+		}
 		for (size_t k = 0; k < si.setid.n; k++) {
 			char *p = rs->perws ? xasprintf("%s/%s", w->name, si.setid.v[k]) : xstrdup(si.setid.v[k]);
 			strvadd(&rs->setid, p);

@@ -15,7 +15,8 @@ int spacessnap(struct runstate *rs, const char *outdir, struct err *e);
  * start its chain, and leave it out of the chains of the workspaces holding it from their next
  * layer on. */
 int spacesadd(struct runstate *rs, const struct job *j, const char *outdir, struct err *e);
-/* Write each workspace's end layer; set-id bits removed go to rs->setid. */
+/* Write each workspace's end layer; set-id bits removed go to rs->setid, what it left out to
+ * rs->endskipped. */
 int spacesseal(struct runstate *rs, struct err *e);
 /* Close the chains, drop the locks, free rs->ws. */
 void spacesclose(struct runstate *rs);

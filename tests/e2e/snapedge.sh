@@ -103,4 +103,61 @@ expect_grep "no end layer: it says INCOMPLETE" 'INCOMPLETE' "$T/v2"
 expect_grep "no end layer: it names the layer" 'snapshots/end\.tar\.zst: missing' "$T/v2"
 expect_nogrep "no end layer: it does not say verified" 'verified' "$T/v2"
 
+# What the end layer leaves out (a fifo and a folder deeper than 256 levels made by the last step)
+# is said where an auditor sees it: run.json's end_skipped (held by the run's own chain), audit
+# (text and --json) and the report.
+mkdir -p "$T/ws2"
+echo x > "$T/ws2/f"
+cat > "$T/m2.yaml" <<YAML
+version: 1
+workspace: ws2
+sandbox: { backend: $backend }
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: shell, arguments: { command: "mkfifo pipe-end; p=.; for k in \$(seq 260); do p=\$p/e; done; mkdir -p \$p" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+dir2=$("$NS" run "$T/m2.yaml" --out "$T/runs2" 2>"$T/err2"); rc=$?
+expect_rc "a run whose last step leaves a fifo and a deep tree" 0 "$rc"
+[ "$rc" = 0 ] || tail -n 20 "$T/err2"
+check "run.json's end_skipped names both, with the end layer and the reason" python3 - "$dir2/run.json" <<'PY'
+import json, sys
+sk = json.load(open(sys.argv[1])).get("end_skipped", [])
+print(sk)
+by = {x["path"]: x for x in sk}
+deep = "/".join(["e"] * 256)
+sys.exit(not (len(sk) == 2 and set(by) == {"pipe-end", deep} and all(x["layer"] == "snapshots/end.tar.zst" for x in sk)
+              and "not a file" in by["pipe-end"]["reason"] and "deeper than 256" in by[deep]["reason"]))
+PY
+check "the run's own chain holds it" bash -c "zstd -dcq '$dir2/events.jsonl.zst' | grep -q '\"end_skipped\":\[.*pipe-end'"
+check "the run verifies" "$NS" audit "$dir2" --verify
+"$NS" audit "$dir2" > "$T/a2" 2>&1
+expect_grep "audit says what the end layer left out" '^left out of the end layer \(2\):$' "$T/a2"
+expect_grep "and names the fifo with its reason" '^  snapshots/end\.tar\.zst  pipe-end: not a file' "$T/a2"
+"$NS" audit "$dir2" --json > "$T/a2.json" 2>&1
+check "audit --json: a line per entry" python3 - "$T/a2.json" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+sk = [l["end_skipped"] for l in lines if "end_skipped" in l]
+sys.exit(not (len(sk) == 2 and {x["path"] for x in sk} >= {"pipe-end"} and all(x["reason"] for x in sk)))
+PY
+"$NS" report "$dir2" --out "$T/r2.html" 2>/dev/null
+check "the report lists them" bash -c "grep -q 'Left out of the end layer (2)' '$T/r2.html' && grep -q '<code>pipe-end</code> in snapshots/end.tar.zst' '$T/r2.html'"
+# Removed from run.json with SHA256SUMS made again: the run's chain still says it.
+cp -a "$dir2" "$T/forged"
+python3 - "$T/forged/run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); del r["end_skipped"]; json.dump(r, open(sys.argv[1], "w"), indent=2)
+PY
+(cd "$T/forged" && grep -v ' run\.json$' SHA256SUMS > S && sha256sum run.json >> S && mv S SHA256SUMS)
+"$NS" audit "$T/forged" --verify 2>"$T/v3"; rc=$?
+expect_rc "end_skipped removed from run.json: audit --verify exits 4" 4 "$rc"
+expect_grep "naming it" 'end_skipped' "$T/v3"
+
 done_tests
