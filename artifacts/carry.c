@@ -28,10 +28,10 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e)
 static int numbered(const char *name)
 {
 	size_t digits = strspn(name, "0123456789");
-	return digits >= 4 && strcmp(name + digits, ".tar.zst") == 0;
+	return digits >= 4 && (strcmp(name + digits, ".tar.zst") == 0 || strcmp(name + digits, ".end.tar.zst") == 0);
 }
 
-static int carrydir(const char *src, const char *dst, int top, struct err *e)
+static int carrydir(const char *src, const char *dst, int top, int last, struct err *e)
 {
 	DIR *d = opendir(src);
 	if (!d)
@@ -42,13 +42,21 @@ static int carrydir(const char *src, const char *dst, int top, struct err *e)
 		if (de->d_name[0] == '.')
 			continue;
 		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
-		struct stat st;
+		struct stat st, there;
 		if (lstat(s, &st) < 0)
 			rc = errc(e, 2, "%s:", s);
 		else if (S_ISREG(st.st_mode) && numbered(de->d_name))
 			rc = copyfile(s, t, 1, e);
-		else if (S_ISDIR(st.st_mode) && top)
-			rc = carrydir(s, t, 0, e); /* a workspace's chain */
+		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0) {
+			/* the workspace after the run's last step, as NNNN.end.tar.zst: the changes of the
+			 * steps after the chain's last layer, so that they are not taken for the next run's */
+			char *oe = xasprintf("%s/%04d.end.tar.zst", dst, last), *had = xasprintf("%s/%04d.end.tar.zst", src, last);
+			if (lstat(had, &there) < 0) /* else the earlier run's, of the same step, is kept */
+				rc = copyfile(s, oe, 1, e);
+			free(oe);
+			free(had);
+		} else if (S_ISDIR(st.st_mode) && top)
+			rc = carrydir(s, t, 0, last, e); /* a workspace's chain */
 		free(s);
 		free(t);
 	}
@@ -56,10 +64,10 @@ static int carrydir(const char *src, const char *dst, int top, struct err *e)
 	return rc;
 }
 
-int carrylayers(const char *from, const char *to, struct err *e)
+int carrylayers(const char *from, const char *to, int last, struct err *e)
 {
 	char *s = pathjoin(from, "snapshots"), *t = pathjoin(to, "snapshots");
-	int rc = carrydir(s, t, 1, e);
+	int rc = carrydir(s, t, 1, last, e);
 	free(s);
 	free(t);
 	return rc;

@@ -25,6 +25,7 @@ struct node {
 	unsigned mode;
 	unsigned char digest[32];
 	int64_t size;
+	int seen;      /* the last layer that stored it (1 + its place in the chain) */
 	char *content; /* small regular files that change later, else NULL */
 	size_t ncontent;
 };
@@ -83,17 +84,28 @@ int changestext(const char *s, size_t n)
 	return s && !memchr(s, 0, n);
 }
 
+/* NNNN.end.tar.zst: the end layer of the run a resumed run resumed, whose last step was NNNN. */
+static int isoldend(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".end.tar.zst") == 0;
+}
+
+/* By step; a run's old end after the layer of its last step. */
 static int namecmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int c = strncmp(x, y, 4);
+	return c ? c : isoldend(x) - isoldend(y);
 }
 
 static int islayer(const char *name)
 {
-	return strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0;
+	return (strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0) ||
+	       isoldend(name);
 }
 
-/* The layers of the chain in folder dir in order: NNNN.tar.zst by number, then end.tar.zst. */
+/* The layers of the chain in folder dir in order: NNNN.tar.zst by number (a resumed run's carried
+ * NNNN.end.tar.zst after NNNN's), then end.tar.zst. */
 static void layers(const char *dir, struct strv *names)
 {
 	DIR *d = opendir(dir);
@@ -267,9 +279,33 @@ static void removetree(struct table *t, const char *path, struct layerchanges *l
 	}
 }
 
-/* Pass 2 for one layer: apply it to the table, noting changes in l (NULL for the first layer). */
-static int applyone(const char *file, struct table *t, const struct table *want, struct layerchanges *l,
-                    struct err *e)
+static int bypathname(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A full layer past the first: what the table holds that layer gen did not store is gone. */
+static void rebase(struct table *t, int gen, struct layerchanges *l)
+{
+	struct strv gone = {0};
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].path && t->v[i].live && t->v[i].seen != gen)
+			strvadd(&gone, t->v[i].path);
+	if (gone.n > 1)
+		qsort(gone.v, gone.n, sizeof *gone.v, bypathname); /* a folder before what is in it */
+	for (size_t i = 0; i < gone.n; i++) {
+		struct node *n = find(t, gone.v[i], 0);
+		if (n && n->live)
+			removetree(t, gone.v[i], l);
+	}
+	strvfree(&gone);
+}
+
+/* Pass 2 for one layer: apply it to the table, noting changes in l (NULL for the first layer).
+ * *full: in, what the layer's place implies (the first of a chain, an end layer); out, what its
+ * SNAPMARK says. A full layer is a whole tree: compared with the table, what it lacks is deleted. */
+static int applyone(const char *file, struct table *t, const struct table *want, struct layerchanges *l, int gen,
+                    int *full, struct err *e)
 {
 	struct reader r;
 	if (openlayer(&r, file, e) < 0)
@@ -283,6 +319,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		base = base ? base + 1 : p;
 		const char *wk = snapwhiteout(en, base);
 		if (wk && strcmp(wk, "file") != 0 && strcmp(wk, "opaque") != 0) { /* the layer's SNAPMARK */
+			*full = strcmp(wk, "full") == 0;
 			free(p);
 			continue;
 		}
@@ -337,6 +374,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		if (was && n->type == 'd' && type != 'd')
 			removetree(t, p, NULL);
 		n->live = 1;
+		n->seen = gen;
 		n->type = type;
 		n->mode = mode;
 		n->size = size;
@@ -356,6 +394,8 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 	int bad = rc != ARCHIVE_EOF;
 	if (bad)
 		errc(e, 4, "%s: %s", file, archive_error_string(r.a));
+	else if (*full && l)
+		rebase(t, gen, l);
 	archive_read_free(r.a);
 	return bad ? -1 : 0;
 }
@@ -378,16 +418,21 @@ static int readchain(const char *rundir, const char *ws, struct runchanges *out,
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *file = pathjoin(dir, names.v[i]);
 		struct layerchanges *l = NULL;
+		int end = strcmp(names.v[i], "end.tar.zst") == 0 || isoldend(names.v[i]);
+		int full = i == 0 || end;
 		if (i > 0) {
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
 			l = &out->v[out->n++];
 			memset(l, 0, sizeof *l);
 			l->layer = *ws ? xasprintf("snapshots/%s/%s", ws, names.v[i]) : xasprintf("snapshots/%s", names.v[i]);
 			l->ws = xstrdup(ws);
-			l->from = layerstep(names.v[i - 1]);
-			l->to = layerstep(names.v[i]);
+			/* after a run's old end, what changes is after its last step */
+			l->from = layerstep(names.v[i - 1]) + isoldend(names.v[i - 1]);
+			l->to = layerstep(names.v[i]) + isoldend(names.v[i]);
 		}
-		rc = applyone(file, &t, &want, l, e);
+		rc = applyone(file, &t, &want, l, (int)i + 1, &full, e);
+		if (l && full && !end)
+			l->base = 1; /* the chain begins again here: not one step's changes */
 		if (l && l->n)
 			qsort(l->v, l->n, sizeof *l->v, bypath);
 		free(file);
@@ -428,10 +473,15 @@ int changesread(const char *rundir, struct runchanges *out, struct err *e)
 
 const struct layerchanges *changesofstep(const struct runchanges *rc, const char *ws, int step)
 {
+	const struct layerchanges *base = NULL;
 	for (size_t i = 0; i < rc->n; i++)
-		if ((!ws || strcmp(rc->v[i].ws, ws) == 0) && step >= rc->v[i].from && (rc->v[i].to == 0 || step < rc->v[i].to))
-			return &rc->v[i];
-	return NULL;
+		if ((!ws || strcmp(rc->v[i].ws, ws) == 0) && step >= rc->v[i].from && (rc->v[i].to == 0 || step < rc->v[i].to)) {
+			if (!rc->v[i].base)
+				return &rc->v[i];
+			if (!base)
+				base = &rc->v[i];
+		}
+	return base;
 }
 
 /* The workspace a job's event log names in its snapshot events (snapshots/<ws>/...), or NULL. */

@@ -18,11 +18,17 @@ struct change {
 };
 
 /* The changes found in one layer: what happened in the workspace after the layer before it was
- * taken (before step from) and before this one was (before step to; 0 for the end layer). */
+ * taken (before step from) and before this one was (before step to; 0 for the end layer). A full
+ * layer past a chain's first is compared with the state before it (what it lacks is deleted); a
+ * resumed run's carried NNNN.end.tar.zst (the run it resumed ended after step NNNN) ends at step
+ * NNNN + 1, and the chain's next layer, from there, holds what changed between the two runs. */
 struct layerchanges {
 	char *layer;          /* e.g. "snapshots/0004.tar.zst", or "snapshots/<ws>/0004.tar.zst" */
 	char *ws;             /* the workspace whose chain it is in: "" for a run with one workspace */
 	int from, to;
+	int base;             /* a full layer past a chain's first (a resumed run's own first layer, where
+	                       * the run resumed had no end layer carried): what differs from the state
+	                       * before it, since step from, not the changes of one step */
 	struct change *v;
 	size_t n;
 };

@@ -358,7 +358,14 @@ static void endskipped(struct buf *b, const cJSON *run)
 static void changesblock(struct buf *b, const struct layerchanges *l)
 {
 	bufprintf(b, "<li class=\"changes\"><details><summary>Workspace changes ");
-	if (l->to == 0)
+	if (l->base && l->to <= l->from)
+		bufprintf(b, "between the run resumed and this run's first layer, before step %d", l->to);
+	else if (l->base && l->to - l->from > 1)
+		bufprintf(b, "in steps %d to %d and until the chain began again before step %d (a full layer)", l->from,
+		          l->to - 1, l->to);
+	else if (l->base)
+		bufprintf(b, "in step %d and until the chain began again before step %d (a full layer)", l->from, l->to);
+	else if (l->to == 0)
 		bufprintf(b, "after step %d, to the end of the run", l->from);
 	else if (l->to - l->from > 1)
 		bufprintf(b, "in steps %d to %d", l->from, l->to - 1);

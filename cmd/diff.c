@@ -130,7 +130,14 @@ int cmddiff(int argc, char **argv)
 			char in[200] = "";
 			if (*ws)
 				snprintf(in, sizeof in, " in workspace %.150s", ws);
-			if (l->to == 0)
+			if (l->base) {
+				char steps[64];
+				snprintf(steps, sizeof steps, l->to - l->from > 1 ? "steps %d to %d" : "step %d", l->from, l->to - 1);
+				printf("# step %ld: what changed%s in %s and until the chain began again with a full layer before "
+				       "step %d (%s): the layer after the step is missing, %zu change%s\n",
+				       n, in, steps, l->to, l->layer, l->n, l->n == 1 ? "" : "s");
+			}
+			else if (l->to == 0)
 				printf("# step %ld: what changed%s after step %d, until the end of the run (%s), %zu change%s\n", n,
 				       in, l->from, l->layer, l->n, l->n == 1 ? "" : "s");
 			else if (l->to - l->from > 1)

@@ -104,7 +104,7 @@ int resumecarry(const struct resume *r, const struct manifest *m, const int *tak
 		if (carryjob(r->dir, rundir, j->string, e) < 0)
 			return errctx(e, "--resume: carrying job %s", j->string);
 	}
-	if (carrylayers(r->dir, rundir, e) < 0)
+	if (carrylayers(r->dir, rundir, r->last, e) < 0)
 		return errctx(e, "--resume: carrying the layers of %s", r->dir);
 	return 0;
 }

@@ -56,6 +56,7 @@ cat > "$T/plan.yaml" <<'YAML'
 - tool_calls: [ {name: shell, arguments: {command: "echo planned >> state; echo p > plan.txt"}} ]
 - tool_calls: [ {name: final_result, arguments: {steps: 2}} ]
 YAML
+echo between > "$T/ws/between" # changed between the night and its resume: no step's change
 cp -a "$T/ws" "$T/ws-before-resume"
 res=$("$NS" run "$T/m.yaml" --resume "$night" --out "$T/runs" 2>"$T/err"); rc=$?
 expect_rc "the resumed night succeeds" 0 "$rc"
@@ -82,6 +83,28 @@ rm -rf "$T/r"; "$NS" restore "$res" --step "$pstep" --to "$T/r" 2>/dev/null
 check "before the resumed plan's step: the workspace as the resume began" diff -r "$T/ws-before-resume" "$T/r"
 rm -rf "$T/r"; "$NS" restore "$res" --step end --to "$T/r" 2>/dev/null
 check "end: the workspace now" diff -r "$T/ws" "$T/r"
+
+# diff and the report: the night's last step is what it changed there (the night's end layer is
+# carried as NNNN.end.tar.zst), what changed between the runs is said as such, not as a step's.
+check "the night's end carried as $(printf %04d "$last").end.tar.zst" cmp "$night/snapshots/end.tar.zst" "$res/snapshots/$(printf %04d "$last").end.tar.zst"
+"$NS" diff "$night" --step "$last" > "$T/d.night" 2>&1
+"$NS" diff "$res" --step "$last" > "$T/d.res" 2>&1
+expect_grep "the night's last step deleted scan" '^D scan ' "$T/d.night"
+check "the resumed run's diff of that step is the night's, change for change" diff <(grep -v '^#' "$T/d.night") <(grep -v '^#' "$T/d.res")
+expect_nogrep "and holds nothing done between the runs" 'between' "$T/d.res"
+"$NS" report "$res" --out "$T/res.html" 2>/dev/null
+check "the report says what changed between the runs, before the resumed run's first step" \
+	grep -q "Workspace changes between the run resumed and this run's first layer, before step $pstep: 1<" "$T/res.html"
+# A chain that begins again with a full layer and nothing before it (the end layer gone):
+# the full layer is compared with the state before it, deletions included, and said to be so.
+cp -a "$res" "$T/cut"
+rm "$T/cut/snapshots/$(printf %04d "$last").end.tar.zst"
+grep -v "end\.tar\.zst$" "$res/SHA256SUMS" | grep -v "$(printf %04d "$last")\.end" > "$T/cut/SHA256SUMS"
+grep " snapshots/end\.tar\.zst$" "$res/SHA256SUMS" >> "$T/cut/SHA256SUMS"
+"$NS" diff "$T/cut" --step "$last" > "$T/d.cut" 2>&1
+expect_grep "the step's diff says the chain began again with a full layer" "^# step $last: what changed in step $last and until the chain began again with a full layer before step $pstep" "$T/d.cut"
+expect_grep "the deletion is there (a full layer holds no whiteouts)" '^D scan ' "$T/d.cut"
+expect_grep "and what changed between the runs" '^\+\+\+ b/between' "$T/d.cut"
 
 # Resuming a night that succeeded runs nothing and succeeds; a tampered one is refused.
 again=$("$NS" run "$T/m.yaml" --resume "$res" --out "$T/runs" 2>"$T/err"); rc=$?
