@@ -31,7 +31,7 @@ static int numbered(const char *name)
 	return digits >= 4 && (strcmp(name + digits, ".tar.zst") == 0 || strcmp(name + digits, ".end.tar.zst") == 0);
 }
 
-static int carrydir(const char *src, const char *dst, int top, int last, struct err *e)
+static int carrydir(const char *src, const char *dst, int top, int last, int closed, struct err *e)
 {
 	DIR *d = opendir(src);
 	if (!d)
@@ -47,6 +47,8 @@ static int carrydir(const char *src, const char *dst, int top, int last, struct 
 			rc = errc(e, 2, "%s:", s);
 		else if (S_ISREG(st.st_mode) && numbered(de->d_name))
 			rc = copyfile(s, t, 1, e);
+		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0 && top && closed)
+			rc = copyfile(s, t, 1, e); /* a chain the new run does not continue ends as it ended */
 		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0) {
 			/* the workspace after the run's last step, as NNNN.end.tar.zst: the changes of the
 			 * steps after the chain's last layer, so that they are not taken for the next run's */
@@ -56,7 +58,7 @@ static int carrydir(const char *src, const char *dst, int top, int last, struct 
 			free(oe);
 			free(had);
 		} else if (S_ISDIR(st.st_mode) && top)
-			rc = carrydir(s, t, 0, last, e); /* a workspace's chain */
+			rc = carrydir(s, t, 0, last, 0, e); /* a workspace's chain */
 		free(s);
 		free(t);
 	}
@@ -64,10 +66,10 @@ static int carrydir(const char *src, const char *dst, int top, int last, struct 
 	return rc;
 }
 
-int carrylayers(const char *from, const char *to, int last, struct err *e)
+int carrylayers(const char *from, const char *to, int last, int closed, struct err *e)
 {
 	char *s = pathjoin(from, "snapshots"), *t = pathjoin(to, "snapshots");
-	int rc = carrydir(s, t, 1, last, e);
+	int rc = carrydir(s, t, 1, last, closed, e);
 	free(s);
 	free(t);
 	return rc;

@@ -11,8 +11,10 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e);
 /* Copy every numbered layer of from/snapshots (and of each workspace's folder in it) into the same
  * place under to/snapshots, hard-linked when both are on one filesystem; each end.tar.zst goes in
  * as NNNN.end.tar.zst, NNNN the run's last step (unless a layer of that name is there: a run that
- * ran no step after its own origin's end keeps that one). */
-int carrylayers(const char *from, const char *to, int last, struct err *e);
+ * ran no step after its own origin's end keeps that one). closed: the chain in from/snapshots
+ * itself is not continued (the new run keeps a chain per workspace): its end.tar.zst goes in as
+ * end.tar.zst. */
+int carrylayers(const char *from, const char *to, int last, int closed, struct err *e);
 /* Whether the run at from keeps a chain per workspace (folders in from/snapshots). */
 int carrychains(const char *from);
 /* Remove the carried chains of to/snapshots whose workspace is not in keep (no job of the new run,

@@ -91,7 +91,7 @@ static int carried(const cJSON *entry, const char *id, const struct manifest *m,
 	return j && taken[j - m->jobs];
 }
 
-int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir,
+int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir, int closed,
                 struct err *e)
 {
 	cJSON *j;
@@ -104,7 +104,7 @@ int resumecarry(const struct resume *r, const struct manifest *m, const int *tak
 		if (carryjob(r->dir, rundir, j->string, e) < 0)
 			return errctx(e, "--resume: carrying job %s", j->string);
 	}
-	if (carrylayers(r->dir, rundir, r->last, e) < 0)
+	if (carrylayers(r->dir, rundir, r->last, closed, e) < 0)
 		return errctx(e, "--resume: carrying the layers of %s", r->dir);
 	return 0;
 }

@@ -25,8 +25,8 @@ int resumeapply(const struct resume *r, const struct manifest *m, struct jobresu
 int resumemember(const struct resume *r, const struct job *j, const char *input, struct jobresult *res,
                  const char *rundir, struct err *e);
 /* Copy the taken jobs' folders (their delegates' too) and the run's layers into the run directory
- * rundir. */
-int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir,
+ * rundir (closed: see carrylayers). */
+int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir, int closed,
                 struct err *e);
 /* Into the new run.json: "origin" and the taken jobs' entries as the run recorded them. */
 void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson);

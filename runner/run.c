@@ -752,7 +752,9 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	*rundir = xstrdup(rd.path);
 	if (o->resume) {
 		rs.step = rsm.last; /* steps count on from the run resumed, so carried layers keep their names */
-		if (resumecarry(&rsm, m, taken, rd.path, e) < 0)
+		/* a run resumed with one chain in snapshots/ whose resume has several: that chain stays
+		 * as it was, closed by its own end layer, and each workspace starts its own */
+		if (resumecarry(&rsm, m, taken, rd.path, rs.perws && !carrychains(o->resume), e) < 0)
 			goto seal;
 		for (size_t i = 0; i < m->njobs; i++)
 			if (taken[i] && scope[i])

@@ -150,4 +150,19 @@ rm -rf "$T/r"; "$NS" restore "$r2" --step end --workspace a --to "$T/r" 2>/dev/n
 check "the carried job's workspace at the end" diff -r "$T/w2/a" "$T/r"
 rm -rf "$T/r"; "$NS" restore "$r2" --step 1 --workspace a --to "$T/r" 2>/dev/null
 check "and before its carried step" bash -c "[ \"\$(cat '$T/r/f')\" = a ]"
+# A night that ran one workspace (its chain in snapshots/ itself), resumed into a run of two: the
+# carried chain stays closed by the night's end layer, each workspace starts its own.
+printf 'a\n' > "$T/w2/a/f"
+n3=$("$NS" run "$T/w2/m.yaml" --job ja --out "$T/w2/runs" 2>"$T/err"); rc=$?
+expect_rc "a night of ja alone" 0 "$rc"
+check "its one chain is in snapshots/ itself" test -f "$n3/snapshots/0001.tar.zst" -a -f "$n3/snapshots/end.tar.zst"
+echo between >> "$T/w2/a/f"
+r3=$("$NS" run "$T/w2/m.yaml" --resume "$n3" --out "$T/w2/runs" 2>"$T/err"); rc=$?
+expect_rc "resumed: jb runs" 0 "$rc"
+check "the night's chain closed by its end, a chain per workspace beside it" bash -c "cmp -s '$n3/snapshots/end.tar.zst' '$r3/snapshots/end.tar.zst' && test -f '$r3/snapshots/a/end.tar.zst' -a -f '$r3/snapshots/b/end.tar.zst'"
+check "it verifies" "$NS" audit "$r3" --verify
+rm -rf "$T/r"; "$NS" restore "$r3" --step end --workspace a --to "$T/r" 2>/dev/null
+check "a's end: a now" diff -r "$T/w2/a" "$T/r"
+"$NS" diff "$r3" --step 1 > "$T/d3" 2>&1
+check "ja's step diffs as in the night, without what changed between the runs" bash -c "grep -qx '+x' '$T/d3' && ! grep -q between '$T/d3'"
 done_tests
