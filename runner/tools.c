@@ -259,7 +259,6 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int
 		errf(e, "write %s:", path);
 		goto fail;
 	}
-	close(fd);
 	close(dfd);
 	free(p);
 	return 0;

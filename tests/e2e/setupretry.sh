@@ -5,11 +5,7 @@
 # check before anything runs, it stops the run (exit 2). Simulated by tests/fixtures/failsetup.c,
 # preloaded into nightshift. The first set-up is run's own check, the next ones the job's.
 source "$(dirname "$0")/lib.sh"
-if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" = 0 ] || ! unshare -U true 2>/dev/null; then
-	skip setupretry "user namespaces are not available here, the namespace sandbox cannot run"
-	done_tests
-	exit
-fi
+needuserns setupretry
 cc -shared -fPIC -o "$T/failsetup.so" "$ROOT/tests/fixtures/failsetup.c" 2>"$T/cc.err" || cat "$T/cc.err"
 check "the shim builds" test -f "$T/failsetup.so"
 mkdir -p "$T/ws"
