@@ -1,6 +1,7 @@
 /* util: errors, memory, buffers, small file helpers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,24 +305,21 @@ int writefile(const char *path, const void *data, size_t n, struct err *e)
 
 int mkdirs(const char *path, int mode, struct err *e)
 {
-	char *p = xstrdup(path);
+	char p[PATH_MAX]; /* no malloc: the sandbox's init calls this after fork */
+	if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+		errno = ENAMETOOLONG;
+		return errf(e, "mkdir %s:", path);
+	}
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')
 			continue;
 		*s = 0;
-		if (mkdir(p, mode) < 0 && errno != EEXIST) {
-			errf(e, "mkdir %s:", p);
-			free(p);
-			return -1;
-		}
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return errf(e, "mkdir %s:", p);
 		*s = '/';
 	}
-	if (mkdir(p, mode) < 0 && errno != EEXIST) {
-		errf(e, "mkdir %s:", p);
-		free(p);
-		return -1;
-	}
-	free(p);
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return errf(e, "mkdir %s:", p);
 	return 0;
 }
 

@@ -226,7 +226,13 @@ static void report(int ctl, int stage, int err, const char *text)
 		writefull(ctl, text, m.len);
 }
 
-/* ---- the helper and init, after fork: single-threaded, allowed to allocate ---- */
+/* ---- the helper and init, after fork: single-threaded, and they allocate nothing ----
+   nightshift forks them from a job's thread while other threads run: a lock another thread held
+   at the fork stays held in the child for good. glibc's malloc takes its locks around fork, but
+   GCC 12's AddressSanitizer does not (google/sanitizers#774): with ASan, a helper whose first
+   malloc met such a lock spun forever, and its job waited 30 s for a set-up that never came. So
+   the buffers here are on the stack or static, nothing is freed, and no call goes through an
+   ASan interceptor that takes a lock of its own (prctl's PR_SET_NAME does). */
 
 /* Close every descriptor from 3 up except those in keep (sorted, ascending). */
 static void closeexcept(const int *keep, int n)
@@ -247,10 +253,17 @@ static void closeexcept(const int *keep, int n)
    where /proc/PID/cmdline and environ would show them to the sandbox. */
 static void scrub(void)
 {
-	struct buf b = {0};
+	char stat[2048];
 	unsigned long f[52] = {0};
-	if (readfile("/proc/self/stat", &b, NULL) == 0) {
-		char *p = strrchr(b.data, ')'), *save = NULL;
+	ssize_t len = -1;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		len = read(fd, stat, sizeof stat - 1); /* procfs gives the whole line to one read */
+		close(fd);
+	}
+	if (len > 0) {
+		stat[len] = 0;
+		char *p = strrchr(stat, ')'), *save = NULL;
 		int k = 3; /* fields are numbered from 1; the state after ')' is field 3 */
 		for (char *t = p ? strtok_r(p + 2, " ", &save) : NULL; t && k < 52; t = strtok_r(NULL, " ", &save), k++)
 			f[k] = strtoul(t, NULL, 10);
@@ -269,7 +282,6 @@ static void scrub(void)
 		if (e0 >= f[50] && e0 < f[51] && f[51] - f[50] < (1ul << 24))
 			memset((void *)f[50], 0, f[51] - f[50]);
 	}
-	buffree(&b);
 	for (char **v = environ; v && *v; v++)
 		memset(*v, 0, strlen(*v));
 	clearenv();
@@ -413,30 +425,25 @@ static int lockdown(const struct plan *p, const struct zyg *z, int ctl, struct e
 static int serve(const struct plan *p, const struct zyg *z, int ctl, int sfd, const struct msg *req, int fds[3],
                  struct relay *rl)
 {
-	char *cmd = xmalloc(req->len + 1);
+	static char cmd[CMD_MAX + 1]; /* the caller holds req->len to CMD_MAX */
 	struct msg done = {.type = M_DONE};
 	int st = 0, exited = 0;
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	if (readfull(ctl, cmd, req->len) < 0) {
-		free(cmd);
+	if (readfull(ctl, cmd, req->len) < 0)
 		return -1;
-	}
 	cmd[req->len] = 0;
 	if (fds[0] < 0 || fds[1] < 0) {
 		report(ctl, S_STEP, EINVAL, "bad request");
-		free(cmd);
 		return 0;
 	}
 	if (req->type == M_SPAWN && fds[2] < 0) {
 		report(ctl, S_STEP, EINVAL, "bad request");
-		free(cmd);
 		return 0;
 	}
 	/* We go on once the child has exec'd or died: a.what then says which. A spawned program
 	   (M_SPAWN: an MCP server) is a step with its stdin on a pipe that lasts until M_KILL. */
 	struct stepargs a = {p, z, cmd, req->type == M_SPAWN ? fds[2] : -1, fds[0], fds[1], NULL, 0};
 	pid_t pid = clone(stepmain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
-	free(cmd);
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -515,7 +522,8 @@ static void initmain(const struct plan *p, const struct zyg *z, int ctl)
 	struct err e = {0};
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* the helper, our parent, went away */
 	prctl(PR_SET_DUMPABLE, 0);        /* no /proc/1/mem or environ for the steps */
-	prctl(PR_SET_NAME, "nightshift-init");
+	/* the system call itself: ASan's prctl would take its thread registry's lock for the name */
+	syscall(SYS_prctl, PR_SET_NAME, "nightshift-init", 0, 0, 0);
 	/* Ignore what a step could send us (the kernel already drops most signals to a
 	   namespace's init); only SIGKILL from outside, as the parent-death signal, ends us. */
 	for (int sig = 1; sig < NSIG; sig++)
@@ -604,7 +612,7 @@ static int takecgroup(struct zyg *z, int ctl)
 {
 	struct msg m;
 	int fds[3], n = 0;
-	char text[3 * 4096 + 3];
+	static char text[3 * 4096 + 3]; /* the directories point into it, for cgroupremove */
 	if (recvmsgfds(ctl, &m, fds, 3) < 0)
 		return -1;
 	if (m.type != M_CGROUP || m.len >= sizeof text || readfull(ctl, text, m.len) < 0) {
@@ -629,7 +637,7 @@ static int takecgroup(struct zyg *z, int ctl)
 		if (next)
 			*next++ = 0;
 		if (*line && n < 3 && fds[n] >= 0) {
-			z->cg.dir[i] = xstrdup(line);
+			z->cg.dir[i] = line;
 			z->cg.parent[i] = fds[n++];
 		}
 		line = next;

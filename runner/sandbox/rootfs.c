@@ -297,13 +297,19 @@ static int mkdirp(const char *path, struct err *e)
 	return mkdirs(path, 0755, e);
 }
 
-/* mkdirp of dst's parent. */
+/* mkdirp of dst's parent (dst is absolute). No malloc: init builds the root (namespace.c says why). */
 static int mkparent(const char *dst, struct err *e)
 {
-	char *parent = dirname_dup(dst);
-	int rc = mkdirp(parent, e);
-	free(parent);
-	return rc;
+	char parent[PATH_MAX];
+	if (snprintf(parent, sizeof parent, "%s", dst) >= (int)sizeof parent) {
+		errno = ENAMETOOLONG;
+		return errf(e, "mkdir %s:", dst);
+	}
+	char *slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return 0; /* the root */
+	*slash = 0;
+	return mkdirp(parent, e);
 }
 
 /* An empty file at dst to mount on; whatever is there already will do (mknod neither

@@ -931,6 +931,21 @@ static int procgone(pid_t pid, int ms)
 	}
 }
 
+/* The parent of process pid, or 0. */
+static pid_t ppidof(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	char *rp = f && fgets(buf, sizeof buf, f) ? strrchr(buf, ')') : NULL;
+	int pp = 0;
+	if (f)
+		fclose(f);
+	if (!rp || sscanf(rp + 2, "%*c %d", &pp) != 1)
+		return 0;
+	return pp;
+}
+
 /* When init dies (the OOM killer, an operator), the step in flight fails and the next starts afresh. */
 static void testrestart(void)
 {
@@ -942,8 +957,12 @@ static void testrestart(void)
 	pid_t z = findinit();
 	ok(z > 0, "found the sandbox's init");
 	if (z > 0) {
+		/* The sandbox sees init's end when its control socket closes: init's copy at its death,
+		   the helper's (init's parent) when it ends too. Both are waited for. */
+		pid_t helper = ppidof(z);
 		kill(z, SIGKILL);
-		ok(procgone(z, 30000), "init %d ended", (int)z);
+		ok(procgone(z, 30000) && helper > 0 && procgone(helper, 30000), "init %d and its helper %d ended", (int)z,
+		   (int)helper);
 		run(s, "cat /tmp/mark 2>/dev/null || echo fresh");
 		okstr(OUT, "fresh\n", "after init died between steps, the next step runs in a fresh sandbox");
 		z = findinit();
