@@ -22,7 +22,9 @@ is logged with its "problems"; "validate": false on an entry skips the check for
 Each request is appended to LOGFILE as one JSON line
   {"n", "path", "headers", "body", "time", "inflight", "problems"}   (time: seconds since the
   epoch; inflight: the requests being answered then, this one included)
-The chosen port is written to PORTFILE once the server listens."""
+The chosen port is written to PORTFILE once the server listens. A POST to /__reset reads SCRIPT
+again and starts it over (a test that runs many scripts need not start a server for each); it is
+not logged."""
 import json, os, socket, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -245,7 +247,15 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        global inflight
+        global inflight, script, served
+        if self.path == "/__reset":
+            with lock:
+                script = json.load(open(sys.argv[1]))
+                served = 0
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         with lock:
             inflight += 1
         try:

@@ -8,13 +8,25 @@ command -v python3 >/dev/null || { skip "models" "python3 is needed for the mock
 MOCKPID=
 # KEEP=1 keeps the scratch directory for a look after a failure.
 trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"' EXIT
-mock() {  # mock SCRIPT_JSON: (re)starts the server, sets PORT and MOCKLOG
-	stopmock
+mock() {  # mock SCRIPT_JSON: the server's script, from its start; sets PORT and MOCKLOG
 	printf '%s' "$1" > "$T/script.json"
-	MOCKLOG=$T/mock.log; : > "$MOCKLOG"; rm -f "$T/port"
+	MOCKLOG=$T/mock.log; : > "$MOCKLOG"
+	[ -n "$MOCKPID" ] && resetmock && return
+	stopmock
+	rm -f "$T/port"
 	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$MOCKLOG" & MOCKPID=$!
 	waitfor 60 test -s "$T/port"
 	PORT=$(cat "$T/port")
+}
+# resetmock: the running server reads its script again and starts it over (once it answers, the
+# next request is the script's first)
+resetmock() {
+	local line
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT" || return 1
+	printf 'POST /__reset HTTP/1.0\r\nContent-Length: 0\r\n\r\n' >&3
+	read -r -t 30 line <&3
+	exec 3<&-
+	[[ $line == *" 200 "* ]]
 }
 stopmock() { [ -n "$MOCKPID" ] && { kill $MOCKPID 2>/dev/null; wait $MOCKPID 2>/dev/null; }; MOCKPID=; }
 
