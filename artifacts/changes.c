@@ -12,6 +12,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 #include <unistd.h>
+#include "bound.h"
 #include "calls.h"
 #include "changes.h"
 #include "events.h"
@@ -184,10 +185,32 @@ static char *cleanpath(const char *p)
 
 struct reader {
 	struct archive *a;
+	struct bound *b; /* what reading the chain may take */
+	int64_t seen;    /* decompressed bytes counted against b so far */
 };
 
-static int openlayer(struct reader *r, const char *file, struct err *e)
+/* Count what the layer decompressed since the last call against the bound. */
+static int readerbound(struct reader *r, struct err *e)
 {
+	int64_t n = archive_filter_bytes(r->a, 0);
+	int rc = n > r->seen ? boundstream(r->b, n - r->seen, e) : 0;
+	r->seen = n;
+	return rc;
+}
+
+/* Count an entry against the bound before its data is read. */
+static int readerentry(struct reader *r, struct archive_entry *en, const char *path, struct err *e)
+{
+	int64_t size = archive_entry_filetype(en) == AE_IFREG && !archive_entry_hardlink(en) ? archive_entry_size(en) : 0;
+	if (boundentry(r->b, path, bounddata(en), size, e) < 0)
+		return -1;
+	return readerbound(r, e);
+}
+
+static int openlayer(struct reader *r, const char *file, struct bound *b, struct err *e)
+{
+	r->b = b;
+	r->seen = 0;
 	r->a = archive_read_new();
 	archive_read_support_format_tar(r->a);
 	archive_read_support_filter_zstd(r->a);
@@ -200,17 +223,21 @@ static int openlayer(struct reader *r, const char *file, struct err *e)
 }
 
 /* Pass 1: the paths later layers touch (and directories they white out or replace). */
-static int wanted(const char *dir, const struct strv *names, struct table *want, struct err *e)
+static int wanted(const char *dir, const struct strv *names, struct table *want, struct bound *b, struct err *e)
 {
 	for (size_t i = 1; i < names->n; i++) {
 		char *file = pathjoin(dir, names->v[i]);
 		struct reader r;
-		int rc = openlayer(&r, file, e);
+		int rc = openlayer(&r, file, b, e);
 		free(file);
 		if (rc < 0)
 			return -1;
 		struct archive_entry *en;
 		while ((rc = archive_read_next_header(r.a, &en)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+			if (readerentry(&r, en, archive_entry_pathname(en), e) < 0) {
+				archive_read_free(r.a);
+				return errctx(e, "layer %s/%s", dir, names->v[i]);
+			}
 			char *p = cleanpath(archive_entry_pathname(en));
 			char *base = strrchr(p, '/');
 			base = base ? base + 1 : p;
@@ -305,15 +332,19 @@ static void rebase(struct table *t, int gen, struct layerchanges *l)
  * *full: in, what the layer's place implies (the first of a chain, an end layer); out, what its
  * SNAPMARK says. A full layer is a whole tree: compared with the table, what it lacks is deleted. */
 static int applyone(const char *file, struct table *t, const struct table *want, struct layerchanges *l, int gen,
-                    int *full, struct err *e)
+                    int *full, struct bound *b, struct err *e)
 {
 	struct reader r;
-	if (openlayer(&r, file, e) < 0)
+	if (openlayer(&r, file, b, e) < 0)
 		return -1;
 	struct archive_entry *en;
 	struct buf data = {0};
-	int rc;
+	int rc, over = 0;
 	while ((rc = archive_read_next_header(r.a, &en)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+		if (readerentry(&r, en, archive_entry_pathname(en), e) < 0) {
+			over = 1;
+			break;
+		}
 		char *p = cleanpath(archive_entry_pathname(en));
 		char *base = strrchr(p, '/');
 		base = base ? base + 1 : p;
@@ -351,10 +382,11 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			size_t n;
 			la_int64_t off;
 			int keep = size <= CHANGE_TEXT_MAX && (!want || find((struct table *)want, p, 0));
-			while (archive_read_data_block(r.a, &blk, &n, &off) == ARCHIVE_OK) {
+			while (!over && archive_read_data_block(r.a, &blk, &n, &off) == ARCHIVE_OK) {
 				EVP_DigestUpdate(md, blk, n);
 				if (keep)
 					bufadd(&data, blk, n);
+				over = readerbound(&r, e) < 0;
 			}
 			if (!keep)
 				data.len = 0;
@@ -389,10 +421,14 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			n->ncontent = data.len;
 		}
 		free(p);
+		if (over)
+			break;
 	}
 	buffree(&data);
-	int bad = rc != ARCHIVE_EOF;
-	if (bad)
+	int bad = over || rc != ARCHIVE_EOF;
+	if (over)
+		errctx(e, "layer %s", file);
+	else if (bad)
 		errc(e, 4, "%s: %s", file, archive_error_string(r.a));
 	else if (*full && l)
 		rebase(t, gen, l);
@@ -405,16 +441,28 @@ static int bypath(const void *a, const void *b)
 	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
 }
 
-/* Read the chain ws ("" for snapshots/ itself) of rundir, its layers' changes added to out. */
-static int readchain(const char *rundir, const char *ws, struct runchanges *out, struct err *e)
+/* Read the chain ws ("" for snapshots/ itself) of rundir, its layers' changes added to out; each
+ * pass over it within a bound of maxbytes (0: the default for its compressed bytes). */
+static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struct runchanges *out, struct err *e)
 {
 	struct strv names = {0};
 	struct table t = {0}, want = {0};
 	char *dir = *ws ? xasprintf("%s/snapshots/%s", rundir, ws) : pathjoin(rundir, "snapshots");
 	int rc = 0;
 	layers(dir, &names);
+	int64_t packed = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		struct stat st;
+		char *file = pathjoin(dir, names.v[i]);
+		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
+			packed += st.st_size;
+		free(file);
+	}
+	struct bound b1, b2;
+	boundinit(&b1, "the layers read", maxbytes, packed);
+	boundinit(&b2, "the layers read", maxbytes, packed);
 	if (names.n > 1)
-		rc = wanted(dir, &names, &want, e);
+		rc = wanted(dir, &names, &want, &b1, e);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *file = pathjoin(dir, names.v[i]);
 		struct layerchanges *l = NULL;
@@ -430,7 +478,7 @@ static int readchain(const char *rundir, const char *ws, struct runchanges *out,
 			l->from = layerstep(names.v[i - 1]) + isoldend(names.v[i - 1]);
 			l->to = layerstep(names.v[i]) + isoldend(names.v[i]);
 		}
-		rc = applyone(file, &t, &want, l, (int)i + 1, &full, e);
+		rc = applyone(file, &t, &want, l, (int)i + 1, &full, &b2, e);
 		if (l && full && !end)
 			l->base = 1; /* the chain begins again here: not one step's changes */
 		if (l && l->n)
@@ -455,14 +503,14 @@ static int byfrom(const void *a, const void *b)
 	return strcmp(x->ws, y->ws);
 }
 
-int changesread(const char *rundir, struct runchanges *out, struct err *e)
+int changesread(const char *rundir, int64_t maxbytes, struct runchanges *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
 	struct strv ws = {0};
 	int rc = 0;
 	chains(rundir, &ws);
 	for (size_t i = 0; rc == 0 && i < ws.n; i++)
-		rc = readchain(rundir, ws.v[i], out, e);
+		rc = readchain(rundir, ws.v[i], maxbytes, out, e);
 	strvfree(&ws);
 	if (rc < 0)
 		changesfree(out);

@@ -40,8 +40,10 @@ struct runchanges {
 
 /* Read every layer of rundir's chains (snapshots/, or one chain per workspace in snapshots/<ws>/),
  * each chain in order, all of them sorted by the step their changes began at; only the contents
- * of paths that change after a chain's first layer are kept. A run without layers gives n = 0. */
-int changesread(const char *rundir, struct runchanges *rc, struct err *e);
+ * of paths that change after a chain's first layer are kept. A run without layers gives n = 0.
+ * Each chain is read within the bounds of bound.h for maxbytes (0: the default for its
+ * compressed bytes); past them, -1 with code 4 naming the layer and the bound. */
+int changesread(const char *rundir, int64_t maxbytes, struct runchanges *rc, struct err *e);
 /* The layer whose changes step made (the first layer after the step) in the chain of workspace ws
  * (NULL: any chain), or NULL. */
 const struct layerchanges *changesofstep(const struct runchanges *rc, const char *ws, int step);

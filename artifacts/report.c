@@ -675,14 +675,15 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	return rc < 0 ? -1 : 0;
 }
 
-int reportwrite(const char *dir, FILE *out, struct err *e)
+int reportwrite(const char *dir, int64_t maxbytes, FILE *out, struct err *warn, struct err *e)
 {
 	cJSON *run = runjsonread(dir, e);
 	if (!run)
 		return errc(e, 2, "%s is not a run directory: %s", dir, e->msg);
 	struct runchanges ch = {0};
 	struct err ce = {0};
-	int haschanges = changesread(dir, &ch, &ce) == 0;
+	int haschanges = changesread(dir, maxbytes, &ch, &ce) == 0;
+	*warn = haschanges ? (struct err){0} : ce;
 	cJSON *needs = needsof(dir, run);
 	char sd[64] = {0}, jd[64] = {0};
 	cspdigest(style, sd);

@@ -10,10 +10,13 @@
  * a symlink nor leave the target's filesystem. Each layer's digest is computed over its
  * compressed bytes as they are read and checked against SHA256SUMS.
  *
- * A run archive (RUN.tar.zst) is unpacked the same way, bounded: only files and directories,
- * names that stay inside, at most maxbytes of file data and maxentries entries, each entry's
- * declared size counted before any of it is written; each file hashed as it is written and held
- * to the run's SHA256SUMS as soon as both have arrived. */
+ * The chain of layers one restore applies is bounded (bound.h): bytes of data, file sizes with
+ * their holes, entries and decompressed bytes, each entry counted from its header before any of
+ * it is written; a restore refused leaves nothing in its target.
+ *
+ * A run archive (RUN.tar.zst) is unpacked the same way, bounded alike: only files and
+ * directories, names that stay inside; each file hashed as it is written and held to the run's
+ * SHA256SUMS as soon as both have arrived. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +30,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <openssl/evp.h>
+#include "bound.h"
 #include "runjson.h"
 #include "snapshot.h"
 #include "scan.h"
@@ -156,8 +160,8 @@ struct restore {
 	struct err zerr;
 	int zfailed;
 	int plain;    /* a run archive, not a layer: no whiteouts, no links */
-	int64_t maxbytes, bytes;        /* a run archive: file bytes allowed, and declared so far */
-	long long maxentries, entries;  /* a run archive: entries allowed, and seen so far */
+	struct bound b; /* what the archive, or the chain of layers, may expand to */
+	int made;     /* the target was made here (removed again on failure) */
 	/* A run archive's files against its SHA256SUMS, as they arrive: the one at its top or in its
 	 * top folder (root: "" or "X/"), sorted by path; files before it wait in early. */
 	int havesums, sumfail;
@@ -173,7 +177,7 @@ static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
 {
 	struct restore *r = ctx;
 	ssize_t n = aheadnext(r->h, p, &r->zerr);
-	if (n < 0) {
+	if (n < 0 || (n > 0 && boundstream(&r->b, n, &r->zerr) < 0)) {
 		r->zfailed = 1;
 		archive_set_error(a, EIO, "%s", r->zerr.msg);
 		return -1;
@@ -301,7 +305,8 @@ static int whiteout(struct restore *r, const char *path, const char *base, const
 
 /* Check an entry before it is written: only files, directories, symlinks and hard links to files
  * already inside (a run archive: only files and directories); set-id bits dropped (the tar says
- * uid 0, and a restore may run as root). A run archive's entries count against its bounds. */
+ * uid 0, and a restore may run as root). Every entry counts against the bounds: a run archive's
+ * files by their size, a layer's by their data (a sparse file's holes count only as size). */
 static int vet(struct restore *r, struct archive_entry *en, const char *path, struct err *e)
 {
 	const char *hl = archive_entry_hardlink(en);
@@ -312,14 +317,10 @@ static int vet(struct restore *r, struct archive_entry *en, const char *path, st
 		if (type != AE_IFREG && type != AE_IFDIR)
 			return errf(e, "%s: not a file or directory (type %o)", path, (unsigned)type);
 		int64_t size = type == AE_IFREG ? archive_entry_size(en) : 0;
-		if (++r->entries > r->maxentries)
-			return errf(e, "more than %lld entries; refusing to unpack more (--max-unpack raises the bound)",
-			            r->maxentries);
-		if (size < 0 || size > r->maxbytes - r->bytes)
-			return errf(e, "%s: %lld bytes would take the unpacked run past %lld bytes; refusing it "
-			               "(--max-unpack raises the bound)",
-			            path, (long long)size, (long long)r->maxbytes);
-		r->bytes += size;
+		if (boundentry(&r->b, path, size, size, e) < 0)
+			return -1;
+	} else if (boundentry(&r->b, path, bounddata(en), type == AE_IFREG && !hl ? archive_entry_size(en) : 0, e) < 0) {
+		return -1;
 	} else if (hl) {
 		if (!safepath(hl))
 			return errf(e, "%s: hard link to %s, outside the target", path, hl);
@@ -672,6 +673,7 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	if (fd < 0)
 		return errf(e, "create %s:", path);
 	int64_t size = archive_entry_size(en);
+	int64_t data = r->plain ? size : bounddata(en), wrote = 0; /* what its header declares, and what came */
 	const void *p;
 	size_t n;
 	la_int64_t off;
@@ -684,10 +686,11 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	if (issums)
 		r->sums.len = 0;
 	while (rc == 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK) {
-		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n || (md && off < pos)) {
+		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n || (md && off < pos) || (int64_t)n > data - wrote) {
 			rc = errc(e, 4, "%s: data past the %lld bytes its header gives, or out of order", path, (long long)size);
 			break;
 		}
+		wrote += (int64_t)n;
 		if (md) {
 			hashzeros(md, off - pos);
 			EVP_DigestUpdate(md, p, n);
@@ -854,7 +857,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 				rc = errc(e, 4, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
 			free(gone);
-			if (rc < 0)
+			if (rc < 0 || (rc = boundentry(&r->b, path, 0, 0, e)) < 0)
 				break;
 			parentdrop(r);
 			rc = whiteout(r, path, base, kind, e);
@@ -871,7 +874,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	ssize_t n;
 	const void *p;
 	while (rc == 0 && (n = aheadnext(r->h, &p, e)) != 0)
-		if (n < 0) {
+		if (n < 0 || boundstream(&r->b, n, e) < 0) {
 			e->code = 4;
 			rc = -1;
 		}
@@ -1021,6 +1024,7 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 			return errc(e, 2, "%s:", to);
 		if (mkdirs(to, 0755, e) < 0)
 			return -1;
+		r->made = 1;
 	} else if (!S_ISDIR(st.st_mode)) {
 		return errc(e, 2, "%s is not a directory", to);
 	}
@@ -1130,7 +1134,8 @@ static char *pickws(const char *snapdir, const char *ws, int step, struct err *e
 	return found;
 }
 
-static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
+static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                      struct err *e)
 {
 	if (step < 0)
 		return errc(e, 2, "step %d: want 1 or more, or end", step);
@@ -1182,12 +1187,29 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		rc = -1;
 		goto out;
 	}
+	/* The chain together within one bound: by default 100 times its compressed bytes. */
+	int64_t packed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *file = pathjoin(snapdir, layers[i].name);
+		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
+			packed += st.st_size;
+		free(file);
+	}
+	boundinit(&r.b, "the restored workspace", maxbytes, packed);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
 		rc = applylayer(&r, file, rel, want[i], e);
 		free(file);
 		free(rel);
+	}
+	if (rc < 0 && r.rootfd >= 0) {
+		/* Nothing of a refused restore stays: the target is emptied (and removed when made here). */
+		struct err ignored = {0};
+		rmchildren(&r, r.rootfd, to, &ignored);
+		if (r.made)
+			rmdir(to);
 	}
 out:
 	if (r.rootfd >= 0)
@@ -1219,16 +1241,6 @@ void snapremove(const char *dir)
 	rmdir(dir);
 }
 
-/* What a run archive may unpack to when not told: 100 times its size, at least 64 MiB (a run's
- * layers and logs are compressed already; what compresses well is its JSON and declared files). */
-static int64_t unpackbound(const char *file)
-{
-	struct stat st;
-	int64_t size = stat(file, &st) == 0 ? st.st_size : 0;
-	int64_t b = size > INT64_MAX / 100 ? INT64_MAX : size * 100;
-	return b < ((int64_t)64 << 20) ? (int64_t)64 << 20 : b;
-}
-
 static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
 {
 	const char *t = getenv("TMPDIR");
@@ -1243,10 +1255,11 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	if (!abs)
 		return errc(e, 2, "%s:", file);
 	struct restore r = {.rootfd = open(*tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .root = geteuid() == 0, .plain = 1};
-	r.maxbytes = maxbytes > 0 ? maxbytes : unpackbound(abs);
-	r.maxentries = r.maxbytes / 4096 > 100000 ? r.maxbytes / 4096 : 100000;
 	struct stat st;
 	int rc = 0;
+	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
+	 * compresses well is its JSON and declared files). */
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0);
 	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {
@@ -1296,17 +1309,18 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	return rc;
 }
 
-static int restore(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
+static int restore(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                   struct err *e)
 {
 	struct stat st;
 	if (stat(rundir, &st) < 0)
 		return errc(e, 2, "%s:", rundir);
 	if (!S_ISREG(st.st_mode))
-		return restoredir(rundir, ws, step, to, force, e);
+		return restoredir(rundir, ws, step, to, force, maxbytes, e);
 	char *tmp = NULL, *run = NULL;
-	int rc = unpackrun(rundir, 0, &tmp, &run, e);
+	int rc = unpackrun(rundir, maxbytes, &tmp, &run, e);
 	if (rc == 0)
-		rc = restoredir(run, ws, step, to, force, e);
+		rc = restoredir(run, ws, step, to, force, maxbytes, e);
 	if (tmp)
 		snapremove(tmp);
 	free(tmp);
@@ -1329,13 +1343,14 @@ int snapunpack(const char *file, int64_t maxbytes, char **tmp, char **run, struc
 
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e)
 {
-	return snaprestorews(rundir, NULL, step, to, force, e);
+	return snaprestorews(rundir, NULL, step, to, force, 0, e);
 }
 
-int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e)
+int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                  struct err *e)
 {
 	locale_t old = snappin();
-	int rc = restore(rundir, ws, step, to, force, e);
+	int rc = restore(rundir, ws, step, to, force, maxbytes, e);
 	snapunpin(old);
 	return rc;
 }

@@ -53,12 +53,16 @@ void snapinfofree(struct snapinfo *i);
  * or a .tar.zst of one. Every layer must be in rundir/SHA256SUMS; its digest is checked as it is
  * read. Set-id bits are dropped. Nothing is written outside `to`: no entry through a symlink or a
  * hard link, and a layer whose whiteout or entry replaces a directory it already wrote into is
- * refused (code 4). Errors: code 2 bad input (nothing written), 4 a layer not listed,
- * not matching its digest or not a valid layer, 1 the rest. */
+ * refused (code 4). The chain is expanded within the default bound of bound.h (100 times its
+ * compressed bytes, at least 64 MiB of data). On failure `to` is left empty (removed when made
+ * here). Errors: code 2 bad input (nothing written), 4 a layer not listed, not matching its
+ * digest, not a valid layer or past the bound, 1 the rest. */
 int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e);
 /* The same for a run with several workspaces: the chain of snapshots/<ws>/; ws NULL picks the one
- * holding step's layer, or the only one (a run with one workspace has its layers in snapshots/). */
-int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, struct err *e);
+ * holding step's layer, or the only one (a run with one workspace has its layers in snapshots/);
+ * maxbytes bounds the data the chain may write (0: the default; see boundinit). */
+int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                  struct err *e);
 
 /* Unpack a .tar.zst of a run directory into a new folder *tmp under $TMPDIR (removed again on
  * failure); *run gets the run inside it (tmp itself, or its only folder when that holds

@@ -43,9 +43,10 @@ int report(const struct err *e);
 int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct err *e);
 /* The help line of --max-unpack, for each command that takes a RUN. */
 #define MAXUNPACKHELP                                                                                   \
-	"  --max-unpack SIZE  a RUN.tar.zst is unpacked to at most SIZE bytes of files (e.g. 8G) and\n"     \
-	"             SIZE/4K entries; default 100 times the archive's size, at least 64M (and 100 000\n" \
-	"             entries)\n"
+	"  --max-unpack SIZE  a RUN.tar.zst is unpacked, and a chain of snapshot layers expanded, to at\n"   \
+	"             most SIZE bytes of file data (e.g. 8G), SIZE/4K entries (at least 100 000) and\n"     \
+	"             1024 x SIZE of file sizes with sparse files' holes; default 100 times the\n"         \
+	"             archive's (or the chain's) compressed size, at least 64M\n"
 /* --max-unpack SIZE at argv[*i] into *max (advancing *i past its value): -1 when argv[*i] is
  * another argument, EXIT_OK, or EXIT_USAGE after printing why SIZE is refused. */
 int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max);

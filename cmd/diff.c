@@ -20,7 +20,8 @@ static const char helptext[] =
 	"workspace of the job that made it); --workspace NAME says which.\n"
 	"\n" MAXUNPACKHELP
 	"\n"
-	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n";
+	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n"
+	"            or would expand past --max-unpack\n";
 
 static const char *kindname(char type)
 {
@@ -118,7 +119,7 @@ int cmddiff(int argc, char **argv)
 	char *ws = wsname ? xstrdup(wsname) : changesstepws(dir, (int)n, &e);
 	if (!ws) {
 		code = report(&e);
-	} else if (changesread(dir, &rc, &e) < 0) {
+	} else if (changesread(dir, maxu, &rc, &e) < 0) {
 		code = report(&e);
 	} else {
 		const struct layerchanges *l = changesofstep(&rc, ws, (int)n);

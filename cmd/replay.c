@@ -31,7 +31,8 @@ static const char replayhelp[] =
 	"                   archive's sandbox settings are a stranger's: backend none, network,\n"
 	"                   mounts, sandbox.env and a rootfs image are replaced by the defaults,\n"
 	"                   each one said on stderr\n" MAXUNPACKHELP
-	"exit codes: 0 nothing diverged, 4 something did (the first divergence is printed),\n"
+	"exit codes: 0 nothing diverged, 4 something did (the first divergence is printed) or a\n"
+	"            layer of the first snapshot is refused (past --max-unpack, not as listed),\n"
 	"            2 usage or a RUN that cannot be replayed\n";
 
 /* The lowest layer number in RUN/snapshots, or 0 when there is none (then end is used). */
@@ -236,7 +237,7 @@ int cmdreplay(int argc, char **argv)
 		char *to = name ? pathjoin(ws, name) : xstrdup(ws);
 		const char *chain = nsp > 1 ? name : NULL; /* one workspace: its layers are in snapshots/ */
 		int first = firstlayer(real, chain);
-		int src = snaprestorews(real, chain, first, to, 1, &e);
+		int src = snaprestorews(real, chain, first, to, 1, maxu, &e);
 		if (src == 0)
 			fprintf(stderr, "nightshift: replay: workspace %s restored from %s into %s\n", name ? name : "",
 			        first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);

@@ -15,7 +15,9 @@ static const char helptext[] =
 	"page loads nothing from anywhere (open it from a download or file://); everything in it that\n"
 	"came from the run is escaped, and its Content-Security-Policy lets only its own script run.\n"
 	"RUN is a run directory or its .tar.zst. The page goes to FILE (- for stdout); by default to\n"
-	"RUN.html beside RUN. The path written is printed on stdout.\n"
+	"RUN.html beside RUN. The path written is printed on stdout. Snapshot layers that cannot be\n"
+	"read (past --max-unpack, or not valid) leave the page without the workspace's changes, saying\n"
+	"why, with a WARNING on stderr.\n"
 	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 written, 2 usage or input error (not a run), 1 the page could not be written\n";
@@ -43,7 +45,7 @@ int cmdreport(int argc, char **argv)
 	}
 	if (!run)
 		return usage("report", "missing RUN (a run directory or its .tar.zst)");
-	struct err e = {0};
+	struct err e = {0}, warn = {0};
 	char *dir, *tmp, *def = NULL;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
@@ -62,7 +64,7 @@ int cmdreport(int argc, char **argv)
 	if (!f) {
 		fprintf(stderr, "nightshift: report: cannot write %s: %m\n", part);
 		code = EXIT_FAILED;
-	} else if (reportwrite(dir, f, &e) < 0) {
+	} else if (reportwrite(dir, maxu, f, &warn, &e) < 0) {
 		code = report(&e);
 		if (!tostdout) {
 			fclose(f);
@@ -75,6 +77,8 @@ int cmdreport(int argc, char **argv)
 	} else if (!tostdout) {
 		puts(outpath);
 	}
+	if (warn.msg[0] && code == EXIT_OK)
+		termprintf(stderr, "nightshift: report: WARNING: the page shows no workspace changes: %s\n", warn.msg);
 	free(part);
 	free(def);
 	runclose(dir, tmp);

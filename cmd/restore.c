@@ -18,8 +18,9 @@ static const char helptext[] =
 	"(needed for end when there are several).\n"
 	"\n" MAXUNPACKHELP
 	"\n"
-	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match\n"
-	"            or a layer is not in SHA256SUMS, 1 any other failure\n";
+	"exit codes: 0 restored, 2 usage or input error (nothing written), 4 a digest did not match,\n"
+	"            a layer is not in SHA256SUMS or would expand past --max-unpack (DIR is left\n"
+	"            empty), 1 any other failure\n";
 
 
 int cmdrestore(int argc, char **argv)
@@ -79,7 +80,7 @@ int cmdrestore(int argc, char **argv)
 		rc = report(&e);
 	else if (n > last)
 		rc = usage("restore", "--step %d: %s has %d steps (want 1 to %d, or end)", n, run, last, last);
-	else if (snaprestorews(dir, ws, n, to, force, &e) < 0)
+	else if (snaprestorews(dir, ws, n, to, force, maxu, &e) < 0)
 		rc = report(&e);
 	runclose(dir, tmp);
 	if (rc != EXIT_OK)

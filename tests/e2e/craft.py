@@ -4,6 +4,9 @@
   d PATH MODE [MTIME]    directory
   f PATH MODE [TEXT]     regular file (TEXT, or empty)
   z PATH SIZE            regular file of SIZE zero bytes, its data streamed (not held in memory)
+  Z PATH SIZE            a header saying a regular file of SIZE bytes, then the tar ends (cut there)
+  s PATH SIZE            sparse file (GNU sparse 1.0 in pax, as GNU tar and libarchive write it) of
+                         SIZE bytes, holes but for 512 bytes of "x" at its start
   l PATH TARGET          symlink
   h PATH TARGET          hard link
   c PATH                 character device 1,3 (/dev/null's numbers)
@@ -54,6 +57,21 @@ def main():
             ti.mode = 0o644
             ti.size = int(f[2])
             data = io.BufferedReader(Zeros(ti.size), 1 << 20)
+        elif kind == "Z":
+            ti.mode = 0o644
+            ti.size = int(f[2])
+            sys.stdout.buffer.write(ti.tobuf(tarfile.PAX_FORMAT))
+            sys.stdout.buffer.flush()
+            return
+        elif kind == "s":
+            # The map (offset 0, 512 bytes; then the end, 0 bytes) in a block of its own, then the data.
+            ti.mode = 0o644
+            ti.name = "GNUSparseFile.0/" + path.split("/")[-1]
+            ti.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": path,
+                              "GNU.sparse.realsize": f[2]}
+            block = ("2\n0\n512\n%s\n0\n" % f[2]).encode().ljust(512, b"\0") + b"x" * 512
+            ti.size = len(block)
+            data = io.BytesIO(block)
         elif kind == "l":
             ti.type = tarfile.SYMTYPE
             ti.linkname = f[2]

@@ -161,6 +161,124 @@ expect_rc "fine: an odd but harmless layer restores" 0 $?
 expect_eq "fine: what it holds" "x 750 1234567890|x/link|deep" \
 	"$(cd "$T/out.fine" && stat -c '%n %a %Y' x)|$(cd "$T/out.fine" && find x -type l)|$(cat "$T/out.fine/x/y/z")"
 
+# --- Run directories: a chain of layers expands within --max-unpack (restore, replay, diff, report).
+# A layer someone else made may say anything about sizes; each entry counts from its header before
+# anything of it is written, so files are capped at 1 MiB here (ulimit -f): a bound checked only
+# after writing would be killed by SIGXFSZ. A refused restore leaves nothing in its target.
+ms() { date +%s%N | cut -c1-13; }
+# layer NAME ZSTD-LEVEL: the run directory $T/NAME whose only layer is the tar on stdin.
+layer() {
+	mkdir -p "$T/$1/snapshots"
+	zstd -qc "-$2" >"$T/$1/snapshots/0001.tar.zst"
+	(cd "$T/$1" && sha256sum snapshots/0001.tar.zst >SHA256SUMS)
+}
+# refused NAME PATTERN [FLAGS...]: restore --step 1 of $T/NAME exits 4 saying PATTERN, leaves no
+# target, and prints how long it took (information, not a check).
+refused() {
+	local name=$1 pat=$2 t0 t1
+	shift 2
+	t0=$(ms)
+	(ulimit -f 1024; exec "$NS" restore "$T/$name" --step 1 --to "$T/out.$name" "$@") 2>"$T/$name.err"
+	local rc=$?
+	t1=$(ms)
+	expect_rc "$name: restore refuses the layer" 4 "$rc"
+	expect_grep "$name: names the layer and the bound" "layer snapshots/0001\.tar\.zst: $pat" "$T/$name.err"
+	check "$name: nothing left behind (no $T/out.$name)" test ! -e "$T/out.$name"
+	echo "note: $name: a layer of $(stat -c %s "$T/$name/snapshots/0001.tar.zst") bytes refused in $((t1 - t0)) ms"
+}
+# A zstd bomb: 33 KB of layer holding a file of 1 GiB of zeros.
+python3 "$CRAFT" <<<"z big 1073741824" | layer lgib 19
+refused lgib 'big: 1073741824 bytes would take the restored workspace past 67108864 bytes; refusing it \(--max-unpack raises the bound\)'
+# A header that says 100 GiB, and nothing after it.
+printf 'f a 0644 first\nZ huge 107374182400\n' | python3 "$CRAFT" | layer l100g 3
+refused l100g 'huge: 107374182400 bytes would take the restored workspace past 67108864 bytes'
+# Files each under the bound, together over it: the chain counts them all.
+for i in $(seq 1 80); do echo "z f$i 1000000"; done | python3 "$CRAFT" | layer lmany 19
+refused lmany 'f(6[7-9]|7[0-9]): 1000000 bytes would take the restored workspace past 67108864 bytes'
+# A million empty files (a tar of 512 MB, written here header by header).
+python3 - <<'PY' | layer lmillion 1
+import sys, tarfile
+ti = tarfile.TarInfo("f0000000")
+ti.mtime, ti.mode = 1700000000, 0o644
+head = bytearray(ti.tobuf(tarfile.USTAR_FORMAT))
+head[148:156] = b" " * 8
+base = sum(head) - sum(b"f0000000")
+out = sys.stdout.buffer
+chunk = []
+for i in range(1000000):
+    name = b"f%07d" % i
+    h = head[:]
+    h[0:8] = name
+    h[148:156] = b"%06o\0 " % (base + sum(name))
+    chunk.append(bytes(h))
+    if len(chunk) == 10000:
+        out.write(b"".join(chunk))
+        chunk = []
+out.write(b"".join(chunk) + bytes(1024))
+PY
+check "lmillion: the layer lists a million entries" bash -c "[ \"\$(tar --zstd -tf '$T/lmillion/snapshots/0001.tar.zst' | wc -l)\" = 1000000 ]"
+refused lmillion 'f0[0-9]{6}: more than [0-9]+ entries in the restored workspace; refusing it'
+# A sparse file whose size is a petabyte (512 bytes of data): the data is small, the size is not.
+python3 "$CRAFT" <<<"s big 1125899906842624" | layer lsparse 3
+refused lsparse 'big: a file of 1125899906842624 bytes \(holes included\) would take the restored workspace past 68719476736 bytes of file sizes'
+# Bytes after the tar's end, which no entry writes: the restore reads them for the digest.
+{ python3 "$CRAFT" <<<"f a 0644 hi"; head -c 1073741824 /dev/zero; } | layer ltail 19
+refused ltail 'it decompresses to more than [0-9]+ bytes'
+# A target that was there and empty stays, empty.
+mkdir "$T/out.keep"
+(ulimit -f 1024; exec "$NS" restore "$T/lgib" --step 1 --to "$T/out.keep") 2>"$T/keep.err"
+expect_rc "keep: refused" 4 $?
+expect_eq "keep: the target given is there, empty" "yes:" "$(test -d "$T/out.keep" && echo yes):$(ls -A "$T/out.keep")"
+
+# What the bound lets through restores: a sparse file of 2 GiB (its 512 bytes of data written; no
+# ulimit -f, which caps a file's size, holes included), and with --max-unpack a file past the
+# default, which it then refuses once lowered.
+printf 'f a 0644 hi\ns big 2147483648\n' | python3 "$CRAFT" | layer lsparse2g 3
+"$NS" restore "$T/lsparse2g" --step 1 --to "$T/out.lsparse2g" 2>"$T/lsparse2g.err"
+expect_rc "lsparse2g: a 2 GiB sparse file restores" 0 $?
+expect_eq "lsparse2g: its size and its data" "2147483648 512" \
+	"$(stat -c %s "$T/out.lsparse2g/big" 2>&1) $(tr -d '\0' <"$T/out.lsparse2g/big" 2>/dev/null | wc -c)"
+check "lsparse2g: holes stay holes" test "$(stat -c %b "$T/out.lsparse2g/big")" -lt 1024
+python3 "$CRAFT" <<<"z big 104857600" | layer l100m 19
+refused l100m 'big: 104857600 bytes would take the restored workspace past 67108864 bytes'
+"$NS" restore "$T/l100m" --step 1 --to "$T/out.l100m" --max-unpack 200M 2>"$T/l100m.ok"
+expect_rc "l100m: --max-unpack 200M restores it" 0 $?
+expect_eq "l100m: all of it" 104857600 "$(stat -c %s "$T/out.l100m/big" 2>&1)"
+rm -rf "${T:?}/out.l100m"
+refused l100m 'big: 104857600 bytes would take the restored workspace past 1000000 bytes' --max-unpack 1000000
+
+# replay of a real run whose first layer is the bomb: refused, and no workspace left in --out.
+hello2=$("$NS" run "$T/hello/nightshift.yaml" --out "$T/hruns2" 2>"$T/hello2.err")
+expect_rc "replay bomb: the example runs" 0 $?
+first=$(ls "$hello2/snapshots/"*.tar.zst 2>/dev/null | head -n1)
+if [ -n "$first" ]; then
+	python3 "$CRAFT" <<<"z big 1073741824" | zstd -qc -19 >"$first"
+	(cd "$hello2" && grep -v " snapshots/${first##*/}\$" SHA256SUMS >S && sha256sum "snapshots/${first##*/}" >>S && mv S SHA256SUMS)
+	mkdir -p "$T/rbomb"
+	(ulimit -f 1024; exec "$NS" replay "$hello2" --out "$T/rbomb") >/dev/null 2>"$T/rbomb.err"
+	expect_rc "replay bomb: refused" 4 $?
+	expect_grep "replay bomb: names the layer and the bound" "layer snapshots/${first##*/}: big: 1073741824 bytes would take the restored workspace past 67108864 bytes" "$T/rbomb.err"
+	expect_eq "replay bomb: no workspace left in --out" "" "$(ls -A "$T/rbomb" | grep replay-workspace)"
+
+	# diff and report read the same layers within the same bound.
+	"$NS" diff "$hello2" --step 1 >/dev/null 2>"$T/diff.err"
+	expect_rc "diff: refuses the bomb" 4 $?
+	expect_grep "diff: names the layer and the bound" "layer .*snapshots/${first##*/}: big: 1073741824 bytes would take the layers read past 67108864 bytes" "$T/diff.err"
+	"$NS" report "$hello2" --out "$T/bomb.html" >/dev/null 2>"$T/report.err"
+	expect_rc "report: still writes the page" 0 $?
+	expect_grep "report: warns that the changes are not shown, and why" 'WARNING: the page shows no workspace changes: .*big: 1073741824 bytes would take the layers read past 67108864' "$T/report.err"
+	expect_grep "report: the page says why" 'The snapshot layers cannot be read: .*1073741824 bytes would take' "$T/bomb.html"
+	cp "$T/lmillion/snapshots/0001.tar.zst" "$first"
+	(cd "$hello2" && grep -v " snapshots/${first##*/}\$" SHA256SUMS >S && sha256sum "snapshots/${first##*/}" >>S && mv S SHA256SUMS)
+	t0=$(ms)
+	"$NS" diff "$hello2" --step 1 >/dev/null 2>"$T/diffm.err"
+	expect_rc "diff: refuses a million entries" 4 $?
+	echo "note: diff of the million-entry layer refused in $(($(ms) - t0)) ms"
+	expect_grep "diff: names the entry bound" 'more than [0-9]+ entries in the layers read' "$T/diffm.err"
+else
+	echo "FAIL replay bomb: the example run has no layer"; _fail=$((_fail + 1))
+fi
+
 # --- Run archives: bounded unpacking (audit, replay, restore, report, diff, export share it). ---
 mkdir -p "$T/tmp"
 # bomb NAME SPEC...: a run archive whose run/ holds the spec's entries, then an empty SHA256SUMS
@@ -214,7 +332,7 @@ with open(sys.argv[1], "w") as f:
     f.write("f run/SHA256SUMS 0644\n")
 PY
 python3 "$CRAFT" <"$T/entries.spec" | zstd -qc >"$T/entries.tar.zst"
-unpack entries 2 'more than 100000 entries; refusing to unpack more'
+unpack entries 2 'run/e99999: more than 100000 entries in the unpacked run; refusing it'
 # A pax header of 64 MiB (libarchive would hold it in memory): refused by libarchive's own bound.
 python3 - "$T/pax.tar" <<'PY'
 import sys, tarfile
