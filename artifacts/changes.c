@@ -49,9 +49,12 @@ static struct node *find(struct table *t, const char *path, int add)
 	if (add && (t->n + 1) * 2 > t->cap) {
 		struct table g = {xcalloc(t->cap ? t->cap * 2 : 256, sizeof *g.v), t->cap ? t->cap * 2 : 256, 0};
 		for (size_t i = 0; i < t->cap; i++)
-			if (t->v[i].path) {
-				struct node *d = find(&g, t->v[i].path, 1);
-				*d = t->v[i];
+			if (t->v[i].path) { /* moved, path and all (find would copy the path) */
+				size_t k = hash(t->v[i].path) & (g.cap - 1);
+				while (g.v[k].path)
+					k = (k + 1) & (g.cap - 1);
+				g.v[k] = t->v[i];
+				g.n++;
 			}
 		free(t->v);
 		*t = g;

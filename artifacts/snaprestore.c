@@ -167,6 +167,7 @@ struct restore {
 	int havesums, sumfail;
 	char *sumroot;
 	struct strv sumpath, sumhex; /* sumpath sorted; sumhex[i] is sumpath[i]'s digest */
+	unsigned char *sumseen;      /* sumseen[i]: sumpath[i] has arrived */
 	struct strv early, earlyhex;
 	struct buf sums;             /* SHA256SUMS's bytes while it is written */
 	int pfd;      /* the parent of the last entry, kept open (-1: none) */
@@ -600,6 +601,7 @@ static void sumsload(struct restore *r, const char *path)
 	free(idx);
 	strvfree(&paths);
 	strvfree(&hexes);
+	r->sumseen = xcalloc(r->sumpath.n + 1, 1);
 	r->havesums = 1;
 }
 
@@ -612,14 +614,18 @@ static int sumcheck(struct restore *r, const char *path, const char *hex, struct
 		return errc(e, 4, "%s: outside the run folder %s that SHA256SUMS lies in", path, r->sumroot);
 	}
 	const char *rel = path + rl;
-	if (strcmp(rel, "SHA256SUMS") == 0 || strcmp(rel, "SHA256SUMS.sig") == 0)
-		return 0;
+	int self = strcmp(rel, "SHA256SUMS") == 0 || strcmp(rel, "SHA256SUMS.sig") == 0;
 	size_t lo = 0, hi = r->sumpath.n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = strcmp(r->sumpath.v[mid], rel);
 		if (c == 0) {
-			if (strcmp(r->sumhex.v[mid], hex) == 0)
+			/* every line naming it has its file (a name listed twice is one file) */
+			for (size_t k = mid; k < r->sumpath.n && strcmp(r->sumpath.v[k], rel) == 0; k++)
+				r->sumseen[k] = 1;
+			for (size_t k = mid; k-- > 0 && strcmp(r->sumpath.v[k], rel) == 0;)
+				r->sumseen[k] = 1;
+			if (self || strcmp(r->sumhex.v[mid], hex) == 0)
 				return 0;
 			r->sumfail = 1;
 			return errc(e, 4, "%s: its digest is %.16s..., SHA256SUMS says %.16s...", path, hex, r->sumhex.v[mid]);
@@ -629,8 +635,27 @@ static int sumcheck(struct restore *r, const char *path, const char *hex, struct
 		else
 			hi = mid;
 	}
+	if (self)
+		return 0;
 	r->sumfail = 1;
 	return errc(e, 4, "%s: not listed in SHA256SUMS", path);
+}
+
+/* After the whole archive: a file SHA256SUMS lists that never arrived (as `audit --verify` of the
+ * unpacked run would say). */
+static int summissing(struct restore *r, struct err *e)
+{
+	size_t missing = 0, first = 0;
+	for (size_t i = 0; r->havesums && i < r->sumpath.n; i++)
+		if (!r->sumseen[i] && missing++ == 0)
+			first = i;
+	if (!missing)
+		return 0;
+	r->sumfail = 1;
+	if (missing == 1)
+		return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive", r->sumroot, r->sumpath.v[first]);
+	return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive (and %zu more)", r->sumroot,
+	            r->sumpath.v[first], missing - 1);
 }
 
 /* A file of a run archive has arrived: SHA256SUMS itself (at the top or in the top folder, the
@@ -1264,7 +1289,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {
 		r.dev = st.st_dev;
-		if (applylayer(&r, abs, NULL, NULL, e) < 0) {
+		if (applylayer(&r, abs, NULL, NULL, e) < 0 || summissing(&r, e) < 0) {
 			char why[sizeof e->msg];
 			memcpy(why, e->msg, sizeof why);
 			if (r.sumfail)
@@ -1280,6 +1305,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	free(r.sumroot);
 	strvfree(&r.sumpath);
 	strvfree(&r.sumhex);
+	free(r.sumseen);
 	strvfree(&r.early);
 	strvfree(&r.earlyhex);
 	buffree(&r.sums);

@@ -69,8 +69,9 @@ int snaprestorews(const char *rundir, const char *ws, int step, const char *to, 
  * SHA256SUMS). Only files and directories with names inside; at most maxbytes of file data (0:
  * 100 times the archive's size, at least 64 MiB) and maxbytes/4096 entries (at least 100 000),
  * each entry's declared size counted before any of it is written; each file hashed as it is
- * written and held to the run's SHA256SUMS as soon as both are in. Errors: code 4 a file that
- * SHA256SUMS does not list or whose digest differs, 2 the rest. */
+ * written and held to the run's SHA256SUMS as soon as both are in; at the end every file it lists
+ * must have arrived. Errors: code 4 a file that SHA256SUMS does not list, whose digest differs, or
+ * that it lists and the archive lacks, 2 the rest. */
 int snapunpack(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e);
 /* Remove a folder made here and all in it (never following a link, never leaving its device). */
 void snapremove(const char *dir);

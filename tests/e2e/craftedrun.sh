@@ -381,6 +381,24 @@ TMPDIR=$T/tmp "$NS" audit "$T/agrees.tar.zst" >"$T/agrees.out" 2>"$T/agrees.err"
 expect_rc "agrees: a run archive that agrees with its SHA256SUMS unpacks" 0 $?
 expect_grep "agrees: audit reads it" '0 tool calls' "$T/agrees.out"
 expect_eq "agrees: nothing left in TMPDIR" "" "$(ls -A "$T/tmp")"
+# A file SHA256SUMS lists that the archive lacks: refused once the archive ends, as a changed
+# one is, and named as `audit --verify` names it in the run unpacked by tar.
+other=$(sumof other)
+printf '%s  a\n%s  jobs/j/output.json\n' "$good" "$other" | python3 -c '
+import sys, tarfile, io
+sums = sys.stdin.buffer.read()
+t = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT)
+for name, data in (("run/a", b"good"), ("run/SHA256SUMS", sums)):
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data)
+    t.addfile(ti, io.BytesIO(data))
+t.close()' | zstd -qc >"$T/lacks.tar.zst"
+unpack lacks 4 'run/jobs/j/output\.json: listed in SHA256SUMS but missing from the archive'
+expect_grep "lacks: said as a disagreement with SHA256SUMS" 'not unpacked, it disagrees with its own SHA256SUMS' "$T/lacks.err"
+mkdir -p "$T/lacks.dir" && tar --zstd -xf "$T/lacks.tar.zst" -C "$T/lacks.dir"
+"$NS" audit "$T/lacks.dir/run" --verify >/dev/null 2>"$T/lacks.verify"
+expect_rc "lacks: audit --verify of the same run unpacked by tar fails too" 4 $?
+expect_grep "lacks: and names the same file" 'jobs/j/output\.json: listed in SHA256SUMS but missing' "$T/lacks.verify"
 
 # Each command that takes a RUN refuses the bomb the same way, and takes --max-unpack.
 for cmd in "restore --step end --to $T/o.bomb" "replay --out $T/o.replay" "report --out $T/o.html" "diff --step 1" \

@@ -1272,10 +1272,16 @@ static void digests(void)
 	ok(snaprestore(run, 1, "/", 1, &e) < 0, "never into /");
 	ok(snaprestore(run, 1, inner, 0, &e) == 0, "into a folder inside the run is fine: %s", e.msg);
 	/* RUN as a .tar.zst of the run directory, with the run as its only folder or at its top (without
-	 * the tampered layer: an archive is unpacked only when every file agrees with SHA256SUMS). */
-	sh("cd '%s/g' && rm -rf run/inner run/snapshots/0002.tar.zst && "
-	   "tar --zstd -cf run.tar.zst run && tar --zstd -cf top.tar.zst -C run .", top);
+	 * the tampered layer: an archive is unpacked only when every file agrees with SHA256SUMS, and
+	 * holds every file it lists). */
+	sh("cd '%s/g' && rm -rf run/inner run/snapshots/0002.tar.zst && tar --zstd -cf run.tar.zst run", top);
 	char *arch = tp("g/run.tar.zst"), *toparch = tp("g/top.tar.zst"), *o2 = tp("g/o2"), *o3 = tp("g/o3");
+	e = (struct err){0};
+	ok(snaprestore(arch, 1, o2, 0, &e) < 0 && e.code == 4 &&
+	       strstr(e.msg, "run/snapshots/0002.tar.zst: listed in SHA256SUMS but missing from the archive"),
+	   "an archive without a file SHA256SUMS lists: %s", e.msg);
+	sh("cd '%s/g' && grep -v ' snapshots/0002\\.tar\\.zst$' run/SHA256SUMS >S && mv S run/SHA256SUMS && "
+	   "tar --zstd -cf run.tar.zst run && tar --zstd -cf top.tar.zst -C run .", top);
 	e = (struct err){0};
 	ok(snaprestore(arch, 1, o2, 0, &e) == 0, "restore from run.tar.zst: %s", e.msg);
 	char *o2f = tp("g/o2/f");
