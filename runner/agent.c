@@ -159,6 +159,16 @@ static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e
 	return 1;
 }
 
+/* A job's timeout as its manifest would say it: "30s", or "300ms" when not whole seconds. */
+static const char *timeouttext(int64_t ms, char buf[32])
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, 32, "%llds", (long long)(ms / 1000));
+	else
+		snprintf(buf, 32, "%lldms", (long long)ms);
+	return buf;
+}
+
 /* Take the layer before step n; its name is the zero-padded step number. */
 static int snapshot(struct jobrun *jr, int step, struct err *e)
 {
@@ -204,9 +214,15 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	snapinfofree(&si);
 	if (evadd(jr->ev, "snapshot", ev, e) < 0)
 		return -1;
+	char t[32];
 	if (incomplete)
-		return errf(e, "the job's timeout (%llds) ran out while the snapshot before step %d was taken; layer %s holds "
-		            "what went in by then", (long long)(jr->j->timeout_ms / 1000), step, name);
+		return errf(e, "the job's timeout (%s) ran out while the snapshot before step %d was taken; layer %s holds "
+		            "what went in by then", timeouttext(jr->j->timeout_ms, t), step, name);
+	/* All of it went in before the deadline, but finishing it (the compressor's backlog) took the
+	 * job past it: the step does not run either. */
+	if (jr->deadline && nowms() >= jr->deadline)
+		return errf(e, "the job's timeout (%s) ran out while the snapshot before step %d was finished; layer %s is "
+		            "whole", timeouttext(jr->j->timeout_ms, t), step, name);
 	return 0;
 }
 
@@ -721,9 +737,10 @@ static int loop(struct jobrun *jr, struct err *e)
 		if (__atomic_load_n(&jr->res->halt, __ATOMIC_SEQ_CST))
 			return fail(jr, JOB_CANCELLED, "cancelled after %d turns: another job of its matrix failed (fail_fast)",
 			            jr->res->turns), 0;
+		char t[32];
 		if (jr->deadline && nowms() >= jr->deadline)
-			return fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out after %d turns",
-			            (long long)(j->timeout_ms / 1000), jr->res->turns), 0;
+			return fail(jr, JOB_FAILED, "the job's timeout (%s) ran out after %d turns", timeouttext(j->timeout_ms, t),
+			            jr->res->turns), 0;
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
 		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
@@ -768,8 +785,8 @@ static int loop(struct jobrun *jr, struct err *e)
 				if (cancelled)
 					fail(jr, JOB_CANCELLED, "cancelled by a signal at turn %d", jr->res->turns);
 				else
-					fail(jr, JOB_FAILED, "the job's timeout (%llds) ran out at turn %d",
-					     (long long)(jr->j->timeout_ms / 1000), jr->res->turns);
+					fail(jr, JOB_FAILED, "the job's timeout (%s) ran out at turn %d", timeouttext(jr->j->timeout_ms, t),
+					     jr->res->turns);
 				for (size_t k = i; k < r.ncalls; k++)
 					if (notrun(jr, &r.calls[k], "not run: the run was cancelled", e) < 0) {
 						llmreplyfree(&r);
