@@ -5,6 +5,11 @@
 # of a descriptor that was not open is caught by tests/fixtures/closewatch.c, preloaded into
 # nightshift, while jobs use each tool at once.
 source "$(dirname "$0")/lib.sh"
+if [ -n "${NS_VALGRIND:-}" ]; then
+	skip fdclose "under valgrind nightshift runs from a wrapper, whose shell and valgrind the shim would watch too"
+	done_tests
+	exit
+fi
 cc -shared -fPIC -o "$T/closewatch.so" "$ROOT/tests/fixtures/closewatch.c" -ldl 2>"$T/cc.err" || cat "$T/cc.err"
 check "the shim builds" test -f "$T/closewatch.so"
 backend=none
