@@ -9,7 +9,7 @@
 #include <archive_entry.h>
 #include "bound.h"
 
-enum { BOUNDMIN = 64 << 20, ENTRIESMIN = 100000, ENTRYBYTES = 4096, SIZEFACTOR = 1024 };
+enum { BOUNDMIN = 64 << 20, ENTRYBYTES = 4096, SIZEFACTOR = 1024 };
 
 int64_t bounddefault(int64_t packed)
 {
@@ -17,11 +17,11 @@ int64_t bounddefault(int64_t packed)
 	return b < BOUNDMIN ? BOUNDMIN : b;
 }
 
-void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed)
+void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed, long long minentries)
 {
 	*b = (struct bound){.what = what};
 	b->maxbytes = max > 0 ? max : bounddefault(packed);
-	b->maxentries = b->maxbytes / ENTRYBYTES > ENTRIESMIN ? b->maxbytes / ENTRYBYTES : ENTRIESMIN;
+	b->maxentries = b->maxbytes / ENTRYBYTES > minentries ? b->maxbytes / ENTRYBYTES : minentries;
 	b->maxsize = b->maxbytes > INT64_MAX / SIZEFACTOR ? INT64_MAX : b->maxbytes * SIZEFACTOR;
 	int64_t headers = b->maxentries > INT64_MAX / ENTRYBYTES ? INT64_MAX : b->maxentries * ENTRYBYTES;
 	b->maxstream = b->maxbytes > INT64_MAX - headers ? INT64_MAX : b->maxbytes + headers;

@@ -13,17 +13,22 @@ struct bound {
 	const char *what;              /* what grows, for messages: "the unpacked run", "the restore" */
 	int64_t maxbytes, bytes;       /* bytes of file data written (a sparse file's data, not its holes) */
 	int64_t maxsize, size;         /* bytes of file sizes, holes included */
-	long long maxentries, entries; /* entries, whiteouts included */
+	long long maxentries, entries; /* entries made (a restore's whiteouts count only in stream) */
 	int64_t maxstream, stream;     /* decompressed bytes read: data, headers, padding, whatever follows */
 };
 
 /* The bound when --max-unpack is not given: 100 times packed (the compressed bytes to expand), at
  * least 64 MiB. */
 int64_t bounddefault(int64_t packed);
-/* Limits from max bytes of data (0: bounddefault(packed)): max/4096 entries (at least 100 000),
+/* Limits from max bytes of data (0: bounddefault(packed)): max/4096 entries (at least minentries),
  * 1024 times max of file sizes (holes included), and max plus 4 KiB an entry of decompressed
  * bytes. */
-void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed);
+void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed, long long minentries);
+/* The least entry bound of what is written to disk (a run archive unpacked, a chain restored:
+ * each entry a file made, some 0.1 ms each) and of what is only read into memory (diff and report
+ * of a chain: a table of paths, where a workspace of many tiny files, which pack to a few bytes
+ * each, is no cost). */
+enum { BOUND_WRITEENTRIES = 100000, BOUND_READENTRIES = 1000000 };
 /* The bytes of data entry en carries: its sparse map's data, or its size (0 when it is no file). */
 int64_t bounddata(struct archive_entry *en);
 /* Count an entry of data bytes and size bytes (holes included) at path before any of it is

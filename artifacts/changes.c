@@ -27,6 +27,9 @@ struct node {
 	unsigned char digest[32];
 	int64_t size;
 	int seen;      /* the last layer that stored it (1 + its place in the chain) */
+	int gone;      /* the last layer that removed it */
+	size_t didx;   /* its deletion in that layer's list, when reported there (D, to be an M if made again) */
+	int dgen;      /* the layer of didx, or 0 */
 	char *content; /* small regular files that change later, else NULL */
 	size_t ncontent;
 };
@@ -261,19 +264,20 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 	return 0;
 }
 
-/* Add a change to a layer's list; a path deleted and made again in one layer is one change. */
-static void addchange(struct layerchanges *l, const struct node *was, const char *path, char kind, char type,
+/* Add a change to a layer's list; a path deleted and made again in one layer is one change. n is
+ * the path's node (NULL for none), was whether its old state is the change's before. */
+static void addchange(struct layerchanges *l, int gen, struct node *n, int was, const char *path, char kind, char type,
                       int64_t size, const char *after, size_t nafter)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		if (strcmp(l->v[i].path, path) == 0 && l->v[i].kind == 'D' && kind == 'A') {
-			l->v[i].kind = 'M';
-			l->v[i].type = type;
-			l->v[i].size = size;
-			l->v[i].after = after ? xstrndup(after, nafter) : NULL;
-			l->v[i].nafter = nafter;
-			return;
-		}
+	if (kind == 'A' && n && n->dgen == gen && n->didx < l->n && l->v[n->didx].kind == 'D') {
+		struct change *c = &l->v[n->didx];
+		c->kind = 'M';
+		c->type = type;
+		c->size = size;
+		c->after = after ? xstrndup(after, nafter) : NULL;
+		c->nafter = nafter;
+		n->dgen = 0;
+		return;
 	}
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
 	struct change *c = &l->v[l->n++];
@@ -282,36 +286,76 @@ static void addchange(struct layerchanges *l, const struct node *was, const char
 	c->kind = kind;
 	c->type = type;
 	c->size = size;
-	if (was && was->content) {
-		c->before = xstrndup(was->content, was->ncontent);
-		c->nbefore = was->ncontent;
+	if (was && n && n->content) {
+		c->before = xstrndup(n->content, n->ncontent);
+		c->nbefore = n->ncontent;
 	}
 	if (after) {
 		c->after = xstrndup(after, nafter);
 		c->nafter = nafter;
 	}
+	if (kind == 'D' && n) {
+		n->dgen = gen;
+		n->didx = l->n - 1;
+	}
 }
 
-/* Remove a path (and, for a directory, everything under it) from the table. */
-static void removetree(struct table *t, const char *path, struct layerchanges *l)
+/* Remove a path (and, for a directory, everything under it) from the table in layer gen; the
+ * path itself is reported in l (when l is not NULL), what was under it goes with it. */
+static void removetree(struct table *t, const char *path, struct layerchanges *l, int gen)
 {
 	struct node *n = find(t, path, 0);
 	if (n && n->live) {
 		n->live = 0;
+		n->gone = gen;
 		if (l)
-			addchange(l, n, path, 'D', n->type, n->size, NULL, 0);
+			addchange(l, gen, n, 1, path, 'D', n->type, n->size, NULL, 0);
 	}
+	if (n && n->type != 'd')
+		return; /* nothing is under a file: no walk of the table for each file removed */
 	size_t len = strlen(path);
 	for (size_t i = 0; i < t->cap; i++) {
 		struct node *c = &t->v[i];
 		if (c->path && c->live && strncmp(c->path, path, len) == 0 && c->path[len] == '/')
-			c->live = 0; /* reported as part of its directory */
+			c->live = 0, c->gone = gen; /* reported as part of its directory */
 	}
 }
 
 static int bypathname(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether a folder above path was removed in layer gen: path then went with it. */
+static int undergone(struct table *t, const char *path, int gen)
+{
+	char *p = xstrdup(path);
+	int under = 0;
+	for (char *s = strchr(p, '/'); s && !under; s = strchr(s + 1, '/')) {
+		*s = 0;
+		struct node *n = find(t, p, 0);
+		under = n && !n->live && n->gone == gen;
+		*s = '/';
+	}
+	free(p);
+	return under;
+}
+
+/* Remove every path of v (live in the table) in layer gen, each reported in l unless a folder
+ * above it is removed too: a folder comes before what is in it once v is sorted. */
+static void removeall(struct table *t, struct strv *v, struct layerchanges *l, int gen)
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof *v->v, bypathname);
+	for (size_t i = 0; i < v->n; i++) {
+		struct node *n = find(t, v->v[i], 0);
+		if (!n || !n->live)
+			continue;
+		n->live = 0;
+		n->gone = gen;
+		if (l && !undergone(t, v->v[i], gen))
+			addchange(l, gen, n, 1, v->v[i], 'D', n->type, n->size, NULL, 0);
+	}
 }
 
 /* A full layer past the first: what the table holds that layer gen did not store is gone. */
@@ -321,13 +365,7 @@ static void rebase(struct table *t, int gen, struct layerchanges *l)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->v[i].path && t->v[i].live && t->v[i].seen != gen)
 			strvadd(&gone, t->v[i].path);
-	if (gone.n > 1)
-		qsort(gone.v, gone.n, sizeof *gone.v, bypathname); /* a folder before what is in it */
-	for (size_t i = 0; i < gone.n; i++) {
-		struct node *n = find(t, gone.v[i], 0);
-		if (n && n->live)
-			removetree(t, gone.v[i], l);
-	}
+	removeall(t, &gone, l, gen);
 	strvfree(&gone);
 }
 
@@ -360,15 +398,18 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		if (wk) {
 			if (strcmp(wk, "file") == 0) {
 				memmove(base, base + 4, strlen(base + 4) + 1);
-				removetree(t, p, l);
+				removetree(t, p, l, gen);
 			} else { /* opaque: the directory's old children are gone */
 				*(base > p ? base - 1 : base) = 0;
 				size_t len = strlen(p);
+				struct strv old = {0};
 				for (size_t i = 0; i < t->cap; i++) {
 					struct node *c = &t->v[i];
 					if (c->path && c->live && (len == 0 || (strncmp(c->path, p, len) == 0 && c->path[len] == '/')))
-						removetree(t, c->path, l);
+						strvadd(&old, c->path);
 				}
+				removeall(t, &old, l, gen);
+				strvfree(&old);
 			}
 			free(p);
 			continue;
@@ -404,10 +445,10 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		int was = n->live;
 		int same = was && n->type == type && n->mode == mode && memcmp(n->digest, dg, 32) == 0;
 		if (l && !same && !(was && type == 'd' && n->type == 'd'))
-			addchange(l, was ? n : NULL, p, was ? 'M' : 'A', type, size, type == 'f' && data.len == (size_t)size ? data.data : NULL,
+			addchange(l, gen, n, was, p, was ? 'M' : 'A', type, size, type == 'f' && data.len == (size_t)size ? data.data : NULL,
 			          data.len);
 		if (was && n->type == 'd' && type != 'd')
-			removetree(t, p, NULL);
+			removetree(t, p, NULL, gen);
 		n->live = 1;
 		n->seen = gen;
 		n->type = type;
@@ -462,8 +503,8 @@ static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struc
 		free(file);
 	}
 	struct bound b1, b2;
-	boundinit(&b1, "the layers read", maxbytes, packed);
-	boundinit(&b2, "the layers read", maxbytes, packed);
+	boundinit(&b1, "the layers read", maxbytes, packed, BOUND_READENTRIES);
+	boundinit(&b2, "the layers read", maxbytes, packed, BOUND_READENTRIES);
 	if (names.n > 1)
 		rc = wanted(dir, &names, &want, &b1, e);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {

@@ -882,7 +882,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 				rc = errc(e, 4, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
 			free(gone);
-			if (rc < 0 || (rc = boundentry(&r->b, path, 0, 0, e)) < 0)
+			if (rc < 0) /* no entry bound: a whiteout makes nothing, and its header counts in the stream's */
 				break;
 			parentdrop(r);
 			rc = whiteout(r, path, base, kind, e);
@@ -1221,7 +1221,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 			packed += st.st_size;
 		free(file);
 	}
-	boundinit(&r.b, "the restored workspace", maxbytes, packed);
+	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
@@ -1284,7 +1284,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	int rc = 0;
 	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
 	 * compresses well is its JSON and declared files). */
-	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0);
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0, BOUND_WRITEENTRIES);
 	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {

@@ -43,7 +43,10 @@ struct op {
 /* The edit script from a to b, or NULL when it needs more than max edits. */
 static struct op *script(const struct lines *a, const struct lines *b, int max, size_t *nops)
 {
-	long n = (long)a->n, m = (long)b->n, off = max + 1;
+	long n = (long)a->n, m = (long)b->n;
+	if (max > n + m)
+		max = (int)(n + m); /* no script needs more edits: the arrays are sized by the texts, not the cap */
+	long off = max + 1;
 	long *v = xcalloc(2 * off + 1, sizeof *v);
 	long **trace = xcalloc(max + 1, sizeof *trace);
 	long d, found = -1;
