@@ -91,24 +91,12 @@ int changestext(const char *s, size_t n)
 	return s && !memchr(s, 0, n);
 }
 
-/* NNNN.end.tar.zst: the end layer of the run a resumed run resumed, whose last step was NNNN. */
-static int isoldend(const char *name)
-{
-	return strlen(name) == 16 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".end.tar.zst") == 0;
-}
-
 /* By step; a run's old end after the layer of its last step. */
 static int namecmp(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
 	int c = strncmp(x, y, 4);
-	return c ? c : isoldend(x) - isoldend(y);
-}
-
-static int islayer(const char *name)
-{
-	return (strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0) ||
-	       isoldend(name);
+	return c ? c : snapoldend(x) - snapoldend(y);
 }
 
 /* The layers of the chain in folder dir in order: NNNN.tar.zst by number (a resumed run's carried
@@ -123,7 +111,7 @@ static void layers(const char *dir, struct strv *names)
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, "end.tar.zst") == 0)
 			haveend = 1;
-		else if (islayer(de->d_name))
+		else if (snapstepname(de->d_name))
 			strvadd(names, de->d_name);
 	}
 	closedir(d);
@@ -131,36 +119,6 @@ static void layers(const char *dir, struct strv *names)
 		qsort(names->v, names->n, sizeof *names->v, namecmp);
 	if (haveend)
 		strvadd(names, "end.tar.zst");
-}
-
-/* The chains of rundir: "" when its layers are in snapshots/ itself (one workspace), and the name
- * of each folder of snapshots/ (a workspace's chain, snapshots/<name>/), sorted. */
-static void chains(const char *rundir, struct strv *out)
-{
-	char *dir = pathjoin(rundir, "snapshots");
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int flat = 0;
-	struct strv sub = {0};
-	while (d && (de = readdir(d))) {
-		struct stat st;
-		char *p = pathjoin(dir, de->d_name);
-		if (islayer(de->d_name) || strcmp(de->d_name, "end.tar.zst") == 0)
-			flat = 1;
-		else if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			strvadd(&sub, de->d_name);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-	if (sub.n > 1)
-		qsort(sub.v, sub.n, sizeof *sub.v, namecmp);
-	if (flat)
-		strvadd(out, "");
-	for (size_t i = 0; i < sub.n; i++)
-		strvadd(out, sub.v[i]);
-	strvfree(&sub);
 }
 
 static int layerstep(const char *name)
@@ -510,7 +468,7 @@ static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struc
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *file = pathjoin(dir, names.v[i]);
 		struct layerchanges *l = NULL;
-		int end = strcmp(names.v[i], "end.tar.zst") == 0 || isoldend(names.v[i]);
+		int end = strcmp(names.v[i], "end.tar.zst") == 0 || snapoldend(names.v[i]);
 		int full = i == 0 || end;
 		if (i > 0) {
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
@@ -519,8 +477,8 @@ static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struc
 			l->layer = *ws ? xasprintf("snapshots/%s/%s", ws, names.v[i]) : xasprintf("snapshots/%s", names.v[i]);
 			l->ws = xstrdup(ws);
 			/* after a run's old end, what changes is after its last step */
-			l->from = layerstep(names.v[i - 1]) + isoldend(names.v[i - 1]);
-			l->to = layerstep(names.v[i]) + isoldend(names.v[i]);
+			l->from = layerstep(names.v[i - 1]) + snapoldend(names.v[i - 1]);
+			l->to = layerstep(names.v[i]) + snapoldend(names.v[i]);
 		}
 		rc = applyone(file, &t, &want, l, (int)i + 1, &full, &b2, e);
 		if (l && full && !end)
@@ -552,7 +510,7 @@ int changesread(const char *rundir, int64_t maxbytes, struct runchanges *out, st
 	memset(out, 0, sizeof *out);
 	struct strv ws = {0};
 	int rc = 0;
-	chains(rundir, &ws);
+	snapchains(rundir, &ws);
 	for (size_t i = 0; rc == 0 && i < ws.n; i++)
 		rc = readchain(rundir, ws.v[i], maxbytes, out, e);
 	strvfree(&ws);
@@ -605,7 +563,7 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 {
 	struct strv ws = {0};
 	char *found = NULL;
-	chains(rundir, &ws);
+	snapchains(rundir, &ws);
 	if (ws.n == 0 || (ws.n == 1 && !*ws.v[0])) {
 		strvfree(&ws);
 		return xstrdup("");

@@ -878,3 +878,47 @@ const char *snapwhiteout(struct archive_entry *en, const char *base)
 	}
 	return NULL;
 }
+
+int snapoldend(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".end.tar.zst") == 0;
+}
+
+int snapstepname(const char *name)
+{
+	return (strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0) ||
+	       snapoldend(name);
+}
+
+static int bystr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void snapchains(const char *rundir, struct strv *out)
+{
+	char *dir = pathjoin(rundir, "snapshots");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int flat = 0;
+	struct strv sub = {0};
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p = pathjoin(dir, de->d_name);
+		if (snapstepname(de->d_name) || strcmp(de->d_name, "end.tar.zst") == 0)
+			flat = 1;
+		else if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			strvadd(&sub, de->d_name);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (sub.n > 1)
+		qsort(sub.v, sub.n, sizeof *sub.v, bystr);
+	if (flat)
+		strvadd(out, "");
+	for (size_t i = 0; i < sub.n; i++)
+		strvadd(out, sub.v[i]);
+	strvfree(&sub);
+}

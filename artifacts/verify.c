@@ -10,6 +10,7 @@
 #include "events.h"
 #include "rundir.h"
 #include "runjson.h"
+#include "snapshot.h"
 #include "verify.h"
 
 /* One line into report (the first 50 kept), counted in n. */
@@ -202,39 +203,22 @@ static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 static void endlayers(const char *dir, struct verdictrun *v)
 {
 	char *sd = pathjoin(dir, "snapshots");
-	DIR *d = opendir(sd);
-	struct dirent *de;
-	int flat = 0;
-	struct strv subs = {0};
-	while (d && (de = readdir(d))) {
-		size_t digits = strspn(de->d_name, "0123456789");
-		if ((digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0) || strcmp(de->d_name, "end.tar.zst") == 0)
-			flat = 1;
-		else if (de->d_name[0] != '.') {
-			char *sub = pathjoin(sd, de->d_name);
-			struct stat st;
-			if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-				strvadd(&subs, de->d_name);
-			free(sub);
-		}
-	}
-	if (d)
-		closedir(d);
-	if (flat || !subs.n) {
+	struct stat st;
+	struct strv c = {0};
+	snapchains(dir, &c);
+	if (!c.n || !*c.v[0]) { /* one chain in snapshots/ itself, or no layer at all */
 		char *end = pathjoin(sd, "end.tar.zst");
-		struct stat st;
-		if (d && stat(end, &st) < 0)
+		if (stat(sd, &st) == 0 && stat(end, &st) < 0)
 			verdictgap(v, "snapshots/end.tar.zst: missing: the workspace after the last step was not stored");
 		free(end);
 	}
-	for (size_t i = 0; !flat && i < subs.n; i++) {
-		char *end = xasprintf("%s/%s/end.tar.zst", sd, subs.v[i]);
-		struct stat st;
+	for (size_t i = 0; c.n && *c.v[0] && i < c.n; i++) {
+		char *end = xasprintf("%s/%s/end.tar.zst", sd, c.v[i]);
 		if (stat(end, &st) < 0)
-			verdictgap(v, "snapshots/%s/end.tar.zst: missing: the workspace after the last step was not stored", subs.v[i]);
+			verdictgap(v, "snapshots/%s/end.tar.zst: missing: the workspace after the last step was not stored", c.v[i]);
 		free(end);
 	}
-	strvfree(&subs);
+	strvfree(&c);
 	free(sd);
 }
 
