@@ -1082,24 +1082,9 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 	return empty ? 0 : rmchildren(r, r->rootfd, to, e);
 }
 
-/* Whether dir holds layers itself (a run with one workspace), not one folder per workspace. */
-static int flatlayout(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int flat = 0;
-	while (d && !flat && (de = readdir(d))) {
-		size_t digits = strspn(de->d_name, "0123456789");
-		flat = (digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0) || strcmp(de->d_name, "end.tar.zst") == 0;
-	}
-	if (d)
-		closedir(d);
-	return flat;
-}
-
 /* The workspace whose chain a restore reads: the one named, the one holding step's layer, or the
  * only one; NULL (e says why) when that is not one; "" for a run with one workspace. */
-static char *pickws(const char *snapdir, const char *ws, int step, struct err *e)
+static char *pickws(const char *run, const char *snapdir, const char *ws, int step, struct err *e)
 {
 	if (ws) {
 		char *p = pathjoin(snapdir, ws);
@@ -1118,29 +1103,27 @@ static char *pickws(const char *snapdir, const char *ws, int step, struct err *e
 	free(here);
 	if (flat)
 		return xstrdup("");
-	DIR *d = opendir(snapdir);
-	if (!d) {
+	struct stat st;
+	if (stat(snapdir, &st) < 0) {
 		errc(e, 2, "%s:", snapdir);
 		return NULL;
 	}
-	struct dirent *de;
 	struct strv all = {0};
 	char *found = NULL;
-	while ((de = readdir(d))) {
-		struct stat st;
-		char *sd = pathjoin(snapdir, de->d_name);
-		int isdir = lstat(sd, &st) == 0 && S_ISDIR(st.st_mode);
-		free(sd);
-		if (de->d_name[0] == '.' || !isdir)
-			continue;
-		strvadd(&all, de->d_name);
-		char *p = xasprintf("%s/%s/%04d.tar.zst", snapdir, de->d_name, step);
-		if (step > 0 && access(p, F_OK) == 0 && !found)
-			found = xstrdup(de->d_name);
+	snapchains(run, &all);
+	flat = all.n && !*all.v[0];
+	if (flat) { /* the folders come after "": move them down, with the list's closing NULL */
+		free(all.v[0]);
+		memmove(all.v, all.v + 1, all.n * sizeof *all.v);
+		all.n--;
+	}
+	for (size_t i = 0; i < all.n && step > 0 && !found; i++) {
+		char *p = xasprintf("%s/%s/%04d.tar.zst", snapdir, all.v[i], step);
+		if (access(p, F_OK) == 0)
+			found = xstrdup(all.v[i]);
 		free(p);
 	}
-	closedir(d);
-	if (!found && flatlayout(snapdir))
+	if (!found && flat)
 		found = xstrdup("");
 	else if (!found && all.n == 1)
 		found = xstrdup(all.v[0]);
@@ -1169,7 +1152,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	if (!run)
 		return errc(e, 2, "%s:", rundir);
 	char *top = pathjoin(run, "snapshots");
-	char *name = pickws(top, ws, step, e);
+	char *name = pickws(run, top, ws, step, e);
 	free(top);
 	if (!name) {
 		free(run);
