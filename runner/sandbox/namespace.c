@@ -924,6 +924,8 @@ static int zygbegin(struct nssbx *n, struct zyg *z, const struct cgroup *lent, s
 	if (rc == -1) {
 		snprintf(n->retried, sizeof n->retried, "the sandbox set-up failed once, then worked: %.200s", e->msg);
 		rc = zygstart(n, z, lent, e);
+		if (rc < 0) /* it did not work: the error says so, no later step is to say it worked */
+			n->retried[0] = 0;
 	}
 	return rc < 0 ? -1 : 0;
 }
