@@ -3,24 +3,31 @@
 # tests/fuzz/ with clang, ASan and UBSan into build-fuzz/fuzz/ (docs/testing.md says how to run them).
 
 PKGS = libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto
+# The user's CC, CFLAGS and LDFLAGS are theirs (make CFLAGS=-O0, make CC=clang); the project's own
+# flags are added in ALL_CFLAGS and ALL_LDFLAGS, as samurai does.
 CC ?= cc
 CFLAGS ?= -O2 -g
 ifeq ($(FUZZ),1)
 O ?= build-fuzz
 CC = clang
-CFLAGS += -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=fuzzer,address,undefined
+MODE_CFLAGS = -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+MODE_LDFLAGS = -fsanitize=fuzzer,address,undefined
 else ifeq ($(SANITIZE),1)
 O ?= build-san
-CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+MODE_CFLAGS = -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+MODE_LDFLAGS = -fsanitize=address,undefined
 else
 O ?= build
 endif
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP $(shell pkg-config --cflags $(PKGS))
+WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+ALL_CFLAGS = $(CFLAGS) $(MODE_CFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP $(shell pkg-config --cflags $(PKGS))
+ALL_LDFLAGS = $(LDFLAGS) $(MODE_LDFLAGS)
 LDLIBS += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
-LIBSRC = $(wildcard util/*.c manifest/*.c runner/*.c runner/llm/*.c runner/sandbox/*.c artifacts/*.c)
+# The rooms of the engine, one concept each (README's layout; tests/e2e/layering.sh holds the
+# direction they may use each other in).
+ROOMS = util manifest snapshot artifacts net sandbox policy llm mcp run
+LIBSRC = $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 CMDSRC = $(wildcard cmd/*.c)
 TESTSRC = $(wildcard tests/unit/test_*.c)
 LIBOBJ = $(LIBSRC:%.c=$(O)/%.o)
@@ -38,7 +45,12 @@ nightshift: $(O)/nightshift
 	cp $< $@
 
 $(O)/nightshift: $(CMDOBJ) $(O)/libnightshift.a
-	$(CC) $(LDFLAGS) -o $@ $(CMDOBJ) $(O)/libnightshift.a $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMDOBJ) $(O)/libnightshift.a $(LDLIBS)
+
+# cmd/'s files but main, for the unit tests of what cmd/ holds (the Actions output).
+$(O)/libcmd.a: $(filter-out $(O)/cmd/main.o,$(CMDOBJ))
+	rm -f $@
+	ar rcs $@ $^
 
 $(O)/libnightshift.a: $(LIBOBJ)
 	rm -f $@
@@ -46,15 +58,15 @@ $(O)/libnightshift.a: $(LIBOBJ)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(O)/tests/%: tests/unit/%.c $(O)/libnightshift.a
+$(O)/tests/%: tests/unit/%.c $(O)/libcmd.a $(O)/libnightshift.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libnightshift.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(O)/libcmd.a $(O)/libnightshift.a $(LDLIBS)
 
 $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZMAIN) $(O)/libnightshift.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZMAIN) $(O)/libnightshift.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(FUZZMAIN) $(O)/libnightshift.a $(LDLIBS)
 
 tests: $(TESTBIN)
 

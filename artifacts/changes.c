@@ -12,12 +12,12 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 #include <unistd.h>
-#include "bound.h"
+#include "../snapshot/bound.h"
 #include "calls.h"
 #include "changes.h"
 #include "events.h"
 #include "runjson.h"
-#include "snapshot.h"
+#include "../snapshot/snapshot.h"
 
 struct node {
 	char *path;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
-#include "zst.h"
+#include "../util/zst.h"
 
 /* An empty raw block with the last-block bit: ends the frame after the blocks before it. */
 static const char lastblock[3] = {1, 0, 0};

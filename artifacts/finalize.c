@@ -10,7 +10,7 @@
 #include "finalize.h"
 #include "rundir.h"
 #include "runjson.h"
-#include "zst.h"
+#include "../util/zst.h"
 
 int rununfinished(const char *dir)
 {

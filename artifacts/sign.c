@@ -202,16 +202,6 @@ static void pubwire(const unsigned char pk[32], struct buf *b)
 	putstr(b, pk, 32);
 }
 
-char *signkeypublic(const struct signkey *k)
-{
-	struct buf w = {0}, out = {0};
-	pubwire(k->pk, &w);
-	bufputs(&out, "ssh-ed25519 ");
-	base64(w.data, w.len, &out);
-	buffree(&w);
-	return out.data;
-}
-
 /* --- signatures --- */
 
 /* What is signed: the preamble, namespace, reserved, hash name and the message's digest. */
@@ -231,7 +221,7 @@ static int signedblob(const char *ns, const char *reserved, size_t rn, const cha
 	return 0;
 }
 
-int sshsign(const struct signkey *k, const char *ns, const void *data, size_t len, struct buf *out, struct err *e)
+static int sshsign(const struct signkey *k, const char *ns, const void *data, size_t len, struct buf *out, struct err *e)
 {
 	struct buf blob = {0}, sigw = {0}, all = {0}, b64 = {0};
 	unsigned char sig[64];
@@ -423,7 +413,7 @@ static void fingerprint(const struct buf *wire, char out[64])
 	buffree(&b);
 }
 
-int sshverify(const char *sig, size_t siglen, const char *ns, const void *data, size_t len, const char *allowed,
+static int sshverify(const char *sig, size_t siglen, const char *ns, const void *data, size_t len, const char *allowed,
               char **who, struct err *e)
 {
 	struct buf blob = {0}, wire = {0}, msg = {0};
@@ -481,7 +471,7 @@ int sshverify(const char *sig, size_t siglen, const char *ns, const void *data, 
 		rc = errc(e, 4, "the signature by ED25519 key %s does not match the signed file (changed after signing)", fp);
 		goto out;
 	}
-	int listed;
+	int listed = 0;
 	if (allowedfor(allowed, &wire, ns, who, &listed, e) < 0) {
 		rc = -1;
 		goto out;

@@ -10,7 +10,7 @@
 #include "events.h"
 #include "rundir.h"
 #include "runjson.h"
-#include "snapshot.h"
+#include "../snapshot/snapshot.h"
 #include "verify.h"
 
 /* One line into report (the first 50 kept), counted in n. */

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../manifest/netrule.h"
-#include "../runner/sandbox/sandbox.h"
+#include "../sandbox/sandbox.h"
 
 static int lfd;
 static long long big;

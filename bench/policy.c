@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 #include "../util/glob.h"
-#include "../runner/policy.h"
-#include "../runner/shellsplit.h"
+#include "../policy/policy.h"
+#include "../policy/shellsplit.h"
 
 /* 200 characters: five simple commands, quotes, a pipeline, redirections. */
 static const char line[] =

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "../runner/sandbox/sandbox.h"
+#include "../sandbox/sandbox.h"
 
 extern char **environ;
 

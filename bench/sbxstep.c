@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "../runner/sandbox/sandbox.h"
+#include "../sandbox/sandbox.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -1,4 +1,4 @@
-/* snapdrive: drives artifacts/snapshot for bench/snapshot.sh and tests/e2e/snapshot.sh.
+/* snapdrive: drives snapshot/snapshot for bench/snapshot.sh and tests/e2e/snapshot.sh.
  *
  *   snapdrive steps WS RUN [--level L] [--threads T] [--exclude GLOB]... [--feed] [-- CMD...]
  *       layer 0001 before CMD 1, 0002 before CMD 2, ..., one more after the last, then end (what
@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "../artifacts/snapshot.h"
+#include "../snapshot/snapshot.h"
 
 static double now(void)
 {

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/sign.h"
-#include "../artifacts/snapshot.h"
-#include "../runner/rulecheck.h"
+#include "../snapshot/snapshot.h"
+#include "../policy/rulecheck.h"
 #include "cmd.h"
-#include "../runner/gha.h"
+#include "gha.h"
 
 int usage(const char *cmd, const char *fmt, ...)
 {

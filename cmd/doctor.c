@@ -4,7 +4,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "cmd.h"
-#include "../runner/doctor.h"
+#include "../run/doctor.h"
 #include "../util/term.h"
 
 static const char helptext[] =

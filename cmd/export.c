@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "../artifacts/otlp.h"
-#include "../runner/llm/http.h"
+#include "../llm/http.h"
 
 static const char helptext[] =
 	"usage: nightshift export RUN --otlp FILE|URL\n"

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "../artifacts/merge.h"
 #include "../artifacts/sign.h"
-#include "../runner/gha.h"
+#include "gha.h"
 #include "../util/privacy.h"
 #include "cmd.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "../manifest/manifest.h"
-#include "../runner/shard.h"
+#include "../run/shard.h"
 #include "cmd.h"
 
 static const char planhelp[] =

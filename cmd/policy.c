@@ -4,7 +4,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "../manifest/manifest.h"
-#include "../runner/policy.h"
+#include "../policy/policy.h"
 #include "../util/glob.h"
 
 static const char helptext[] =

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../runner/gha.h"
-#include "../runner/progress.h"
+#include "gha.h"
+#include "../run/progress.h"
 #include "cmd.h"
 
 enum { MAXLIVE = 32 };

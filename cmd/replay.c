@@ -8,11 +8,11 @@
 #include <string.h>
 #include "../artifacts/diff.h"
 #include "../artifacts/runjson.h"
-#include "../artifacts/snapshot.h"
+#include "../snapshot/snapshot.h"
 #include "../manifest/manifest.h"
 #include "../manifest/netrule.h"
-#include "../runner/llm/modelspec.h"
-#include "../runner/run.h"
+#include "../llm/modelspec.h"
+#include "../run/run.h"
 #include "../util/privacy.h"
 #include "cmd.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "../artifacts/calls.h"
-#include "../artifacts/snapshot.h"
+#include "../snapshot/snapshot.h"
 
 static const char helptext[] =
 	"usage: nightshift restore RUN --step N|end --to DIR [--force] [--workspace NAME]\n"

@@ -11,11 +11,11 @@
 #include "../manifest/manifest.h"
 #include "../util/cancel.h"
 #include "../util/privacy.h"
-#include "../runner/llm/modelspec.h"
-#include "../runner/doctor.h"
-#include "../runner/gha.h"
-#include "../runner/run.h"
-#include "../runner/shard.h"
+#include "../llm/modelspec.h"
+#include "../run/doctor.h"
+#include "gha.h"
+#include "../run/run.h"
+#include "../run/shard.h"
 #include "cmd.h"
 
 static const char runhelp[] =

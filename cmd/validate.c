@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../manifest/manifest.h"
-#include "../runner/preflight.h"
+#include "../run/preflight.h"
 #include "../util/term.h"
 #include "cmd.h"
 

@@ -750,7 +750,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 				if (ymap(y, d, "args", NULL) < 0) {
 					bad = -1;
 				} else {
-					for (size_t k = 0; yeach(y, d, k, &ap); k++) {
+					for (size_t ai = 0; yeach(y, d, ai, &ap); ai++) {
 						char *g = NULL;
 						if (ystr(y, ap.val, &g) < 0) {
 							bad = -1;
@@ -1617,7 +1617,7 @@ static void approvalfree(struct approval *a)
 	free(a->deny_pos);
 }
 
-void modelextrafree(struct model *md)
+static void modelextrafree(struct model *md)
 {
 	free(md->deployment);
 	free(md->api_version);
@@ -1833,25 +1833,9 @@ struct job *manifestjob(const struct manifest *m, const char *id)
 	return NULL;
 }
 
-struct mcpserver *manifestmcp(const struct manifest *m, const char *name)
-{
-	for (size_t i = 0; i < m->nmcp; i++)
-		if (strcmp(m->mcp[i].name, name) == 0)
-			return &m->mcp[i];
-	return NULL;
-}
-
 const char *decisionname(enum decision d)
 {
 	return d == DEC_ALLOW ? "allow" : d == DEC_DENY ? "deny" : "abort";
-}
-
-const char *toolname(enum tool t)
-{
-	for (int i = 0; toolnames[i]; i++)
-		if (t == 1u << i)
-			return toolnames[i];
-	return "?";
 }
 
 const char *toolnameat(int i)

@@ -105,7 +105,7 @@ struct model {
 	int64_t timeout_ms;
 	int64_t connect_timeout_ms; /* 0 = min(10 s, timeout) */
 	int retries;
-	int64_t context_window;  /* tokens; 0 = the catalog's (runner/llm/catalog.h) */
+	int64_t context_window;  /* tokens; 0 = the catalog's (llm/catalog.h) */
 	int64_t thinking;        /* anthropic: extended thinking budget in tokens; 0 = off */
 	char *reasoning_effort;  /* openai: sent as reasoning_effort (chat) or reasoning.effort (responses) when set */
 	int cap_field;           /* openai: the output cap's name: 0 = by model, 1 = max_tokens, 2 = max_completion_tokens */
@@ -244,8 +244,6 @@ void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);
 /* Sort m->errors by file, line and column, drop repeats, keep at most MANIFEST_MAXERRORS. */
 void manifestsorterrors(struct manifest *m);
-/* Free a model's provider settings (deployment, region, headers, ...). */
-void modelextrafree(struct model *md);
 /* Free everything a model owns and clear it. */
 void modelfree(struct model *md);
 /* Parse one model named name from "KEY=VALUE" pairs of the models: section's keys, exactly as that
@@ -268,11 +266,8 @@ size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids
 int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct err *e);
 /* The model a job uses: its own, else its worker's. */
 const char *jobmodel(const struct manifest *m, const struct job *j);
-/* The MCP server of that name, or NULL. */
-struct mcpserver *manifestmcp(const struct manifest *m, const char *name);
 
 const char *decisionname(enum decision d);
-const char *toolname(enum tool t);
 /* The tool bit for a name, or 0 when unknown. */
 unsigned toolbyname(const char *name);
 /* The name of built-in tool number i (its bit is 1 << i), NULL past the last. */

@@ -1,5 +1,5 @@
 /* preset: the rule sets behind "- { preset: NAME }". Every pattern allows a program whose
- * options that run commands or write files are in runner/danger.c's table; those options stay
+ * options that run commands or write files are in policy/danger.c's table; those options stay
  * refused, since no pattern here names one. Wrappers (xargs, timeout ...) are safe to allow:
  * what they run must be allowed on its own. */
 #include <string.h>

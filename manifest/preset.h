@@ -1,5 +1,5 @@
 /* preset: named, maintained sets of approval rules ("- { preset: read-only }"), safe against the
- * dangerous-option table of runner/danger.c; docs/security.md lists what each allows. */
+ * dangerous-option table of policy/danger.c; docs/security.md lists what each allows. */
 #ifndef NS_PRESET_H
 #define NS_PRESET_H
 

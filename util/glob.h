@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../util/util.h"
+#include "util.h"
 
 /* Decode one UTF-8 character of s[0..n) (n > 0) into *cp: its length 1-4, or -1 when the bytes
  * are not strict UTF-8 (overlong, surrogate, above U+10FFFF, truncated); then *cp is the byte. */

@@ -6,7 +6,7 @@
 #include "term.h"
 #include "util.h"
 
-int termactions(void)
+static int termactions(void)
 {
 	const char *v = getenv("GITHUB_ACTIONS");
 	return v && strcmp(v, "true") == 0;

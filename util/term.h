@@ -18,7 +18,5 @@ enum {
 char *termclean(const char *s, int flags);
 /* termclean of the formatted text, written to f. */
 void termprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* True under GitHub Actions. */
-int termactions(void);
 
 #endif

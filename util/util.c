@@ -466,7 +466,7 @@ int parsesize(const char *s, int64_t *bytes)
 	return parseunit(s, bytes, u, m);
 }
 
-int editdist(const char *a, const char *b)
+static int editdist(const char *a, const char *b)
 {
 	size_t n = strlen(a), m = strlen(b);
 	if (n > 64 || m > 64)

@@ -85,8 +85,6 @@ int parseduration(const char *s, int64_t *ms);
 /* Parse a size ("1G", "512M", "64k", bare number = bytes) into bytes. */
 int parsesize(const char *s, int64_t *bytes);
 
-/* Levenshtein distance between two short strings. */
-int editdist(const char *a, const char *b);
 /* The choice (NULL-terminated list) closest to word when it is a plausible typo, else NULL. */
 const char *didyoumean(const char *word, const char *const *choices);
 

@@ -5,7 +5,7 @@
 # allow entries name its loopback addresses explicitly (loopback is refused otherwise).
 # Each attempt is a script in the workspace run as one shell step; afterwards the servers'
 # log must hold exactly the allowed requests, and each proxied attempt its event.
-# NIGHTSHIFT_TEST_RESOLVE (test-only, see runner/sandbox/egress.c) gives names to addresses.
+# NIGHTSHIFT_TEST_RESOLVE (test-only, see net/egress.c) gives names to addresses.
 source "$(dirname "$0")/lib.sh"
 ws="$T/ws"
 mkdir -p "$ws/a"

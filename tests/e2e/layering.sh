@@ -1,41 +1,73 @@
 #!/usr/bin/env bash
-# layering: the layers of shared/DESIGN.md hold in the code. From the top:
-#   cmd/ -> runner/ -> runner/llm/, runner/sandbox/ -> artifacts/ -> manifest/ -> util/
-# A file may include or call a file of its own folder or of a lower layer, never one above or
-# beside it (llm and sandbox do not reach each other), and no two files call each other.
+# layering: the rooms of README's layout use each other in one direction only. The rule, written
+# once: a room may use its own files and the rooms listed after it here, nothing else.
+#   cmd: run mcp llm policy sandbox net artifacts snapshot manifest util
+#   run: mcp llm policy sandbox net artifacts snapshot manifest util
+#   mcp: sandbox net manifest util
+#   llm: artifacts manifest util
+#   policy: manifest util
+#   sandbox: net manifest util
+#   net: manifest util
+#   artifacts: snapshot manifest util
+#   snapshot: manifest util
+#   manifest: util
+#   util:
 # Includes are read from the sources; calls from the objects' symbols (nm) in the build folder.
+# Also checked: no include cycle between files, no two files calling each other, no room holding
+# more than 15 % of the code, and no exported function that nothing calls.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 build=$(dirname "$NIGHTSHIFT")
 
-rank() {
-	case $1 in
-	cmd/*) echo 6 ;; runner/llm/* | runner/sandbox/*) echo 4 ;; runner/*) echo 5 ;;
-	artifacts/*) echo 3 ;; manifest/*) echo 2 ;; util/*) echo 1 ;; *) echo 0 ;;
-	esac
-}
-group() { case $1 in runner/llm/*) echo llm ;; runner/sandbox/*) echo sandbox ;; *) echo "${1%%/*}" ;; esac; }
+rule=$(sed -n 's/^#   \([a-z]*\):\(.*\)/\1:\2/p' "$0")
+rooms=$(echo "$rule" | cut -d: -f1 | tr '\n' ' ')
+room() { echo "${1%%/*}"; }
 # may FROM use TO?
-allowed() { [ "$(group "$1")" = "$(group "$2")" ] || [ "$(rank "$2")" -lt "$(rank "$1")" ]; }
+allowed() {
+	local a b
+	a=$(room "$1") b=$(room "$2")
+	[ "$a" = "$b" ] && return 0
+	echo "$rule" | grep -q "^$a:.* $b\( \|$\)"
+}
+srcs() { for r in $rooms; do git ls-files "$r/*.$1"; done; }
+
+expect_eq "every room of the Makefile is in the rule" "" \
+	"$(for r in $(sed -n 's/^ROOMS = //p' Makefile) cmd; do echo "$rule" | grep -q "^$r:" || echo "$r"; done)"
+expect_eq "every room of the rule is a folder" "" "$(for r in $rooms; do [ -d "$r" ] || echo "$r"; done)"
 
 bad=$T/bad
 : >"$bad"
+incs=$T/incs
+: >"$incs"
 nfiles=0
-for f in $(git ls-files 'cmd/*.[ch]' 'runner/*.[ch]' 'artifacts/*.[ch]' 'manifest/*.[ch]' 'util/*.[ch]'); do
+for f in $(srcs '[ch]'); do
 	nfiles=$((nfiles + 1))
 	d=$(dirname "$f")
 	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
 		t=$(realpath -m --relative-to=. "$d/$inc")
+		echo "$f $t" >>"$incs"
 		allowed "$f" "$t" || echo "$f includes $t" >>"$bad"
 	done
 done
 expect_eq "every source file read" 1 "$([ "$nfiles" -gt 50 ] && echo 1)"
-expect_eq "includes follow the layers" "" "$(cat "$bad")"
+expect_eq "includes follow the rooms' rule" "" "$(cat "$bad")"
+# No include cycle between files (a header that would reach itself again).
+cyc=$(sort -u "$incs" | tsort 2>&1 >/dev/null | head -n 5)
+expect_eq "no include cycle between files" "" "$cyc"
+
+# No room holds more than 15 % of the code in its own files.
+total=$(cat $(srcs '[ch]') | wc -l)
+: >"$bad"
+for r in $rooms; do
+	n=$(cat $(git ls-files "$r/*.[ch]") /dev/null | wc -l)
+	[ $((n * 100)) -le $((total * 15)) ] || echo "$r holds $n of $total lines" >>"$bad"
+done
+expect_eq "no room over 15 % of the code" "" "$(cat "$bad")"
 
 # Calls: which object defines each global symbol, then who uses it.
 edges=$T/edges
 objs=
-for f in $(git ls-files 'cmd/*.c' 'runner/*.c' 'artifacts/*.c' 'manifest/*.c' 'util/*.c'); do
+for f in $(srcs c); do
 	[ -f "$build/${f%.c}.o" ] && objs="$objs $build/${f%.c}.o"
 done
 if [ -z "$objs" ]; then
@@ -49,9 +81,21 @@ else
 	while read -r u d sym; do
 		allowed "$u" "$d" || echo "$u calls $d ($sym)" >>"$bad"
 	done <"$edges"
-	expect_eq "calls follow the layers" "" "$(cat "$bad")"
+	expect_eq "calls follow the rooms' rule" "" "$(cat "$bad")"
 	awk '{print $1, $2}' "$edges" | sort -u >"$T/pairs"
 	awk '{print $2, $1}' "$T/pairs" | sort -u | comm -12 - "$T/pairs" | awk '$1 < $2' >"$bad"
 	expect_eq "no two files call each other" "" "$(cat "$bad")"
+	# Every exported function has a caller outside its own file (the tests, benches and fuzz
+	# targets count: they are callers too). A function only its own file calls is made static.
+	tobjs=$(ls "$build"/tests/*.o "$build"/fuzz/*.o 2>/dev/null)
+	used=$T/used
+	{ awk '{print $3}' "$edges"; for b in "$build"/tests/test_* "$build"/fuzz/fuzz_*; do
+		[ -x "$b" ] && nm -u "$b" 2>/dev/null | awk '{print $NF}'; done; } | sort -u >"$used"
+	# The unit tests link the library statically: what they call is in their own binary, so their
+	# sources are read for names.
+	cat tests/unit/*.c tests/fuzz/*.c bench/*.c 2>/dev/null | grep -o '\b[a-z_][a-z0-9_]*(' | tr -d '(' | sort -u >>"$used"
+	sort -u -o "$used" "$used"
+	nm --defined-only -g $objs | awk '$2 == "T" {print $3}' | sort -u | comm -23 - "$used" >"$bad"
+	expect_eq "no exported function without a caller" "" "$(cat "$bad")"
 fi
 done_tests

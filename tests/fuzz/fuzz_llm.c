@@ -3,7 +3,7 @@
  * Invariants: a parsed reply has an id, a name and the raw arguments for every call, arguments
  * that are an object or NULL, and no arguments on the last call of an output cut short. */
 #include "fuzz.h"
-#include "../../runner/llm/llm.h"
+#include "../../llm/llm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include "fuzz.h"
 #include "../../manifest/expr.h"
 #include "../../manifest/manifest.h"
-#include "../../runner/policy.h"
+#include "../../policy/policy.h"
 
 static char *mpath, *wpath, *spath;
 static cJSON *outputdoc;

@@ -4,8 +4,8 @@
  * them, flags for each, and names a wrapper before it; a normalised path stays inside the
  * workspace. */
 #include "fuzz.h"
-#include "../../runner/policy.h"
-#include "../../runner/shellsplit.h"
+#include "../../policy/policy.h"
+#include "../../policy/shellsplit.h"
 
 static void checkpath(const char *p)
 {

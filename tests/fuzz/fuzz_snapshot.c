@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <zstd.h>
 #include "fuzz.h"
-#include "../../artifacts/snapshot.h"
+#include "../../snapshot/snapshot.h"
 
 #define SEP "\0NS-LAYER\0"
 #define SEPLEN 10

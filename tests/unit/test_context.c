@@ -1,6 +1,6 @@
 /* test_context: request estimates, elision down to the low-water mark, and elision as a record says. */
 #include <stdlib.h>
-#include "../../runner/context.h"
+#include "../../run/context.h"
 #include "t.h"
 
 /* A conversation of n turns: a user message, then each an assistant call and a tool result of size bytes. */

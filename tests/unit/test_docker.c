@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "t.h"
-#include "../../runner/sandbox/dockerapi.h"
-#include "../../runner/sandbox/sandbox.h"
+#include "../../sandbox/dockerapi.h"
+#include "../../sandbox/sandbox.h"
 
 static struct sbxresult R;
 static struct err E;

@@ -7,8 +7,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "t.h"
-#include "../../runner/sandbox/dockerapi.h"
-#include "../../runner/sandbox/dockerhost.h"
+#include "../../sandbox/dockerapi.h"
+#include "../../sandbox/dockerhost.h"
 
 static char dir[64];
 

@@ -1,5 +1,5 @@
 /* test_egress: allowlist entries (manifest/netrule.c), address kinds and the proxy itself
-   (runner/sandbox/egress.c) over its unix socket, against a listener of this test. */
+   (net/egress.c) over its unix socket, against a listener of this test. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "t.h"
 #include "../../manifest/netrule.h"
-#include "../../runner/sandbox/egress.h"
+#include "../../net/egress.h"
 
 static void parsing(void)
 {

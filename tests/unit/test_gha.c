@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "../../artifacts/events.h"
-#include "../../runner/gha.h"
+#include "../../cmd/gha.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-gha.XXXXXX";
@@ -314,15 +314,15 @@ static void runsummary(void)
 	bufputs(&rj, "{\"run_id\":\"r\",\"status\":\"succeeded\",\"jobs\":{");
 	for (int i = 0; i < 20; i++) {
 		char *jd = xasprintf("%s/jobs/j%d", many, i), *op = xasprintf("%s/output.json", jd);
-		struct buf o = {0};
-		bufputs(&o, "{\"t\":\"");
+		struct buf ob = {0};
+		bufputs(&ob, "{\"t\":\"");
 		for (int k = 0; k < 100000; k++)
-			bufputc(&o, 'a' + k % 26);
-		bufputs(&o, "\"}");
+			bufputc(&ob, 'a' + k % 26);
+		bufputs(&ob, "\"}");
 		mkdirs(jd, 0755, &e);
-		writefile(op, o.data, o.len, &e);
+		writefile(op, ob.data, ob.len, &e);
 		bufprintf(&rj, "%s\"j%d\":{\"status\":\"succeeded\"}", i ? "," : "", i);
-		buffree(&o);
+		buffree(&ob);
 		free(op);
 		free(jd);
 	}

@@ -10,10 +10,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <curl/curl.h>
-#include "../../runner/llm/http.h"
-#include "../../runner/llm/catalog.h"
-#include "../../runner/llm/llm.h"
-#include "../../runner/llm/modelspec.h"
+#include "../../llm/http.h"
+#include "../../llm/catalog.h"
+#include "../../llm/llm.h"
+#include "../../llm/modelspec.h"
 #include "t.h"
 
 static cJSON *J(const char *text)

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "../../manifest/manifest.h"
-#include "../../runner/policy.h"
-#include "../../runner/rulecheck.h"
+#include "../../policy/policy.h"
+#include "../../policy/rulecheck.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-mcp.XXXXXX";

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "t.h"
 #include "../../util/glob.h"
-#include "../../runner/policy.h"
+#include "../../policy/policy.h"
 
 static struct rule typical[] = {
 	{.tool = "shell", .command = "git diff *", .decision = DEC_ALLOW, .pos = {"m.yaml", 10, 11}},
@@ -250,7 +250,7 @@ static const char *const bypass[] = {
 	"git diff\xef\xbc\x9brm -rf /",
 	"git diff\xc2\xa0;rm",
 	"git diff\xe2\x80\x8b; rm",
-	"git\xc2\xa0" "diff",
+	"git\xc2\xa0\x64iff",
 	"git diff \xe2\x80\xae; rm",
 	"\xef\xbd\x87\xef\xbd\x89\xef\xbd\x94 diff",
 	"git diff \xff",

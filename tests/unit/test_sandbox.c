@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "t.h"
-#include "../../runner/sandbox/sandbox.h"
+#include "../../sandbox/sandbox.h"
 
 /* ---------------- the probe, run inside the sandbox ---------------- */
 
@@ -1433,8 +1433,8 @@ static void v2(int fd)
 			readfile(f, &b, NULL);
 			free(f);
 			int lines = 0;
-			for (char *c = b.data; c && *c; c++)
-				lines += *c == '\n';
+			for (char *q = b.data; q && *q; q++)
+				lines += *q == '\n';
 			snprintf(buf, sizeof buf, "MEMBERS %d|", lines);
 			say(fd, buf);
 			buffree(&b);

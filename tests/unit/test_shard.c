@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../../runner/shard.h"
+#include "../../run/shard.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-shard.XXXXXX";

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "t.h"
 #include "agentlines.h"
-#include "../../runner/shellsplit.h"
+#include "../../policy/shellsplit.h"
 #include "../../util/util.h"
 
 /* The words of a command as "<w1><w2>...". */

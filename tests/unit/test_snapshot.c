@@ -20,9 +20,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include "t.h"
-#include "../../artifacts/scan.h"
-#include "../../artifacts/snapshot.h"
-#include "../../artifacts/zst.h"
+#include "../../snapshot/scan.h"
+#include "../../snapshot/snapshot.h"
+#include "../../util/zst.h"
 #include "../../util/glob.h"
 
 static char top[64]; /* everything this test writes lives under here */

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../../runner/tools.h"
-#include "../../runner/sandbox/capture.h"
+#include "../../run/tools.h"
+#include "../../sandbox/capture.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-tools.XXXXXX";

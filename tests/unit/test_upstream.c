@@ -6,7 +6,7 @@
 #include "../../artifacts/events.h"
 #include "../../artifacts/rundir.h"
 #include "../../artifacts/runjson.h"
-#include "../../runner/upstream.h"
+#include "../../run/upstream.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-upstream.XXXXXX";

@@ -2,7 +2,7 @@
  * remedies, and tells a refusal from a fault. */
 #include <errno.h>
 #include <string.h>
-#include "../../runner/sandbox/userns.h"
+#include "../../sandbox/userns.h"
 #include "t.h"
 
 static const char *explain(struct usernsfacts f, int err)

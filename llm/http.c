@@ -1,0 +1,168 @@
+/* http: libcurl easy interface, one request at a time. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <signal.h>
+#include <curl/curl.h>
+#include "http.h"
+#include "sigv4.h"
+#include "../util/cancel.h"
+
+void httpinterrupt(void)
+{
+	cancelnow();
+}
+
+int httpinterrupted(void)
+{
+	return cancelled;
+}
+
+/* Called by libcurl about once a second and on every chunk: abort when interrupted. */
+static int onprogress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)ud, (void)dt, (void)dn, (void)ut, (void)un;
+	return cancelled ? 1 : 0;
+}
+
+static size_t onbody(char *p, size_t sz, size_t n, void *ud)
+{
+	struct buf *b = ud;
+	if (b->len + sz * n > (size_t)256 << 20)
+		return 0; /* refuse bodies past 256 MiB */
+	bufadd(b, p, sz * n);
+	return sz * n;
+}
+
+/* Parse the retry headers the official SDKs honour. */
+static size_t onheader(char *p, size_t sz, size_t n, void *ud)
+{
+	struct httpresp *r = ud;
+	size_t len = sz * n;
+	char line[512];
+	if (len >= sizeof line)
+		return len;
+	memcpy(line, p, len);
+	line[len] = 0;
+	char *colon = strchr(line, ':');
+	if (!colon)
+		return len;
+	*colon = 0;
+	char *v = colon + 1;
+	while (*v == ' ')
+		v++;
+	v[strcspn(v, "\r\n")] = 0;
+	if (strcasecmp(line, "retry-after-ms") == 0) {
+		char *end;
+		double ms = strtod(v, &end);
+		if (end != v && ms >= 0 && ms < 1e12)
+			r->retry_ms = (int64_t)ms;
+	} else if (strcasecmp(line, "retry-after") == 0 && r->retry_ms < 0) {
+		r->retry_ms = httpretryafter(v, time(NULL));
+	} else if (strcasecmp(line, "x-should-retry") == 0) {
+		r->should_retry = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
+	}
+	return len;
+}
+
+int64_t httpretryafter(const char *v, time_t now)
+{
+	char *end;
+	while (*v == ' ')
+		v++;
+	double s = strtod(v, &end);
+	if (end != v && (*end == 0 || isspace((unsigned char)*end)))
+		return s >= 0 && s < 1e9 ? (int64_t)(s * 1000) : -1;
+	time_t t = curl_getdate(v, &now);
+	if (t < 0)
+		return -1;
+	return t > now ? ((int64_t)t - now) * 1000 : 0;
+}
+
+int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+             struct httpresp *r)
+{
+	return httpsigned(url, headers, body, connect_ms, total_ms, NULL, r);
+}
+
+int httpsigned(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
+               const struct sigv4key *aws, struct httpresp *r)
+{
+	memset(r, 0, sizeof *r);
+	r->retry_ms = -1;
+	r->should_retry = -1;
+	if (cancelled) {
+		snprintf(r->error, sizeof r->error, "interrupted");
+		r->interrupted = 1;
+		return -1;
+	}
+	CURL *c = curl_easy_init();
+	if (!c) {
+		snprintf(r->error, sizeof r->error, "cannot start libcurl");
+		return -1;
+	}
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	for (size_t i = 0; headers && headers[i]; i++)
+		h = curl_slist_append(h, headers[i]);
+	h = curl_slist_append(h, "Expect:");
+	if (aws) {
+		struct strv sent = {0}, sig = {0};
+		struct err se;
+		for (struct curl_slist *p = h; p; p = p->next)
+			strvadd(&sent, p->data);
+		if (sigv4sign(aws, "POST", url, (const char *const *)sent.v, body, strlen(body), time(NULL), &sig, &se) < 0) {
+			snprintf(r->error, sizeof r->error, "%.200s", se.msg);
+			strvfree(&sent);
+			curl_slist_free_all(h);
+			curl_easy_cleanup(c);
+			return -1;
+		}
+		for (size_t i = 0; i < sig.n; i++)
+			h = curl_slist_append(h, sig.v[i]);
+		strvfree(&sent);
+		strvfree(&sig);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 10000));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(total_ms > 0 ? total_ms : 600000));
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "nightshift/" NS_VERSION);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, onprogress);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	char detail[CURL_ERROR_SIZE] = "";
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+	CURLcode rc = curl_easy_perform(c);
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	r->status = rc == CURLE_OK ? (int)status : 0;
+	if (rc != CURLE_OK) {
+		snprintf(r->error, sizeof r->error, "%s", detail[0] ? detail : curl_easy_strerror(rc));
+		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
+		if (rc == CURLE_ABORTED_BY_CALLBACK) {
+			snprintf(r->error, sizeof r->error, "interrupted");
+			r->interrupted = 1;
+		}
+	}
+	if (!r->body.data)
+		bufputs(&r->body, "");
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+void httprespfree(struct httpresp *r)
+{
+	buffree(&r->body);
+}

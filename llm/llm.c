@@ -1,0 +1,458 @@
+/* llm: open a provider, and the retry loop shared by every HTTP provider. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <curl/curl.h>
+#include "../util/utf8.h"
+#include "gate.h"
+#include "http.h"
+#include "catalog.h"
+#include "llm.h"
+#include "sigv4.h"
+#include "../artifacts/events.h"
+
+/* The key an official SDK would read when the manifest names none: only for the provider's own
+ * endpoint, so a key is never sent to a base_url nobody gave it for. */
+static const char *defaultkeyenv(const struct model *m)
+{
+	if (m->provider == PROV_AZURE)
+		return "AZURE_OPENAI_API_KEY"; /* base_url is the user's own Azure resource */
+	if (m->provider == PROV_VERTEX)
+		return "GOOGLE_OAUTH_ACCESS_TOKEN"; /* `gcloud auth print-access-token` */
+	if (m->base_url)
+		return NULL;
+	return m->provider == PROV_OPENAI ? "OPENAI_API_KEY" : m->provider == PROV_ANTHROPIC ? "ANTHROPIC_API_KEY" : NULL;
+}
+
+cJSON *usagejson(const struct usage *u)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "input", (double)u->input);
+	cJSON_AddNumberToObject(o, "output", (double)u->output);
+	cJSON_AddNumberToObject(o, "cached", (double)u->cached);
+	cJSON_AddNumberToObject(o, "reasoning", (double)u->reasoning);
+	return o;
+}
+
+void usageadd(struct usage *a, const struct usage *b)
+{
+	a->input += b->input;
+	a->output += b->output;
+	a->cached += b->cached;
+	a->reasoning += b->reasoning;
+}
+
+const char *llmkeyenv(const struct model *m)
+{
+	return m->provider == PROV_SCRIPTED || m->provider == PROV_BEDROCK ? NULL : m->api_key_env ? m->api_key_env : defaultkeyenv(m);
+}
+
+const char *llmkeyproblem(const struct model *m)
+{
+	const char *env = llmkeyenv(m);
+	const char *key = env ? getenv(env) : NULL;
+	if (!env)
+		return NULL;
+	if (!key || !*key)
+		return m->api_key_env ? "is not set (api_key_env)" : "is not set (name another with api_key_env)";
+	for (const char *p = key; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "holds a control character";
+	return NULL;
+}
+
+int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e)
+{
+	int rc = llmwire(l, m, 0, e);
+	if (rc < 0)
+		return -1;
+	(*l)->model = m;
+	(*l)->sec = sec;
+	const char *env = llmkeyenv(m);
+	if (env) {
+		const char *key = getenv(env);
+		const char *bad = llmkeyproblem(m);
+		if (bad) {
+			llmclose(*l);
+			*l = NULL;
+			return errc(e, 2, "model '%s': environment variable %s %s", m->name, env, bad);
+		}
+		(*l)->apikey = xstrdup(key);
+		if (sec)
+			secretsadd(sec, env, key);
+	}
+	return 0;
+}
+
+int llmretryable(int status, int shouldretry)
+{
+	if (shouldretry >= 0)
+		return shouldretry;
+	if (status == 0)
+		return 1; /* connection error or timeout */
+	return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+int64_t llmbackoff(int64_t retryms, int n, double r01)
+{
+	if (retryms > 0 && retryms <= 60000)
+		return retryms;
+	double s = 0.5 * (double)(1 << (n < 5 ? n : 5));
+	if (s > 8)
+		s = 8;
+	return (int64_t)(s * (1.0 - 0.25 * r01) * 1000);
+}
+
+static double random01(void)
+{
+	uint32_t r = 0;
+	if (getrandom(&r, sizeof r, 0) != sizeof r)
+		r = (uint32_t)nowms();
+	return (double)r / 4294967296.0;
+}
+
+char *llmurl(const struct model *m, const char *def, const char *path)
+{
+	const char *base = m->base_url ? m->base_url : def;
+	const char *q = strchr(base, '?');
+	size_t n = q ? (size_t)(q - base) : strlen(base);
+	while (n && base[n - 1] == '/')
+		n--;
+	if (strncmp(path, "/v1/", 4) == 0 && n >= 3 && strncmp(base + n - 3, "/v1", 3) == 0)
+		path += 3; /* base_url given as the SDKs take it, or ending in /v1 */
+	struct buf u = {0};
+	bufadd(&u, base, n);
+	bufputs(&u, path);
+	int first = !strchr(path, '?');
+	if (q && q[1]) {
+		bufputc(&u, first ? '?' : '&');
+		bufputs(&u, q + 1);
+		first = 0;
+	}
+	for (size_t i = 0; i < m->query.n; i++) {
+		const char *kv = m->query.v[i], *eq = strchr(kv, '=');
+		char *k = curl_easy_escape(NULL, kv, (int)(eq - kv)), *v = curl_easy_escape(NULL, eq + 1, 0);
+		bufprintf(&u, "%c%s=%s", first ? '?' : '&', k ? k : "", v ? v : "");
+		first = 0;
+		curl_free(k);
+		curl_free(v);
+	}
+	return u.data;
+}
+
+
+/* Sleep ms milliseconds, in short slices so an interrupt ends it. */
+static void sleepms(int64_t ms)
+{
+	int64_t end = nowms() + ms;
+	for (int64_t left = ms; left > 0 && !httpinterrupted(); left = end - nowms()) {
+		int64_t step = left < 100 ? left : 100;
+		struct timespec t = {step / 1000, (step % 1000) * 1000000};
+		nanosleep(&t, NULL);
+	}
+}
+
+void llminterrupt(void)
+{
+	httpinterrupt();
+}
+
+/* The provider's own error message from an error body ({"error": {"message", "type"}} on both
+ * APIs, or {"error": "text"} on some compatible servers), written into out. */
+static int errmessage(const cJSON *body, char *out, size_t n)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(body, "error");
+	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "message"));
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(err, "type"));
+	if (!msg)
+		msg = cJSON_GetStringValue(err);
+	if (!msg)
+		return 0;
+	if (type && *type)
+		snprintf(out, n, "%.700s (%.60s)", msg, type);
+	else
+		snprintf(out, n, "%.700s", msg);
+	return 1;
+}
+
+/* The words that echo the key partly starred out, first: masking its prefix would hide the echo
+ * (the key itself is left to secretsmask, which names it, unless there is no list of secrets). */
+static void starred(const struct llm *l, char *msg, size_t cap)
+{
+	const char *key = l->apikey;
+	size_t klen = key ? strlen(key) : 0;
+	if (klen < 8)
+		return;
+	struct buf out = {0};
+	int changed = 0;
+	for (const char *p = msg; *p;) {
+		size_t w = strcspn(p, " \t\n\"'`,;()[]{}");
+		while (w > 1 && (p[w - 1] == '.' || p[w - 1] == ':'))
+			w--; /* the sentence's full stop is not part of the key */
+		if (w == 0) {
+			bufputc(&out, *p++);
+			continue;
+		}
+		size_t stars = 0, pre = 0, suf = 0;
+		for (size_t i = 0; i < w; i++)
+			stars += p[i] == '*';
+		while (pre < w && pre < klen && p[pre] == key[pre])
+			pre++;
+		while (suf < w && suf < klen && p[w - 1 - suf] == key[klen - 1 - suf])
+			suf++;
+		if ((!l->sec && memmem(p, w, key, klen)) || (stars >= 3 && (pre >= 4 || suf >= 4))) {
+			bufputs(&out, "[secret:api key]");
+			changed = 1;
+		} else {
+			bufadd(&out, p, w);
+		}
+		p += w;
+	}
+	if (changed)
+		snprintf(msg, cap, "%s", out.data);
+	buffree(&out);
+}
+
+/* Mask secrets in an error message, the key itself, and any word that echoes the key partly
+ * starred out ("sk-proj-****abcd", as OpenAI's 401 does). */
+static void scrub(const struct llm *l, char *msg, size_t cap)
+{
+	starred(l, msg, cap);
+	char *m = secretsmask(l->sec, msg);
+	if (m) {
+		snprintf(msg, cap, "%s", m);
+		free(m);
+	}
+}
+
+/* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
+ * any bytes; invalid ones become U+FFFD). */
+static char *wiretext(const cJSON *body)
+{
+	char *raw = cJSON_PrintUnformatted(body);
+	char *text = utf8clean(raw, strlen(raw));
+	free(raw);
+	return text;
+}
+
+/* The neutral chat as one JSON value, for the digest of a local provider's request. */
+static cJSON *neutral(const struct chat *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "system", c->system ? c->system : "");
+	cJSON_AddItemToObject(o, "tools", c->tools ? cJSON_Duplicate(c->tools, 1) : cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "messages", c->messages ? cJSON_Duplicate(c->messages, 1) : cJSON_CreateArray());
+	return o;
+}
+
+/* Send the chat, retrying transient failures; x records the last attempt and every failure. */
+static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
+{
+	const struct model *md = l->model;
+	char *url = NULL;
+	struct strv headers = {0};
+	cJSON *body = NULL;
+	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
+		cJSON_Delete(body);
+		free(url);
+		strvfree(&headers);
+		return errctx(e, "model '%s'", md->name);
+	}
+	for (size_t i = 0; i < md->headers.n; i++)
+		strvadd(&headers, md->headers.v[i]);
+	char *text = wiretext(body);
+	sha256hex(text, strlen(text), x->digest);
+	x->request = body;
+	x->errors = cJSON_CreateArray();
+	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
+	int64_t connect = l->model->connect_timeout_ms > 0 ? l->model->connect_timeout_ms : total < 10000 ? total : 10000;
+	int rc = -1, tries = md->retries + 1;
+	for (int n = 0; n < tries; n++) {
+		struct httpresp h;
+		x->attempts = n + 1;
+		if (l->gate && gateenter(l->gate) < 0) {
+			errf(e, "model '%s': interrupted while waiting for its turn", md->name);
+			break;
+		}
+		httpsigned(url, (const char *const *)headers.v, text, connect, total, l->aws, &h);
+		if (l->gate) {
+			/* told to slow down: every job on this model waits, not only this one (the hold is set
+			 * before the place is given up, so that no waiting job slips through between) */
+			if ((h.status == 429 || h.status == 529 || h.status == 503) && h.retry_ms > 0 && h.retry_ms <= 60000)
+				gatehold(l->gate, h.retry_ms);
+			else if (h.status == 429 || h.status == 529)
+				gatehold(l->gate, llmbackoff(-1, n, 0));
+			gateleave(l->gate);
+		}
+		x->status = h.status;
+		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
+		cJSON_Delete(x->response);
+		x->response = resp;
+		if (!resp && h.status) {
+			x->response = cJSON_CreateObject();
+			cJSON_AddStringToObject(x->response, "raw", h.body.len > 65536 ? "(over 64 KiB, not kept)" : h.body.data);
+		}
+		char why[900], msg[800];
+		int again;
+		if (h.status >= 200 && h.status < 300 && resp) {
+			memset(r, 0, sizeof *r);
+			if (l->ops->parse(l, resp, r, e) == 0) {
+				rc = 0;
+				httprespfree(&h);
+				break;
+			}
+			llmreplyfree(r);
+			/* A 2xx that is not a reply (a proxy's page, an error in a 200) counts as transient. */
+			if (errmessage(resp, msg, sizeof msg))
+				snprintf(why, sizeof why, "HTTP %d with an error: %s", h.status, msg);
+			else
+				snprintf(why, sizeof why, "HTTP %d with an unusable reply: %.700s", h.status, e->msg);
+			again = 1;
+		} else if (h.status >= 200 && h.status < 300) {
+			snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
+			again = 1;
+		} else if (h.status) {
+			int has = resp && errmessage(resp, msg, sizeof msg);
+			snprintf(why, sizeof why, "HTTP %d%s%s", h.status, has ? ": " : "", has ? msg : "");
+			again = llmretryable(h.status, h.should_retry);
+		} else if (h.interrupted) {
+			snprintf(why, sizeof why, "interrupted");
+			again = 0;
+		} else {
+			snprintf(why, sizeof why, "%s%s", h.timeout ? "timed out: " : "no response: ", h.error);
+			again = 1;
+		}
+		scrub(l, why, sizeof why);
+		int64_t wait = again && n + 1 < tries ? llmbackoff(h.retry_ms, n, random01()) : 0;
+		cJSON *fe = cJSON_CreateObject();
+		cJSON_AddNumberToObject(fe, "attempt", n + 1);
+		cJSON_AddNumberToObject(fe, "status", h.status);
+		cJSON_AddStringToObject(fe, "error", why);
+		if (h.retry_ms >= 0)
+			cJSON_AddNumberToObject(fe, "retry_after_ms", (double)h.retry_ms);
+		cJSON_AddNumberToObject(fe, "wait_ms", (double)wait);
+		cJSON_AddItemToArray(x->errors, fe);
+		httprespfree(&h);
+		if (!again || n + 1 == tries) {
+			if (h.interrupted)
+				errf(e, "model '%s': interrupted", md->name);
+			else if (!again)
+				errf(e, "model '%s': %s (not retried)", md->name, why);
+			else if (tries > 1)
+				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, tries);
+			else
+				errf(e, "model '%s': %s (retries: 0)", md->name, why);
+			break;
+		}
+		sleepms(wait);
+		if (httpinterrupted()) {
+			errf(e, "model '%s': interrupted while waiting to retry", md->name);
+			break;
+		}
+	}
+	free(text);
+	free(url);
+	strvfree(&headers);
+	return rc;
+}
+
+int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
+{
+	memset(r, 0, sizeof *r);
+	memset(x, 0, sizeof *x);
+	int rc = 1;
+	if (l->recorded && !l->live)
+		rc = l->recorded(l, c, r, x, e);
+	if (rc == 1)
+		rc = l->ops->complete ? l->ops->complete(l, c, r, x, e) : httpcomplete(l, c, r, x, e);
+	l->turns++;
+	if (!x->digest[0] && l->ops->complete)
+		llmdigest(l, c, x->digest, NULL);
+	if (rc < 0)
+		scrub(l, e->msg, sizeof e->msg);
+	return rc;
+}
+
+cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
+{
+	char *url = NULL;
+	struct strv headers = {0};
+	cJSON *body = NULL;
+	if (!l->ops->request)
+		return NULL;
+	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
+		cJSON_Delete(body);
+		body = NULL;
+	}
+	free(url);
+	strvfree(&headers);
+	return body;
+}
+
+size_t llmbytes(struct llm *l, const struct chat *c)
+{
+	struct err ignored;
+	cJSON *body = l->ops->request ? llmbody(l, c, &ignored) : NULL;
+	if (!body)
+		body = neutral(c);
+	char *text = wiretext(body);
+	size_t n = strlen(text);
+	free(text);
+	cJSON_Delete(body);
+	return n;
+}
+
+int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
+{
+	struct err ignored;
+	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
+	if (!body)
+		return -1;
+	char *text = wiretext(body);
+	sha256hex(text, strlen(text), out);
+	free(text);
+	cJSON_Delete(body);
+	return 0;
+}
+
+void llmclose(struct llm *l)
+{
+	if (!l)
+		return;
+	sigv4free(l->aws);
+	evrclose(l->record);
+	free(l->apikey);
+	l->ops->free(l);
+}
+
+void llmreplyfree(struct llmreply *r)
+{
+	for (size_t i = 0; i < r->ncalls; i++) {
+		free(r->calls[i].id);
+		free(r->calls[i].name);
+		free(r->calls[i].rawargs);
+		cJSON_Delete(r->calls[i].args);
+	}
+	free(r->calls);
+	free(r->text);
+	free(r->finish_raw);
+	cJSON_Delete(r->carry);
+	cJSON_Delete(r->thinking);
+	memset(r, 0, sizeof *r);
+}
+
+void exchangefree(struct exchange *x)
+{
+	cJSON_Delete(x->request);
+	cJSON_Delete(x->response);
+	cJSON_Delete(x->errors);
+	memset(x, 0, sizeof *x);
+}
+
+const char *finishname(enum finish f)
+{
+	static const char *const names[] = {"stop", "tool_calls", "length", "refusal", "other", "context"};
+	return names[f];
+}

@@ -1,0 +1,158 @@
+/* llm: one interface to every model provider; the conversation is kept in a neutral form.
+ *
+ * A chat is a system prompt, the tools offered, and a cJSON array of messages:
+ *   {"role":"user","content":TEXT}
+ *   {"role":"assistant","content":TEXT|null,"tool_calls":[{"id","name","arguments":OBJECT|"raw"}],
+ *    "carry":[PROVIDER ITEMS] (optional: sent back as they came, e.g. reasoning items)}
+ *    "thinking":[provider blocks] (optional)}
+ *   {"role":"tool","tool_call_id":ID,"name":NAME,"content":TEXT,"is_error":BOOL (optional)}
+ * Every tool call of an assistant message is answered by one tool message, in order, before the
+ * next user or assistant message. Providers translate it to their wire format and back. */
+#ifndef NS_LLM_H
+#define NS_LLM_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "../manifest/manifest.h"
+#include "../util/secrets.h"
+
+/* Tokens, normalised across providers: input counts every prompt token (cached ones included),
+ * cached is the part of input read from the provider's cache, reasoning the part of output spent
+ * thinking (0 where the provider does not report it). */
+struct usage {
+	int64_t input, output, cached, reasoning;
+};
+
+/* Usage as the events and run.json write it: {input, output, cached, reasoning}. */
+cJSON *usagejson(const struct usage *u);
+/* Add b to a. */
+void usageadd(struct usage *a, const struct usage *b);
+
+struct chat {
+	const char *system;
+	cJSON *tools;    /* [{"name","description","parameters"}] */
+	cJSON *messages; /* neutral messages, owned by the caller */
+	int toolchoice;  /* 1: the reply must call a tool (tool_choice required/any), where the API can say so */
+};
+
+struct llmcall {
+	char *id;
+	char *name;
+	cJSON *args;   /* the arguments object, or NULL when the model sent invalid or truncated JSON */
+	char *rawargs; /* the arguments as the model sent them */
+};
+
+/* LENGTH: cut at the output cap; CONTEXT: the conversation filled the model's context window. */
+enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER, FINISH_CONTEXT };
+
+struct llmreply {
+	char *text;
+	struct llmcall *calls;
+	size_t ncalls;
+	enum finish finish;
+	char *finish_raw; /* the provider's own word */
+	struct usage usage;
+	cJSON *carry; /* provider items the next request must send back unchanged (the Responses API's
+	               * reasoning items), or NULL; kept in the assistant message as "carry" */
+	cJSON *thinking;  /* blocks the provider wants back unchanged with this reply (Anthropic thinking and
+	                     redacted_thinking), kept as the assistant message's "thinking"; or NULL */
+};
+
+/* What went over the wire, for the event log (secrets are masked by the log). */
+struct exchange {
+	cJSON *request;  /* the request body sent (last attempt) */
+	char digest[65]; /* SHA-256 of the request body bytes sent, "" when nothing was sent */
+	cJSON *response; /* the response body parsed, or {"raw": text} when it was not JSON */
+	int status;      /* HTTP status of the last attempt, 0 when none */
+	int attempts;
+	cJSON *errors;   /* one entry per failed attempt: {attempt, status, error, wait_ms} */
+};
+
+struct evreader;
+struct sigv4key;
+struct gate;
+struct llm;
+struct llmops {
+	/* HTTP providers: the request for a chat (url, extra headers, body), and a 2xx body parsed. */
+	int (*request)(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body,
+	               struct err *e);
+	int (*parse)(struct llm *l, const cJSON *body, struct llmreply *r, struct err *e);
+	/* Local providers answer directly (request and parse are NULL). */
+	int (*complete)(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
+	void (*free)(struct llm *l);
+};
+struct llm {
+	const struct llmops *ops;
+	const struct model *model;
+	char *apikey;
+	const struct secrets *sec; /* masked out of every error message; may be NULL */
+	int turns;                 /* requests answered so far (kept by llmcomplete) */
+	struct evreader *record;   /* replay: serve replies from this job's recorded events, not the network */
+	/* replay: serve the next recorded reply (set by llmreplayopen); 1 when the live model must answer */
+	int (*recorded)(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
+	int canlive;               /* replay: may the model take over when the record ends or diverges */
+	int live;                  /* replay: it did */
+	struct sigv4key *aws;      /* AWS SigV4 signing of every request (bedrock), or NULL; owned */
+	struct gate *gate;         /* the model's requests across the run (set by the caller), or NULL */
+};
+
+/* Open a client that serves the replies recorded in a job's event log (no key, no network); a
+ * request that does not match the record fails with code 4 (a divergence). With live, the model
+ * itself takes over from the end of the record or the first divergence (needs its key). */
+int llmreplayopen(struct llm **l, const struct model *m, const char *events, int live, struct secrets *sec,
+                  struct err *e);
+/* The environment variable a model's API key is read from, or NULL when it needs none. */
+const char *llmkeyenv(const struct model *m);
+/* What is wrong with the API key llmopen would read ("is not set (api_key_env)", ...), or NULL. */
+const char *llmkeyproblem(const struct model *m);
+/* A client for a model that only builds and reads wire bodies, without its key (offline: without
+ * any credential at all, as replay needs it). */
+int llmwire(struct llm **l, const struct model *m, int offline, struct err *e);
+/* Open a client for a model; reads the API key from its api_key_env and adds it to sec. */
+int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct err *e);
+/* Ask for the next reply; retries transient failures as the official SDKs do. */
+int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
+/* The wire body an HTTP provider would send for a chat, without sending it (NULL for local ones). */
+cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e);
+/* The bytes of the request a chat makes: the wire body of an HTTP provider, the neutral chat of
+ * a local one. For estimating its tokens before sending. */
+size_t llmbytes(struct llm *l, const struct chat *c);
+/* The digest a request is known by (exchange.digest): SHA-256 of the body an HTTP provider sends,
+ * or of the neutral chat {system, tools, messages} for a local one. For replay to match requests. */
+int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e);
+/* Make every model call in progress or to come fail at once, waits included; async-signal-safe,
+ * for a SIGINT/SIGTERM handler. */
+void llminterrupt(void);
+void llmclose(struct llm *l);
+void llmreplyfree(struct llmreply *r);
+void exchangefree(struct exchange *x);
+/* The word used in events for a finish reason. */
+const char *finishname(enum finish f);
+
+/* Whether an attempt that got HTTP status (0: no response) may be retried; shouldretry is the
+ * x-should-retry header (1, 0, or -1 when absent). */
+int llmretryable(int status, int shouldretry);
+/* Milliseconds to wait before retry n (0-based): the server's retryms when 0 < it <= 60 s,
+ * else min(0.5 * 2^n, 8) s less up to 25% jitter; r01 is a random number in [0, 1). */
+int64_t llmbackoff(int64_t retryms, int n, double r01);
+
+/* Backends. */
+int openaiopen(struct llm **l, const struct model *m, struct err *e);
+int anthropicopen(struct llm **l, const struct model *m, struct err *e);
+int scriptedopen(struct llm **l, const struct model *m, struct err *e);
+int responsesopen(struct llm **l, const struct model *m, struct err *e);
+int azureopen(struct llm **l, const struct model *m, struct err *e);
+int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *e);
+int vertexopen(struct llm **l, const struct model *m, struct err *e);
+extern const struct llmops openaiops;    /* chat completions (openai.c) */
+extern const struct llmops responsesops; /* the Responses API (responses.c) */
+extern const struct llmops anthropicops; /* messages (anthropic.c) */
+extern const struct llmops converseops;  /* Bedrock's Converse API (converse.c) */
+int converseopen(struct llm **l, const struct model *m, struct err *e);
+
+/* The request URL: the model's base_url (else def) with path appended, a query base_url holds kept
+ * after the path, and the model's query: pairs added (encoded). A path starting /v1/ drops its /v1
+ * when the base ends in /v1. A new string. */
+char *llmurl(const struct model *m, const char *def, const char *path);
+
+#endif

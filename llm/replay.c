@@ -1,0 +1,98 @@
+/* replay: a job's model replies served from its recorded events instead of the network. */
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/events.h"
+#include "llm.h"
+
+static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x,
+                          struct err *e);
+
+int llmreplayopen(struct llm **l, const struct model *m, const char *events, int live, struct secrets *sec,
+                  struct err *e)
+{
+	int rc;
+	*l = NULL;
+	if (live)
+		rc = llmopen(l, m, sec, e);
+	else
+		rc = llmwire(l, m, 1, e);
+	if (rc < 0)
+		return -1;
+	(*l)->model = m;
+	(*l)->sec = sec;
+	(*l)->canlive = live;
+	(*l)->recorded = replaycomplete;
+	if (evropen(&(*l)->record, events, e) < 0) {
+		llmclose(*l);
+		*l = NULL;
+		return errctx(e, "the record of model '%s'", m->name);
+	}
+	return 0;
+}
+
+/* The next event of the given type, or NULL at the end of the record. */
+static cJSON *nextof(struct evreader *r, const char *type)
+{
+	const char *line;
+	size_t len;
+	struct err e;
+	while (evrnext(r, &line, &len, &e) == 1) {
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
+		if (t && strcmp(t, type) == 0)
+			return ev;
+		cJSON_Delete(ev);
+	}
+	return NULL;
+}
+
+/* Serve one recorded reply; 1 when the live model must answer instead (the record ended or
+ * diverged and canlive is set). A divergence without live is an error with code 4. */
+static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x,
+                          struct err *e)
+{
+	int turn = l->turns + 1;
+	cJSON *req = nextof(l->record, "model_request");
+	cJSON *resp = req ? nextof(l->record, "model_response") : NULL;
+	char digest[65] = "";
+	int rc = 0;
+	const char *want = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "digest"));
+	if (llmdigest(l, c, digest, e) < 0) {
+		rc = -1;
+	} else if (!resp) {
+		rc = errc(e, 4, "divergence at turn %d: the record has no more model replies", turn);
+	} else if (!want || strcmp(want, digest) != 0) {
+		rc = errc(e, 4, "divergence at turn %d: the request differs from the record (digest %.12s, recorded %.12s)",
+		          turn, digest, want ? want : "none");
+	}
+	if (rc < 0 && e->code == 4 && l->canlive) {
+		l->live = 1;
+		cJSON_Delete(req);
+		cJSON_Delete(resp);
+		return 1;
+	}
+	const char *failed = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "error"));
+	if (rc == 0 && failed && l->canlive) {
+		/* The night failed here; the live model gets to finish it. */
+		l->live = 1;
+		cJSON_Delete(req);
+		cJSON_Delete(resp);
+		return 1;
+	}
+	if (rc == 0) {
+		cJSON *body = cJSON_GetObjectItemCaseSensitive(resp, "response");
+		cJSON *status = cJSON_GetObjectItemCaseSensitive(resp, "status");
+		cJSON *attempts = cJSON_GetObjectItemCaseSensitive(resp, "attempts");
+		memcpy(x->digest, digest, sizeof digest);
+		x->status = cJSON_IsNumber(status) ? (int)status->valuedouble : 0;
+		x->attempts = cJSON_IsNumber(attempts) ? (int)attempts->valuedouble : 1;
+		x->response = cJSON_Duplicate(body, 1);
+		if (failed)
+			rc = errf(e, "%s (as recorded)", failed);
+		else if (!body || l->ops->parse(l, body, r, e) < 0)
+			rc = errc(e, 4, "turn %d: the recorded response cannot be read", turn);
+	}
+	cJSON_Delete(req);
+	cJSON_Delete(resp);
+	return rc;
+}

@@ -1,0 +1,1059 @@
+/* agent: the turn loop. Data flows one way: model reply → decision → snapshot → sandbox → event. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../artifacts/events.h"
+#include "../artifacts/runjson.h"
+#include "../manifest/schema.h"
+#include "agent.h"
+#include "../policy/protect.h"
+#include "progress.h"
+#include "../util/cancel.h"
+#include "mcpjob.h"
+#include "../manifest/skills.h"
+#include "../policy/policy.h"
+#include "budget.h"
+#include "context.h"
+#include "../llm/catalog.h"
+#include "../sandbox/sandbox.h"
+#include "tools.h"
+static struct jobresult *runnested(struct runstate *rs, const char *id, const char *worker, const char *parent);
+
+/* The state of one running job. */
+struct jobrun {
+	struct runstate *rs;
+	const struct job *j;
+	const char *input;
+	const struct worker *w;
+	struct llm *llm;
+	struct evlog *ev;
+	struct sbx *sbx;
+	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
+	struct wspace *ws;     /* the workspace it works in */
+	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
+	struct protect prot;   /* what its steps and file tools may not change */
+	int wsfd;
+	char *dir; /* RUN/jobs/<id> */
+	cJSON *messages;
+	int logged; /* messages already written to a model_request event */
+	int depth;  /* 0 for a job of the manifest, 1 for a worker it delegated to, ... */
+	int transient; /* the last model failure may pass if asked again */
+	int64_t deadline; /* the job's timeout as a monotonic time, or 0 */
+	struct jobresult *res;
+	struct budget bud; /* this job's budgets, under its caller's or the run's */
+	struct ctx ctx;    /* request size estimates */
+	cJSON *steps;      /* tool_call_id -> step number, for the notes of elided results */
+	cJSON *elisions;   /* replay: the record's context_elided events, or NULL */
+	int recturns;      /* replay: the last turn the record sent to the model */
+};
+
+enum { MAXDEPTH = 4 };
+
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e);
+
+static const char systemtail[] =
+	"\n\nYou run unattended: nobody will answer questions. Use the tools offered; every call is checked "
+	"against approval rules and may be denied. When you are done, call final_result exactly once with "
+	"your result; a result that does not match its schema is returned to you with the errors.";
+
+const char *jobstatusname(enum jobstatus s)
+{
+	static const char *const names[] = {"pending", "succeeded", "failed", "aborted", "skipped", "cancelled"};
+	return names[s];
+}
+
+static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(jr->res->error, sizeof jr->res->error, fmt, ap);
+	va_end(ap);
+	char *masked = secretsmask(jr->rs->sec, jr->res->error);
+	if (masked) {
+		snprintf(jr->res->error, sizeof jr->res->error, "%s", masked);
+		free(masked);
+	}
+	jr->res->status = st;
+	return 1;
+}
+
+/* Append a tool message answering call id; failed marks it an error for the model. */
+static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "tool");
+	cJSON_AddStringToObject(m, "tool_call_id", c->id);
+	cJSON_AddStringToObject(m, "name", c->name);
+	cJSON_AddStringToObject(m, "content", content);
+	if (failed)
+		cJSON_AddTrueToObject(m, "is_error");
+	cJSON_AddItemToArray(jr->messages, m);
+}
+
+/* The assistant message for a reply, in the neutral form. */
+static void remember(struct jobrun *jr, const struct llmreply *r)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", "assistant");
+	if (r->text)
+		cJSON_AddStringToObject(m, "content", r->text);
+	else
+		cJSON_AddNullToObject(m, "content");
+	if (r->thinking)
+		cJSON_AddItemToObject(m, "thinking", cJSON_Duplicate(r->thinking, 1));
+	if (r->ncalls) {
+		cJSON *calls = cJSON_AddArrayToObject(m, "tool_calls");
+		for (size_t i = 0; i < r->ncalls; i++) {
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "id", r->calls[i].id);
+			cJSON_AddStringToObject(c, "name", r->calls[i].name);
+			if (r->calls[i].args)
+				cJSON_AddItemToObject(c, "arguments", cJSON_Duplicate(r->calls[i].args, 1));
+			else
+				cJSON_AddStringToObject(c, "arguments", r->calls[i].rawargs);
+			cJSON_AddItemToArray(calls, c);
+		}
+	}
+	if (r->carry)
+		cJSON_AddItemToObject(m, "carry", cJSON_Duplicate(r->carry, 1));
+	cJSON_AddItemToArray(jr->messages, m);
+}
+
+/* final_result: valid ends the job (returns 1), invalid goes back to the model (returns 0). */
+static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e)
+{
+	struct buf errs = {0};
+	int nerr;
+	if (!c->args) {
+		nerr = 1;
+		bufputs(&errs, "arguments are not a JSON object\n");
+	} else {
+		nerr = jr->w->output ? schemavalidate(jr->w->output, c->args, &errs) : 0;
+	}
+	if (nerr) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "call_id", c->id);
+		cJSON_AddStringToObject(ev, "errors", errs.data);
+		cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+		int rc = evadd(jr->ev, "output_rejected", ev, e);
+		char *msg = xasprintf("final_result rejected: the result does not match the output schema:\n%s"
+		                      "Fix these and call final_result again.", errs.data);
+		answer(jr, c, msg, 1);
+		free(msg);
+		buffree(&errs);
+		return rc < 0 ? -1 : 0;
+	}
+	buffree(&errs);
+	jr->res->output = cJSON_Duplicate(c->args, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddItemToObject(ev, "output", cJSON_Duplicate(c->args, 1));
+	if (evadd(jr->ev, "output", ev, e) < 0)
+		return -1;
+	return 1;
+}
+
+/* A job's timeout as its manifest would say it: "30s", or "300ms" when not whole seconds. */
+static const char *timeouttext(int64_t ms, char buf[32])
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, 32, "%llds", (long long)(ms / 1000));
+	else
+		snprintf(buf, 32, "%lldms", (long long)ms);
+	return buf;
+}
+
+/* Take the layer before step n; its name is the zero-padded step number. */
+static int snapshot(struct jobrun *jr, int step, struct err *e)
+{
+	struct snapinfo si;
+	char name[16];
+	memset(&si, 0, sizeof si);
+	snprintf(name, sizeof name, "%04d", step);
+	pthread_mutex_lock(&jr->ws->mu);
+	int rc = snaptakeby(jr->ws->snap, name, jr->deadline, &si, e); /* the job's timeout counts */
+	pthread_mutex_unlock(&jr->ws->mu);
+	if (rc < 0) {
+		snapinfofree(&si);
+		return errctx(e, "snapshot before step %d", step);
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	char *layer = jr->rs->perws ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
+	                           : xasprintf("snapshots/%s.tar.zst", name);
+	cJSON_AddStringToObject(ev, "layer", layer);
+	free(layer);
+	cJSON_AddStringToObject(ev, "sha256", si.sha256);
+	cJSON_AddNumberToObject(ev, "bytes", (double)si.bytes);
+	cJSON_AddBoolToObject(ev, "full", si.full);
+	if (si.incomplete)
+		cJSON_AddBoolToObject(ev, "incomplete", 1);
+	cJSON_AddStringToObject(ev, "scan", si.feed ? "feed" : "stat");
+	cJSON_AddNumberToObject(ev, "added", (double)si.added);
+	cJSON_AddNumberToObject(ev, "changed", (double)si.changed);
+	cJSON_AddNumberToObject(ev, "deleted", (double)si.deleted);
+	cJSON *sk = cJSON_AddArrayToObject(ev, "skipped");
+	for (size_t i = 0; i < si.skipped.n; i++) {
+		cJSON *one = cJSON_CreateObject();
+		cJSON_AddStringToObject(one, "path", si.skipped.v[i]);
+		cJSON_AddStringToObject(one, "reason", si.why.v[i]);
+		cJSON_AddItemToArray(sk, one);
+	}
+	if (si.setid.n) {
+		cJSON *sid = cJSON_AddArrayToObject(ev, "setid_removed");
+		for (size_t i = 0; i < si.setid.n; i++)
+			cJSON_AddItemToArray(sid, cJSON_CreateString(si.setid.v[i]));
+	}
+	int incomplete = si.incomplete;
+	snapinfofree(&si);
+	if (evadd(jr->ev, "snapshot", ev, e) < 0)
+		return -1;
+	char t[32];
+	if (incomplete)
+		return errf(e, "the job's timeout (%s) ran out while the snapshot before step %d was taken; layer %s holds "
+		            "what went in by then", timeouttext(jr->j->timeout_ms, t), step, name);
+	/* All of it went in before the deadline, but finishing it (the compressor's backlog) took the
+	 * job past it: the step does not run either. */
+	if (jr->deadline && nowms() >= jr->deadline)
+		return errf(e, "the job's timeout (%s) ran out while the snapshot before step %d was finished; layer %s is "
+		            "whole", timeouttext(jr->j->timeout_ms, t), step, name);
+	return 0;
+}
+
+/* The environment passed into the sandbox: a fixed base plus the names the manifest lists. */
+static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
+{
+	strvadd(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	strvadd(env, "HOME=/tmp");
+	strvadd(env, "LANG=C.UTF-8");
+	for (size_t i = 0; i < sc->env.n; i++) {
+		const char *v = getenv(sc->env.v[i]);
+		if (!v)
+			continue;
+		char *kv = xasprintf("%s=%s", sc->env.v[i], v);
+		strvadd(env, kv);
+		free(kv);
+	}
+}
+
+/* The job's sandbox settings as its steps get them (dst is overwritten). */
+static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
+{
+	sandboxcopy(dst, &jr->j->sandbox);
+	if (jr->ws->hidden) {
+		/* The runs folder inside the workspace is read-only to the step. */
+		dst->mounts = xrealloc(dst->mounts, (dst->nmounts + 1) * sizeof *dst->mounts);
+		struct mount *mt = &dst->mounts[dst->nmounts++];
+		memset(mt, 0, sizeof *mt);
+		mt->source = pathjoin(jr->ws->path, jr->ws->hidden);
+		mt->target = xasprintf("/workspace/%s", jr->ws->hidden);
+	}
+	/* Agent Skills, read-only at /skills/NAME */
+	for (size_t i = 0; i < jr->w->skills.n; i++) {
+		dst->mounts = xrealloc(dst->mounts, (dst->nmounts + 1) * sizeof *dst->mounts);
+		struct mount *mt = &dst->mounts[dst->nmounts++];
+		memset(mt, 0, sizeof *mt);
+		mt->source = xstrdup(jr->w->skills.v[i]);
+		mt->target = xasprintf("/skills/%s", jr->w->skillnames.v[i]);
+	}
+	protectmounts(&jr->prot, jr->ws->path, dst);
+}
+
+#define LINKCAP 4096 /* files with hard links outside the workspace that are bound read-only */
+
+/* Files of the workspace with names outside it: an event and a warning, then read-only in steps
+ * and refused to the file tools (protect.h). -1 when there are too many to bind. */
+static int hardlinks(struct jobrun *jr, struct err *e)
+{
+	struct err we = {0};
+	int rc = protectlinks(&jr->prot, jr->ws->path, jr->ws->hidden, LINKCAP, &we);
+	if (rc < 0)
+		return errf(e, "%s", we.msg);
+	const struct strv *l = &jr->prot.linked;
+	if (!l->n && rc == 0)
+		return 0;
+	int bound = jr->j->sandbox.backend != BACKEND_NONE;
+	cJSON *ev = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(ev, "paths");
+	cJSON_AddNumberToObject(ev, "count", (double)l->n);
+	for (size_t i = 0; i < l->n && i < 64; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	cJSON_AddStringToObject(ev, "action", bound ? "read-only in steps, refused to the file tools"
+	                                             : "refused to the file tools (backend none binds nothing)");
+	if (rc > 0)
+		cJSON_AddStringToObject(ev, "incomplete", we.msg);
+	if (l->n)
+		progressf("job %s: warning: %zu workspace file%s hard links outside the workspace (%s%s): %s", jr->j->id,
+		          l->n, l->n == 1 ? " has" : "s have", l->v[0], l->n > 1 ? ", ..." : "",
+		          bound ? "read-only in its steps, refused to the file tools"
+		                : "refused to the file tools; backend none leaves them writable to steps");
+	if (rc > 0)
+		progressf("job %s: warning: %s", jr->j->id, we.msg);
+	return evadd(jr->ev, "hard_links", ev, e);
+}
+
+/* Start the worker's MCP servers (replay: read what they offered from the record). */
+static int mcpstart(struct jobrun *jr, struct err *e)
+{
+	struct sandboxconf sc;
+	struct strv env = {0};
+	memset(&sc, 0, sizeof sc);
+	jobsandbox(jr, &sc);
+	sandboxenv(&jr->j->sandbox, &env);
+	char *record = jr->rs->replay ? xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id) : NULL;
+	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev};
+	int rc = mcpjobopen(&jr->mcp, &mc, e);
+	free(record);
+	strvfree(&env);
+	sandboxfree(&sc);
+	return rc;
+}
+
+/* An allowed MCP call: snapshot first when its server works on the workspace, then run it. */
+static int mcpcallstep(struct jobrun *jr, const struct llmcall *c, int step, int local, struct err *e)
+{
+	struct toolres tr;
+	if (local == 2 && snapshot(jr, step, e) < 0)
+		return fail(jr, JOB_FAILED, "%s", e->msg);
+	int diverged = 0;
+	if (mcpjobcall(jr->mcp, c->id, c->name, c->args, &tr, &diverged, e) < 0) {
+		toolresfree(&tr);
+		return -1;
+	}
+	cJSON_AddNumberToObject(tr.event, "step", step);
+	cJSON_AddStringToObject(tr.event, "call_id", c->id);
+	cJSON_AddStringToObject(tr.event, "tool", c->name);
+	/* The event keeps the whole result (replay answers from it) with its size and digest; the
+	 * model sees it cut to tool_output_limit, head and tail, as any other tool's result. */
+	const char *text = tr.content ? tr.content : "";
+	size_t len = strlen(text);
+	cJSON_DeleteItemFromObjectCaseSensitive(tr.event, "output_bytes");
+	cJSON_AddNumberToObject(tr.event, "output_bytes", (double)len);
+	char *cut = toolclip(text, len, (size_t)jr->j->tool_output_limit);
+	if (strlen(cut) != len)
+		cJSON_AddNumberToObject(tr.event, "shown_bytes", (double)strlen(cut));
+	answer(jr, c, cut, tr.failed);
+	free(cut);
+	cJSON *tev = tr.event;
+	tr.event = NULL;
+	int rc = evadd(jr->ev, "tool_result", tev, e);
+	if (rc == 0 && diverged) {
+		jr->res->diverged = 1;
+		rc = fail(jr, JOB_FAILED, "replay diverged at step %d: %s", step, tr.content);
+	}
+	toolresfree(&tr);
+	return rc;
+}
+
+/* A delegate worker called as a tool: run it as a nested job with its own events; its typed
+ * output is the tool's result. Returns 1 when the calling job must end (an abort inside). */
+static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, struct err *e)
+{
+	const char *input = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->args, "input"));
+	const struct worker *dw = manifestworker(jr->rs->m, c->name);
+	if (!input || !dw || jr->depth + 1 >= MAXDEPTH) {
+		char *msg = !input ? xstrdup("a delegate needs a string argument input")
+		          : xasprintf("delegation deeper than %d workers is not allowed", MAXDEPTH);
+		answer(jr, c, msg, 1);
+		free(msg);
+		return 0;
+	}
+	struct job sub;
+	memset(&sub, 0, sizeof sub);
+	char *id = xasprintf("%s.%s-%d", jr->j->id, dw->name, step);
+	sub.id = id;
+	sub.worker = dw->name;
+	sub.input = (char *)input;
+	sub.max_turns = dw->max_turns;
+	sub.max_tokens = dw->max_tokens;
+	sub.max_cost = dw->max_cost;
+	sub.tool_output_limit = dw->tool_output_limit;
+	sub.sandbox = dw->sandbox;
+	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
+	sub.pos = jr->j->pos;
+	struct jobresult *res = runnested(jr->rs, id, dw->name, jr->j->id);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "job", id);
+	int rc = evadd(jr->ev, "delegate_start", ev, e);
+	if (rc == 0)
+		rc = runjob(jr->rs, &sub, input, jr->depth + 1, &jr->bud, res, e);
+	if (rc == 0) {
+		char *out = res->output ? cJSON_PrintUnformatted(res->output) : NULL;
+		char *msg = res->status == JOB_SUCCEEDED ? xstrdup(out)
+		          : xasprintf("worker %s %s: %s", dw->name, jobstatusname(res->status), res->error);
+		char *cut = toolclip(msg, strlen(msg), (size_t)jr->j->tool_output_limit);
+		answer(jr, c, cut, res->status != JOB_SUCCEEDED);
+		free(cut);
+		ev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ev, "step", step);
+		cJSON_AddStringToObject(ev, "call_id", c->id);
+		cJSON_AddStringToObject(ev, "tool", c->name);
+		cJSON_AddStringToObject(ev, "job", id);
+		cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
+		cJSON_AddNumberToObject(ev, "exit_code", res->status != JOB_SUCCEEDED);
+		char hex[65];
+		sha256hex(msg, strlen(msg), hex);
+		cJSON_AddStringToObject(ev, "output_sha256", hex);
+		rc = evadd(jr->ev, "tool_result", ev, e);
+		free(msg);
+		free(out);
+		if (rc == 0 && (res->status == JOB_ABORTED || res->status == JOB_CANCELLED))
+			rc = fail(jr, res->status, "delegate %s: %s", id, res->error);
+	}
+	free(id);
+	return rc;
+}
+
+/* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
+static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
+{
+	pthread_mutex_lock(&jr->rs->mu);
+	int step = ++jr->rs->step;
+	pthread_mutex_unlock(&jr->rs->mu);
+	jr->res->steps++;
+	cJSON_DeleteItemFromObjectCaseSensitive(jr->steps, c->id);
+	cJSON_AddNumberToObject(jr->steps, c->id, step);
+	struct verdict v;
+	memset(&v, 0, sizeof v);
+	unsigned bit = toolbyname(c->name);
+	int delegate = 0;
+	for (size_t i = 0; !bit && i < jr->w->delegates.n; i++)
+		delegate |= strcmp(jr->w->delegates.v[i], c->name) == 0;
+	int mcp = mcpjoboffers(jr->mcp, c->name);
+	int offered = (bit && (jr->w->tools & bit)) || delegate || mcp;
+	if (!c->args) {
+		v.decision = DEC_DENY;
+		v.rule = -1;
+		snprintf(v.reason, sizeof v.reason, "the arguments are not a JSON object");
+	} else if (!offered) {
+		v.decision = DEC_DENY;
+		v.rule = -1;
+		snprintf(v.reason, sizeof v.reason, "tool '%.100s' is not offered to worker '%s'", c->name, jr->w->name);
+	} else {
+		policydecide(&jr->w->approval, jr->w->name, c->name, c->args, &v);
+		size_t hl = jr->ws->hidden ? strlen(jr->ws->hidden) : 0;
+		if (v.path && hl && strncmp(v.path, jr->ws->hidden, hl) == 0 && (v.path[hl] == 0 || v.path[hl] == '/')) {
+			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
+			v.rule = -1;
+			snprintf(v.reason, sizeof v.reason, "%s holds the run directories, which are not part of the workspace",
+			         jr->ws->hidden);
+		}
+		const char *pr = v.path && (bit == TOOL_WRITE_FILE || bit == TOOL_EDIT_FILE) ? protectmatch(&jr->prot, v.path) : NULL;
+		if (pr && v.decision != DEC_DENY) {
+			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
+			v.rule = -1;
+			int linked = 0;
+			for (size_t k = 0; k < jr->prot.linked.n; k++)
+				linked |= pr == jr->prot.linked.v[k];
+			snprintf(v.reason, sizeof v.reason, "%.80s is protected (%.80s): no step or file tool may change it",
+			         v.path, linked ? "it has hard links outside the workspace" : pr);
+		}
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "step", step);
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "tool", c->name);
+	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+	cJSON *cmds = cJSON_AddArrayToObject(ev, "commands");
+	for (size_t i = 0; i < v.commands.n; i++)
+		cJSON_AddItemToArray(cmds, cJSON_CreateString(v.commands.v[i]));
+	if (v.path)
+		cJSON_AddStringToObject(ev, "path", v.path);
+	cJSON_AddStringToObject(ev, "decision", decisionname(v.decision));
+	if (v.rule >= 0)
+		cJSON_AddNumberToObject(ev, "rule", v.rule + 1);
+	else
+		cJSON_AddStringToObject(ev, "rule", "default");
+	cJSON_AddStringToObject(ev, "reason", v.reason);
+	if (evadd(jr->ev, "decision", ev, e) < 0) {
+		verdictfree(&v);
+		return -1;
+	}
+	int rc = 0;
+	char by[32];
+	if (v.rule >= 0)
+		snprintf(by, sizeof by, "approval rule %d", v.rule + 1);
+	else
+		snprintf(by, sizeof by, "the default decision");
+	if (v.decision == DEC_ABORT) {
+		answer(jr, c, "aborted by the approval rules", 1);
+		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, c->name, by, v.reason);
+	} else if (v.decision == DEC_DENY) {
+		char *msg = xasprintf("denied by %s: %s", by, v.reason);
+		answer(jr, c, msg, 1);
+		free(msg);
+		jr->res->denials++;
+		if (jr->w->approval.on_deny_fail || jr->rs->failondeny)
+			rc = fail(jr, JOB_FAILED, "step %d: %s denied by %s: %s (%s)", step, c->name, by, v.reason,
+			          jr->rs->failondeny ? "--fail-on-deny" : "approval.on_deny: fail");
+	} else if (delegate) {
+		rc = delegatecall(jr, c, step, e);
+	} else if (mcp) {
+		rc = mcpcallstep(jr, c, step, mcp, e);
+	} else {
+		struct toolres tr;
+		if (snapshot(jr, step, e) < 0) {
+			verdictfree(&v);
+			return fail(jr, JOB_FAILED, "%s", e->msg);
+		}
+		if (!jr->sbx && strcmp(c->name, "shell") == 0) {
+			struct strv env = {0};
+			sandboxenv(&jr->j->sandbox, &env);
+			sandboxfree(&jr->sc);
+			jobsandbox(jr, &jr->sc);
+			struct sbxconf sc = {&jr->sc, jr->ws->path, env.v, 0};
+			int orc = sbxopen(&jr->sbx, &sc, e);
+			strvfree(&env);
+			if (orc < 0) {
+				verdictfree(&v);
+				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
+			}
+		}
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0};
+		const struct sandboxconf *jsc = &jr->j->sandbox;
+		if (jsc->backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
+			to.uid = jsc->uid ? jsc->uid : SBX_STEPID, to.gid = jsc->uid ? jsc->gid : SBX_STEPID;
+		if (toolrun(jr->sbx, jr->wsfd, c->name, c->args, v.path, &to, &tr, e) < 0) {
+			verdictfree(&v);
+			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
+			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
+		}
+		cJSON_AddNumberToObject(tr.event, "step", step);
+		cJSON_AddStringToObject(tr.event, "call_id", c->id);
+		cJSON_AddStringToObject(tr.event, "tool", c->name);
+		answer(jr, c, tr.content ? tr.content : "", tr.failed);
+		cJSON *tev = tr.event;
+		tr.event = NULL;
+		rc = evadd(jr->ev, "tool_result", tev, e);
+		for (cJSON *nc = tr.net ? tr.net->child : NULL; rc == 0 && nc; nc = nc->next) {
+			cJSON *ne = cJSON_Duplicate(nc, 1);
+			cJSON_AddNumberToObject(ne, "step", step);
+			cJSON_AddStringToObject(ne, "call_id", c->id);
+			rc = evadd(jr->ev, "net_connection", ne, e);
+		}
+		toolresfree(&tr);
+	}
+	verdictfree(&v);
+	return rc;
+}
+
+/* Replay, before the next turn: apply the record's context_elided event of that turn, if any,
+ * exactly (a copy of it into *ev). Returns 0, or -1 with why filled when the record's elision
+ * cannot be applied to this conversation (a divergence). */
+static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
+{
+	int turn = jr->res->turns + 1;
+	const cJSON *rec;
+	*ev = NULL;
+	cJSON_ArrayForEach(rec, jr->elisions)
+	{
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "turn");
+		if (!cJSON_IsNumber(t) || t->valueint != turn)
+			continue;
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(rec, "elided"), *it;
+		if (!cJSON_IsArray(list) || !cJSON_GetArraySize(list)) {
+			snprintf(why, whysize, "it lists no results");
+			return -1;
+		}
+		cJSON_ArrayForEach(it, list)
+			if (ctxelideid(jr->messages, jr->steps, it, why, whysize) < 0)
+				return -1;
+		*ev = cJSON_Duplicate(rec, 1);
+		static const char *const drop[] = {"seq", "time", "type", "prev", "turn", "replayed", NULL};
+		for (size_t i = 0; drop[i]; i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(*ev, drop[i]);
+		cJSON_AddTrueToObject(*ev, "replayed");
+		break;
+	}
+	return 0;
+}
+
+/* Ask the model once and log the exchange. */
+static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
+{
+	char *skills = skillsprompt(jr->w);
+	char *sys = xasprintf("%s%s%s", jr->w->instructions, skills ? skills : "", systemtail);
+	free(skills);
+	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
+	struct chat chat = {sys, tools, jr->messages, 1}; /* a reply must call a tool, where the API can say so */
+	struct exchange x;
+	struct err me = {0};
+	jr->transient = 0; /* a stop for a budget or the window is never retried */
+	/* Budgets first: the request is reserved at the most it can use, or not sent. */
+	const struct model *md = jr->llm->model;
+	size_t bytes = llmbytes(jr->llm, &chat);
+	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), window = modelcontext(md), after;
+	struct reservation rv;
+	char why[512];
+	/* The context window next: past its high-water mark the oldest tool results go, in one step. A
+	 * replay does what the record says instead, whatever today's marks would choose. */
+	cJSON *cev = NULL;
+	int following = jr->elisions && !jr->llm->live, nofit;
+	if (following) {
+		char whyr[300];
+		nofit = 0;
+		if (replayelide(jr, &cev, whyr, sizeof whyr) < 0) {
+			free(sys);
+			cJSON_Delete(tools);
+			jr->res->diverged = 1;
+			return fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_elided cannot be applied: %s",
+			            jr->res->turns + 1, whyr);
+		}
+	} else {
+		nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+	}
+	if (cev) {
+		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
+		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
+			free(sys);
+			cJSON_Delete(tools);
+			return -1;
+		}
+		bytes = llmbytes(jr->llm, &chat);
+		est = ctxestimate(&jr->ctx, bytes);
+		nofit = est + cap > window;
+	}
+	/* A request the record sent fitted; one it did not send is judged as the night judged it. */
+	if (following)
+		nofit = jr->res->turns + 1 > jr->recturns && est + cap > window;
+	if (nofit) {
+		free(sys);
+		cJSON_Delete(tools);
+		return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) do "
+		            "not fit the model's context window (%lld tokens, context_window) even with every older tool "
+		            "result elided", jr->res->turns + 1, (long long)est, (long long)cap, (long long)window);
+	}
+	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
+		free(sys);
+		cJSON_Delete(tools);
+		cJSON *bev = cJSON_CreateObject();
+		cJSON_AddNumberToObject(bev, "turn", jr->res->turns + 1);
+		cJSON_AddStringToObject(bev, "reason", why);
+		cJSON_AddNumberToObject(bev, "estimated_input", (double)est);
+		cJSON_AddNumberToObject(bev, "output_cap", (double)cap);
+		if (evadd(jr->ev, "budget_stop", bev, e) < 0)
+			return -1;
+		return fail(jr, JOB_FAILED, "turn %d not sent: %s", jr->res->turns + 1, why);
+	}
+	int turn = ++jr->res->turns;
+	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
+	struct usage charged = {0};
+	if (rc == 0) {
+		charged = r->usage;
+		ctxcalibrate(&jr->ctx, bytes, r->usage.input);
+		/* A server that reports no usage is charged what the request may have used. */
+		if (!charged.input && !charged.output && md->provider != PROV_SCRIPTED) {
+			charged.input = est;
+			charged.output = cap;
+		}
+		jr->res->cost += budgetcost(md, &r->usage);
+	}
+	budgetsettle(&jr->bud, md, &rv, &charged);
+	/* The request as its digest plus what is new since the last one: the whole conversation can be
+	 * rebuilt from the log without writing it again every turn. */
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "turn", turn);
+	cJSON_AddStringToObject(ev, "digest", x.digest);
+	if (turn == 1) {
+		cJSON_AddStringToObject(ev, "system", chat.system);
+		cJSON_AddItemToObject(ev, "tools", cJSON_Duplicate(chat.tools, 1));
+	}
+	cJSON *fresh = cJSON_AddArrayToObject(ev, "messages");
+	int n = cJSON_GetArraySize(jr->messages);
+	for (int i = jr->logged; i < n; i++)
+		cJSON_AddItemToArray(fresh, cJSON_Duplicate(cJSON_GetArrayItem(jr->messages, i), 1));
+	jr->logged = n;
+	free(sys);
+	cJSON_Delete(tools);
+	if (evadd(jr->ev, "model_request", ev, e) < 0) {
+		exchangefree(&x);
+		if (rc == 0)
+			llmreplyfree(r); /* the caller frees a reply only when asked succeeds */
+		return -1;
+	}
+	ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "turn", turn);
+	cJSON_AddNumberToObject(ev, "status", x.status);
+	cJSON_AddNumberToObject(ev, "attempts", x.attempts);
+	if (x.errors)
+		cJSON_AddItemToObject(ev, "errors", x.errors);
+	x.errors = NULL;
+	cJSON_AddItemToObject(ev, "response", x.response ? x.response : cJSON_CreateNull());
+	x.response = NULL;
+	if (rc == 0) {
+		cJSON_AddStringToObject(ev, "finish", finishname(r->finish));
+		cJSON_AddItemToObject(ev, "usage", usagejson(&r->usage));
+		usageadd(&jr->res->usage, &r->usage);
+	} else {
+		cJSON_AddStringToObject(ev, "error", me.msg);
+		jr->res->diverged |= me.code == 4;
+		jr->transient = llmretryable(x.status, -1) && me.code != 4 && me.code != 2 && !cancelled;
+	}
+	exchangefree(&x);
+	if (evadd(jr->ev, "model_response", ev, e) < 0) {
+		if (rc == 0)
+			llmreplyfree(r);
+		return -1;
+	}
+	if (rc < 0 && cancelled)
+		return fail(jr, JOB_CANCELLED, "cancelled by a signal during turn %d", turn);
+	if (rc < 0)
+		return fail(jr, JOB_FAILED, "turn %d: %s", turn, me.msg);
+	return 0;
+}
+
+/* A call of the reply that is not run (the job ended before it): answered, and logged as a
+ * call_not_run event so that audit shows it. */
+static int notrun(struct jobrun *jr, const struct llmcall *c, const char *why, struct err *e)
+{
+	answer(jr, c, why, 1);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "call_id", c->id);
+	cJSON_AddStringToObject(ev, "tool", c->name);
+	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
+	cJSON_AddStringToObject(ev, "reason", why);
+	return evadd(jr->ev, "call_not_run", ev, e);
+}
+
+/* The turn loop proper; returns -1 on an artifact error, else 0 with res->status set. */
+static int loop(struct jobrun *jr, struct err *e)
+{
+	const struct job *j = jr->j;
+	cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "role", "user");
+	cJSON_AddStringToObject(u, "content", jr->input);
+	cJSON_AddItemToArray(jr->messages, u);
+	int retries = 0;
+	for (;;) {
+		if (cancelled)
+			return fail(jr, JOB_CANCELLED, "cancelled by a signal after %d turns", jr->res->turns), 0;
+		if (__atomic_load_n(&jr->res->halt, __ATOMIC_SEQ_CST))
+			return fail(jr, JOB_CANCELLED, "cancelled after %d turns: another job of its matrix failed (fail_fast)",
+			            jr->res->turns), 0;
+		char t[32];
+		if (jr->deadline && nowms() >= jr->deadline)
+			return fail(jr, JOB_FAILED, "the job's timeout (%s) ran out after %d turns", timeouttext(j->timeout_ms, t),
+			            jr->res->turns), 0;
+		struct llmreply r;
+		int rc = ask(jr, &r, e);
+		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
+		if (rc == 1 && jr->transient && retries < j->retries && jr->res->turns < j->max_turns) {
+			/* retries: a transient model failure asks again, after the model's own retries ran out */
+			retries++;
+			progressf("job %s: %s; retrying (%d of %d)", j->id, jr->res->error, retries, j->retries);
+			jr->res->status = JOB_PENDING;
+			jr->res->error[0] = 0;
+			struct timespec ts = {1 << (retries < 4 ? retries : 4), 0};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+		if (r.finish == FINISH_LENGTH) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "turn %d: the model's reply was cut off at its output cap (%lld tokens: "
+			            "raise the model's max_output_tokens)", jr->res->turns, (long long)modeloutcap(jr->llm->model)), 0;
+		}
+		if (r.finish == FINISH_CONTEXT) {
+			llmreplyfree(&r);
+			return fail(jr, JOB_FAILED, "turn %d: the conversation filled the model's context window (%lld tokens)",
+			            jr->res->turns, (long long)modelcontext(jr->llm->model)), 0;
+		}
+		if (r.finish == FINISH_REFUSAL) {
+			fail(jr, JOB_FAILED, "turn %d: the model refused: %.300s", jr->res->turns, r.text ? r.text : "");
+			llmreplyfree(&r);
+			return 0;
+		}
+		remember(jr, &r);
+		if (!r.ncalls) {
+			cJSON *nudge = cJSON_CreateObject();
+			cJSON_AddStringToObject(nudge, "role", "user");
+			cJSON_AddStringToObject(nudge, "content", "Continue with the tools, and finish by calling final_result.");
+			cJSON_AddItemToArray(jr->messages, nudge);
+		}
+		int done = 0;
+		for (size_t i = 0; i < r.ncalls && !done; i++) {
+			const struct llmcall *c = &r.calls[i];
+			if (cancelled || (jr->deadline && nowms() >= jr->deadline)) {
+				if (cancelled)
+					fail(jr, JOB_CANCELLED, "cancelled by a signal at turn %d", jr->res->turns);
+				else
+					fail(jr, JOB_FAILED, "the job's timeout (%s) ran out at turn %d", timeouttext(jr->j->timeout_ms, t),
+					     jr->res->turns);
+				for (size_t k = i; k < r.ncalls; k++)
+					if (notrun(jr, &r.calls[k], "not run: the run was cancelled", e) < 0) {
+						llmreplyfree(&r);
+						return -1;
+					}
+				llmreplyfree(&r);
+				return 0;
+			}
+			rc = strcmp(c->name, "final_result") == 0 ? finalresult(jr, c, e) : toolcall(jr, c, e);
+			if (rc < 0) {
+				llmreplyfree(&r);
+				return -1;
+			}
+			if (rc == 1 && strcmp(c->name, "final_result") == 0)
+				jr->res->status = JOB_SUCCEEDED;
+			done = rc == 1;
+			/* Every call of a reply gets an answer and an event, even those after the end. */
+			for (size_t k = i + 1; done && k < r.ncalls; k++)
+				if (notrun(jr, &r.calls[k], jr->res->status == JOB_SUCCEEDED
+				           ? "not run: final_result ended the job before this call"
+				           : "not run: the job ended before this call", e) < 0) {
+					llmreplyfree(&r);
+					return -1;
+				}
+		}
+		llmreplyfree(&r);
+		if (done)
+			return 0;
+	}
+}
+
+/* Copy the job's declared files from the workspace into RUN/jobs/<id>/files/. */
+static int copyfiles(struct jobrun *jr, struct err *e)
+{
+	for (size_t i = 0; i < jr->j->files.n; i++) {
+		char *rel = wspath(jr->j->files.v[i]);
+		struct buf b = {0};
+		int trunc = 0;
+		struct err fe = {0};
+		if (wsread(jr->wsfd, rel, (size_t)1 << 30, &b, &trunc, &fe) < 0) {
+			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
+			free(rel);
+			return 1;
+		}
+		char *dst = xasprintf("%s/files/%s", jr->dir, rel);
+		char *dir = dirname_dup(dst);
+		int rc = mkdirs(dir, 0755, e);
+		if (rc == 0)
+			rc = writefile(dst, b.data, b.len, e);
+		char hex[65];
+		sha256hex(b.data, b.len, hex);
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "path", rel);
+		cJSON_AddNumberToObject(ev, "bytes", (double)b.len);
+		cJSON_AddStringToObject(ev, "sha256", hex);
+		if (rc == 0)
+			rc = evadd(jr->ev, "file", ev, e);
+		else
+			cJSON_Delete(ev);
+		free(dir);
+		free(dst);
+		free(rel);
+		buffree(&b);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int writeoutput(struct jobrun *jr, struct err *e)
+{
+	char *path = pathjoin(jr->dir, "output.json");
+	int rc = jsonwrite(path, jr->res->output, jr->rs->sec, e);
+	free(path);
+	return rc;
+}
+
+static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
+{
+	char *events = xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id);
+	int rc = llmreplayopen(&jr->llm, md, events, jr->rs->live, jr->rs->sec, e);
+	free(events);
+	if (rc < 0 && e->code != 2)
+		jr->res->diverged = 1;
+	return rc;
+}
+
+/* Replay: what the record says of the context, read once: its context_elided events and the last
+ * turn it sent. */
+static int replayplan(struct jobrun *jr, struct err *e)
+{
+	char *events = xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id);
+	struct evreader *r;
+	int rc = evropen(&r, events, e);
+	free(events);
+	if (rc < 0)
+		return -1;
+	jr->elisions = cJSON_CreateArray();
+	const char *line;
+	size_t len;
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		long seq;
+		char type[32], prev[65];
+		if (!evfields(line, len, &seq, type, prev))
+			continue;
+		int req = strcmp(type, "model_request") == 0;
+		if (!req && strcmp(type, "context_elided") != 0)
+			continue;
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "turn");
+		if (req && cJSON_IsNumber(t) && t->valueint > jr->recturns)
+			jr->recturns = t->valueint;
+		if (!req && ev)
+			cJSON_AddItemToArray(jr->elisions, ev);
+		else
+			cJSON_Delete(ev);
+	}
+	evrclose(r);
+	return rc < 0 ? -1 : 0;
+}
+
+int agentrun(struct runstate *rs, const struct job *j, const char *input, struct jobresult *res, struct err *e)
+{
+	return runjob(rs, j, input, 0, &rs->budget, res, e);
+}
+
+static int runjob(struct runstate *rs, const struct job *j, const char *input, int depth, struct budget *parent,
+                  struct jobresult *res, struct err *e)
+{
+	struct jobrun jr = {.rs = rs, .j = j, .input = input, .res = res, .wsfd = -1, .depth = depth};
+	char what[96];
+	snprintf(what, sizeof what, "job %s", j->id);
+	budgetinit(&jr.bud, parent, parent->mu, what, j->max_turns, j->max_tokens, j->max_cost);
+	ctxinit(&jr.ctx);
+	jr.steps = cJSON_CreateObject();
+	if (j->timeout_ms > 0)
+		jr.deadline = nowms() + j->timeout_ms;
+	int halt = __atomic_load_n(&res->halt, __ATOMIC_SEQ_CST);
+	memset(res, 0, sizeof *res);
+	res->halt = halt;
+	jr.w = manifestworker(rs->m, j->worker);
+	if (!(jr.ws = runws(rs, j)))
+		return errf(e, "job %s: its workspace was not opened for this run", j->id);
+	const struct model *md = manifestmodel(rs->m, j->model ? j->model : jr.w->model);
+	if (!(jr.dir = rundirjob(rs->rd, j->id, e)))
+		return -1;
+	char *evpath = pathjoin(jr.dir, "events.jsonl.zst");
+	int rc = evopen(&jr.ev, evpath, rs->sec, e);
+	free(evpath);
+	if (rc < 0) {
+		fail(&jr, JOB_FAILED, "%s", e->msg);
+		free(jr.dir);
+		return -1;
+	}
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "job", j->id);
+	cJSON_AddStringToObject(ev, "worker", jr.w->name);
+	cJSON_AddStringToObject(ev, "model", md->name);
+	cJSON_AddStringToObject(ev, "input", input);
+	/* The manifest that ran, so that a run killed before run.json still names it (finalize). */
+	char mhex[65];
+	struct err me = {0};
+	if (sha256file(rs->m->path, mhex, &me) == 0) {
+		cJSON *mj = cJSON_AddObjectToObject(ev, "manifest");
+		const char *base = strrchr(rs->m->path, '/') ? strrchr(rs->m->path, '/') + 1 : rs->m->path;
+		cJSON_AddStringToObject(mj, "file", base);
+		cJSON_AddStringToObject(mj, "sha256", mhex);
+	}
+	rc = evadd(jr.ev, "job_start", ev, e);
+	jr.messages = cJSON_CreateArray();
+	struct err je = {0};
+	protectinit(&jr.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
+	if (rc == 0) {
+		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (jr.wsfd < 0)
+			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
+		else if (hardlinks(&jr, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg);
+		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg);
+		else if (rs->replay && (replayllm(&jr, md, &je) < 0 || replayplan(&jr, &je) < 0))
+			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
+		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.code == 4;
+		else {
+			if (jr.llm && rs->gates)
+				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
+			rc = loop(&jr, e);
+		}
+	}
+	if (rc == 0 && res->status == JOB_SUCCEEDED)
+		rc = copyfiles(&jr, e) < 0 || writeoutput(&jr, e) < 0 ? -1 : 0;
+	if (res->status == JOB_PENDING)
+		fail(&jr, JOB_FAILED, "%s", rc < 0 ? e->msg : "ended without a result");
+	sbxclose(jr.sbx);
+	mcpjobclose(jr.mcp);
+	sandboxfree(&jr.sc);
+	protectfree(&jr.prot);
+	llmclose(jr.llm);
+	if (jr.wsfd >= 0)
+		close(jr.wsfd);
+	cJSON_Delete(jr.messages);
+	cJSON_Delete(jr.steps);
+	cJSON_Delete(jr.elisions);
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "status", jobstatusname(res->status));
+	if (res->error[0])
+		cJSON_AddStringToObject(ev, "error", res->error);
+	cJSON_AddNumberToObject(ev, "turns", res->turns);
+	cJSON_AddNumberToObject(ev, "steps", res->steps);
+	cJSON_AddItemToObject(ev, "usage", usagejson(&res->usage));
+	if (res->diverged)
+		cJSON_AddTrueToObject(ev, "diverged");
+	cJSON_AddNumberToObject(ev, "cost", res->cost);
+	struct err ce = {0};
+	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
+	memcpy(res->head, evhead(jr.ev), 65);
+	res->events = evcount(jr.ev);
+	if (evclose(jr.ev, rc < 0 || erc < 0 ? &ce : e) < 0 && rc == 0)
+		rc = -1;
+	if (erc < 0 && rc == 0)
+		rc = -1;
+	free(jr.dir);
+	return rc;
+}
+
+struct wspace *runws(const struct runstate *rs, const struct job *j)
+{
+	const char *path = j->workspace ? j->workspace : rs->m->workspace;
+	size_t n = __atomic_load_n(&rs->nws, __ATOMIC_ACQUIRE); /* the scheduler may add one (spacesadd) */
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rs->ws[i].path, path) == 0)
+			return &rs->ws[i];
+	return NULL;
+}
+
+static struct jobresult *runnested(struct runstate *rs, const char *id, const char *worker, const char *parent)
+{
+	pthread_mutex_lock(&rs->mu);
+	rs->nested = xrealloc(rs->nested, (rs->nnested + 1) * sizeof *rs->nested);
+	struct nested *n = &rs->nested[rs->nnested++];
+	n->id = xstrdup(id);
+	n->worker = xstrdup(worker);
+	n->parent = xstrdup(parent);
+	n->res = xcalloc(1, sizeof *n->res);
+	struct jobresult *r = n->res;
+	pthread_mutex_unlock(&rs->mu);
+	return r;
+}
+
+void nestedfree(struct runstate *rs)
+{
+	for (size_t i = 0; i < rs->nnested; i++) {
+		free(rs->nested[i].id);
+		free(rs->nested[i].worker);
+		free(rs->nested[i].parent);
+		jobresultfree(rs->nested[i].res);
+		free(rs->nested[i].res);
+	}
+	free(rs->nested);
+	rs->nested = NULL;
+	rs->nnested = 0;
+}
+
+void jobresultfree(struct jobresult *r)
+{
+	cJSON_Delete(r->output);
+	r->output = NULL;
+}

@@ -1,0 +1,83 @@
+/* sandbox: run one step's shell command isolated; one file per backend behind this seam. */
+#ifndef NS_SANDBOX_H
+#define NS_SANDBOX_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include "../manifest/manifest.h"
+#include "../net/egress.h"
+
+#define SBX_STEPID 1000 /* the uid and gid steps run as (namespace: inside) unless sandbox.uid says */
+
+struct sbxconf {
+	const struct sandboxconf *conf;
+	const char *workspace; /* absolute host path, mounted read-write at /workspace */
+	char **env;            /* NAME=VALUE strings passed in, NULL-terminated; nothing else is */
+	size_t output_cap;     /* bytes kept of stdout and of stderr each (0 = 1 MiB) */
+};
+
+struct sbxresult {
+	int exit_code; /* exit status, or -1 when killed by a signal */
+	int signal;    /* the signal that ended it, or 0 */
+	int timed_out;
+	int oom;
+	int64_t duration_ms;
+	struct buf out, err; /* captured output, capped */
+	int truncated;       /* 1 when output was cut at the cap */
+	char limits[128];    /* which limits were enforced, e.g. "cgroup1 memory pids cpu; rlimit core" */
+	char note[256];      /* what went wrong on the way and was overcome (a set-up tried twice), or "" */
+	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
+	size_t nnet;
+};
+
+struct sbx;
+
+/* Prepare a sandbox for one job (a warm one where the backend can). */
+int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e);
+/* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r (overwritten, free with sbxresultfree). */
+int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+/* A long-running program in a sandbox (an MCP server), spoken to over pipes. */
+struct sbxproc {
+	int in, out, err; /* write to in, read from out and err; owned by the caller */
+};
+/* Start argv (program first, looked up in PATH) in /workspace with its standard streams on
+ * pipes, and return at once. The sandbox then serves nothing else: open one per program;
+ * sbxclose ends it. Backends that cannot do this say so. */
+int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e);
+/* Is the backend ready for this configuration (docker: the engine answers and has the image)? Runs
+   nothing; the error says what is missing. */
+int sbxcheck(const struct sandboxconf *c, struct err *e);
+/* Tear the sandbox down, killing anything left in it. */
+void sbxclose(struct sbx *s);
+/* Free the buffers of a result. */
+static inline void sbxresultfree(struct sbxresult *r)
+{
+	buffree(&r->out);
+	buffree(&r->err);
+	free(r->net);
+	r->net = NULL;
+	r->nnet = 0;
+}
+
+
+
+/* For backends: each backend's handle starts with struct sbx, and one ops table per file. */
+struct sbxops {
+	const char *name;
+	int (*open)(struct sbx **s, const struct sbxconf *c, struct err *e);
+	int (*exec)(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+	void (*close)(struct sbx *s);
+	int (*spawn)(struct sbx *s, const char *command, int fds[3], struct err *e); /* NULL: not supported;
+	                             * command is a sh -c line, fds stdin, stdout, stderr (the sandbox's ends, taken) */
+	int (*check)(const struct sandboxconf *c, struct err *e); /* NULL: always ready */
+};
+
+struct sbx {
+	const struct sbxops *ops;
+};
+
+extern const struct sbxops sbxnamespace; /* namespace.c */
+extern const struct sbxops sbxdocker;    /* docker.c */
+extern const struct sbxops sbxnone;      /* none.c */
+
+#endif

@@ -1,0 +1,75 @@
+/* scan: one walk of a workspace into a path-sorted list of entries with the stat fields that
+ * detect change (size, mtime, ctime, inode, mode), never following a symlink. */
+#ifndef NS_SCAN_H
+#define NS_SCAN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "../util/util.h"
+#include "watch.h"
+
+struct sent {
+	const char *path; /* relative to the root, no "./"; points into the scan's blocks */
+	uint32_t mode;    /* st_mode: type and permission bits */
+	uint32_t nlink;
+	int64_t size;
+	int64_t blocks;   /* st_blocks: 512-byte units the file takes on disk */
+	int64_t mtime, ctime; /* nanoseconds since the epoch */
+	uint64_t ino, dev;
+	int32_t link;     /* regular files with nlink > 1: index of the first path of the same inode
+	                     (its own index when it is the first); -1 otherwise */
+	int32_t wd;       /* directories: the change feed's watch on it, or -1 */
+	uint8_t hashed;   /* hash holds the SHA-256 of the content last put in a layer */
+	uint8_t hash[32]; /* file data, or the link target of a symlink */
+};
+
+struct scan {
+	struct sent *v;   /* sorted by path bytes */
+	size_t n, cap;
+	char **blocks;    /* the path bytes */
+	size_t nblocks;
+	int64_t start;    /* CLOCK_REALTIME in ns when the walk began */
+	int64_t bytes;    /* bytes of regular files, each inode once */
+	int64_t used;     /* bytes they take on disk (st_blocks), each inode once: a sparse file's holes
+	                     count for nothing */
+	int finetime;     /* some timestamp had a fraction of a second (a fine-grained filesystem) */
+	int rootwd;       /* the change feed's watch on the root, or -1 */
+	struct strv skipped; /* entries left out, each a kind (SKIP*) then its path, sorted by path */
+};
+
+/* Why an entry was left out: the first byte of a skipped string. A directory that is too deep or
+ * cannot be read is itself an entry; what is below it is not. */
+enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u' };
+
+struct scanopt {
+	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
+	                               segments); a matching directory is left out with all under it */
+	int threads;                /* threads walking the tree (0: one per CPU, up to 4) */
+	int haveskip;               /* leave out the directory with this device and inode (the run's own) */
+	dev_t skipdev;
+	ino_t skipino;
+	struct watch *watch;        /* the change feed: every directory read is watched (may be NULL) */
+};
+
+/* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel. */
+int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e);
+/* Scan again from prev, the last scan with the same options, reading only the directories in
+ * dirty (sorted; from the change feed) and any directory below them that the feed does not vouch
+ * for; the result is what scanrun would give. */
+int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
+              struct err *e);
+/* Whether path lies below a directory that s could not read (too deep or unreadable): what the
+ * scan cannot tell about it is unknown, not gone. */
+int scanunknown(const struct scan *s, const char *path);
+/* The words for a skipped kind. */
+const char *scanwhy(int kind);
+/* The index of the entry for path[0..len) in s, or -1. */
+ssize_t scanfind(const struct scan *s, const char *path, size_t len);
+/* Free what s holds and zero it. */
+void scanfree(struct scan *s);
+
+/* openat() of a relative path under rootfd that fails (ELOOP, EXDEV) rather than resolve a
+ * symlink or leave rootfd; flags as for openat (O_PATH too). */
+int openbeneath(int rootfd, const char *path, int flags);
+
+#endif

@@ -1,0 +1,1371 @@
+/* snaprestore: a run's layers applied in order into a directory (the restore half of snapshot.h).
+ *
+ * libarchive only reads. Every entry is made here through its parent's descriptor, reached one
+ * name at a time beneath the target without following a symlink (O_NOFOLLOW at each step, and
+ * openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS where a path is opened again); files are created
+ * O_EXCL|O_NOFOLLOW after what was there is removed, so no hard link or symlink is written
+ * through. Directory modes and times are set at the end of each layer through descriptors opened
+ * beneath the target, never by a path fixed up later. A layer in which a whiteout or another
+ * entry replaces a directory the same layer already wrote into is refused. Whiteouts never follow
+ * a symlink nor leave the target's filesystem. Each layer's digest is computed over its
+ * compressed bytes as they are read and checked against SHA256SUMS.
+ *
+ * The chain of layers one restore applies is bounded (bound.h): bytes of data, file sizes with
+ * their holes, entries and decompressed bytes, each entry counted from its header before any of
+ * it is written; a restore refused leaves nothing in its target.
+ *
+ * A run archive (RUN.tar.zst) is unpacked the same way, bounded alike: only files and
+ * directories, names that stay inside; each file hashed as it is written and held to the run's
+ * SHA256SUMS as soon as both have arrived. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+#include "bound.h"
+#include <cjson/cJSON.h>
+#include "snapshot.h"
+#include "scan.h"
+#include "../util/zst.h"
+
+enum { RBUF = 1 << 20, NBUF = 4 };
+
+/* A layer file read ahead: decompression and the digest run on their own thread, a few blocks
+ * ahead of extraction. */
+struct ahead {
+	struct zstr *z;
+	pthread_t t;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[NBUF];
+	ssize_t len[NBUF]; /* bytes in a full buffer: 0 at the end, -1 on error */
+	int full[NBUF];
+	int head, tail;    /* the next buffer to fill, the next to hand out */
+	int held;          /* the buffer handed out last, given back on the next call; or -1 */
+	int stop;
+	struct err err;
+};
+
+static void *aheadrun(void *arg)
+{
+	struct ahead *h = arg;
+	for (;;) {
+		pthread_mutex_lock(&h->mu);
+		while (!h->stop && h->full[h->head])
+			pthread_cond_wait(&h->cv, &h->mu);
+		int i = h->head, stop = h->stop;
+		pthread_mutex_unlock(&h->mu);
+		if (stop)
+			break;
+		struct err e = {0};
+		ssize_t n = zstread(h->z, h->buf[i], RBUF, &e);
+		pthread_mutex_lock(&h->mu);
+		if (n < 0)
+			h->err = e;
+		h->len[i] = n;
+		h->full[i] = 1;
+		h->head = (i + 1) % NBUF;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		if (n <= 0)
+			break;
+	}
+	return NULL;
+}
+
+static int aheadopen(struct ahead **hp, const char *file, struct err *e)
+{
+	struct ahead *h = xcalloc(1, sizeof *h);
+	*hp = NULL;
+	if (zstropen(&h->z, file, 0, e) < 0) {
+		free(h);
+		return -1;
+	}
+	for (int i = 0; i < NBUF; i++)
+		h->buf[i] = xmalloc(RBUF);
+	h->held = -1;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (pthread_create(&h->t, NULL, aheadrun, h) != 0) {
+		errno = EAGAIN;
+		errf(e, "start a reader for %s:", file);
+		for (int i = 0; i < NBUF; i++)
+			free(h->buf[i]);
+		zstrfree(h->z);
+		free(h);
+		return -1;
+	}
+	*hp = h;
+	return 0;
+}
+
+/* The next block of decompressed bytes into *p (the one before is given back): its length, 0 at the
+ * end of the stream, -1 on error. */
+static ssize_t aheadnext(struct ahead *h, const void **p, struct err *e)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->held >= 0) {
+		h->full[h->held] = 0;
+		h->held = -1;
+		pthread_cond_broadcast(&h->cv);
+	}
+	while (!h->full[h->tail])
+		pthread_cond_wait(&h->cv, &h->mu);
+	int i = h->tail;
+	ssize_t n = h->len[i];
+	if (n > 0) {
+		h->held = i;
+		h->tail = (i + 1) % NBUF;
+	}
+	if (n < 0)
+		*e = h->err;
+	pthread_mutex_unlock(&h->mu);
+	*p = h->buf[i];
+	return n;
+}
+
+/* Stop the reader and free it; after aheadnext gave 0, digest (may be NULL) gets the file's. */
+static void aheadclose(struct ahead *h, char digest[65])
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	h->stop = 1;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->t, NULL);
+	if (digest)
+		zstrdigest(h->z, digest, NULL);
+	zstrfree(h->z);
+	for (int i = 0; i < NBUF; i++)
+		free(h->buf[i]);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h);
+}
+
+struct restore {
+	int rootfd;   /* the target */
+	dev_t dev;    /* its filesystem: removal never crosses into another */
+	int root;     /* running as root: permissions never stand in the way */
+	struct ahead *h;
+	struct err zerr;
+	int zfailed;
+	int plain;    /* a run archive, not a layer: no whiteouts, no links */
+	struct bound b; /* what the archive, or the chain of layers, may expand to */
+	int made;     /* the target was made here (removed again on failure) */
+	/* A run archive's files against its SHA256SUMS, as they arrive: the one at its top or in its
+	 * top folder (root: "" or "X/"), sorted by path; files before it wait in early. */
+	int havesums, sumfail;
+	char *sumroot;
+	struct strv sumpath, sumhex; /* sumpath sorted; sumhex[i] is sumpath[i]'s digest */
+	unsigned char *sumseen;      /* sumseen[i]: sumpath[i] has arrived */
+	struct strv early, earlyhex;
+	struct buf sums;             /* SHA256SUMS's bytes while it is written */
+	int pfd;      /* the parent of the last entry, kept open (-1: none) */
+	char *ppath;  /* its path */
+};
+
+static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
+{
+	struct restore *r = ctx;
+	ssize_t n = aheadnext(r->h, p, &r->zerr);
+	if (n < 0 || (n > 0 && boundstream(&r->b, n, &r->zerr) < 0)) {
+		r->zfailed = 1;
+		archive_set_error(a, EIO, "%s", r->zerr.msg);
+		return -1;
+	}
+	return n;
+}
+
+/* A relative path of plain names: no "/" first, no "", "." or ".." segment (a "/" last is fine). */
+static int safepath(const char *p)
+{
+	if (!p || !*p || *p == '/')
+		return 0;
+	for (const char *s = p; *s;) {
+		const char *end = strchrnul(s, '/');
+		size_t n = end - s;
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		if (!*end || !end[1])
+			break;
+		s = end + 1;
+	}
+	return 1;
+}
+
+/* Let the owner write into directory fd for a moment (not needed as root); *old gets its mode. */
+static void openup(struct restore *r, int fd, mode_t *old)
+{
+	struct stat st;
+	*old = 0;
+	if (r->root || fstat(fd, &st) < 0 || (st.st_mode & S_IRWXU) == S_IRWXU)
+		return;
+	*old = st.st_mode & 07777;
+	fchmod(fd, *old | S_IRWXU);
+}
+
+static void closeup(int fd, mode_t old)
+{
+	if (old)
+		fchmod(fd, old);
+}
+
+static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e);
+
+/* Remove everything inside directory fd. */
+static int rmchildren(struct restore *r, int fd, const char *shown, struct err *e)
+{
+	int dup_ = dup(fd);
+	DIR *d = dup_ < 0 ? NULL : fdopendir(dup_);
+	if (!d) {
+		if (dup_ >= 0)
+			close(dup_);
+		return errf(e, "open %s:", shown);
+	}
+	rewinddir(d); /* the duplicate shares fd's offset */
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			strvadd(&names, de->d_name);
+	closedir(d);
+	mode_t old;
+	openup(r, fd, &old);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < names.n; i++)
+		rc = rmat(r, fd, names.v[i], shown, e);
+	closeup(fd, old);
+	strvfree(&names);
+	return rc;
+}
+
+/* Remove name (a whole tree if a directory) from directory dfd, on the target's filesystem only. */
+static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : errf(e, "stat %s/%s:", shown, name);
+	if (S_ISDIR(st.st_mode)) {
+		if (st.st_dev != r->dev)
+			return errf(e, "%s/%s is a mount point; refusing to remove it", shown, name);
+		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errf(e, "open %s/%s:", shown, name);
+		if (fstat(fd, &st) < 0 || st.st_dev != r->dev) {
+			close(fd);
+			return errf(e, "%s/%s changed while being removed", shown, name);
+		}
+		int rc = rmchildren(r, fd, shown, e);
+		close(fd);
+		if (rc < 0)
+			return -1;
+	}
+	if (unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 && errno != ENOENT)
+		return errf(e, "remove %s/%s:", shown, name);
+	return 0;
+}
+
+
+/* Apply a whiteout at path: remove what it names, or empty its directory. */
+static int whiteout(struct restore *r, const char *path, const char *base, const char *kind, struct err *e)
+{
+	char *parent = base > path ? xstrndup(path, base - 1 - path) : xstrdup(".");
+	int rc = 0;
+	int fd = openbeneath(r->rootfd, parent, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			rc = errc(e, 4, "whiteout %s: %s is not a directory inside the target:", path, parent);
+	} else if (strcmp(kind, "opaque") == 0) {
+		rc = rmchildren(r, fd, parent, e);
+	} else {
+		const char *name = base + 4;
+		if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			rc = errc(e, 4, "whiteout %s names no entry", path);
+		} else {
+			mode_t old;
+			openup(r, fd, &old);
+			rc = rmat(r, fd, name, parent, e);
+			closeup(fd, old);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(parent);
+	return rc;
+}
+
+/* Check an entry before it is written: only files, directories, symlinks and hard links to files
+ * already inside (a run archive: only files and directories); set-id bits dropped (the tar says
+ * uid 0, and a restore may run as root). Every entry counts against the bounds: a run archive's
+ * files by their size, a layer's by their data (a sparse file's holes count only as size). */
+static int vet(struct restore *r, struct archive_entry *en, const char *path, struct err *e)
+{
+	const char *hl = archive_entry_hardlink(en);
+	mode_t type = archive_entry_filetype(en);
+	if (r->plain) {
+		if (hl || type == AE_IFLNK)
+			return errf(e, "%s: a %s, which no run directory holds", path, hl ? "hard link" : "symlink");
+		if (type != AE_IFREG && type != AE_IFDIR)
+			return errf(e, "%s: not a file or directory (type %o)", path, (unsigned)type);
+		int64_t size = type == AE_IFREG ? archive_entry_size(en) : 0;
+		if (boundentry(&r->b, path, size, size, e) < 0)
+			return -1;
+	} else if (boundentry(&r->b, path, bounddata(en), type == AE_IFREG && !hl ? archive_entry_size(en) : 0, e) < 0) {
+		return -1;
+	} else if (hl) {
+		if (!safepath(hl))
+			return errf(e, "%s: hard link to %s, outside the target", path, hl);
+		int fd = openbeneath(r->rootfd, hl, O_PATH);
+		struct stat st;
+		int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			return errf(e, "%s: hard link to %s, which is not a file inside the target", path, hl);
+		return 0;
+	} else if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
+		return errf(e, "%s: not a file, directory or symlink (type %o)", path, (unsigned)type);
+	}
+	archive_entry_set_perm(en, archive_entry_perm(en) & ~(mode_t)(S_ISUID | S_ISGID));
+	return 0;
+}
+
+/* The directories a layer touches: those it holds, and the parents of its entries that it does
+ * not hold (writing an entry changes its parent's mtime, and may need it opened up when not
+ * root); all get their times, those it holds their modes, and those parents their modes back,
+ * last, each through a descriptor opened beneath the target. The same table, apart, holds every
+ * directory the layer used (held, or above an entry), which nothing may replace later on. */
+struct dslot {
+	char *path;
+	struct timespec t[2];
+	mode_t mode; /* a parent opened up for the owner: the mode to put back (0: untouched) */
+	int held;    /* a directory of the layer: want is its mode */
+	mode_t want;
+};
+
+struct dirset {
+	struct dslot *v;
+	size_t n, cap; /* cap is a power of two */
+};
+
+static size_t dshash(const char *p, size_t n)
+{
+	size_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The slot for path[0..n), made when missing (then *made is set). */
+static struct dslot *dsget(struct dirset *s, const char *p, size_t n, int *made)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct dirset g = {xcalloc(s->cap ? 2 * s->cap : 64, sizeof *g.v), 0, s->cap ? 2 * s->cap : 64};
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i].path) {
+				size_t k = dshash(s->v[i].path, strlen(s->v[i].path)) & (g.cap - 1);
+				while (g.v[k].path)
+					k = (k + 1) & (g.cap - 1);
+				g.v[k] = s->v[i];
+			}
+		g.n = s->n;
+		free(s->v);
+		*s = g;
+	}
+	size_t k = dshash(p, n) & (s->cap - 1);
+	for (; s->v[k].path; k = (k + 1) & (s->cap - 1))
+		if (strncmp(s->v[k].path, p, n) == 0 && !s->v[k].path[n]) {
+			*made = 0;
+			return &s->v[k];
+		}
+	s->v[k].path = xstrndup(p, n);
+	s->n++;
+	*made = 1;
+	return &s->v[k];
+}
+
+/* Whether path[0..n) has a slot. */
+static int dshas(const struct dirset *s, const char *p, size_t n)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t k = dshash(p, n) & (s->cap - 1); s->v[k].path; k = (k + 1) & (s->cap - 1))
+		if (strncmp(s->v[k].path, p, n) == 0 && !s->v[k].path[n])
+			return 1;
+	return 0;
+}
+
+static void dsfree(struct dirset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->v[i].path);
+	free(s->v);
+}
+
+/* Note path[0..n) and every directory above it as used (n may be 0: nothing). */
+static void markused(struct dirset *used, const char *path, size_t n)
+{
+	int made = 1;
+	while (n && made) {
+		dsget(used, path, n, &made);
+		const char *slash = memrchr(path, '/', n);
+		n = slash ? (size_t)(slash - path) : 0;
+	}
+}
+
+/* The length of path without the "/" it may end with. */
+static size_t trimlen(const char *path)
+{
+	size_t n = strlen(path);
+	while (n && path[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/* Before an entry is written: note a directory it is, with its mode and mtime; note its parent
+ * (open in pfd) with its times, opened up for the owner when read-only. */
+static void dsnote(struct restore *r, struct dirset *s, const char *path, struct archive_entry *en, int isdir, int pfd)
+{
+	size_t n = trimlen(path);
+	int made;
+	if (isdir) {
+		struct dslot *d = dsget(s, path, n, &made);
+		d->t[0] = (struct timespec){0, UTIME_OMIT};
+		d->t[1] = (struct timespec){archive_entry_mtime(en), archive_entry_mtime_nsec(en)};
+		d->held = 1;
+		d->want = archive_entry_perm(en) & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+	}
+	const char *slash = memrchr(path, '/', n);
+	if (!slash)
+		return; /* the target itself: its times are not part of a snapshot */
+	struct dslot *d = dsget(s, path, slash - path, &made);
+	if (!made)
+		return;
+	struct stat st;
+	if (fstat(pfd, &st) == 0) {
+		d->t[0] = st.st_atim;
+		d->t[1] = st.st_mtim;
+		openup(r, pfd, &d->mode); /* a read-only parent from a lower layer */
+	} else {
+		d->t[0] = d->t[1] = (struct timespec){0, UTIME_OMIT};
+	}
+}
+
+/* After the layer: its directories get their modes and mtimes (after everything written into
+ * them), and the parents it did not hold their modes and times back. */
+static void dsrestore(struct restore *r, struct dirset *s)
+{
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->v[i].path)
+			continue;
+		int fd = openbeneath(r->rootfd, s->v[i].path, O_RDONLY | O_DIRECTORY);
+		if (fd >= 0) {
+			if (s->v[i].held)
+				fchmod(fd, s->v[i].want);
+			else
+				closeup(fd, s->v[i].mode);
+			futimens(fd, s->v[i].t);
+			close(fd);
+		}
+	}
+}
+
+/* Forget the parent kept open. */
+static void parentdrop(struct restore *r)
+{
+	if (r->pfd >= 0 && r->pfd != r->rootfd)
+		close(r->pfd);
+	r->pfd = -1;
+	free(r->ppath);
+	r->ppath = NULL;
+}
+
+/* The directory path[0..n) (the folder of entry path) beneath the target, open (r keeps it; entries come sorted, so siblings
+ * share it): walked one name at a time, never through a symlink; a missing one is made (0755, as
+ * an archive without directory entries needs). -1 with e set when one is not a directory. */
+static int parentat(struct restore *r, const char *path, size_t n, struct err *e)
+{
+	if (n == 0)
+		return r->rootfd;
+	if (r->pfd >= 0 && strlen(r->ppath) == n && memcmp(r->ppath, path, n) == 0)
+		return r->pfd;
+	parentdrop(r);
+	char *p = xstrndup(path, n);
+	int dfd = r->rootfd;
+	for (char *c = p; dfd >= 0;) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = 0;
+		int fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && mkdirat(dfd, c, 0755) == 0)
+			fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			errc(e, 4, "%s: %s is not a directory inside the target (a symlink or a file there?):", path, p);
+			if (slash)
+				*slash = '/';
+		}
+		if (dfd != r->rootfd)
+			close(dfd);
+		dfd = fd;
+		if (!slash)
+			break;
+		*slash = '/';
+		c = slash + 1;
+	}
+	if (dfd < 0) {
+		free(p);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(dfd, &st) < 0 || st.st_dev != r->dev) {
+		close(dfd);
+		free(p);
+		return errc(e, 4, "%s: %.*s is not on the target's filesystem", path, (int)n, path);
+	}
+	r->pfd = dfd;
+	r->ppath = p;
+	return dfd;
+}
+
+/* Make room for an entry at base in directory pfd: what is there goes, unless it is a directory
+ * and a directory is wanted (then 1). A directory the layer used may not be replaced. */
+static int makeroom(struct restore *r, int pfd, const char *base, const char *path, const struct dirset *used,
+                    int wantdir, struct err *e)
+{
+	struct stat st;
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : errf(e, "stat %s:", path);
+	if (S_ISDIR(st.st_mode) && wantdir)
+		return 1;
+	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
+		return errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+	return rmat(r, pfd, base, path, e);
+}
+
+/* The entry's times for futimens/utimensat: its atime when it has one, else its mtime. */
+static void entrytimes(struct archive_entry *en, struct timespec t[2])
+{
+	t[1] = (struct timespec){archive_entry_mtime(en), archive_entry_mtime_nsec(en)};
+	t[0] = archive_entry_atime_is_set(en) ? (struct timespec){archive_entry_atime(en), archive_entry_atime_nsec(en)}
+	                                      : t[1];
+}
+
+static int bypath(const void *a, const void *b)
+{
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* SHA256SUMS (r->sums) parsed into r->sumpath/r->sumhex, sorted by path; root is its folder. */
+static void sumsload(struct restore *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	r->sumroot = slash ? xstrndup(path, slash + 1 - path) : xstrdup("");
+	struct strv paths = {0}, hexes = {0};
+	for (const char *l = r->sums.data; l && *l;) {
+		const char *end = strchrnul(l, '\n');
+		if (end - l > 66 && l[64] == ' ' && (l[65] == ' ' || l[65] == '*')) {
+			const char *q = l + 66;
+			if (strncmp(q, "./", 2) == 0)
+				q += 2;
+			char *h = xstrndup(l, 64);
+			for (char *c = h; *c; c++)
+				*c = (char)((*c >= 'A' && *c <= 'F') ? *c + 32 : *c);
+			char *pth = xstrndup(q, end - q);
+			strvadd(&paths, pth);
+			strvadd(&hexes, h);
+			free(pth);
+			free(h);
+		}
+		l = *end ? end + 1 : end;
+	}
+	/* Sort the pairs by path: an index of pointers into paths, then both lists in that order. */
+	char ***idx = xcalloc(paths.n + 1, sizeof *idx);
+	for (size_t i = 0; i < paths.n; i++)
+		idx[i] = &paths.v[i];
+	if (paths.n)
+		qsort(idx, paths.n, sizeof *idx, bypath);
+	for (size_t i = 0; i < paths.n; i++) {
+		strvadd(&r->sumpath, *idx[i]);
+		strvadd(&r->sumhex, hexes.v[idx[i] - paths.v]);
+	}
+	free(idx);
+	strvfree(&paths);
+	strvfree(&hexes);
+	r->sumseen = xcalloc(r->sumpath.n + 1, 1);
+	r->havesums = 1;
+}
+
+/* A file of a run archive (path, its digest hex) against SHA256SUMS. */
+static int sumcheck(struct restore *r, const char *path, const char *hex, struct err *e)
+{
+	size_t rl = strlen(r->sumroot);
+	if (strncmp(path, r->sumroot, rl) != 0) {
+		r->sumfail = 1;
+		return errc(e, 4, "%s: outside the run folder %s that SHA256SUMS lies in", path, r->sumroot);
+	}
+	const char *rel = path + rl;
+	int self = strcmp(rel, "SHA256SUMS") == 0 || strcmp(rel, "SHA256SUMS.sig") == 0;
+	size_t lo = 0, hi = r->sumpath.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(r->sumpath.v[mid], rel);
+		if (c == 0) {
+			/* every line naming it has its file (a name listed twice is one file) */
+			for (size_t k = mid; k < r->sumpath.n && strcmp(r->sumpath.v[k], rel) == 0; k++)
+				r->sumseen[k] = 1;
+			for (size_t k = mid; k-- > 0 && strcmp(r->sumpath.v[k], rel) == 0;)
+				r->sumseen[k] = 1;
+			if (self || strcmp(r->sumhex.v[mid], hex) == 0)
+				return 0;
+			r->sumfail = 1;
+			return errc(e, 4, "%s: its digest is %.16s..., SHA256SUMS says %.16s...", path, hex, r->sumhex.v[mid]);
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (self)
+		return 0;
+	r->sumfail = 1;
+	return errc(e, 4, "%s: not listed in SHA256SUMS", path);
+}
+
+/* After the whole archive: a file SHA256SUMS lists that never arrived (as `audit --verify` of the
+ * unpacked run would say). */
+static int summissing(struct restore *r, struct err *e)
+{
+	size_t missing = 0, first = 0;
+	for (size_t i = 0; r->havesums && i < r->sumpath.n; i++)
+		if (!r->sumseen[i] && missing++ == 0)
+			first = i;
+	if (!missing)
+		return 0;
+	r->sumfail = 1;
+	if (missing == 1)
+		return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive", r->sumroot, r->sumpath.v[first]);
+	return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive (and %zu more)", r->sumroot,
+	            r->sumpath.v[first], missing - 1);
+}
+
+/* A file of a run archive has arrived: SHA256SUMS itself (at the top or in the top folder, the
+ * first one) is loaded and the files before it checked; any other is checked, or waits for it. */
+static int sumarrived(struct restore *r, const char *path, const char *hex, struct err *e)
+{
+	const char *slash = strchr(path, '/');
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!r->havesums && strcmp(base, "SHA256SUMS") == 0 && (!slash || !strchr(slash + 1, '/'))) {
+		sumsload(r, path);
+		for (size_t i = 0; i < r->early.n; i++)
+			if (sumcheck(r, r->early.v[i], r->earlyhex.v[i], e) < 0)
+				return -1;
+		strvfree(&r->early);
+		strvfree(&r->earlyhex);
+		return 0;
+	}
+	if (r->havesums)
+		return sumcheck(r, path, hex, e);
+	strvadd(&r->early, path);
+	strvadd(&r->earlyhex, hex);
+	return 0;
+}
+
+/* Feed n zero bytes to md (a hole of a sparse entry). */
+static void hashzeros(EVP_MD_CTX *md, int64_t n)
+{
+	static const char zeros[4096];
+	for (; n > 0; n -= n > 4096 ? 4096 : n)
+		EVP_DigestUpdate(md, zeros, n > 4096 ? 4096 : (size_t)n);
+}
+
+/* Write a regular file's bytes (holes stay holes) into a new file base of pfd; a run archive's
+ * are hashed as they are written and checked against its SHA256SUMS. */
+static int putfile(struct restore *r, struct archive *a, struct archive_entry *en, int pfd, const char *base,
+                     const char *path, struct err *e)
+{
+	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errf(e, "create %s:", path);
+	int64_t size = archive_entry_size(en);
+	int64_t data = r->plain ? size : bounddata(en), wrote = 0; /* what its header declares, and what came */
+	const void *p;
+	size_t n;
+	la_int64_t off;
+	int st, rc = 0;
+	int64_t pos = 0; /* what md has taken */
+	EVP_MD_CTX *md = r->plain ? EVP_MD_CTX_new() : NULL;
+	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+		rc = errc(e, 1, "%s: SHA-256 unavailable", path);
+	int issums = r->plain && !r->havesums && strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "SHA256SUMS") == 0;
+	if (issums)
+		r->sums.len = 0;
+	while (rc == 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK) {
+		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n || (md && off < pos) || (int64_t)n > data - wrote) {
+			rc = errc(e, 4, "%s: data past the %lld bytes its header gives, or out of order", path, (long long)size);
+			break;
+		}
+		wrote += (int64_t)n;
+		if (md) {
+			hashzeros(md, off - pos);
+			EVP_DigestUpdate(md, p, n);
+			pos = off + (int64_t)n;
+			if (issums) {
+				while (r->sums.len < (size_t)off)
+					bufputc(&r->sums, 0);
+				bufadd(&r->sums, p, n);
+			}
+		}
+		for (size_t done = 0; done < n;) {
+			ssize_t w = pwrite(fd, (const char *)p + done, n - done, off + (off_t)done);
+			if (w < 0) {
+				rc = errf(e, "write %s:", path);
+				break;
+			}
+			done += (size_t)w;
+		}
+	}
+	if (rc == 0 && st != ARCHIVE_EOF)
+		rc = errc(e, 4, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
+	struct timespec t[2];
+	entrytimes(en, t);
+	if (rc == 0 && (ftruncate(fd, size) < 0 || fchmod(fd, archive_entry_perm(en) & 07777) < 0 || futimens(fd, t) < 0))
+		rc = errf(e, "%s:", path);
+	if (close(fd) < 0 && rc == 0)
+		rc = errf(e, "write %s:", path);
+	if (md && rc == 0) {
+		hashzeros(md, size - pos);
+		unsigned char d[EVP_MAX_MD_SIZE];
+		unsigned int dn = 0;
+		char hex[65];
+		EVP_DigestFinal_ex(md, d, &dn);
+		for (unsigned i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+		rc = sumarrived(r, path, hex, e);
+	}
+	EVP_MD_CTX_free(md);
+	return rc;
+}
+
+/* Write one entry (not a whiteout) at path. */
+static int writeentry(struct restore *r, struct archive *a, struct archive_entry *en, const char *path,
+                      struct dirset *ds, struct dirset *used, struct err *e)
+{
+	size_t n = trimlen(path);
+	const char *slash = memrchr(path, '/', n);
+	const char *hl = archive_entry_hardlink(en);
+	int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
+	char *base = slash ? xstrndup(slash + 1, n - (slash + 1 - path)) : xstrndup(path, n);
+	int rc = 0;
+	if (!isdir && dshas(used, path, n)) {
+		rc = errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+		goto out;
+	}
+	int pfd = parentat(r, path, slash ? (size_t)(slash - path) : 0, e);
+	if (pfd < 0) {
+		rc = -1;
+		goto out;
+	}
+	dsnote(r, ds, path, en, isdir, pfd);
+	markused(used, path, isdir ? n : slash ? (size_t)(slash - path) : 0);
+	int there = makeroom(r, pfd, base, path, used, isdir, e);
+	if (there < 0) {
+		rc = -1;
+		goto out;
+	}
+	struct timespec t[2];
+	if (isdir) {
+		/* Owner-writable until the end of the layer gives it its mode. */
+		int fd = -1;
+		if (!there && mkdirat(pfd, base, 0700) < 0)
+			rc = errf(e, "mkdir %s:", path);
+		else if ((fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = errf(e, "open %s:", path);
+		else if (there && !r->root) {
+			mode_t old;
+			openup(r, fd, &old);
+		}
+		if (fd >= 0)
+			close(fd);
+	} else if (hl) {
+		size_t hn = strlen(hl);
+		const char *hs = memrchr(hl, '/', hn);
+		char *hdir = hs ? xstrndup(hl, hs - hl) : xstrdup(".");
+		int sfd = openbeneath(r->rootfd, hdir, O_PATH | O_DIRECTORY);
+		if (sfd < 0 || linkat(sfd, hs ? hs + 1 : hl, pfd, base, 0) < 0)
+			rc = errf(e, "link %s to %s:", path, hl);
+		if (sfd >= 0)
+			close(sfd);
+		free(hdir);
+	} else if (archive_entry_filetype(en) == AE_IFLNK) {
+		const char *to = archive_entry_symlink(en);
+		entrytimes(en, t);
+		if (!to || !*to)
+			rc = errc(e, 4, "%s: a symlink to nothing", path);
+		else if (symlinkat(to, pfd, base) < 0 || utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = errf(e, "symlink %s:", path);
+	} else {
+		rc = putfile(r, a, en, pfd, base, path, e);
+	}
+out:
+	free(base);
+	return rc;
+}
+
+/* Apply one layer file; want is its digest from SHA256SUMS (NULL: none), label its name there (NULL:
+ * a run archive, named by the caller).
+ * Nothing is written by libarchive: entries are made here, each through its parent's descriptor,
+ * reached one name at a time beneath the target without following a symlink. */
+static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
+{
+	if (aheadopen(&r->h, file, e) < 0)
+		return label ? errctx(e, "layer %s", label) : -1;
+	r->zfailed = 0;
+	r->pfd = -1;
+	struct dirset ds = {0}, used = {0};
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	int rc = 0;
+	/* A layer that does not read, or holds what no snapshot writes, fails with 4 (not valid);
+	 * the target failing to take what is valid fails with 1. */
+	if (archive_read_open(a, r, NULL, readcb, NULL) != ARCHIVE_OK)
+		rc = errc(e, 4, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
+	while (rc == 0) {
+		struct archive_entry *en;
+		int st = archive_read_next_header(a, &en);
+		if (st == ARCHIVE_EOF)
+			break;
+		if (st < ARCHIVE_WARN) {
+			rc = errc(e, 4, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
+			break;
+		}
+		const char *path = archive_entry_pathname(en);
+		if (r->plain && path && (strncmp(path, "./", 2) == 0 || strcmp(path, ".") == 0)) {
+			/* GNU tar's `-C RUN .` names entries "./x"; layers never do. */
+			while (path[0] == '.' && path[1] == '/')
+				path += 2;
+			if (!*path || strcmp(path, ".") == 0)
+				continue;
+			char *clean = xstrdup(path);
+			archive_entry_copy_pathname(en, clean);
+			free(clean);
+			path = archive_entry_pathname(en);
+		}
+		if (!safepath(path) || strlen(path) >= PATH_MAX) {
+			rc = errc(e, 4, "entry %.200s: absolute, with '..' or '.', or too long; refusing it",
+			          path ? path : "(none)");
+			break;
+		}
+		const char *slash = strrchr(path, '/');
+		const char *base = slash ? slash + 1 : path;
+		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
+		if (kind && (strcmp(kind, "full") == 0 || strcmp(kind, "delta") == 0))
+			continue; /* the layer's SNAPMARK: listlayers read it */
+		if (kind) {
+			/* A whiteout of what this layer already wrote into would let a symlink take its
+			 * place under the entries written there. */
+			size_t gl = strcmp(kind, "opaque") == 0 ? (slash ? (size_t)(slash - path) : 0) : trimlen(path);
+			char *gone = strcmp(kind, "opaque") == 0 ? xstrndup(path, gl)
+			             : slash ? xasprintf("%.*s%s", (int)(base - path), path, base + 4) : xstrdup(base + 4);
+			int usedit = *gone ? dshas(&used, gone, strlen(gone)) : used.n > 0;
+			if (usedit)
+				rc = errc(e, 4, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
+				          path, *gone ? gone : "the whole target");
+			free(gone);
+			if (rc < 0) /* no entry bound: a whiteout makes nothing, and its header counts in the stream's */
+				break;
+			parentdrop(r);
+			rc = whiteout(r, path, base, kind, e);
+			continue;
+		}
+		if ((rc = vet(r, en, path, e)) < 0) {
+			e->code = 4;
+			break;
+		}
+		rc = writeentry(r, a, en, path, &ds, &used, e);
+	}
+	parentdrop(r);
+	/* Read to the end of the file, so the digest covers every byte of it. */
+	ssize_t n;
+	const void *p;
+	while (rc == 0 && (n = aheadnext(r->h, &p, e)) != 0)
+		if (n < 0 || boundstream(&r->b, n, e) < 0) {
+			e->code = 4;
+			rc = -1;
+		}
+	char got[65];
+	aheadclose(r->h, rc == 0 ? got : NULL);
+	r->h = NULL;
+	if (rc == 0 && want && strcmp(got, want) != 0)
+		rc = errc(e, 4, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
+	dsrestore(r, &ds);
+	dsfree(&ds);
+	dsfree(&used);
+	archive_read_free(a);
+	if (rc < 0 && label)
+		errctx(e, "layer %s", label);
+	return rc;
+}
+
+/* The digest SHA256SUMS gives for name (a path relative to the run), or NULL. */
+static const char *sumfor(const struct buf *sums, const char *name, char out[65])
+{
+	size_t nl = strlen(name);
+	for (const char *l = sums->data; l && *l;) {
+		const char *end = strchrnul(l, '\n');
+		if (end - l > 66 && (l[64] == ' ') && (l[65] == ' ' || l[65] == '*')) {
+			const char *p = l + 66;
+			if (strncmp(p, "./", 2) == 0)
+				p += 2;
+			if ((size_t)(end - p) == nl && memcmp(p, name, nl) == 0) {
+				for (int i = 0; i < 64; i++)
+					out[i] = (char)((l[i] >= 'A' && l[i] <= 'F') ? l[i] + 32 : l[i]);
+				out[64] = 0;
+				return strspn(out, "0123456789abcdef") == 64 ? out : NULL;
+			}
+		}
+		l = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+struct layername {
+	long long step;
+	char *name;
+};
+
+static int bystep(const void *a, const void *b)
+{
+	const struct layername *x = a, *y = b;
+	return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* Whether a layer file is a full tree: what its SNAPMARK says, else what its place implies (the
+ * first of a chain, and end, are full; the rest hold changes). */
+static int layerfull(const char *file, int first, int end)
+{
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	archive_read_support_filter_zstd(a);
+	int full = first || end;
+	struct archive_entry *en;
+	if (archive_read_open_filename(a, file, 1 << 16) == ARCHIVE_OK && archive_read_next_header(a, &en) >= ARCHIVE_WARN) {
+		const char *p = archive_entry_pathname(en);
+		const char *kind = p && strcmp(p, SNAPMARK) == 0 ? snapwhiteout(en, p) : NULL;
+		if (kind && strcmp(kind, "full") == 0)
+			full = 1;
+		else if (kind && strcmp(kind, "delta") == 0)
+			full = 0;
+	}
+	archive_read_free(a);
+	return full;
+}
+
+/* The layers to apply for step (0 = end), in order: from the last full one at or before it, none
+ * at or before step base (a resumed run's carried layers, when step is its own). A layer read here
+ * to learn that is applied, so its digest is checked too. */
+static int listlayers(const char *snapdir, int step, int base, struct layername **out, size_t *nout, struct err *e)
+{
+	*out = NULL;
+	*nout = 0;
+	DIR *d = opendir(snapdir);
+	if (!d)
+		return errc(e, 2, "%s:", snapdir);
+	struct layername *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		size_t digits = strspn(nm, "0123456789");
+		long long k;
+		if (step == 0 && strcmp(nm, "end.tar.zst") == 0)
+			k = LLONG_MAX;
+		else if (digits >= 4 && digits <= 9 && strcmp(nm + digits, ".tar.zst") == 0)
+			k = atoll(nm);
+		else
+			continue;
+		if ((step > 0 && (k < 1 || k > step)) || (k != LLONG_MAX && k <= base))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n++] = (struct layername){k, xstrdup(nm)};
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof *v, bystep);
+	for (size_t i = 1; i < n && rc == 0; i++)
+		if (v[i].step == v[i - 1].step)
+			rc = errc(e, 2, "%s: both %s and %s are step %lld", snapdir, v[i - 1].name, v[i].name, v[i].step);
+	if (rc == 0 && n == 0)
+		rc = errc(e, 2, "%s: no layer for step %d or before", snapdir, step);
+	if (rc == 0 && step == 0 && v[n - 1].step != LLONG_MAX)
+		rc = errc(e, 2, "%s: no end.tar.zst (the run did not finish?)", snapdir);
+	size_t from = 0;
+	for (size_t i = n; rc == 0 && i-- > 0;) {
+		char *file = pathjoin(snapdir, v[i].name);
+		int full = layerfull(file, i == 0, v[i].step == LLONG_MAX);
+		free(file);
+		if (full) {
+			from = i;
+			break;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < from; i++)
+		free(v[i].name);
+	if (rc == 0 && from) {
+		memmove(v, v + from, (n - from) * sizeof *v);
+		n -= from;
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i].name);
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Make the target an empty directory (emptying it only with force), open in *fd. */
+static int preparetarget(struct restore *r, const char *to, const char *rundir, int force, struct err *e)
+{
+	struct stat st;
+	if (lstat(to, &st) < 0) {
+		if (errno != ENOENT)
+			return errc(e, 2, "%s:", to);
+		if (mkdirs(to, 0755, e) < 0)
+			return -1;
+		r->made = 1;
+	} else if (!S_ISDIR(st.st_mode)) {
+		return errc(e, 2, "%s is not a directory", to);
+	}
+	char *rto = realpath(to, NULL), *rrun = realpath(rundir, NULL);
+	int rc = 0;
+	if (!rto || !rrun)
+		rc = errc(e, 2, "%s:", !rto ? to : rundir);
+	else if (strcmp(rto, "/") == 0)
+		rc = errc(e, 2, "refusing to restore into /");
+	else if (strncmp(rrun, rto, strlen(rto)) == 0 && (rrun[strlen(rto)] == '/' || !rrun[strlen(rto)]))
+		rc = errc(e, 2, "%s holds the run directory %s; restore somewhere else", to, rundir);
+	free(rto);
+	free(rrun);
+	if (rc < 0)
+		return -1;
+	r->rootfd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0 || fstat(r->rootfd, &st) < 0)
+		return errf(e, "open %s:", to);
+	r->dev = st.st_dev;
+	DIR *d = fdopendir(dup(r->rootfd));
+	if (!d)
+		return errf(e, "read %s:", to);
+	int empty = 1;
+	struct dirent *de;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	if (!empty && !force)
+		return errc(e, 2, "%s is not empty (--force replaces what it holds)", to);
+	return empty ? 0 : rmchildren(r, r->rootfd, to, e);
+}
+
+/* The workspace whose chain a restore reads: the one named, the one holding step's layer, or the
+ * only one; NULL (e says why) when that is not one; "" for a run with one workspace. */
+static char *pickws(const char *run, const char *snapdir, const char *ws, int step, struct err *e)
+{
+	if (ws) {
+		char *p = pathjoin(snapdir, ws);
+		struct stat st;
+		int ok = !strchr(ws, '/') && strcmp(ws, "..") && strcmp(ws, ".") && *ws && lstat(p, &st) == 0 &&
+		         S_ISDIR(st.st_mode);
+		free(p);
+		if (!ok) {
+			errc(e, 2, "%s has no workspace '%s'", snapdir, ws);
+			return NULL;
+		}
+		return xstrdup(ws);
+	}
+	char *here = step > 0 ? xasprintf("%s/%04d.tar.zst", snapdir, step) : pathjoin(snapdir, "end.tar.zst");
+	int flat = access(here, F_OK) == 0;
+	free(here);
+	if (flat)
+		return xstrdup("");
+	struct stat st;
+	if (stat(snapdir, &st) < 0) {
+		errc(e, 2, "%s:", snapdir);
+		return NULL;
+	}
+	struct strv all = {0};
+	char *found = NULL;
+	snapchains(run, &all);
+	flat = all.n && !*all.v[0];
+	if (flat) { /* the folders come after "": move them down, with the list's closing NULL */
+		free(all.v[0]);
+		memmove(all.v, all.v + 1, all.n * sizeof *all.v);
+		all.n--;
+	}
+	for (size_t i = 0; i < all.n && step > 0 && !found; i++) {
+		char *p = xasprintf("%s/%s/%04d.tar.zst", snapdir, all.v[i], step);
+		if (access(p, F_OK) == 0)
+			found = xstrdup(all.v[i]);
+		free(p);
+	}
+	if (!found && flat)
+		found = xstrdup("");
+	else if (!found && all.n == 1)
+		found = xstrdup(all.v[0]);
+	if (!found) {
+		struct buf names = {0};
+		for (size_t i = 0; i < all.n; i++)
+			bufprintf(&names, "%s%s", i ? ", " : "", all.v[i]);
+		if (step > 0)
+			errc(e, 2, "no workspace of the run has a layer for step %d; name one with --workspace (%s)", step,
+			     names.data ? names.data : "none");
+		else
+			errc(e, 2, "the run has several workspaces; name one with --workspace (%s)", names.data ? names.data : "none");
+		buffree(&names);
+	}
+	strvfree(&all);
+	return found;
+}
+
+static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                      struct err *e)
+{
+	if (step < 0)
+		return errc(e, 2, "step %d: want 1 or more, or end", step);
+	/* Absolute, since the layers are read from inside the target. */
+	char *run = realpath(rundir, NULL);
+	if (!run)
+		return errc(e, 2, "%s:", rundir);
+	char *top = pathjoin(run, "snapshots");
+	char *name = pickws(run, top, ws, step, e);
+	free(top);
+	if (!name) {
+		free(run);
+		return -1;
+	}
+	/* layers are named relative to the run: snapshots/NNNN.tar.zst or snapshots/<ws>/NNNN.tar.zst */
+	char *sub = *name ? xasprintf("snapshots/%s", name) : xstrdup("snapshots");
+	free(name);
+	struct buf sums = {0};
+	char *sumpath = pathjoin(run, "SHA256SUMS");
+	char *snapdir = pathjoin(run, sub);
+	struct layername *layers = NULL;
+	size_t n = 0;
+	char (*want)[65] = NULL;
+	struct restore r = {.rootfd = -1, .root = geteuid() == 0};
+	int rc = 0;
+	/* A resumed run carries the layers of the run it resumed (its steps up to origin.last_step);
+	 * its own chain starts after them with a full layer. */
+	int base = 0;
+	cJSON *rj = NULL;
+	struct buf rjb = {0};
+	struct err je = {0};
+	char *rjpath = pathjoin(run, "run.json");
+	if (readfile(rjpath, &rjb, &je) == 0)
+		rj = cJSON_ParseWithLength(rjb.data, rjb.len);
+	free(rjpath);
+	buffree(&rjb);
+	cJSON *last = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rj, "origin"), "last_step");
+	if (cJSON_IsNumber(last) && last->valuedouble > 0 && last->valuedouble < 1e9 &&
+	    (step == 0 || step > last->valuedouble)) /* end is the resumed run's own too */
+		base = (int)last->valuedouble;
+	cJSON_Delete(rj);
+	if (readfile(sumpath, &sums, e) < 0 || listlayers(snapdir, step, base, &layers, &n, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* Every layer must be listed before anything is written. */
+	want = xcalloc(n, sizeof *want);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *rel = xasprintf("%s/%s", sub, layers[i].name);
+		if (!sumfor(&sums, rel, want[i]))
+			rc = errc(e, 4, "layer %s is not listed in %s", rel, sumpath);
+		free(rel);
+	}
+	if (rc < 0 || preparetarget(&r, to, run, force, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* The chain together within one bound: by default 100 times its compressed bytes. */
+	int64_t packed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *file = pathjoin(snapdir, layers[i].name);
+		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
+			packed += st.st_size;
+		free(file);
+	}
+	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *file = pathjoin(snapdir, layers[i].name);
+		char *rel = xasprintf("%s/%s", sub, layers[i].name);
+		rc = applylayer(&r, file, rel, want[i], e);
+		free(file);
+		free(rel);
+	}
+	if (rc < 0 && r.rootfd >= 0) {
+		/* Nothing of a refused restore stays: the target is emptied (and removed when made here). */
+		struct err ignored = {0};
+		rmchildren(&r, r.rootfd, to, &ignored);
+		if (r.made)
+			rmdir(to);
+	}
+out:
+	if (r.rootfd >= 0)
+		close(r.rootfd);
+	for (size_t i = 0; i < n; i++)
+		free(layers[i].name);
+	free(layers);
+	free(want);
+	free(sumpath);
+	free(snapdir);
+	free(sub);
+	free(run);
+	buffree(&sums);
+	return rc;
+}
+
+void snapremove(const char *dir)
+{
+	struct restore r = {.root = geteuid() == 0};
+	struct stat st;
+	struct err e = {0};
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		r.dev = st.st_dev;
+		rmchildren(&r, fd, dir, &e);
+	}
+	if (fd >= 0)
+		close(fd);
+	rmdir(dir);
+}
+
+static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
+{
+	const char *t = getenv("TMPDIR");
+	*tmp = xasprintf("%s/nightshift-run.XXXXXX", t && *t ? t : "/tmp");
+	*run = NULL;
+	if (!mkdtemp(*tmp)) {
+		free(*tmp);
+		*tmp = NULL;
+		return errf(e, "make a folder to unpack %s:", file);
+	}
+	char *abs = realpath(file, NULL); /* read from inside tmp */
+	if (!abs)
+		return errc(e, 2, "%s:", file);
+	struct restore r = {.rootfd = open(*tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .root = geteuid() == 0, .plain = 1};
+	struct stat st;
+	int rc = 0;
+	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
+	 * compresses well is its JSON and declared files). */
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0, BOUND_WRITEENTRIES);
+	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
+		rc = errf(e, "open %s:", *tmp);
+	if (rc == 0) {
+		r.dev = st.st_dev;
+		if (applylayer(&r, abs, NULL, NULL, e) < 0 || summissing(&r, e) < 0) {
+			char why[sizeof e->msg];
+			memcpy(why, e->msg, sizeof why);
+			if (r.sumfail)
+				rc = errc(e, 4, "%s: not unpacked, it disagrees with its own SHA256SUMS: %s", file, why);
+			else
+				rc = errc(e, 2, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
+			                "within --max-unpack): %s", file, why);
+		}
+	}
+	free(abs);
+	if (r.rootfd >= 0)
+		close(r.rootfd);
+	free(r.sumroot);
+	strvfree(&r.sumpath);
+	strvfree(&r.sumhex);
+	free(r.sumseen);
+	strvfree(&r.early);
+	strvfree(&r.earlyhex);
+	buffree(&r.sums);
+	if (rc < 0)
+		return -1;
+	char *top = pathjoin(*tmp, "SHA256SUMS");
+	if (access(top, F_OK) == 0) {
+		*run = xstrdup(*tmp);
+	} else {
+		DIR *d = opendir(*tmp);
+		struct dirent *de;
+		int n = 0;
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && n++ == 0)
+				*run = pathjoin(*tmp, de->d_name);
+		if (d)
+			closedir(d);
+		char *sums = *run ? pathjoin(*run, "SHA256SUMS") : NULL;
+		if (n != 1 || !sums || access(sums, F_OK) != 0) {
+			free(*run);
+			*run = NULL;
+			rc = errc(e, 2, "%s holds no run directory (no SHA256SUMS at its top or in its only folder)", file);
+		}
+		free(sums);
+	}
+	free(top);
+	return rc;
+}
+
+static int restore(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                   struct err *e)
+{
+	struct stat st;
+	if (stat(rundir, &st) < 0)
+		return errc(e, 2, "%s:", rundir);
+	if (!S_ISREG(st.st_mode))
+		return restoredir(rundir, ws, step, to, force, maxbytes, e);
+	char *tmp = NULL, *run = NULL;
+	int rc = unpackrun(rundir, maxbytes, &tmp, &run, e);
+	if (rc == 0)
+		rc = restoredir(run, ws, step, to, force, maxbytes, e);
+	if (tmp)
+		snapremove(tmp);
+	free(tmp);
+	free(run);
+	return rc;
+}
+
+int snapunpack(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = unpackrun(file, maxbytes, tmp, run, e);
+	snapunpin(old);
+	if (rc < 0 && *tmp) {
+		snapremove(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return rc;
+}
+
+int snaprestore(const char *rundir, int step, const char *to, int force, struct err *e)
+{
+	return snaprestorews(rundir, NULL, step, to, force, 0, e);
+}
+
+int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                  struct err *e)
+{
+	locale_t old = snappin();
+	int rc = restore(rundir, ws, step, to, force, maxbytes, e);
+	snapunpin(old);
+	return rc;
+}

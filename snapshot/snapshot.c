@@ -1,0 +1,924 @@
+/* snapshot: workspace layers as deterministic tar.zst, incremental from a stat cache.
+ *
+ * A layer is a pax tar: entries sorted by path bytes, uid/gid 0 without names, mtime kept (ns),
+ * no atime or ctime, so the same tree gives the same bytes. The first layer holds every entry;
+ * a later one holds whiteouts first (deletions, OCI style: ".wh.NAME", and ".wh..wh..opq" in a
+ * directory that replaced a directory), then the entries added or changed since the last layer.
+ * A whiteout carries the pax attribute SCHILY.xattr.nightshift.whiteout, so a workspace file that
+ * happens to be called ".wh.x" is restored as a file, not taken for a deletion.
+ *
+ * Change is found from the previous scan's stat fields, as git does: size, mtime, ctime, inode
+ * and mode. An entry whose ctime was not older than that scan by the filesystem's timestamp
+ * granularity ("racy") was hashed when it went into the layer, and is compared by content.
+ * With the change feed (snapfeed, watch.c) only the directories it names are read again; the
+ * rest of the last scan is taken as it was. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <locale.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+#include "snapshot.h"
+#include "scan.h"
+#include "../util/zst.h"
+
+#define OPAQUE ".wh..wh..opq"
+#define RACYFINE (50 * 1000000LL)     /* ns: above a coarse kernel tick on a fine-grained filesystem */
+#define RACYCOARSE (2 * 1000000000LL) /* ns: whole-second (or FAT's two-second) timestamps */
+#define MAXAUTOTHREADS 2 /* threads 0: one worker per CPU up to this (memory: ~10 MiB each) */
+
+enum { IOBUF = 1 << 20 }; /* reads as large as a tar block go to zstd without a copy */
+
+struct snap {
+	int rootfd;
+	char *dir;
+	int level, threads;
+	struct strv exclude;
+	int64_t max_size;
+	struct scanopt opt;
+	struct scan prev; /* the scan the last numbered layer was cut from */
+	int haveprev;
+	struct watch *watch; /* the change feed, when trusted (snapfeed) */
+	char *buf;
+	int layers;          /* numbered layers written (complete or not) */
+	int64_t deadline;    /* the layer being written stops once nowms() passes it (0: never) */
+	int late;            /* it did */
+	int64_t (*ext)[2];   /* the data extents of the file being stored (mapfile) */
+	size_t next, extcap;
+};
+
+/* One layer being written: libarchive hands its blocks to the zstd writer. */
+struct layer {
+	struct archive *a;
+	struct archive_entry *ent;
+	struct zstw *z;
+	struct err zerr; /* the zstd writer's error, when the callback failed */
+	int zfailed;
+};
+
+static int64_t nsof(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int racy(const struct scan *sc, const struct sent *x)
+{
+	return x->ctime >= sc->start - (sc->finetime ? RACYFINE : RACYCOARSE);
+}
+
+static la_ssize_t writecb(struct archive *a, void *ctx, const void *p, size_t n)
+{
+	struct layer *l = ctx;
+	if (zstwrite(l->z, p, n, &l->zerr) < 0) {
+		l->zfailed = 1;
+		archive_set_error(a, EIO, "%s", l->zerr.msg);
+		return -1;
+	}
+	return (la_ssize_t)n;
+}
+
+/* The error of a failed libarchive call on the layer. */
+static int layererr(struct layer *l, const char *what, struct err *e)
+{
+	if (l->zfailed) {
+		*e = l->zerr;
+		return errctx(e, "%s", what);
+	}
+	return errf(e, "%s: %s", what, archive_error_string(l->a));
+}
+
+static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct err *e)
+{
+	memset(l, 0, sizeof *l);
+	if (zstwopen(&l->z, tmp, level, threads, 0, e) < 0)
+		return -1;
+	l->a = archive_write_new();
+	l->ent = archive_entry_new();
+	if (archive_write_set_format_pax(l->a) != ARCHIVE_OK ||
+	    archive_write_set_format_option(l->a, "pax", "xattrheader", "SCHILY") != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(l->a, IOBUF) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(l->a, 1) != ARCHIVE_OK ||
+	    archive_write_open(l->a, l, NULL, writecb, NULL) != ARCHIVE_OK)
+		return layererr(l, "tar", e);
+	return 0;
+}
+
+static void layerfree(struct layer *l)
+{
+	if (l->a)
+		archive_write_free(l->a);
+	archive_entry_free(l->ent);
+	zstwfree(l->z);
+	memset(l, 0, sizeof *l);
+}
+
+/* Write one header; mode carries the type, ns the mtime; a sparse file's data extents in ext. */
+static int header(struct layer *l, const char *path, uint32_t mode, int64_t size, int64_t mtime,
+                  const char *hardlink, const char *symlink, const char *whiteout, const int64_t (*ext)[2],
+                  size_t next, struct err *e)
+{
+	struct archive_entry *en = l->ent;
+	archive_entry_clear(en);
+	archive_entry_copy_pathname(en, path);
+	archive_entry_set_filetype(en, mode & S_IFMT);
+	archive_entry_set_perm(en, mode & 07777);
+	archive_entry_set_size(en, size);
+	for (size_t i = 0; i < next; i++)
+		archive_entry_sparse_add_entry(en, ext[i][0], ext[i][1]);
+	if ((size_t)archive_entry_sparse_count(en) != next) {
+		errno = EINVAL;
+		return errf(e, "%s: the sparse map of %zu extents was not taken", path, next);
+	}
+	/* Before 1970, whole seconds (rounded down): libarchive writes "-1.75" for (-1, 750000000) but
+	 * reads it back as -0.25, and loses the sign of (0, -250000000) altogether. */
+	int64_t sec = mtime / 1000000000, frac = mtime % 1000000000;
+	if (frac < 0)
+		sec--;
+	archive_entry_set_mtime(en, (time_t)sec, mtime < 0 ? 0 : (long)frac);
+	if (hardlink)
+		archive_entry_copy_hardlink(en, hardlink);
+	if (symlink)
+		archive_entry_copy_symlink(en, symlink);
+	if (whiteout)
+		archive_entry_xattr_add_entry(en, SNAPWHITEOUT, whiteout, strlen(whiteout));
+	if (archive_write_header(l->a, en) < ARCHIVE_WARN)
+		return layererr(l, path, e);
+	return 0;
+}
+
+/* Read a symlink's target through a descriptor that cannot leave the workspace. */
+static int readtarget(int rootfd, struct sent *x, char *out, size_t cap, struct err *e)
+{
+	int fd = openbeneath(rootfd, x->path, O_PATH);
+	if (fd < 0)
+		return errf(e, "open %s:", x->path);
+	struct stat st;
+	ssize_t n = -1;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) && st.st_ino == x->ino)
+		n = readlinkat(fd, "", out, cap - 1);
+	else
+		errno = ESTALE;
+	close(fd);
+	if (n < 0)
+		return errf(e, "%s changed while the snapshot was taken:", x->path);
+	out[n] = 0;
+	return (int)n;
+}
+
+/* Open a regular file beneath the root and check it is the one scanned; refresh x from it. */
+static int openfile(int rootfd, struct sent *x, struct err *e)
+{
+	int fd = openbeneath(rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errf(e, "open %s:", x->path);
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_ino != x->ino) {
+		close(fd);
+		errno = ESTALE;
+		return errf(e, "%s changed while the snapshot was taken:", x->path);
+	}
+	x->mode = st.st_mode;
+	x->size = st.st_size;
+	x->blocks = st.st_blocks;
+	x->mtime = nsof(st.st_mtim);
+	x->ctime = nsof(st.st_ctim);
+	return fd;
+}
+
+/* The data extents of open file fd (size bytes, blocks on disk) into s->ext, asked of the file
+ * system (SEEK_DATA, SEEK_HOLE) only when it takes less room than its size. Returns 1 when it has
+ * holes: then the layer stores it sparse (a hole at the end is the extent (size, 0)); 0 when it is
+ * data from end to end, or the file system cannot tell. */
+static int mapfile(struct snap *s, int fd, int64_t size, int64_t blocks)
+{
+	s->next = 0;
+	if (size <= 0 || blocks * 512 >= size)
+		return 0;
+	int64_t off = 0, data = 0;
+	while (off < size) {
+		off_t d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return s->next = 0, 0;
+		if (d < 0 || d >= size)
+			break; /* a hole to the end */
+		off_t h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || h > size)
+			h = size;
+		if (h <= d)
+			return s->next = 0, 0;
+		if (s->next == s->extcap) {
+			s->extcap = s->extcap ? 2 * s->extcap : 64;
+			s->ext = xrealloc(s->ext, s->extcap * sizeof *s->ext);
+		}
+		s->ext[s->next][0] = d;
+		s->ext[s->next][1] = h - d;
+		s->next++;
+		data += h - d;
+		off = h;
+	}
+	if (data >= size)
+		return s->next = 0, 0;
+	if (!s->next || s->ext[s->next - 1][0] + s->ext[s->next - 1][1] < size) {
+		if (s->next == s->extcap) {
+			s->extcap = s->extcap ? 2 * s->extcap : 64;
+			s->ext = xrealloc(s->ext, s->extcap * sizeof *s->ext);
+		}
+		s->ext[s->next][0] = size;
+		s->ext[s->next][1] = 0;
+		s->next++;
+	}
+	return 1;
+}
+
+/* How copyfile ended. */
+enum { COPIED, SHRANK, READFAIL, LATE };
+
+/* Feed the x->size bytes of open file fd to layer l (may be NULL) and digest md (may be NULL):
+ * with sparse, the extents of s->ext and holes between them (the layer writes no bytes for a
+ * hole; the digest takes each extent's place); else every byte. When the file shrank, could not
+ * be read (*err gets errno) or the deadline passed, the rest goes in as zeros. Returns how it
+ * ended, or -1 when the layer failed. */
+static int copyfile(struct snap *s, struct layer *l, int fd, struct sent *x, int sparse, EVP_MD_CTX *md, int *err,
+                    struct err *e)
+{
+	int64_t whole[1][2] = {{0, x->size}};
+	const int64_t (*ext)[2] = sparse ? (const int64_t (*)[2])s->ext : (const int64_t (*)[2])whole;
+	size_t next = sparse ? s->next : 1;
+	int how = COPIED;
+	int64_t pos = 0;
+	for (size_t k = 0; k <= next; k++) {
+		int64_t start = k < next ? ext[k][0] : x->size, end = k < next ? start + ext[k][1] : x->size;
+		if (start > pos && l) { /* a hole: no bytes in the layer, but libarchive counts them */
+			memset(s->buf, 0, IOBUF);
+			for (int64_t left = start - pos; left > 0;) {
+				size_t n = left < IOBUF ? (size_t)left : IOBUF;
+				if (archive_write_data(l->a, s->buf, n) != (la_ssize_t)n)
+					return layererr(l, x->path, e);
+				left -= n;
+			}
+		}
+		if (md && sparse && k < next)
+			EVP_DigestUpdate(md, ext[k], sizeof ext[k]);
+		for (pos = start; pos < end;) {
+			size_t want = end - pos < IOBUF ? (size_t)(end - pos) : IOBUF;
+			ssize_t n = 0;
+			if (how == COPIED && s->deadline && nowms() >= s->deadline) {
+				how = LATE;
+				s->late = 1;
+			}
+			if (how == COPIED)
+				n = pread(fd, s->buf, want, pos);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				*err = errno;
+				how = READFAIL;
+			} else if (n == 0 && how == COPIED) {
+				how = SHRANK;
+			}
+			if (n <= 0) { /* the rest of this extent is zeros */
+				n = (ssize_t)want;
+				memset(s->buf, 0, n);
+			}
+			if (l && archive_write_data(l->a, s->buf, n) != n)
+				return layererr(l, x->path, e);
+			if (md)
+				EVP_DigestUpdate(md, s->buf, n);
+			pos += n;
+		}
+	}
+	return how;
+}
+
+/* SHA-256 of what x holds now (file data or link target) into out. */
+static int hashnow(struct snap *s, struct sent *x, unsigned char out[32], struct err *e)
+{
+	unsigned int len = 0;
+	if (S_ISLNK(x->mode)) {
+		int n = readtarget(s->rootfd, x, s->buf, IOBUF, e);
+		if (n < 0)
+			return -1;
+		EVP_Digest(s->buf, n, out, &len, EVP_sha256(), NULL);
+		return 0;
+	}
+	struct sent y = *x;
+	int fd = openfile(s->rootfd, &y, e);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		memset(out, 0xff, 32); /* unreadable: it counts as changed, and putentry says why */
+		return 0;
+	}
+	if (fd < 0)
+		return -1;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	int err = 0;
+	int64_t deadline = s->deadline;
+	s->deadline = 0;
+	int how = copyfile(s, NULL, fd, &y, mapfile(s, fd, y.size, y.blocks), md, &err, e);
+	s->deadline = deadline;
+	EVP_DigestFinal_ex(md, out, &len);
+	EVP_MD_CTX_free(md);
+	close(fd);
+	if (how == COPIED)
+		return 0;
+	/* Shrunk or unreadable now: a digest no layer has, so the entry counts as changed. */
+	memset(out, 0xff, 32);
+	return 0;
+}
+
+/* Note path as left out of (or cut short in) the layer being written, and why. */
+static void skipped(struct snapinfo *info, const char *path, const char *why)
+{
+	strvadd(&info->skipped, path);
+	strvadd(&info->why, why);
+}
+
+/* Write entry i of sc (its data too); hash what went in when the entry is racy and kept. A file
+ * that cannot be opened for reading is left out (cut[i] set), one that fails or is cut short while
+ * read goes in with zeros for the rest; either is noted in info, and the entry is made to look
+ * changed to the next layer. */
+static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, int keep, uint8_t *cut,
+                    struct snapinfo *info, struct err *e)
+{
+	struct sent *x = &sc->v[i];
+	if (S_ISDIR(x->mode))
+		return header(l, x->path, x->mode, 0, x->mtime, NULL, NULL, NULL, NULL, 0, e);
+	if (S_ISLNK(x->mode)) {
+		int n = readtarget(s->rootfd, x, s->buf, IOBUF, e);
+		if (n < 0 || header(l, x->path, x->mode, 0, x->mtime, NULL, s->buf, NULL, NULL, 0, e) < 0)
+			return -1;
+		if (keep && racy(sc, x)) {
+			unsigned int len = 0;
+			EVP_Digest(s->buf, n, x->hash, &len, EVP_sha256(), NULL);
+			x->hashed = 1;
+		}
+		return 0;
+	}
+	if (x->link >= 0 && x->link != (int32_t)i) {
+		const struct sent *first = &sc->v[x->link];
+		if (cut[x->link]) { /* its first name was left out: so is this one */
+			cut[i] = 1;
+			x->mtime = INT64_MIN;
+			skipped(info, x->path, "a hard link to a file that could not be read");
+			return 0;
+		}
+		if (header(l, x->path, x->mode, 0, x->mtime, first->path, NULL, NULL, NULL, 0, e) < 0)
+			return -1;
+		x->hashed = first->hashed;
+		memcpy(x->hash, first->hash, sizeof x->hash);
+		return 0;
+	}
+	int fd = openfile(s->rootfd, x, e);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		char *why = xasprintf("could not be read: %s", strerror(errno));
+		skipped(info, x->path, why);
+		free(why);
+		cut[i] = 1;
+		x->mtime = INT64_MIN;
+		x->hashed = 0;
+		return 0;
+	}
+	if (fd < 0)
+		return -1;
+	int sparse = mapfile(s, fd, x->size, x->blocks);
+	if (header(l, x->path, x->mode, x->size, x->mtime, NULL, NULL, NULL, (const int64_t (*)[2])s->ext,
+	           sparse ? s->next : 0, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	int hash = keep && racy(sc, x), err = 0;
+	EVP_MD_CTX *md = NULL;
+	if (hash) {
+		md = EVP_MD_CTX_new();
+		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	}
+	int how = copyfile(s, l, fd, x, sparse, md, &err, e);
+	close(fd);
+	if (how == READFAIL) {
+		char *why = xasprintf("read failed (%s): the rest of it is zeros in this layer", strerror(err));
+		skipped(info, x->path, why);
+		free(why);
+	} else if (how == LATE) {
+		skipped(info, x->path, "cut short by the deadline: the rest of it is zeros in this layer");
+	}
+	if (how > COPIED) /* the next scan must see a change */
+		x->mtime = INT64_MIN;
+	if (md) {
+		unsigned int len = 0;
+		EVP_DigestFinal_ex(md, x->hash, &len);
+		EVP_MD_CTX_free(md);
+		x->hashed = how == COPIED;
+	}
+	return how < 0 ? -1 : 0;
+}
+
+/* What goes into an incremental layer: emit[i] for entries of nw, and whiteouts, each a kind
+ * ('f' remove the file or tree, 'o' empty the directory) followed by its path. */
+struct plan {
+	uint8_t *emit;
+	struct strv wh;
+	size_t added, changed, deleted;
+};
+
+static void planfree(struct plan *p)
+{
+	free(p->emit);
+	strvfree(&p->wh);
+}
+
+static int samestat(const struct sent *a, const struct sent *b)
+{
+	return a->mode == b->mode && a->size == b->size && a->mtime == b->mtime && a->ctime == b->ctime &&
+	       a->ino == b->ino;
+}
+
+/* The whiteout path for a deleted path. */
+static void addwhiteout(struct strv *wh, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *w = slash ? xasprintf("f%.*s/.wh.%s", (int)(slash - path), path, slash + 1) : xasprintf("f.wh.%s", path);
+	strvadd(wh, w);
+	free(w);
+}
+
+/* Order whiteouts by path, after the kind. */
+static int bywhpath(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+}
+
+/* Compare the new scan with the previous one. A directory replaced by another (new inode) gets an
+ * opaque whiteout and is written whole; a directory replaced by a non-directory, or deleted, gets
+ * one whiteout, not one per entry under it. */
+static int plan(struct snap *s, struct scan *nw, struct plan *p, struct err *e)
+{
+	const struct scan *old = &s->prev;
+	size_t n = nw->n;
+	memset(p, 0, sizeof *p);
+	p->emit = xcalloc(n + 1, 1);
+	uint8_t *flag = xcalloc(n + 1, 1); /* 1: a directory that replaced one; 2: under such a one */
+	uint8_t *group = xcalloc(n + 1, 1);
+	size_t o = 0;
+	int rc = 0, anyflag = 0;
+	for (size_t j = 0; j <= n && rc == 0; j++) {
+		/* Old entries before this path (every one left at the end) are gone. */
+		while (o < old->n && (j == n || strcmp(old->v[o].path, nw->v[j].path) < 0)) {
+			const char *q = old->v[o++].path, *slash = strrchr(q, '/');
+			if (nw->skipped.n && scanunknown(nw, q))
+				continue; /* below a directory this scan could not read: not known to be gone */
+			p->deleted++;
+			ssize_t pj = slash ? scanfind(nw, q, slash - q) : -1;
+			if (!slash || (pj >= 0 && S_ISDIR(nw->v[pj].mode) && !flag[pj]))
+				addwhiteout(&p->wh, q);
+		}
+		if (j == n)
+			break;
+		struct sent *x = &nw->v[j];
+		/* A parent sorts before its children: until a directory is flagged, none is. */
+		const char *slash = anyflag ? strrchr(x->path, '/') : NULL;
+		ssize_t pj = slash ? scanfind(nw, x->path, slash - x->path) : -1;
+		if (pj >= 0 && flag[pj])
+			flag[j] = 2;
+		const struct sent *y = o < old->n && strcmp(old->v[o].path, x->path) == 0 ? &old->v[o++] : NULL;
+		if (!y) {
+			p->emit[j] = 1;
+			p->added++;
+			continue;
+		}
+		int typechange = (x->mode & S_IFMT) != (y->mode & S_IFMT);
+		if (typechange && S_ISDIR(y->mode) && !flag[j])
+			addwhiteout(&p->wh, x->path);
+		if (!typechange && S_ISDIR(x->mode) && x->ino != y->ino && !flag[j]) {
+			flag[j] = 1;
+			anyflag = 1;
+			char *w = xasprintf("o%s/" OPAQUE, x->path);
+			strvadd(&p->wh, w);
+			free(w);
+		}
+		int same = !flag[j] && !typechange && samestat(x, y);
+		if (same && !S_ISDIR(x->mode) && racy(old, y)) {
+			/* Changed within the timestamp granularity of the last scan: compare by content. */
+			unsigned char h[32];
+			if (!y->hashed)
+				same = 0;
+			else if (hashnow(s, x, h, e) < 0)
+				rc = -1;
+			else
+				same = memcmp(h, y->hash, 32) == 0;
+		}
+		if (same) {
+			x->hashed = y->hashed;
+			memcpy(x->hash, y->hash, 32);
+		} else {
+			p->emit[j] = 1;
+			p->changed++;
+		}
+	}
+	/* The paths of one inode go in together, so a hard link always finds its target. */
+	for (size_t j = 0; j < n; j++)
+		if (nw->v[j].link >= 0 && p->emit[j])
+			group[nw->v[j].link] = 1;
+	for (size_t j = 0; j < n; j++)
+		if (nw->v[j].link >= 0 && group[nw->v[j].link] && !p->emit[j]) {
+			p->emit[j] = 1;
+			p->changed++;
+		}
+	if (p->wh.n)
+		qsort(p->wh.v, p->wh.n, sizeof *p->wh.v, bywhpath);
+	free(flag);
+	free(group);
+	return rc;
+}
+
+static locale_t utf8;
+static pthread_once_t utf8once = PTHREAD_ONCE_INIT;
+
+static void makeutf8(void)
+{
+	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/* libarchive converts names with the thread's locale: pinned to C.UTF-8 while it works, a layer is
+ * the same bytes whatever the process locale, a name in valid UTF-8 is a plain pax path, and only
+ * other bytes need hdrcharset=BINARY. */
+locale_t snappin(void)
+{
+	pthread_once(&utf8once, makeutf8);
+	return utf8 ? uselocale(utf8) : (locale_t)0;
+}
+
+void snapunpin(locale_t old)
+{
+	if (old)
+		uselocale(old);
+}
+
+/* No set-id file survives a step: a regular file that has a set-uid or set-gid bit it did not have
+ * at the last layer loses it here, through a descriptor opened beneath the root (the seccomp
+ * filter refuses such modes; this catches what got past it, on any backend). The first layer
+ * leaves the workspace as the user gave it. The paths go in info->setid. */
+static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, struct err *e)
+{
+	for (size_t i = 0; s->haveprev && i < nw->n; i++) {
+		struct sent *x = &nw->v[i];
+		if (!S_ISREG(x->mode) || !(x->mode & (S_ISUID | S_ISGID)))
+			continue;
+		ssize_t j = scanfind(&s->prev, x->path, strlen(x->path));
+		const struct sent *y = j >= 0 ? &s->prev.v[j] : NULL;
+		if (y && y->ino == x->ino && (y->mode & (S_ISUID | S_ISGID)) == (x->mode & (S_ISUID | S_ISGID)))
+			continue;
+		int fd = openbeneath(s->rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != x->ino || !S_ISREG(st.st_mode) ||
+		    fchmod(fd, st.st_mode & 01777) < 0 || fstat(fd, &st) < 0) {
+			int err = errno;
+			if (fd >= 0)
+				close(fd);
+			errno = err;
+			return errf(e, "remove the set-id bits of %s:", x->path);
+		}
+		close(fd);
+		x->mode = st.st_mode;
+		x->ctime = nsof(st.st_ctim);
+		x->hashed = 0;
+		strvadd(&info->setid, x->path);
+	}
+	return 0;
+}
+
+static int take(struct snap *s, const char *name, int full, int keep, struct snapinfo *info, struct err *e)
+{
+	memset(info, 0, sizeof *info);
+	s->late = 0;
+	if (!*name || strchr(name, '/') || name[0] == '.')
+		return errc(e, 2, "snapshot: bad layer name '%s'", name);
+	/* A numbered layer with the change feed reads again only what it reports since the last;
+	 * "end" (not kept) scans everything and leaves the feed's news for the next. */
+	struct scan nw;
+	struct scanopt opt = s->opt;
+	int src;
+	if (s->watch && watchbroken(s->watch)) { /* no use adding watches on every scan again */
+		watchclose(s->watch);
+		s->watch = NULL;
+	}
+	opt.watch = keep ? s->watch : NULL;
+	if (opt.watch && s->haveprev && watchread(opt.watch, 0) == 0) {
+		struct strv dirty = {0};
+		watchdirty(opt.watch, &dirty);
+		src = scanagain(&nw, s->rootfd, &opt, &s->prev, &dirty, e);
+		strvfree(&dirty);
+		info->feed = 1;
+	} else {
+		if (opt.watch) {
+			watchread(opt.watch, 0);
+			watchreset(opt.watch);
+		}
+		src = scanrun(&nw, s->rootfd, &opt, e);
+	}
+	if (src < 0) {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		return errctx(e, "snapshot %s", name);
+	}
+	if (s->max_size > 0 && nw.used > s->max_size) {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		scanfree(&nw);
+		return errf(e, "snapshot %s: the workspace takes %lld bytes on disk, over snapshot.max_size %lld", name,
+		            (long long)nw.used, (long long)s->max_size);
+	}
+	if (stripsetid(s, &nw, info, e) < 0) {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		scanfree(&nw);
+		return errctx(e, "snapshot %s", name);
+	}
+	struct plan p = {0};
+	if (!full && plan(s, &nw, &p, e) < 0) {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		planfree(&p);
+		scanfree(&nw);
+		return errctx(e, "snapshot %s", name);
+	}
+	for (size_t i = 0; i < nw.skipped.n; i++) /* what the scan left out, before what putentry does */
+		skipped(info, nw.skipped.v[i] + 1, scanwhy(nw.skipped.v[i][0]));
+	/* A layer that is not what its name says (see SNAPMARK) opens with the mark. */
+	int numbered = isdigit((unsigned char)name[0]);
+	const char *mark = numbered ? (full && s->layers > 0 ? "full" : NULL) : (full ? NULL : "delta");
+	char *path = xasprintf("%s/%s.tar.zst", s->dir, name);
+	char *tmp = xasprintf("%s/.%s.tar.zst.tmp", s->dir, name);
+	uint8_t *cut = xcalloc(nw.n + 1, 1);
+	struct layer l;
+	int rc = layeropen(&l, tmp, s->level, s->threads, e);
+	if (rc == 0 && mark)
+		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
+	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
+		rc = header(&l, p.wh.v[i] + 1, S_IFREG, 0, 0, NULL, NULL, p.wh.v[i][0] == 'o' ? "opaque" : "file", NULL, 0,
+		            e);
+	for (size_t i = 0, put = 0; rc == 0 && i < nw.n && !s->late; i++)
+		if (full || p.emit[i]) {
+			if (s->deadline && nowms() >= s->deadline) {
+				s->late = 1;
+				break;
+			}
+			rc = putentry(s, &l, &nw, i, keep, cut, info, e);
+			/* Each file read is an open in the feed's queue: drop them before it overflows. */
+			if (opt.watch && ++put % 4096 == 0)
+				watchread(opt.watch, 1);
+		}
+	free(cut);
+	if (rc == 0 && archive_write_close(l.a) != ARCHIVE_OK)
+		rc = layererr(&l, "tar", e);
+	if (rc == 0) {
+		struct zstw *z = l.z;
+		l.z = NULL;
+		rc = zstwclose(z, info->sha256, &info->bytes, e);
+	}
+	layerfree(&l);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = errf(e, "rename %s:", path);
+	if (rc < 0) {
+		unlink(tmp);
+		errctx(e, "snapshot %s", name);
+	} else {
+		snprintf(info->path, sizeof info->path, "%s", path);
+		info->full = full;
+		info->incomplete = s->late;
+		info->added = full ? nw.n : p.added;
+		info->changed = p.changed;
+		info->deleted = p.deleted;
+		info->entries = nw.n;
+		info->treebytes = nw.bytes;
+		info->treeused = nw.used;
+		if (numbered)
+			s->layers++;
+	}
+	free(path);
+	free(tmp);
+	planfree(&p);
+	/* A layer cut short is no base for the next: that one is cut against the last complete one. */
+	if (rc == 0 && keep && !s->late) {
+		scanfree(&s->prev);
+		s->prev = nw;
+		s->haveprev = 1;
+		/* What happened meanwhile counts next time, but for the opens of the files just read. */
+		if (opt.watch)
+			watchread(opt.watch, 1);
+	} else {
+		if (opt.watch)
+			watchlose(opt.watch, 0);
+		scanfree(&nw);
+	}
+	return rc;
+}
+
+int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, const char *dir, struct err *e)
+{
+	*sp = NULL;
+	int level = c ? c->level : 3, threads = c ? c->threads : 0;
+	if (level < 1 || level > 19)
+		return errc(e, 2, "snapshot.level %d: want 1 to 19", level);
+	if (threads < 0)
+		return errc(e, 2, "snapshot.threads %d: want 0 (one per CPU) or more", threads);
+	int rootfd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return errc(e, 2, "workspace %s:", workspace);
+	if (mkdirs(dir, 0755, e) < 0) {
+		close(rootfd);
+		return -1;
+	}
+	struct snap *s = xcalloc(1, sizeof *s);
+	s->rootfd = rootfd;
+	s->dir = xstrdup(dir);
+	s->level = level;
+	if (threads == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n < 1 ? 1 : n > MAXAUTOTHREADS ? MAXAUTOTHREADS : (int)n;
+	}
+	s->threads = threads;
+	s->max_size = c ? c->max_size : 0;
+	/* Layers already there (a resumed run carries those of the run it resumed): the first layer
+	 * written here is full, and must say so to a reader walking the chain back. */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t digits = strspn(de->d_name, "0123456789");
+		s->layers += digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; c && i < c->exclude.n; i++)
+		strvadd(&s->exclude, c->exclude.v[i]);
+	s->opt.exclude = &s->exclude;
+	/* The run's own directory (dir's parent when dir is RUN/snapshots) is never part of the workspace. */
+	char *base = strrchr(dir, '/');
+	char *own = base && strcmp(base + 1, "snapshots") == 0 ? dirname_dup(dir) : xstrdup(dir);
+	struct stat st;
+	if (stat(own, &st) == 0) {
+		s->opt.haveskip = 1;
+		s->opt.skipdev = st.st_dev;
+		s->opt.skipino = st.st_ino;
+	}
+	free(own);
+	s->buf = xmalloc(IOBUF);
+	/* A first scan, before anything runs: an unreadable workspace or one over max_size stops here. */
+	struct scan sc;
+	if (scanrun(&sc, rootfd, &s->opt, e) < 0) {
+		errctx(e, "snapshot of workspace %s", workspace);
+		e->code = 2;
+		snapclose(s);
+		return -1;
+	}
+	int64_t used = sc.used;
+	scanfree(&sc);
+	if (s->max_size > 0 && used > s->max_size) {
+		snapclose(s);
+		return errc(e, 2, "workspace %s takes %lld bytes on disk, over snapshot.max_size %lld (raise it, or 0 for no limit)",
+		            workspace, (long long)used, (long long)c->max_size);
+	}
+	*sp = s;
+	return 0;
+}
+
+int snaptakeby(struct snap *s, const char *name, int64_t deadline, struct snapinfo *info, struct err *e)
+{
+	locale_t old = snappin();
+	s->deadline = deadline;
+	int rc = take(s, name, !s->haveprev, 1, info, e);
+	s->deadline = 0;
+	snapunpin(old);
+	return rc;
+}
+
+int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+{
+	return snaptakeby(s, name, 0, info, e);
+}
+
+int snapend(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = take(s, name, !s->haveprev, 0, info, e);
+	snapunpin(old);
+	return rc;
+}
+
+int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = take(s, name, 1, 0, info, e);
+	snapunpin(old);
+	return rc;
+}
+
+int snapfeed(struct snap *s)
+{
+	if (!s->watch)
+		s->watch = watchopen(s->rootfd);
+	return s->watch != NULL;
+}
+
+void snapexclude(struct snap *s, const char *rel)
+{
+	char *all = xasprintf("%s/**", rel);
+	strvadd(&s->exclude, rel);
+	strvadd(&s->exclude, all);
+	free(all);
+}
+
+void snapclose(struct snap *s)
+{
+	if (!s)
+		return;
+	watchclose(s->watch);
+	close(s->rootfd);
+	scanfree(&s->prev);
+	strvfree(&s->exclude);
+	free(s->dir);
+	free(s->buf);
+	free(s->ext);
+	free(s);
+}
+
+void snapinfofree(struct snapinfo *i)
+{
+	strvfree(&i->skipped);
+	strvfree(&i->why);
+	strvfree(&i->setid);
+}
+
+const char *snapwhiteout(struct archive_entry *en, const char *base)
+{
+	if (strncmp(base, ".wh.", 4) != 0)
+		return NULL;
+	const char *name;
+	const void *v;
+	size_t n;
+	int mark = strcmp(base, SNAPMARK) == 0;
+	archive_entry_xattr_reset(en);
+	while (archive_entry_xattr_next(en, &name, &v, &n) == ARCHIVE_OK) {
+		if (strcmp(name, SNAPWHITEOUT) != 0)
+			continue;
+		if (n == 4 && memcmp(v, "file", 4) == 0)
+			return "file";
+		if (n == 6 && memcmp(v, "opaque", 6) == 0)
+			return "opaque";
+		if (mark && n == 4 && memcmp(v, "full", 4) == 0)
+			return "full";
+		if (mark && n == 5 && memcmp(v, "delta", 5) == 0)
+			return "delta";
+	}
+	return NULL;
+}
+
+int snapoldend(const char *name)
+{
+	return strlen(name) == 16 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".end.tar.zst") == 0;
+}
+
+int snapstepname(const char *name)
+{
+	return (strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0) ||
+	       snapoldend(name);
+}
+
+static int bystr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void snapchains(const char *rundir, struct strv *out)
+{
+	char *dir = pathjoin(rundir, "snapshots");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int flat = 0;
+	struct strv sub = {0};
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p = pathjoin(dir, de->d_name);
+		if (snapstepname(de->d_name) || strcmp(de->d_name, "end.tar.zst") == 0)
+			flat = 1;
+		else if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			strvadd(&sub, de->d_name);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (sub.n > 1)
+		qsort(sub.v, sub.n, sizeof *sub.v, bystr);
+	if (flat)
+		strvadd(out, "");
+	for (size_t i = 0; i < sub.n; i++)
+		strvadd(out, sub.v[i]);
+	strvfree(&sub);
+}

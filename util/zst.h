@@ -1,0 +1,65 @@
+/* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass. */
+#ifndef NS_ZST_H
+#define NS_ZST_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "util.h"
+
+struct zstw;
+struct zstr;
+
+/* Flags of zstwopen. */
+enum {
+	ZSTW_APPEND = 1, /* add frames after what the file holds (a zstd file may hold many frames) */
+};
+
+/* Create path (mode 0644) as a zstd stream at level with threads worker threads (0 = compress in
+ * the calling thread; jobs of at most 4 MiB each); ZSTW_APPEND keeps what the file holds and adds
+ * new frames after it. */
+int zstwopen(struct zstw **w, const char *path, int level, int threads, int flags, struct err *e);
+/* Compress n bytes into the stream. */
+int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e);
+/* Write out everything compressed so far: endframe ends the frame so the file is a complete zstd
+ * stream (`zstd -dc` reads it whole); else a block flush, readable up to here by a tolerant reader.
+ * sync adds an fsync. */
+int zstwflush(struct zstw *w, int endframe, int sync, struct err *e);
+/* End the frame and close; sha256 (may be NULL) gets the digest of the bytes this writer wrote and
+ * bytes (may be NULL) their count. w is freed even on error. */
+int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e);
+/* Free a writer without ending its stream (an error path); NULL is fine. */
+void zstwfree(struct zstw *w);
+/* Worker threads zstd will really use for a wish of n (0 when libzstd was built without threads). */
+int zstthreads(int n);
+
+/* A zstd compressor into memory, for a writer that places the bytes itself (the event log ends its
+ * frame after every line and overwrites that end with the next). No frame checksum. */
+struct zstmem;
+/* A compressor at level. */
+struct zstmem *zstmemnew(int level);
+/* Compress n bytes of p and flush them to a block boundary, appending the output to out. */
+int zstmemflush(struct zstmem *m, const void *p, size_t n, struct buf *out, struct err *e);
+/* Append a complete, empty zstd frame to out. */
+int zstmemempty(struct buf *out, struct err *e);
+/* Free a compressor; NULL is fine. */
+void zstmemfree(struct zstmem *m);
+
+/* Flags of zstropen. */
+enum {
+	ZSTR_CUT = 1, /* a stream cut short (a file that ends inside a frame, or holds no byte) ends
+	               * without an error, as a log a crash left; zstrtruncated says whether it was */
+};
+
+/* Open path to read the zstd stream it holds (any number of frames). */
+int zstropen(struct zstr **r, const char *path, int flags, struct err *e);
+/* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
+ * (corrupt data, or, without ZSTR_CUT, a file that ends inside a frame or is empty). */
+ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e);
+/* After zstread returned 0: whether the stream ended inside a frame (only with ZSTR_CUT). */
+int zstrtruncated(const struct zstr *r);
+/* After zstread returned 0: the digest of every compressed byte read, and their count. */
+void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes);
+/* Close a reader; NULL is fine. */
+void zstrfree(struct zstr *r);
+
+#endif
