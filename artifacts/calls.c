@@ -192,7 +192,7 @@ int callsopen(struct calls **cp, const char *rundir, struct err *e)
 {
 	struct stat st;
 	if (stat(rundir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return errc(e, 2, "%s: not a run directory:", rundir);
+		return errc(e, ERR_INPUT, "%s: not a run directory:", rundir);
 	struct strv logs = {0};
 	findlogs(rundir, &logs);
 	if (logs.n)

@@ -15,9 +15,9 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e)
 	struct stat st;
 	int rc;
 	if (lstat(s, &st) < 0 || !S_ISDIR(st.st_mode))
-		rc = errc(e, 2, "%s is not a folder", s);
+		rc = errc(e, ERR_INPUT, "%s is not a folder", s);
 	else if (lstat(t, &st) == 0)
-		rc = errc(e, 2, "%s is there already", t);
+		rc = errc(e, ERR_INPUT, "%s is there already", t);
 	else
 		rc = copytree(s, t, e);
 	free(s);
@@ -35,7 +35,7 @@ static int carrydir(const char *src, const char *dst, int top, int last, int clo
 {
 	DIR *d = opendir(src);
 	if (!d)
-		return errno == ENOENT ? 0 : errc(e, 2, "%s:", src);
+		return errno == ENOENT ? 0 : errc(e, ERR_INPUT, "%s:", src);
 	struct dirent *de;
 	int rc = mkdirs(dst, 0755, e);
 	while (rc == 0 && (de = readdir(d))) {
@@ -44,7 +44,7 @@ static int carrydir(const char *src, const char *dst, int top, int last, int clo
 		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
 		struct stat st, there;
 		if (lstat(s, &st) < 0)
-			rc = errc(e, 2, "%s:", s);
+			rc = errc(e, ERR_INPUT, "%s:", s);
 		else if (S_ISREG(st.st_mode) && numbered(de->d_name))
 			rc = copyfile(s, t, 1, e);
 		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0 && top && closed)
@@ -114,13 +114,13 @@ int carrydrop(const char *to, const struct strv *keep, struct err *e)
 					continue;
 				char *f = pathjoin(p, ce->d_name);
 				if (!numbered(ce->d_name) || unlink(f) < 0)
-					rc = errc(e, 2, "%s: cannot drop a carried chain's layer", f);
+					rc = errc(e, ERR_INPUT, "%s: cannot drop a carried chain's layer", f);
 				free(f);
 			}
 			if (c)
 				closedir(c);
 			if (rc == 0 && rmdir(p) < 0)
-				rc = errc(e, 2, "%s:", p);
+				rc = errc(e, ERR_INPUT, "%s:", p);
 		}
 		free(p);
 	}

@@ -179,7 +179,7 @@ static int openlayer(struct reader *r, const char *file, struct bound *b, struct
 	archive_read_support_format_tar(r->a);
 	archive_read_support_filter_zstd(r->a);
 	if (archive_read_open_filename(r->a, file, 1 << 16) != ARCHIVE_OK) {
-		errc(e, 4, "%s: %s", file, archive_error_string(r->a));
+		errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r->a));
 		archive_read_free(r->a);
 		return -1;
 	}
@@ -214,7 +214,7 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 		}
 		int bad = rc != ARCHIVE_EOF;
 		if (bad)
-			errc(e, 4, "%s: %s", names->v[i], archive_error_string(r.a));
+			errc(e, ERR_VERIFY, "%s: %s", names->v[i], archive_error_string(r.a));
 		archive_read_free(r.a);
 		if (bad)
 			return -1;
@@ -431,7 +431,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 	if (over)
 		errctx(e, "layer %s", file);
 	else if (bad)
-		errc(e, 4, "%s: %s", file, archive_error_string(r.a));
+		errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r.a));
 	else if (*full && l)
 		rebase(t, gen, l);
 	archive_read_free(r.a);
@@ -610,7 +610,7 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 			if (strcmp(ws.v[i], found) == 0)
 				ret = found;
 		if (!ret) {
-			errc(e, 2, "step %d ran in workspace '%s', which has no chain in %s/snapshots", step, found, rundir);
+			errc(e, ERR_INPUT, "step %d ran in workspace '%s', which has no chain in %s/snapshots", step, found, rundir);
 			free(found);
 		}
 	} else if (ws.n == 1) {
@@ -619,7 +619,7 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 		struct buf names = {0};
 		for (size_t i = 0; i < ws.n; i++)
 			bufprintf(&names, "%s%s", i ? ", " : "", *ws.v[i] ? ws.v[i] : "(snapshots/)");
-		errc(e, 2, "no workspace's chain tells step %d; name one with --workspace (%s)", step, names.data);
+		errc(e, ERR_INPUT, "no workspace's chain tells step %d; name one with --workspace (%s)", step, names.data);
 		buffree(&names);
 	}
 	strvfree(&ws);

@@ -147,7 +147,7 @@ static int sealog(const char *path, const char *name, cJSON *run, struct err *e)
 int runfinalize(const char *dir, struct err *e)
 {
 	if (!rununfinished(dir))
-		return errc(e, 2, "%s: not an unfinished run directory (it has run.json, or no jobs/)", dir);
+		return errc(e, ERR_INPUT, "%s: not an unfinished run directory (it has run.json, or no jobs/)", dir);
 	struct strv files = {0};
 	if (rundirfiles(dir, &files, e) < 0)
 		return -1;

@@ -39,7 +39,7 @@ static int rmone(const char *path, const struct stat *st, int flag, struct FTW *
 /* The run at dir must be finished and pass verification. */
 static int checkshard(const char *dir, struct err *e)
 {
-	return runverified(dir, 4, e) < 0 ? errctx(e, "cannot merge") : 0;
+	return runverified(dir, ERR_VERIFY, e) < 0 ? errctx(e, "cannot merge") : 0;
 }
 
 static int byindex(const void *a, const void *b)
@@ -81,12 +81,12 @@ static int samerun(const struct shard *a, const struct shard *b, struct err *e)
 	const char *ha = jsonstr(cJSON_GetObjectItemCaseSensitive(a->run, "manifest"), "sha256", "");
 	const char *hb = jsonstr(cJSON_GetObjectItemCaseSensitive(b->run, "manifest"), "sha256", "");
 	if (!*ha || strcmp(ha, hb) != 0)
-		return errc(e, 2, "%s and %s ran different manifests (sha256 %.12s and %.12s)", a->dir, b->dir, ha, hb);
+		return errc(e, ERR_INPUT, "%s and %s ran different manifests (sha256 %.12s and %.12s)", a->dir, b->dir, ha, hb);
 	static const char *const keys[] = {"inputs", "model_overrides"};
 	for (int i = 0; i < 2; i++)
 		if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a->run, keys[i]),
 		                   cJSON_GetObjectItemCaseSensitive(b->run, keys[i]), 1))
-			return errc(e, 2, "%s and %s ran with different %s", a->dir, b->dir, keys[i]);
+			return errc(e, ERR_INPUT, "%s and %s ran with different %s", a->dir, b->dir, keys[i]);
 	return 0;
 }
 
@@ -99,9 +99,9 @@ static int copyjob(const char *shard, const char *merged, const char *job, struc
 	struct stat st;
 	int rc = mkdirs(dst, 0755, e);
 	if (rc == 0 && lstat(so, &st) == 0)
-		rc = S_ISREG(st.st_mode) ? copyfile(so, doo, 0, e) : errc(e, 2, "%s: not a regular file", so);
+		rc = S_ISREG(st.st_mode) ? copyfile(so, doo, 0, e) : errc(e, ERR_INPUT, "%s: not a regular file", so);
 	if (rc == 0 && lstat(sf, &st) == 0)
-		rc = S_ISDIR(st.st_mode) ? copytree(sf, df, e) : errc(e, 2, "%s: not a directory", sf);
+		rc = S_ISDIR(st.st_mode) ? copytree(sf, df, e) : errc(e, ERR_INPUT, "%s: not a directory", sf);
 	free(src);
 	free(dst);
 	free(so);
@@ -115,7 +115,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 {
 	size_t n = runs->n;
 	if (n == 0)
-		return errc(e, 2, "merge: no runs given");
+		return errc(e, ERR_INPUT, "merge: no runs given");
 	struct shard *s = xcalloc(n, sizeof *s);
 	*merged = NULL;
 	struct rundir rd = {0};
@@ -126,16 +126,16 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 		if (checkshard(s[i].dir, e) < 0)
 			goto done;
 		if (!(s[i].run = runjsonread(s[i].dir, e))) {
-			e->code = 4;
+			e->kind = ERR_VERIFY;
 			goto done;
 		}
 		s[i].id = jsonstr(s[i].run, "run_id", "");
 		if (!runnameok(s[i].id)) {
-			errc(e, 2, "%s: run.json has no usable run_id", s[i].dir);
+			errc(e, ERR_INPUT, "%s: run.json has no usable run_id", s[i].dir);
 			goto done;
 		}
 		if (cJSON_GetObjectItemCaseSensitive(s[i].run, "shards")) {
-			errc(e, 2, "%s is itself a merged run; merge the shard runs it holds (%s/shards/*) instead", s[i].dir,
+			errc(e, ERR_INPUT, "%s is itself a merged run; merge the shard runs it holds (%s/shards/*) instead", s[i].dir,
 			     s[i].dir);
 			goto done;
 		}
@@ -149,11 +149,11 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 			goto done;
 		for (size_t k = 0; k < i; k++) {
 			if (strcmp(s[k].id, s[i].id) == 0) {
-				errc(e, 2, "%s and %s are the same run (%s)", s[k].dir, s[i].dir, s[i].id);
+				errc(e, ERR_INPUT, "%s and %s are the same run (%s)", s[k].dir, s[i].dir, s[i].id);
 				goto done;
 			}
 			if (indexed && s[k].index == s[i].index) {
-				errc(e, 2, "%s and %s both ran shard %d", s[k].dir, s[i].dir, s[i].index);
+				errc(e, ERR_INPUT, "%s and %s both ran shard %d", s[k].dir, s[i].dir, s[i].index);
 				goto done;
 			}
 		}
@@ -166,13 +166,13 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 		cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(s[i].run, "jobs"))
 		{
 			if (!runnameok(j->string)) {
-				errc(e, 2, "%s: run.json names a job '%.80s' that is not a job id", s[i].dir, j->string);
+				errc(e, ERR_INPUT, "%s: run.json names a job '%.80s' that is not a job id", s[i].dir, j->string);
 				cJSON_Delete(jobs);
 				goto done;
 			}
 			cJSON *had = cJSON_GetObjectItemCaseSensitive(jobs, j->string);
 			if (had) {
-				errc(e, 2, "job '%s' ran in both %s and %s", j->string, jsonstr(had, "run", "?"), s[i].dir);
+				errc(e, ERR_INPUT, "job '%s' ran in both %s and %s", j->string, jsonstr(had, "run", "?"), s[i].dir);
 				cJSON_Delete(jobs);
 				goto done;
 			}

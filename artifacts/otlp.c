@@ -279,7 +279,7 @@ cJSON *otlptraces(const char *dir, struct err *e)
 {
 	cJSON *run = runjsonread(dir, e);
 	if (!run) {
-		errc(e, 2, "%s is not a run directory: %s", dir, e->msg);
+		errc(e, ERR_INPUT, "%s is not a run directory: %s", dir, e->msg);
 		return NULL;
 	}
 	const char *runid = jsonstr(run, "run_id", "run");

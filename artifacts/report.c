@@ -679,7 +679,7 @@ int reportwrite(const char *dir, int64_t maxbytes, FILE *out, struct err *warn, 
 {
 	cJSON *run = runjsonread(dir, e);
 	if (!run)
-		return errc(e, 2, "%s is not a run directory: %s", dir, e->msg);
+		return errc(e, ERR_INPUT, "%s is not a run directory: %s", dir, e->msg);
 	struct runchanges ch = {0};
 	struct err ce = {0};
 	int haschanges = changesread(dir, maxbytes, &ch, &ce) == 0;

@@ -16,7 +16,7 @@ int rundircreate(struct rundir *r, const char *outdir, struct err *e)
 	static const char *const subs[] = {"manifest", "jobs", "snapshots"};
 	memset(r, 0, sizeof *r);
 	if (mkdirs(outdir, 0755, e) < 0)
-		return errc(e, 2, "--out %s: cannot create: %s", outdir, strerror(errno));
+		return errc(e, ERR_INPUT, "--out %s: cannot create: %s", outdir, strerror(errno));
 	for (int tries = 0; tries < 16; tries++) {
 		time_t t = time(NULL);
 		struct tm tm;

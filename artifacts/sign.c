@@ -124,20 +124,20 @@ int signkeyload(const char *path, struct signkey **kp, struct err *e)
 	struct buf text = {0}, blob = {0};
 	*kp = NULL;
 	if (readfile(path, &text, e) < 0) {
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return errctx(e, "signing key");
 	}
 	int rc = 0;
 	struct signkey *k = xcalloc(1, sizeof *k);
 	if (unarmor(text.data, text.len, keybegin, keyend, &blob) < 0) {
-		rc = errc(e, 2, "signing key %s: not an OpenSSH private key (want the openssh-key-v1 format that ssh-keygen "
+		rc = errc(e, ERR_INPUT, "signing key %s: not an OpenSSH private key (want the openssh-key-v1 format that ssh-keygen "
 		                "-t ed25519 writes)", path);
 	} else {
 		struct rd r = {(const unsigned char *)blob.data, blob.len, 0};
 		const unsigned char *pub, *priv, *pk, *sk, *s;
 		static const char magic[] = "openssh-key-v1";
 		if (r.n < sizeof magic || memcmp(r.p, magic, sizeof magic) != 0) {
-			rc = errc(e, 2, "signing key %s: not an openssh-key-v1 key", path);
+			rc = errc(e, ERR_INPUT, "signing key %s: not an openssh-key-v1 key", path);
 		} else {
 			r.p += sizeof magic;
 			r.n -= sizeof magic;
@@ -152,14 +152,14 @@ int signkeyload(const char *path, struct signkey **kp, struct err *e)
 			int ed = streq(&q, "ssh-ed25519");
 			size_t pkn = getstr(&q, &pk), skn = getstr(&q, &sk);
 			if (r.bad || !plain || !nokdf)
-				rc = errc(e, 2, "signing key %s: encrypted with a passphrase; nightshift signs unattended: use a key "
+				rc = errc(e, ERR_INPUT, "signing key %s: encrypted with a passphrase; nightshift signs unattended: use a key "
 				                "without one (ssh-keygen -t ed25519 -N '')", path);
 			else if (nkeys != 1 || q.bad || c1 != c2)
-				rc = errc(e, 2, "signing key %s: damaged (its check words differ or it holds %u keys)", path, nkeys);
+				rc = errc(e, ERR_INPUT, "signing key %s: damaged (its check words differ or it holds %u keys)", path, nkeys);
 			else if (!ed)
-				rc = errc(e, 2, "signing key %s: not an Ed25519 key (ssh-keygen -t ed25519 makes one)", path);
+				rc = errc(e, ERR_INPUT, "signing key %s: not an Ed25519 key (ssh-keygen -t ed25519 makes one)", path);
 			else if (pkn != 32 || skn != 64 || memcmp(sk + 32, pk, 32) != 0)
-				rc = errc(e, 2, "signing key %s: damaged Ed25519 key", path);
+				rc = errc(e, ERR_INPUT, "signing key %s: damaged Ed25519 key", path);
 			else {
 				memcpy(k->seed, sk, 32);
 				memcpy(k->pk, pk, 32);
@@ -169,7 +169,7 @@ int signkeyload(const char *path, struct signkey **kp, struct err *e)
 				size_t dn = sizeof derived;
 				if (!key || EVP_PKEY_get_raw_public_key(key, derived, &dn) != 1 || dn != 32 ||
 				    memcmp(derived, k->pk, 32) != 0)
-					rc = errc(e, 2, "signing key %s: its public half does not match its private half", path);
+					rc = errc(e, ERR_INPUT, "signing key %s: its public half does not match its private half", path);
 				EVP_PKEY_free(key);
 			}
 		}
@@ -359,7 +359,7 @@ static int allowedfor(const char *allowed, const struct buf *wire, const char *n
 {
 	struct buf text = {0};
 	if (readfile(allowed, &text, e) < 0) {
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return errctx(e, "--allowed-signers");
 	}
 	*who = NULL;
@@ -420,13 +420,13 @@ static int sshverify(const char *sig, size_t siglen, const char *ns, const void 
 	*who = NULL;
 	int rc = 0;
 	if (unarmor(sig, siglen, sigbegin, sigend, &blob) < 0) {
-		rc = errc(e, 4, "not an armored SSH signature");
+		rc = errc(e, ERR_VERIFY, "not an armored SSH signature");
 		goto out;
 	}
 	struct rd r = {(const unsigned char *)blob.data, blob.len, 0};
 	const unsigned char *pub, *sns, *res, *hash, *sw;
 	if (r.n < 6 || memcmp(r.p, "SSHSIG", 6) != 0) {
-		rc = errc(e, 4, "not an SSHSIG signature");
+		rc = errc(e, ERR_VERIFY, "not an SSHSIG signature");
 		goto out;
 	}
 	r.p += 6;
@@ -435,13 +435,13 @@ static int sshverify(const char *sig, size_t siglen, const char *ns, const void 
 	size_t pubn = getstr(&r, &pub), nsn = getstr(&r, &sns), resn = getstr(&r, &res);
 	size_t hashn = getstr(&r, &hash), swn = getstr(&r, &sw);
 	if (r.bad || r.n || version != 1) {
-		rc = errc(e, 4, "damaged SSHSIG signature (version %u)", version);
+		rc = errc(e, ERR_VERIFY, "damaged SSHSIG signature (version %u)", version);
 		goto out;
 	}
 	char hname[16];
 	snprintf(hname, sizeof hname, "%.*s", (int)(hashn < 15 ? hashn : 15), (const char *)hash);
 	if (nsn != strlen(ns) || memcmp(sns, ns, nsn) != 0) {
-		rc = errc(e, 4, "the signature is for namespace '%.*s', not '%s'", (int)(nsn < 64 ? nsn : 64), (const char *)sns, ns);
+		rc = errc(e, ERR_VERIFY, "the signature is for namespace '%.*s', not '%s'", (int)(nsn < 64 ? nsn : 64), (const char *)sns, ns);
 		goto out;
 	}
 	struct rd pr = {pub, pubn, 0}, sr = {sw, swn, 0};
@@ -451,12 +451,12 @@ static int sshverify(const char *sig, size_t siglen, const char *ns, const void 
 	int sed = streq(&sr, "ssh-ed25519");
 	size_t sgn = getstr(&sr, &sg);
 	if (!ped || !sed || pr.bad || sr.bad || pkn != 32 || sgn != 64) {
-		rc = errc(e, 4, "the signature is not an Ed25519 one (nightshift checks ssh-ed25519 keys)");
+		rc = errc(e, ERR_VERIFY, "the signature is not an Ed25519 one (nightshift checks ssh-ed25519 keys)");
 		goto out;
 	}
 	bufadd(&wire, pub, pubn);
 	if (signedblob(ns, (const char *)res, resn, hname, data, len, &msg) < 0) {
-		rc = errc(e, 4, "the signature uses hash '%s' (want sha512 or sha256)", hname);
+		rc = errc(e, ERR_VERIFY, "the signature uses hash '%s' (want sha512 or sha256)", hname);
 		goto out;
 	}
 	EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pk, 32);
@@ -468,7 +468,7 @@ static int sshverify(const char *sig, size_t siglen, const char *ns, const void 
 	char fp[64];
 	fingerprint(&wire, fp);
 	if (!good) {
-		rc = errc(e, 4, "the signature by ED25519 key %s does not match the signed file (changed after signing)", fp);
+		rc = errc(e, ERR_VERIFY, "the signature by ED25519 key %s does not match the signed file (changed after signing)", fp);
 		goto out;
 	}
 	int listed = 0;
@@ -481,7 +481,7 @@ static int sshverify(const char *sig, size_t siglen, const char *ns, const void 
 		free(*who);
 		*who = named;
 	} else
-		rc = errc(e, 4, listed ? "ED25519 key %s is in %s, but not allowed to sign '%s' now (its options)"
+		rc = errc(e, ERR_VERIFY, listed ? "ED25519 key %s is in %s, but not allowed to sign '%s' now (its options)"
 		                       : "signed by ED25519 key %s, which %s does not list", fp, allowed, ns);
 out:
 	buffree(&blob);
@@ -514,11 +514,11 @@ int runsigcheck(const char *dir, const char *allowed, char **who, struct err *e)
 	int rc = 0;
 	*who = NULL;
 	if (readfile(sigp, &sig, &re) < 0)
-		rc = errc(e, 4, "SHA256SUMS.sig: missing (the run is not signed)");
+		rc = errc(e, ERR_VERIFY, "SHA256SUMS.sig: missing (the run is not signed)");
 	else if (readfile(sums, &data, &re) < 0)
-		rc = errc(e, 4, "SHA256SUMS: missing");
+		rc = errc(e, ERR_VERIFY, "SHA256SUMS: missing");
 	else if (sshverify(sig.data, sig.len, SIGNNAMESPACE, data.data, data.len, allowed, who, e) < 0)
-		rc = e->code == 2 ? -1 : errctx(e, "SHA256SUMS.sig");
+		rc = e->kind == ERR_INPUT ? -1 : errctx(e, "SHA256SUMS.sig");
 	buffree(&data);
 	buffree(&sig);
 	free(sums);

@@ -228,7 +228,7 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	memset(v, 0, sizeof *v);
 	struct stat st;
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return errc(e, 2, "%s: not a run directory", dir);
+		return errc(e, ERR_INPUT, "%s: not a run directory", dir);
 	checksums(dir, v, &listed);
 	if (!v->incomplete)
 		unlisted(dir, &listed, v);
@@ -304,19 +304,19 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	return 0;
 }
 
-int runverified(const char *dir, int code, struct err *e)
+int runverified(const char *dir, enum errkind kind, struct err *e)
 {
 	struct verdictrun v;
 	if (runverify(dir, &v, e) < 0)
 		return -1;
 	int rc = 0;
 	if (v.incomplete)
-		rc = errc(e, code, "%s: the run did not finish (no SHA256SUMS or run.json)", dir);
+		rc = errc(e, kind, "%s: the run did not finish (no SHA256SUMS or run.json)", dir);
 	else if (v.failed) {
 		char *nl = v.report.data ? strchr(v.report.data, '\n') : NULL;
 		if (nl)
 			*nl = 0;
-		rc = errc(e, code, "%s: verification failed (%d problems; first: %s)", dir, v.failed,
+		rc = errc(e, kind, "%s: verification failed (%d problems; first: %s)", dir, v.failed,
 		          v.report.data ? v.report.data : "?");
 	}
 	verdictrunfree(&v);

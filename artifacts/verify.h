@@ -18,8 +18,8 @@ struct verdictrun {
 int runverify(const char *rundir, struct verdictrun *v, struct err *e);
 /* Record a problem in v (the first 50 are kept in its report). */
 void verdictproblem(struct verdictrun *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* 0 when dir is a finished run that verifies; else -1, e naming the first problem, with code. */
-int runverified(const char *dir, int code, struct err *e);
+/* 0 when dir is a finished run that verifies; else -1, e naming the first problem, of kind. */
+int runverified(const char *dir, enum errkind kind, struct err *e);
 void verdictrunfree(struct verdictrun *v);
 
 #endif

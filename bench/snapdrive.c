@@ -120,7 +120,7 @@ static int restore(int argc, char **argv)
 	double t = now();
 	if (snaprestore(argv[2], step, argv[4], force, &e) < 0) {
 		fprintf(stderr, "snapdrive: %s\n", e.msg);
-		return e.code ? e.code : 1;
+		return e.kind == ERR_INPUT ? 2 : 1;
 	}
 	printf("restore ms %.1f\n", now() - t);
 	rss();

@@ -110,7 +110,7 @@ static int verify(const char *run, const char *shown, const char *allowed)
 	char *who = NULL, *sig = pathjoin(run, "SHA256SUMS.sig");
 	struct stat st;
 	if (allowed && runsigcheck(run, allowed, &who, &e) < 0) {
-		if (e.code == 2) {
+		if (e.kind == ERR_INPUT) {
 			free(sig);
 			verdictrunfree(&v);
 			return report(&e);

@@ -8,6 +8,7 @@
 #include "../artifacts/sign.h"
 #include "../snapshot/snapshot.h"
 #include "../policy/rulecheck.h"
+#include "../run/run.h"
 #include "cmd.h"
 #include "gha.h"
 
@@ -27,12 +28,30 @@ int usage(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int exitfor(enum errkind kind)
+{
+	static const int codes[] = {
+	    [ERR_FAIL] = EXIT_FAILED, [ERR_INPUT] = EXIT_USAGE,     [ERR_ABORT] = EXIT_ABORT,
+	    [ERR_VERIFY] = EXIT_DIVERGED, [ERR_INTR] = EXIT_INTERRUPTED,
+	};
+	return (unsigned)kind < sizeof codes / sizeof *codes ? codes[kind] : EXIT_FAILED;
+}
+
+int exitforrun(int end)
+{
+	static const int codes[] = {
+	    [RUN_SUCCEEDED] = EXIT_OK, [RUN_FAILED] = EXIT_FAILED,
+	    [RUN_ABORTED] = EXIT_ABORT, [RUN_CANCELLED] = EXIT_INTERRUPTED,
+	};
+	return end >= 0 && (unsigned)end < sizeof codes / sizeof *codes ? codes[end] : EXIT_FAILED;
+}
+
 int report(const struct err *e)
 {
 	termprintf(stderr, "nightshift: %s\n", e->msg);
-	if (e->code == EXIT_USAGE)
+	if (e->kind == ERR_INPUT)
 		ghamistake(stderr, e->msg);
-	return e->code ? e->code : EXIT_FAILED;
+	return exitfor(e->kind);
 }
 
 int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct err *e)
@@ -40,14 +59,14 @@ int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct e
 	struct stat st;
 	*dir = *tmp = NULL;
 	if (stat(arg, &st) < 0)
-		return errc(e, 2, "%s: no such run directory or archive", arg);
+		return errc(e, ERR_INPUT, "%s: no such run directory or archive", arg);
 	if (S_ISDIR(st.st_mode)) {
 		if (!(*dir = realpath(arg, NULL)))
-			return errc(e, 2, "%s:", arg);
+			return errc(e, ERR_INPUT, "%s:", arg);
 		if (!rundirisrun(*dir)) {
 			free(*dir);
 			*dir = NULL;
-			return errc(e, 2, "%s: not a run directory (no run.json, SHA256SUMS or jobs/ folder)", arg);
+			return errc(e, ERR_INPUT, "%s: not a run directory (no run.json, SHA256SUMS or jobs/ folder)", arg);
 		}
 		return 0;
 	}
@@ -117,7 +136,7 @@ int loadmanifest(struct manifest *m, const char *path, const struct loadopts *o,
 		termprintf(stderr, "nightshift: %s\n", m->errors.v[i]);
 		ghamistake(stderr, m->errors.v[i]);
 	}
-	errc(e, 2, "%s: %zu mistakes%s", path, m->errors.n, m->errors.n >= MANIFEST_MAXERRORS ? " (the first ones)" : "");
+	errc(e, ERR_INPUT, "%s: %zu mistakes%s", path, m->errors.n, m->errors.n >= MANIFEST_MAXERRORS ? " (the first ones)" : "");
 	return -1;
 }
 

@@ -115,7 +115,7 @@ static cJSON *runjson(const char *run, struct err *e)
 	struct buf b = {0};
 	cJSON *j = readfile(p, &b, e) == 0 ? cJSON_Parse(b.data) : NULL;
 	if (!j && !e->msg[0])
-		errc(e, 2, "%s: not JSON", p);
+		errc(e, ERR_INPUT, "%s: not JSON", p);
 	free(p);
 	buffree(&b);
 	return j;
@@ -175,7 +175,7 @@ int cmdreplay(int argc, char **argv)
 	}
 	if (!(rj = runjson(real, &e))) {
 		errctx(&e, "replay: %s is not a run directory", run);
-		e.code = 2;
+		e.kind = ERR_INPUT;
 		rc = report(&e);
 		goto done;
 	}
@@ -298,6 +298,7 @@ int cmdreplay(int argc, char **argv)
 	progressstart(0);
 	o.overrides = &overrides;
 	rc = runmanifest(&m, &o, &newrun, &e);
+	rc = rc < 0 ? rc : exitforrun(rc);
 	if (newrun) {
 		printf("%s\n", newrun);
 		fflush(stdout);

@@ -275,6 +275,7 @@ int cmdrun(int argc, char **argv)
 	catchsignals();
 	progressstart(quiet);
 	rc = runmanifest(&m, &o, &rundir, &e);
+	rc = rc < 0 ? rc : exitforrun(rc);
 	progressstop();
 	if (rundir)
 		printf("%s\n", rundir);

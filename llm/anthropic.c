@@ -256,7 +256,7 @@ const struct llmops anthropicops = {request, parse, NULL, wirefree};
 int anthropicopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!m->model || !*m->model)
-		return errc(e, 2, "model '%s': anthropic needs a model name", m->name);
+		return errc(e, ERR_INPUT, "model '%s': anthropic needs a model name", m->name);
 	*l = wirenew(sizeof(struct llm), &anthropicops, m);
 	return 0;
 }

@@ -64,7 +64,7 @@ static const struct llmops ops = {request, parse, NULL, afree};
 int azureopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!m->base_url || !m->deployment)
-		return errc(e, 2, "model '%s': provider azure-openai needs base_url and deployment", m->name);
+		return errc(e, ERR_INPUT, "model '%s': provider azure-openai needs base_url and deployment", m->name);
 	if ((m->api == API_RESPONSES ? responsesopen(l, m, e) : openaiopen(l, m, e)) < 0)
 		return -1;
 	(*l)->ops = &ops;

@@ -63,10 +63,10 @@ int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *
 			region = "offline";
 	}
 	if (!id || !*id || !secret || !*secret)
-		return errc(e, 2, "model '%s': provider bedrock needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
+		return errc(e, ERR_INPUT, "model '%s': provider bedrock needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
 		                  "AWS_SESSION_TOKEN for temporary credentials) in the environment", m->name);
 	if (!region || !*region || strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(region))
-		return errc(e, 2, "model '%s': provider bedrock needs a region (region: us-east-1, or AWS_REGION)",
+		return errc(e, ERR_INPUT, "model '%s': provider bedrock needs a region (region: us-east-1, or AWS_REGION)",
 		            m->name);
 	if ((m->api == API_CONVERSE ? converseopen(l, m, e) : anthropicopen(l, m, e)) < 0)
 		return -1;

@@ -77,7 +77,7 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 		if (bad) {
 			llmclose(*l);
 			*l = NULL;
-			return errc(e, 2, "model '%s': environment variable %s %s", m->name, env, bad);
+			return errc(e, ERR_INPUT, "model '%s': environment variable %s %s", m->name, env, bad);
 		}
 		(*l)->apikey = xstrdup(key);
 		if (sec)

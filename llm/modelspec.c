@@ -53,11 +53,11 @@ static int specerr(const char *arg, const struct strv *from, struct err *e)
 	int line = 0, at = 0;
 	if (sscanf(e->msg, "--model:%d:%*d: %n", &line, &at) == 1 && at > 0 && line >= 1 && (size_t)line <= from->n) {
 		char *msg = xstrdup(e->msg + at);
-		errc(e, 2, "--model %s: %s: %s", arg, from->v[line - 1], msg);
+		errc(e, ERR_INPUT, "--model %s: %s: %s", arg, from->v[line - 1], msg);
 		free(msg);
 		return -1;
 	}
-	e->code = 2;
+	e->kind = ERR_INPUT;
 	return errctx(e, "--model %s", arg);
 }
 
@@ -65,7 +65,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 {
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg)
-		return errc(e, 2, "--model %s: expected NAME=SPEC, e.g. default=scripted:replies.yaml", arg);
+		return errc(e, ERR_INPUT, "--model %s: expected NAME=SPEC, e.g. default=scripted:replies.yaml", arg);
 	char *name = xstrndup(arg, (size_t)(eq - arg));
 	const char *spec = eq + 1;
 	struct model *old = manifestmodel(m, name);
@@ -73,7 +73,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		struct buf names = {0};
 		for (size_t i = 0; i < m->nmodels; i++)
 			bufprintf(&names, "%s%s", i ? ", " : "", m->models[i].name);
-		errc(e, 2, "--model %s: the manifest has no model '%s' (it has: %s)", arg, name, names.data ? names.data : "none");
+		errc(e, ERR_INPUT, "--model %s: the manifest has no model '%s' (it has: %s)", arg, name, names.data ? names.data : "none");
 		buffree(&names);
 		free(name);
 		return -1;
@@ -88,7 +88,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 	const char *rest = colon ? colon + 1 : "";
 	if (plen == 8 && strncmp(spec, "scripted", 8) == 0) {
 		if (!*rest) {
-			rc = errc(e, 2, "--model %s: scripted needs a file: %s=scripted:FILE", arg, old->name);
+			rc = errc(e, ERR_INPUT, "--model %s: scripted needs a file: %s=scripted:FILE", arg, old->name);
 		} else {
 			char cwd[4096];
 			char *file = rest[0] == '/' || !getcwd(cwd, sizeof cwd) ? xstrdup(rest) : pathjoin(cwd, rest);
@@ -105,7 +105,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		if (at)
 			*at = 0;
 		if (!*head) {
-			rc = errc(e, 2, "--model %s: no model name after '%.*s:'", arg, (int)plen, spec);
+			rc = errc(e, ERR_INPUT, "--model %s: no model name after '%.*s:'", arg, (int)plen, spec);
 		} else {
 			pair(&kv, &from, "provider", plen == 6 ? "openai" : "anthropic", spec);
 			pair(&kv, &from, "model", head, spec);
@@ -121,7 +121,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 			if (strcmp(opt, "key") == 0) {
 				keyset = 1; /* key= (empty): no key at all */
 				if (*v && !envname(v))
-					rc = errc(e, 2, "--model %s: key=%s: expected the name of an environment variable", arg, v);
+					rc = errc(e, ERR_INPUT, "--model %s: key=%s: expected the name of an environment variable", arg, v);
 				else if (*v)
 					pair(&kv, &from, "api_key_env", v, src);
 			} else {
@@ -135,7 +135,7 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 			opts = next;
 		}
 	} else {
-		rc = errc(e, 2, "--model %s: unknown provider in '%s' (scripted:FILE, openai:MODEL[@URL], anthropic:MODEL[@URL])",
+		rc = errc(e, ERR_INPUT, "--model %s: unknown provider in '%s' (scripted:FILE, openai:MODEL[@URL], anthropic:MODEL[@URL])",
 		          arg, spec);
 	}
 	struct model md;

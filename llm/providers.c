@@ -11,6 +11,6 @@ int llmwire(struct llm **l, const struct model *m, int offline, struct err *e)
 	case PROV_AZURE: return azureopen(l, m, e);
 	case PROV_BEDROCK: return bedrockopen(l, m, offline, e);
 	case PROV_VERTEX: return vertexopen(l, m, e);
-	default: return errc(e, 2, "model '%s': unknown provider", m->name);
+	default: return errc(e, ERR_INPUT, "model '%s': unknown provider", m->name);
 	}
 }

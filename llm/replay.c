@@ -60,12 +60,12 @@ static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *
 	if (llmdigest(l, c, digest, e) < 0) {
 		rc = -1;
 	} else if (!resp) {
-		rc = errc(e, 4, "divergence at turn %d: the record has no more model replies", turn);
+		rc = errc(e, ERR_VERIFY, "divergence at turn %d: the record has no more model replies", turn);
 	} else if (!want || strcmp(want, digest) != 0) {
-		rc = errc(e, 4, "divergence at turn %d: the request differs from the record (digest %.12s, recorded %.12s)",
+		rc = errc(e, ERR_VERIFY, "divergence at turn %d: the request differs from the record (digest %.12s, recorded %.12s)",
 		          turn, digest, want ? want : "none");
 	}
-	if (rc < 0 && e->code == 4 && l->canlive) {
+	if (rc < 0 && e->kind == ERR_VERIFY && l->canlive) {
 		l->live = 1;
 		cJSON_Delete(req);
 		cJSON_Delete(resp);
@@ -90,7 +90,7 @@ static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *
 		if (failed)
 			rc = errf(e, "%s (as recorded)", failed);
 		else if (!body || l->ops->parse(l, body, r, e) < 0)
-			rc = errc(e, 4, "turn %d: the recorded response cannot be read", turn);
+			rc = errc(e, ERR_VERIFY, "turn %d: the recorded response cannot be read", turn);
 	}
 	cJSON_Delete(req);
 	cJSON_Delete(resp);

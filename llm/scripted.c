@@ -54,7 +54,7 @@ static const struct llmops ops = {NULL, parse, complete, sfree};
 int scriptedopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!cJSON_IsArray(m->replies))
-		return errc(e, 2, "model '%s': scripted model without replies", m->name);
+		return errc(e, ERR_INPUT, "model '%s': scripted model without replies", m->name);
 	struct scripted *s = xcalloc(1, sizeof *s);
 	s->base.ops = &ops;
 	s->base.model = m;

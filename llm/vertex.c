@@ -70,7 +70,7 @@ static const struct llmops ops = {request, parse, NULL, vfree};
 int vertexopen(struct llm **l, const struct model *m, struct err *e)
 {
 	if (!m->project || !m->region)
-		return errc(e, 2, "model '%s': provider vertex needs project and region", m->name);
+		return errc(e, ERR_INPUT, "model '%s': provider vertex needs project and region", m->name);
 	if (anthropicopen(l, m, e) < 0)
 		return -1;
 	(*l)->ops = &ops;

@@ -61,7 +61,7 @@ static int tools(struct ydoc *y, yaml_node_t *n, struct worker *w)
 				strvadd(&w->mcptools, name);
 			} else {
 				struct pos p = at(y, n, i);
-				errc(y->e, 2, "%s:%d:%d: Claude Code tool '%s' has no nightshift counterpart (known: Read, "
+				errc(y->e, ERR_INPUT, "%s:%d:%d: Claude Code tool '%s' has no nightshift counterpart (known: Read, "
 				              "Write, Edit, MultiEdit, Bash, Grep, Glob, LS, and mcp__SERVER__TOOL)",
 				     p.file, p.line, p.col, name);
 				if (y->errs)

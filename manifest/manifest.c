@@ -906,7 +906,7 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 			const char *nl = strchr(end, '\n');
 			if (!nl) {
 				buffree(&text);
-				return errc(e, 2, "%s:1:1: front matter opened with --- is never closed", file);
+				return errc(e, ERR_INPUT, "%s:1:1: front matter opened with --- is never closed", file);
 			}
 			end = nl + 1;
 		}
@@ -1022,7 +1022,7 @@ static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *jo
 	const struct pos *p = &sc->netpos;
 	if (!sc->network_allow || sc->backend != BACKEND_NONE)
 		return 0;
-	errc(y->e, 2, "%s:%d:%d: job '%s': network.allow needs a sandbox: the none backend runs steps on the host, "
+	errc(y->e, ERR_INPUT, "%s:%d:%d: job '%s': network.allow needs a sandbox: the none backend runs steps on the host, "
 	     "where nothing can hold them to an allowlist; use backend: namespace or docker",
 	     p->file ? p->file : y->file, p->line, p->col, job);
 	ynote(y);
@@ -1214,7 +1214,7 @@ static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups
 	struct err xe = {0};
 	int rc = 0;
 	if (j->input && exprcheck(j->input, &env, &xe) < 0)
-		rc = errc(e, 2, "%s:%d:%d: %s%s%.900s", j->inputpos.file, j->inputpos.line, j->inputpos.col,
+		rc = errc(e, ERR_INPUT, "%s:%d:%d: %s%s%.900s", j->inputpos.file, j->inputpos.line, j->inputpos.col,
 		          j->group ? j->id : "", j->group ? ": " : "", xe.msg);
 	strvfree(&all);
 	return rc;
@@ -1229,7 +1229,7 @@ static int groupneeds(struct manifest *m, struct err *e)
 	for (size_t i = 0; i < m->njobs; i++) {
 		for (size_t k = 0; k < i && rc == 0; k++)
 			if (strcmp(m->jobs[i].id, m->jobs[k].id) == 0)
-				rc = errc(e, 2, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
+				rc = errc(e, ERR_INPUT, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
 				          m->jobs[i].pos.file, m->jobs[i].pos.line, m->jobs[i].pos.col, m->jobs[i].id);
 		if (m->jobs[i].group && (i == 0 || !m->jobs[i - 1].group || strcmp(m->jobs[i - 1].group, m->jobs[i].group)))
 			strvadd(&groups, m->jobs[i].group);
@@ -1320,7 +1320,7 @@ static int errat(struct ydoc *y, struct pos p, const char *fmt, const char *a, c
 {
 	char msg[768];
 	snprintf(msg, sizeof msg, fmt, a, b ? b : "");
-	errc(y->e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	errc(y->e, ERR_INPUT, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
 	ynote(y);
 	return -1;
 }
@@ -1420,7 +1420,7 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	struct ypair p;
 	int64_t ver;
 	if (!root)
-		return errc(e, 2, "%s:1:1: the manifest is empty", y->file);
+		return errc(e, ERR_INPUT, "%s:1:1: the manifest is empty", y->file);
 	int bad = ymap(y, root, "the manifest", topkeys);
 	if (root->type != YAML_MAPPING_NODE)
 		return -1;
@@ -1600,7 +1600,7 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 		manifestsorterrors(m);
 		if (m->errors.n)
 			snprintf(e->msg, sizeof e->msg, "%s", m->errors.v[0]);
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		rc = -1;
 	}
 	yfree(&y);
@@ -1672,7 +1672,7 @@ static int holds(const struct strv *v, const char *s)
 int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct err *e)
 {
 	if (i >= m->njobs || !m->jobs[i].mxpending || !m->later)
-		return errc(e, 2, "job '%s' has no matrix waiting for a job's output", i < m->njobs ? m->jobs[i].id : "?");
+		return errc(e, ERR_INPUT, "job '%s' has no matrix waiting for a job's output", i < m->njobs ? m->jobs[i].id : "?");
 	struct ydoc *y = m->later;
 	struct err ye = {0};
 	y->e = &ye;
@@ -1683,10 +1683,10 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 	m->wsroot = m->laterwsroot;
 	int has = n ? matrixparse(y, n, &m->sets, outputs, &mx) : -1, rc = has == 1 ? 0 : -1;
 	if (has == 2)
-		errc(&ye, 2, "job '%s': its matrix still waits for a job's output", id);
+		errc(&ye, ERR_INPUT, "job '%s': its matrix still waits for a job's output", id);
 	size_t k = rc == 0 ? mx.ncombos : 0, made = 0;
 	if (rc == 0 && m->njobs + k - 1 > m->jobcap)
-		rc = errc(&ye, 2, "job '%s': its matrix makes more jobs than there is room for", id);
+		rc = errc(&ye, ERR_INPUT, "job '%s': its matrix makes more jobs than there is room for", id);
 	struct job *nj = xcalloc(k ? k : 1, sizeof *nj);
 	struct strv groups = {0};
 	for (size_t c = 0; rc == 0 && c < k; c++, made++)
@@ -1698,15 +1698,15 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 			if (q == i || o == j)
 				continue;
 			if (strcmp(o->id, j->id) == 0)
-				rc = errc(&ye, 2, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
+				rc = errc(&ye, ERR_INPUT, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
 				          j->pos.file, j->pos.line, j->pos.col, j->id);
 			else if (j->workspace && o->workspace && strcmp(o->wsname, j->wsname) == 0 &&
 			         strcmp(o->workspace, j->workspace) != 0)
-				rc = errc(&ye, 2, "%s:%d:%d: job '%s': its workspace and job '%s''s are two folders with one name "
+				rc = errc(&ye, ERR_INPUT, "%s:%d:%d: job '%s': its workspace and job '%s''s are two folders with one name "
 				          "for their snapshots; name them apart", j->pos.file, j->pos.line, j->pos.col, j->id, o->id);
 		}
 		if (rc == 0 && j->model && !manifestmodel(m, j->model))
-			rc = errc(&ye, 2, "%s:%d:%d: job '%s' uses model '%s', which is not in models", j->pos.file, j->pos.line,
+			rc = errc(&ye, ERR_INPUT, "%s:%d:%d: job '%s' uses model '%s', which is not in models", j->pos.file, j->pos.line,
 			          j->pos.col, j->id, j->model);
 	}
 	m->wsroot = NULL;
@@ -1755,7 +1755,7 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 		matrixfree(&mx);
 	if (rc < 0) {
 		*e = ye;
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return -1;
 	}
 	return (int)k;

@@ -688,7 +688,7 @@ static int cerr(struct check *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->e->msg, sizeof c->e->msg, fmt, ap);
 	va_end(ap);
-	c->e->code = 2;
+	c->e->kind = ERR_INPUT;
 	return -1;
 }
 

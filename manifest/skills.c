@@ -37,14 +37,14 @@ static int loadone(struct ydoc *y, yaml_node_t *item, const char *dir, struct wo
 	int rc = -1;
 	const char *s = text.data, *fm, *end;
 	if (strncmp(s, "---\n", 4) != 0 && strncmp(s, "---\r\n", 5) != 0) {
-		errc(y->e, 2, "%s:1:1: SKILL.md must open with YAML front matter (---, name, description, ---)", md);
+		errc(y->e, ERR_INPUT, "%s:1:1: SKILL.md must open with YAML front matter (---, name, description, ---)", md);
 		goto out;
 	}
 	fm = end = strchr(s, '\n') + 1;
 	while (!(strncmp(end, "---", 3) == 0 && (end[3] == '\n' || end[3] == '\r' || end[3] == 0))) {
 		const char *nl = strchr(end, '\n');
 		if (!nl) {
-			errc(y->e, 2, "%s:1:1: front matter opened with --- is never closed", md);
+			errc(y->e, ERR_INPUT, "%s:1:1: front matter opened with --- is never closed", md);
 			goto out;
 		}
 		end = nl + 1;
@@ -57,7 +57,7 @@ static int loadone(struct ydoc *y, yaml_node_t *item, const char *dir, struct wo
 	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 	if (!root || ymap(&fy, root, "SKILL.md front matter", skillkeys) < 0) {
 		if (!root)
-			errc(y->e, 2, "%s:2:1: SKILL.md's front matter is empty: it needs name and description", md);
+			errc(y->e, ERR_INPUT, "%s:2:1: SKILL.md's front matter is empty: it needs name and description", md);
 	} else if (!(v = yget(&fy, root, "name"))) {
 		yfail(&fy, root, "SKILL.md needs a name");
 	} else if (ystr(&fy, v, &name) < 0) {

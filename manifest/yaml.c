@@ -14,12 +14,12 @@ int yload(struct ydoc *y, const char *file, const char *text, size_t len, int li
 	y->lineoff = lineoff;
 	y->e = e;
 	if (memchr(text, 0, len))
-		return errc(e, 2, "%s: contains a NUL byte", file);
+		return errc(e, ERR_INPUT, "%s: contains a NUL byte", file);
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &y->doc)) {
 		yaml_mark_t m = p.problem_mark;
-		errc(e, 2, "%s:%d:%d: YAML syntax error: %s%s%s", file, (int)m.line + 1 + lineoff, (int)m.column + 1,
+		errc(e, ERR_INPUT, "%s:%d:%d: YAML syntax error: %s%s%s", file, (int)m.line + 1 + lineoff, (int)m.column + 1,
 		     p.problem ? p.problem : "unknown", p.context ? " " : "", p.context ? p.context : "");
 		yaml_parser_delete(&p);
 		return -1;
@@ -34,7 +34,7 @@ int yload(struct ydoc *y, const char *file, const char *text, size_t len, int li
 		if (more) {
 			yaml_parser_delete(&p);
 			yfree(y); /* callers free nothing after a failed load */
-			return errc(e, 2, "%s:%d:1: a second YAML document; a manifest is one document", file, line + 1 + lineoff);
+			return errc(e, ERR_INPUT, "%s:%d:1: a second YAML document; a manifest is one document", file, line + 1 + lineoff);
 		}
 	}
 	yaml_parser_delete(&p);
@@ -47,7 +47,7 @@ int yfrompairs(struct ydoc *y, const char *file, const struct strv *pairs, struc
 	y->file = file;
 	y->e = e;
 	if (!yaml_document_initialize(&y->doc, NULL, NULL, NULL, 1, 1))
-		return errc(e, 2, "%s: out of memory", file);
+		return errc(e, ERR_INPUT, "%s: out of memory", file);
 	y->loaded = 1;
 	int map = yaml_document_add_mapping(&y->doc, NULL, YAML_FLOW_MAPPING_STYLE);
 	for (size_t i = 0; map && i < pairs->n; i++) {
@@ -67,7 +67,7 @@ int yfrompairs(struct ydoc *y, const char *file, const struct strv *pairs, struc
 	}
 	if (!map) {
 		yfree(y);
-		return errc(e, 2, "%s: out of memory", file);
+		return errc(e, ERR_INPUT, "%s: out of memory", file);
 	}
 	return 0;
 }
@@ -102,7 +102,7 @@ int yfail(struct ydoc *y, yaml_node_t *n, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	struct pos p = ypos(y, n);
-	errc(y->e, 2, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
+	errc(y->e, ERR_INPUT, "%s:%d:%d: %s", p.file, p.line, p.col, msg);
 	ynote(y);
 	return -1;
 }

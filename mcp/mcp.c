@@ -313,7 +313,7 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 	if (rc == CURLE_WRITE_ERROR && h->got)
 		return 0;
 	if (rc == CURLE_OPERATION_TIMEDOUT && !h->got)
-		return errc(e, 3, "no answer within %lld ms", (long long)timeout_ms);
+		return errc(e, ERR_ABORT, "no answer within %lld ms", (long long)timeout_ms);
 	if (rc != CURLE_OK && rc != CURLE_OPERATION_TIMEDOUT)
 		return errf(e, "%s: %s", c->conf->url, curl_easy_strerror(rc));
 	if (h->status == 404 && h->session)
@@ -339,7 +339,7 @@ static int ssend(struct mcp *c, const char *s, int64_t deadline, struct err *e)
 		int ms = (int)(deadline - nowms());
 		if (ms <= 0 || poll(&pf, 1, ms) == 0) {
 			free(line);
-			return errc(e, 3, "the server does not read its input");
+			return errc(e, ERR_ABORT, "the server does not read its input");
 		}
 		ssize_t w = write(c->proc.in, line + off, n - off);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
@@ -509,7 +509,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 	struct http *h = c->http;
 	cJSON *inbox = h ? h->inbox : cJSON_CreateArray();
 	cJSON *answer = NULL;
-	if (rc < 0 && e->code != 3) {
+	if (rc < 0 && e->kind != ERR_ABORT) {
 		if (!h)
 			cJSON_Delete(inbox);
 		if (h)
@@ -536,7 +536,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 			struct timespec ts = {(wait < left ? wait : left) / 1000, (long)((wait < left ? wait : left) % 1000) * 1000000};
 			nanosleep(&ts, NULL);
 			left = deadline - nowms();
-			if (left > 0 && hpost(c, "GET", NULL, id, left, e) < 0 && e->code != 3) {
+			if (left > 0 && hpost(c, "GET", NULL, id, left, e) < 0 && e->kind != ERR_ABORT) {
 				errctx(e, "taking up the event stream again");
 				return NULL;
 			}
@@ -564,7 +564,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 		cJSON_AddNumberToObject(p, "requestId", (double)id);
 		cJSON_AddStringToObject(p, "reason", cancelled ? "the run was interrupted" : "timed out");
 		notify(c, "notifications/cancelled", p);
-		errc(e, 3, "%s: no answer within %lld ms; cancelled", method, (long long)timeout_ms);
+		errc(e, ERR_ABORT, "%s: no answer within %lld ms; cancelled", method, (long long)timeout_ms);
 		return NULL;
 	}
 	cJSON *er = cJSON_GetObjectItemCaseSensitive(answer, "error");
@@ -898,7 +898,7 @@ void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresul
 		r->failed = 1;
 		r->text = xasprintf("MCP server %s, tool %s: %s", c->conf->name, tool, e.msg);
 		cJSON_AddStringToObject(r->event, "error", e.msg);
-		if (e.code == 3)
+		if (e.kind == ERR_ABORT)
 			cJSON_AddTrueToObject(r->event, "timed_out");
 		return;
 	}

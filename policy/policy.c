@@ -462,7 +462,7 @@ int policycheck(const struct approval *a, struct err *e)
 		                       (strlen(r->path) >= 3 && !strcmp(r->path + strlen(r->path) - 3, "/.."))))
 			why = "a path pattern with .. can never match: paths are matched after .. is resolved";
 		if (why)
-			return errc(e, 2, "%s:%d:%d: rule %zu: %.600s", r->pos.file ? r->pos.file : "manifest",
+			return errc(e, ERR_INPUT, "%s:%d:%d: rule %zu: %.600s", r->pos.file ? r->pos.file : "manifest",
 			            r->pos.line, r->pos.col, k + 1, why);
 	}
 	return 0;

@@ -32,7 +32,7 @@ static int checkexamples(const struct worker *w, struct err *e)
 				else
 					snprintf(by, sizeof by, "the default");
 				struct pos p = at[l] ? at[l][i] : w->approval.pos;
-				errc(e, 2, "%s:%d:%d: worker '%s': example \"%s\" is listed under %s but %s decides %s: %s",
+				errc(e, ERR_INPUT, "%s:%d:%d: worker '%s': example \"%s\" is listed under %s but %s decides %s: %s",
 				     p.file, p.line, p.col, w->name, lists[l]->v[i], l == 0 ? "allow" : "deny", by,
 				     decisionname(v.decision), v.reason);
 				verdictfree(&v);
@@ -78,7 +78,7 @@ static int checktools(const struct worker *w, struct err *e)
 		for (size_t d = 0; d < w->delegates.n; d++)
 			bufprintf(&has, "%s, ", w->delegates.v[d]);
 		bufputs(&has, "final_result");
-		errc(e, 2, "%s:%d:%d: rule %zu: tool '%s' matches no tool that worker '%s' has (%s): the rule can never %s",
+		errc(e, ERR_INPUT, "%s:%d:%d: rule %zu: tool '%s' matches no tool that worker '%s' has (%s): the rule can never %s",
 		     r->pos.file ? r->pos.file : "manifest", r->pos.line, r->pos.col, k + 1, r->tool, w->name, has.data,
 		     r->decision == DEC_ALLOW ? "allow anything" : "fire");
 		buffree(&has);

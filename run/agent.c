@@ -694,8 +694,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		usageadd(&jr->res->usage, &r->usage);
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
-		jr->res->diverged |= me.code == 4;
-		jr->transient = llmretryable(x.status, -1) && me.code != 4 && me.code != 2 && !cancelled;
+		jr->res->diverged |= me.kind == ERR_VERIFY;
+		jr->transient = llmretryable(x.status, -1) && me.kind != ERR_VERIFY && me.kind != ERR_INPUT && !cancelled;
 	}
 	exchangefree(&x);
 	if (evadd(jr->ev, "model_response", ev, e) < 0) {
@@ -870,7 +870,7 @@ static int replayllm(struct jobrun *jr, const struct model *md, struct err *e)
 	char *events = xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id);
 	int rc = llmreplayopen(&jr->llm, md, events, jr->rs->live, jr->rs->sec, e);
 	free(events);
-	if (rc < 0 && e->code != 2)
+	if (rc < 0 && e->kind != ERR_INPUT)
 		jr->res->diverged = 1;
 	return rc;
 }
@@ -971,7 +971,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		else if (rs->replay && (replayllm(&jr, md, &je) < 0 || replayplan(&jr, &je) < 0))
 			fail(&jr, JOB_FAILED, "replay: %s", je.msg);
 		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
-			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.code == 4;
+			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.kind == ERR_VERIFY;
 		else {
 			if (jr.llm && rs->gates)
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */

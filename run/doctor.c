@@ -49,7 +49,7 @@ int doctorsandbox(const struct sandboxconf *conf, char limits[128], struct err *
 	char tmpl[] = "/tmp/nightshift-doctor.XXXXXX";
 	char *ws = mkdtemp(tmpl);
 	if (!ws)
-		return errc(e, 2, "cannot make a folder to try the sandbox in: %s", strerror(errno));
+		return errc(e, ERR_INPUT, "cannot make a folder to try the sandbox in: %s", strerror(errno));
 	char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 	struct sbxconf sc = {conf, ws, env, 0};
 	struct sbx *s = NULL;
@@ -66,7 +66,7 @@ int doctorsandbox(const struct sandboxconf *conf, char limits[128], struct err *
 	}
 	rmdir(ws);
 	if (rc < 0)
-		e->code = 2;
+		e->kind = ERR_INPUT;
 	return rc;
 }
 

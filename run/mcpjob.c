@@ -169,7 +169,7 @@ static int readrecord(struct mcpjob *mj, struct err *e)
 	}
 	evrclose(r);
 	if (!got)
-		return errc(e, 4, "the record holds no MCP server events for this job");
+		return errc(e, ERR_VERIFY, "the record holds no MCP server events for this job");
 	return 0;
 }
 

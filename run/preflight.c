@@ -126,7 +126,7 @@ int preflight(const struct manifest *m, const int *sel, int models, struct err *
 	}
 	int rc = 0;
 	if (why.len)
-		rc = errc(e, 2, "%s", why.data);
+		rc = errc(e, ERR_INPUT, "%s", why.data);
 	buffree(&why);
 	free(ws);
 	free(ms);

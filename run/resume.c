@@ -16,7 +16,7 @@ int resumeload(struct resume *r, const char *dir, const struct manifest *m, stru
 		return -1;
 	r->dir = xstrdup(dir);
 	if (!(r->run = runjsonread(dir, e)) || (r->last = runlaststep(dir, e)) < 0) {
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return errctx(e, "--resume %s", dir);
 	}
 	return 0;
@@ -100,7 +100,7 @@ int resumecarry(const struct resume *r, const struct manifest *m, const int *tak
 		if (!carried(j, j->string, m, taken))
 			continue;
 		if (!runnameok(j->string))
-			return errc(e, 2, "--resume %s: run.json names a job '%.80s' that is not a job id", r->dir, j->string);
+			return errc(e, ERR_INPUT, "--resume %s: run.json names a job '%.80s' that is not a job id", r->dir, j->string);
 		if (carryjob(r->dir, rundir, j->string, e) < 0)
 			return errctx(e, "--resume: carrying job %s", j->string);
 	}
@@ -148,7 +148,7 @@ int resumemember(const struct resume *r, const struct job *j, const char *input,
 	cJSON *out = jsonread(p, e);
 	free(p);
 	if (!out) {
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return errctx(e, "--resume %s: job '%s' succeeded but its output cannot be read", r->dir, j->id);
 	}
 	/* its folder, and its delegates' */
@@ -161,7 +161,7 @@ int resumemember(const struct resume *r, const struct job *j, const char *input,
 		if (strcmp(jsonstr(x, "parent", ""), j->id) != 0)
 			continue;
 		if (!runnameok(x->string))
-			rc = errc(e, 2, "--resume %s: run.json names a job '%.80s' that is not a job id", r->dir, x->string);
+			rc = errc(e, ERR_INPUT, "--resume %s: run.json names a job '%.80s' that is not a job id", r->dir, x->string);
 		else
 			rc = carryjob(r->dir, rundir, x->string, e);
 	}

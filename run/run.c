@@ -672,7 +672,8 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	int *sel = xcalloc(jobroom(m), sizeof *sel);
 	size_t *ord = xcalloc(jobroom(m), sizeof *ord);
 	struct jobresult *res = xcalloc(jobroom(m), sizeof *res);
-	int rc = -1, exitcode = 0;
+	int rc = -1;
+	enum runend end = RUN_SUCCEEDED;
 	utcnow(started);
 	int *taken = xcalloc(jobroom(m), sizeof *taken);
 	struct upstream up = {0};
@@ -702,7 +703,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		if (!manifestselect(m, want->v[i], &ids)) {
 			/* a member of a matrix made once the job it takes values from has ended */
 			if (!(pj = pendingof(m, want->v[i]))) {
-				errc(e, 2, "--job %s: no such job in %s", want->v[i], m->path);
+				errc(e, ERR_INPUT, "--job %s: no such job in %s", want->v[i], m->path);
 				goto out;
 			}
 			strvadd(&only, want->v[i]);
@@ -787,11 +788,11 @@ seal:;
 		enum jobstatus st = res[ord[k]].status;
 		/* cancelled by a signal is 130; cancelled by fail_fast goes with the failure that caused it */
 		if (st == JOB_CANCELLED && cancelled)
-			exitcode = 130;
-		else if (st == JOB_ABORTED && exitcode != 130)
-			exitcode = 3;
-		else if (st != JOB_SUCCEEDED && exitcode == 0 && !m->jobs[ord[k]].continue_on_error)
-			exitcode = 1;
+			end = RUN_CANCELLED;
+		else if (st == JOB_ABORTED && end != RUN_CANCELLED)
+			end = RUN_ABORTED;
+		else if (st != JOB_SUCCEEDED && end == RUN_SUCCEEDED && !m->jobs[ord[k]].continue_on_error)
+			end = RUN_FAILED;
 	}
 	/* Jobs taken from other runs (--from) that did not succeed there are the outcome of this one
 	 * too: a run that ran nothing because its jobs failed elsewhere has not succeeded. */
@@ -801,19 +802,19 @@ seal:;
 		progressf("job %s: %s in run %s, taken with --from, not run here%s", m->jobs[i].id,
 		          jobstatusname(res[i].status), upstreamjob(&up, m->jobs[i].id)->run,
 		          res[i].status == JOB_SKIPPED ? "" : " (--resume reruns it)");
-		if (res[i].status == JOB_ABORTED && exitcode != 130)
-			exitcode = 3;
-		else if (exitcode == 0)
-			exitcode = 1;
+		if (res[i].status == JOB_ABORTED && end != RUN_CANCELLED)
+			end = RUN_ABORTED;
+		else if (end == RUN_SUCCEEDED)
+			end = RUN_FAILED;
 	}
-	if (cancelled && exitcode != 0)
-		exitcode = 130; /* a job a signal cut short may have ended failed rather than cancelled */
+	if (cancelled && end != RUN_SUCCEEDED)
+		end = RUN_CANCELLED; /* a job a signal cut short may have ended failed rather than cancelled */
 	if (rd.path) {
-		const char *status = rc < 0          ? "error"
-		                     : exitcode == 0   ? "succeeded"
-		                     : exitcode == 130 ? "cancelled"
-		                     : exitcode == 3   ? "aborted"
-		                                       : "failed";
+		static const char *const names[] = {
+		    [RUN_SUCCEEDED] = "succeeded", [RUN_FAILED] = "failed",
+		    [RUN_ABORTED] = "aborted", [RUN_CANCELLED] = "cancelled",
+		};
+		const char *status = rc < 0 ? "error" : names[end];
 		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken, o->resume ? &rsm : NULL,
 		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
@@ -844,5 +845,5 @@ out:
 	strvfree(&rs.setid);
 	cJSON_Delete(rs.endskipped);
 	spacesclose(&rs);
-	return rc < 0 ? -1 : exitcode;
+	return rc < 0 ? -1 : (int)end;
 }

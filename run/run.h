@@ -21,7 +21,10 @@ struct runopts {
 	const char *resume;           /* --resume RUN: its succeeded jobs are carried over, the rest rerun */
 };
 
-/* Run the manifest; returns the exit code (0, 1 or 3) and the run directory in *rundir,
+/* How a run ended, from the best to the worst outcome; cmd/ gives each its exit code. */
+enum runend { RUN_SUCCEEDED, RUN_FAILED, RUN_ABORTED, RUN_CANCELLED };
+
+/* Run the manifest; returns how it ended (enum runend) and the run directory in *rundir,
  * or -1 with e filled when the run could not start or its artifacts could not be written. */
 int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, struct err *e);
 

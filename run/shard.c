@@ -11,15 +11,15 @@ int shardparse(const char *spec, int *i, int *n, struct err *e)
 	char *end;
 	long a = strtol(spec, &end, 10);
 	if (end == spec || *end != '/' || spec[0] == '-' || spec[0] == '+')
-		return errc(e, 2, "--shard %s: expected I/N, e.g. 1/3", spec);
+		return errc(e, ERR_INPUT, "--shard %s: expected I/N, e.g. 1/3", spec);
 	const char *b = end + 1;
 	long c = strtol(b, &end, 10);
 	if (end == b || *end || b[0] == '-' || b[0] == '+')
-		return errc(e, 2, "--shard %s: expected I/N, e.g. 1/3", spec);
+		return errc(e, ERR_INPUT, "--shard %s: expected I/N, e.g. 1/3", spec);
 	if (c < 1 || c > SHARDMAX)
-		return errc(e, 2, "--shard %s: N must be from 1 to %d", spec, SHARDMAX);
+		return errc(e, ERR_INPUT, "--shard %s: N must be from 1 to %d", spec, SHARDMAX);
 	if (a < 1 || a > c)
-		return errc(e, 2, "--shard %s: I must be from 1 to %ld", spec, c);
+		return errc(e, ERR_INPUT, "--shard %s: I must be from 1 to %ld", spec, c);
 	*i = (int)a;
 	*n = (int)c;
 	return 0;
@@ -79,7 +79,7 @@ int shardafter(const struct manifest *m, struct strv *jobs)
 int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct err *e)
 {
 	if (n < 1 || n > SHARDMAX || i < 1 || i > n)
-		return errc(e, 2, "shard %d/%d: I must be from 1 to N, N from 1 to %d", i, n, SHARDMAX);
+		return errc(e, ERR_INPUT, "shard %d/%d: I must be from 1 to N, N from 1 to %d", i, n, SHARDMAX);
 	size_t nj = m->njobs;
 	size_t *parent = xcalloc(nj ? nj : 1, sizeof *parent);
 	for (size_t k = 0; k < nj; k++)
@@ -91,7 +91,7 @@ int shardjobs(const struct manifest *m, int i, int n, struct strv *jobs, struct 
 			if (!dep) {
 				free(parent);
 				free(after);
-				return errc(e, 2, "job '%s' needs unknown job '%s'", m->jobs[k].id, m->jobs[k].needs.v[d]);
+				return errc(e, ERR_INPUT, "job '%s' needs unknown job '%s'", m->jobs[k].id, m->jobs[k].needs.v[d]);
 			}
 			if (after[k])
 				continue; /* it runs after the groups: it joins none of them */

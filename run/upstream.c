@@ -17,8 +17,8 @@ const struct upjob *upstreamjob(const struct upstream *u, const char *id)
 /* The run must be whole and untouched: a run cut short or edited is no one's upstream. */
 static int checkrun(const char *dir, const char *flag, struct err *e)
 {
-	if (runverified(dir, 2, e) < 0) {
-		e->code = 2;
+	if (runverified(dir, ERR_INPUT, e) < 0) {
+		e->kind = ERR_INPUT;
 		return errctx(e, "%s", flag);
 	}
 	return 0;
@@ -31,7 +31,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		return -1;
 	cJSON *r = runjsonread(dir, e), *j;
 	if (!r) {
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		return errctx(e, "%s %s", flag, dir);
 	}
 	int rc = 0;
@@ -42,7 +42,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		if (sha256file(m->path, hex, e) < 0)
 			rc = -1;
 		else if (strcmp(hex, want) != 0)
-			rc = errc(e, 2, "%s %s: that run ran another manifest (sha256 %.12s, this one is %.12s)", flag, dir,
+			rc = errc(e, ERR_INPUT, "%s %s: that run ran another manifest (sha256 %.12s, this one is %.12s)", flag, dir,
 			          want, hex);
 	}
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
@@ -52,12 +52,12 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		if (cJSON_GetObjectItemCaseSensitive(j, "parent"))
 			continue; /* a delegate's run, part of its parent job */
 		if (!runnameok(j->string)) {
-			rc = errc(e, 2, "%s %s: run.json names a job '%.80s' that is not a job id", flag, dir, j->string);
+			rc = errc(e, ERR_INPUT, "%s %s: run.json names a job '%.80s' that is not a job id", flag, dir, j->string);
 			break;
 		}
 		const struct upjob *had = upstreamjob(u, j->string);
 		if (had) {
-			rc = errc(e, 2, "%s: job '%s' is in both %s and %s; pass only one of them", flag, j->string, had->run,
+			rc = errc(e, ERR_INPUT, "%s: job '%s' is in both %s and %s; pass only one of them", flag, j->string, had->run,
 			          dir);
 			break;
 		}
@@ -67,7 +67,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 		 * member is taken when it makes it (upstreamjob by its id and values) */
 		int late = mxj && mxj->mxpending && !manifestjob(m, j->string);
 		if (m && !late && !manifestjob(m, j->string)) {
-			rc = errc(e, 2, "%s %s: job '%s' is not in %s", flag, dir, j->string, m->path);
+			rc = errc(e, ERR_INPUT, "%s %s: job '%s' is not in %s", flag, dir, j->string, m->path);
 			break;
 		}
 		const char *status = jsonstr(j, "status", "");
@@ -77,7 +77,7 @@ int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, 
 			out = jsonread(p, e);
 			free(p);
 			if (!out) {
-				e->code = 2;
+				e->kind = ERR_INPUT;
 				rc = errctx(e, "%s %s: job '%s' succeeded but its output cannot be read", flag, dir, j->string);
 				break;
 			}

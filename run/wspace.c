@@ -55,7 +55,7 @@ static int lockworkspace(const char *ws, int *fd, struct err *e)
 {
 	*fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*fd < 0)
-		return errc(e, 2, "workspace %s:", ws);
+		return errc(e, ERR_INPUT, "workspace %s:", ws);
 	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	int err = errno;
@@ -63,10 +63,10 @@ static int lockworkspace(const char *ws, int *fd, struct err *e)
 	char *who = err == EWOULDBLOCK && fstat(*fd, &st) == 0 ? lockholder(st.st_dev, st.st_ino) : NULL;
 	char *clean = who ? termclean(who, TERM_ONELINE) : NULL;
 	if (err == EWOULDBLOCK)
-		errc(e, 2, "workspace %s is in use by another run (%s): wait for it or stop it", ws,
+		errc(e, ERR_INPUT, "workspace %s is in use by another run (%s): wait for it or stop it", ws,
 		     clean ? clean : "holder unknown");
 	else
-		errc(e, 2, "cannot lock the workspace %s: %s", ws, strerror(err));
+		errc(e, ERR_INPUT, "cannot lock the workspace %s: %s", ws, strerror(err));
 	free(clean);
 	free(who);
 	close(*fd);
@@ -201,7 +201,7 @@ static int hideruns(struct wspace *w, const char *outdir, struct err *e)
 	if (!realpath(outdir, outreal))
 		return 0;
 	if (strcmp(outreal, w->path) == 0)
-		return errc(e, 2, "--out %s is the workspace %s itself; make the run directories elsewhere", outdir, w->path);
+		return errc(e, ERR_INPUT, "--out %s is the workspace %s itself; make the run directories elsewhere", outdir, w->path);
 	if (inside(outreal, w->path, &rel))
 		w->hidden = xstrdup(rel);
 	return 0;
@@ -214,7 +214,7 @@ int spacesadd(struct runstate *rs, const struct job *j, const char *outdir, stru
 	size_t had = rs->nws;
 	wsadd(rs, j->workspace ? j->workspace : rs->m->workspace, j->workspace ? j->wsname : WSDEFAULT);
 	if (rs->nws == had)
-		return errc(e, 2, "workspace %s: the run has no room for another workspace", j->workspace);
+		return errc(e, ERR_INPUT, "workspace %s: the run has no room for another workspace", j->workspace);
 	struct wspace *w = &rs->ws[had];
 	if (lockworkspace(w->path, &w->lockfd, e) < 0 || hideruns(w, outdir, e) < 0 || openchain(rs, had, e) < 0)
 		return -1;

@@ -445,7 +445,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	if (!c->workspace || c->workspace[0] != '/')
 		return errf(e, "sandbox: the workspace must be an absolute path");
 	if (!sc->image || !*sc->image || strcmp(sc->image, "host") == 0)
-		return errc(e, 2, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
+		return errc(e, ERR_INPUT, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
 		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
 	struct dockersbx *d = xcalloc(1, sizeof *d);
 	if (dapiopen(&d->api, e) < 0) {
@@ -876,7 +876,7 @@ static void bclose(struct sbx *s)
 static int bcheck(const struct sandboxconf *sc, struct err *e)
 {
 	if (!sc->image || !*sc->image || strcmp(sc->image, "host") == 0)
-		return errc(e, 2, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
+		return errc(e, ERR_INPUT, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
 		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
 	struct dapi api;
 	if (dapiopen(&api, e) < 0)

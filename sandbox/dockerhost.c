@@ -61,7 +61,7 @@ static int setaddr(struct dhost *h, const char *addr, const char *via, struct er
 		const char *hp = addr + 6;
 		size_t n = strcspn(hp, "/?#");
 		if (hp[n] && strcmp(hp + n, "/") != 0)
-			return errc(e, 2, "%s=%s: a tcp address is tcp://HOST:PORT, without a path", via, addr);
+			return errc(e, ERR_INPUT, "%s=%s: a tcp address is tcp://HOST:PORT, without a path", via, addr);
 		char *hostport = xstrndup(hp, n);
 		const char *colon = strrchr(hostport, ':'), *bracket = strrchr(hostport, ']');
 		if (!colon || (bracket && colon < bracket)) { /* no port: Docker's own */
@@ -73,7 +73,7 @@ static int setaddr(struct dhost *h, const char *addr, const char *via, struct er
 		h->base = xasprintf("%s://%s", h->tls ? "https" : "http", hostport);
 		h->host = hostport;
 	} else {
-		return errc(e, 2, "%s=%s: the docker backend speaks to unix:///PATH or tcp://HOST:PORT (ssh:// and "
+		return errc(e, ERR_INPUT, "%s=%s: the docker backend speaks to unix:///PATH or tcp://HOST:PORT (ssh:// and "
 		                  "npipe:// are not supported: forward the engine's socket and name that)", via, addr);
 	}
 	h->via = xstrdup(via);
@@ -110,7 +110,7 @@ static int fromcontext(struct dhost *h, const char *cdir, const char *name, stru
 	struct err re;
 	int rc = -1;
 	if (readfile(p, &b, &re) < 0) {
-		errc(e, 2, "%s (the current one, from %s): no %s (docker context ls lists the contexts there are)", via,
+		errc(e, ERR_INPUT, "%s (the current one, from %s): no %s (docker context ls lists the contexts there are)", via,
 		     getenv("DOCKER_CONTEXT") && *getenv("DOCKER_CONTEXT") ? "DOCKER_CONTEXT" : "config.json", p);
 		goto out;
 	}
@@ -119,7 +119,7 @@ static int fromcontext(struct dhost *h, const char *cdir, const char *name, stru
 	const cJSON *host = cJSON_GetObjectItemCaseSensitive(ep, "Host");
 	const cJSON *skip = cJSON_GetObjectItemCaseSensitive(ep, "SkipTLSVerify");
 	if (!cJSON_IsString(host) || !*host->valuestring) {
-		errc(e, 2, "%s: %s names no Endpoints.docker.Host", via, p);
+		errc(e, ERR_INPUT, "%s: %s names no Endpoints.docker.Host", via, p);
 		cJSON_Delete(j);
 		goto out;
 	}

@@ -135,14 +135,14 @@ static int planimage(struct rootfs *r, const char *image, struct err *e)
 	char *dir = realpath(image, NULL);
 	struct stat st;
 	if (!dir)
-		return errc(e, 2, "sandbox image %s:", image);
+		return errc(e, ERR_INPUT, "sandbox image %s:", image);
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		free(dir);
-		return errc(e, 2, "sandbox image %s: the namespace backend takes 'host' or an unpacked root file system folder", image);
+		return errc(e, ERR_INPUT, "sandbox image %s: the namespace backend takes 'host' or an unpacked root file system folder", image);
 	}
 	DIR *d = opendir(dir);
 	if (!d) {
-		errc(e, 2, "sandbox image %s:", dir);
+		errc(e, ERR_INPUT, "sandbox image %s:", dir);
 		free(dir);
 		return -1;
 	}
@@ -214,7 +214,7 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 
 	char *ws = realpath(c->workspace, NULL);
 	if (!ws || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		errc(e, 2, "sandbox workspace %s: %s", c->workspace, ws ? "not a directory" : strerror(errno));
+		errc(e, ERR_INPUT, "sandbox workspace %s: %s", c->workspace, ws ? "not a directory" : strerror(errno));
 		free(ws);
 		goto fail;
 	}
@@ -225,13 +225,13 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 		const struct mount *m = &sc->mounts[i];
 		char *src = realpath(m->source, NULL);
 		if (!src || stat(src, &st) < 0) {
-			errc(e, 2, "sandbox mount %s:", m->source);
+			errc(e, ERR_INPUT, "sandbox mount %s:", m->source);
 			free(src);
 			goto fail;
 		}
 		if (!m->target || m->target[0] != '/' || strstr(m->target, "/../") || strcmp(m->target, "/") == 0) {
 			free(src);
-			errc(e, 2, "sandbox mount %s: the target must be an absolute path", m->source);
+			errc(e, ERR_INPUT, "sandbox mount %s: the target must be an absolute path", m->source);
 			goto fail;
 		}
 		add(r, R_BIND, src, m->target, (m->rw ? RF_RW : 0) | (S_ISDIR(st.st_mode) ? RF_DIR : 0));

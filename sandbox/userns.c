@@ -79,7 +79,7 @@ int usernsexplain(const struct usernsfacts *f, int err, const char *what, struct
 		cause = "the kernel refuses them";
 		remedy = "allow unprivileged user namespaces";
 	}
-	return errc(e, 1, "namespace sandbox: cannot set up a user namespace (%s: %s): %s. Remedies: %s; or use "
+	return errc(e, ERR_FAIL, "namespace sandbox: cannot set up a user namespace (%s: %s): %s. Remedies: %s; or use "
 	                  "`backend: docker`; or `backend: none` only if you accept running tools with no isolation",
 	            what, strerror(err), cause, remedy);
 }

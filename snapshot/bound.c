@@ -45,13 +45,13 @@ int64_t bounddata(struct archive_entry *en)
 int boundentry(struct bound *b, const char *path, int64_t data, int64_t size, struct err *e)
 {
 	if (++b->entries > b->maxentries)
-		return errc(e, 4, "%s: more than %lld entries in %s; refusing it (--max-unpack raises the bound)", path,
+		return errc(e, ERR_VERIFY, "%s: more than %lld entries in %s; refusing it (--max-unpack raises the bound)", path,
 		            b->maxentries, b->what);
 	if (data < 0 || data > b->maxbytes - b->bytes)
-		return errc(e, 4, "%s: %lld bytes would take %s past %lld bytes; refusing it (--max-unpack raises the bound)",
+		return errc(e, ERR_VERIFY, "%s: %lld bytes would take %s past %lld bytes; refusing it (--max-unpack raises the bound)",
 		            path, (long long)data, b->what, (long long)b->maxbytes);
 	if (size < 0 || size > b->maxsize - b->size)
-		return errc(e, 4, "%s: a file of %lld bytes (holes included) would take %s past %lld bytes of file sizes "
+		return errc(e, ERR_VERIFY, "%s: a file of %lld bytes (holes included) would take %s past %lld bytes of file sizes "
 		                  "(1024 times the bound); refusing it (--max-unpack raises the bound)",
 		            path, (long long)size, b->what, (long long)b->maxsize);
 	b->bytes += data;
@@ -63,7 +63,7 @@ int boundstream(struct bound *b, int64_t n, struct err *e)
 {
 	if (n > b->maxstream - b->stream) {
 		b->stream = b->maxstream;
-		return errc(e, 4, "it decompresses to more than %lld bytes (the bound's data and 4 KiB an entry); refusing "
+		return errc(e, ERR_VERIFY, "it decompresses to more than %lld bytes (the bound's data and 4 KiB an entry); refusing "
 		                  "it (--max-unpack raises the bound)",
 		            (long long)b->maxstream);
 	}

@@ -284,13 +284,13 @@ static int whiteout(struct restore *r, const char *path, const char *base, const
 	int fd = openbeneath(r->rootfd, parent, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
 		if (errno != ENOENT)
-			rc = errc(e, 4, "whiteout %s: %s is not a directory inside the target:", path, parent);
+			rc = errc(e, ERR_VERIFY, "whiteout %s: %s is not a directory inside the target:", path, parent);
 	} else if (strcmp(kind, "opaque") == 0) {
 		rc = rmchildren(r, fd, parent, e);
 	} else {
 		const char *name = base + 4;
 		if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-			rc = errc(e, 4, "whiteout %s names no entry", path);
+			rc = errc(e, ERR_VERIFY, "whiteout %s names no entry", path);
 		} else {
 			mode_t old;
 			openup(r, fd, &old);
@@ -510,7 +510,7 @@ static int parentat(struct restore *r, const char *path, size_t n, struct err *e
 		if (fd < 0 && errno == ENOENT && mkdirat(dfd, c, 0755) == 0)
 			fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
-			errc(e, 4, "%s: %s is not a directory inside the target (a symlink or a file there?):", path, p);
+			errc(e, ERR_VERIFY, "%s: %s is not a directory inside the target (a symlink or a file there?):", path, p);
 			if (slash)
 				*slash = '/';
 		}
@@ -530,7 +530,7 @@ static int parentat(struct restore *r, const char *path, size_t n, struct err *e
 	if (fstat(dfd, &st) < 0 || st.st_dev != r->dev) {
 		close(dfd);
 		free(p);
-		return errc(e, 4, "%s: %.*s is not on the target's filesystem", path, (int)n, path);
+		return errc(e, ERR_VERIFY, "%s: %.*s is not on the target's filesystem", path, (int)n, path);
 	}
 	r->pfd = dfd;
 	r->ppath = p;
@@ -548,7 +548,7 @@ static int makeroom(struct restore *r, int pfd, const char *base, const char *pa
 	if (S_ISDIR(st.st_mode) && wantdir)
 		return 1;
 	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
-		return errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+		return errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
 	return rmat(r, pfd, base, path, e);
 }
 
@@ -611,7 +611,7 @@ static int sumcheck(struct restore *r, const char *path, const char *hex, struct
 	size_t rl = strlen(r->sumroot);
 	if (strncmp(path, r->sumroot, rl) != 0) {
 		r->sumfail = 1;
-		return errc(e, 4, "%s: outside the run folder %s that SHA256SUMS lies in", path, r->sumroot);
+		return errc(e, ERR_VERIFY, "%s: outside the run folder %s that SHA256SUMS lies in", path, r->sumroot);
 	}
 	const char *rel = path + rl;
 	int self = strcmp(rel, "SHA256SUMS") == 0 || strcmp(rel, "SHA256SUMS.sig") == 0;
@@ -628,7 +628,7 @@ static int sumcheck(struct restore *r, const char *path, const char *hex, struct
 			if (self || strcmp(r->sumhex.v[mid], hex) == 0)
 				return 0;
 			r->sumfail = 1;
-			return errc(e, 4, "%s: its digest is %.16s..., SHA256SUMS says %.16s...", path, hex, r->sumhex.v[mid]);
+			return errc(e, ERR_VERIFY, "%s: its digest is %.16s..., SHA256SUMS says %.16s...", path, hex, r->sumhex.v[mid]);
 		}
 		if (c < 0)
 			lo = mid + 1;
@@ -638,7 +638,7 @@ static int sumcheck(struct restore *r, const char *path, const char *hex, struct
 	if (self)
 		return 0;
 	r->sumfail = 1;
-	return errc(e, 4, "%s: not listed in SHA256SUMS", path);
+	return errc(e, ERR_VERIFY, "%s: not listed in SHA256SUMS", path);
 }
 
 /* After the whole archive: a file SHA256SUMS lists that never arrived (as `audit --verify` of the
@@ -653,8 +653,8 @@ static int summissing(struct restore *r, struct err *e)
 		return 0;
 	r->sumfail = 1;
 	if (missing == 1)
-		return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive", r->sumroot, r->sumpath.v[first]);
-	return errc(e, 4, "%s%s: listed in SHA256SUMS but missing from the archive (and %zu more)", r->sumroot,
+		return errc(e, ERR_VERIFY, "%s%s: listed in SHA256SUMS but missing from the archive", r->sumroot, r->sumpath.v[first]);
+	return errc(e, ERR_VERIFY, "%s%s: listed in SHA256SUMS but missing from the archive (and %zu more)", r->sumroot,
 	            r->sumpath.v[first], missing - 1);
 }
 
@@ -706,13 +706,13 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	int64_t pos = 0; /* what md has taken */
 	EVP_MD_CTX *md = r->plain ? EVP_MD_CTX_new() : NULL;
 	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
-		rc = errc(e, 1, "%s: SHA-256 unavailable", path);
+		rc = errc(e, ERR_FAIL, "%s: SHA-256 unavailable", path);
 	int issums = r->plain && !r->havesums && strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "SHA256SUMS") == 0;
 	if (issums)
 		r->sums.len = 0;
 	while (rc == 0 && (st = archive_read_data_block(a, &p, &n, &off)) == ARCHIVE_OK) {
 		if (off < 0 || (int64_t)n > size || off > size - (int64_t)n || (md && off < pos) || (int64_t)n > data - wrote) {
-			rc = errc(e, 4, "%s: data past the %lld bytes its header gives, or out of order", path, (long long)size);
+			rc = errc(e, ERR_VERIFY, "%s: data past the %lld bytes its header gives, or out of order", path, (long long)size);
 			break;
 		}
 		wrote += (int64_t)n;
@@ -736,7 +736,7 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 		}
 	}
 	if (rc == 0 && st != ARCHIVE_EOF)
-		rc = errc(e, 4, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
+		rc = errc(e, ERR_VERIFY, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
 	struct timespec t[2];
 	entrytimes(en, t);
 	if (rc == 0 && (ftruncate(fd, size) < 0 || fchmod(fd, archive_entry_perm(en) & 07777) < 0 || futimens(fd, t) < 0))
@@ -768,7 +768,7 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 	char *base = slash ? xstrndup(slash + 1, n - (slash + 1 - path)) : xstrndup(path, n);
 	int rc = 0;
 	if (!isdir && dshas(used, path, n)) {
-		rc = errc(e, 4, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+		rc = errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
 		goto out;
 	}
 	int pfd = parentat(r, path, slash ? (size_t)(slash - path) : 0, e);
@@ -811,7 +811,7 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 		const char *to = archive_entry_symlink(en);
 		entrytimes(en, t);
 		if (!to || !*to)
-			rc = errc(e, 4, "%s: a symlink to nothing", path);
+			rc = errc(e, ERR_VERIFY, "%s: a symlink to nothing", path);
 		else if (symlinkat(to, pfd, base) < 0 || utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW) < 0)
 			rc = errf(e, "symlink %s:", path);
 	} else {
@@ -839,14 +839,14 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	/* A layer that does not read, or holds what no snapshot writes, fails with 4 (not valid);
 	 * the target failing to take what is valid fails with 1. */
 	if (archive_read_open(a, r, NULL, readcb, NULL) != ARCHIVE_OK)
-		rc = errc(e, 4, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
+		rc = errc(e, ERR_VERIFY, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
 	while (rc == 0) {
 		struct archive_entry *en;
 		int st = archive_read_next_header(a, &en);
 		if (st == ARCHIVE_EOF)
 			break;
 		if (st < ARCHIVE_WARN) {
-			rc = errc(e, 4, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
+			rc = errc(e, ERR_VERIFY, "%s", r->zfailed ? r->zerr.msg : archive_error_string(a));
 			break;
 		}
 		const char *path = archive_entry_pathname(en);
@@ -862,7 +862,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			path = archive_entry_pathname(en);
 		}
 		if (!safepath(path) || strlen(path) >= PATH_MAX) {
-			rc = errc(e, 4, "entry %.200s: absolute, with '..' or '.', or too long; refusing it",
+			rc = errc(e, ERR_VERIFY, "entry %.200s: absolute, with '..' or '.', or too long; refusing it",
 			          path ? path : "(none)");
 			break;
 		}
@@ -879,7 +879,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			             : slash ? xasprintf("%.*s%s", (int)(base - path), path, base + 4) : xstrdup(base + 4);
 			int usedit = *gone ? dshas(&used, gone, strlen(gone)) : used.n > 0;
 			if (usedit)
-				rc = errc(e, 4, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
+				rc = errc(e, ERR_VERIFY, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
 			free(gone);
 			if (rc < 0) /* no entry bound: a whiteout makes nothing, and its header counts in the stream's */
@@ -889,7 +889,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			continue;
 		}
 		if ((rc = vet(r, en, path, e)) < 0) {
-			e->code = 4;
+			e->kind = ERR_VERIFY;
 			break;
 		}
 		rc = writeentry(r, a, en, path, &ds, &used, e);
@@ -900,14 +900,14 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	const void *p;
 	while (rc == 0 && (n = aheadnext(r->h, &p, e)) != 0)
 		if (n < 0 || boundstream(&r->b, n, e) < 0) {
-			e->code = 4;
+			e->kind = ERR_VERIFY;
 			rc = -1;
 		}
 	char got[65];
 	aheadclose(r->h, rc == 0 ? got : NULL);
 	r->h = NULL;
 	if (rc == 0 && want && strcmp(got, want) != 0)
-		rc = errc(e, 4, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
+		rc = errc(e, ERR_VERIFY, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
 	dsrestore(r, &ds);
 	dsfree(&ds);
 	dsfree(&used);
@@ -980,7 +980,7 @@ static int listlayers(const char *snapdir, int step, int base, struct layername 
 	*nout = 0;
 	DIR *d = opendir(snapdir);
 	if (!d)
-		return errc(e, 2, "%s:", snapdir);
+		return errc(e, ERR_INPUT, "%s:", snapdir);
 	struct layername *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -1008,11 +1008,11 @@ static int listlayers(const char *snapdir, int step, int base, struct layername 
 		qsort(v, n, sizeof *v, bystep);
 	for (size_t i = 1; i < n && rc == 0; i++)
 		if (v[i].step == v[i - 1].step)
-			rc = errc(e, 2, "%s: both %s and %s are step %lld", snapdir, v[i - 1].name, v[i].name, v[i].step);
+			rc = errc(e, ERR_INPUT, "%s: both %s and %s are step %lld", snapdir, v[i - 1].name, v[i].name, v[i].step);
 	if (rc == 0 && n == 0)
-		rc = errc(e, 2, "%s: no layer for step %d or before", snapdir, step);
+		rc = errc(e, ERR_INPUT, "%s: no layer for step %d or before", snapdir, step);
 	if (rc == 0 && step == 0 && v[n - 1].step != LLONG_MAX)
-		rc = errc(e, 2, "%s: no end.tar.zst (the run did not finish?)", snapdir);
+		rc = errc(e, ERR_INPUT, "%s: no end.tar.zst (the run did not finish?)", snapdir);
 	size_t from = 0;
 	for (size_t i = n; rc == 0 && i-- > 0;) {
 		char *file = pathjoin(snapdir, v[i].name);
@@ -1046,21 +1046,21 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 	struct stat st;
 	if (lstat(to, &st) < 0) {
 		if (errno != ENOENT)
-			return errc(e, 2, "%s:", to);
+			return errc(e, ERR_INPUT, "%s:", to);
 		if (mkdirs(to, 0755, e) < 0)
 			return -1;
 		r->made = 1;
 	} else if (!S_ISDIR(st.st_mode)) {
-		return errc(e, 2, "%s is not a directory", to);
+		return errc(e, ERR_INPUT, "%s is not a directory", to);
 	}
 	char *rto = realpath(to, NULL), *rrun = realpath(rundir, NULL);
 	int rc = 0;
 	if (!rto || !rrun)
-		rc = errc(e, 2, "%s:", !rto ? to : rundir);
+		rc = errc(e, ERR_INPUT, "%s:", !rto ? to : rundir);
 	else if (strcmp(rto, "/") == 0)
-		rc = errc(e, 2, "refusing to restore into /");
+		rc = errc(e, ERR_INPUT, "refusing to restore into /");
 	else if (strncmp(rrun, rto, strlen(rto)) == 0 && (rrun[strlen(rto)] == '/' || !rrun[strlen(rto)]))
-		rc = errc(e, 2, "%s holds the run directory %s; restore somewhere else", to, rundir);
+		rc = errc(e, ERR_INPUT, "%s holds the run directory %s; restore somewhere else", to, rundir);
 	free(rto);
 	free(rrun);
 	if (rc < 0)
@@ -1078,7 +1078,7 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
 	closedir(d);
 	if (!empty && !force)
-		return errc(e, 2, "%s is not empty (--force replaces what it holds)", to);
+		return errc(e, ERR_INPUT, "%s is not empty (--force replaces what it holds)", to);
 	return empty ? 0 : rmchildren(r, r->rootfd, to, e);
 }
 
@@ -1093,7 +1093,7 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 		         S_ISDIR(st.st_mode);
 		free(p);
 		if (!ok) {
-			errc(e, 2, "%s has no workspace '%s'", snapdir, ws);
+			errc(e, ERR_INPUT, "%s has no workspace '%s'", snapdir, ws);
 			return NULL;
 		}
 		return xstrdup(ws);
@@ -1105,7 +1105,7 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 		return xstrdup("");
 	struct stat st;
 	if (stat(snapdir, &st) < 0) {
-		errc(e, 2, "%s:", snapdir);
+		errc(e, ERR_INPUT, "%s:", snapdir);
 		return NULL;
 	}
 	struct strv all = {0};
@@ -1132,10 +1132,10 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 		for (size_t i = 0; i < all.n; i++)
 			bufprintf(&names, "%s%s", i ? ", " : "", all.v[i]);
 		if (step > 0)
-			errc(e, 2, "no workspace of the run has a layer for step %d; name one with --workspace (%s)", step,
+			errc(e, ERR_INPUT, "no workspace of the run has a layer for step %d; name one with --workspace (%s)", step,
 			     names.data ? names.data : "none");
 		else
-			errc(e, 2, "the run has several workspaces; name one with --workspace (%s)", names.data ? names.data : "none");
+			errc(e, ERR_INPUT, "the run has several workspaces; name one with --workspace (%s)", names.data ? names.data : "none");
 		buffree(&names);
 	}
 	strvfree(&all);
@@ -1146,11 +1146,11 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
                       struct err *e)
 {
 	if (step < 0)
-		return errc(e, 2, "step %d: want 1 or more, or end", step);
+		return errc(e, ERR_INPUT, "step %d: want 1 or more, or end", step);
 	/* Absolute, since the layers are read from inside the target. */
 	char *run = realpath(rundir, NULL);
 	if (!run)
-		return errc(e, 2, "%s:", rundir);
+		return errc(e, ERR_INPUT, "%s:", rundir);
 	char *top = pathjoin(run, "snapshots");
 	char *name = pickws(run, top, ws, step, e);
 	free(top);
@@ -1194,7 +1194,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
 		if (!sumfor(&sums, rel, want[i]))
-			rc = errc(e, 4, "layer %s is not listed in %s", rel, sumpath);
+			rc = errc(e, ERR_VERIFY, "layer %s is not listed in %s", rel, sumpath);
 		free(rel);
 	}
 	if (rc < 0 || preparetarget(&r, to, run, force, e) < 0) {
@@ -1267,7 +1267,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	}
 	char *abs = realpath(file, NULL); /* read from inside tmp */
 	if (!abs)
-		return errc(e, 2, "%s:", file);
+		return errc(e, ERR_INPUT, "%s:", file);
 	struct restore r = {.rootfd = open(*tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .root = geteuid() == 0, .plain = 1};
 	struct stat st;
 	int rc = 0;
@@ -1282,9 +1282,9 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 			char why[sizeof e->msg];
 			memcpy(why, e->msg, sizeof why);
 			if (r.sumfail)
-				rc = errc(e, 4, "%s: not unpacked, it disagrees with its own SHA256SUMS: %s", file, why);
+				rc = errc(e, ERR_VERIFY, "%s: not unpacked, it disagrees with its own SHA256SUMS: %s", file, why);
 			else
-				rc = errc(e, 2, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
+				rc = errc(e, ERR_INPUT, "%s: not unpacked (a run archive holds only a run directory's files and folders, "
 			                "within --max-unpack): %s", file, why);
 		}
 	}
@@ -1316,7 +1316,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 		if (n != 1 || !sums || access(sums, F_OK) != 0) {
 			free(*run);
 			*run = NULL;
-			rc = errc(e, 2, "%s holds no run directory (no SHA256SUMS at its top or in its only folder)", file);
+			rc = errc(e, ERR_INPUT, "%s holds no run directory (no SHA256SUMS at its top or in its only folder)", file);
 		}
 		free(sums);
 	}
@@ -1329,7 +1329,7 @@ static int restore(const char *rundir, const char *ws, int step, const char *to,
 {
 	struct stat st;
 	if (stat(rundir, &st) < 0)
-		return errc(e, 2, "%s:", rundir);
+		return errc(e, ERR_INPUT, "%s:", rundir);
 	if (!S_ISREG(st.st_mode))
 		return restoredir(rundir, ws, step, to, force, maxbytes, e);
 	char *tmp = NULL, *run = NULL;

@@ -598,7 +598,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	memset(info, 0, sizeof *info);
 	s->late = 0;
 	if (!*name || strchr(name, '/') || name[0] == '.')
-		return errc(e, 2, "snapshot: bad layer name '%s'", name);
+		return errc(e, ERR_INPUT, "snapshot: bad layer name '%s'", name);
 	/* A numbered layer with the change feed reads again only what it reports since the last;
 	 * "end" (not kept) scans everything and leaves the feed's news for the next. */
 	struct scan nw;
@@ -725,12 +725,12 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	*sp = NULL;
 	int level = c ? c->level : 3, threads = c ? c->threads : 0;
 	if (level < 1 || level > 19)
-		return errc(e, 2, "snapshot.level %d: want 1 to 19", level);
+		return errc(e, ERR_INPUT, "snapshot.level %d: want 1 to 19", level);
 	if (threads < 0)
-		return errc(e, 2, "snapshot.threads %d: want 0 (one per CPU) or more", threads);
+		return errc(e, ERR_INPUT, "snapshot.threads %d: want 0 (one per CPU) or more", threads);
 	int rootfd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return errc(e, 2, "workspace %s:", workspace);
+		return errc(e, ERR_INPUT, "workspace %s:", workspace);
 	if (mkdirs(dir, 0755, e) < 0) {
 		close(rootfd);
 		return -1;
@@ -773,7 +773,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	struct scan sc;
 	if (scanrun(&sc, rootfd, &s->opt, e) < 0) {
 		errctx(e, "snapshot of workspace %s", workspace);
-		e->code = 2;
+		e->kind = ERR_INPUT;
 		snapclose(s);
 		return -1;
 	}
@@ -781,7 +781,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	scanfree(&sc);
 	if (s->max_size > 0 && used > s->max_size) {
 		snapclose(s);
-		return errc(e, 2, "workspace %s takes %lld bytes on disk, over snapshot.max_size %lld (raise it, or 0 for no limit)",
+		return errc(e, ERR_INPUT, "workspace %s takes %lld bytes on disk, over snapshot.max_size %lld (raise it, or 0 for no limit)",
 		            workspace, (long long)used, (long long)c->max_size);
 	}
 	*sp = s;

@@ -14,7 +14,7 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 		return 0;
 	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (in < 0)
-		return errc(e, 2, "%s:", src);
+		return errc(e, ERR_INPUT, "%s:", src);
 	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0) {
 		close(in);
@@ -40,12 +40,12 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 static int tree(const char *src, const char *dst, int depth, struct err *e)
 {
 	if (depth > 64)
-		return errc(e, 2, "%s: folders nested too deep", src);
+		return errc(e, ERR_INPUT, "%s: folders nested too deep", src);
 	if (mkdirs(dst, 0755, e) < 0)
 		return -1;
 	DIR *d = opendir(src);
 	if (!d)
-		return errc(e, 2, "%s:", src);
+		return errc(e, ERR_INPUT, "%s:", src);
 	struct dirent *de;
 	int rc = 0;
 	while (rc == 0 && (de = readdir(d))) {
@@ -54,13 +54,13 @@ static int tree(const char *src, const char *dst, int depth, struct err *e)
 		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
 		struct stat st;
 		if (lstat(s, &st) < 0)
-			rc = errc(e, 2, "%s:", s);
+			rc = errc(e, ERR_INPUT, "%s:", s);
 		else if (S_ISDIR(st.st_mode))
 			rc = tree(s, t, depth + 1, e);
 		else if (S_ISREG(st.st_mode))
 			rc = copyfile(s, t, 0, e);
 		else
-			rc = errc(e, 2, "%s is neither a file nor a folder", s);
+			rc = errc(e, ERR_INPUT, "%s is neither a file nor a folder", s);
 		free(s);
 		free(t);
 	}

@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 #include "util.h"
 
-static int verr(struct err *e, int code, const char *fmt, va_list ap)
+static int verr(struct err *e, enum errkind kind, const char *fmt, va_list ap)
 {
 	int saved = errno;
 	if (!e)
@@ -21,7 +21,7 @@ static int verr(struct err *e, int code, const char *fmt, va_list ap)
 	size_t n = strlen(e->msg);
 	if (n && e->msg[n - 1] == ':')
 		snprintf(e->msg + n, sizeof e->msg - n, " %s", strerror(saved));
-	e->code = code;
+	e->kind = kind;
 	return -1;
 }
 
@@ -29,16 +29,16 @@ int errf(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	verr(e, 1, fmt, ap);
+	verr(e, ERR_FAIL, fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-int errc(struct err *e, int code, const char *fmt, ...)
+int errc(struct err *e, enum errkind kind, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	verr(e, code, fmt, ap);
+	verr(e, kind, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -227,7 +227,7 @@ int readfile(const char *path, struct buf *out, struct err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errc(e, 2, "%s:", path);
+		return errc(e, ERR_INPUT, "%s:", path);
 	int had = out->data != NULL;
 	size_t len = out->len;
 	int rc = readfd(fd, SIZE_MAX, out, NULL) < 0 ? errf(e, "read %s:", path) : 0;

@@ -9,15 +9,24 @@
 #define NS_VERSION "0.1.0"
 
 /* An error filled by library code on the way up; only cmd/ prints it. */
+/* What kind of failure an error is; cmd/ alone turns a kind into an exit code (cmd/cli.c). */
+enum errkind {
+	ERR_FAIL = 0, /* a runtime failure (the default) */
+	ERR_INPUT,    /* usage, manifest or input error: nothing ran, nothing was spent */
+	ERR_ABORT,    /* an approval rule with abort fired */
+	ERR_VERIFY,   /* verification failed or a replay diverged */
+	ERR_INTR,     /* interrupted (SIGINT/SIGTERM) */
+};
+
 struct err {
-	int code;        /* exit code the command layer should use (2 input, 1 runtime ...) */
+	enum errkind kind;
 	char msg[1024];
 };
 
 /* Set err to the formatted message; a format ending in ':' appends strerror(errno). Returns -1. */
 int errf(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Same as errf, but also sets the exit code carried by the error. Returns -1. */
-int errc(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Same as errf, but also sets the kind of the error. Returns -1. */
+int errc(struct err *e, enum errkind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prefix an existing error message with context ("ctx: old message"). Returns -1. */
 int errctx(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -58,7 +58,7 @@ int zstwopen(struct zstw **wp, const char *path, int level, int threads, int fla
 {
 	*wp = NULL;
 	if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
-		return errc(e, 2, "zstd level %d is outside %d..%d", level, ZSTD_minCLevel(), ZSTD_maxCLevel());
+		return errc(e, ERR_INPUT, "zstd level %d is outside %d..%d", level, ZSTD_minCLevel(), ZSTD_maxCLevel());
 	int of = O_WRONLY | O_CREAT | O_CLOEXEC | (flags & ZSTW_APPEND ? O_APPEND : O_TRUNC);
 	int fd = open(path, of, 0644);
 	if (fd < 0)

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	strvadd(&sets, "empty=");
 	struct err e = {0};
 	if (manifestloadset(&m, mpath, &sets, &e) < 0) {
-		fuzzassert(e.msg[0] && e.code == 2);
+		fuzzassert(e.msg[0] && e.kind == ERR_INPUT);
 	} else {
 		fuzzassert(m.workspace && m.workspace[0] == '/');
 		for (size_t i = 0; i < m.nworkers; i++) {

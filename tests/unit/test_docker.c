@@ -127,12 +127,12 @@ static void testerrors(void)
 	struct sbx *s;
 
 	c.image = "host";
-	ok(opensbx(&s, &c) < 0 && E.code == 2 && strstr(E.msg, "image 'host'") && strstr(E.msg, "sandbox.image"),
-	   "image host refused as a manifest error: %d %s", E.code, E.msg);
+	ok(opensbx(&s, &c) < 0 && E.kind == ERR_INPUT && strstr(E.msg, "image 'host'") && strstr(E.msg, "sandbox.image"),
+	   "image host refused as a manifest error: %d %s", E.kind, E.msg);
 	c = conf();
 
 	setenv("DOCKER_HOST", "ssh://me@build-host", 1);
-	ok(opensbx(&s, &c) < 0 && E.code == 2 && strstr(E.msg, "ssh://me@build-host") && strstr(E.msg, "unix"),
+	ok(opensbx(&s, &c) < 0 && E.kind == ERR_INPUT && strstr(E.msg, "ssh://me@build-host") && strstr(E.msg, "unix"),
 	   "ssh DOCKER_HOST refused as an input error: %s", E.msg);
 
 	setenv("DOCKER_HOST", "tcp://127.0.0.1:1", 1);

@@ -107,9 +107,9 @@ static void testenv(void)
 	                                  "tcp://h:1/some/path", "http://h:2375"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		setenv("DOCKER_HOST", bad[i], 1);
-		e.code = 0;
-		ok(dhostfind(&h, &e) < 0 && e.code == 2 && strstr(e.msg, bad[i]) && strstr(e.msg, "DOCKER_HOST"),
-		   "DOCKER_HOST=%s refused as an input error naming it: %d %s", bad[i], e.code, e.msg);
+		e.kind = ERR_FAIL;
+		ok(dhostfind(&h, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, bad[i]) && strstr(e.msg, "DOCKER_HOST"),
+		   "DOCKER_HOST=%s refused as an input error naming it: %d %s", bad[i], e.kind, e.msg);
 	}
 	clearenv_docker();
 }
@@ -148,8 +148,8 @@ static void testcontexts(void)
 	unsetenv("DOCKER_HOST");
 
 	setenv("DOCKER_CONTEXT", "gone", 1);
-	e.code = 0;
-	ok(dhostfind(&h, &e) < 0 && e.code == 2 && strstr(e.msg, "docker context gone") &&
+	e.kind = ERR_FAIL;
+	ok(dhostfind(&h, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "docker context gone") &&
 	   strstr(e.msg, "DOCKER_CONTEXT"), "an unknown context is an input error naming it: %s", e.msg);
 
 	/* the default context: the sockets decide */

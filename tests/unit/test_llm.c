@@ -470,7 +470,7 @@ static void opening(void)
 	struct llm *l = NULL;
 	struct err e = {0};
 	unsetenv("OPENAI_API_KEY");
-	ok(llmopen(&l, &md, &sec, &e) < 0 && e.code == 2 && strstr(e.msg, "OPENAI_API_KEY"),
+	ok(llmopen(&l, &md, &sec, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "OPENAI_API_KEY"),
 	   "OpenAI without a key: its SDK's variable named: %s", e.msg);
 	setenv("OPENAI_API_KEY", "sk-default-123456", 1);
 	ok(llmopen(&l, &md, &sec, &e) == 0 && l->apikey && strcmp(l->apikey, "sk-default-123456") == 0, "default key");
@@ -652,7 +652,7 @@ static void specs(void)
 	ok(write(fd, yaml, strlen(yaml)) == (ssize_t)strlen(yaml), "write bad replies");
 	close(fd);
 	arg = xasprintf("default=scripted:%s", path);
-	ok(modelspec(&m, arg, &e) < 0 && e.code == 2 && strstr(e.msg, "oops"), "bad reply named: %s", e.msg);
+	ok(modelspec(&m, arg, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "oops"), "bad reply named: %s", e.msg);
 	ok(d->provider == PROV_SCRIPTED && cJSON_GetArraySize(d->replies) == 2, "a failed override changes nothing");
 	free(arg);
 	unlink(path);
@@ -673,7 +673,7 @@ static void specs(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		memset(&e, 0, sizeof e);
-		ok(modelspec(&m, bad[i][0], &e) < 0 && e.code == 2 && strstr(e.msg, bad[i][1]), "%s -> %s", bad[i][0], e.msg);
+		ok(modelspec(&m, bad[i][0], &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, bad[i][1]), "%s -> %s", bad[i][0], e.msg);
 	}
 	manifestfree(&m);
 }

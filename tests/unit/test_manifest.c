@@ -114,7 +114,7 @@ int main(void)
 	manifestfree(&m);
 
 	/* Without --set, the input is an error at the spot that uses it. */
-	ok(manifestload(&m, path, &e) < 0 && e.code == 2 && strstr(e.msg, "m.yaml:13:19:") && strstr(e.msg, "input 'day' is not set"),
+	ok(manifestload(&m, path, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "m.yaml:13:19:") && strstr(e.msg, "input 'day' is not set"),
 	   "unset input: %s", e.msg);
 	manifestfree(&m);
 

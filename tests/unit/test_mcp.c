@@ -81,7 +81,7 @@ static void manifest(void)
 		struct err be = {0};
 		int r = load(bad[i].mcp, bad[i].tools, bad[i].rules, &m, &be);
 		char *full = pathjoin(dir, bad[i].want);
-		ok(r < 0 && be.code == 2 && (strstr(be.msg, full) == be.msg || strstr(be.msg, bad[i].want)), "bad %zu: want \"%s\", got \"%s\"", i,
+		ok(r < 0 && be.kind == ERR_INPUT && (strstr(be.msg, full) == be.msg || strstr(be.msg, bad[i].want)), "bad %zu: want \"%s\", got \"%s\"", i,
 		   bad[i].want, be.msg);
 		free(full);
 		manifestfree(&m); /* a failed load leaves what it parsed for the caller to free */

@@ -131,7 +131,7 @@ static void fixed(void)
 	ok(shardjobs(&m, 3, 4, &g3, &e) == 1 && strcmp(g3.v[0], "f") == 0, "4 groups: the third holds f");
 	strvfree(&g3);
 	ok(shardjobs(&m, 4, 4, &g3, &e) == 0 && g3.n == 0, "4 groups: the fourth is empty");
-	ok(shardjobs(&m, 5, 4, &g3, &e) < 0 && e.code == 2, "group 5 of 4 refused");
+	ok(shardjobs(&m, 5, 4, &g3, &e) < 0 && e.kind == ERR_INPUT, "group 5 of 4 refused");
 	manifestfree(&m);
 	free(path);
 
@@ -141,7 +141,7 @@ static void fixed(void)
 	static const char *const badspecs[] = {"0/3", "4/3", "3", "/3", "1/", "-1/3", "1/-3", "1/0", "1/257", "a/b", "1/3x",
 	                                       "1 /3", "+1/3", ""};
 	for (size_t k = 0; k < sizeof badspecs / sizeof badspecs[0]; k++)
-		ok(shardparse(badspecs[k], &i, &n, &e) < 0 && e.code == 2, "'%s' refused", badspecs[k]);
+		ok(shardparse(badspecs[k], &i, &n, &e) < 0 && e.kind == ERR_INPUT, "'%s' refused", badspecs[k]);
 }
 
 int main(void)

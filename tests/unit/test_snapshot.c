@@ -1189,7 +1189,7 @@ static void maxsize(void)
 	struct snapconf c = {.level = 3, .max_size = used - 1};
 	struct snap *s = NULL;
 	struct err e = {0};
-	ok(snapopen(&s, ws, &c, sd, &e) < 0 && e.code == 2, "over max_size fails before the run (code %d)", e.code);
+	ok(snapopen(&s, ws, &c, sd, &e) < 0 && e.kind == ERR_INPUT, "over max_size fails before the run (code %d)", e.kind);
 	char want[128];
 	snprintf(want, sizeof want, "takes %lld bytes on disk, over snapshot.max_size %lld", (long long)used, (long long)used - 1);
 	ok(strstr(e.msg, want) != NULL, "message (blocks used, not size): %s", e.msg);
@@ -1227,7 +1227,7 @@ static void digests(void)
 	snapinfofree(&i);
 	snapclose(s);
 	e = (struct err){0};
-	ok(snaprestore(run, 2, out, 0, &e) < 0 && e.code == 4 && strstr(e.msg, "snapshots/0002.tar.zst"),
+	ok(snaprestore(run, 2, out, 0, &e) < 0 && e.kind == ERR_VERIFY && strstr(e.msg, "snapshots/0002.tar.zst"),
 	   "a layer missing from SHA256SUMS is named: %s", e.msg);
 	struct stat st;
 	ok(stat(out, &st) < 0, "nothing written when a layer is not listed");
@@ -1239,7 +1239,7 @@ static void digests(void)
 	readfile(f, &b, &e);
 	okstr(b.data, "two\n", "restored content");
 	buffree(&b);
-	ok(snaprestore(run, 1, out, 0, &e) < 0 && e.code == 2 && strstr(e.msg, "not empty"), "non-empty target refused: %s", e.msg);
+	ok(snaprestore(run, 1, out, 0, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "not empty"), "non-empty target refused: %s", e.msg);
 	sh("echo stray > '%s/stray'", out);
 	ok(snaprestore(run, 1, out, 1, &e) == 0, "--force: %s", e.msg);
 	b = (struct buf){0};
@@ -1263,10 +1263,10 @@ static void digests(void)
 	/* Same length, different bytes past the tar's end: only the digest can tell. */
 	sh("cp '%s/0001.tar.zst' '%s/0002.tar.zst' && : | zstd -qc >> '%s/0002.tar.zst'", sd, sd, sd);
 	e = (struct err){0};
-	ok(snaprestore(run, 2, out, 1, &e) < 0 && e.code == 4 && strstr(e.msg, "digest mismatch"), "digest mismatch: %s", e.msg);
+	ok(snaprestore(run, 2, out, 1, &e) < 0 && e.kind == ERR_VERIFY && strstr(e.msg, "digest mismatch"), "digest mismatch: %s", e.msg);
 	ok(snaprestore(run, 3, out, 1, &e) < 0, "step 3 applies 0001 and 0002 (tampered)");
 	e = (struct err){0};
-	ok(snaprestore(run, 0, out, 1, &e) < 0 && e.code == 2 && strstr(e.msg, "end.tar.zst"), "no end layer: %s", e.msg);
+	ok(snaprestore(run, 0, out, 1, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "end.tar.zst"), "no end layer: %s", e.msg);
 	char *inner = tp("g/run/inner");
 	ok(snaprestore(run, 1, run, 1, &e) < 0 && strstr(e.msg, "holds the run directory"), "never over the run: %s", e.msg);
 	ok(snaprestore(run, 1, "/", 1, &e) < 0, "never into /");
@@ -1277,7 +1277,7 @@ static void digests(void)
 	sh("cd '%s/g' && rm -rf run/inner run/snapshots/0002.tar.zst && tar --zstd -cf run.tar.zst run", top);
 	char *arch = tp("g/run.tar.zst"), *toparch = tp("g/top.tar.zst"), *o2 = tp("g/o2"), *o3 = tp("g/o3");
 	e = (struct err){0};
-	ok(snaprestore(arch, 1, o2, 0, &e) < 0 && e.code == 4 &&
+	ok(snaprestore(arch, 1, o2, 0, &e) < 0 && e.kind == ERR_VERIFY &&
 	       strstr(e.msg, "run/snapshots/0002.tar.zst: listed in SHA256SUMS but missing from the archive"),
 	   "an archive without a file SHA256SUMS lists: %s", e.msg);
 	sh("cd '%s/g' && grep -v ' snapshots/0002\\.tar\\.zst$' run/SHA256SUMS >S && mv S run/SHA256SUMS && "
@@ -1291,11 +1291,11 @@ static void digests(void)
 	buffree(&b);
 	ok(snaprestore(toparch, 1, o3, 0, &e) == 0, "restore from a .tar.zst holding the run at its top: %s", e.msg);
 	e = (struct err){0};
-	ok(snaprestore(f, 1, o3, 1, &e) < 0 && e.code == 2, "a file that is no run archive: %s", e.msg);
+	ok(snaprestore(f, 1, o3, 1, &e) < 0 && e.kind == ERR_INPUT, "a file that is no run archive: %s", e.msg);
 	sh("cd '%s/g' && mkdir -p evil && ln -s /etc evil/snapshots && cp run/SHA256SUMS evil/ && tar --zstd -cf evil.tar.zst evil", top);
 	char *evil = tp("g/evil.tar.zst");
 	e = (struct err){0};
-	ok(snaprestore(evil, 1, o3, 1, &e) < 0 && e.code == 2 && strstr(e.msg, "symlink"), "a run archive with a symlink: %s", e.msg);
+	ok(snaprestore(evil, 1, o3, 1, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "symlink"), "a run archive with a symlink: %s", e.msg);
 	free(evil);
 	free(o2f);
 	free(arch);

@@ -117,39 +117,39 @@ int main(void)
 
 	/* The same job from a second run is refused. */
 	char *r2 = mkrun("r2", sha, "{\"a\":{\"status\":\"succeeded\"}}", outs);
-	ok(upstreamload(&u, r2, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "in both"), "a twice: %s", e.msg);
+	ok(upstreamload(&u, r2, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "in both"), "a twice: %s", e.msg);
 	upstreamfree(&u);
 
 	/* Another manifest. */
 	char *r3 = mkrun("r3", "0000000000000000000000000000000000000000000000000000000000000000",
 	                 "{\"a\":{\"status\":\"succeeded\"}}", outs);
-	ok(upstreamload(&u, r3, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "another manifest"), "other manifest: %s",
+	ok(upstreamload(&u, r3, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "another manifest"), "other manifest: %s",
 	   e.msg);
 	upstreamfree(&u);
 	/* A succeeded job without its output. */
 	char *r4 = mkrun("r4", sha, "{\"c\":{\"status\":\"succeeded\"}}", NULL);
-	ok(upstreamload(&u, r4, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "output"), "no output: %s", e.msg);
+	ok(upstreamload(&u, r4, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "output"), "no output: %s", e.msg);
 	upstreamfree(&u);
 	/* A job the manifest does not have, or a name that is no job id. */
 	static const char *const zz[] = {"zz", "{}", NULL};
 	char *r5 = mkrun("r5", sha, "{\"zz\":{\"status\":\"succeeded\"}}", zz);
-	ok(upstreamload(&u, r5, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "not in"), "unknown job: %s", e.msg);
+	ok(upstreamload(&u, r5, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "not in"), "unknown job: %s", e.msg);
 	upstreamfree(&u);
 	char *r6 = mkrun("r6", sha, "{\"../a\":{\"status\":\"succeeded\"}}", NULL);
-	ok(upstreamload(&u, r6, &m, &e) < 0 && e.code == 2, "../a refused: %s", e.msg);
+	ok(upstreamload(&u, r6, &m, &e) < 0 && e.kind == ERR_INPUT, "../a refused: %s", e.msg);
 	upstreamfree(&u);
 	/* Changed after it was sealed, or never sealed. */
 	char *p = xasprintf("%s/jobs/a/output.json", r2);
 	writefile(p, "{\"word\":\"forged\"}", 17, &e);
-	ok(upstreamload(&u, r2, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "verification failed"), "edited: %s", e.msg);
+	ok(upstreamload(&u, r2, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "verification failed"), "edited: %s", e.msg);
 	upstreamfree(&u);
 	free(p);
 	p = pathjoin(r1, "SHA256SUMS");
 	unlink(p);
-	ok(upstreamload(&u, r1, &m, &e) < 0 && e.code == 2 && strstr(e.msg, "did not finish"), "unsealed: %s", e.msg);
+	ok(upstreamload(&u, r1, &m, &e) < 0 && e.kind == ERR_INPUT && strstr(e.msg, "did not finish"), "unsealed: %s", e.msg);
 	upstreamfree(&u);
 	free(p);
-	ok(upstreamload(&u, "/nonexistent/run", &m, &e) < 0 && e.code == 2, "missing: %s", e.msg);
+	ok(upstreamload(&u, "/nonexistent/run", &m, &e) < 0 && e.kind == ERR_INPUT, "missing: %s", e.msg);
 	upstreamfree(&u);
 
 	char *r[] = {r1, r2, r3, r4, r5, r6};

@@ -10,7 +10,7 @@ static const char *explain(struct usernsfacts f, int err)
 	static struct err e;
 	memset(&e, 0, sizeof e);
 	usernsexplain(&f, err, "write gid_map", &e);
-	ok(e.code == 1, "exit code 1 (code %d)", e.code);
+	ok(e.kind == ERR_FAIL, "exit code 1 (code %d)", e.kind);
 	ok(strstr(e.msg, "write gid_map") && strstr(e.msg, strerror(err)), "names what failed and how: %s", e.msg);
 	ok(strstr(e.msg, "backend: docker") && strstr(e.msg, "backend: none"), "names the other backends");
 	return e.msg;
