@@ -86,9 +86,42 @@ valgrind: $(O)/nightshift $(TESTBIN) $(FUZZBIN)
 bench: $(O)/nightshift
 	NIGHTSHIFT=$(abspath $(O))/nightshift bash bench/run $(B)
 
+# Installing: the binary, its man page (made from its own --help texts), bash and zsh completion.
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+BASHDIR = $(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(PREFIX)/share/zsh/vendor-completions
+EXAMPLEDIR = $(PREFIX)/share/doc/nightshift/examples
+NS = $(O)/nightshift
+
+$(O)/nightshift.1: $(O)/nightshift pkg/mkman.sh
+	sh pkg/mkman.sh $(O)/nightshift >$@
+
+install: $(O)/nightshift $(O)/nightshift.1
+	$(MAKE) install-files NS=$(O)/nightshift
+
+# What install copies, from a binary already built (NS): mkdeb.sh stages the package with it.
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(EXAMPLEDIR)
+	install -m 755 $(NS) $(DESTDIR)$(BINDIR)/nightshift
+	sh pkg/mkman.sh $(NS) | gzip -9n >$(DESTDIR)$(MANDIR)/man1/nightshift.1.gz
+	install -m 644 pkg/nightshift.bash $(DESTDIR)$(BASHDIR)/nightshift
+	install -m 644 pkg/_nightshift $(DESTDIR)$(ZSHDIR)/_nightshift
+	cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/nightshift $(DESTDIR)$(MANDIR)/man1/nightshift.1.gz \
+	      $(DESTDIR)$(BASHDIR)/nightshift $(DESTDIR)$(ZSHDIR)/_nightshift
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/nightshift
+
+# A Debian package in $(O)/ (pkg/mkdeb.sh): Depends found from the libraries the binary links.
+deb: $(O)/nightshift
+	sh pkg/mkdeb.sh $(abspath $(O))/nightshift $(abspath $(O))
+
 clean:
 	rm -rf build build-san build-fuzz nightshift
 
 -include $(LIBOBJ:.o=.d) $(CMDOBJ:.o=.d) $(TESTBIN:=.d) $(FUZZBIN:=.d)
 
-.PHONY: all nightshift tests check valgrind bench clean fuzz fuzzers
+.PHONY: all nightshift tests check valgrind bench clean fuzz fuzzers install install-files uninstall deb

@@ -440,6 +440,21 @@ void claimsrun(const char *dir, const cJSON *run, const struct facts *runlog, co
 			problem(p, "run.json: manifest.sha256 is %.16s..., manifest/%s has %.16s...", msha, mfile, hex);
 		free(mp);
 	}
+	/* The admin policy in force is the one copied in manifest/, byte for byte. */
+	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "layers"), "admin_policy");
+	const char *asha = jsonstr(ap, "sha256", NULL);
+	if (ap && !asha)
+		problem(p, "run.json: layers.admin_policy has no sha256");
+	if (asha) {
+		char hex[65], *apath = xasprintf("%s/manifest/" RUNADMINPOLICY, dir);
+		struct err e = {0};
+		if (sha256file(apath, hex, &e) < 0)
+			problem(p, "run.json: an admin policy was in force, and manifest/" RUNADMINPOLICY " is missing");
+		else if (strcmp(hex, asha) != 0)
+			problem(p, "run.json: the admin policy in force had sha256 %.16s..., manifest/" RUNADMINPOLICY " has %.16s...",
+			        asha, hex);
+		free(apath);
+	}
 	/* Every job folder is a job of run.json. */
 	char *jd = pathjoin(dir, "jobs");
 	DIR *d = opendir(jd);

@@ -79,6 +79,11 @@ int rundircopy(struct rundir *r, const struct manifest *m, struct err *e)
 			rel += 2;
 		if (strstr(rel, "..") || rel[0] == '/' || !*rel)
 			rel = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		/* The layers of configuration under the manifest, by role (their names are no one's). */
+		if (m->admin.path && strcmp(f, m->admin.path) == 0)
+			rel = RUNADMINPOLICY;
+		else if (m->userconfig && strcmp(f, m->userconfig) == 0)
+			rel = RUNUSERCONFIG;
 		char *dst = xasprintf("%s/manifest/%s", r->path, rel);
 		char *dir = dirname_dup(dst);
 		struct buf data = {0};

@@ -2,6 +2,10 @@
 #ifndef NS_RUNDIR_H
 #define NS_RUNDIR_H
 
+/* Where a run keeps the admin policy and the user's defaults that were in force, under manifest/. */
+#define RUNADMINPOLICY "layers/admin-policy.yaml"
+#define RUNUSERCONFIG "layers/user-config.yaml"
+
 #include "../manifest/manifest.h"
 
 struct rundir {

@@ -18,6 +18,7 @@ enum {
 
 int cmdrun(int argc, char **argv);
 int cmdvalidate(int argc, char **argv);
+int cmdconfig(int argc, char **argv);
 int cmdpolicy(int argc, char **argv);
 int cmdrestore(int argc, char **argv);
 int cmdaudit(int argc, char **argv);

@@ -28,6 +28,7 @@ static const char helptext[] =
 	"                     job groups for N machines (a GitHub Actions matrix with --json)\n"
 	"  merge RUN... --out DIR\n"
 	"                     shard runs joined into one verifiable run\n"
+	"  config [MANIFEST]  the layers in force: admin policy, user defaults, manifest\n"
 	"  --version | --help | COMMAND --help\n"
 	"\n"
 	"exit codes: 0 ok, 1 a job failed, 2 usage or manifest error, 3 a policy abort,\n"
@@ -41,7 +42,7 @@ static const struct {
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
 	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
 	{"diff", cmddiff},         {"report", cmdreport},     {"export", cmdexport},
-	{"doctor", cmddoctor},
+	{"doctor", cmddoctor},   {"config", cmdconfig},
 };
 
 int main(int argc, char **argv)

@@ -214,7 +214,10 @@ int cmdpolicy(int argc, char **argv)
 	if (json) {
 		printjson(&v, w);
 	} else {
-		if (v.rule >= 0)
+		if (v.rule >= 0 && w->approval.rules[v.rule].admin) /* where the decision came from */
+			printf("%s by admin rule %d (%s)\n", decisionname(v.decision), w->approval.rules[v.rule].admin,
+			       w->approval.rules[v.rule].pos.file);
+		else if (v.rule >= 0)
 			printf("%s by rule %d\n", decisionname(v.decision), v.rule + 1);
 		else
 			printf("%s by default\n", decisionname(v.decision));

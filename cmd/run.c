@@ -247,7 +247,7 @@ int cmdrun(int argc, char **argv)
 	}
 	rc = EXIT_USAGE;
 	o.sign = key;
-	char *defout = out ? NULL : pathjoin(m.dir, "runs");
+	char *defout = out ? NULL : m.userout ? xstrdup(m.userout) : pathjoin(m.dir, "runs");
 	o.outdir = out ? out : defout;
 	o.overrides = &models;
 	struct stat ost;

@@ -47,6 +47,11 @@ int cmdvalidate(int argc, char **argv)
 	}
 	if (rc == EXIT_OK)
 		fprintf(stderr, "%s: ok (%zu models, %zu workers, %zu jobs)\n", path, m.nmodels, m.nworkers, m.njobs);
+	if (rc == EXIT_OK && m.admin.path)
+		fprintf(stderr, "%s: under the admin policy %s (%zu rules joined to every worker's; sha256 %.16s...)\n", path,
+		        m.admin.path, m.admin.approval.nrules, m.admin.sha256);
+	if (rc == EXIT_OK && m.userconfig)
+		termprintf(stderr, "%s: with the user's defaults %s\n", path, m.userconfig);
 	manifestfree(&m);
 done:
 	strvfree(&sets);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "manifest.h"
 #include "preset.h"
 #include "expr.h"
@@ -16,6 +17,7 @@
 #include "mcpconf.h"
 #include "agentfile.h"
 #include "skills.h"
+#include "layers.h"
 
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "mcp", "budget", "workers", "jobs", NULL};
@@ -1029,6 +1031,227 @@ static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *jo
 	return -1;
 }
 
+static const char *const cfgkeys[] = {"models", "out", "sandbox", NULL};
+static const char *const adminkeys[] = {"approval", "budget", "max_cost", "max_tokens", "max_turns", "sandbox", NULL};
+static const char *const adminsbxkeys[] = {"backend", "network", "protect", NULL};
+
+/* The user's defaults: sandbox: over the built-in defaults, out:, and models: kept in m->cfg for
+ * parse to take those the manifest does not define. */
+static int parseconfig(struct manifest *m, struct ydoc *y)
+{
+	yaml_node_t *root = yroot(y), *v;
+	if (!root)
+		return 0; /* an empty file: no defaults */
+	int bad = ymap(y, root, "the user config", cfgkeys);
+	if (root->type != YAML_MAPPING_NODE)
+		return -1;
+	char *dir = dirname_dup(y->file);
+	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, dir, &m->sandbox) < 0)
+		bad = -1;
+	if ((v = yget(y, root, "out"))) {
+		char *out = NULL;
+		if (ystr(y, v, &out) < 0)
+			bad = -1;
+		else
+			m->userout = out[0] == '/' ? xstrdup(out) : pathjoin(dir, out);
+		free(out);
+	}
+	if ((v = yget(y, root, "models")) && ymap(y, v, "models", NULL) < 0)
+		bad = -1;
+	free(dir);
+	return bad;
+}
+
+/* The admin policy's sandbox: floors, not defaults: backends allowed, the most network, protect. */
+static int parseadminsandbox(struct ydoc *y, yaml_node_t *n, struct adminpolicy *a)
+{
+	static const char *const backends[] = {"namespace", "docker", "none", NULL};
+	yaml_node_t *v, *it;
+	int bad = ymap(y, n, "sandbox", adminsbxkeys);
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return -1;
+	if ((v = yget(y, n, "backend"))) { /* one backend, or a list of those allowed */
+		if (v->type == YAML_SEQUENCE_NODE) {
+			for (size_t i = 0; (it = yitem(y, v, i)); i++) {
+				int k = yenum(y, it, "sandbox backend", backends);
+				if (k < 0)
+					bad = -1;
+				else
+					a->backends |= 1u << k;
+			}
+		} else {
+			int k = yenum(y, v, "sandbox backend", backends);
+			if (k < 0)
+				bad = -1;
+			else
+				a->backends |= 1u << k;
+		}
+	}
+	if ((v = yget(y, n, "network"))) {
+		if (parsenetwork(y, v, &a->net) < 0)
+			bad = -1;
+		else
+			a->network = a->net.network_host ? 2 : a->net.network_allow ? 1 : 0;
+	}
+	if ((v = yget(y, n, "protect")) && ystrv(y, v, &a->protect) < 0)
+		bad = -1;
+	return bad;
+}
+
+/* The admin policy: the manifest's own keys (approval, budget, max_cost, max_tokens, max_turns,
+ * sandbox), read as caps and floors for every manifest. */
+static int parseadmin(struct adminpolicy *a, struct ydoc *y)
+{
+	yaml_node_t *root = yroot(y), *v, *c;
+	a->def = -1;
+	a->network = -1;
+	if (!root)
+		return 0;
+	int bad = ymap(y, root, "the admin policy", adminkeys);
+	if (root->type != YAML_MAPPING_NODE)
+		return -1;
+	if ((v = yget(y, root, "approval"))) {
+		a->approval.def = DEC_ALLOW;
+		if (parseapproval(y, v, &a->approval) < 0)
+			bad = -1;
+		if (yget(y, v, "default"))
+			a->def = a->approval.def;
+		for (size_t i = 0; i < a->approval.nrules; i++)
+			a->approval.rules[i].admin = (int)i + 1;
+	}
+	if ((v = yget(y, root, "budget"))) {
+		if (ymap(y, v, "budget", budgetkeys) < 0)
+			bad = -1;
+		else if ((c = yget(y, v, "cost")) && ynum(y, c, 1e-9, 1e9, &a->budget_cost) < 0)
+			bad = -1;
+	}
+	int64_t t;
+	if ((v = yget(y, root, "max_cost")) && ynum(y, v, 1e-9, 1e9, &a->max_cost) < 0)
+		bad = -1;
+	if ((v = yget(y, root, "max_tokens")) && yint(y, v, 1, INT64_MAX / 2, &a->max_tokens) < 0)
+		bad = -1;
+	if ((v = yget(y, root, "max_turns"))) {
+		if (yint(y, v, 1, 100000, &t) < 0)
+			bad = -1;
+		else
+			a->max_turns = (int)t;
+	}
+	if ((v = yget(y, root, "sandbox")) && parseadminsandbox(y, v, a) < 0)
+		bad = -1;
+	return bad;
+}
+
+/* A cap on a budget (0 = none on either side): the smaller wins. */
+static void capd(double *v, double cap)
+{
+	if (cap > 0 && (*v <= 0 || *v > cap))
+		*v = cap;
+}
+
+static void capi(int64_t *v, int64_t cap)
+{
+	if (cap > 0 && (*v <= 0 || *v > cap))
+		*v = cap;
+}
+
+/* Does the admin policy's allow list admit entry r (the same entry, or a *.domain above it)? */
+static int adminallows(const struct adminpolicy *a, const struct netrule *r)
+{
+	for (size_t i = 0; i < a->net.nallow; i++) {
+		const struct netrule *ar = &a->net.allow[i];
+		if (strcmp(ar->text, r->text) == 0)
+			return 1;
+		if (ar->wildcard && r->host && ar->port == r->port) {
+			size_t hl = strlen(r->host), dl = strlen(ar->host);
+			if (hl > dl && strcmp(r->host + hl - dl, ar->host) == 0 && r->host[hl - dl - 1] == '.')
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Hold one sandbox to the admin policy's floors: its protect paths added, a backend or network
+ * the policy does not allow refused at n. */
+static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, const char *what,
+                        struct sandboxconf *sc)
+{
+	static const char *const names[] = {"namespace", "docker", "none"};
+	if (!a->path)
+		return 0;
+	for (size_t i = 0; i < a->protect.n; i++)
+		strvadd(&sc->protect, a->protect.v[i]);
+	if (a->backends && !(a->backends & (1u << sc->backend)))
+		return yfail(y, n, "%s: sandbox backend '%s' is not allowed by the admin policy %s", what,
+		             names[sc->backend], a->path);
+	int net = sc->network_host ? 2 : sc->network_allow ? 1 : 0;
+	if (a->network >= 0 && net > a->network)
+		return yfail(y, n, "%s: network %s is more than the admin policy %s allows (%s)", what,
+		             net == 2 ? "host" : "with an allow list", a->path, a->network == 0 ? "none" : "an allow list");
+	if (a->network == 1 && net == 1)
+		for (size_t i = 0; i < sc->nallow; i++)
+			if (!adminallows(a, &sc->allow[i]))
+				return yfail(y, n, "%s: network.allow entry '%s' is not in the admin policy %s's allow list", what,
+				             sc->allow[i].text, a->path);
+	return 0;
+}
+
+/* A worker under the admin policy: its rules joined, its default no weaker, its budgets capped. */
+static void adminworker(const struct adminpolicy *a, struct worker *w)
+{
+	if (!a->path)
+		return;
+	struct approval *ap = &w->approval;
+	if (a->approval.nrules) {
+		ap->rules = xrealloc(ap->rules, (ap->nrules + a->approval.nrules) * sizeof *ap->rules);
+		for (size_t i = 0; i < a->approval.nrules; i++) {
+			const struct rule *r = &a->approval.rules[i];
+			struct rule *d = &ap->rules[ap->nrules++];
+			memset(d, 0, sizeof *d);
+			d->tool = r->tool ? xstrdup(r->tool) : NULL;
+			d->command = r->command ? xstrdup(r->command) : NULL;
+			d->path = r->path ? xstrdup(r->path) : NULL;
+			d->worker = r->worker ? xstrdup(r->worker) : NULL;
+			for (size_t k = 0; k < r->argkeys.n; k++) {
+				strvadd(&d->argkeys, r->argkeys.v[k]);
+				strvadd(&d->argglobs, r->argglobs.v[k]);
+			}
+			d->decision = r->decision;
+			d->pos = r->pos;
+			d->preset = r->preset;
+			d->admin = r->admin;
+		}
+	}
+	if (a->def >= 0 && (int)ap->def < a->def)
+		ap->def = a->def;
+	capd(&w->max_cost, a->max_cost);
+	capi(&w->max_tokens, a->max_tokens);
+	if (a->max_turns > 0 && (w->max_turns <= 0 || w->max_turns > a->max_turns))
+		w->max_turns = a->max_turns;
+}
+
+/* A job under the admin policy: budgets capped, sandbox held to its floors. */
+static int adminjob(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, struct job *j)
+{
+	if (!a->path)
+		return 0;
+	capd(&j->max_cost, a->max_cost);
+	capi(&j->max_tokens, a->max_tokens);
+	if (a->max_turns > 0 && (j->max_turns <= 0 || j->max_turns > a->max_turns))
+		j->max_turns = a->max_turns;
+	char *what = xasprintf("job '%s'", j->id);
+	int rc = adminsandbox(a, y, n, what, &j->sandbox);
+	free(what);
+	return rc;
+}
+
+static void adminfree(struct adminpolicy *a)
+{
+	free(a->path);
+	rulesfree(&a->approval);
+	sandboxfree(&a->net);
+	strvfree(&a->protect);
+}
+
 static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
 {
 	struct ypair p;
@@ -1101,7 +1324,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		return -1;
 	if (!j->input)
 		j->input = xstrdup("");
-	if (netcheck(y, &j->sandbox, id) < 0)
+	if (netcheck(y, &j->sandbox, id) < 0 || adminjob(&m->admin, y, n, j) < 0)
 		return -1;
 	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	return expand(m, y, yget(y, n, "input"), &j->input, 1); /* jobs.* are checked in groupneeds */
@@ -1445,6 +1668,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	}
 	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->dir, &m->sandbox) < 0)
 		bad = -1;
+	if (adminsandbox(&m->admin, y, v ? v : root, "sandbox", &m->sandbox) < 0)
+		bad = -1, ynote(y);
 	if ((v = yget(y, root, "snapshot")) && parsesnapshot(y, v, &m->snapshot) < 0)
 		bad = -1;
 	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)
@@ -1456,16 +1681,29 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		else if ((c = yget(y, v, "cost")) && ynum(y, c, 1e-9, 1e9, &m->budget_cost) < 0)
 			bad = -1;
 	}
-	if (!(v = yget(y, root, "models")))
-		return yfail(y, root, "missing 'models'");
-	if (ymap(y, v, "models", NULL) < 0)
-		return -1;
-	for (size_t i = 0; yeach(y, v, i, &p); i++) {
+	capd(&m->budget_cost, m->admin.budget_cost);
+	yaml_node_t *cfgmodels = m->cfg && yroot(m->cfg) ? yget(m->cfg, yroot(m->cfg), "models") : NULL;
+	if (!(v = yget(y, root, "models")) && !cfgmodels)
+		bad = yfail(y, root, "missing 'models' (in the manifest or the user's defaults, %s)",
+		            "$XDG_CONFIG_HOME/nightshift/config.yaml");
+	else if (v && ymap(y, v, "models", NULL) < 0)
+		bad = -1;
+	for (size_t i = 0; v && v->type == YAML_MAPPING_NODE && yeach(y, v, i, &p); i++) {
 		m->models = xrealloc(m->models, (i + 1) * sizeof *m->models);
 		memset(&m->models[i], 0, sizeof m->models[i]);
 		m->nmodels = i + 1;
 		if (checkname(y, p.knode, "model", p.key) < 0 || parsemodel(m, y, p.key, p.val, &m->models[i], e) < 0)
 			bad = -1, ynote(y);
+	}
+	/* The user's models that the manifest does not define (the manifest's own win). */
+	for (size_t i = 0; cfgmodels && cfgmodels->type == YAML_MAPPING_NODE && yeach(m->cfg, cfgmodels, i, &p); i++) {
+		if (manifestmodel(m, p.key))
+			continue;
+		m->models = xrealloc(m->models, (m->nmodels + 1) * sizeof *m->models);
+		struct model *md = &m->models[m->nmodels++];
+		memset(md, 0, sizeof *md);
+		if (checkname(m->cfg, p.knode, "model", p.key) < 0 || parsemodel(m, m->cfg, p.key, p.val, md, e) < 0)
+			bad = -1, ynote(m->cfg);
 	}
 	if ((v = yget(y, root, "mcp")) && mcpconfparse(m, y, v) < 0)
 		bad = -1, ynote(y);
@@ -1485,6 +1723,11 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 			if (!m->workers[i].name)
 				m->workers[i].name = xstrdup(p.key);
 		}
+		adminworker(&m->admin, &m->workers[i]);
+		char *what = xasprintf("worker '%s'", p.key);
+		if (adminsandbox(&m->admin, y, p.val, what, &m->workers[i].sandbox) < 0)
+			bad = -1, ynote(y);
+		free(what);
 	}
 	if (!(v = yget(y, root, "jobs")))
 		return yfail(y, root, "missing 'jobs'");
@@ -1561,6 +1804,67 @@ int manifestloadset(struct manifest *m, const char *path, const struct strv *set
 	return manifestloadopts(m, path, &o, e);
 }
 
+/* The layers under a manifest: the admin policy's floors into m->admin, the user's defaults into
+ * m (m->cfg left pointing at cy for the models). The documents stay loaded for positions. */
+static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, int *haveadmin, struct ydoc *cy,
+                      struct buf *ctext, int *havecfg, struct err *e)
+{
+	int rc = layersadmincheck(ADMINPOLICY, e);
+	if (rc > 0 && (rc = loadyaml(m, ADMINPOLICY, ay, atext, e)) == 0) {
+		*haveadmin = 1;
+		ay->errs = &m->errors;
+		m->admin.path = xstrdup(ADMINPOLICY);
+		sha256hex(atext->data, atext->len, m->admin.sha256);
+		rc = parseadmin(&m->admin, ay);
+	}
+	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
+	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadyaml(m, cfgpath, cy, ctext, e)) == 0) {
+		*havecfg = 1;
+		cy->errs = &m->errors;
+		m->userconfig = xstrdup(cfgpath);
+		m->cfg = cy;
+		rc = parseconfig(m, cy);
+	}
+	free(cfgpath);
+	if (rc < 0 && !m->errors.n && !e->msg[0])
+		errc(e, ERR_INPUT, "cannot read the configuration layers");
+	return rc;
+}
+
+int manifestlayers(struct manifest *m, struct err *e)
+{
+	struct ydoc ay = {0}, cy = {0};
+	struct buf atext = {0}, ctext = {0};
+	int haveadmin = 0, havecfg = 0;
+	memset(m, 0, sizeof *m);
+	defaults(m);
+	int rc = loadlayers(m, &ay, &atext, &haveadmin, &cy, &ctext, &havecfg, e);
+	yaml_node_t *mn = rc >= 0 && havecfg && yroot(&cy) ? yget(&cy, yroot(&cy), "models") : NULL;
+	struct ypair p;
+	for (size_t i = 0; mn && mn->type == YAML_MAPPING_NODE && yeach(&cy, mn, i, &p); i++) {
+		m->models = xrealloc(m->models, (m->nmodels + 1) * sizeof *m->models);
+		struct model *md = &m->models[m->nmodels++];
+		memset(md, 0, sizeof *md);
+		if (parsemodel(m, &cy, p.key, p.val, md, e) < 0)
+			rc = -1;
+	}
+	m->cfg = NULL;
+	if (haveadmin)
+		yfree(&ay);
+	if (havecfg)
+		yfree(&cy);
+	buffree(&atext);
+	buffree(&ctext);
+	if (m->errors.n) {
+		manifestsorterrors(m);
+		snprintf(e->msg, sizeof e->msg, "%s", m->errors.v[0]);
+		rc = -1;
+	}
+	if (rc < 0)
+		e->kind = ERR_INPUT;
+	return rc < 0 ? -1 : 0;
+}
+
 int manifestloadopts(struct manifest *m, const char *path, const struct loadopts *o, struct err *e)
 {
 	const struct strv *sets = o->sets;
@@ -1572,14 +1876,39 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 	m->path = xstrdup(path);
 	m->dir = dirname_dup(path);
 	defaults(m);
-	if (loadyaml(m, path, &y, &text, e) < 0) {
+	struct ydoc ay = {0}, cy = {0};
+	struct buf atext = {0}, ctext = {0};
+	int haveadmin = 0, havecfg = 0;
+	int rc = loadlayers(m, &ay, &atext, &haveadmin, &cy, &ctext, &havecfg, e);
+	if (rc >= 0 && loadyaml(m, path, &y, &text, e) < 0)
+		rc = -2;
+	if (rc < 0) {
+		if (haveadmin)
+			yfree(&ay);
+		if (havecfg)
+			yfree(&cy);
+		m->cfg = NULL;
+		buffree(&atext);
+		buffree(&ctext);
 		buffree(&text);
+		if (m->errors.n) {
+			manifestsorterrors(m);
+			snprintf(e->msg, sizeof e->msg, "%s", m->errors.v[0]);
+		}
+		e->kind = ERR_INPUT;
 		return -1;
 	}
 	y.errs = &m->errors;
 	m->wsroot = o->wsroot;
-	int rc = parse(m, &y, o->workspace, e);
+	rc = parse(m, &y, o->workspace, e);
 	m->wsroot = NULL;
+	m->cfg = NULL;
+	if (havecfg)
+		yfree(&cy);
+	if (haveadmin)
+		yfree(&ay);
+	buffree(&ctext);
+	buffree(&atext);
 	/* room for the members of every matrix from a job's output, and the document to make them from */
 	size_t pending = 0;
 	for (size_t i = 0; i < m->njobs; i++)
@@ -1763,6 +2092,9 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 
 void manifestfree(struct manifest *m)
 {
+	adminfree(&m->admin);
+	free(m->userconfig);
+	free(m->userout);
 	for (size_t i = 0; i < m->nmodels; i++)
 		modelfree(&m->models[i]);
 	free(m->models);

@@ -37,6 +37,7 @@ struct rule {
 	enum decision decision;
 	struct pos pos;
 	const char *preset; /* the preset this rule comes from ("read-only"), static, or NULL */
+	int admin;          /* from the admin policy (its number there), 0 = the manifest's own */
 };
 
 struct approval {
@@ -195,6 +196,22 @@ struct mcpserver {
 	struct pos pos;
 };
 
+/* The admin policy (/etc/nightshift/policy.yaml, manifest/layers.h): joined to every manifest,
+ * weakened by none. */
+struct adminpolicy {
+	char *path;          /* the file read, or NULL when there is none */
+	char sha256[65];     /* of its bytes */
+	struct approval approval; /* its rules join every worker's (strictest wins) */
+	int def;             /* its approval.default when written (the stricter default wins), else -1 */
+	double max_cost, budget_cost; /* caps; 0 = none */
+	int64_t max_tokens;
+	int max_turns;
+	unsigned backends;   /* 1 << BACKEND_X for each backend allowed; 0 = any */
+	int network;         /* the most network allowed: -1 any, 0 none, 1 the allow list below, 2 host */
+	struct sandboxconf net; /* its allow list, when network is 1 */
+	struct strv protect; /* paths no step may change, added to every sandbox's */
+};
+
 struct manifest {
 	char *path;      /* as given */
 	char *dir;       /* directory holding it */
@@ -222,6 +239,10 @@ struct manifest {
 	                     * make, so that expanding one moves no job */
 	struct ydoc *later; /* with a pending matrix: the document, read again by manifestexpand */
 	char *laterwsroot;  /* and loadopts.wsroot */
+	char *userconfig;   /* the user's defaults file read (manifest/layers.h), or NULL */
+	char *userout;      /* its out: (absolute), or NULL */
+	struct ydoc *cfg;   /* while loading: the user's defaults, for models the manifest lacks */
+	struct adminpolicy admin;
 };
 
 /* Load and check a manifest; on error e->msg is "file:line:col: message" and e->code 2. */
@@ -239,6 +260,9 @@ struct loadopts {
 #define WSDEFAULT "default"
 /* The same with every option. */
 int manifestloadopts(struct manifest *m, const char *path, const struct loadopts *o, struct err *e);
+/* Only the layers under any manifest (manifest/layers.h): the admin policy into m->admin, the
+ * user's defaults into m's sandbox, userout and models; 0, or -1 with e (ERR_INPUT). */
+int manifestlayers(struct manifest *m, struct err *e);
 /* Deep-copy a sandbox configuration (dst is overwritten, not freed). */
 void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src);
 void sandboxfree(struct sandboxconf *s);

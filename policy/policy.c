@@ -158,7 +158,10 @@ static void clip(char *dst, size_t cap, const char *s)
 
 static void rulename(char *dst, size_t cap, const struct approval *a, int k)
 {
-	if (a->rules[k].preset && a->rules[k].pos.line > 0)
+	if (a->rules[k].admin) /* the admin policy's: named by its own number and file */
+		snprintf(dst, cap, "admin rule %d (%s:%d)", a->rules[k].admin,
+		         a->rules[k].pos.file ? a->rules[k].pos.file : "admin policy", a->rules[k].pos.line);
+	else if (a->rules[k].preset && a->rules[k].pos.line > 0)
 		snprintf(dst, cap, "rule %d (line %d, preset %s)", k + 1, a->rules[k].pos.line, a->rules[k].preset);
 	else if (a->rules[k].preset)
 		snprintf(dst, cap, "rule %d (preset %s)", k + 1, a->rules[k].preset);

@@ -68,7 +68,7 @@ static int checktools(const struct worker *w, struct err *e)
 {
 	for (size_t k = 0; k < w->approval.nrules; k++) {
 		const struct rule *r = &w->approval.rules[k];
-		if (toolexists(w, r->tool))
+		if (r->admin || toolexists(w, r->tool)) /* the admin's rules are for every worker, whatever it has */
 			continue;
 		struct buf has = {0};
 		const char *name;

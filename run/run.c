@@ -132,6 +132,20 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	cJSON_AddStringToObject(mj, "sha256", hex);
 	if (m->name)
 		cJSON_AddStringToObject(mj, "name", m->name);
+	if (m->admin.path || m->userconfig) { /* the layers of configuration in force, copied in manifest/ */
+		cJSON *lj = cJSON_AddObjectToObject(r, "layers");
+		if (m->admin.path) {
+			cJSON *aj = cJSON_AddObjectToObject(lj, "admin_policy");
+			cJSON_AddStringToObject(aj, "path", m->admin.path);
+			cJSON_AddStringToObject(aj, "sha256", m->admin.sha256);
+			cJSON_AddStringToObject(aj, "copy", "manifest/" RUNADMINPOLICY);
+		}
+		if (m->userconfig) {
+			cJSON *uj = cJSON_AddObjectToObject(lj, "user_config");
+			cJSON_AddStringToObject(uj, "path", m->userconfig);
+			cJSON_AddStringToObject(uj, "copy", "manifest/" RUNUSERCONFIG);
+		}
+	}
 	cJSON_AddStringToObject(r, "workspace", rs->nws == 1 ? rs->ws[0].path : m->workspace);
 	if (rs->perws || rs->nws > 1 || (rs->nws == 1 && strcmp(rs->ws[0].name, WSDEFAULT) != 0)) {
 		cJSON *wj = cJSON_AddObjectToObject(r, "workspaces");

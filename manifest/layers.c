@@ -1,0 +1,57 @@
+/* layers: where a user's defaults and the admin policy are, and whether the policy is trusted. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "layers.h"
+
+char *layersuserpath(void)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	if (x && *x == '/')
+		return xasprintf("%s/nightshift/config.yaml", x);
+	if (h && *h)
+		return xasprintf("%s/.config/nightshift/config.yaml", h);
+	return NULL;
+}
+
+/* One component of the admin policy's path: owned by root, not writable by group or others. */
+static int trusted(const char *p, const struct stat *st, const char *what, struct err *e)
+{
+	if (st->st_uid != 0)
+		return errc(e, ERR_INPUT, "%s: the admin policy is refused: %s %s is owned by uid %u, not root", ADMINPOLICY,
+		            what, p, (unsigned)st->st_uid);
+	if ((st->st_mode & 022) && !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+		return errc(e, ERR_INPUT, "%s: the admin policy is refused: %s %s is writable by %s (chmod go-w %s)",
+		            ADMINPOLICY, what, p, st->st_mode & 002 ? "anyone" : "its group", p);
+	return 0;
+}
+
+int layersadmincheck(const char *path, struct err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return errc(e, ERR_INPUT, "%s:", path);
+	}
+	if (!S_ISREG(st.st_mode))
+		return errc(e, ERR_INPUT, "%s: the admin policy is refused: not a regular file (a link or other)", path);
+	if (trusted(path, &st, "the file", e) < 0)
+		return -1;
+	/* Every folder above it too: whoever may replace the file decides the policy. */
+	char *dir = xstrdup(path);
+	int rc = 1;
+	for (char *slash; rc > 0 && (slash = strrchr(dir, '/'));) {
+		*slash = 0;
+		const char *d = *dir ? dir : "/";
+		if (stat(d, &st) < 0)
+			rc = errc(e, ERR_INPUT, "%s:", d);
+		else if (trusted(d, &st, "its folder", e) < 0)
+			rc = -1;
+		if (!*dir)
+			break;
+	}
+	free(dir);
+	return rc;
+}
