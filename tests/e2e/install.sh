@@ -19,7 +19,7 @@ check "zsh completion installed" test -f "$P/share/zsh/vendor-completions/_night
 cp -R "$P/share/doc/nightshift/examples/hello" "$T/hello"
 "$P/bin/nightshift" run "$T/hello/nightshift.yaml" --quiet >"$T/run.out" 2>"$T/run.err"
 expect_rc "installed binary runs the example" 0 $?
-check "its run directory verifies" "$P/bin/nightshift" audit "$(cat "$T/run.out")" --verify >/dev/null
+check "its run directory verifies" "$P/bin/nightshift" audit "$(cat "$T/run.out")" --verify >/dev/null 2>&1
 # The man page renders and holds every subcommand's --help.
 man -l "$P/share/man/man1/nightshift.1.gz" >"$T/man.txt" 2>"$T/man.err" </dev/null
 expect_rc "man -l renders the page" 0 $?
@@ -30,7 +30,7 @@ done
 expect_grep "man page has run's --sign text" "unencrypted Ed25519 private key" "$T/man.txt"
 # The completion loads in bash and completes subcommands, flags and a manifest's job ids.
 comp() { PATH="$P/bin:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _nightshift; echo "${COMPREPLY[*]}"' _ "$P/share/bash-completion/completions/nightshift" "$@"; }
-expect_eq "completes subcommands" "restore replay report" "$(comp nightshift re | tr ' ' '\n' | sort -r | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "completes subcommands" "replay report restore" "$(comp nightshift re | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "completes a subcommand's flags" "--verify" "$(comp nightshift audit x --ver)"
 expect_eq "completes job ids after --job" "hello" "$(comp nightshift run "$T/hello/nightshift.yaml" --job '')"
 make -s uninstall PREFIX="$P" >/dev/null 2>&1

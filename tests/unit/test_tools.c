@@ -199,6 +199,23 @@ int main(void)
 	s = utf8clean("a\0b", 3);
 	okstr(s, "a\xef\xbf\xbd" "b", "NUL replaced");
 	free(s);
+	/* The eight-byte ASCII path: a NUL or a high byte at each place of a block, a sequence across
+	 * blocks, a bad byte last. */
+	for (int at = 0; at < 16; at++) {
+		char in[24], want[40];
+		memset(in, 'x', sizeof in);
+		in[at] = 0;
+		memcpy(want, in, (size_t)at);
+		memcpy(want + at, "\xef\xbf\xbd", 3);
+		memset(want + at + 3, 'x', sizeof in - at - 1);
+		want[sizeof in + 2] = 0;
+		s = utf8clean(in, sizeof in);
+		ok(strcmp(s, want) == 0, "NUL at %d of 24 ASCII bytes replaced", at);
+		free(s);
+	}
+	s = utf8clean("abcdefg\xc3\xa9hijklmnopq\xff", 20);
+	okstr(s, "abcdefg\xc3\xa9hijklmnopq\xef\xbf\xbd", "a sequence across blocks kept, a bad last byte replaced");
+	free(s);
 
 	close(wsfd);
 	char *rm = xasprintf("rm -rf %s", dir);
