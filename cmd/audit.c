@@ -180,6 +180,15 @@ static void runsummary(const char *run)
 	{
 		termprintf(stdout, "  %s  %s: %s\n", jsonstr(x, "layer", "?"), jsonstr(x, "path", "?"), jsonstr(x, "reason", "?"));
 	}
+	/* The layers of configuration the run was under (docs/install.md). */
+	const cJSON *layers = cJSON_GetObjectItemCaseSensitive(r, "layers");
+	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(layers, "admin_policy");
+	const cJSON *uc = cJSON_GetObjectItemCaseSensitive(layers, "user_config");
+	if (ap)
+		termprintf(stdout, "admin policy: %s, sha256 %s (copy: %s)\n", jsonstr(ap, "path", "?"),
+		           jsonstr(ap, "sha256", "?"), jsonstr(ap, "copy", "?"));
+	if (uc)
+		termprintf(stdout, "user defaults: %s (copy: %s)\n", jsonstr(uc, "path", "?"), jsonstr(uc, "copy", "?"));
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r, "cost"), *bc = cJSON_GetObjectItemCaseSensitive(r, "budget_cost");
 	if (cJSON_IsNumber(cost) && isfinite(cost->valuedouble) && cost->valuedouble < 1e12 &&
 	    (cost->valuedouble > 0 || cJSON_IsNumber(bc))) {

@@ -75,6 +75,7 @@ check "the run keeps a copy of the policy" cmp -s "$A/policy.yaml" "$run/manifes
 expect_rc "the run verifies" 0 $?
 "$NS" audit "$run" >"$T/audit.out" 2>&1
 expect_grep "audit shows the admin rule that aborted" "admin rule 1" "$T/audit.out"
+expect_grep "audit shows the admin policy in force" "^admin policy: /etc/nightshift/policy.yaml, sha256 $want" "$T/audit.out"
 # The copy changed, SHA256SUMS made to agree: run.json (sealed in the run's chain) still disagrees.
 cp -r "$run" "$T/forged"
 echo "approval: { rules: [] }" >"$T/forged/manifest/layers/admin-policy.yaml"
