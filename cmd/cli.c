@@ -68,9 +68,17 @@ int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct e
 			*dir = NULL;
 			return errc(e, ERR_INPUT, "%s: not a run directory (no run.json, SHA256SUMS or jobs/ folder)", arg);
 		}
-		return 0;
+	} else if (snapunpack(arg, maxunpack, tmp, dir, e) < 0) {
+		return -1;
 	}
-	return snapunpack(arg, maxunpack, tmp, dir, e);
+	/* Readers of a run (audit, diff, report, restore, export, replay) follow no link in it and
+	 * open no fifo or device: a run directory that holds one is refused as verification refuses it. */
+	if (rundirshape(*dir, ERR_VERIFY, e) < 0) {
+		runclose(*dir, *tmp);
+		*dir = *tmp = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max)
