@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include "sign.h"
@@ -524,4 +525,28 @@ int runsigcheck(const char *dir, const char *allowed, char **who, struct err *e)
 	free(sums);
 	free(sigp);
 	return rc;
+}
+
+int runsigsource(const char *dir, const char *allowed, int signing, enum errkind bad, char **who, struct err *e)
+{
+	char *sigp = pathjoin(dir, "SHA256SUMS.sig");
+	struct stat st;
+	int signedrun = lstat(sigp, &st) == 0;
+	free(sigp);
+	*who = NULL;
+	if (signedrun && allowed) {
+		if (runsigcheck(dir, allowed, who, e) == 0)
+			return 0;
+		if (e->kind != ERR_INPUT)
+			e->kind = bad;
+		return errctx(e, "%s: its signature does not verify with %s", dir, allowed);
+	}
+	if (signedrun && signing)
+		return errc(e, ERR_INPUT, "%s is signed (SHA256SUMS.sig), and nothing was given to check its signature: the "
+		                          "new run would be signed over what was never verified; give --allowed-signers FILE",
+		            dir);
+	if (!signedrun && allowed)
+		return errc(e, bad, "%s is not signed, and --allowed-signers %s asks for signed runs (a signature removed "
+		                    "is how a forgery would pass)", dir, allowed);
+	return signedrun;
 }

@@ -22,4 +22,13 @@ int runsign(const char *dir, const struct signkey *k, struct err *e);
 /* Check dir/SHA256SUMS.sig against dir/SHA256SUMS and the allowed_signers file; *who as sshverify. */
 int runsigcheck(const char *dir, const char *allowed, char **who, struct err *e);
 
+/* Whether a run that carries the run at dir (merge, run --resume, run --from) may go on, given the
+ * allowed_signers file of --allowed-signers (or NULL) and whether the new run is to be signed:
+ * - dir signed, allowed given: its signature must verify (else -1, of kind bad); *who the signer;
+ * - dir signed, no allowed, signing: -1 (ERR_INPUT): a signature over what was never checked;
+ * - dir not signed, allowed given: -1 (of kind bad): a signature removed is a forgery's first step;
+ * - dir not signed, no allowed: 0, signed or not (the new signature vouches for these bytes only).
+ * Returns 1 when dir is signed and nothing checked it (no allowed, not signing), else 0. */
+int runsigsource(const char *dir, const char *allowed, int signing, enum errkind bad, char **who, struct err *e);
+
 #endif
