@@ -3,6 +3,7 @@
 #ifndef NS_SIGN_H
 #define NS_SIGN_H
 
+#include "../util/secrets.h"
 #include "../util/util.h"
 
 /* The namespace of every signature nightshift makes or accepts. */
@@ -13,6 +14,9 @@ struct signkey;
 /* Read an unencrypted OpenSSH Ed25519 private key (openssh-key-v1) from path into *k. Code 2 when
  * the file is not one (encrypted, another key type, damaged); the message never quotes the key. */
 int signkeyload(const char *path, struct signkey **k, struct err *e);
+/* Add the key file's bytes to s as secrets: its body between the armor lines, each base64 line
+ * of it, and the lines joined (k may be NULL). */
+void signkeysecrets(const struct signkey *k, struct secrets *s);
 /* Wipe and free a key (NULL is fine). */
 void signkeyfree(struct signkey *k);
 

@@ -8,6 +8,7 @@
 #include "../artifacts/sign.h"
 #include "../snapshot/snapshot.h"
 #include "../policy/rulecheck.h"
+#include "../run/keyreach.h"
 #include "../run/run.h"
 #include "cmd.h"
 #include "gha.h"
@@ -157,7 +158,7 @@ int loadorsay(struct manifest *m, const char *path, const struct strv *sets)
 	return report(&e);
 }
 
-int signkeyopt(const char *cmd, const char *path, const char *workspace, struct signkey **k)
+int signkeyopt(const char *cmd, const char *path, const struct manifest *m, struct signkey **k)
 {
 	const char *env = getenv("NIGHTSHIFT_SIGNING_KEY");
 	*k = NULL;
@@ -165,15 +166,9 @@ int signkeyopt(const char *cmd, const char *path, const char *workspace, struct 
 		path = env;
 	if (!path)
 		return EXIT_OK;
-	char *real = realpath(path, NULL), *ws = workspace ? realpath(workspace, NULL) : NULL;
-	size_t wl = ws ? strlen(ws) : 0;
-	int inside = real && ws && strncmp(real, ws, wl) == 0 && (real[wl] == '/' || !real[wl] || wl == 1);
-	free(real);
-	free(ws);
-	if (inside)
-		return usage(cmd, "signing key %s: it lies in the workspace, which snapshots copy into the run; keep it "
-		                  "outside", path);
 	struct err e = {0};
+	if (m && keyreach(m, path, &e) < 0)
+		return usage(cmd, "%s", e.msg);
 	if (signkeyload(path, k, &e) < 0)
 		return usage(cmd, "%s", e.msg);
 	return EXIT_OK;

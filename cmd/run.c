@@ -252,7 +252,7 @@ int cmdrun(int argc, char **argv)
 		}
 		break; /* one try tells for all: the machine is the same */
 	}
-	if ((rc = signkeyopt("run", signpath, m.workspace, &key)) != EXIT_OK) {
+	if ((rc = signkeyopt("run", signpath, &m, &key)) != EXIT_OK) {
 		manifestfree(&m);
 		goto done;
 	}

@@ -727,6 +727,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		goto out;
 	secretsenv(&sec, &m->secrets);
 	mcpsecrets(m, &sec); /* values MCP headers take from ${{ env.X }} */
+	signkeysecrets(o->sign, &sec); /* the signing key's bytes, should a step reach them after all */
 	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
 	for (size_t i = 0; i < m->nmodels; i++) {
 		const struct model *md = &m->models[i];
