@@ -16,6 +16,7 @@
 #include "calls.h"
 #include "changes.h"
 #include "events.h"
+#include "rundir.h"
 #include "runjson.h"
 #include "../snapshot/snapshot.h"
 
@@ -149,6 +150,7 @@ static char *cleanpath(const char *p)
 
 struct reader {
 	struct archive *a;
+	int fd;          /* the layer, opened beneath its folder through no link */
 	struct bound *b; /* what reading the chain may take */
 	int64_t seen;    /* decompressed bytes counted against b so far */
 };
@@ -171,16 +173,28 @@ static int readerentry(struct reader *r, struct archive_entry *en, const char *p
 	return readerbound(r, e);
 }
 
+static void closelayer(struct reader *r)
+{
+	archive_read_free(r->a);
+	close(r->fd);
+}
+
 static int openlayer(struct reader *r, const char *file, struct bound *b, struct err *e)
 {
 	r->b = b;
 	r->seen = 0;
+	const char *slash = strrchr(file, '/');
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - file), file) : xstrdup(".");
+	r->fd = rundiropen(dir, slash ? slash + 1 : file, e);
+	free(dir);
+	if (r->fd < 0)
+		return -1;
 	r->a = archive_read_new();
 	archive_read_support_format_tar(r->a);
 	archive_read_support_filter_zstd(r->a);
-	if (archive_read_open_filename(r->a, file, 1 << 16) != ARCHIVE_OK) {
+	if (archive_read_open_fd(r->a, r->fd, 1 << 16) != ARCHIVE_OK) {
 		errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r->a));
-		archive_read_free(r->a);
+		closelayer(r);
 		return -1;
 	}
 	return 0;
@@ -199,7 +213,7 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 		struct archive_entry *en;
 		while ((rc = archive_read_next_header(r.a, &en)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
 			if (readerentry(&r, en, archive_entry_pathname(en), e) < 0) {
-				archive_read_free(r.a);
+				closelayer(&r);
 				return errctx(e, "layer %s/%s", dir, names->v[i]);
 			}
 			char *p = cleanpath(archive_entry_pathname(en));
@@ -215,7 +229,7 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 		int bad = rc != ARCHIVE_EOF;
 		if (bad)
 			errc(e, ERR_VERIFY, "%s: %s", names->v[i], archive_error_string(r.a));
-		archive_read_free(r.a);
+		closelayer(&r);
 		if (bad)
 			return -1;
 	}
@@ -434,7 +448,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r.a));
 	else if (*full && l)
 		rebase(t, gen, l);
-	archive_read_free(r.a);
+	closelayer(&r);
 	return bad ? -1 : 0;
 }
 

@@ -200,7 +200,7 @@ struct evreader {
 int evropen(struct evreader **rp, const char *path, struct err *e)
 {
 	struct zstr *z;
-	if (zstropen(&z, path, ZSTR_CUT, e) < 0)
+	if (zstropen(&z, path, ZSTR_CUT | ZSTR_NOFOLLOW, e) < 0)
 		return -1;
 	struct evreader *r = xcalloc(1, sizeof *r);
 	r->z = z;

@@ -17,6 +17,7 @@
 #include "merge.h"
 #include "rundir.h"
 #include "runjson.h"
+#include "sign.h"
 #include "verify.h"
 #include "../util/copy.h"
 
@@ -36,9 +37,14 @@ static int rmone(const char *path, const struct stat *st, int flag, struct FTW *
 	return 0;
 }
 
-/* The run at dir must be finished and pass verification. */
-static int checkshard(const char *dir, struct err *e)
+/* The run at dir must be signed as o asks, finished, and pass verification. */
+static int checkshard(const char *dir, const struct mergeopts *o, struct err *e)
 {
+	char *who = NULL;
+	int rc = runsigsource(dir, o ? o->allowed : NULL, o && o->signing, ERR_VERIFY, &who, e);
+	free(who);
+	if (rc < 0)
+		return errctx(e, "cannot merge");
 	return runverified(dir, ERR_VERIFY, e) < 0 ? errctx(e, "cannot merge") : 0;
 }
 
@@ -111,7 +117,7 @@ static int copyjob(const char *shard, const char *merged, const char *job, struc
 	return rc;
 }
 
-int runmerge(const struct strv *runs, const char *outdir, char **merged, struct err *e)
+int runmerge(const struct strv *runs, const char *outdir, const struct mergeopts *mo, char **merged, struct err *e)
 {
 	size_t n = runs->n;
 	if (n == 0)
@@ -123,7 +129,7 @@ int runmerge(const struct strv *runs, const char *outdir, char **merged, struct 
 	int rc = -1, code = 0, worst = 0, indexed = 1;
 	for (size_t i = 0; i < n; i++) {
 		s[i].dir = runs->v[i];
-		if (checkshard(s[i].dir, e) < 0)
+		if (checkshard(s[i].dir, mo, e) < 0)
 			goto done;
 		if (!(s[i].run = runjsonread(s[i].dir, e))) {
 			e->kind = ERR_VERIFY;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "rundir.h"
+#include "../snapshot/scan.h"
 
 int rundircreate(struct rundir *r, const char *outdir, struct err *e)
 {
@@ -116,8 +117,16 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Collect every regular file below dir (relative paths with prefix). */
-static int walk(const char *root, const char *rel, struct strv *out, struct err *e)
+/* What an entry that is neither a regular file nor a folder is. */
+static const char *oddkind(mode_t m)
+{
+	return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a named pipe (fifo)" : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "not a regular file";
+}
+
+/* Collect every regular file below dir (relative paths with prefix) into out, and every other
+ * entry that is not a folder into odd ("REL: what it is"), when odd is given. Never follows a link. */
+static int walk(const char *root, const char *rel, struct strv *out, struct strv *odd, struct err *e)
 {
 	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
 	DIR *d = opendir(dir);
@@ -135,10 +144,16 @@ static int walk(const char *root, const char *rel, struct strv *out, struct err 
 		char *full = pathjoin(root, r);
 		struct stat st;
 		if (lstat(full, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				rc = walk(root, r, out, e);
-			else if (S_ISREG(st.st_mode) && strcmp(r, "SHA256SUMS") != 0 && strcmp(r, "SHA256SUMS.sig") != 0)
-				strvadd(out, r);
+			if (S_ISDIR(st.st_mode)) {
+				rc = walk(root, r, out, odd, e);
+			} else if (S_ISREG(st.st_mode)) {
+				if (out && strcmp(r, "SHA256SUMS") != 0 && strcmp(r, "SHA256SUMS.sig") != 0)
+					strvadd(out, r);
+			} else if (odd) {
+				char *line = xasprintf("%s: %s", r, oddkind(st.st_mode));
+				strvadd(odd, line);
+				free(line);
+			}
 		}
 		free(full);
 		free(r);
@@ -150,7 +165,7 @@ static int walk(const char *root, const char *rel, struct strv *out, struct err 
 
 int rundirfiles(const char *dir, struct strv *files, struct err *e)
 {
-	int rc = walk(dir, "", files, e);
+	int rc = walk(dir, "", files, NULL, e);
 	if (rc == 0 && files->n)
 		qsort(files->v, files->n, sizeof *files->v, cmpstr);
 	return rc;
@@ -177,6 +192,63 @@ int rundirsums(struct rundir *r, struct err *e)
 	}
 	strvfree(&files);
 	buffree(&sums);
+	return rc;
+}
+
+int rundirodd(const char *dir, struct strv *odd, struct err *e)
+{
+	int rc = walk(dir, "", NULL, odd, e);
+	if (rc == 0 && odd->n)
+		qsort(odd->v, odd->n, sizeof *odd->v, cmpstr);
+	return rc;
+}
+
+int rundirshape(const char *dir, enum errkind kind, struct err *e)
+{
+	struct strv odd = {0};
+	struct err we = {0};
+	int rc = 0;
+	if (rundirodd(dir, &odd, &we) < 0)
+		rc = errc(e, kind, "%s: %s", dir, we.msg);
+	else if (odd.n)
+		rc = errc(e, kind, "%s: %s%s; a run directory holds only regular files and folders, and nightshift reads "
+		                   "nothing else in one (audit --verify refuses it)", dir, odd.v[0],
+		          odd.n > 1 ? " (and more)" : "");
+	strvfree(&odd);
+	return rc;
+}
+
+int rundiropen(const char *dir, const char *rel, struct err *e)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errf(e, "%s:", dir);
+	int fd = openbeneath(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	int saved = errno;
+	close(dfd);
+	struct stat st;
+	if (fd < 0) {
+		errno = saved;
+		return saved == ELOOP || saved == EXDEV ? errc(e, ERR_VERIFY, "%s: reached through a symbolic link", rel)
+		                                        : errf(e, "%s:", rel);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errc(e, ERR_VERIFY, "%s: %s", rel, oddkind(st.st_mode));
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int rundirsha(const char *dir, const char *rel, char out[65], struct err *e)
+{
+	int fd = rundiropen(dir, rel, e);
+	if (fd < 0)
+		return -1;
+	int rc = sha256fd(fd, out, e) < 0 ? errctx(e, "%s", rel) : 0;
+	close(fd);
 	return rc;
 }
 

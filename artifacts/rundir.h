@@ -22,6 +22,17 @@ char *rundirjob(struct rundir *r, const char *job, struct err *e);
 /* Every regular file under dir but SHA256SUMS and SHA256SUMS.sig (at its top), as paths relative
  * to it, sorted by bytes. */
 int rundirfiles(const char *dir, struct strv *files, struct err *e);
+/* Every entry under dir that is neither a regular file nor a folder (a symbolic link, a fifo, a
+ * socket, a device), as "REL: what it is", sorted; links are not followed. */
+int rundirodd(const char *dir, struct strv *odd, struct err *e);
+/* 0 when dir holds only regular files and folders; else -1, e (of kind) naming the first other. */
+int rundirshape(const char *dir, enum errkind kind, struct err *e);
+/* A descriptor of the regular file rel beneath the run directory dir, reached through no symbolic
+ * link (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS); -1 (ERR_VERIFY for a link, a fifo, a device...)
+ * otherwise. Never waits on a fifo. The caller closes it. */
+int rundiropen(const char *dir, const char *rel, struct err *e);
+/* The SHA-256 of rel beneath dir, opened as rundiropen does. */
+int rundirsha(const char *dir, const char *rel, char out[65], struct err *e);
 /* Write RUN/SHA256SUMS for every file under RUN, sorted by path, atomically. */
 int rundirsums(struct rundir *r, struct err *e);
 /* True when dir holds run.json, SHA256SUMS or a jobs/ folder: a run, finished or not. */

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include "sign.h"
 
 struct signkey {
 	unsigned char seed[32], pk[32];
+	struct strv text; /* the file's body, each base64 line of it, the lines joined: masked in a run */
 };
 
 static const char keybegin[] = "-----BEGIN OPENSSH PRIVATE KEY-----", keyend[] = "-----END OPENSSH PRIVATE KEY-----";
@@ -119,6 +121,55 @@ static int unarmor(const char *text, size_t len, const char *begin, const char *
 
 /* --- keys --- */
 
+/* What of the key file a run must never show: its body (the text between the armor lines, which
+ * are the same in every key and stay readable), each base64 line of it, and the lines joined. */
+static void keytext(struct signkey *k, const char *text, size_t len)
+{
+	struct buf joined = {0};
+	const char *b = memmem(text, len, keybegin, strlen(keybegin));
+	const char *end = b ? memmem(b, len - (size_t)(b - text), keyend, strlen(keyend)) : NULL;
+	if (!b || !end)
+		return;
+	b += strlen(keybegin);
+	while (b < end && (*b == '\n' || *b == '\r'))
+		b++;
+	const char *stop = end;
+	while (stop > b && (stop[-1] == '\n' || stop[-1] == '\r'))
+		stop--;
+	for (const char *p = b; p < stop;) {
+		const char *nl = memchr(p, '\n', (size_t)(stop - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(stop - p);
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n >= 8) {
+			char *line = xasprintf("%.*s", (int)n, p);
+			strvadd(&k->text, line);
+			OPENSSL_cleanse(line, n);
+			free(line);
+		}
+		bufadd(&joined, p, n);
+		p = nl ? nl + 1 : stop;
+	}
+	if (stop > b) {
+		char *body = xasprintf("%.*s", (int)(stop - b), b);
+		strvadd(&k->text, body);
+		OPENSSL_cleanse(body, strlen(body));
+		free(body);
+	}
+	if (joined.len) {
+		bufputc(&joined, 0);
+		strvadd(&k->text, joined.data);
+		OPENSSL_cleanse(joined.data, joined.len);
+	}
+	buffree(&joined);
+}
+
+void signkeysecrets(const struct signkey *k, struct secrets *s)
+{
+	for (size_t i = 0; k && i < k->text.n; i++)
+		secretsadd(s, "signing key", k->text.v[i]);
+}
+
 int signkeyload(const char *path, struct signkey **kp, struct err *e)
 {
 	struct buf text = {0}, blob = {0};
@@ -171,6 +222,7 @@ int signkeyload(const char *path, struct signkey **kp, struct err *e)
 				    memcmp(derived, k->pk, 32) != 0)
 					rc = errc(e, ERR_INPUT, "signing key %s: its public half does not match its private half", path);
 				EVP_PKEY_free(key);
+				keytext(k, text.data, text.len);
 			}
 		}
 	}
@@ -192,6 +244,9 @@ void signkeyfree(struct signkey *k)
 {
 	if (!k)
 		return;
+	for (size_t i = 0; i < k->text.n; i++)
+		OPENSSL_cleanse(k->text.v[i], strlen(k->text.v[i]));
+	strvfree(&k->text);
 	OPENSSL_cleanse(k, sizeof *k);
 	free(k);
 }
@@ -524,4 +579,28 @@ int runsigcheck(const char *dir, const char *allowed, char **who, struct err *e)
 	free(sums);
 	free(sigp);
 	return rc;
+}
+
+int runsigsource(const char *dir, const char *allowed, int signing, enum errkind bad, char **who, struct err *e)
+{
+	char *sigp = pathjoin(dir, "SHA256SUMS.sig");
+	struct stat st;
+	int signedrun = lstat(sigp, &st) == 0;
+	free(sigp);
+	*who = NULL;
+	if (signedrun && allowed) {
+		if (runsigcheck(dir, allowed, who, e) == 0)
+			return 0;
+		if (e->kind != ERR_INPUT)
+			e->kind = bad;
+		return errctx(e, "%s: its signature does not verify with %s", dir, allowed);
+	}
+	if (signedrun && signing)
+		return errc(e, ERR_INPUT, "%s is signed (SHA256SUMS.sig), and nothing was given to check its signature: the "
+		                          "new run would be signed over what was never verified; give --allowed-signers FILE",
+		            dir);
+	if (!signedrun && allowed)
+		return errc(e, bad, "%s is not signed, and --allowed-signers %s asks for signed runs (a signature removed "
+		                    "is how a forgery would pass)", dir, allowed);
+	return signedrun;
 }

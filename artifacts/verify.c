@@ -77,13 +77,14 @@ static void checksums(const char *dir, struct verdictrun *v, struct strv *listed
 			verdictproblem(v, "SHA256SUMS:%ld: path %s leaves the run directory", lineno, rel);
 			continue;
 		}
-		char hex[65], *full = pathjoin(dir, rel);
+		char hex[65];
 		struct err e = {0};
-		if (sha256file(full, hex, &e) < 0)
+		if (rundirsha(dir, rel, hex, &e) < 0 && e.kind == ERR_VERIFY)
+			verdictproblem(v, "%s", e.msg);
+		else if (e.msg[0])
 			verdictproblem(v, "%s: listed in SHA256SUMS but missing", rel);
 		else if (memcmp(hex, line, 64) != 0)
 			verdictproblem(v, "%s: digest differs from SHA256SUMS (changed)", rel);
-		free(full);
 		strvadd(listed, rel);
 		v->files++;
 	}
@@ -157,15 +158,14 @@ static void checkchain(const char *dir, const char *rel, const cJSON *info, stru
 		const char *layer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "layer"));
 		const char *digest = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "sha256"));
 		if (strcmp(type, "snapshot") == 0 && layer) {
-			char hex[65], *lp = pathjoin(dir, layer);
+			char hex[65];
 			struct err le = {0};
 			if (strstr(layer, "..") || layer[0] == '/')
 				verdictproblem(v, "%s:%ld: layer path %s leaves the run", rel, n + 1, layer);
-			else if (sha256file(lp, hex, &le) < 0)
-				verdictproblem(v, "%s:%ld: layer %s is missing", rel, n + 1, layer);
+			else if (rundirsha(dir, layer, hex, &le) < 0)
+				verdictproblem(v, "%s:%ld: layer %s is %s", rel, n + 1, layer, le.kind == ERR_VERIFY ? le.msg : "missing");
 			else if (!digest || strcmp(hex, digest) != 0)
 				verdictproblem(v, "%s: digest differs from the one recorded at %s:%ld", layer, rel, n + 1);
-			free(lp);
 			v->layers++;
 			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "incomplete")))
 				verdictgap(v, "%s:%ld: layer %s is incomplete: the job's timeout ran out while it was written", rel, n + 1,
@@ -229,6 +229,18 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 	struct stat st;
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return errc(e, ERR_INPUT, "%s: not a run directory", dir);
+	/* Only regular files and folders: a link or a fifo is refused before anything is read (a
+	 * link would show what it points to as the run's, a fifo would hold the reader forever). */
+	struct strv odd = {0};
+	struct err oe = {0};
+	if (rundirodd(dir, &odd, &oe) < 0)
+		verdictproblem(v, "%s", oe.msg);
+	for (size_t i = 0; i < odd.n; i++)
+		verdictproblem(v, "%s; a run directory holds only regular files and folders", odd.v[i]);
+	size_t nodd = odd.n;
+	strvfree(&odd);
+	if (v->failed || nodd)
+		return 0;
 	checksums(dir, v, &listed);
 	if (!v->incomplete)
 		unlisted(dir, &listed, v);
@@ -332,7 +344,7 @@ void verdictrunfree(struct verdictrun *v)
 /* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
 static void verifyshard(const char *dir, const char *rel, const cJSON *pin, const cJSON *jobs, struct verdictrun *v)
 {
-	char *sub = pathjoin(dir, rel), *sums = pathjoin(sub, "SHA256SUMS"), hex[65];
+	char *sub = pathjoin(dir, rel), *sums = pathjoin(rel, "SHA256SUMS"), hex[65];
 	struct err e = {0};
 	cJSON *sr = runjsonread(sub, &e), *j;
 	if (!sr) {
@@ -366,7 +378,7 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 			verdictrunfree(&sv);
 		}
 	}
-	if (sha256file(sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
+	if (rundirsha(dir, sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
 		verdictproblem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
 	/* Each job the shard ran is at the top, with its status and the same output. */
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(sr, "jobs"))

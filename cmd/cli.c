@@ -8,6 +8,7 @@
 #include "../artifacts/sign.h"
 #include "../snapshot/snapshot.h"
 #include "../policy/rulecheck.h"
+#include "../run/keyreach.h"
 #include "../run/run.h"
 #include "cmd.h"
 #include "gha.h"
@@ -68,9 +69,17 @@ int runopen(const char *arg, int64_t maxunpack, char **dir, char **tmp, struct e
 			*dir = NULL;
 			return errc(e, ERR_INPUT, "%s: not a run directory (no run.json, SHA256SUMS or jobs/ folder)", arg);
 		}
-		return 0;
+	} else if (snapunpack(arg, maxunpack, tmp, dir, e) < 0) {
+		return -1;
 	}
-	return snapunpack(arg, maxunpack, tmp, dir, e);
+	/* Readers of a run (audit, diff, report, restore, export, replay) follow no link in it and
+	 * open no fifo or device: a run directory that holds one is refused as verification refuses it. */
+	if (rundirshape(*dir, ERR_VERIFY, e) < 0) {
+		runclose(*dir, *tmp);
+		*dir = *tmp = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max)
@@ -149,7 +158,7 @@ int loadorsay(struct manifest *m, const char *path, const struct strv *sets)
 	return report(&e);
 }
 
-int signkeyopt(const char *cmd, const char *path, const char *workspace, struct signkey **k)
+int signkeyopt(const char *cmd, const char *path, const struct manifest *m, struct signkey **k)
 {
 	const char *env = getenv("NIGHTSHIFT_SIGNING_KEY");
 	*k = NULL;
@@ -157,15 +166,9 @@ int signkeyopt(const char *cmd, const char *path, const char *workspace, struct 
 		path = env;
 	if (!path)
 		return EXIT_OK;
-	char *real = realpath(path, NULL), *ws = workspace ? realpath(workspace, NULL) : NULL;
-	size_t wl = ws ? strlen(ws) : 0;
-	int inside = real && ws && strncmp(real, ws, wl) == 0 && (real[wl] == '/' || !real[wl] || wl == 1);
-	free(real);
-	free(ws);
-	if (inside)
-		return usage(cmd, "signing key %s: it lies in the workspace, which snapshots copy into the run; keep it "
-		                  "outside", path);
 	struct err e = {0};
+	if (m && keyreach(m, path, &e) < 0)
+		return usage(cmd, "%s", e.msg);
 	if (signkeyload(path, k, &e) < 0)
 		return usage(cmd, "%s", e.msg);
 	return EXIT_OK;

@@ -67,9 +67,9 @@ int flagis(const char *arg, const char *flag);
 const char *flagval(int argc, char **argv, int *i, const char *flag);
 struct signkey;
 /* The signing key of --sign (path may be NULL) or else of NIGHTSHIFT_SIGNING_KEY (the path of one)
- * into *k (NULL when neither is given). A key that cannot be read, or one inside workspace (not
- * NULL), which snapshots would copy, is a usage error: the message is printed, EXIT_USAGE returned. */
-int signkeyopt(const char *cmd, const char *path, const char *workspace, struct signkey **k);
+ * into *k (NULL when neither is given). A key that cannot be read, or, when m is given, one that a
+ * step of m's jobs could read (keyreach), is a usage error: the message is printed, EXIT_USAGE returned. */
+int signkeyopt(const char *cmd, const char *path, const struct manifest *m, struct signkey **k);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
 /* Load a manifest and check its approval rules and examples: -1 with the first mistake (the caller

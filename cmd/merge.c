@@ -9,7 +9,7 @@
 #include "cmd.h"
 
 static const char mergehelp[] =
-	"usage: nightshift merge RUN... --out DIR [--sign KEY]\n"
+	"usage: nightshift merge RUN... --out DIR [--sign KEY] [--allowed-signers FILE]\n"
 	"\n"
 	"Joins the runs of the shards of one manifest (nightshift run --shard I/N) into one new run\n"
 	"directory made in DIR, and prints its path. Each run must pass `audit --verify` and have run\n"
@@ -17,13 +17,17 @@ static const char mergehelp[] =
 	"holds each shard whole under shards/<run-id>/, every job's output and files under jobs/,\n"
 	"a run.json listing the shards and jobs, and SHA256SUMS over everything; with --sign KEY (or\n"
 	"$NIGHTSHIFT_SIGNING_KEY) SHA256SUMS.sig too, as nightshift run --sign writes it.\n"
+	"  --allowed-signers FILE  each run must be signed by a key FILE lists (ssh-keygen's\n"
+	"             allowed_signers format), checked before anything is copied. A signed run is\n"
+	"             re-signed by --sign only when FILE checked it; unsigned runs are signed by\n"
+	"             --sign only when no run is signed and no FILE is given (docs/security.md)\n"
 	"exit codes: 0 every job succeeded, 1 a job failed, 3 a job was aborted (as the unsharded run\n"
 	"            would have); 2 usage error or runs that do not belong together; 4 a run fails\n"
 	"            verification\n";
 
 int cmdmerge(int argc, char **argv)
 {
-	const char *out = NULL, *signpath = NULL;
+	const char *out = NULL, *signpath = NULL, *allowed = NULL;
 	struct strv runs = {0};
 	struct signkey *key = NULL;
 	int rc = EXIT_USAGE;
@@ -44,6 +48,12 @@ int cmdmerge(int argc, char **argv)
 				goto done;
 			}
 			signpath = argv[++i];
+		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
+			if (i + 1 >= argc) {
+				usage("merge", "--allowed-signers needs a file");
+				goto done;
+			}
+			allowed = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			usage("merge", "unknown flag %s", argv[i]);
 			goto done;
@@ -68,7 +78,8 @@ int cmdmerge(int argc, char **argv)
 	privacyapply(deny);
 	char *merged = NULL;
 	struct err e = {0};
-	rc = runmerge(&runs, out, &merged, &e);
+	struct mergeopts mo = {.allowed = allowed, .signing = key != NULL};
+	rc = runmerge(&runs, out, &mo, &merged, &e);
 	if (rc >= 0 && key && runsign(merged, key, &e) < 0)
 		rc = -1;
 	if (rc < 0) {

@@ -21,6 +21,7 @@
 static const char runhelp[] =
 	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
 	"                      [--model NAME=SPEC]... [--sign KEY] [--resume RUN | --from RUN... | --shard I/N]\n"
+	"                      [--allowed-signers FILE]\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
 	"path of the run directory it made on stdout; progress goes to stderr.\n"
@@ -34,6 +35,9 @@ static const char runhelp[] =
 	"              with RUN's inputs unless --set is given; exits by the outcome of the whole\n"
 	"  --sign KEY  sign the run: SHA256SUMS.sig, an OpenSSH signature (namespace nightshift) by the\n"
 	"              unencrypted Ed25519 private key file KEY (default: $NIGHTSHIFT_SIGNING_KEY, a path)\n"
+	"  --allowed-signers FILE  the runs of --resume and --from must be signed by a key FILE lists\n"
+	"              (ssh-keygen's allowed_signers format), checked before anything is taken. With\n"
+	"              --sign, a signed RUN is refused unless FILE checked it (docs/security.md)\n"
 	"  --quiet     no progress on stderr (errors still)\n"
 	"  --fail-on-deny  a call the approval rules deny fails its job (as approval.on_deny: fail)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
@@ -152,6 +156,9 @@ int cmdrun(int argc, char **argv)
 			if (!(v = nextval(argc, argv, &i)))
 				goto done;
 			strvadd(&from, v);
+		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
+			if (!(o.allowed = nextval(argc, argv, &i)))
+				goto done;
 		} else if (strcmp(argv[i], "--resume") == 0) {
 			if (!(o.resume = nextval(argc, argv, &i)))
 				goto done;
@@ -195,6 +202,10 @@ int cmdrun(int argc, char **argv)
 	}
 	if (o.resume && (from.n || o.nshards)) {
 		usage("run", "--resume does not go with %s", from.n ? "--from" : "--shard");
+		goto done;
+	}
+	if (o.allowed && !o.resume && !from.n) {
+		usage("run", "--allowed-signers checks the runs of --resume and --from; give one of them");
 		goto done;
 	}
 	if (o.resume && !sets.n && resumeinputs(o.resume, &sets) < 0)
@@ -241,7 +252,7 @@ int cmdrun(int argc, char **argv)
 		}
 		break; /* one try tells for all: the machine is the same */
 	}
-	if ((rc = signkeyopt("run", signpath, m.workspace, &key)) != EXIT_OK) {
+	if ((rc = signkeyopt("run", signpath, &m, &key)) != EXIT_OK) {
 		manifestfree(&m);
 		goto done;
 	}

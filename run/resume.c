@@ -8,10 +8,13 @@
 #include "../artifacts/runjson.h"
 #include "resume.h"
 
-int resumeload(struct resume *r, const char *dir, const struct manifest *m, struct err *e)
+int resumeload(struct resume *r, const char *dir, const struct manifest *m, const char *allowed, int signing,
+               struct err *e)
 {
 	memset(r, 0, sizeof *r);
 	r->up.flag = "--resume";
+	r->up.allowed = allowed;
+	r->up.signing = signing;
 	if (upstreamload(&r->up, dir, m, e) < 0)
 		return -1;
 	r->dir = xstrdup(dir);

@@ -13,8 +13,10 @@ struct resume {
 	struct upstream up;
 };
 
-/* Load the finished run at dir, which must verify and have run manifest m. */
-int resumeload(struct resume *r, const char *dir, const struct manifest *m, struct err *e);
+/* Load the finished run at dir, which must verify (its signature with allowed, as runsigsource
+ * says for a new run signed or not) and have run manifest m. */
+int resumeload(struct resume *r, const char *dir, const struct manifest *m, const char *allowed, int signing,
+               struct err *e);
 /* taken[i] = 1 (res[i] its status and output) for each job that succeeded in the run and needs no
  * job that runs again; returns how many. */
 int resumeapply(const struct resume *r, const struct manifest *m, struct jobresult *res, int *taken);

@@ -696,11 +696,13 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	struct resume rsm = {0};
 	int *scope = xcalloc(jobroom(m), sizeof *scope), *none = xcalloc(jobroom(m), sizeof *none);
 	struct strv only = {0}; /* --job ids of members of a matrix made during the run, or of that matrix */
+	up.allowed = o->allowed;
+	up.signing = o->sign != NULL;
 	for (size_t i = 0; o->from && i < o->from->n; i++)
 		if (upstreamload(&up, o->from->v[i], m, e) < 0)
 			goto out;
 	upstreamapply(&up, m, res, taken);
-	if (o->resume && (resumeload(&rsm, o->resume, m, e) < 0))
+	if (o->resume && (resumeload(&rsm, o->resume, m, o->allowed, o->sign != NULL, e) < 0))
 		goto out;
 	if (o->resume)
 		resumeapply(&rsm, m, res, taken);
@@ -739,6 +741,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		goto out;
 	secretsenv(&sec, &m->secrets);
 	mcpsecrets(m, &sec); /* values MCP headers take from ${{ env.X }} */
+	signkeysecrets(o->sign, &sec); /* the signing key's bytes, should a step reach them after all */
 	/* API keys are secrets too; known before any job thread starts, so sec is only read after. */
 	for (size_t i = 0; i < m->nmodels; i++) {
 		const struct model *md = &m->models[i];

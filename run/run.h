@@ -19,6 +19,7 @@ struct runopts {
 	const struct signkey *sign;   /* --sign KEY: SHA256SUMS.sig is written with it, or NULL */
 	int fail_on_deny;             /* --fail-on-deny: a denied call fails its job, whatever on_deny says */
 	const char *resume;           /* --resume RUN: its succeeded jobs are carried over, the rest rerun */
+	const char *allowed;          /* --allowed-signers FILE: checks the signatures of --resume and --from runs */
 };
 
 /* How a run ended, from the best to the worst outcome; cmd/ gives each its exit code. */

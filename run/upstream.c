@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../artifacts/runjson.h"
+#include "../artifacts/sign.h"
 #include "../artifacts/verify.h"
 #include "upstream.h"
 
@@ -14,9 +15,15 @@ const struct upjob *upstreamjob(const struct upstream *u, const char *id)
 	return NULL;
 }
 
-/* The run must be whole and untouched: a run cut short or edited is no one's upstream. */
-static int checkrun(const char *dir, const char *flag, struct err *e)
+/* The run must be signed as u asks, whole and untouched: a run cut short, edited or with a
+ * signature that fails is no one's upstream. */
+static int checkrun(const struct upstream *u, const char *dir, const char *flag, struct err *e)
 {
+	char *who = NULL;
+	int rc = runsigsource(dir, u->allowed, u->signing, ERR_INPUT, &who, e);
+	free(who);
+	if (rc < 0)
+		return errctx(e, "%s", flag);
 	if (runverified(dir, ERR_INPUT, e) < 0) {
 		e->kind = ERR_INPUT;
 		return errctx(e, "%s", flag);
@@ -27,7 +34,7 @@ static int checkrun(const char *dir, const char *flag, struct err *e)
 int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e)
 {
 	const char *flag = u->flag ? u->flag : "--from";
-	if (checkrun(dir, flag, e) < 0)
+	if (checkrun(u, dir, flag, e) < 0)
 		return -1;
 	cJSON *r = runjsonread(dir, e), *j;
 	if (!r) {

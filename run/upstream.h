@@ -20,9 +20,12 @@ struct upstream {
 	struct upjob *v;
 	size_t n;
 	const char *flag; /* named in messages: "--from" when NULL, or "--resume" */
+	const char *allowed; /* --allowed-signers: the file that checks each run's signature, or NULL */
+	int signing;      /* the new run is signed (--sign): see runsigsource */
 };
 
-/* Add every job of the finished run at dir: it must pass verification (SHA256SUMS, event chains) and,
+/* Add every job of the finished run at dir: its signature must be as u->allowed and u->signing ask
+ * (runsigsource), it must pass verification (SHA256SUMS, event chains) and,
  * when m is given, have run the same manifest file. A job found in two runs is an error (code 2). */
 int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e);
 /* The job with this id, or NULL. */

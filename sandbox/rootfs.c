@@ -248,6 +248,56 @@ void rootfsadd(struct rootfs *r, enum ropkind kind, const char *src, const char 
 	add(r, kind, src, dst, flags);
 }
 
+/* The rest of path below dir ("" for dir itself, "/x" below it), or NULL when path is not in dir. */
+static const char *below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/' ? path : NULL;
+	if (strncmp(path, dir, n) != 0 || (path[n] && path[n] != '/'))
+		return NULL;
+	return path + n;
+}
+
+int rootfsreads(const struct sbxconf *c, const char *path, char *at, size_t n, struct err *e)
+{
+	struct rootfs r;
+	if (rootfsplan(&r, c, e) < 0)
+		return -1;
+	int shown = 0;
+	for (size_t i = 0; i < r.n && !shown; i++) {
+		const struct rop *o = &r.ops[i];
+		const char *rest = o->kind == R_BIND ? below(path, o->src) : NULL;
+		if (!rest)
+			continue;
+		char *inside = xasprintf("%s%s", strcmp(o->dst, "/") == 0 && *rest ? "" : o->dst, rest);
+		/* What is mounted later over that place decides: a mask, a tmpfs, a file or another bind. */
+		int hidden = 0;
+		for (size_t k = i + 1; k < r.n && !hidden; k++) {
+			const struct rop *q = &r.ops[k];
+			const char *qr = below(inside, q->dst);
+			if (!qr)
+				continue;
+			if (q->kind == R_BIND) {
+				char *host = xasprintf("%s%s", q->src, qr);
+				hidden = strcmp(host, path) != 0;
+				free(host);
+			} else {
+				hidden = 1;
+			}
+		}
+		if (!hidden) {
+			snprintf(at, n, "%s", inside);
+			shown = 1;
+		}
+		free(inside);
+	}
+	rootfsfree(&r);
+	return shown;
+}
+
 void rootfsfree(struct rootfs *r)
 {
 	for (size_t i = 0; i < r->n; i++) {

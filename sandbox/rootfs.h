@@ -29,6 +29,10 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e);
 int rootfsbuild(const struct rootfs *r, struct err *e);
 /* Add one step to a plan, after those rootfsplan made (e.g. a socket bound in). */
 void rootfsadd(struct rootfs *r, enum ropkind kind, const char *src, const char *dst, unsigned flags);
+/* Whether a step in the sandbox c plans could read the host file path (absolute, without symbolic
+ * links): 1 with the sandbox path it has there in at (n bytes), 0 when no mount of the plan shows
+ * it (or one later in the plan hides it), -1 when c cannot be planned (e filled). */
+int rootfsreads(const struct sbxconf *c, const char *path, char *at, size_t n, struct err *e);
 /* Free the plan. */
 void rootfsfree(struct rootfs *r);
 

@@ -1,7 +1,10 @@
 /* sandbox: pick the backend a step's configuration names. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+#include "rootfs.h"
 #include "sandbox.h"
 
 static const struct sbxops *backend(const struct sandboxconf *c)
@@ -20,6 +23,63 @@ int sbxcheck(const struct sandboxconf *c, struct err *e)
 	if (!ops)
 		return errf(e, "unknown sandbox backend");
 	return ops->check ? ops->check(c, e) : 0;
+}
+
+/* Whether path is dir or below it, dir resolved when it exists. */
+static int within(const char *path, const char *dir)
+{
+	char *real = realpath(dir, NULL);
+	const char *d = real ? real : dir;
+	size_t n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		n--;
+	int in = (n == 1 && d[0] == '/') || (strncmp(path, d, n) == 0 && (path[n] == '/' || !path[n]));
+	free(real);
+	return in;
+}
+
+int sbxreads(const struct sandboxconf *c, const char *workspace, const char *path, char *why, size_t n)
+{
+	if (c->backend == BACKEND_NONE) {
+		snprintf(why, n, "sandbox backend none runs steps on this machine as you, with no isolation");
+		return 1;
+	}
+	if (c->backend == BACKEND_NAMESPACE) {
+		char at[4096];
+		struct err e = {0};
+		struct sbxconf sc = {.conf = c, .workspace = workspace};
+		int rc = rootfsreads(&sc, path, at, sizeof at, &e);
+		if (rc > 0)
+			snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);
+		if (rc < 0) {
+			/* a workspace or a mount not there yet: the system folders as an empty workspace shows them */
+			char tmp[] = "/tmp/nightshift-view-XXXXXX";
+			struct sandboxconf bare = *c;
+			bare.nmounts = 0;
+			sc = (struct sbxconf){.conf = &bare, .workspace = tmp};
+			if (mkdtemp(tmp)) {
+				rc = rootfsreads(&sc, path, at, sizeof at, &e);
+				rmdir(tmp);
+			}
+			if (rc > 0)
+				snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);
+			if (rc > 0)
+				return 1;
+		} else {
+			return rc;
+		}
+	}
+	/* docker binds the workspace and the mounts only; an unplanned namespace view counts them too */
+	if (within(path, workspace)) {
+		snprintf(why, n, "it lies in the workspace %s, which steps read and snapshots copy into the run", workspace);
+		return 1;
+	}
+	for (size_t i = 0; i < c->nmounts; i++)
+		if (within(path, c->mounts[i].source)) {
+			snprintf(why, n, "it lies in %s, mounted into every step at %s", c->mounts[i].source, c->mounts[i].target);
+			return 1;
+		}
+	return 0;
 }
 
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e)

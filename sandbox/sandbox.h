@@ -47,6 +47,11 @@ int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e
 /* Is the backend ready for this configuration (docker: the engine answers and has the image)? Runs
    nothing; the error says what is missing. */
 int sbxcheck(const struct sandboxconf *c, struct err *e);
+/* Whether a step in a sandbox of c, with workspace (a host folder) at /workspace, could read the
+ * host file path (absolute, without symbolic links): 1 with why (n bytes: where, or how), 0 when
+ * not. Where the backend's view cannot be planned (a folder missing yet) the workspace and the
+ * mounts' sources count whole. */
+int sbxreads(const struct sandboxconf *c, const char *workspace, const char *path, char *why, size_t n);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
 /* Free the buffers of a result. */

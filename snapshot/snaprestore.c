@@ -81,11 +81,11 @@ static void *aheadrun(void *arg)
 	return NULL;
 }
 
-static int aheadopen(struct ahead **hp, const char *file, struct err *e)
+static int aheadopen(struct ahead **hp, const char *file, int flags, struct err *e)
 {
 	struct ahead *h = xcalloc(1, sizeof *h);
 	*hp = NULL;
-	if (zstropen(&h->z, file, 0, e) < 0) {
+	if (zstropen(&h->z, file, flags, e) < 0) {
 		free(h);
 		return -1;
 	}
@@ -828,7 +828,8 @@ out:
  * reached one name at a time beneath the target without following a symlink. */
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
-	if (aheadopen(&r->h, file, e) < 0)
+	/* a run's layer is read as verification reads it: never through a link */
+	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW : 0, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;

@@ -396,18 +396,25 @@ int sha256file(const char *path, char out[65], struct err *e)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errf(e, "%s:", path);
+	int rc = sha256fd(fd, out, e) < 0 ? errf(e, "read %s:", path) : 0;
+	close(fd);
+	return rc;
+}
+
+int sha256fd(int fd, char out[65], struct err *e)
+{
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
 	static __thread char block[1 << 16];
 	ssize_t n;
-	while ((n = read(fd, block, sizeof block)) > 0)
-		EVP_DigestUpdate(c, block, n);
-	int rc = n < 0 ? errf(e, "read %s:", path) : 0;
+	while ((n = read(fd, block, sizeof block)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			EVP_DigestUpdate(c, block, n);
+	int rc = n < 0 ? errf(e, "read:") : 0;
 	unsigned char md[32];
 	unsigned int len = 0;
 	EVP_DigestFinal_ex(c, md, &len);
 	EVP_MD_CTX_free(c);
-	close(fd);
 	hex(md, 32, out);
 	return rc;
 }

@@ -83,6 +83,8 @@ char *dirname_dup(const char *path);
 void sha256hex(const void *data, size_t n, char out[65]);
 /* SHA-256 of a file's contents. */
 int sha256file(const char *path, char out[65], struct err *e);
+/* The same of what is left to read on fd (not closed). */
+int sha256fd(int fd, char out[65], struct err *e);
 
 /* Milliseconds of the monotonic clock. */
 int64_t nowms(void);

@@ -1,6 +1,7 @@
 /* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -209,9 +210,16 @@ void zstmemfree(struct zstmem *m)
 int zstropen(struct zstr **rp, const char *path, int flags, struct err *e)
 {
 	*rp = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A fifo or a device is no compressed file: refused at once rather than waited on. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (flags & ZSTR_NOFOLLOW ? O_NOFOLLOW : 0));
+	struct stat st;
 	if (fd < 0)
 		return errf(e, "%s:", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errc(e, ERR_VERIFY, "%s: not a regular file", path);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	struct zstr *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
 	r->flags = flags;

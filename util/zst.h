@@ -48,9 +48,11 @@ void zstmemfree(struct zstmem *m);
 enum {
 	ZSTR_CUT = 1, /* a stream cut short (a file that ends inside a frame, or holds no byte) ends
 	               * without an error, as a log a crash left; zstrtruncated says whether it was */
+	ZSTR_NOFOLLOW = 2, /* path's last name is not followed when it is a symbolic link (a run's file) */
 };
 
-/* Open path to read the zstd stream it holds (any number of frames). */
+/* Open path to read the zstd stream it holds (any number of frames); a fifo or a device is refused
+ * (ERR_VERIFY), never waited on. */
 int zstropen(struct zstr **r, const char *path, int flags, struct err *e);
 /* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
  * (corrupt data, or, without ZSTR_CUT, a file that ends inside a frame or is empty). */
