@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../util/glob.h"
 #include "../util/path.h"
+#include "danger.h"
 #include "policy.h"
 #include "shellsplit.h"
 #include "../util/util.h"
@@ -194,9 +195,121 @@ static void defreason(struct verdict *v, const struct approval *a, const char *w
 /* How a rule stands to one simple command. */
 enum fit { FNO, FYES, FCOULD };
 
+/* Length of the name of an assignment word NAME=... or NAME+=... (unquoted name), or 0. */
+static size_t asgname(const char *w)
+{
+	size_t n = 0;
+	if (!((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z') || w[0] == '_'))
+		return 0;
+	while ((w[n] >= 'A' && w[n] <= 'Z') || (w[n] >= 'a' && w[n] <= 'z') || (w[n] >= '0' && w[n] <= '9') || w[n] == '_')
+		n++;
+	return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=') ? n : 0;
+}
+
+/* Where a command pattern's leading assignments start ("A=1 prog *", or "env A=1 prog *",
+ * which means the same), or -1 when it does not begin with one. */
+static long patasg(const char *pat)
+{
+	const char *p = pat + strspn(pat, " \t\n");
+	if (!strncmp(p, "env", 3) && (p[3] == ' ' || p[3] == '\t')) {
+		const char *q = p + 3 + strspn(p + 3, " \t\n");
+		if (asgname(q))
+			return q - pat;
+	}
+	return asgname(p) ? p - pat : -1;
+}
+
+/* The words a pattern led by assignments is matched against: the command's assignments, those
+ * of the env command that runs it (env A=1 prog: prog is run with A=1), then its words, env's
+ * own name left out when it is env itself. */
+struct subjwords {
+	char **w;
+	unsigned char *f;
+	size_t n, nasg; /* nasg: the leading assignments among them */
+};
+
+static int isenv(const char *w)
+{
+	const char *sl = strrchr(w, '/');
+	return !strcmp(sl ? sl + 1 : w, "env");
+}
+
+static void subjadd(struct subjwords *sw, char *w, unsigned char f)
+{
+	sw->w[sw->n] = w;
+	sw->f[sw->n++] = f;
+}
+
+static void subjasg(struct subjwords *sw, char *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		subjadd(sw, v[k], strchr(v[k], SHUNK) ? SHW_UNKNOWN : 0), sw->nasg++;
+}
+
+/* env's assignments (of an env without options) and those before env: what it runs gets them. */
+static void subjenv(struct subjwords *sw, const struct shcmd *env, size_t *from)
+{
+	subjasg(sw, env->assign, env->nassign);
+	size_t k = 1;
+	for (; k < env->argc && !(env->wf[k] & SHW_UNKNOWN) && asgname(env->argv[k]); k++)
+		subjadd(sw, env->argv[k], env->wf[k]), sw->nasg++;
+	*from = k;
+}
+
+/* Fill sw for cmd (via: the command that runs it, or NULL); free sw->w after. */
+static void subjwords(struct subjwords *sw, const struct shcmd *cmd, const struct shcmd *via)
+{
+	size_t cap = cmd->nassign + cmd->argc + (via ? via->nassign + via->argc : 0) + 1;
+	sw->w = xmalloc(cap * (sizeof *sw->w + 1));
+	sw->f = (unsigned char *)(sw->w + cap);
+	sw->n = sw->nasg = 0;
+	size_t from = 0;
+	if (via && via->argc && isenv(via->argv[0]) && !via->opaque) {
+		size_t k;
+		subjenv(sw, via, &k);
+	}
+	if (cmd->argc > 1 && isenv(cmd->argv[0]) && asgname(cmd->argv[1]))
+		subjenv(sw, cmd, &from);
+	else
+		subjasg(sw, cmd->assign, cmd->nassign);
+	for (size_t k = from; k < cmd->argc; k++)
+		subjadd(sw, cmd->argv[k], cmd->wf[k]);
+}
+
+/* A rule's command pattern against a command: as its words alone, or, for a pattern led by
+ * assignments, with the assignments it runs with in front (they must match literally, word for
+ * word: "PYTHONPATH=src python3 *" allows exactly that prefix). */
+static int cmdmatch(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, int could)
+{
+	long at = patasg(r->command);
+	if (at < 0)
+		return globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, could);
+	return sw && sw->nasg && globcmdx(r->command + at, sw->w, sw->f, sw->n, could);
+}
+
+/* For a pattern led by assignments that matched: a dangerous variable the command runs with
+ * that the pattern does not assign itself (an assignment a '*' swallowed), or NULL. */
+static const char *asgmiss(const char *pat, const struct subjwords *sw)
+{
+	for (size_t k = 0; k < sw->nasg; k++) {
+		size_t nl = asgname(sw->w[k]);
+		if (!nl || !dangerenv(sw->w[k], nl))
+			continue;
+		int named = 0;
+		for (const char *p = pat + patasg(pat); !named && asgname(p);) {
+			named = asgname(p) == nl && !strncmp(p, sw->w[k], nl);
+			p += strcspn(p, " \t\n");
+			p += strspn(p, " \t\n");
+		}
+		if (!named)
+			return "a variable that changes what programs run is assigned before it";
+	}
+	return NULL;
+}
+
 /* Does rule r (whose tool matches) decide cmd? FCOULD: a deny or abort rule that the command's
  * run-time parts could be hiding. *miss says why an allow rule whose pattern matched does not. */
-static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char **miss)
+static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, const char **miss)
 {
 	if (!r->command)
 		return FYES; /* a shell rule without command: every line, opaque parts included */
@@ -205,7 +318,7 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 	if (!cmd->argc)
 		return FNO;
 	if (r->decision == DEC_ALLOW) {
-		if (!globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+		if (!cmdmatch(r, cmd, sw, 0))
 			return FNO;
 		if (globcmdwild(r->command))
 			return FYES; /* "*", "g* *": any program, so any option and any redirection */
@@ -213,26 +326,35 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 			*miss = cmd->redir;
 			return FNO;
 		}
-		if (cmd->danger && !globnames(r->command, cmd->dangerkey, cmd->dangerword)) {
+		int led = patasg(r->command) >= 0;
+		const char *am = led ? asgmiss(r->command, sw) : NULL;
+		if (am) {
+			*miss = am;
+			return FNO;
+		}
+		/* a variable the pattern's assignments name is named: env's is checked above */
+		int envdanger = cmd->dangerkey && cmd->dangerkey[0] != '-' && asgname(cmd->dangerkey);
+		if (cmd->danger && !(led && envdanger) && !globnames(r->command, cmd->dangerkey, cmd->dangerword)) {
 			*miss = cmd->danger;
 			return FNO;
 		}
 		return FYES;
 	}
-	if (globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+	if (cmdmatch(r, cmd, sw, 0))
 		return FYES;
 	int unknown = 0;
 	for (size_t k = 0; k < cmd->argc; k++)
 		unknown |= cmd->wf[k] & SHW_UNKNOWN;
-	if (unknown && globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 1))
+	for (size_t k = 0; sw && k < sw->nasg; k++)
+		unknown |= sw->f[k] & SHW_UNKNOWN;
+	if (unknown && cmdmatch(r, cmd, sw, 1))
 		return FCOULD;
 	const char *slash = strrchr(cmd->argv[0], '/');
 	if (slash && slash[1]) { /* /usr/bin/curl, ./curl: the program is curl for a deny rule */
 		char **w = cmd->argv;
 		char *a0 = w[0];
 		w[0] = (char *)slash + 1;
-		enum fit f = globcmdx(r->command, w, cmd->wf, cmd->argc, 0) ? FYES
-		           : unknown && globcmdx(r->command, w, cmd->wf, cmd->argc, 1) ? FCOULD : FNO;
+		enum fit f = cmdmatch(r, cmd, sw, 0) ? FYES : unknown && cmdmatch(r, cmd, sw, 1) ? FCOULD : FNO;
 		w[0] = a0;
 		return f;
 	}
@@ -242,8 +364,8 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 /* The decision for one command: the strictest rule; *rule is -1 when the default decided;
  * *could when a deny came from a rule that could be hiding there; *near an allow rule whose
  * pattern matched but that did not apply (with *miss why), or -1. */
-static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd, int *rule,
-                              int *could, int *near, const char **miss)
+static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd,
+                              const struct subjwords *sw, int *rule, int *could, int *near, const char **miss)
 {
 	int best = -1;
 	*rule = -1, *could = 0, *near = -1, *miss = NULL;
@@ -252,7 +374,7 @@ static enum decision judgecmd(const struct approval *a, const unsigned char *liv
 		if (!live[k] || (int)r->decision < best || ((int)r->decision == best && !*could))
 			continue;
 		const char *m = NULL;
-		enum fit f = fitcmd(r, cmd, &m);
+		enum fit f = fitcmd(r, cmd, sw, &m);
 		if (f == FNO) {
 			if (m && *near < 0)
 				*near = (int)k, *miss = m;
@@ -317,7 +439,10 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		judged++;
 		int r, could, near;
 		const char *miss;
-		enum decision d = judgecmd(a, live, cmd, &r, &could, &near, &miss);
+		struct subjwords sw;
+		subjwords(&sw, cmd, cmd->via >= 0 && (size_t)cmd->via < sp.ncmds ? &sp.cmds[cmd->via] : NULL);
+		enum decision d = judgecmd(a, live, cmd, &sw, &r, &could, &near, &miss);
+		free(sw.w);
 		v->percmd[k].decision = d, v->percmd[k].rule = r;
 		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && near >= 0 && wnear < 0))
 			worst = (int)d, wrule = r, wcmd = k, wcould = could, wnear = near, wmiss = miss;
@@ -336,7 +461,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		const char *miss;
 		for (size_t k = 0; k < a->nrules; k++)
 			live[k] = (unsigned char)callmatches(&a->rules[k], s);
-		v->decision = judgecmd(a, live, &empty, &r, &could, &near, &miss);
+		v->decision = judgecmd(a, live, &empty, NULL, &r, &could, &near, &miss);
 		v->rule = r;
 		clip(what, sizeof what, c->valuestring);
 		if (r >= 0) {
@@ -446,8 +571,16 @@ int policycheck(const struct approval *a, struct err *e)
 		const struct rule *r = &a->rules[k];
 		struct err ge;
 		const char *why = NULL;
+		long at = r->command ? patasg(r->command) : -1;
+		const char *prog = at >= 0 ? r->command + at : NULL;
+		while (prog && asgname(prog)) {
+			prog += strcspn(prog, " \t\n");
+			prog += strspn(prog, " \t\n");
+		}
 		if (r->command && globcmdcheck(r->command, &ge) < 0) {
 			why = ge.msg;
+		} else if (prog && !*prog) {
+			why = "a command pattern of assignments alone never matches: name the program after them";
 		} else if (r->command && r->tool && !globmatch(r->tool, strlen(r->tool), "shell", 5)) {
 			why = "a command pattern only applies to the shell tool, and this rule's tool is not shell";
 		} else if (r->argkeys.n && (!r->tool || strncmp(r->tool, "mcp__", 5) != 0)) {

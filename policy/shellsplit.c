@@ -73,7 +73,28 @@ struct builder {
 	const char *redir;
 	char envdanger[32];    /* a dangerous variable assigned before it ("NAME="), or empty */
 	int stdinfile;         /* its standard input is redirected from a file */
+	struct buf asg;        /* owned: its assignments, each ending in a NUL */
+	size_t nasg;
 };
+
+/* The assignments b read, as one allocation: a NULL-terminated array then the words. */
+static char **asgtake(struct builder *b)
+{
+	if (!b->nasg) {
+		buffree(&b->asg);
+		return NULL;
+	}
+	char **v = xmalloc((b->nasg + 1) * sizeof *v + b->asg.len);
+	char *blob = (char *)(v + b->nasg + 1);
+	memcpy(blob, b->asg.data, b->asg.len);
+	for (size_t k = 0; k < b->nasg; k++) {
+		v[k] = blob;
+		blob += strlen(blob) + 1;
+	}
+	v[b->nasg] = NULL;
+	buffree(&b->asg);
+	return v;
+}
 
 /* What a word held. */
 enum { WQUOTED = 1, WEXPAND = 2, WSPLIT = 4, WGLOB = 8, WASSIGN = 16, WTILDE = 32 };
@@ -1586,6 +1607,7 @@ static void finish(struct sp *p, struct builder *b, int after)
 		if (c->scratch.data)
 			c->scratch.data[b->sbase] = 0;
 		c->nw = b->wbase;
+		buffree(&b->asg);
 		return;
 	}
 	if (b->end < b->start) /* stopped inside its first token */
@@ -1599,6 +1621,8 @@ static void finish(struct sp *p, struct builder *b, int after)
 	struct shcmd *cmd = &c->out->cmds[k];
 	cmd->redir = b->redir;
 	cmd->opaque = b->opaque;
+	cmd->nassign = b->nasg;
+	cmd->assign = asgtake(b);
 	if (b->envdanger[0]) {
 		cmd->danger = "VAR=value before it sets a variable that changes what programs run";
 		cmd->envkey = xstrdup(b->envdanger);
@@ -1716,6 +1740,11 @@ static int simple(struct sp *p, int after)
 			if (dangerenv(w, nl) && !b.envdanger[0])
 				snprintf(b.envdanger, sizeof b.envdanger, "%.*s=", (int)(nl < 30 ? nl : 30), w);
 			int arr = eq && !eq[1] && cur(p) == '(';
+			bufadd(&b.asg, w, strlen(w));
+			if (arr)
+				bufputc(&b.asg, SHUNK); /* its words: only a '*' of a pattern takes them */
+			bufputc(&b.asg, 0);
+			b.nasg++;
 			popword(c);
 			b.nassign++;
 			if (arr) { /* NAME=(words): a bash array */
@@ -2270,6 +2299,7 @@ void shsplitfree(struct shsplit *sp)
 		free(sp->cmds[k].argv);
 		free(sp->cmds[k].text);
 		free(sp->cmds[k].envkey);
+		free(sp->cmds[k].assign);
 	}
 	free(sp->cmds);
 	memset(sp, 0, sizeof *sp);

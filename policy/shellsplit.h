@@ -34,6 +34,9 @@ struct shcmd {
 	const char *dangerkey; /* the option a rule's pattern must name to allow it */
 	const char *dangerword; /* the word holding it (points into argv or envkey, or static) */
 	char *envkey;       /* owned: "NAME=" of a dangerous variable assigned before it, or NULL */
+	char **assign;      /* owned, one allocation: its VAR=value assignments as words, NULL-
+	                     * terminated (SHUNK where only known at run time), or NULL for none */
+	size_t nassign;
 	int via;            /* index of the command that runs this one (a wrapper, bash -c ...), or -1 */
 	int dash;           /* only dash reads the line this way ([[ ]] and (( )) are bash's) */
 };
