@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../util/glob.h"
 #include "../util/path.h"
+#include "../manifest/preset.h"
 #include "danger.h"
 #include "policy.h"
 #include "shellsplit.h"
@@ -226,6 +227,7 @@ struct subjwords {
 	char **w;
 	unsigned char *f;
 	size_t n, nasg; /* nasg: the leading assignments among them */
+	int lineww;     /* a redirection of the line writes a file in the workspace */
 };
 
 static int isenv(const char *w)
@@ -324,6 +326,12 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const stru
 			return FYES; /* "*", "g* *": any program, so any option and any redirection */
 		if (cmd->redir) {
 			*miss = cmd->redir;
+			return FNO;
+		}
+		if (r->preset && !presetwrites(r->preset) && (cmd->wsredir || (sw && sw->lineww))) {
+			/* a reading preset writes nothing: "cat a > b", nor "{ cat a; } > b" */
+			*miss = "a redirection writes a file in the workspace (the read-only presets allow only /dev/null "
+			        "and /tmp)";
 			return FNO;
 		}
 		int led = patasg(r->command) >= 0;
@@ -428,6 +436,9 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	for (size_t k = 0; k < a->nrules; k++)
 		live[k] = (unsigned char)callmatches(&a->rules[k], s);
 	v->percmd = xcalloc(sp.ncmds ? sp.ncmds : 1, sizeof *v->percmd);
+	int lineww = 0; /* a redirection of no command ("> b", "{ cat a; } > b") writes the workspace */
+	for (size_t k = 0; k < sp.ncmds; k++)
+		lineww |= !sp.cmds[k].argc && sp.cmds[k].wsredir != NULL;
 	for (size_t k = 0; k < sp.ncmds; k++) {
 		struct shcmd *cmd = &sp.cmds[k];
 		strvadd(&v->commands, cmd->text);
@@ -441,6 +452,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		const char *miss;
 		struct subjwords sw;
 		subjwords(&sw, cmd, cmd->via >= 0 && (size_t)cmd->via < sp.ncmds ? &sp.cmds[cmd->via] : NULL);
+		sw.lineww = lineww;
 		enum decision d = judgecmd(a, live, cmd, &sw, &r, &could, &near, &miss);
 		free(sw.w);
 		v->percmd[k].decision = d, v->percmd[k].rule = r;
@@ -486,8 +498,9 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		rulename(rn, sizeof rn, a, wnear);
 		if (worker)
 			snprintf(whose, sizeof whose, " of worker %s", worker);
-		snprintf(v->reason, sizeof v->reason, "%s would allow %s, but %s, which its pattern does not name; default %s",
-		         rn, what, wmiss, decisionname(a->def));
+		int named = strncmp(wmiss, "a redirection", 13) != 0 && strncmp(wmiss, "too many", 8) != 0;
+		snprintf(v->reason, sizeof v->reason, "%s would allow %s, but %s%s; default %s", rn, what, wmiss,
+		         named ? ", which its pattern does not name" : "", decisionname(a->def));
 	} else if (wrule < 0) {
 		defreason(v, a, worker, what, a->def == DEC_ALLOW ? NULL : cmd->opaque ? cmd->opaque : cmd->redir);
 	} else if (wcould) {

@@ -71,6 +71,7 @@ struct builder {
 	size_t argc, nassign, nredir;
 	const char *opaque;
 	const char *redir;
+	const char *wsredir;   /* a redirection that writes a file in the workspace, or NULL */
 	char envdanger[32];    /* a dangerous variable assigned before it ("NAME="), or empty */
 	int stdinfile;         /* its standard input is redirected from a file */
 	struct buf asg;        /* owned: its assignments, each ending in a NUL */
@@ -862,9 +863,18 @@ static void chdir_(struct ctx *c, const struct shcmd *cmd)
 		addcwd(c, joinpath(c->cwd[j], cmd->argv[k]));
 }
 
-/* Why a redirection to target (a word of flags f) is not fine, or NULL. A relative target is
- * judged at the end of the line, against every directory the line may be in. */
-static const char *redirwhy(struct ctx *c, const char *w, int f)
+/* A fine path that is a file of the workspace (not the step's /tmp, not a stream). */
+static int wspathof(const char *a)
+{
+	return under(a, "/workspace");
+}
+
+static const char wswhy[] = "a redirection writes a file in the workspace";
+
+/* Why a redirection to target (a word of flags f) is not fine, or NULL; *ws is set when it
+ * writes a file in the workspace. A relative target is judged at the end of the line, against
+ * every directory the line may be in. */
+static const char *redirwhy(struct ctx *c, const char *w, int f, const char **ws)
 {
 	if (f & WEXPAND)
 		return "a redirection to a name only known at run time";
@@ -873,13 +883,15 @@ static const char *redirwhy(struct ctx *c, const char *w, int f)
 	if (w[0] != '/') {
 		if (c->nrel == MAXREL) {
 			c->rellost = 1;
-			return NULL;
+			return "too many relative redirections on one line";
 		}
 		c->rel[c->nrel++] = (struct rel){xstrdup(w), (size_t)-1};
 		return NULL;
 	}
 	char *a = joinpath("/", w);
 	int ok = finepath(a);
+	if (ok && wspathof(a))
+		*ws = wswhy;
 	free(a);
 	return ok ? NULL : "a redirection outside /workspace, /tmp and /dev/null";
 }
@@ -954,7 +966,7 @@ static void redir(struct sp *p, struct builder *b)
 	} else if (in && kind == RFILE) {
 		b->stdinfile = 1; /* reading: no harm to judge */
 	} else {
-		why = redirwhy(p->c, w, f);
+		why = redirwhy(p->c, w, f, &b->wsredir);
 	}
 	if (why && !b->redir)
 		b->redir = why;
@@ -1596,10 +1608,11 @@ static void finish(struct sp *p, struct builder *b, int after)
 	if (after || !(b->argc || b->nassign || b->nredir || b->opaque)) {
 		if (b->opaque)
 			lineopaque(p, b->opaque);
-		if (after && (b->redir || (c->nrel && c->rel[c->nrel - 1].cmd == (size_t)-1))) {
+		if (after && (b->redir || b->wsredir || (c->nrel && c->rel[c->nrel - 1].cmd == (size_t)-1))) {
 			static char *none[] = {NULL};
 			size_t k = emit(c, none, NULL, 0, b->started ? xstrndup(p->s + b->start, b->end - b->start) : xstrdup(""));
 			c->out->cmds[k].redir = b->redir;
+			c->out->cmds[k].wsredir = b->wsredir;
 			for (int r = c->nrel - 1; r >= 0 && c->rel[r].cmd == (size_t)-1; r--)
 				c->rel[r].cmd = k;
 		}
@@ -1620,6 +1633,7 @@ static void finish(struct sp *p, struct builder *b, int after)
 	free(argv);
 	struct shcmd *cmd = &c->out->cmds[k];
 	cmd->redir = b->redir;
+	cmd->wsredir = b->wsredir;
 	cmd->opaque = b->opaque;
 	cmd->nassign = b->nasg;
 	cmd->assign = asgtake(b);
@@ -2247,6 +2261,8 @@ static void relatives(struct ctx *c)
 			char *a = joinpath(c->cwd[k], c->rel[r].target);
 			if (!finepath(a))
 				why = "a relative redirection that leads outside /workspace and /tmp";
+			else if (wspathof(a) && c->rel[r].cmd < o->ncmds)
+				o->cmds[c->rel[r].cmd].wsredir = wswhy;
 			free(a);
 		}
 		if (why && c->rel[r].cmd < o->ncmds && !o->cmds[c->rel[r].cmd].redir)

@@ -986,6 +986,32 @@ static void presets(void)
 		ok(shell(&a, refused[i], &v) == DEC_DENY, "presets refuse [%s]: %s", refused[i], v.reason);
 		verdictfree(&v);
 	}
+	/* read-only and git-read write nothing: redirections only to /dev/null and /tmp (issue 33) */
+	size_t nr = 0;
+	while (nr < n && strcmp(rules[nr].preset, "build") != 0)
+		nr++;
+	struct approval ro = {.def = DEC_DENY, .rules = rules, .nrules = nr};
+	static const char *const rowrites[] = {
+		"cat README.md > src/main.c", "find . -name x > .bashrc", "head -1 a >> b", "cat a > /workspace/x",
+		"git log > notes.txt", "git diff >| x.patch", "ls &> out", "echo hi 1>x", "{ cat a; } > b", "cat a; > b",
+		"for f in *; do cat $f; done > all.txt", "cat <<EOF > x\nhi\nEOF", "ls > ./a/../b", "cd src && ls > x",
+		"(cat a) > b", "cat a >> /workspace/../workspace/b", "grep x f 2>err.log",
+	};
+	static const char *const roreads[] = {
+		"cat a > /dev/null", "cat a > /tmp/x", "grep -r x . 2>/dev/null | head", "ls 2>&1 | wc -l",
+		"git log >/tmp/log && cat /tmp/log", "cd /tmp && cat /workspace/a > /tmp/b", "cat a >&2",
+	};
+	for (size_t i = 0; i < sizeof rowrites / sizeof rowrites[0]; i++) {
+		ok(shell(&ro, rowrites[i], &v) == DEC_DENY, "read-only presets refuse [%s]: %s", rowrites[i], v.reason);
+		verdictfree(&v);
+	}
+	for (size_t i = 0; i < sizeof roreads / sizeof roreads[0]; i++) {
+		ok(shell(&ro, roreads[i], &v) == DEC_ALLOW, "read-only presets allow [%s]: %s", roreads[i], v.reason);
+		verdictfree(&v);
+	}
+	shell(&ro, "cat a > b", &v);
+	ok(strstr(v.reason, "writes a file in the workspace") && !strstr(v.reason, "does not name"), "reason: %s", v.reason);
+	verdictfree(&v);
 	/* the reason names the preset */
 	shell(&a, "ls", &v);
 	ok(strstr(v.reason, "preset read-only") != NULL, "reason names the preset: %s", v.reason);
