@@ -226,7 +226,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		usageadd(&total, &n->res->usage);
 	}
 	if (rsm)
-		resumejson(rsm, m, taken, r);
+		resumejson(rsm, m, taken, r, &total, &cost);
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
 	cJSON_AddNumberToObject(r, "cost", cost);
 	if (m->budget_cost > 0)
