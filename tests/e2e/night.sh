@@ -64,4 +64,49 @@ expect_rc "the resumed night verifies" 0 "$rc"
 [ "$rc" = 0 ] || cat "$R/verify"
 kill $mp 2>/dev/null; wait $mp 2>/dev/null
 
+# --- a snapshot goes on when the tree changes under it: a step's leftover child churns files ---
+C=$T/churn; mkdir -p "$C/ws/churn"
+for d in $(seq 1 40); do mkdir -p "$C/ws/keep/d$d"; for f in $(seq 1 25); do echo "$d $f" > "$C/ws/keep/d$d/f$f"; done; done
+cat > "$C/churn.sh" <<'SH'
+# churn STOPFILE: makes and removes folders of files and symlinks in churn/ until STOPFILE exists
+exec python3 -c '
+import os, shutil, sys
+i = 0
+while not os.path.exists(sys.argv[1]):
+    i += 1
+    d = "churn/a%d/b/c" % i
+    os.makedirs(d)
+    for f in range(40):
+        open("%s/f%d" % (d, f), "w").write(str(i))
+        os.symlink("f%d" % f, "%s/l%d" % (d, f))
+    shutil.rmtree("churn/a%d" % (i - 1), ignore_errors=True)
+' "$1"
+SH
+{
+	echo "- tool_calls: [ {name: shell, arguments: {command: \"setsid -f sh $C/churn.sh $C/stop >/dev/null 2>&1 </dev/null\"}} ]"
+	for k in $(seq 1 12); do echo "- tool_calls: [ {name: shell, arguments: {command: \"ls churn | wc -l\"}} ]"; done
+	echo "- tool_calls: [ {name: final_result, arguments: {ok: true}} ]"
+} > "$C/script.yaml"
+cat > "$C/m.yaml" <<YAML
+version: 1
+workspace: ws
+models:
+  default: { provider: scripted, script: script.yaml }
+sandbox: { backend: none }
+workers:
+  w: { instructions: x, tools: [shell], approval: { default: allow }, max_turns: 20 }
+jobs:
+  churn: { worker: w }
+YAML
+dir=$("$NS" run "$C/m.yaml" --out "$C/runs" 2>"$C/err"); rc=$?
+touch "$C/stop"
+check "the churning process ends" gone "$C/stop"
+expect_rc "a job whose tree changes under its snapshots succeeds" 0 "$rc"
+[ "$rc" = 0 ] || tail -5 "$C/err"
+expect_eq "all its steps ran" 13 "$(js "$dir/run.json" jobs churn steps)"
+"$NS" audit --verify "$dir" >"$C/verify" 2>&1
+expect_rc "and the run verifies" 0 "$?"
+zstd -dc "$dir/jobs/churn/events.jsonl.zst" | grep '"type":"snapshot"' > "$C/snaps"
+expect_grep "a layer names what vanished while it was read" '"reason":"(vanished|changed) while the snapshot was read' "$C/snaps"
+
 done_tests
