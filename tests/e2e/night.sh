@@ -63,6 +63,13 @@ expect_eq "and its output tokens" 31 "$(js "$res/run.json" usage output)"
 expect_rc "the resumed night verifies" 0 "$rc"
 [ "$rc" = 0 ] || cat "$R/verify"
 kill $mp 2>/dev/null; wait $mp 2>/dev/null
+# counts in verify's verdicts agree with their nouns
+cp -r "$res" "$R/gap" && rm "$R/gap/snapshots/end.tar.zst" && sed -i '/  snapshots\/end.tar.zst$/d' "$R/gap/SHA256SUMS"
+"$NS" audit --verify "$R/gap" >"$R/verify" 2>&1
+expect_grep "one missing layer is one layer" 'INCOMPLETE: 1 snapshot layer failed' "$R/verify"
+cp -r "$res" "$R/bad" && echo tampered >> "$R/bad/jobs/spend/output.json"
+"$NS" audit --verify "$R/bad" >"$R/verify" 2>&1
+expect_grep "one problem is one problem" 'FAILED \(1 problem\)' "$R/verify"
 
 # --- a snapshot goes on when the tree changes under it: a step's leftover child churns files ---
 C=$T/churn; mkdir -p "$C/ws/churn"
@@ -83,7 +90,7 @@ while not os.path.exists(sys.argv[1]):
 ' "$1"
 SH
 {
-	echo "- tool_calls: [ {name: shell, arguments: {command: \"setsid -f sh $C/churn.sh $C/stop >/dev/null 2>&1 </dev/null\"}} ]"
+	echo "- tool_calls: [ {name: shell, arguments: {command: \"setsid -f sh $C/churn.sh $C/stop >/dev/null 2>&1 </dev/null; until [ -e churn/a3 ]; do sleep 0.05; done\"}} ]"
 	for k in $(seq 1 12); do echo "- tool_calls: [ {name: shell, arguments: {command: \"ls churn | wc -l\"}} ]"; done
 	echo "- tool_calls: [ {name: final_result, arguments: {ok: true}} ]"
 } > "$C/script.yaml"
