@@ -719,6 +719,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 					r->command = xstrdup(pats[k]);
 					r->decision = DEC_ALLOW;
 					r->preset = pname;
+					r->num = (int)i + 1;
 				}
 				free(name);
 				continue;
@@ -727,6 +728,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			struct rule *r = &a->rules[a->nrules++];
 			memset(r, 0, sizeof *r);
 			r->pos = ypos(y, it);
+			r->num = (int)i + 1;
 			r->decision = DEC_ABORT; /* a rule with a mistake is never an allow */
 			if (ymap(y, it, "a rule", rulekeys) < 0) {
 				bad = -1;

@@ -158,16 +158,22 @@ static void clip(char *dst, size_t cap, const char *s)
 	dst[o] = 0;
 }
 
+int rulenum(const struct approval *a, int k)
+{
+	return a->rules[k].num > 0 ? a->rules[k].num : k + 1;
+}
+
 static void rulename(char *dst, size_t cap, const struct approval *a, int k)
 {
+	int n = rulenum(a, k);
 	if (a->rules[k].preset && a->rules[k].pos.line > 0)
-		snprintf(dst, cap, "rule %d (line %d, preset %s)", k + 1, a->rules[k].pos.line, a->rules[k].preset);
+		snprintf(dst, cap, "rule %d (line %d, preset %s)", n, a->rules[k].pos.line, a->rules[k].preset);
 	else if (a->rules[k].preset)
-		snprintf(dst, cap, "rule %d (preset %s)", k + 1, a->rules[k].preset);
+		snprintf(dst, cap, "rule %d (preset %s)", n, a->rules[k].preset);
 	else if (a->rules[k].pos.line > 0)
-		snprintf(dst, cap, "rule %d (line %d)", k + 1, a->rules[k].pos.line);
+		snprintf(dst, cap, "rule %d (line %d)", n, a->rules[k].pos.line);
 	else
-		snprintf(dst, cap, "rule %d", k + 1);
+		snprintf(dst, cap, "rule %d", n);
 }
 
 static const char *verb(enum decision d)
@@ -461,7 +467,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		if (d == DEC_ALLOW && r >= 0 && nrules < 8) {
 			int seen = 0;
 			for (int j = 0; j < nrules; j++)
-				seen |= rules[j] == r;
+				seen |= rulenum(a, rules[j]) == rulenum(a, r);
 			if (!seen)
 				rules[nrules++] = r;
 		}
@@ -510,7 +516,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	} else if (v->decision == DEC_ALLOW && judged > 1) {
 		char list[64] = "";
 		for (int j = 0, o = 0; j < nrules && o < (int)sizeof list - 8; j++)
-			o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", j ? ", " : "", rules[j] + 1);
+			o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", j ? ", " : "", rulenum(a, rules[j]));
 		snprintf(v->reason, sizeof v->reason, "all %d commands are allowed (by rule%s %s)", judged,
 		         nrules > 1 ? "s" : "", list);
 	} else {
@@ -608,8 +614,8 @@ int policycheck(const struct approval *a, struct err *e)
 		                       (strlen(r->path) >= 3 && !strcmp(r->path + strlen(r->path) - 3, "/.."))))
 			why = "a path pattern with .. can never match: paths are matched after .. is resolved";
 		if (why)
-			return errc(e, ERR_INPUT, "%s:%d:%d: rule %zu: %.600s", r->pos.file ? r->pos.file : "manifest",
-			            r->pos.line, r->pos.col, k + 1, why);
+			return errc(e, ERR_INPUT, "%s:%d:%d: rule %d: %.600s", r->pos.file ? r->pos.file : "manifest",
+			            r->pos.line, r->pos.col, rulenum(a, (int)k), why);
 	}
 	return 0;
 }

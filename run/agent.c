@@ -469,7 +469,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON_AddStringToObject(ev, "path", v.path);
 	cJSON_AddStringToObject(ev, "decision", decisionname(v.decision));
 	if (v.rule >= 0)
-		cJSON_AddNumberToObject(ev, "rule", v.rule + 1);
+		cJSON_AddNumberToObject(ev, "rule", rulenum(&jr->w->approval, v.rule));
 	else
 		cJSON_AddStringToObject(ev, "rule", "default");
 	cJSON_AddStringToObject(ev, "reason", v.reason);
@@ -480,7 +480,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int rc = 0;
 	char by[32];
 	if (v.rule >= 0)
-		snprintf(by, sizeof by, "approval rule %d", v.rule + 1);
+		snprintf(by, sizeof by, "approval rule %d", rulenum(&jr->w->approval, v.rule));
 	else
 		snprintf(by, sizeof by, "the default decision");
 	if (v.decision == DEC_ABORT) {

@@ -32,6 +32,31 @@ YAML
 expect_nogrep "an MCP-only job is not read-only" "started \(worker notes, read-only\)" "$T/err"
 expect_grep "the second MCP-only job waits for the first" "job [ab]: waiting: job [ab] may change its workspace" "$T/err"
 
+# --- rule numbers follow the YAML: a preset is one rule ---
+mkdir -p "$T/rules/ws"
+cat > "$T/rules/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  default: { provider: scripted, replies: [] }
+sandbox: { backend: none }
+workers:
+  w:
+    instructions: x
+    tools: [shell]
+    approval:
+      default: deny
+      rules:
+        - { tool: shell, command: "curl *", decision: abort }
+        - { preset: read-only }
+        - { tool: shell, command: "make *", decision: allow }
+jobs:
+  j: { worker: w }
+YAML
+expect_eq "the third YAML rule is rule 3" "allow by rule 3" "$("$NS" policy "$T/rules/m.yaml" --worker w --tool shell --command "make all" 2>/dev/null)"
+expect_eq "a preset's patterns are its rule's" "allow by rule 2" "$("$NS" policy "$T/rules/m.yaml" --worker w --tool shell --command "ls -la" 2>"$T/rules/err")"
+expect_grep "named as the preset's rule" 'rule 2 \(line 14, preset read-only\)' "$T/rules/err"
+
 # --- a resumed night whose carried job spent tokens verifies: totals include carried jobs ---
 js() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r
 for k in sys.argv[2:]: v=v.get(k, {}) if isinstance(v, dict) else {}
