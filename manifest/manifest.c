@@ -311,6 +311,13 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				rc = yfail(y, p.val, "timeout must be positive");
 		} else if (strcmp(p.key, "env") == 0) {
 			rc = ystrv(y, p.val, &sc->env);
+			for (size_t j = 0; rc == 0 && j < sc->env.n; j++) { /* NAME, or NAME=VALUE */
+				const char *s = sc->env.v[j];
+				size_t nl = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+				if (!nl || (s[0] >= '0' && s[0] <= '9') || (s[nl] && s[nl] != '='))
+					rc = yfail(y, p.val, "sandbox.env: '%.80s' is neither a variable's name (passed in with its "
+					           "value here) nor NAME=VALUE", s);
+			}
 		} else if (strcmp(p.key, "protect") == 0) {
 			strvfree(&sc->protect);
 			rc = ystrv(y, p.val, &sc->protect);
@@ -627,9 +634,15 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			if (rc < 0)
 				return -1;
 		}
+	} else if (!md->model && md->provider == PROV_AZURE) {
+		md->model = xstrdup(md->deployment); /* the deployment names the model */
 	} else if (!md->model) {
 		return yfail(y, n, "model '%s' needs a model name (model: ...)", name);
 	}
+	if (md->max_output_tokens && md->context_window && md->max_output_tokens >= md->context_window)
+		return yfail(y, yget(y, n, "max_output_tokens"), "max_output_tokens (%lld) must be below context_window (%lld): "
+		             "the reply shares the window with the prompt", (long long)md->max_output_tokens,
+		             (long long)md->context_window);
 	return 0;
 }
 
@@ -1459,10 +1472,10 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 			bad = -1;
 	}
 	if (!(v = yget(y, root, "models")))
-		return yfail(y, root, "missing 'models'");
-	if (ymap(y, v, "models", NULL) < 0)
+		bad = yfail(y, root, "missing 'models'"), ynote(y); /* the other mistakes are said too */
+	else if (ymap(y, v, "models", NULL) < 0)
 		return -1;
-	for (size_t i = 0; yeach(y, v, i, &p); i++) {
+	for (size_t i = 0; v && yeach(y, v, i, &p); i++) {
 		m->models = xrealloc(m->models, (i + 1) * sizeof *m->models);
 		memset(&m->models[i], 0, sizeof m->models[i]);
 		m->nmodels = i + 1;

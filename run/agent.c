@@ -227,13 +227,18 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	return 0;
 }
 
-/* The environment passed into the sandbox: a fixed base plus the names the manifest lists. */
+/* The environment passed into the sandbox: a fixed base plus what the manifest lists, a NAME
+ * with its value here, or a NAME=VALUE as written. */
 static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 {
 	strvadd(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	strvadd(env, "HOME=/tmp");
 	strvadd(env, "LANG=C.UTF-8");
 	for (size_t i = 0; i < sc->env.n; i++) {
+		if (strchr(sc->env.v[i], '=')) {
+			strvadd(env, sc->env.v[i]);
+			continue;
+		}
 		const char *v = getenv(sc->env.v[i]);
 		if (!v)
 			continue;

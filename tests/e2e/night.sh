@@ -57,6 +57,63 @@ expect_eq "the third YAML rule is rule 3" "allow by rule 3" "$("$NS" policy "$T/
 expect_eq "a preset's patterns are its rule's" "allow by rule 2" "$("$NS" policy "$T/rules/m.yaml" --worker w --tool shell --command "ls -la" 2>"$T/rules/err")"
 expect_grep "named as the preset's rule" 'rule 2 \(line 14, preset read-only\)' "$T/rules/err"
 
+# --- manifest: sandbox.env NAME=VALUE, azure without model:, every mistake said ---
+M=$T/man; mkdir -p "$M/ws"
+cat > "$M/env.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  default: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "echo \"[$PYTHONPATH][$BYNAME]\" > seen"}} ]}, {tool_calls: [ {name: final_result, arguments: {}}]} ] }
+sandbox: { backend: none, env: [PYTHONPATH=src, BYNAME] }
+workers:
+  w: { instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+BYNAME=from-here "$NS" run "$M/env.yaml" --out "$M/runs" >/dev/null 2>"$M/err"
+expect_eq "sandbox.env takes NAME=VALUE beside names" "[src][from-here]" "$(cat "$M/ws/seen" 2>/dev/null)"
+sed 's/env: \[PYTHONPATH=src, BYNAME\]/env: ["=x"]/' "$M/env.yaml" > "$M/badenv.yaml"
+"$NS" validate "$M/badenv.yaml" 2>"$M/err"
+expect_rc "a bad sandbox.env entry is a manifest error" 2 $?
+expect_grep "at its line" 'badenv.yaml:5:[0-9]+: sandbox.env' "$M/err"
+cat > "$M/azure.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  default: { provider: azure-openai, base_url: "https://name.openai.azure.com", deployment: gpt5, api_version: "2025-04-01-preview", api_key_env: NS_TEST_AZURE_KEY }
+workers:
+  w: { instructions: x }
+jobs:
+  j: { worker: w }
+YAML
+NS_TEST_AZURE_KEY=k "$NS" validate "$M/azure.yaml" >/dev/null 2>"$M/err"
+expect_rc "azure-openai needs no model: (the deployment names it)" 0 $?
+cat > "$M/nomodels.yaml" <<'YAML'
+version: 1
+workspace: ws
+workers:
+  w: { instructions: x, bogus: 1 }
+jobs:
+  j: { worker: nope }
+YAML
+"$NS" validate "$M/nomodels.yaml" 2>"$M/err"
+expect_rc "a manifest without models is refused" 2 $?
+expect_grep "saying so" "missing 'models'" "$M/err"
+expect_grep "and its other mistakes too" "unknown worker 'nope'" "$M/err"
+cat > "$M/window.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  default: { provider: scripted, replies: [], max_output_tokens: 100000, context_window: 8000 }
+workers:
+  w: { instructions: x }
+jobs:
+  j: { worker: w }
+YAML
+"$NS" validate "$M/window.yaml" 2>"$M/err"
+expect_rc "max_output_tokens above context_window is refused" 2 $?
+expect_grep "at its line" "window.yaml:4:[0-9]+: max_output_tokens \(100000\) must be below context_window" "$M/err"
+
 # --- a resumed night whose carried job spent tokens verifies: totals include carried jobs ---
 js() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r
 for k in sys.argv[2:]: v=v.get(k, {}) if isinstance(v, dict) else {}
