@@ -84,14 +84,17 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	return 1;
 }
 
-/* Append a tool message answering call id; failed marks it an error for the model. */
+/* Append a tool message answering call id; failed marks it an error for the model. A secret in
+ * content (a step that prints one) is masked here, as in every record: the provider never sees it. */
 static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
 {
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "role", "tool");
 	cJSON_AddStringToObject(m, "tool_call_id", c->id);
 	cJSON_AddStringToObject(m, "name", c->name);
-	cJSON_AddStringToObject(m, "content", content);
+	char *masked = secretsmask(jr->rs->sec, content);
+	cJSON_AddStringToObject(m, "content", masked ? masked : content);
+	free(masked);
 	if (failed)
 		cJSON_AddTrueToObject(m, "is_error");
 	cJSON_AddItemToArray(jr->messages, m);

@@ -32,6 +32,28 @@ YAML
 expect_nogrep "an MCP-only job is not read-only" "started \(worker notes, read-only\)" "$T/err"
 expect_grep "the second MCP-only job waits for the first" "job [ab]: waiting: job [ab] may change its workspace" "$T/err"
 
+# --- a secret a step prints is masked in what goes to the model ---
+S=$T/secret; mkdir -p "$S/ws"
+printf '%s' '[{"openai_calls": [["shell", {"command": "echo token=$NS_NIGHT_SECRET"}]]}, {"openai_calls": [["final_result", {"ok": true}]]}]' > "$S/script.json"
+python3 "$ROOT/tests/mockmodel.py" "$S/script.json" "$S/port" "$S/mock.log" & sp=$!
+waitfor 60 test -s "$S/port"
+cat > "$S/m.yaml" <<YAML
+version: 1
+workspace: ws
+secrets: [NS_NIGHT_SECRET]
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$(cat "$S/port")/v1", model: m, retries: 0 }
+sandbox: { backend: none, env: [NS_NIGHT_SECRET] }
+workers:
+  w: { instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+NS_NIGHT_SECRET=s3cr3t-value-$$ "$NS" run "$S/m.yaml" --out "$S/runs" >/dev/null 2>"$S/err"
+expect_grep "the step's output reached the model" 'token=' "$S/mock.log"
+expect_nogrep "without the secret in clear" "s3cr3t-value-$$" "$S/mock.log"
+kill $sp 2>/dev/null; wait $sp 2>/dev/null
+
 # --- rule numbers follow the YAML: a preset is one rule ---
 mkdir -p "$T/rules/ws"
 cat > "$T/rules/m.yaml" <<'YAML'
