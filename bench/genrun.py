@@ -3,7 +3,7 @@
 zstd-compressed, with output.json, the manifest, the run's own log, run.json and SHA256SUMS as the
 runner writes them (so that audit --verify checks every claim), for the audit benchmark.
 usage: genrun.py DIR N [OUT]   (OUT: bytes of each step's stdout, default 3)"""
-import hashlib, json, os, subprocess, sys
+import hashlib, io, json, os, subprocess, sys, tarfile
 
 d, n = sys.argv[1], int(sys.argv[2])
 outs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
@@ -65,7 +65,12 @@ line = json.dumps(ev, separators=(",", ":")).encode()
 subprocess.run(["zstd", "-q", "-o", f"{d}/events.jsonl.zst"], input=line + b"\n", check=True)
 run.update(events=1, events_head=hashlib.sha256(line).hexdigest())
 json.dump(run, open(f"{d}/run.json", "w"), indent=1)
-files = sorted(["events.jsonl.zst", "jobs/big/events.jsonl.zst", "jobs/big/output.json", "manifest/m.yaml", "run.json"])
+# The end layer, as the runner stores the workspace after the last step: here an empty one.
+tar = io.BytesIO()
+tarfile.open(fileobj=tar, mode="w", format=tarfile.PAX_FORMAT).close()
+subprocess.run(["zstd", "-q", "-o", f"{d}/snapshots/end.tar.zst"], input=tar.getvalue(), check=True)
+files = sorted(["events.jsonl.zst", "jobs/big/events.jsonl.zst", "jobs/big/output.json", "manifest/m.yaml", "run.json",
+                "snapshots/end.tar.zst"])
 with open(f"{d}/SHA256SUMS", "w") as f:
     for p in files:
         f.write(hashlib.sha256(open(f"{d}/{p}", "rb").read()).hexdigest() + "  " + p + "\n")

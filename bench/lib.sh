@@ -17,3 +17,12 @@ benchbuild() {
 	cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/$1" "$here/$1.c" "$lib" \
 		$(pkg-config --libs $pkgs) -lpthread -lm
 }
+
+# goal LABEL VALUE UNIT OP LIMIT: prints one figure beside its goal and a verdict, e.g.
+#   goal "audit --verify" 1.42 s '<=' 2   ->   audit --verify  1.42 s   goal <= 2 s: met
+# OP is <= or >=. A goal missed is said, not failed: figures depend on the machine.
+goal() {
+	local verdict
+	verdict=$(awk -v v="$2" -v op="$4" -v l="$5" 'BEGIN { ok = op == "<=" ? v <= l : v >= l; print ok ? "met" : "NOT met" }')
+	printf '%-40s %10s %-3s  goal %s %s %s: %s\n' "$1" "$2" "$3" "$4" "$5" "$3" "$verdict"
+}

@@ -9,7 +9,7 @@
 set -u
 : "${NIGHTSHIFT:?set NIGHTSHIFT}"
 here=$(cd "$(dirname "$0")" && pwd)
-N=${MCP_BENCH_CALLS:-200}
+N=${MCP_BENCH_CALLS:-100}
 source "$here/../tests/mcpnpm.sh"
 mcp_npm bench-mcp || exit 0
 T=$(mktemp -d /tmp/ns-bench-mcp.XXXXXX)

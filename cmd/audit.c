@@ -128,19 +128,26 @@ static int verify(const char *run, const char *shown, const char *allowed)
 		termprintf(stderr, "%s", v.report.data);
 		if (v.gaps)
 			termprintf(stderr, "%s", v.gapreport.data);
-		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problems)\n", shown, v.failed + v.gaps);
+		int n = v.failed + v.gaps;
+		fprintf(stderr, "nightshift: audit: %s: verification FAILED (%d problem%s)\n", shown, n, n == 1 ? "" : "s");
 	} else if (v.gaps) {
 		/* Every digest and chain holds, but the workspace's history has holes: not evidence of
 		 * what the steps did. Exit 4, as a failed verification. */
 		termprintf(stderr, "%s", v.gapreport.data);
-		fprintf(stderr, "nightshift: audit: %s: INCOMPLETE: %d snapshot layers failed, were cut short or are missing "
-		                "(%ld files, %ld events, %ld layers check out)\n", shown, v.gaps, v.files, v.events, v.layers);
-	} else {
-		fprintf(stderr, "nightshift: audit: %s: verified%s: %ld files, %ld events, %ld layers\n", shown,
-		        v.incomplete ? " as INCOMPLETE (the run did not finish; checked up to its last whole event)" : "",
+		fprintf(stderr, "nightshift: audit: %s: INCOMPLETE: %d snapshot layer%s failed, were cut short or are missing "
+		                "(%ld files, %ld events, %ld layers check out)\n", shown, v.gaps, v.gaps == 1 ? "" : "s",
 		        v.files, v.events, v.layers);
+	} else if (v.incomplete) {
+		/* Unsealed (killed, or still writing): what is there holds, but it is not a whole night's
+		 * evidence. Exit 4, as for a history with holes. */
+		fprintf(stderr, "nightshift: audit: %s: INCOMPLETE: the run was not sealed; what it wrote checks out up to "
+		                "its last whole event (%ld files, %ld events, %ld layers); `nightshift finalize` seals a dead "
+		                "run\n", shown, v.files, v.events, v.layers);
+	} else {
+		fprintf(stderr, "nightshift: audit: %s: verified: %ld files, %ld events, %ld layers\n", shown, v.files,
+		        v.events, v.layers);
 	}
-	int rc = v.failed || v.gaps ? EXIT_DIVERGED : EXIT_OK;
+	int rc = v.failed || v.gaps || v.incomplete ? EXIT_DIVERGED : EXIT_OK;
 	verdictrunfree(&v);
 	return rc;
 }

@@ -54,7 +54,7 @@ static void printjson(const struct verdict *v, const struct worker *w)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "decision", decisionname(v->decision));
 	if (v->rule >= 0) {
-		cJSON_AddNumberToObject(o, "rule", v->rule + 1);
+		cJSON_AddNumberToObject(o, "rule", rulenum(&w->approval, v->rule));
 		cJSON_AddNumberToObject(o, "line", w->approval.rules[v->rule].pos.line);
 	} else {
 		cJSON_AddStringToObject(o, "rule", "default");
@@ -72,7 +72,7 @@ static void printjson(const struct verdict *v, const struct worker *w)
 		if (c->skipped)
 			cJSON_AddNullToObject(d, "rule");
 		else if (c->rule >= 0)
-			cJSON_AddNumberToObject(d, "rule", c->rule + 1);
+			cJSON_AddNumberToObject(d, "rule", rulenum(&w->approval, c->rule));
 		else
 			cJSON_AddStringToObject(d, "rule", "default");
 		cJSON_AddItemToArray(decs, d);
@@ -218,7 +218,7 @@ int cmdpolicy(int argc, char **argv)
 			printf("%s by admin rule %d (%s)\n", decisionname(v.decision), w->approval.rules[v.rule].admin,
 			       w->approval.rules[v.rule].pos.file);
 		else if (v.rule >= 0)
-			printf("%s by rule %d\n", decisionname(v.decision), v.rule + 1);
+			printf("%s by rule %d\n", decisionname(v.decision), rulenum(&w->approval, v.rule));
 		else
 			printf("%s by default\n", decisionname(v.decision));
 		termprintf(stderr, "nightshift: policy: %s\n", v.reason);
@@ -228,7 +228,7 @@ int cmdpolicy(int argc, char **argv)
 			if (c->skipped)
 				snprintf(by, sizeof by, "(runs nothing)");
 			else if (c->rule >= 0)
-				snprintf(by, sizeof by, "%s by rule %d", decisionname(c->decision), c->rule + 1);
+				snprintf(by, sizeof by, "%s by rule %d", decisionname(c->decision), rulenum(&w->approval, c->rule));
 			else
 				snprintf(by, sizeof by, "%s by default", decisionname(c->decision));
 			termprintf(stderr, "  %-20s %s\n", by, v.commands.v[k]);

@@ -313,6 +313,13 @@ static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct
 				rc = yfail(y, p.val, "timeout must be positive");
 		} else if (strcmp(p.key, "env") == 0) {
 			rc = ystrv(y, p.val, &sc->env);
+			for (size_t j = 0; rc == 0 && j < sc->env.n; j++) { /* NAME, or NAME=VALUE */
+				const char *s = sc->env.v[j];
+				size_t nl = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+				if (!nl || (s[0] >= '0' && s[0] <= '9') || (s[nl] && s[nl] != '='))
+					rc = yfail(y, p.val, "sandbox.env: '%.80s' is neither a variable's name (passed in with its "
+					           "value here) nor NAME=VALUE", s);
+			}
 		} else if (strcmp(p.key, "protect") == 0) {
 			strvfree(&sc->protect);
 			rc = ystrv(y, p.val, &sc->protect);
@@ -629,9 +636,15 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			if (rc < 0)
 				return -1;
 		}
+	} else if (!md->model && md->provider == PROV_AZURE) {
+		md->model = xstrdup(md->deployment); /* the deployment names the model */
 	} else if (!md->model) {
 		return yfail(y, n, "model '%s' needs a model name (model: ...)", name);
 	}
+	if (md->max_output_tokens && md->context_window && md->max_output_tokens >= md->context_window)
+		return yfail(y, yget(y, n, "max_output_tokens"), "max_output_tokens (%lld) must be below context_window (%lld): "
+		             "the reply shares the window with the prompt", (long long)md->max_output_tokens,
+		             (long long)md->context_window);
 	return 0;
 }
 
@@ -721,6 +734,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 					r->command = xstrdup(pats[k]);
 					r->decision = DEC_ALLOW;
 					r->preset = pname;
+					r->num = (int)i + 1;
 				}
 				free(name);
 				continue;
@@ -729,6 +743,7 @@ static int parseapproval(struct ydoc *y, yaml_node_t *n, struct approval *a)
 			struct rule *r = &a->rules[a->nrules++];
 			memset(r, 0, sizeof *r);
 			r->pos = ypos(y, it);
+			r->num = (int)i + 1;
 			r->decision = DEC_ABORT; /* a rule with a mistake is never an allow */
 			if (ymap(y, it, "a rule", rulekeys) < 0) {
 				bad = -1;
@@ -1685,7 +1700,7 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	yaml_node_t *cfgmodels = m->cfg && yroot(m->cfg) ? yget(m->cfg, yroot(m->cfg), "models") : NULL;
 	if (!(v = yget(y, root, "models")) && !cfgmodels)
 		bad = yfail(y, root, "missing 'models' (in the manifest or the user's defaults, %s)",
-		            "$XDG_CONFIG_HOME/nightshift/config.yaml");
+		            "$XDG_CONFIG_HOME/nightshift/config.yaml"), ynote(y); /* the other mistakes are said too */
 	else if (v && ymap(y, v, "models", NULL) < 0)
 		bad = -1;
 	for (size_t i = 0; v && v->type == YAML_MAPPING_NODE && yeach(y, v, i, &p); i++) {

@@ -37,6 +37,7 @@ struct rule {
 	enum decision decision;
 	struct pos pos;
 	const char *preset; /* the preset this rule comes from ("read-only"), static, or NULL */
+	int num;            /* its number in the YAML list, from 1; a preset's rules share theirs (0: unset) */
 	int admin;          /* from the admin policy (its number there), 0 = the manifest's own */
 };
 

@@ -46,13 +46,26 @@ static const char *const build[] = {
 
 const char *const presetnames[] = {"read-only", "git-read", "build", NULL};
 
+/* Each preset; one that writes the workspace says so in its name (build writes its outputs).
+ * The others allow redirections only to /dev/null and the step's /tmp. */
+static const struct {
+	const char *name;
+	const char *const *rules;
+	int writes;
+} presets[] = {{"read-only", readonly, 0}, {"git-read", gitread, 0}, {"build", build, 1}};
+
 const char *const *presetrules(const char *name)
 {
-	if (!strcmp(name, "read-only"))
-		return readonly;
-	if (!strcmp(name, "git-read"))
-		return gitread;
-	if (!strcmp(name, "build"))
-		return build;
+	for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++)
+		if (!strcmp(name, presets[k].name))
+			return presets[k].rules;
 	return NULL;
+}
+
+int presetwrites(const char *name)
+{
+	for (size_t k = 0; k < sizeof presets / sizeof presets[0]; k++)
+		if (!strcmp(name, presets[k].name))
+			return presets[k].writes;
+	return 1;
 }

@@ -7,6 +7,9 @@
 
 /* The shell command patterns a preset allows, NULL-terminated, or NULL for an unknown name. */
 const char *const *presetrules(const char *name);
+/* Whether a preset's rules may write the workspace by redirection (build); read-only and
+ * git-read allow redirections only to /dev/null and the step's /tmp. */
+int presetwrites(const char *name);
 /* The preset names, NULL-terminated. */
 extern const char *const presetnames[];
 

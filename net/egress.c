@@ -789,7 +789,27 @@ void egresslisten(struct egress *g, int fd)
 	(void)!write(g->wake[1], "l", 1);
 }
 
-void egressenv(struct strv *env)
+/* NO_PROXY: the loopback names and addresses the allowlist does not name, which steps reach
+ * directly (their own loopback); an entry naming one sends it through the proxy, where it is
+ * judged and recorded like any other. */
+static void noproxy(char *out, size_t cap, const struct netrule *allow, size_t n)
+{
+	static const unsigned char v4[4] = {127, 0, 0, 1}, v6[16] = {[15] = 1};
+	int named[3] = {0, 0, 0};
+	for (size_t i = 0; i < n; i++) {
+		named[0] |= allow[i].host && !allow[i].wildcard && !strcmp(allow[i].host, "localhost");
+		named[1] |= netruleaddr(&allow[i], AF_INET, v4);
+		named[2] |= netruleaddr(&allow[i], AF_INET6, v6);
+	}
+	static const char *const lo[] = {"localhost", "127.0.0.1", "::1"};
+	size_t o = 0;
+	out[0] = 0;
+	for (int k = 0; k < 3; k++)
+		if (!named[k] && o < cap)
+			o += (size_t)snprintf(out + o, cap - o, "%s%s", o ? "," : "", lo[k]);
+}
+
+void egressenv(struct strv *env, const struct netrule *allow, size_t nallow)
 {
 	static const char *const names[] = {"http_proxy", "https_proxy", "all_proxy", "no_proxy"};
 	struct strv kept = {0};
@@ -804,14 +824,15 @@ void egressenv(struct strv *env)
 	}
 	strvfree(env);
 	*env = kept;
-	char url[64];
+	char url[64], nop[40];
 	snprintf(url, sizeof url, "http://127.0.0.1:%d", EGRESSPORT);
+	noproxy(nop, sizeof nop, allow, nallow);
 	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
 		char up[16];
 		size_t l = strlen(names[k]);
 		for (size_t j = 0; j <= l; j++)
 			up[j] = (char)toupper((unsigned char)names[k][j]);
-		const char *val = k == 3 ? "localhost,127.0.0.1,::1" : url;
+		const char *val = k == 3 ? nop : url;
 		char *a = xasprintf("%s=%s", names[k], val), *b = xasprintf("%s=%s", up, val);
 		strvadd(env, a);
 		strvadd(env, b);

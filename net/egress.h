@@ -41,8 +41,9 @@ const char *egresssock(const struct egress *g);
    place of the one given before, which is closed; -1 closes it only. The proxy owns fd. */
 void egresslisten(struct egress *g, int fd);
 /* Set the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, each in both cases)
-   in env, a list of NAME=VALUE, to 127.0.0.1:EGRESSPORT; those names already there give way. */
-void egressenv(struct strv *env);
+   in env, a list of NAME=VALUE, to 127.0.0.1:EGRESSPORT; those names already there give way.
+   NO_PROXY holds localhost, 127.0.0.1 and ::1 but those an entry of allow names. */
+void egressenv(struct strv *env, const struct netrule *allow, size_t nallow);
 /* Move out the connections that ended since the last call, in the order they started; waits
    up to waitms for open ones to end first. *out is owned by the caller (free it). */
 size_t egresstake(struct egress *g, struct netconn **out, int waitms);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include "../util/glob.h"
 #include "../util/path.h"
+#include "../manifest/preset.h"
+#include "danger.h"
 #include "policy.h"
 #include "shellsplit.h"
 #include "../util/util.h"
@@ -156,19 +158,25 @@ static void clip(char *dst, size_t cap, const char *s)
 	dst[o] = 0;
 }
 
+int rulenum(const struct approval *a, int k)
+{
+	return a->rules[k].num > 0 ? a->rules[k].num : k + 1;
+}
+
 static void rulename(char *dst, size_t cap, const struct approval *a, int k)
 {
+	int n = rulenum(a, k);
 	if (a->rules[k].admin) /* the admin policy's: named by its own number and file */
 		snprintf(dst, cap, "admin rule %d (%s:%d)", a->rules[k].admin,
 		         a->rules[k].pos.file ? a->rules[k].pos.file : "admin policy", a->rules[k].pos.line);
 	else if (a->rules[k].preset && a->rules[k].pos.line > 0)
-		snprintf(dst, cap, "rule %d (line %d, preset %s)", k + 1, a->rules[k].pos.line, a->rules[k].preset);
+		snprintf(dst, cap, "rule %d (line %d, preset %s)", n, a->rules[k].pos.line, a->rules[k].preset);
 	else if (a->rules[k].preset)
-		snprintf(dst, cap, "rule %d (preset %s)", k + 1, a->rules[k].preset);
+		snprintf(dst, cap, "rule %d (preset %s)", n, a->rules[k].preset);
 	else if (a->rules[k].pos.line > 0)
-		snprintf(dst, cap, "rule %d (line %d)", k + 1, a->rules[k].pos.line);
+		snprintf(dst, cap, "rule %d (line %d)", n, a->rules[k].pos.line);
 	else
-		snprintf(dst, cap, "rule %d", k + 1);
+		snprintf(dst, cap, "rule %d", n);
 }
 
 static const char *verb(enum decision d)
@@ -197,9 +205,122 @@ static void defreason(struct verdict *v, const struct approval *a, const char *w
 /* How a rule stands to one simple command. */
 enum fit { FNO, FYES, FCOULD };
 
+/* Length of the name of an assignment word NAME=... or NAME+=... (unquoted name), or 0. */
+static size_t asgname(const char *w)
+{
+	size_t n = 0;
+	if (!((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z') || w[0] == '_'))
+		return 0;
+	while ((w[n] >= 'A' && w[n] <= 'Z') || (w[n] >= 'a' && w[n] <= 'z') || (w[n] >= '0' && w[n] <= '9') || w[n] == '_')
+		n++;
+	return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=') ? n : 0;
+}
+
+/* Where a command pattern's leading assignments start ("A=1 prog *", or "env A=1 prog *",
+ * which means the same), or -1 when it does not begin with one. */
+static long patasg(const char *pat)
+{
+	const char *p = pat + strspn(pat, " \t\n");
+	if (!strncmp(p, "env", 3) && (p[3] == ' ' || p[3] == '\t')) {
+		const char *q = p + 3 + strspn(p + 3, " \t\n");
+		if (asgname(q))
+			return q - pat;
+	}
+	return asgname(p) ? p - pat : -1;
+}
+
+/* The words a pattern led by assignments is matched against: the command's assignments, those
+ * of the env command that runs it (env A=1 prog: prog is run with A=1), then its words, env's
+ * own name left out when it is env itself. */
+struct subjwords {
+	char **w;
+	unsigned char *f;
+	size_t n, nasg; /* nasg: the leading assignments among them */
+	int lineww;     /* a redirection of the line writes a file in the workspace */
+};
+
+static int isenv(const char *w)
+{
+	const char *sl = strrchr(w, '/');
+	return !strcmp(sl ? sl + 1 : w, "env");
+}
+
+static void subjadd(struct subjwords *sw, char *w, unsigned char f)
+{
+	sw->w[sw->n] = w;
+	sw->f[sw->n++] = f;
+}
+
+static void subjasg(struct subjwords *sw, char *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		subjadd(sw, v[k], strchr(v[k], SHUNK) ? SHW_UNKNOWN : 0), sw->nasg++;
+}
+
+/* env's assignments (of an env without options) and those before env: what it runs gets them. */
+static void subjenv(struct subjwords *sw, const struct shcmd *env, size_t *from)
+{
+	subjasg(sw, env->assign, env->nassign);
+	size_t k = 1;
+	for (; k < env->argc && !(env->wf[k] & SHW_UNKNOWN) && asgname(env->argv[k]); k++)
+		subjadd(sw, env->argv[k], env->wf[k]), sw->nasg++;
+	*from = k;
+}
+
+/* Fill sw for cmd (via: the command that runs it, or NULL); free sw->w after. */
+static void subjwords(struct subjwords *sw, const struct shcmd *cmd, const struct shcmd *via)
+{
+	size_t cap = cmd->nassign + cmd->argc + (via ? via->nassign + via->argc : 0) + 1;
+	sw->w = xmalloc(cap * (sizeof *sw->w + 1));
+	sw->f = (unsigned char *)(sw->w + cap);
+	sw->n = sw->nasg = 0;
+	size_t from = 0;
+	if (via && via->argc && isenv(via->argv[0]) && !via->opaque) {
+		size_t k;
+		subjenv(sw, via, &k);
+	}
+	if (cmd->argc > 1 && isenv(cmd->argv[0]) && asgname(cmd->argv[1]))
+		subjenv(sw, cmd, &from);
+	else
+		subjasg(sw, cmd->assign, cmd->nassign);
+	for (size_t k = from; k < cmd->argc; k++)
+		subjadd(sw, cmd->argv[k], cmd->wf[k]);
+}
+
+/* A rule's command pattern against a command: as its words alone, or, for a pattern led by
+ * assignments, with the assignments it runs with in front (they must match literally, word for
+ * word: "PYTHONPATH=src python3 *" allows exactly that prefix). */
+static int cmdmatch(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, int could)
+{
+	long at = patasg(r->command);
+	if (at < 0)
+		return globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, could);
+	return sw && sw->nasg && globcmdx(r->command + at, sw->w, sw->f, sw->n, could);
+}
+
+/* For a pattern led by assignments that matched: a dangerous variable the command runs with
+ * that the pattern does not assign itself (an assignment a '*' swallowed), or NULL. */
+static const char *asgmiss(const char *pat, const struct subjwords *sw)
+{
+	for (size_t k = 0; k < sw->nasg; k++) {
+		size_t nl = asgname(sw->w[k]);
+		if (!nl || !dangerenv(sw->w[k], nl))
+			continue;
+		int named = 0;
+		for (const char *p = pat + patasg(pat); !named && asgname(p);) {
+			named = asgname(p) == nl && !strncmp(p, sw->w[k], nl);
+			p += strcspn(p, " \t\n");
+			p += strspn(p, " \t\n");
+		}
+		if (!named)
+			return "a variable that changes what programs run is assigned before it";
+	}
+	return NULL;
+}
+
 /* Does rule r (whose tool matches) decide cmd? FCOULD: a deny or abort rule that the command's
  * run-time parts could be hiding. *miss says why an allow rule whose pattern matched does not. */
-static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char **miss)
+static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, const char **miss)
 {
 	if (!r->command)
 		return FYES; /* a shell rule without command: every line, opaque parts included */
@@ -208,7 +329,7 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 	if (!cmd->argc)
 		return FNO;
 	if (r->decision == DEC_ALLOW) {
-		if (!globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+		if (!cmdmatch(r, cmd, sw, 0))
 			return FNO;
 		if (globcmdwild(r->command))
 			return FYES; /* "*", "g* *": any program, so any option and any redirection */
@@ -216,26 +337,41 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 			*miss = cmd->redir;
 			return FNO;
 		}
-		if (cmd->danger && !globnames(r->command, cmd->dangerkey, cmd->dangerword)) {
+		if (r->preset && !presetwrites(r->preset) && (cmd->wsredir || (sw && sw->lineww))) {
+			/* a reading preset writes nothing: "cat a > b", nor "{ cat a; } > b" */
+			*miss = "a redirection writes a file in the workspace (the read-only presets allow only /dev/null "
+			        "and /tmp)";
+			return FNO;
+		}
+		int led = patasg(r->command) >= 0;
+		const char *am = led ? asgmiss(r->command, sw) : NULL;
+		if (am) {
+			*miss = am;
+			return FNO;
+		}
+		/* a variable the pattern's assignments name is named: env's is checked above */
+		int envdanger = cmd->dangerkey && cmd->dangerkey[0] != '-' && asgname(cmd->dangerkey);
+		if (cmd->danger && !(led && envdanger) && !globnames(r->command, cmd->dangerkey, cmd->dangerword)) {
 			*miss = cmd->danger;
 			return FNO;
 		}
 		return FYES;
 	}
-	if (globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 0))
+	if (cmdmatch(r, cmd, sw, 0))
 		return FYES;
 	int unknown = 0;
 	for (size_t k = 0; k < cmd->argc; k++)
 		unknown |= cmd->wf[k] & SHW_UNKNOWN;
-	if (unknown && globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, 1))
+	for (size_t k = 0; sw && k < sw->nasg; k++)
+		unknown |= sw->f[k] & SHW_UNKNOWN;
+	if (unknown && cmdmatch(r, cmd, sw, 1))
 		return FCOULD;
 	const char *slash = strrchr(cmd->argv[0], '/');
 	if (slash && slash[1]) { /* /usr/bin/curl, ./curl: the program is curl for a deny rule */
 		char **w = cmd->argv;
 		char *a0 = w[0];
 		w[0] = (char *)slash + 1;
-		enum fit f = globcmdx(r->command, w, cmd->wf, cmd->argc, 0) ? FYES
-		           : unknown && globcmdx(r->command, w, cmd->wf, cmd->argc, 1) ? FCOULD : FNO;
+		enum fit f = cmdmatch(r, cmd, sw, 0) ? FYES : unknown && cmdmatch(r, cmd, sw, 1) ? FCOULD : FNO;
 		w[0] = a0;
 		return f;
 	}
@@ -245,8 +381,8 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const char
 /* The decision for one command: the strictest rule; *rule is -1 when the default decided;
  * *could when a deny came from a rule that could be hiding there; *near an allow rule whose
  * pattern matched but that did not apply (with *miss why), or -1. */
-static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd, int *rule,
-                              int *could, int *near, const char **miss)
+static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd,
+                              const struct subjwords *sw, int *rule, int *could, int *near, const char **miss)
 {
 	int best = -1;
 	*rule = -1, *could = 0, *near = -1, *miss = NULL;
@@ -255,7 +391,7 @@ static enum decision judgecmd(const struct approval *a, const unsigned char *liv
 		if (!live[k] || (int)r->decision < best || ((int)r->decision == best && !*could))
 			continue;
 		const char *m = NULL;
-		enum fit f = fitcmd(r, cmd, &m);
+		enum fit f = fitcmd(r, cmd, sw, &m);
 		if (f == FNO) {
 			if (m && *near < 0)
 				*near = (int)k, *miss = m;
@@ -309,6 +445,9 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	for (size_t k = 0; k < a->nrules; k++)
 		live[k] = (unsigned char)callmatches(&a->rules[k], s);
 	v->percmd = xcalloc(sp.ncmds ? sp.ncmds : 1, sizeof *v->percmd);
+	int lineww = 0; /* a redirection of no command ("> b", "{ cat a; } > b") writes the workspace */
+	for (size_t k = 0; k < sp.ncmds; k++)
+		lineww |= !sp.cmds[k].argc && sp.cmds[k].wsredir != NULL;
 	for (size_t k = 0; k < sp.ncmds; k++) {
 		struct shcmd *cmd = &sp.cmds[k];
 		strvadd(&v->commands, cmd->text);
@@ -320,14 +459,18 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		judged++;
 		int r, could, near;
 		const char *miss;
-		enum decision d = judgecmd(a, live, cmd, &r, &could, &near, &miss);
+		struct subjwords sw;
+		subjwords(&sw, cmd, cmd->via >= 0 && (size_t)cmd->via < sp.ncmds ? &sp.cmds[cmd->via] : NULL);
+		sw.lineww = lineww;
+		enum decision d = judgecmd(a, live, cmd, &sw, &r, &could, &near, &miss);
+		free(sw.w);
 		v->percmd[k].decision = d, v->percmd[k].rule = r;
 		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && near >= 0 && wnear < 0))
 			worst = (int)d, wrule = r, wcmd = k, wcould = could, wnear = near, wmiss = miss;
 		if (d == DEC_ALLOW && r >= 0 && nrules < 8) {
 			int seen = 0;
 			for (int j = 0; j < nrules; j++)
-				seen |= rules[j] == r;
+				seen |= rulenum(a, rules[j]) == rulenum(a, r);
 			if (!seen)
 				rules[nrules++] = r;
 		}
@@ -339,7 +482,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		const char *miss;
 		for (size_t k = 0; k < a->nrules; k++)
 			live[k] = (unsigned char)callmatches(&a->rules[k], s);
-		v->decision = judgecmd(a, live, &empty, &r, &could, &near, &miss);
+		v->decision = judgecmd(a, live, &empty, NULL, &r, &could, &near, &miss);
 		v->rule = r;
 		clip(what, sizeof what, c->valuestring);
 		if (r >= 0) {
@@ -364,8 +507,9 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		rulename(rn, sizeof rn, a, wnear);
 		if (worker)
 			snprintf(whose, sizeof whose, " of worker %s", worker);
-		snprintf(v->reason, sizeof v->reason, "%s would allow %s, but %s, which its pattern does not name; default %s",
-		         rn, what, wmiss, decisionname(a->def));
+		int named = strncmp(wmiss, "a redirection", 13) != 0 && strncmp(wmiss, "too many", 8) != 0;
+		snprintf(v->reason, sizeof v->reason, "%s would allow %s, but %s%s; default %s", rn, what, wmiss,
+		         named ? ", which its pattern does not name" : "", decisionname(a->def));
 	} else if (wrule < 0) {
 		defreason(v, a, worker, what, a->def == DEC_ALLOW ? NULL : cmd->opaque ? cmd->opaque : cmd->redir);
 	} else if (wcould) {
@@ -375,7 +519,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	} else if (v->decision == DEC_ALLOW && judged > 1) {
 		char list[64] = "";
 		for (int j = 0, o = 0; j < nrules && o < (int)sizeof list - 8; j++)
-			o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", j ? ", " : "", rules[j] + 1);
+			o += snprintf(list + o, sizeof list - (size_t)o, "%s%d", j ? ", " : "", rulenum(a, rules[j]));
 		snprintf(v->reason, sizeof v->reason, "all %d commands are allowed (by rule%s %s)", judged,
 		         nrules > 1 ? "s" : "", list);
 	} else {
@@ -449,8 +593,16 @@ int policycheck(const struct approval *a, struct err *e)
 		const struct rule *r = &a->rules[k];
 		struct err ge;
 		const char *why = NULL;
+		long at = r->command ? patasg(r->command) : -1;
+		const char *prog = at >= 0 ? r->command + at : NULL;
+		while (prog && asgname(prog)) {
+			prog += strcspn(prog, " \t\n");
+			prog += strspn(prog, " \t\n");
+		}
 		if (r->command && globcmdcheck(r->command, &ge) < 0) {
 			why = ge.msg;
+		} else if (prog && !*prog) {
+			why = "a command pattern of assignments alone never matches: name the program after them";
 		} else if (r->command && r->tool && !globmatch(r->tool, strlen(r->tool), "shell", 5)) {
 			why = "a command pattern only applies to the shell tool, and this rule's tool is not shell";
 		} else if (r->argkeys.n && (!r->tool || strncmp(r->tool, "mcp__", 5) != 0)) {
@@ -465,8 +617,8 @@ int policycheck(const struct approval *a, struct err *e)
 		                       (strlen(r->path) >= 3 && !strcmp(r->path + strlen(r->path) - 3, "/.."))))
 			why = "a path pattern with .. can never match: paths are matched after .. is resolved";
 		if (why)
-			return errc(e, ERR_INPUT, "%s:%d:%d: rule %zu: %.600s", r->pos.file ? r->pos.file : "manifest",
-			            r->pos.line, r->pos.col, k + 1, why);
+			return errc(e, ERR_INPUT, "%s:%d:%d: rule %d: %.600s", r->pos.file ? r->pos.file : "manifest",
+			            r->pos.line, r->pos.col, rulenum(a, (int)k), why);
 	}
 	return 0;
 }

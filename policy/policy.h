@@ -31,6 +31,9 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 /* Check the rules' patterns: -1 with "file:line:col: rule N: ..." (code 2) for a command glob
  * with an unbalanced quote, a rule that can never match, and the like. */
 int policycheck(const struct approval *a, struct err *e);
+/* The number people see for rule k: its place in the YAML list, from 1 (a preset counts as one
+ * rule, all its patterns share its number). */
+int rulenum(const struct approval *a, int k);
 /* Free what a verdict owns. */
 void verdictfree(struct verdict *v);
 

@@ -28,7 +28,7 @@ static int checkexamples(const struct worker *w, struct err *e)
 			if (allowed != (l == 0)) {
 				char by[128];
 				if (v.rule >= 0)
-					snprintf(by, sizeof by, "rule %d (line %d)", v.rule + 1, w->approval.rules[v.rule].pos.line);
+					snprintf(by, sizeof by, "rule %d (line %d)", rulenum(&w->approval, v.rule), w->approval.rules[v.rule].pos.line);
 				else
 					snprintf(by, sizeof by, "the default");
 				struct pos p = at[l] ? at[l][i] : w->approval.pos;

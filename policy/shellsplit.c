@@ -71,9 +71,31 @@ struct builder {
 	size_t argc, nassign, nredir;
 	const char *opaque;
 	const char *redir;
+	const char *wsredir;   /* a redirection that writes a file in the workspace, or NULL */
 	char envdanger[32];    /* a dangerous variable assigned before it ("NAME="), or empty */
 	int stdinfile;         /* its standard input is redirected from a file */
+	struct buf asg;        /* owned: its assignments, each ending in a NUL */
+	size_t nasg;
 };
+
+/* The assignments b read, as one allocation: a NULL-terminated array then the words. */
+static char **asgtake(struct builder *b)
+{
+	if (!b->nasg) {
+		buffree(&b->asg);
+		return NULL;
+	}
+	char **v = xmalloc((b->nasg + 1) * sizeof *v + b->asg.len);
+	char *blob = (char *)(v + b->nasg + 1);
+	memcpy(blob, b->asg.data, b->asg.len);
+	for (size_t k = 0; k < b->nasg; k++) {
+		v[k] = blob;
+		blob += strlen(blob) + 1;
+	}
+	v[b->nasg] = NULL;
+	buffree(&b->asg);
+	return v;
+}
 
 /* What a word held. */
 enum { WQUOTED = 1, WEXPAND = 2, WSPLIT = 4, WGLOB = 8, WASSIGN = 16, WTILDE = 32 };
@@ -841,9 +863,18 @@ static void chdir_(struct ctx *c, const struct shcmd *cmd)
 		addcwd(c, joinpath(c->cwd[j], cmd->argv[k]));
 }
 
-/* Why a redirection to target (a word of flags f) is not fine, or NULL. A relative target is
- * judged at the end of the line, against every directory the line may be in. */
-static const char *redirwhy(struct ctx *c, const char *w, int f)
+/* A fine path that is a file of the workspace (not the step's /tmp, not a stream). */
+static int wspathof(const char *a)
+{
+	return under(a, "/workspace");
+}
+
+static const char wswhy[] = "a redirection writes a file in the workspace";
+
+/* Why a redirection to target (a word of flags f) is not fine, or NULL; *ws is set when it
+ * writes a file in the workspace. A relative target is judged at the end of the line, against
+ * every directory the line may be in. */
+static const char *redirwhy(struct ctx *c, const char *w, int f, const char **ws)
 {
 	if (f & WEXPAND)
 		return "a redirection to a name only known at run time";
@@ -852,13 +883,15 @@ static const char *redirwhy(struct ctx *c, const char *w, int f)
 	if (w[0] != '/') {
 		if (c->nrel == MAXREL) {
 			c->rellost = 1;
-			return NULL;
+			return "too many relative redirections on one line";
 		}
 		c->rel[c->nrel++] = (struct rel){xstrdup(w), (size_t)-1};
 		return NULL;
 	}
 	char *a = joinpath("/", w);
 	int ok = finepath(a);
+	if (ok && wspathof(a))
+		*ws = wswhy;
 	free(a);
 	return ok ? NULL : "a redirection outside /workspace, /tmp and /dev/null";
 }
@@ -933,7 +966,7 @@ static void redir(struct sp *p, struct builder *b)
 	} else if (in && kind == RFILE) {
 		b->stdinfile = 1; /* reading: no harm to judge */
 	} else {
-		why = redirwhy(p->c, w, f);
+		why = redirwhy(p->c, w, f, &b->wsredir);
 	}
 	if (why && !b->redir)
 		b->redir = why;
@@ -1575,10 +1608,11 @@ static void finish(struct sp *p, struct builder *b, int after)
 	if (after || !(b->argc || b->nassign || b->nredir || b->opaque)) {
 		if (b->opaque)
 			lineopaque(p, b->opaque);
-		if (after && (b->redir || (c->nrel && c->rel[c->nrel - 1].cmd == (size_t)-1))) {
+		if (after && (b->redir || b->wsredir || (c->nrel && c->rel[c->nrel - 1].cmd == (size_t)-1))) {
 			static char *none[] = {NULL};
 			size_t k = emit(c, none, NULL, 0, b->started ? xstrndup(p->s + b->start, b->end - b->start) : xstrdup(""));
 			c->out->cmds[k].redir = b->redir;
+			c->out->cmds[k].wsredir = b->wsredir;
 			for (int r = c->nrel - 1; r >= 0 && c->rel[r].cmd == (size_t)-1; r--)
 				c->rel[r].cmd = k;
 		}
@@ -1586,6 +1620,7 @@ static void finish(struct sp *p, struct builder *b, int after)
 		if (c->scratch.data)
 			c->scratch.data[b->sbase] = 0;
 		c->nw = b->wbase;
+		buffree(&b->asg);
 		return;
 	}
 	if (b->end < b->start) /* stopped inside its first token */
@@ -1598,7 +1633,10 @@ static void finish(struct sp *p, struct builder *b, int after)
 	free(argv);
 	struct shcmd *cmd = &c->out->cmds[k];
 	cmd->redir = b->redir;
+	cmd->wsredir = b->wsredir;
 	cmd->opaque = b->opaque;
+	cmd->nassign = b->nasg;
+	cmd->assign = asgtake(b);
 	if (b->envdanger[0]) {
 		cmd->danger = "VAR=value before it sets a variable that changes what programs run";
 		cmd->envkey = xstrdup(b->envdanger);
@@ -1716,6 +1754,11 @@ static int simple(struct sp *p, int after)
 			if (dangerenv(w, nl) && !b.envdanger[0])
 				snprintf(b.envdanger, sizeof b.envdanger, "%.*s=", (int)(nl < 30 ? nl : 30), w);
 			int arr = eq && !eq[1] && cur(p) == '(';
+			bufadd(&b.asg, w, strlen(w));
+			if (arr)
+				bufputc(&b.asg, SHUNK); /* its words: only a '*' of a pattern takes them */
+			bufputc(&b.asg, 0);
+			b.nasg++;
 			popword(c);
 			b.nassign++;
 			if (arr) { /* NAME=(words): a bash array */
@@ -2218,6 +2261,8 @@ static void relatives(struct ctx *c)
 			char *a = joinpath(c->cwd[k], c->rel[r].target);
 			if (!finepath(a))
 				why = "a relative redirection that leads outside /workspace and /tmp";
+			else if (wspathof(a) && c->rel[r].cmd < o->ncmds)
+				o->cmds[c->rel[r].cmd].wsredir = wswhy;
 			free(a);
 		}
 		if (why && c->rel[r].cmd < o->ncmds && !o->cmds[c->rel[r].cmd].redir)
@@ -2270,6 +2315,7 @@ void shsplitfree(struct shsplit *sp)
 		free(sp->cmds[k].argv);
 		free(sp->cmds[k].text);
 		free(sp->cmds[k].envkey);
+		free(sp->cmds[k].assign);
 	}
 	free(sp->cmds);
 	memset(sp, 0, sizeof *sp);

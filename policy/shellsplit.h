@@ -30,10 +30,14 @@ struct shcmd {
 	char *text;         /* the command as written (its span of the line), or its words joined */
 	const char *opaque; /* why what it runs is only known at run time (a static string), or NULL */
 	const char *redir;  /* why one of its redirections leaves /workspace, /tmp and /dev/null, or NULL */
+	const char *wsredir; /* one of its redirections writes a file in /workspace (static), or NULL */
 	const char *danger; /* the dangerous option it uses (danger.h), or NULL */
 	const char *dangerkey; /* the option a rule's pattern must name to allow it */
 	const char *dangerword; /* the word holding it (points into argv or envkey, or static) */
 	char *envkey;       /* owned: "NAME=" of a dangerous variable assigned before it, or NULL */
+	char **assign;      /* owned, one allocation: its VAR=value assignments as words, NULL-
+	                     * terminated (SHUNK where only known at run time), or NULL for none */
+	size_t nassign;
 	int via;            /* index of the command that runs this one (a wrapper, bash -c ...), or -1 */
 	int dash;           /* only dash reads the line this way ([[ ]] and (( )) are bash's) */
 };

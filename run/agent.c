@@ -84,14 +84,17 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	return 1;
 }
 
-/* Append a tool message answering call id; failed marks it an error for the model. */
+/* Append a tool message answering call id; failed marks it an error for the model. A secret in
+ * content (a step that prints one) is masked here, as in every record: the provider never sees it. */
 static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
 {
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "role", "tool");
 	cJSON_AddStringToObject(m, "tool_call_id", c->id);
 	cJSON_AddStringToObject(m, "name", c->name);
-	cJSON_AddStringToObject(m, "content", content);
+	char *masked = secretsmask(jr->rs->sec, content);
+	cJSON_AddStringToObject(m, "content", masked ? masked : content);
+	free(masked);
 	if (failed)
 		cJSON_AddTrueToObject(m, "is_error");
 	cJSON_AddItemToArray(jr->messages, m);
@@ -227,13 +230,18 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	return 0;
 }
 
-/* The environment passed into the sandbox: a fixed base plus the names the manifest lists. */
+/* The environment passed into the sandbox: a fixed base plus what the manifest lists, a NAME
+ * with its value here, or a NAME=VALUE as written. */
 static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 {
 	strvadd(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	strvadd(env, "HOME=/tmp");
 	strvadd(env, "LANG=C.UTF-8");
 	for (size_t i = 0; i < sc->env.n; i++) {
+		if (strchr(sc->env.v[i], '=')) {
+			strvadd(env, sc->env.v[i]);
+			continue;
+		}
 		const char *v = getenv(sc->env.v[i]);
 		if (!v)
 			continue;
@@ -469,7 +477,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON_AddStringToObject(ev, "path", v.path);
 	cJSON_AddStringToObject(ev, "decision", decisionname(v.decision));
 	if (v.rule >= 0)
-		cJSON_AddNumberToObject(ev, "rule", v.rule + 1);
+		cJSON_AddNumberToObject(ev, "rule", rulenum(&jr->w->approval, v.rule));
 	else
 		cJSON_AddStringToObject(ev, "rule", "default");
 	cJSON_AddStringToObject(ev, "reason", v.reason);
@@ -480,7 +488,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int rc = 0;
 	char by[32];
 	if (v.rule >= 0)
-		snprintf(by, sizeof by, "approval rule %d", v.rule + 1);
+		snprintf(by, sizeof by, "approval rule %d", rulenum(&jr->w->approval, v.rule));
 	else
 		snprintf(by, sizeof by, "the default decision");
 	if (v.decision == DEC_ABORT) {

@@ -133,6 +133,20 @@ static char *oldinput(const struct resume *r, const char *id, struct err *e)
 	return in;
 }
 
+/* A job entry's usage and cost as the run resumed recorded them (missing numbers count 0). */
+static void oldusage(const cJSON *entry, struct usage *u, double *cost)
+{
+	const cJSON *us = cJSON_GetObjectItemCaseSensitive(entry, "usage");
+	static const char *const keys[] = {"input", "output", "cached", "reasoning"};
+	int64_t *f[] = {&u->input, &u->output, &u->cached, &u->reasoning};
+	for (int k = 0; k < 4; k++) {
+		double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(us, keys[k]));
+		*f[k] = v == v && v >= 0 && v <= 1e15 ? (int64_t)v : 0;
+	}
+	double c = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(entry, "cost"));
+	*cost = c == c && c >= 0 && c <= 1e12 ? c : 0;
+}
+
 int resumemember(const struct resume *r, const struct job *j, const char *input, struct jobresult *res,
                  const char *rundir, struct err *e)
 {
@@ -176,11 +190,13 @@ int resumemember(const struct resume *r, const struct job *j, const char *input,
 	memset(res, 0, sizeof *res);
 	res->status = JOB_SUCCEEDED;
 	res->output = out;
+	oldusage(old, &res->usage, &res->cost); /* what it spent, counted in the run's totals */
 	snprintf(res->error, sizeof res->error, "from run %s", jsonstr(r->run, "run_id", ""));
 	return 1;
 }
 
-void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson)
+void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson,
+                struct usage *total, double *cost)
 {
 	cJSON *o = cJSON_AddObjectToObject(runjson, "origin");
 	const char *id = jsonstr(r->run, "run_id", "");
@@ -196,6 +212,11 @@ void resumejson(const struct resume *r, const struct manifest *m, const int *tak
 		if (!carried(j, j->string, m, taken) || cJSON_GetObjectItemCaseSensitive(jobs, j->string))
 			continue;
 		cJSON *c = cJSON_Duplicate(j, 1);
+		struct usage u;
+		double jc;
+		oldusage(j, &u, &jc);
+		usageadd(total, &u);
+		*cost += jc;
 		if (!cJSON_GetObjectItemCaseSensitive(c, "carried_from"))
 			cJSON_AddStringToObject(c, "carried_from", id); /* carried twice: the run it ran in */
 		cJSON_AddItemToObject(jobs, j->string, c);

@@ -30,8 +30,10 @@ int resumemember(const struct resume *r, const struct job *j, const char *input,
  * rundir (closed: see carrylayers). */
 int resumecarry(const struct resume *r, const struct manifest *m, const int *taken, const char *rundir, int closed,
                 struct err *e);
-/* Into the new run.json: "origin" and the taken jobs' entries as the run recorded them. */
-void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson);
+/* Into the new run.json: "origin" and the taken jobs' entries as the run recorded them; their
+ * usage and cost are added to *total and *cost, which run.json's totals are. */
+void resumejson(const struct resume *r, const struct manifest *m, const int *taken, cJSON *runjson,
+                struct usage *total, double *cost);
 void resumefree(struct resume *r);
 
 #endif

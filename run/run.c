@@ -240,7 +240,7 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		usageadd(&total, &n->res->usage);
 	}
 	if (rsm)
-		resumejson(rsm, m, taken, r);
+		resumejson(rsm, m, taken, r, &total, &cost);
 	cJSON_AddItemToObject(r, "usage", usagejson(&total));
 	cJSON_AddNumberToObject(r, "cost", cost);
 	if (m->budget_cost > 0)
@@ -250,10 +250,12 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	return rc;
 }
 
-/* A job that may change the workspace holds it alone; one that can only read it shares it. */
+/* A job that may change the workspace holds it alone; one that can only read it shares it. An
+ * MCP tool writes unless its server marks it readOnlyHint, which is only known once the server
+ * runs, after the job was scheduled: a worker with MCP tools counts as writing. */
 static int writes(const struct manifest *m, const struct worker *w, int depth)
 {
-	if (w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE))
+	if (w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE) || w->mcptools.n)
 		return 1;
 	for (size_t i = 0; depth < 8 && i < w->delegates.n; i++)
 		if (writes(m, manifestworker(m, w->delegates.v[i]), depth + 1))

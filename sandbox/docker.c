@@ -465,7 +465,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	for (char **v = c->env; v && *v; v++)
 		strvadd(&d->env, *v);
 	if (d->eg)
-		egressenv(&d->env);
+		egressenv(&d->env, sc->allow, sc->nallow);
 	d->timeout_ms = sc->timeout_ms;
 	d->cap = c->output_cap ? c->output_cap : 1 << 20;
 	d->memory = sc->memory > 0;

@@ -939,7 +939,7 @@ static int egressplan(struct nssbx *n, const struct sandboxconf *sc, struct err 
 	if (egressopen(&n->eg, sc->allow, sc->nallow, e) < 0)
 		return -1;
 	rootfsadd(&n->p.fs, R_BIND, egresssock(n->eg), EGRESSSOCK, 0);
-	egressenv(&n->p.env);
+	egressenv(&n->p.env, sc->allow, sc->nallow);
 	n->p.egress = 1;
 	return 0;
 }

@@ -229,6 +229,8 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		ssize_t got = getdents64(fd, k->dbuf, DBUF);
 		if (got < 0 && errno == EINTR)
 			continue;
+		if (got < 0 && errno == ENOENT && base)
+			break; /* removed while read (a gc packing .git/objects/XX away): what it held is gone */
 		if (got < 0)
 			rc = errf(e, "read directory %s:", base ? j->path : "workspace");
 		if (got <= 0)

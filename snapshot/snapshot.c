@@ -297,12 +297,23 @@ static int copyfile(struct snap *s, struct layer *l, int fd, struct sent *x, int
 	return how;
 }
 
+/* An entry that was scanned and is gone or another one now (the tree changed while it was read:
+ * a gc packing objects away, an editor, a step's leftover child): errno of the failed open. */
+static int changedunder(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ESTALE;
+}
+
 /* SHA-256 of what x holds now (file data or link target) into out. */
 static int hashnow(struct snap *s, struct sent *x, unsigned char out[32], struct err *e)
 {
 	unsigned int len = 0;
 	if (S_ISLNK(x->mode)) {
 		int n = readtarget(s->rootfd, x, s->buf, IOBUF, e);
+		if (n < 0 && changedunder(errno)) {
+			memset(out, 0xff, 32); /* gone or changed: it counts as changed, putentry says so */
+			return 0;
+		}
 		if (n < 0)
 			return -1;
 		EVP_Digest(s->buf, n, out, &len, EVP_sha256(), NULL);
@@ -310,8 +321,8 @@ static int hashnow(struct snap *s, struct sent *x, unsigned char out[32], struct
 	}
 	struct sent y = *x;
 	int fd = openfile(s->rootfd, &y, e);
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		memset(out, 0xff, 32); /* unreadable: it counts as changed, and putentry says why */
+	if (fd < 0 && (errno == EACCES || errno == EPERM || changedunder(errno))) {
+		memset(out, 0xff, 32); /* unreadable or gone: it counts as changed, and putentry says why */
 		return 0;
 	}
 	if (fd < 0)
@@ -352,6 +363,14 @@ static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, 
 		return header(l, x->path, x->mode, 0, x->mtime, NULL, NULL, NULL, NULL, 0, e);
 	if (S_ISLNK(x->mode)) {
 		int n = readtarget(s->rootfd, x, s->buf, IOBUF, e);
+		if (n < 0 && changedunder(errno)) {
+			skipped(info, x->path, errno == ESTALE ? "changed while the snapshot was read: in the next layer"
+			                                       : "vanished while the snapshot was read");
+			cut[i] = 1;
+			x->mtime = INT64_MIN;
+			x->hashed = 0;
+			return 0;
+		}
 		if (n < 0 || header(l, x->path, x->mode, 0, x->mtime, NULL, s->buf, NULL, NULL, 0, e) < 0)
 			return -1;
 		if (keep && racy(sc, x)) {
@@ -376,6 +395,14 @@ static int putentry(struct snap *s, struct layer *l, struct scan *sc, size_t i, 
 		return 0;
 	}
 	int fd = openfile(s->rootfd, x, e);
+	if (fd < 0 && changedunder(errno)) { /* the tree changed under the snapshot: the job goes on */
+		skipped(info, x->path, errno == ESTALE ? "changed while the snapshot was read: in the next layer"
+		                                       : "vanished while the snapshot was read");
+		cut[i] = 1;
+		x->mtime = INT64_MIN;
+		x->hashed = 0;
+		return 0;
+	}
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		char *why = xasprintf("could not be read: %s", strerror(errno));
 		skipped(info, x->path, why);

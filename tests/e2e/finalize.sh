@@ -20,8 +20,8 @@ kill -9 $p; wait $p 2>/dev/null
 pkill -f "sleep 39.0$mark"
 run=$(ls -d "$T"/runs/2* | head -n1)
 "$NS" audit "$run" --verify 2>"$T/err"
-expect_rc "a killed run verifies" 0 $?
-expect_grep "as incomplete" "INCOMPLETE" "$T/err"
+expect_rc "a killed, unsealed run is INCOMPLETE: exit 4" 4 $?
+expect_grep "as incomplete" "INCOMPLETE: the run was not sealed" "$T/err"
 "$NS" run "$T/m.yaml" --out "$T/runs" --job j >/dev/null 2>"$T/err2" & p=$!
 waitfor 60 running "sleep 39.0$mark"
 kill -TERM $p; wait $p 2>/dev/null

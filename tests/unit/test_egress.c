@@ -299,8 +299,52 @@ static void live(void)
 	pthread_join(t, NULL);
 }
 
+/* An allow entry naming a loopback address or name takes it out of NO_PROXY (issue 33 item 4). */
+static const char *envget(const struct strv *env, const char *name)
+{
+	size_t l = strlen(name);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, l) && env->v[i][l] == '=')
+			return env->v[i] + l + 1;
+	return NULL;
+}
+
+static void noproxyenv(void)
+{
+	static const struct {
+		const char *entries[3];
+		const char *want;
+	} c[] = {
+		{{NULL}, "localhost,127.0.0.1,::1"},
+		{{"api.github.com", NULL}, "localhost,127.0.0.1,::1"},
+		{{"127.0.0.1:8080", NULL}, "localhost,::1"},
+		{{"127.0.0.0/8", NULL}, "localhost,::1"},
+		{{"[::1]:8080", NULL}, "localhost,127.0.0.1"},
+		{{"localhost:8080", "127.0.0.1:8080", NULL}, "::1"},
+		{{"10.0.0.0/8", "localhost.test", NULL}, "localhost,127.0.0.1,::1"},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct netrule r[3];
+		size_t n = 0;
+		const char *why;
+		for (; c[i].entries[n]; n++)
+			ok(netruleparse(c[i].entries[n], &r[n], &why) == 0, "parse %s", c[i].entries[n]);
+		struct strv env = {0};
+		strvadd(&env, "NO_PROXY=example.com");
+		strvadd(&env, "KEEP=1");
+		egressenv(&env, r, n);
+		okstr(envget(&env, "NO_PROXY"), c[i].want, "NO_PROXY");
+		okstr(envget(&env, "no_proxy"), c[i].want, "no_proxy");
+		okstr(envget(&env, "KEEP"), "1", "other variables stay");
+		strvfree(&env);
+		for (size_t k = 0; k < n; k++)
+			netrulefree(&r[k]);
+	}
+}
+
 int main(void)
 {
+	noproxyenv();
 	setenv("NIGHTSHIFT_TEST_RESOLVE", "name.test=127.0.0.1", 1);
 	parsing();
 	matching();

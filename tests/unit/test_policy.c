@@ -986,14 +986,83 @@ static void presets(void)
 		ok(shell(&a, refused[i], &v) == DEC_DENY, "presets refuse [%s]: %s", refused[i], v.reason);
 		verdictfree(&v);
 	}
+	/* read-only and git-read write nothing: redirections only to /dev/null and /tmp (issue 33) */
+	size_t nr = 0;
+	while (nr < n && strcmp(rules[nr].preset, "build") != 0)
+		nr++;
+	struct approval ro = {.def = DEC_DENY, .rules = rules, .nrules = nr};
+	static const char *const rowrites[] = {
+		"cat README.md > src/main.c", "find . -name x > .bashrc", "head -1 a >> b", "cat a > /workspace/x",
+		"git log > notes.txt", "git diff >| x.patch", "ls &> out", "echo hi 1>x", "{ cat a; } > b", "cat a; > b",
+		"for f in *; do cat $f; done > all.txt", "cat <<EOF > x\nhi\nEOF", "ls > ./a/../b", "cd src && ls > x",
+		"(cat a) > b", "cat a >> /workspace/../workspace/b", "grep x f 2>err.log",
+	};
+	static const char *const roreads[] = {
+		"cat a > /dev/null", "cat a > /tmp/x", "grep -r x . 2>/dev/null | head", "ls 2>&1 | wc -l",
+		"git log >/tmp/log && cat /tmp/log", "cd /tmp && cat /workspace/a > /tmp/b", "cat a >&2",
+	};
+	for (size_t i = 0; i < sizeof rowrites / sizeof rowrites[0]; i++) {
+		ok(shell(&ro, rowrites[i], &v) == DEC_DENY, "read-only presets refuse [%s]: %s", rowrites[i], v.reason);
+		verdictfree(&v);
+	}
+	for (size_t i = 0; i < sizeof roreads / sizeof roreads[0]; i++) {
+		ok(shell(&ro, roreads[i], &v) == DEC_ALLOW, "read-only presets allow [%s]: %s", roreads[i], v.reason);
+		verdictfree(&v);
+	}
+	shell(&ro, "cat a > b", &v);
+	ok(strstr(v.reason, "writes a file in the workspace") && !strstr(v.reason, "does not name"), "reason: %s", v.reason);
+	verdictfree(&v);
 	/* the reason names the preset */
 	shell(&a, "ls", &v);
 	ok(strstr(v.reason, "preset read-only") != NULL, "reason names the preset: %s", v.reason);
 	verdictfree(&v);
 }
 
+/* A command pattern may begin with assignments, matched word for word (issue 33 item 2). */
+static void assignments(void)
+{
+	struct rule rules[] = {
+		{.tool = "shell", .command = "PYTHONPATH=src python3 -m pytest *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "env GIT_DIR=.git git log *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "CI=1 NODE_OPTIONS=* npm test *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "cat *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "A=1 *", .decision = DEC_ALLOW},
+	};
+	struct approval a = {.def = DEC_DENY, .rules = rules, .nrules = sizeof rules / sizeof rules[0]};
+	static const char *const allowed[] = {
+		"PYTHONPATH=src python3 -m pytest -q", "PYTHONPATH=src python3 -m pytest", "PYTHONPATH='src' python3 -m pytest",
+		"env PYTHONPATH=src python3 -m pytest tests/", "GIT_DIR=.git git log -1", "env GIT_DIR=.git git log",
+		"CI=1 NODE_OPTIONS=--max-old-space-size=4096 npm test", "FOO=1 cat x", "A=1 ls",
+		"PYTHONPATH=src python3 -m pytest -q && cat out.txt",
+	};
+	static const char *const refused[] = {
+		"PYTHONPATH=other python3 -m pytest", "PYTHONPATH=src python3 -c 'import os'", "python3 -m pytest",
+		"LD_PRELOAD=/tmp/x.so PYTHONPATH=src python3 -m pytest", "PYTHONPATH=src LD_PRELOAD=x python3 -m pytest",
+		"PYTHONPATH=$X python3 -m pytest", "PYTHONPATH=src/$(id) python3 -m pytest", "PYTHONPATH=src:/tmp python3 -m pytest",
+		"env LD_PRELOAD=x PYTHONPATH=src python3 -m pytest", "env PYTHONPATH=other python3 -m pytest",
+		"env -i PYTHONPATH=src python3 -m pytest", "PYTHONPATH=src python3 -m pytest; LD_PRELOAD=x cat y",
+		"A=1 LD_PRELOAD=x ls", "A=1 PATH=/tmp ls", "LD_PRELOAD=x cat y", "CI=1 npm test",
+		"PYTHONPATH=src PYTHONPATH=src2 python3 -m pytest", "PYTHONPATH=src bash -c 'python3 -m pytest'",
+	};
+	struct verdict v;
+	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+		ok(shell(&a, allowed[i], &v) == DEC_ALLOW, "assignments allow [%s]: %s", allowed[i], v.reason);
+		verdictfree(&v);
+	}
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		ok(shell(&a, refused[i], &v) == DEC_DENY, "assignments refuse [%s]: %s", refused[i], v.reason);
+		verdictfree(&v);
+	}
+	/* a pattern of assignments alone never matches: refused when checked */
+	struct rule bad[] = {{.tool = "shell", .command = "PYTHONPATH=src", .decision = DEC_ALLOW, .pos = {"m.yaml", 3, 5}}};
+	struct approval b = {.def = DEC_DENY, .rules = bad, .nrules = 1};
+	struct err e;
+	ok(policycheck(&b, &e) < 0 && strstr(e.msg, "m.yaml:3:5"), "assignments alone: %s", e.msg);
+}
+
 int main(void)
 {
+	assignments();
 	table();
 	semantics();
 	paths();
