@@ -34,8 +34,8 @@ static void walk(const char *root, const char *rel, struct tree *t, int depth)
 	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
 	DIR *d = depth < 256 ? opendir(dir) : NULL;
 	for (struct dirent *de; d && (de = readdir(d));) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+			continue; /* a repository's own folder (or a nested one's) is no file git applies */
 		char *r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
 		char *full = pathjoin(root, r);
 		struct stat st;

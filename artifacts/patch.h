@@ -7,7 +7,7 @@
 /* Append to out the git patch that turns tree a into tree b (two folders): text files as unified
  * hunks, binary ones (or texts too far apart to diff) as `GIT binary patch` literals, with modes,
  * new and deleted files, symlinks, and full index lines (git's blob ids); folders and special files
- * are not git's and are left out. prefix ("" or "NAME/") goes before every path. Paths are quoted
+ * are not git's and are left out, and so is every .git. prefix ("" or "NAME/") goes before every path. Paths are quoted
  * as git quotes them. Returns the number of files changed, -1 on error. */
 long patchtrees(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e);
 
