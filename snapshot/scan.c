@@ -275,7 +275,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 				rc = errf(e, "stat %s:", path->data);
 				break;
 			}
-			if (excluded(w->o, path->data) || (w->gi && gitignorehere(w->gi, path->data, S_ISDIR(st.st_mode))))
+			if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
 				continue;
 			if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 				continue;

@@ -142,11 +142,8 @@ static int wild(const char *pat0, const char *p, const char *s)
 			break;
 		case '[': {
 			size_t bl = bracketlen(p);
-			if (!bl) {
-				if (*s != '[')
-					return 0;
-				break;
-			}
+			if (!bl)
+				return 0; /* a set never closed matches nothing, as in git's wildmatch */
 			if (!*s || *s == '/')
 				return 0;
 			char *set = xstrndup(p, bl), one[2] = {*s, 0};
@@ -224,11 +221,6 @@ static int decide(struct gitignore *g, const char *path, int isdir)
 	}
 	pthread_mutex_unlock(&g->mu);
 	return verdict;
-}
-
-int gitignorehere(struct gitignore *g, const char *path, int isdir)
-{
-	return decide(g, path, isdir) == 1;
 }
 
 int gitignorematch(struct gitignore *g, const char *path, int isdir)

@@ -16,9 +16,7 @@ void gitignoreadd(struct gitignore *g, const char *dir, const char *text, size_t
  * folder above it matched last by a pattern that is not negated (git check-ignore's verdict for
  * an untracked path). isdir: path is a folder. */
 int gitignorematch(struct gitignore *g, const char *path, int isdir);
-/* Whether the last pattern matching path itself (not its folders) ignores it: for a walk that
- * never enters an ignored folder, the cheaper question. */
-int gitignorehere(struct gitignore *g, const char *path, int isdir);
+/* Free the rules. */
 void gitignorefree(struct gitignore *g);
 
 #endif
