@@ -44,11 +44,20 @@ all: nightshift
 nightshift: $(O)/nightshift
 	cp $< $@
 
-$(O)/nightshift: $(CMDOBJ) $(O)/libnightshift.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMDOBJ) $(O)/libnightshift.a $(LDLIBS)
+$(O)/nightshift: $(CMDOBJ) $(O)/gen/recipes.o $(O)/libnightshift.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CMDOBJ) $(O)/gen/recipes.o $(O)/libnightshift.a $(LDLIBS)
+
+# The recipes of examples/ (those with a workflow in ci/examples/), embedded for `nightshift init`.
+RECIPESRC = $(shell find examples ci/examples -type f)
+$(O)/gen/recipes.c: cmd/recipes.sh $(RECIPESRC)
+	@mkdir -p $(dir $@)
+	sh cmd/recipes.sh >$@.tmp && mv $@.tmp $@
+
+$(O)/gen/recipes.o: $(O)/gen/recipes.c cmd/recipes.h
+	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
 
 # cmd/'s files but main, for the unit tests of what cmd/ holds (the Actions output).
-$(O)/libcmd.a: $(filter-out $(O)/cmd/main.o,$(CMDOBJ))
+$(O)/libcmd.a: $(filter-out $(O)/cmd/main.o,$(CMDOBJ)) $(O)/gen/recipes.o
 	rm -f $@
 	ar rcs $@ $^
 

@@ -15,7 +15,8 @@
 int factswanted(const char *type)
 {
 	return strcmp(type, "job_start") == 0 || strcmp(type, "job_end") == 0 || strcmp(type, "output") == 0 ||
-	       strcmp(type, "file") == 0 || strcmp(type, "run") == 0 || strcmp(type, "model_response") == 0;
+	       strcmp(type, "file") == 0 || strcmp(type, "run") == 0 || strcmp(type, "model_response") == 0 ||
+	       strcmp(type, "changes") == 0;
 }
 
 void factsnote(struct facts *f, cJSON *ev, const char *type, long lineno)
@@ -49,6 +50,9 @@ void factsnote(struct facts *f, cJSON *ev, const char *type, long lineno)
 	} else if (strcmp(type, "output") == 0) {
 		slot = &f->output;
 		line = &f->outputline;
+	} else if (strcmp(type, "changes") == 0) {
+		slot = &f->changes;
+		line = &f->changesline;
 	} else if (strcmp(type, "job_end") != 0 && strcmp(type, "run") != 0) {
 		cJSON_Delete(ev);
 		return;
@@ -66,6 +70,7 @@ void factsfree(struct facts *f)
 	cJSON_Delete(f->output);
 	cJSON_Delete(f->files);
 	cJSON_Delete(f->usage);
+	cJSON_Delete(f->changes);
 	free(f->filelines);
 	memset(f, 0, sizeof *f);
 }
@@ -331,6 +336,23 @@ void claimsjob(const char *dir, const char *job, const cJSON *info, const struct
 	free(seen);
 	strvfree(&have);
 	free(fdir);
+	/* jobs/<job>/changes.patch is there exactly when the changes event records it, with its digest. */
+	char *cpath = xasprintf("%s/jobs/%s/changes.patch", dir, job), chex[65];
+	char *crel = xasprintf("jobs/%s/changes.patch", job);
+	const cJSON *ch = f ? f->changes : NULL;
+	int chave = sha256file(cpath, chex, &e) == 0;
+	if (ch && strcmp(jsonstr(ch, "path", ""), crel) != 0)
+		problem(p, "%s:%ld: changes path '%.100s' is not jobs/%s/changes.patch", log, f->changesline,
+		        jsonstr(ch, "path", ""), job);
+	if (ch && !chave)
+		problem(p, "jobs/%s/changes.patch: missing, %s:%ld (changes) recorded it", job, log, f->changesline);
+	else if (ch && strcmp(chex, jsonstr(ch, "sha256", "")) != 0)
+		problem(p, "jobs/%s/changes.patch: digest %.16s..., %s:%ld (changes) recorded %.16s...", job, chex, log,
+		        f->changesline, jsonstr(ch, "sha256", ""));
+	else if (!ch && chave)
+		problem(p, "jobs/%s/changes.patch: %s records no changes event for it", job, log ? log : "no event log");
+	free(cpath);
+	free(crel);
 	free(orel);
 	free(opath);
 	free(prefix);

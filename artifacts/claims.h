@@ -13,8 +13,9 @@ struct facts {
 	cJSON *output;  /* the output event */
 	cJSON *files;   /* the file events, in order */
 	cJSON *usage;   /* the sum of the model_response events' usage (NULL: none had one) */
+	cJSON *changes; /* the changes event (jobs/<job>/changes.patch), or NULL */
 	long responses; /* model_response events */
-	long startline, endline, outputline;
+	long startline, endline, outputline, changesline;
 	long *filelines;
 	long events;
 };
@@ -28,7 +29,7 @@ void factsfree(struct facts *f);
 /* A job of a finished run: its run.json entry (info) against job_end (or, in a finalized run, for
  * a job a kill cut short, what finalize recovers from its log), job_end's usage against the sum of
  * the model_response events, its output.json against the output event, its declared files
- * against the file events. One line per disagreement is added to
+ * against the file events, its changes.patch against the changes event. One line per disagreement is added to
  * problems, naming the file, the field and the event line. */
 void claimsjob(const char *dir, const char *job, const cJSON *info, const struct facts *f, int finalized,
                struct strv *problems);

@@ -1,5 +1,6 @@
 /* finalize: what a killed run left, made into a sealed run that restore and replay accept. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,11 @@ int runfinalize(const char *dir, struct err *e)
 {
 	if (!rununfinished(dir))
 		return errc(e, ERR_INPUT, "%s: not an unfinished run directory (it has run.json, or no jobs/)", dir);
+	int lock = rundirlock(dir);
+	if (lock < 0 && errno == EWOULDBLOCK)
+		return errc(e, ERR_INPUT, "%s: still running (a live process holds it); stop it first", dir);
+	if (lock >= 0)
+		close(lock); /* a run made before runs were locked has none to take */
 	struct strv files = {0};
 	if (rundirfiles(dir, &files, e) < 0)
 		return -1;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -46,11 +47,18 @@ int rundircreate(struct rundir *r, const char *outdir, struct err *e)
 			rc = mkdir(p, 0755);
 			free(p);
 		}
-		if (rc == 0 && rename(tmp, r->path) == 0) {
+		/* Locked before it has its name: nobody sees it unlocked while this process lives. */
+		int fd = rc == 0 ? rundirlock(tmp) : -1;
+		if (fd >= 0 && rename(tmp, r->path) == 0) {
 			free(tmp);
+			r->lock = fd + 1;
 			return 0;
 		}
 		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		else if (rc == 0)
+			rc = -1;
 		for (int i = 0; i < 3; i++) {
 			char *p = pathjoin(tmp, subs[i]);
 			rmdir(p);
@@ -264,8 +272,24 @@ int rundirisrun(const char *dir)
 	return yes;
 }
 
+int rundirlock(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	int err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 void rundirfree(struct rundir *r)
 {
+	if (r->lock > 0)
+		close(r->lock - 1);
+	r->lock = 0;
 	free(r->path);
 	r->path = NULL;
 }

@@ -11,6 +11,8 @@
 struct rundir {
 	char *path; /* outdir/<run-id> */
 	char id[64];
+	int lock; /* 1 + the descriptor holding an flock on the folder while this process writes it
+	           * (0: none): a live run is told from a dead one by it (rundirlock) */
 };
 
 /* Make outdir/<UTC time>-<random>/ with manifest/, jobs/ and snapshots/ inside. */
@@ -35,6 +37,9 @@ int rundiropen(const char *dir, const char *rel, struct err *e);
 int rundirsha(const char *dir, const char *rel, char out[65], struct err *e);
 /* Write RUN/SHA256SUMS for every file under RUN, sorted by path, atomically. */
 int rundirsums(struct rundir *r, struct err *e);
+/* An exclusive flock on run folder dir, taken without waiting: the descriptor holding it (close it
+ * to let go), or -1 with errno EWOULDBLOCK when a live process holds it (its runner), or another. */
+int rundirlock(const char *dir);
 /* True when dir holds run.json, SHA256SUMS or a jobs/ folder: a run, finished or not. */
 int rundirisrun(const char *dir);
 void rundirfree(struct rundir *r);

@@ -30,6 +30,8 @@ int cmddiff(int argc, char **argv);
 int cmdreport(int argc, char **argv);
 int cmdexport(int argc, char **argv);
 int cmddoctor(int argc, char **argv);
+int cmdprune(int argc, char **argv);
+int cmdinit(int argc, char **argv);
 
 /* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
 void progressstart(int quiet);

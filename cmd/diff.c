@@ -1,16 +1,28 @@
-/* diff: nightshift diff RUN --step N: what a step changed in the workspace. */
+/* diff: nightshift diff RUN --step N: what a step changed in the workspace; nightshift diff RUN
+ * [--job J]: a job's or the run's whole change, as a patch git apply takes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "../artifacts/calls.h"
 #include "../artifacts/changes.h"
+#include "../artifacts/patch.h"
+#include "../util/term.h"
 #include "../util/linediff.h"
 
 static const char helptext[] =
-	"usage: nightshift diff RUN --step N [--workspace NAME]\n"
+	"usage: nightshift diff RUN [--job J] [> changes.patch]\n"
+	"       nightshift diff RUN --step N [--workspace NAME]\n"
 	"\n"
-	"Prints what step N changed in the workspace, read from RUN's snapshot layers: a unified diff\n"
+	"Without --step: the whole change of job J (from before its first step to after its last), or\n"
+	"of the run (each workspace from its first layer to its end), as a git patch: `git apply`\n"
+	"takes it on a checkout of the starting tree (text hunks, GIT binary patch literals, modes,\n"
+	"new and deleted files, symlinks). The patch is raw bytes of the run's files, meant for a pipe\n"
+	"or a file; printed to a terminal, controls in it are shown escaped (util/term.h) instead.\n"
+	"Each job that changed its workspace also left it in RUN/jobs/J/changes.patch.\n"
+	"\n"
+	"With --step N: prints what step N changed in the workspace, read from RUN's snapshot layers: a unified diff\n"
 	"(git's format) for each text file up to 64 KiB, one line for anything else (\"A\" added,\n"
 	"\"M\" changed, \"D\" deleted, with its kind and size). A layer is taken before each sandboxed\n"
 	"step, so the changes of steps with no layer between them (file tools) are shown together,\n"
@@ -69,9 +81,37 @@ static int laststep(const char *dir, struct err *e)
 	return rc < 0 ? -1 : last;
 }
 
+/* A job's or the run's whole change as a patch: raw to a pipe or file, sanitised to a terminal. */
+static int wholediff(const char *run, const char *job, int64_t maxu)
+{
+	struct err e = {0};
+	char *dir, *tmp;
+	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
+		return report(&e);
+	struct buf out = {0};
+	long n = job ? patchjob(dir, job, 0, maxu, &out, &e) : patchrun(dir, maxu, &out, &e);
+	runclose(dir, tmp);
+	int code = EXIT_OK;
+	if (n < 0) {
+		code = report(&e);
+	} else if (isatty(STDOUT_FILENO)) {
+		bufputc(&out, 0);
+		char *clean = termclean(out.data, 0);
+		fputs(clean, stdout);
+		free(clean);
+	} else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {
+		code = EXIT_FAILED;
+	}
+	if (n == 0)
+		fprintf(stderr, "nightshift: diff: %s%s%s changed nothing in its workspace\n", job ? "job " : "", job ? job : run,
+		        "");
+	buffree(&out);
+	return code;
+}
+
 int cmddiff(int argc, char **argv)
 {
-	const char *run = NULL, *step = NULL, *wsname = NULL;
+	const char *run = NULL, *step = NULL, *wsname = NULL, *job = NULL;
 	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -86,6 +126,9 @@ int cmddiff(int argc, char **argv)
 		} else if (flagis(a, "--step")) {
 			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
 				return usage("diff", "--step needs a step number");
+		} else if (flagis(a, "--job")) {
+			if (!(job = flagval(argc, argv, &i, "--job")) || !*job)
+				return usage("diff", "--job needs a job id");
 		} else if (flagis(a, "--workspace")) {
 			if (!(wsname = flagval(argc, argv, &i, "--workspace")) || !*wsname)
 				return usage("diff", "--workspace needs a name (a folder of RUN/snapshots)");
@@ -96,7 +139,9 @@ int cmddiff(int argc, char **argv)
 	if (!run)
 		return usage("diff", "missing RUN (a run directory or its .tar.zst)");
 	if (!step)
-		return usage("diff", "missing --step N");
+		return wholediff(run, job, maxu);
+	if (job)
+		return usage("diff", "--job and --step: a step is the run's, give one of them");
 	char *end;
 	long n = strtol(step, &end, 10);
 	if (*end || end == step || n < 1 || n > 999999999)

@@ -19,7 +19,12 @@ static const char helptext[] =
 	"  audit RUN [--verify] [--job ID] [--tool T] [--decision D] [--json]\n"
 	"  replay RUN [--out DIR] [--job ID]... [--continue-live]\n"
 	"  finalize RUN       seal a run that was killed before it finished\n"
+	"  diff RUN [--job J] a job's or the run's whole change, as a patch git apply takes\n"
 	"  diff RUN --step N  what step N changed in the workspace\n"
+	"  prune DIR [--keep N] [--older-than D]\n"
+	"                     remove old run directories, never one in use or the newest\n"
+	"  init [RECIPE] [--dir DIR] | --list\n"
+	"                     write a recipe's manifest, workers and workflow into a repository\n"
 	"  report RUN [--out FILE]\n"
 	"                     one self-contained HTML page of the run\n"
 	"  export RUN --otlp FILE|URL\n"
@@ -42,7 +47,8 @@ static const struct {
 	{"restore", cmdrestore}, {"audit", cmdaudit},       {"replay", cmdreplay},
 	{"plan", cmdplan},       {"merge", cmdmerge},       {"finalize", cmdfinalize},
 	{"diff", cmddiff},         {"report", cmdreport},     {"export", cmdexport},
-	{"doctor", cmddoctor},   {"config", cmdconfig},
+	{"doctor", cmddoctor},     {"config", cmdconfig},     {"prune", cmdprune},
+	{"init", cmdinit},
 };
 
 int main(int argc, char **argv)

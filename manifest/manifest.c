@@ -31,7 +31,7 @@ static const char *const budgetkeys[] = {"cost", NULL};
 static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
                                           "timeout", "env", "mounts", "limits", "protect", "uid", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
-static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
+static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", "gitignore", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
                                          "approval", "output", "max_turns", "max_tokens", "max_cost",
                                          "tool_output_limit", "sandbox", "skills", NULL};
@@ -380,6 +380,9 @@ static int parsesnapshot(struct ydoc *y, yaml_node_t *n, struct snapconf *sc)
 				bad = -1;
 		} else if (strcmp(p.key, "max_size") == 0) {
 			if (ysize(y, p.val, &sc->max_size) < 0)
+				bad = -1;
+		} else if (strcmp(p.key, "gitignore") == 0) {
+			if (ybool(y, p.val, &sc->gitignore) < 0)
 				bad = -1;
 		}
 	}

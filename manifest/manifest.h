@@ -94,6 +94,7 @@ struct snapconf {
 	int level, threads;
 	struct strv exclude;
 	int64_t max_size;
+	int gitignore; /* leave out what the workspace's .gitignore files (and .git/info/exclude) ignore */
 };
 
 struct model {

@@ -1014,7 +1014,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	int erc = evadd(jr.ev, "job_end", ev, rc < 0 ? &ce : e);
 	memcpy(res->head, evhead(jr.ev), 65);
 	res->events = evcount(jr.ev);
-	if (evclose(jr.ev, rc < 0 || erc < 0 ? &ce : e) < 0 && rc == 0)
+	if (depth == 0 && erc == 0)
+		res->ev = jr.ev; /* the run's seal adds the job's whole change, then closes it */
+	else if (evclose(jr.ev, rc < 0 || erc < 0 ? &ce : e) < 0 && rc == 0)
 		rc = -1;
 	if (erc < 0 && rc == 0)
 		rc = -1;
@@ -1062,6 +1064,10 @@ void nestedfree(struct runstate *rs)
 
 void jobresultfree(struct jobresult *r)
 {
+	struct err e = {0};
+	if (r->ev)
+		evclose(r->ev, &e);
+	r->ev = NULL;
 	cJSON_Delete(r->output);
 	r->output = NULL;
 }

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <cjson/cJSON.h>
+#include "../artifacts/events.h"
 #include "../artifacts/rundir.h"
 #include "../snapshot/snapshot.h"
 #include "../manifest/manifest.h"
@@ -66,6 +67,8 @@ struct jobresult {
 	int64_t events;  /* number of events written */
 	int diverged;    /* replay: a request did not match the record */
 	int halt;        /* set (atomically) by the scheduler: end at the next turn, cancelled */
+	struct evlog *ev; /* a top-level job's log, left open after job_end for the run's seal to add the
+	                   * job's whole change (runchanges); jobresultfree closes it when still open */
 };
 
 /* The workspace job j works in (its own, or the manifest's), or NULL when the run has not opened it. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/carry.h"
+#include "../artifacts/patch.h"
 #include "../artifacts/rundir.h"
 #include "preflight.h"
 #include "../artifacts/runjson.h"
@@ -247,6 +248,46 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddNumberToObject(r, "budget_cost", m->budget_cost);
 	int rc = runjsonseal(rd->path, r, sec, e);
 	cJSON_Delete(r);
+	return rc;
+}
+
+/* Each job that ran here and changed its workspace leaves its whole change, from before its first
+ * layer to after its last step, as jobs/<job>/changes.patch, recorded by a changes event (its path
+ * and digest) at the end of its log, which is closed then. After the chains' end layers. */
+static int runchanges(const char *rundir, const struct manifest *m, struct jobresult *res, struct err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; i < m->njobs; i++) {
+		struct jobresult *r = &res[i];
+		if (!r->ev)
+			continue;
+		struct buf patch = {0};
+		struct err pe = {0};
+		const char *id = m->jobs[i].id;
+		long files = rc < 0 ? 0 : patchjob(rundir, id, 1, 0, &patch, &pe);
+		if (files < 0)
+			progressf("job %s: warning: its changes.patch was not made: %s", id, pe.msg);
+		if (files > 0) {
+			char *rel = xasprintf("jobs/%s/changes.patch", id), *path = pathjoin(rundir, rel);
+			char hex[65];
+			sha256hex(patch.data, patch.len, hex);
+			cJSON *ev = cJSON_CreateObject();
+			cJSON_AddStringToObject(ev, "path", rel);
+			cJSON_AddStringToObject(ev, "sha256", hex);
+			cJSON_AddNumberToObject(ev, "bytes", (double)patch.len);
+			cJSON_AddNumberToObject(ev, "files", (double)files);
+			if (writefile(path, patch.data, patch.len, e) < 0 || evadd(r->ev, "changes", ev, e) < 0)
+				rc = -1;
+			memcpy(r->head, evhead(r->ev), 65);
+			r->events = evcount(r->ev);
+			free(rel);
+			free(path);
+		}
+		buffree(&patch);
+		if (evclose(r->ev, rc < 0 ? &pe : e) < 0 && rc == 0)
+			rc = -1;
+		r->ev = NULL;
+	}
 	return rc;
 }
 
@@ -791,6 +832,8 @@ seal:;
 	/* Whatever happened, seal what was written so it stays verifiable. */
 	struct err se = {0};
 	if (spacesseal(&rs, rc < 0 ? &se : e) < 0 && rc == 0)
+		rc = -1;
+	if (rd.path && runchanges(rd.path, m, res, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
 	if (o->resume && rs.perws && rd.path) {
 		/* the chains of members of the run resumed that this run did not make again */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 #include "scan.h"
+#include "../util/gitignore.h"
 #include "../util/glob.h"
 
 enum { MAXDEPTH = 256, MAXOPEN = 256 /* directories held open in the queue */ };
@@ -68,6 +69,27 @@ static int excluded(const struct scanopt *o, const char *path)
 		if (globpath(o->exclude->v[i], path))
 			return 1;
 	return 0;
+}
+
+/* Add the rules of file name under dirfd (a regular file, not a link; at most 1 MiB of it, the
+ * workspace's own text) for folder dir of the workspace. */
+static void ignorefile(struct gitignore *g, int dirfd, const char *name, const char *dir)
+{
+	enum { MAXIGNORE = 1 << 20 };
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		char *text = xmalloc(MAXIGNORE);
+		size_t n = 0;
+		ssize_t r;
+		while (n < MAXIGNORE && ((r = read(fd, text + n, MAXIGNORE - n)) > 0 || (r < 0 && errno == EINTR)))
+			n += r > 0 ? (size_t)r : 0;
+		gitignoreadd(g, dir, text, n);
+		free(text);
+	}
+	close(fd);
 }
 
 static int64_t ns(struct timespec t)
@@ -152,6 +174,7 @@ struct walker {
 	dev_t rootdev;
 	const struct scanopt *o;
 	const struct scan *prev; /* scanagain: the scan before */
+	struct gitignore *gi;    /* o->gitignore: the rules read so far */
 	struct err err;
 };
 
@@ -204,6 +227,8 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	}
 	if (fd < 0)
 		return errf(e, "open %s:", j->path[0] ? j->path : "workspace");
+	if (w->gi)
+		ignorefile(w->gi, fd, ".gitignore", j->path);
 	if (feed) {
 		/* Watched before it is read: a change from now on is reported. Read again, its own
 		 * entry is refreshed too (its times change with its entries; its parent may be quiet). */
@@ -252,7 +277,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 				rc = errf(e, "stat %s:", path->data);
 				break;
 			}
-			if (excluded(w->o, path->data))
+			if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
 				continue;
 			if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 				continue;
@@ -559,15 +584,22 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	struct walker w;
 	if (walkerinit(&w, rootfd, o, e) < 0)
 		return -1;
+	if (o->gitignore) {
+		w.gi = gitignorenew();
+		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY);
+		if (info >= 0) {
+			ignorefile(w.gi, info, "exclude", "");
+			close(info);
+		}
+	}
 	struct dirjob root = {xstrdup(""), 0, -1, 1};
 	struct found f;
-	if (walk(s, &w, &root, 1, &f, e) < 0) {
-		foundfree(&f);
-		return -1;
-	}
-	finish(s, &f);
+	int rc = walk(s, &w, &root, 1, &f, e);
+	if (rc == 0)
+		finish(s, &f);
 	foundfree(&f);
-	return 0;
+	gitignorefree(w.gi);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The entries of s under the directory path (all of s for ""): [*lo, *hi). */
@@ -633,6 +665,8 @@ static void keep(struct part *p, const struct sent *x)
 int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
               struct err *e)
 {
+	if (o->gitignore)
+		return scanrun(s, rootfd, o, e); /* a changed .gitignore changes what is below it too */
 	memset(s, 0, sizeof *s);
 	s->rootwd = prev->rootwd;
 	s->start = nowns();

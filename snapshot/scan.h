@@ -49,6 +49,9 @@ struct scanopt {
 	dev_t skipdev;
 	ino_t skipino;
 	struct watch *watch;        /* the change feed: every directory read is watched (may be NULL) */
+	int gitignore;              /* leave out what git ignores: each folder's .gitignore is read as the
+	                               walk enters it, .git/info/exclude first (util/gitignore.h); every
+	                               scan then reads the whole tree (scanagain does as scanrun) */
 };
 
 /* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel. */

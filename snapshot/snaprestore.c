@@ -1144,7 +1144,7 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 }
 
 static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
-                      struct err *e)
+                      int own, struct err *e)
 {
 	if (step < 0)
 		return errc(e, ERR_INPUT, "step %d: want 1 or more, or end", step);
@@ -1186,13 +1186,13 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	    (step == 0 || step > last->valuedouble)) /* end is the resumed run's own too */
 		base = (int)last->valuedouble;
 	cJSON_Delete(rj);
-	if (readfile(sumpath, &sums, e) < 0 || listlayers(snapdir, step, base, &layers, &n, e) < 0) {
+	if ((!own && readfile(sumpath, &sums, e) < 0) || listlayers(snapdir, step, base, &layers, &n, e) < 0) {
 		rc = -1;
 		goto out;
 	}
-	/* Every layer must be listed before anything is written. */
-	want = xcalloc(n, sizeof *want);
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	/* Every layer must be listed before anything is written (but the runner's own, not yet listed). */
+	want = xcalloc(n + 1, sizeof *want);
+	for (size_t i = 0; i < n && rc == 0 && !own; i++) {
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
 		if (!sumfor(&sums, rel, want[i]))
 			rc = errc(e, ERR_VERIFY, "layer %s is not listed in %s", rel, sumpath);
@@ -1215,7 +1215,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
-		rc = applylayer(&r, file, rel, want[i], e);
+		rc = applylayer(&r, file, rel, own ? NULL : want[i], e);
 		free(file);
 		free(rel);
 	}
@@ -1332,11 +1332,11 @@ static int restore(const char *rundir, const char *ws, int step, const char *to,
 	if (stat(rundir, &st) < 0)
 		return errc(e, ERR_INPUT, "%s:", rundir);
 	if (!S_ISREG(st.st_mode))
-		return restoredir(rundir, ws, step, to, force, maxbytes, e);
+		return restoredir(rundir, ws, step, to, force, maxbytes, 0, e);
 	char *tmp = NULL, *run = NULL;
 	int rc = unpackrun(rundir, maxbytes, &tmp, &run, e);
 	if (rc == 0)
-		rc = restoredir(run, ws, step, to, force, maxbytes, e);
+		rc = restoredir(run, ws, step, to, force, maxbytes, 0, e);
 	if (tmp)
 		snapremove(tmp);
 	free(tmp);
@@ -1367,6 +1367,14 @@ int snaprestorews(const char *rundir, const char *ws, int step, const char *to, 
 {
 	locale_t old = snappin();
 	int rc = restore(rundir, ws, step, to, force, maxbytes, e);
+	snapunpin(old);
+	return rc;
+}
+
+int snaprestoreown(const char *rundir, const char *ws, int step, const char *to, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = restoredir(rundir, ws, step, to, 0, 0, 1, e);
 	snapunpin(old);
 	return rc;
 }

@@ -785,6 +785,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	for (size_t i = 0; c && i < c->exclude.n; i++)
 		strvadd(&s->exclude, c->exclude.v[i]);
 	s->opt.exclude = &s->exclude;
+	s->opt.gitignore = c ? c->gitignore : 0;
 	/* The run's own directory (dir's parent when dir is RUN/snapshots) is never part of the workspace. */
 	char *base = strrchr(dir, '/');
 	char *own = base && strcmp(base + 1, "snapshots") == 0 ? dirname_dup(dir) : xstrdup(dir);
@@ -848,6 +849,8 @@ int snapfull(struct snap *s, const char *name, struct snapinfo *info, struct err
 
 int snapfeed(struct snap *s)
 {
+	if (s->opt.gitignore)
+		return 0; /* every layer reads the whole tree: the rules may have changed anywhere */
 	if (!s->watch)
 		s->watch = watchopen(s->rootfd);
 	return s->watch != NULL;

@@ -63,6 +63,9 @@ int snaprestore(const char *rundir, int step, const char *to, int force, struct 
  * maxbytes bounds the data the chain may write (0: the default; see boundinit). */
 int snaprestorews(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
                   struct err *e);
+/* The same for the run this process is sealing (a folder, ws "" or a chain's name): its layers,
+ * written here and not yet in SHA256SUMS, are read without their digests checked. */
+int snaprestoreown(const char *rundir, const char *ws, int step, const char *to, struct err *e);
 
 /* Unpack a .tar.zst of a run directory into a new folder *tmp under $TMPDIR (removed again on
  * failure); *run gets the run inside it (tmp itself, or its only folder when that holds

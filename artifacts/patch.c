@@ -1,0 +1,150 @@
+/* patch: a job's or a run's whole change as a git patch. Both states are restored from the layers
+ * into temporary folders (so the patch shows what the layers hold, after their exclusions) and
+ * compared by util/gitpatch. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "patch.h"
+#include "events.h"
+#include "runjson.h"
+#include "../snapshot/snapshot.h"
+#include "../util/gitpatch.h"
+
+/* Restore the chain ws (NULL: the only one) before step (0: end) into a new folder under $TMPDIR. */
+static char *restored(const char *rundir, const char *ws, int step, int own, int64_t maxbytes, struct err *e)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *t = xasprintf("%s/nightshift-patch-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(t)) {
+		errf(e, "mkdtemp %s:", t);
+		free(t);
+		return NULL;
+	}
+	int rc = own ? snaprestoreown(rundir, ws, step, t, e) : snaprestorews(rundir, ws, step, t, 1, maxbytes, e);
+	if (rc < 0) {
+		snapremove(t);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The chain's change from before step from to before step to (0: its end). */
+static long chainpatch(const char *rundir, const char *ws, int from, int to, int own, int64_t maxbytes,
+                       const char *prefix, struct buf *out, struct err *e)
+{
+	char *a = restored(rundir, ws, from, own, maxbytes, e);
+	char *b = a ? restored(rundir, ws, to, own, maxbytes, e) : NULL;
+	long n = b ? gitpatch(a, b, prefix, out, e) : -1;
+	if (a)
+		snapremove(a);
+	if (b)
+		snapremove(b);
+	free(a);
+	free(b);
+	return n;
+}
+
+/* The step layers of a chain folder, sorted: NNNN of each NNNN.tar.zst. */
+static size_t chainsteps(const char *dir, int **out)
+{
+	size_t n = 0, cap = 0;
+	int *v = NULL;
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		char *end;
+		long s = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || strcmp(end, ".tar.zst") != 0 || s < 1 || s > 999999999)
+			continue;
+		if (n == cap)
+			v = xrealloc(v, (cap = cap ? 2 * cap : 32) * sizeof *v);
+		v[n++] = (int)s;
+	}
+	if (d)
+		closedir(d);
+	*out = v;
+	return n;
+}
+
+long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, struct buf *out, struct err *e)
+{
+	if (!*job || strchr(job, '/') || !strcmp(job, ".") || !strcmp(job, ".."))
+		return errc(e, ERR_INPUT, "no job '%s' in %s", job, rundir);
+	char *log = xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, job);
+	struct evreader *r;
+	if (access(log, F_OK) != 0) {
+		free(log);
+		return errc(e, ERR_INPUT, "no job '%s' in %s (no jobs/%s/events.jsonl.zst)", job, rundir, job);
+	}
+	int rc = evropen(&r, log, e);
+	free(log);
+	if (rc < 0)
+		return -1;
+	/* Its first layer (the state it began with), its chain, and its last step. */
+	int first = 0, last = 0;
+	char *ws = NULL;
+	const char *line;
+	size_t len;
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		const cJSON *step = cJSON_GetObjectItemCaseSensitive(ev, "step");
+		const char *type = jsonstr(ev, "type", ""), *layer = jsonstr(ev, "layer", NULL);
+		int s = cJSON_IsNumber(step) && step->valuedouble >= 1 && step->valuedouble < 1e9 ? (int)step->valuedouble : 0;
+		if (s > last)
+			last = s;
+		if (!strcmp(type, "snapshot") && s && layer && !first) {
+			first = s;
+			const char *p = layer + strlen("snapshots/"), *slash = strchr(p, '/');
+			if (strncmp(layer, "snapshots/", 10) == 0 && slash && !strchr(slash + 1, '/'))
+				ws = xstrndup(p, slash - p);
+		}
+		cJSON_Delete(ev);
+	}
+	evrclose(r);
+	if (rc < 0 || !first) {
+		free(ws);
+		return rc < 0 ? -1 : 0;
+	}
+	/* Its end: the chain's next layer after its last step, or the chain's end layer. */
+	char *dir = ws ? xasprintf("%s/snapshots/%s", rundir, ws) : xasprintf("%s/snapshots", rundir);
+	int *steps, to = 0;
+	size_t n = chainsteps(dir, &steps);
+	for (size_t i = 0; i < n; i++)
+		if (steps[i] > last && (!to || steps[i] < to))
+			to = steps[i];
+	free(steps);
+	free(dir);
+	long files = chainpatch(rundir, ws, first, to, own, maxbytes, "", out, e);
+	free(ws);
+	return files;
+}
+
+long patchrun(const char *rundir, int64_t maxbytes, struct buf *out, struct err *e)
+{
+	struct strv chains = {0};
+	snapchains(rundir, &chains);
+	long files = 0;
+	for (size_t i = 0; i < chains.n && files >= 0; i++) {
+		const char *ws = *chains.v[i] ? chains.v[i] : NULL;
+		char *dir = ws ? xasprintf("%s/snapshots/%s", rundir, ws) : xasprintf("%s/snapshots", rundir);
+		int *steps, from = 0;
+		size_t n = chainsteps(dir, &steps);
+		for (size_t k = 0; k < n; k++)
+			if (!from || steps[k] < from)
+				from = steps[k];
+		free(steps);
+		free(dir);
+		if (!from)
+			continue;
+		char *prefix = ws && chains.n > 1 ? xasprintf("%s/", ws) : xstrdup("");
+		long k = chainpatch(rundir, ws, from, 0, 0, maxbytes, prefix, out, e);
+		files = k < 0 ? -1 : files + k;
+		free(prefix);
+	}
+	strvfree(&chains);
+	return files;
+}

@@ -1,0 +1,17 @@
+/* patch: a workspace's whole change between two states as a git patch (`git apply` takes it). */
+#ifndef NS_PATCH_H
+#define NS_PATCH_H
+
+#include "../util/util.h"
+
+/* Job's whole change in rundir: the workspace before the job's first layer against the workspace
+ * after its last step (the chain's next layer, or its end layer), as util/gitpatch.h writes it. own: the
+ * run being sealed by this process (its layers are not yet in SHA256SUMS), else every layer is
+ * held to SHA256SUMS as restore does. Returns the files changed (0: none, or the job took no
+ * layer), -1 on error (code 2 no such job). */
+long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, struct buf *out, struct err *e);
+/* The run's whole change: each chain from its first layer to its end, paths prefixed with the
+ * chain's workspace name when the run has several. */
+long patchrun(const char *rundir, int64_t maxbytes, struct buf *out, struct err *e);
+
+#endif

@@ -1,0 +1,143 @@
+/* init: nightshift init [RECIPE] [--dir DIR] | --list: a recipe's files written into a repository. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "recipes.h"
+
+static const char helptext[] =
+	"usage: nightshift init RECIPE [--dir DIR]\n"
+	"       nightshift init --list\n"
+	"\n"
+	"Writes one recipe (a real nightly job: its manifest, worker files, README) into the repository\n"
+	"at DIR (default .): .nightshift/RECIPE/ and its GitHub Actions workflow\n"
+	".github/workflows/nightshift-RECIPE.yml. Nothing is ever overwritten: when one of the files is\n"
+	"already there, nothing is written and init says which (exit 2). --list lists the recipes.\n"
+	"Then: nightshift validate .nightshift/RECIPE/nightshift.yaml, and read its README.\n"
+	"\n"
+	"exit codes: 0 written, 2 usage, no such recipe, or a file already there, 1 a write failed\n";
+
+/* The first heading of the recipe's README, as its one-line description. */
+static void describe(const char *recipe, char *out, size_t n)
+{
+	snprintf(out, n, "%s", "");
+	for (size_t i = 0; i < nrecipefiles; i++) {
+		const struct recipefile *f = &recipefiles[i];
+		size_t pl = strlen(f->path);
+		if (strcmp(f->recipe, recipe) != 0 || pl < 10 || strcmp(f->path + pl - 10, "/README.md") != 0)
+			continue;
+		const char *h = f->len > 2 && !strncmp(f->data, "# ", 2) ? f->data + 2 : "";
+		const char *nl = memchr(h, '\n', f->len - (size_t)(h - f->data));
+		snprintf(out, n, "%.*s", nl ? (int)(nl - h) : 0, h);
+	}
+}
+
+static int known(const char *recipe)
+{
+	for (size_t i = 0; i < nrecipefiles; i++)
+		if (strcmp(recipefiles[i].recipe, recipe) == 0)
+			return 1;
+	return 0;
+}
+
+static void list(FILE *out)
+{
+	for (size_t i = 0; i < nrecipefiles; i++) {
+		if (i && strcmp(recipefiles[i - 1].recipe, recipefiles[i].recipe) == 0)
+			continue;
+		char d[200];
+		describe(recipefiles[i].recipe, d, sizeof d);
+		fprintf(out, "%-14s %s\n", recipefiles[i].recipe, d);
+	}
+}
+
+/* Make the folders above path (relative to dirfd's folder), one by one. */
+static int parents(const char *dir, const char *rel)
+{
+	char *p = xstrdup(rel);
+	int rc = 0;
+	for (char *s = strchr(p, '/'); s && rc == 0; s = strchr(s + 1, '/')) {
+		*s = 0;
+		char *full = pathjoin(dir, p);
+		if (mkdir(full, 0755) < 0 && errno != EEXIST)
+			rc = -1;
+		free(full);
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
+int cmdinit(int argc, char **argv)
+{
+	const char *recipe = NULL, *dir = ".";
+	int dolist = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ishelp(a)) {
+			fputs(helptext, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--list") == 0) {
+			dolist = 1;
+		} else if (flagis(a, "--dir")) {
+			if (!(dir = flagval(argc, argv, &i, "--dir")) || !*dir)
+				return usage("init", "--dir needs a folder (the repository)");
+		} else if (positional("init", a, &recipe, "RECIPE") != 0) {
+			return EXIT_USAGE;
+		}
+	}
+	if (dolist) {
+		list(stdout);
+		return EXIT_OK;
+	}
+	if (!recipe) {
+		fputs("nightshift: init: which recipe? one of:\n", stderr);
+		list(stderr);
+		return EXIT_USAGE;
+	}
+	if (!known(recipe)) {
+		termprintf(stderr, "nightshift: init: no recipe '%s'; `nightshift init --list` lists them\n", recipe);
+		return EXIT_USAGE;
+	}
+	struct stat st;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return usage("init", "--dir %s: not a folder", dir);
+	/* Nothing is written when any file is there already. */
+	for (size_t i = 0; i < nrecipefiles; i++) {
+		if (strcmp(recipefiles[i].recipe, recipe) != 0)
+			continue;
+		char *p = pathjoin(dir, recipefiles[i].path);
+		int there = lstat(p, &st) == 0;
+		if (there)
+			termprintf(stderr, "nightshift: init: %s is already there; nothing written (move it away, or "
+			                   "compare it with `nightshift init %s --dir EMPTY_DIR`)\n", p, recipe);
+		free(p);
+		if (there)
+			return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < nrecipefiles; i++) {
+		const struct recipefile *f = &recipefiles[i];
+		if (strcmp(f->recipe, recipe) != 0)
+			continue;
+		char *p = pathjoin(dir, f->path);
+		int fd = parents(dir, f->path) == 0 ? open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+		int ok = fd >= 0 && (f->len == 0 || write(fd, f->data, f->len) == (ssize_t)f->len);
+		if (fd >= 0 && close(fd) < 0)
+			ok = 0;
+		if (!ok) {
+			termprintf(stderr, "nightshift: init: %s: %s\n", p, strerror(errno));
+			free(p);
+			return errno == EEXIST ? EXIT_USAGE : EXIT_FAILED;
+		}
+		termprintf(stdout, "%s\n", p);
+		free(p);
+	}
+	termprintf(stderr, "nightshift: init: next: read %s/.nightshift/%s/README.md, then `nightshift validate "
+	                   "%s/.nightshift/%s/nightshift.yaml`\n", dir, recipe, dir, recipe);
+	return EXIT_OK;
+}

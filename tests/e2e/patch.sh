@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# patch: a night's whole change as a patch git apply takes. A job edits, adds, deletes, renames,
+# makes binary files, symlinks, empty files, odd names and an executable; `diff --job` and
+# jobs/<job>/changes.patch are the same bytes, `git apply --check` takes them on a clean checkout
+# of the starting commit, and applied they give exactly the night's end tree (restore --step end).
+# The patch is in SHA256SUMS and recorded in the job's chain: changing it fails audit --verify.
+source "$(dirname "$0")/lib.sh"
+needuserns patch
+command -v git >/dev/null || { skip patch "git is not installed (ci/packages.txt has it)"; done_tests; exit; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+ws=$T/ws
+mkdir -p "$ws/src" "$ws/old" "$ws/bin"
+printf 'def add(a, b):\n    return a - b\n' >"$ws/src/calc.py"
+for i in $(seq 1 200); do echo "line $i"; done >"$ws/long.txt"
+echo gone >"$ws/old/gone.txt"
+printf 'no newline at end' >"$ws/nonl.txt"
+head -c 3000 /dev/urandom >"$ws/bin/blob.dat"
+echo '#!/bin/sh' >"$ws/run.sh"
+echo keep >"$ws/keep.txt"
+ln -s keep.txt "$ws/link"
+git -C "$ws" init -q && git -C "$ws" add -A && git -C "$ws" commit -qm start
+cat >"$T/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  s: { provider: scripted, replies: [
+    {tool_calls: [ {name: shell, arguments: {command: "sed -i 's/a - b/a + b/' src/calc.py && sed -i 's/^line 100$/line one hundred/' long.txt && rm -r old && printf 'now with newline\n' > nonl.txt"}} ]},
+    {tool_calls: [ {name: write_file, arguments: {path: "docs/new.md", content: "# New\n\nmade by the night\n"}} ]},
+    {tool_calls: [ {name: shell, arguments: {command: "head -c 5000 /dev/urandom > bin/blob.dat && printf 'a\\0b\\0' > bin/nul.bin && chmod +x run.sh && : > empty && rm link && ln -s src/calc.py link && ln -s nowhere dangling && echo odd > 'sp ace.txt' && echo tab > \"$(printf 'ta\\tb')\" && echo uni > 'ünï.txt' && mv keep.txt kept.txt"}} ]},
+    {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: s, instructions: x, tools: [shell, write_file], approval: { default: allow } }
+jobs:
+  fix: { worker: w }
+YAML
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "the night" 0 "$rc"; [ "$rc" = 0 ] || cat "$T/err"
+"$NS" diff "$dir" --job fix >"$T/job.patch" 2>"$T/derr"
+expect_rc "diff --job" 0 $?
+check "changes.patch is the same bytes as diff --job" cmp -s "$T/job.patch" "$dir/jobs/fix/changes.patch"
+"$NS" diff "$dir" >"$T/run.patch" 2>>"$T/derr"
+expect_rc "diff of the run" 0 $?
+check "a run of one job: its patch is the run's" cmp -s "$T/job.patch" "$T/run.patch"
+expect_grep "changes.patch in SHA256SUMS" "  jobs/fix/changes.patch$" "$dir/SHA256SUMS"
+expect_grep "a binary literal" "^GIT binary patch" "$T/job.patch"
+expect_grep "a mode change" "^new mode 100755" "$T/job.patch"
+expect_grep "a symlink" "^new file mode 120000" "$T/job.patch"
+expect_grep "a quoted name" '^diff --git "a/ta\\tb"' "$T/job.patch"
+
+# A clean checkout of the starting commit takes it, and gives exactly the end tree.
+git clone -q "$ws" "$T/co"
+git -C "$T/co" apply --check "$T/job.patch" 2>"$T/aerr"
+expect_rc "git apply --check on the starting commit" 0 $?; cat "$T/aerr"
+git -C "$T/co" apply "$T/job.patch"
+"$NS" restore "$dir" --step end --to "$T/end" 2>/dev/null
+expect_rc "restore --step end" 0 $?
+tree() { (cd "$1" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | LC_ALL=C sort | while IFS= read -r f; do
+	if [ -L "$f" ]; then echo "L $f -> $(readlink "$f")"; else echo "F $f $(stat -c %A "$f" | cut -c4) $(sha256sum <"$f" | cut -c1-16)"; fi; done); }
+expect_eq "applied, the checkout is the night's end tree" "$(tree "$T/end")" "$(tree "$T/co")"
+expect_eq "git apply of the run's patch too" "" "$(git -C "$T/co" apply -R --check "$T/run.patch" 2>&1)"
+
+# The patch is held to its event: changed (and SHA256SUMS made to agree), verification fails.
+"$NS" audit "$dir" --verify >/dev/null 2>&1
+expect_rc "the run verifies" 0 $?
+cp -r "$dir" "$T/t1"
+echo "+evil" >>"$T/t1/jobs/fix/changes.patch"
+(cd "$T/t1" && sed -i '/changes.patch$/d' SHA256SUMS && sha256sum jobs/fix/changes.patch >>SHA256SUMS)
+"$NS" audit "$T/t1" --verify >"$T/a1" 2>&1
+expect_rc "a changed patch fails verification" 4 $?
+expect_grep "and says which" "changes.patch: digest" "$T/a1"
+cp -r "$dir" "$T/t2"
+rm "$T/t2/jobs/fix/changes.patch"; sed -i '/changes.patch$/d' "$T/t2/SHA256SUMS"
+"$NS" audit "$T/t2" --verify >"$T/a2" 2>&1
+expect_rc "a removed patch fails verification" 4 $?
+cp -r "$dir" "$T/t3"
+sed -i 's/\([0-9a-f]\{64\}\)  jobs\/fix\/changes.patch/0000000000000000000000000000000000000000000000000000000000000000  jobs\/fix\/changes.patch/' "$T/t3/SHA256SUMS"
+"$NS" audit "$T/t3" --verify >/dev/null 2>&1
+expect_rc "a patch not matching SHA256SUMS fails verification" 4 $?
+
+# A job that changed nothing leaves no patch; --job of no such job is a usage error.
+cat >"$T/ro.yaml" <<'YAML'
+version: 1
+workspace: ws
+snapshot: { exclude: [".git/**", ".git"] }
+models:
+  s: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "cat kept.txt && git status --short > /dev/null"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: s, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  look: { worker: w }
+YAML
+git -C "$T/co" add -A >/dev/null; git -C "$T/co" commit -qm night
+dir2=$("$NS" run "$T/ro.yaml" --out "$T/runs" 2>"$T/err2")
+expect_rc "a read-only night" 0 $?
+check "no changes.patch when nothing changed" test ! -e "$dir2/jobs/look/changes.patch"
+expect_eq "and diff --job prints nothing" "" "$("$NS" diff "$dir2" --job look 2>/dev/null)"
+"$NS" diff "$dir2" --job nosuch >/dev/null 2>&1
+expect_rc "diff --job of no such job" 2 $?
+"$NS" diff "$dir2" --job ../x >/dev/null 2>&1
+expect_rc "diff --job with a path" 2 $?
+"$NS" diff "$dir.tar.zst" --job fix >/dev/null 2>&1
+expect_rc "a missing archive" 2 $?
+(cd "$(dirname "$dir")" && tar --zstd -cf "$T/run.tar.zst" "$(basename "$dir")")
+"$NS" diff "$T/run.tar.zst" --job fix >"$T/tar.patch" 2>/dev/null
+check "the run's archive gives the same patch" cmp -s "$T/tar.patch" "$T/job.patch"
+done_tests

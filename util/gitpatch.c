@@ -1,0 +1,288 @@
+/* gitpatch: two folders compared file by file, written as a git patch. The bytes are data for
+ * git: paths and contents go out as they are (git's quoting for odd names), nothing is sanitised
+ * here; a caller printing to a terminal does that. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+#include "gitpatch.h"
+#include "linediff.h"
+
+enum { MAXEDITS = 2000 }; /* texts further apart than this go as binary literals (linediff's memory) */
+
+struct entry {
+	char *path;  /* relative to the tree */
+	char type;   /* 'f' file, 'l' symlink */
+	int exec;
+};
+
+struct tree {
+	struct entry *v;
+	size_t n, cap;
+};
+
+static void walk(const char *root, const char *rel, struct tree *t, int depth)
+{
+	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
+	DIR *d = depth < 256 ? opendir(dir) : NULL;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+			continue; /* a repository's own folder (or a nested one's) is no file git applies */
+		char *r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		char *full = pathjoin(root, r);
+		struct stat st;
+		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+			walk(root, r, t, depth + 1);
+		} else if (lstat(full, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+			if (t->n == t->cap) {
+				t->cap = t->cap ? 2 * t->cap : 64;
+				t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+			}
+			t->v[t->n++] = (struct entry){xstrdup(r), S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0};
+			r = NULL;
+		}
+		free(full);
+		free(r);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+static int byname(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+static void treefree(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+}
+
+/* A file's bytes, or a symlink's target. */
+static int content(const char *root, const struct entry *en, struct buf *out, struct err *e)
+{
+	char *p = pathjoin(root, en->path);
+	int rc = 0;
+	out->len = 0;
+	if (en->type == 'l') {
+		bufgrow(out, 4097);
+		ssize_t n = readlink(p, out->data, 4096);
+		if (n < 0)
+			rc = errf(e, "readlink %s:", p);
+		else
+			out->len = (size_t)n;
+	} else {
+		rc = readfile(p, out, e);
+	}
+	free(p);
+	return rc;
+}
+
+/* git's blob id: SHA-1 of "blob LEN\0" and the bytes. */
+static void blobid(const struct buf *b, char out[41])
+{
+	unsigned char md[20];
+	char head[32];
+	int n = snprintf(head, sizeof head, "blob %zu", b->len);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(c, EVP_sha1(), NULL);
+	EVP_DigestUpdate(c, head, (size_t)n + 1);
+	if (b->len)
+		EVP_DigestUpdate(c, b->data, b->len);
+	EVP_DigestFinal_ex(c, md, NULL);
+	EVP_MD_CTX_free(c);
+	for (int i = 0; i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* A name as git writes it: "a/x" plain, or C-quoted when it holds controls, quotes, backslashes
+ * or bytes past ASCII. */
+static void putname(struct buf *out, const char *side, const char *prefix, const char *path)
+{
+	struct buf n = {0};
+	bufputs(&n, side);
+	bufputs(&n, prefix);
+	bufputs(&n, path);
+	int quote = 0;
+	for (size_t i = 0; i < n.len; i++) {
+		unsigned char c = (unsigned char)n.data[i];
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+			quote = 1;
+	}
+	if (!quote) {
+		bufadd(out, n.data, n.len);
+		buffree(&n);
+		return;
+	}
+	bufputc(out, '"');
+	for (size_t i = 0; i < n.len; i++) {
+		unsigned char c = (unsigned char)n.data[i];
+		const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '"' ? "\\\"" : c == '\\' ? "\\\\" : NULL;
+		if (esc)
+			bufputs(out, esc);
+		else if (c < 0x20 || c >= 0x7f)
+			bufprintf(out, "\\%03o", c);
+		else
+			bufputc(out, (char)c);
+	}
+	bufputc(out, '"');
+	buffree(&n);
+}
+
+static void putadler(struct buf *z, const unsigned char *p, size_t n)
+{
+	uint32_t a = 1, b = 0;
+	for (size_t i = 0; i < n; i++) {
+		a = (a + p[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	unsigned char t[4] = {(unsigned char)(b >> 8), (unsigned char)b, (unsigned char)(a >> 8), (unsigned char)a};
+	bufadd(z, t, 4);
+}
+
+/* A `literal N` hunk: the bytes as a zlib stream of stored blocks (any inflater reads it), in
+ * git's base85 lines of at most 52 bytes. */
+static void putliteral(struct buf *out, const struct buf *b)
+{
+	static const char b85[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+	struct buf z = {0};
+	const unsigned char *p = (const unsigned char *)(b->data ? b->data : "");
+	bufadd(&z, "\x78\x01", 2);
+	size_t off = 0;
+	do {
+		size_t n = b->len - off > 65535 ? 65535 : b->len - off;
+		unsigned char h[5] = {off + n == b->len, (unsigned char)n, (unsigned char)(n >> 8), (unsigned char)~n,
+		                      (unsigned char)(~n >> 8)};
+		bufadd(&z, h, 5);
+		bufadd(&z, p + off, n);
+		off += n;
+	} while (off < b->len);
+	putadler(&z, p, b->len);
+	bufprintf(out, "literal %zu\n", b->len);
+	const unsigned char *q = (const unsigned char *)z.data;
+	for (size_t at = 0; at < z.len; at += 52) {
+		size_t n = z.len - at > 52 ? 52 : z.len - at;
+		bufputc(out, (char)(n <= 26 ? 'A' + n - 1 : 'a' + n - 27));
+		for (size_t i = 0; i < n; i += 4) {
+			uint32_t w = 0;
+			for (size_t k = 0; k < 4; k++)
+				w = w << 8 | (i + k < n ? q[at + i + k] : 0);
+			char five[5];
+			for (int k = 4; k >= 0; k--, w /= 85)
+				five[k] = b85[w % 85];
+			bufadd(out, five, 5);
+		}
+		bufputc(out, '\n');
+	}
+	bufputc(out, '\n');
+	buffree(&z);
+}
+
+static const char *modeof(const struct entry *en)
+{
+	return !en ? NULL : en->type == 'l' ? "120000" : en->exec ? "100755" : "100644";
+}
+
+/* One file's diff: a (NULL: new) to b (NULL: deleted); the same path on both sides. */
+static void putdiff(struct buf *out, const char *prefix, const struct entry *a, const struct buf *ca,
+                    const struct entry *b, const struct buf *cb)
+{
+	const char *path = a ? a->path : b->path;
+	char ia[41] = "0000000000000000000000000000000000000000", ib[41] = "0000000000000000000000000000000000000000";
+	if (a)
+		blobid(ca, ia);
+	if (b)
+		blobid(cb, ib);
+	int same = a && b && strcmp(ia, ib) == 0;
+	bufputs(out, "diff --git ");
+	putname(out, "a/", prefix, path);
+	bufputc(out, ' ');
+	putname(out, "b/", prefix, path);
+	bufputc(out, '\n');
+	if (!a)
+		bufprintf(out, "new file mode %s\n", modeof(b));
+	else if (!b)
+		bufprintf(out, "deleted file mode %s\n", modeof(a));
+	else if (strcmp(modeof(a), modeof(b)) != 0)
+		bufprintf(out, "old mode %s\nnew mode %s\n", modeof(a), modeof(b));
+	if (same)
+		return;
+	if (a && b && strcmp(modeof(a), modeof(b)) == 0)
+		bufprintf(out, "index %s..%s %s\n", ia, ib, modeof(a));
+	else
+		bufprintf(out, "index %s..%s\n", ia, ib);
+	size_t na = a ? ca->len : 0, nb = b ? cb->len : 0;
+	if (!na && !nb)
+		return; /* an empty file made or removed: the header says it all */
+	const char *pa = a && ca->data ? ca->data : "", *pb = b && cb->data ? cb->data : "";
+	struct buf hunks = {0};
+	int text = !memchr(pa, 0, na) && !memchr(pb, 0, nb) && linediff(pa, na, pb, nb, 3, MAXEDITS, &hunks) == 0;
+	if (text) {
+		bufputs(out, "--- ");
+		if (a)
+			putname(out, "a/", prefix, path);
+		else
+			bufputs(out, "/dev/null");
+		bufputs(out, "\n+++ ");
+		if (b)
+			putname(out, "b/", prefix, path);
+		else
+			bufputs(out, "/dev/null");
+		bufputc(out, '\n');
+		bufadd(out, hunks.data ? hunks.data : "", hunks.len);
+	} else {
+		struct buf none = {0};
+		bufputs(out, "GIT binary patch\n");
+		putliteral(out, b ? cb : &none);
+		putliteral(out, a ? ca : &none);
+	}
+	buffree(&hunks);
+}
+
+long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e)
+{
+	struct tree ta = {0}, tb = {0};
+	walk(a, "", &ta, 0);
+	walk(b, "", &tb, 0);
+	if (ta.n)
+		qsort(ta.v, ta.n, sizeof *ta.v, byname);
+	if (tb.n)
+		qsort(tb.v, tb.n, sizeof *tb.v, byname);
+	struct buf ca = {0}, cb = {0};
+	long files = 0;
+	int rc = 0;
+	for (size_t i = 0, j = 0; rc == 0 && (i < ta.n || j < tb.n);) {
+		int c = i == ta.n ? 1 : j == tb.n ? -1 : strcmp(ta.v[i].path, tb.v[j].path);
+		const struct entry *ea = c <= 0 ? &ta.v[i] : NULL, *eb = c >= 0 ? &tb.v[j] : NULL;
+		i += c <= 0, j += c >= 0;
+		if ((ea && content(a, ea, &ca, e) < 0) || (eb && content(b, eb, &cb, e) < 0)) {
+			rc = -1;
+			break;
+		}
+		if (ea && eb && ea->type != eb->type) {
+			/* a file became a symlink or the other way round: git shows a deletion and a new file */
+			putdiff(out, prefix, ea, &ca, NULL, NULL);
+			putdiff(out, prefix, NULL, NULL, eb, &cb);
+			files++;
+			continue;
+		}
+		if (ea && eb && ea->exec == eb->exec && ca.len == cb.len && (!ca.len || !memcmp(ca.data, cb.data, ca.len)))
+			continue;
+		putdiff(out, prefix, ea, &ca, eb, &cb);
+		files++;
+	}
+	buffree(&ca);
+	buffree(&cb);
+	treefree(&ta);
+	treefree(&tb);
+	return rc < 0 ? -1 : files;
+}
+

@@ -1,0 +1,14 @@
+/* gitpatch: the change between two folders as a git patch (`git apply` takes it). */
+#ifndef NS_GITPATCH_H
+#define NS_GITPATCH_H
+
+#include "util.h"
+
+/* Append to out the git patch that turns tree a into tree b (two folders): text files as unified
+ * hunks, binary ones (or texts too far apart to diff) as `GIT binary patch` literals, with modes,
+ * new and deleted files, symlinks, and full index lines (git's blob ids); folders, special files
+ * and every .git folder are not git's to apply and are left out. prefix ("" or "NAME/") goes
+ * before every path; paths are quoted as git quotes them. Returns the files changed, -1 on error. */
+long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e);
+
+#endif
