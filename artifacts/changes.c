@@ -350,6 +350,10 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			break;
 		}
 		char *p = cleanpath(archive_entry_pathname(en));
+		if (strcmp(p, ".") == 0) { /* the workspace folder itself: no change of a path in it */
+			free(p);
+			continue;
+		}
 		char *base = strrchr(p, '/');
 		base = base ? base + 1 : p;
 		const char *wk = snapwhiteout(en, base);

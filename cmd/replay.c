@@ -108,9 +108,11 @@ int cmdreplay(int argc, char **argv)
 		goto done;
 	}
 	const struct difffound *f = &res.found;
-	if (f->drifted)
-		termprintf(stderr, "nightshift: replay: drift (printed output only%s):\n%s",
-		           strict ? "; a divergence under --strict" : "", f->drift.data);
+	if (f->drifted && strict)
+		termprintf(stderr, "nightshift: replay diverged (--strict: printed output counts): %s", f->drift.data);
+	else if (f->drifted)
+		termprintf(stderr, "nightshift: replay: drift (printed output only, the effects are the same):\n%s",
+		           f->drift.data);
 	if (f->diverged)
 		termprintf(stderr, "nightshift: replay diverged: %s", f->divergence.data);
 	int diverged = f->diverged || (strict && f->drifted);

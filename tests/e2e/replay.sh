@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# replay: a night against the mock model rerun offline with no server and no key; a changed
-# workspace makes it diverge at the step that reads it.
+# replay: a night against the mock model rerun offline with no server and no key, its replies
+# served by turn; a changed workspace shows as drift at the step that reads it (what it printed),
+# a divergence under --strict, and a divergence where a step's exit status changes.
 source "$(dirname "$0")/lib.sh"
 
 mock() {  # mock SCRIPT_JSON: starts the server, sets PORT and MOCKLOG
@@ -71,8 +72,13 @@ echo four >> "$T/layer/notes.txt"
 (cd "$T/layer" && tar --zstd -cf "$T/edited/snapshots/0001.tar.zst" *)
 (cd "$T/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
 "$NS" replay "$T/edited" --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
-expect_rc "a changed workspace: exit 4" 4 "$rc"
-expect_grep "the divergence names the step that read it" "replay diverged: job j, step 1: other output" "$T/err"
+expect_rc "a changed workspace whose steps do the same: exit 0" 0 "$rc"
+expect_grep "the drift names the step that read it" "^job j, step 1: other output \(drift" "$T/err"
+expect_grep "and the one that counted it" "^job j, step 2: other output \(drift" "$T/err"
+expect_grep "counted in the summary" "replay: 4 steps compared: 0 diverged, 2 drifted" "$T/err"
+"$NS" replay "$T/edited" --strict --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "a changed workspace under --strict: exit 4" 4 "$rc"
+expect_grep "the divergence names the step that read it" "replay diverged \(--strict.*\): job j, step 1: other output" "$T/err"
 
 # --continue-live: a night that failed at its second turn (the key was revoked) is finished by
 # the live model: turn 1 served from the record, turn 2 asked for real.
@@ -119,15 +125,20 @@ printf 'alpha\nBETA\ngamma\n' > "$T/layer/data.txt"
 (cd "$T/layer" && tar --zstd -cf "$T/ex/edited/snapshots/0001.tar.zst" *)
 (cd "$T/ex/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
 "$NS" replay "$T/ex/edited" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
-expect_rc "changed output: exit 4" 4 "$rc"
-expect_grep "names job, step and what differed" "replay diverged: job j, step 1: other output" "$T/err"
+expect_rc "changed output, and a step that read an excluded path: exit 4" 4 "$rc"
+expect_grep "the changed output is drift" "^job j, step 1: other output \(drift" "$T/err"
+expect_grep "the drift's text diff: the recorded line" "^ +-beta$" "$T/err"
+expect_grep "the drift's text diff: the replayed line" "^ +\+BETA$" "$T/err"
+"$NS" replay "$T/ex/edited" --strict --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "changed output under --strict: exit 4" 4 "$rc"
+expect_grep "names job, step and what differed" "replay diverged \(--strict.*\): job j, step 1: other output" "$T/err"
 expect_grep "a text diff of the output: the recorded line" "^ +-beta$" "$T/err"
 expect_grep "a text diff of the output: the replayed line" "^ +\+BETA$" "$T/err"
 expect_grep "with context" "^ +  alpha$" "$T/err"
 "$NS" replay "$exrun" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
 expect_rc "a step that read an excluded path: exit 4" 4 "$rc"
-expect_grep "names the step" "replay diverged: job j, step 2: (another exit code|other output)" "$T/err"
-expect_grep "the exit codes" "exit code: recorded 0, replayed 1" "$T/err"
+expect_grep "names the step" "replay diverged: job j, step 2: another exit status" "$T/err"
+expect_grep "the exit codes" "exit status: recorded exit 0, replayed exit 1" "$T/err"
 expect_grep "names the excluded path as the cause" "used cache/x.txt, which snapshot.exclude leaves out" "$T/err"
 expect_eq "no replay-workspace-* left behind, diverged or not" "" "$(ls -d "$T"/replays/replay-workspace-* "$T"/ex/replays/replay-workspace-* 2>/dev/null)"
 done_tests
