@@ -110,8 +110,6 @@ int gitindexsum(const char *data, size_t n, unsigned char out[32])
 	for (int i = 0; i < 2; i++) {
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-		unsigned char v = (unsigned char)ver;
-		EVP_DigestUpdate(md, &v, 1);
 		int rc = entries(d, n - lens[i], lens[i], md); /* the trailing checksum is no entry */
 		unsigned int len = 0;
 		EVP_DigestFinal_ex(md, out, &len);
