@@ -170,9 +170,9 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 		const char *chain = nsp > 1 ? name : ""; /* one workspace: its layers are in snapshots/ */
 		int first = firstlayer(o->dir, chain);
 		int src = snaprestorews(o->dir, *chain ? chain : NULL, first, to, 1, o->maxunpack, e);
+		const char *base = mname && strrchr(mname, '/') ? strrchr(mname, '/') + 1 : mname;
+		const char *shown = name ? name : base && *base ? base : "(the run's only one)";
 		if (src == 0) {
-			const char *base = mname && strrchr(mname, '/') ? strrchr(mname, '/') + 1 : mname;
-			const char *shown = name ? name : base && *base ? base : "(the run's only one)";
 			progressf("replay: workspace %s restored from %s into %s", shown,
 			          first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 			strvadd(&map->chain, chain);
@@ -180,7 +180,7 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 		}
 		free(to);
 		if (src < 0)
-			return errctx(e, "replay: restoring the workspace %s of %s", name ? name : "", o->run);
+			return errctx(e, "replay: restoring the workspace %s of %s", shown, o->run);
 		if (!spaces)
 			break;
 	}

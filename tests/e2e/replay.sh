@@ -140,5 +140,61 @@ expect_rc "a step that read an excluded path: exit 4" 4 "$rc"
 expect_grep "names the step" "replay diverged: job j, step 2: another exit status" "$T/err"
 expect_grep "the exit codes" "exit status: recorded exit 0, replayed exit 1" "$T/err"
 expect_grep "names the excluded path as the cause" "used cache/x.txt, which snapshot.exclude leaves out" "$T/err"
+
+# Attacks on the comparison's own surfaces. The workspace's .git/config would run a command from
+# any git that reads it (core.fsmonitor, hooks): replay's .gitignore query never reads it. Changed
+# paths with a newline and a leading "-" reach git through stdin only; a .gitignore'd file is no
+# effect even when its bytes differ.
+mkdir -p "$T/atk/ws/.git/hooks"
+printf '[core]\n\tfsmonitor = touch %s/pwned-fsmonitor\n\thooksPath = %s/hooks\n' "$T" "$T" >"$T/atk/ws/.git/config"
+printf 'ref: refs/heads/main\n' >"$T/atk/ws/.git/HEAD"
+mkdir -p "$T/atk/ws/.git/objects" "$T/atk/ws/.git/refs" "$T/hooks"
+printf '#!/bin/sh\ntouch %s/pwned-hook\n' "$T" >"$T/hooks/post-index-change" && chmod +x "$T/hooks/post-index-change"
+printf '*.tmp\n' >"$T/atk/ws/.gitignore"
+cat > "$T/atk/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "printf x > \"$(printf -- '-n\\nx')\"; printf y > -- ; date +%s%N > stamp.tmp"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+atk=$("$NS" run "$T/atk/m.yaml" --out "$T/atk/runs" 2>"$T/err"); rc=$?
+expect_rc "the night with a hostile .git runs" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+"$NS" replay "$atk" --out "$T/atk/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "replay: a .gitignore'd file whose bytes differ is no divergence" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+check "git ran no command of the workspace's config (fsmonitor)" test ! -e "$T/pwned-fsmonitor"
+check "nor its hooks" test ! -e "$T/pwned-hook"
+if command -v git >/dev/null; then
+	# without .gitignore the stamp's differing bytes are an effect: proof the query above mattered
+	cp -r "$atk" "$T/atk/noignore"
+	rm -rf "$T/layer" && mkdir "$T/layer" && tar --zstd -xf "$T/atk/noignore/snapshots/0001.tar.zst" -C "$T/layer"
+	rm "$T/layer/.gitignore"
+	(cd "$T/layer" && tar --zstd -cf "$T/atk/noignore/snapshots/0001.tar.zst" $(ls -A))
+	(cd "$T/atk/noignore" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+	"$NS" replay "$T/atk/noignore" --out "$T/atk/replays" >/dev/null 2>"$T/err"; rc=$?
+	expect_rc "without the .gitignore the stamp diverges" 4 "$rc"
+	expect_grep "naming it" "file stamp.tmp: recorded added" "$T/err"
+else
+	skip "replay-noignore" "git is not installed: .gitignore is not read"
+fi
+# A layer whose "." (the workspace folder itself) is not a directory is refused.
+cp -r "$atk" "$T/atk/dotfile"
+python3 - "$T/atk/dotfile/snapshots/0001.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo(".")
+    i.size = 1
+    t.addfile(i, io.BytesIO(b"x"))
+PY
+zstd -q -f --rm "$T/atk/dotfile/snapshots/0001.tar" -o "$T/atk/dotfile/snapshots/0001.tar.zst"
+(cd "$T/atk/dotfile" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" restore "$T/atk/dotfile" --step 1 --to "$T/atk/dotrestore" 2>"$T/err"; rc=$?
+expect_rc "a layer whose . is a file: refused (exit 4)" 4 "$rc"
+expect_grep "saying why" "the workspace folder itself, but not a directory" "$T/err"
 expect_eq "no replay-workspace-* left behind, diverged or not" "" "$(ls -d "$T"/replays/replay-workspace-* "$T"/ex/replays/replay-workspace-* 2>/dev/null)"
 done_tests
