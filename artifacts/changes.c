@@ -418,7 +418,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		unsigned mode = archive_entry_perm(en);
 		int was = n->live;
 		int same = was && n->type == type && n->mode == mode && memcmp(n->digest, dg, 32) == 0;
-		if (l && !same && !(was && type == 'd' && n->type == 'd')) {
+		if (l && !same && !(was && type == 'd' && n->type == 'd' && n->mode == mode)) {
 			struct change *c = addchange(l, gen, n, was, p, was ? 'M' : 'A', type, size,
 			                             type == 'f' && data.len == (size_t)size ? data.data : NULL, data.len);
 			c->mode = mode;

@@ -182,6 +182,39 @@ if command -v git >/dev/null; then
 else
 	skip "replay-noignore" "git is not installed: .gitignore is not read"
 fi
+# Modes are effects, of files and of folders: the record says the step set other modes than the
+# replay's step does (its end layer edited, pax attributes kept): a divergence naming both.
+mkdir -p "$T/modes/ws/d" && echo 'echo hi' >"$T/modes/ws/f.sh" && chmod 0755 "$T/modes/ws/d" && chmod 0644 "$T/modes/ws/f.sh"
+cat > "$T/modes/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "chmod 700 d && chmod 755 f.sh"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+mrun=$("$NS" run "$T/modes/m.yaml" --out "$T/modes/runs" 2>"$T/err"); rc=$?
+expect_rc "the night that changes modes runs" 0 "$rc"
+cp -r "$mrun" "$T/modes/edited"
+zstd -q -dc "$T/modes/edited/snapshots/end.tar.zst" | python3 -c '
+import sys, tarfile, io
+src = tarfile.open(fileobj=io.BytesIO(sys.stdin.buffer.read()))
+with tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT) as out:
+    for m in src.getmembers():
+        if m.name == "d": m.mode = 0o750
+        if m.name == "f.sh": m.mode = 0o700
+        out.addfile(m, src.extractfile(m) if m.isfile() else None)
+' | zstd -q -f -o "$T/modes/edited/snapshots/end.tar.zst"
+(cd "$T/modes/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" replay "$T/modes/edited" --out "$T/modes/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "the step set other modes than the record says: exit 4" 4 "$rc"
+expect_grep "the file's mode" "file f.sh: recorded changed \(file, mode 0700\), replayed changed \(file, mode 0755\)" "$T/err"
+expect_grep "the folder's mode" "directory d: recorded changed \(directory, mode 0750\), replayed changed \(directory, mode 0700\)" "$T/err"
+"$NS" replay "$mrun" --out "$T/modes/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "the same night replayed as it was: exit 0" 0 "$rc"
+
 # A layer whose "." (the workspace folder itself) is not a directory is refused.
 cp -r "$atk" "$T/atk/dotfile"
 python3 - "$T/atk/dotfile/snapshots/0001.tar" <<'PY'
