@@ -18,7 +18,7 @@ fi
 mkdir -p "$T/ws/src" "$T/data"
 printf 'one\ntwo\n' >"$T/ws/src/a.txt"
 printf 'input v1\n' >"$T/data/input.txt"
-chmod 0751 "$T/ws"
+chmod 0777 "$T/ws"  # the steps run as uid 1000; owners are not part of a snapshot, modes are
 cat >"$T/m.yaml" <<YAML
 version: 1
 workspace: ws
