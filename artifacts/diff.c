@@ -454,12 +454,14 @@ static void compare(const struct effects *fx, const struct diffopts *o, const ch
 		what = strcmp(x->decision, "not run") == 0 || strcmp(y->decision, "not run") == 0 ? "the call happened in one only"
 		                                                                                   : "another decision";
 		bufprintf(&d, "  decision: recorded %s, replayed %s\n", x->decision, y->decision);
+	} else if (y->replayed) {
+		/* answered from the record (an MCP call): its result is the record's, nothing ran */
 	} else if (strcmp(x->status, y->status) != 0) {
 		what = "another exit status";
 		bufprintf(&d, "  exit status: recorded %s, replayed %s\n", x->status, y->status);
 		if (strcmp(x->digest, y->digest) != 0)
 			outputdiff(&d, x, y, 40);
-	} else if (!x->replayed && !y->replayed && workspacediff(fx, x->step, y->step, &d)) {
+	} else if (!x->replayed && workspacediff(fx, x->step, y->step, &d)) {
 		what = "another change to the workspace";
 	}
 	if (what) {
@@ -468,7 +470,7 @@ static void compare(const struct effects *fx, const struct diffopts *o, const ch
 			bufprintf(&d, "  the step used %s, which snapshot.exclude leaves out of the snapshots: replay restored the "
 			              "workspace without it, so the step could not see what it saw the night it ran\n", hit);
 		finding(&f->divergence, &f->diverged, job, y ? y->step : x->step, what, &d);
-	} else if (strcmp(x->digest, y->digest) != 0) {
+	} else if (!y->replayed && strcmp(x->digest, y->digest) != 0) {
 		outputdiff(&d, x, y, 12);
 		finding(&f->drift, &f->drifted, job, y->step, "other output (drift: the step did the same)", &d);
 	}
