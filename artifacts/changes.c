@@ -19,6 +19,7 @@
 #include "rundir.h"
 #include "runjson.h"
 #include "../snapshot/snapshot.h"
+#include "../util/gitindex.h"
 
 struct node {
 	char *path;
@@ -26,6 +27,7 @@ struct node {
 	int live;
 	unsigned mode;
 	unsigned char digest[32];
+	unsigned char sum[32]; /* the digest of what it means (see struct change) */
 	int64_t size;
 	int seen;      /* the last layer that stored it (1 + its place in the chain) */
 	int gone;      /* the last layer that removed it */
@@ -238,8 +240,8 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 
 /* Add a change to a layer's list; a path deleted and made again in one layer is one change. n is
  * the path's node (NULL for none), was whether its old state is the change's before. */
-static void addchange(struct layerchanges *l, int gen, struct node *n, int was, const char *path, char kind, char type,
-                      int64_t size, const char *after, size_t nafter)
+static struct change *addchange(struct layerchanges *l, int gen, struct node *n, int was, const char *path, char kind,
+                                char type, int64_t size, const char *after, size_t nafter)
 {
 	if (kind == 'A' && n && n->dgen == gen && n->didx < l->n && l->v[n->didx].kind == 'D') {
 		struct change *c = &l->v[n->didx];
@@ -249,7 +251,7 @@ static void addchange(struct layerchanges *l, int gen, struct node *n, int was, 
 		c->after = after ? xstrndup(after, nafter) : NULL;
 		c->nafter = nafter;
 		n->dgen = 0;
-		return;
+		return c;
 	}
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
 	struct change *c = &l->v[l->n++];
@@ -269,7 +271,10 @@ static void addchange(struct layerchanges *l, int gen, struct node *n, int was, 
 	if (kind == 'D' && n) {
 		n->dgen = gen;
 		n->didx = l->n - 1;
+		c->mode = n->mode;
+		memcpy(c->sum, n->sum, 32);
 	}
+	return c;
 }
 
 /* Remove a path (and, for a directory, everything under it) from the table in layer gen; the
@@ -359,6 +364,10 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			break;
 		}
 		char *p = cleanpath(archive_entry_pathname(en));
+		if (strcmp(p, ".") == 0) { /* the workspace folder itself: no change of a path in it */
+			free(p);
+			continue;
+		}
 		char *base = strrchr(p, '/');
 		base = base ? base + 1 : p;
 		const char *wk = snapwhiteout(en, base);
@@ -388,8 +397,9 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		}
 		char type = typeof_(en);
 		int64_t size = archive_entry_size(en);
-		unsigned char dg[32];
+		unsigned char dg[32], sum[32];
 		unsigned int dn = 0;
+		int gi = 0, meaning = 0;
 		data.len = 0;
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
@@ -398,13 +408,17 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			size_t n;
 			la_int64_t off;
 			int keep = size <= CHANGE_TEXT_MAX && (!want || find((struct table *)want, p, 0));
+			gi = gitindexpath(p) && size <= GITINDEX_MAX;
+			keep |= gi;
 			while (!over && archive_read_data_block(r.a, &blk, &n, &off) == ARCHIVE_OK) {
 				EVP_DigestUpdate(md, blk, n);
 				if (keep)
 					bufadd(&data, blk, n);
 				over = readerbound(&r, e) < 0;
 			}
-			if (!keep)
+			if (gi && data.len == (size_t)size && gitindexsum(data.data, data.len, sum) == 0)
+				meaning = 1;
+			if (!keep || (gi && size > CHANGE_TEXT_MAX))
 				data.len = 0;
 		} else if (type == 'l') {
 			const char *to = archive_entry_symlink(en);
@@ -412,13 +426,19 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		}
 		EVP_DigestFinal_ex(md, dg, &dn);
 		EVP_MD_CTX_free(md);
+		if (!meaning)
+			memcpy(sum, dg, 32);
 		struct node *n = find(t, p, 1);
 		unsigned mode = archive_entry_perm(en);
 		int was = n->live;
 		int same = was && n->type == type && n->mode == mode && memcmp(n->digest, dg, 32) == 0;
-		if (l && !same && !(was && type == 'd' && n->type == 'd'))
-			addchange(l, gen, n, was, p, was ? 'M' : 'A', type, size, type == 'f' && data.len == (size_t)size ? data.data : NULL,
-			          data.len);
+		if (l && !same && !(was && type == 'd' && n->type == 'd' && n->mode == mode)) {
+			struct change *c = addchange(l, gen, n, was, p, was ? 'M' : 'A', type, size,
+			                             type == 'f' && data.len == (size_t)size ? data.data : NULL, data.len);
+			c->mode = mode;
+			memcpy(c->sum, sum, 32);
+			c->cosmetic = was && n->type == type && n->mode == mode && memcmp(n->sum, sum, 32) == 0;
+		}
 		if (was && n->type == 'd' && type != 'd')
 			removetree(t, p, NULL, gen);
 		n->live = 1;
@@ -427,6 +447,7 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 		n->mode = mode;
 		n->size = size;
 		memcpy(n->digest, dg, 32);
+		memcpy(n->sum, sum, 32);
 		free(n->content);
 		n->content = NULL;
 		n->ncontent = 0;

@@ -15,6 +15,10 @@ struct change {
 	const char *before;   /* a small regular file's bytes before and after, or NULL (too big, not a */
 	const char *after;    /* regular file, or not there) */
 	size_t nbefore, nafter;
+	unsigned mode;        /* permission bits after (before for a deletion) */
+	unsigned char sum[32]; /* what it holds after: a file's bytes or a symlink's target, digested; a
+	                        * git index (.git/index) by the entries it lists (gitindex.h) */
+	int cosmetic;         /* 1: only bytes that mean nothing changed (a git index's stat data) */
 };
 
 /* The changes found in one layer: what happened in the workspace after the layer before it was

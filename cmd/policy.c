@@ -5,12 +5,22 @@
 #include "cmd.h"
 #include "../manifest/manifest.h"
 #include "../policy/policy.h"
+#include "../run/redecide.h"
+#include "../util/term.h"
 #include "../util/glob.h"
 
 static const char helptext[] =
 	"usage: nightshift policy MANIFEST --worker W --tool T [--command CMD | --path P | --input TEXT |\n"
 	"                         --args JSON]\n"
 	"                         [--set K=V]... [--json]\n"
+	"       nightshift policy MANIFEST --run RUN [--set K=V]... [--json]\n"
+	"\n"
+	"With --run: decides every call RUN recorded again under MANIFEST's rules (nothing runs) and\n"
+	"lists the calls whose decision would change, one a line: the job, the step, the call, the\n"
+	"recorded decision and rule, and the new ones ('job j, step 3: shell wc -l x: allow by rule 2\n"
+	"-> deny by default'); a count on stderr. A regression test of a rule change on last night's\n"
+	"real calls. With --json, one object a line: {\"job\", \"step\", \"tool\", \"arguments\",\n"
+	"\"old\": {\"decision\", \"rule\", \"reason\"}, \"new\": {...}}. Exit 0 whatever the list holds.\n"
 	"\n"
 	"Decides one tool call of worker W by its approval rules, exactly as a run would, and prints\n"
 	"one line: 'allow by rule N', 'deny by rule N', 'abort by rule N', or '... by default'. Rules\n"
@@ -31,7 +41,87 @@ static const char helptext[] =
 	"                commands found), \"decisions\" (one {\"decision\", \"rule\"} per command,\n"
 	"                \"rule\" null for one that runs nothing), \"path\"} instead\n"
 	"\n"
-	"exit codes: 0 a decision was printed (whatever it is), 2 usage or manifest error\n";
+	"  --run RUN     decide RUN's recorded calls again (a run directory or a .tar.zst of one)\n"
+	"\n"
+	"exit codes: 0 a decision (or the list) was printed, whatever it is, 2 usage or manifest error\n";
+
+/* One line of the call: its tool and its command or path (or its arguments), made safe to print. */
+static char *callline(const struct redecided *d)
+{
+	const char *cmd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d->arguments, "command"));
+	const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d->arguments, "path"));
+	char *args = cmd || path ? NULL : cJSON_PrintUnformatted(d->arguments);
+	char *line = xasprintf("%s %.300s", d->tool, cmd ? cmd : path ? path : args ? args : "");
+	free(args);
+	return line;
+}
+
+/* policy MANIFEST --run RUN: the calls whose decision the manifest's rules change. */
+static int rerun(const char *manifest, const char *run, const struct strv *sets, int json)
+{
+	struct manifest m = {0};
+	struct err e = {0};
+	char *real = NULL, *unpacked = NULL;
+	int rc = loadmanifest(&m, manifest, &(struct loadopts){.sets = sets}, &e);
+	if (rc < 0) {
+		manifestfree(&m);
+		return report(&e);
+	}
+	if (runopen(run, 0, &real, &unpacked, &e) < 0) {
+		manifestfree(&m);
+		return report(&e);
+	}
+	struct redecision r;
+	if (redecide(&m, real, &r, &e) < 0) {
+		errctx(&e, "policy: %s", run);
+		manifestfree(&m);
+		runclose(real, unpacked);
+		return report(&e);
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const struct redecided *d = &r.v[i];
+		if (json) {
+			cJSON *o = cJSON_CreateObject(), *old, *nw;
+			cJSON_AddStringToObject(o, "job", d->job);
+			cJSON_AddNumberToObject(o, "step", d->step);
+			cJSON_AddStringToObject(o, "tool", d->tool);
+			cJSON_AddItemToObject(o, "arguments", cJSON_Duplicate(d->arguments, 1));
+			cJSON_AddItemToObject(o, "old", old = cJSON_CreateObject());
+			cJSON_AddItemToObject(o, "new", nw = cJSON_CreateObject());
+			cJSON_AddStringToObject(old, "decision", d->olddecision);
+			cJSON_AddStringToObject(nw, "decision", d->newdecision);
+			if (strcmp(d->oldrule, "default") == 0)
+				cJSON_AddStringToObject(old, "rule", "default");
+			else
+				cJSON_AddNumberToObject(old, "rule", atoi(d->oldrule));
+			if (strcmp(d->newrule, "default") == 0)
+				cJSON_AddStringToObject(nw, "rule", "default");
+			else
+				cJSON_AddNumberToObject(nw, "rule", atoi(d->newrule));
+			cJSON_AddStringToObject(old, "reason", d->oldreason);
+			cJSON_AddStringToObject(nw, "reason", d->newreason);
+			char *s = cJSON_PrintUnformatted(o);
+			puts(s);
+			free(s);
+			cJSON_Delete(o);
+		} else {
+			char *line = callline(d);
+			termprintf(stdout, "job %s, step %d: %s: %s by %s%s -> %s by %s%s\n", d->job, d->step, line,
+			           d->olddecision, strcmp(d->oldrule, "default") ? "rule " : "", d->oldrule, d->newdecision,
+			           strcmp(d->newrule, "default") ? "rule " : "", d->newrule);
+			free(line);
+		}
+	}
+	for (size_t i = 0; i < r.skipped.n; i++)
+		termprintf(stderr, "nightshift: policy: note: %s has no job or worker for job %s of the run: its calls are not "
+		                   "decided again\n", manifest, r.skipped.v[i]);
+	fprintf(stderr, "nightshift: policy: %d recorded call%s decided again, %zu would be decided otherwise\n", r.calls,
+	        r.calls == 1 ? "" : "s", r.n);
+	redecisionfree(&r);
+	manifestfree(&m);
+	runclose(real, unpacked);
+	return EXIT_OK;
+}
 
 static int filetool(const char *t)
 {
@@ -90,6 +180,7 @@ static void printjson(const struct verdict *v, const struct worker *w)
 int cmdpolicy(int argc, char **argv)
 {
 	const char *manifest = NULL, *worker = NULL, *tool = NULL, *command = NULL, *path = NULL, *input = NULL, *argsjson = NULL;
+	const char *run = NULL;
 	int json = 0;
 	static struct strv sets; /* reachable until exit, whichever way policy returns */
 	for (int i = 1; i < argc; i++) {
@@ -114,6 +205,8 @@ int cmdpolicy(int argc, char **argv)
 			name = "--input", input = val;
 		else if (isflag(argc, argv, &i, "--args", &val))
 			name = "--args", argsjson = val;
+		else if (isflag(argc, argv, &i, "--run", &val))
+			name = "--run", run = val;
 		else if (isflag(argc, argv, &i, "--set", &val)) {
 			name = "--set";
 			if (val && (!strchr(val, '=') || val[0] == '=')) {
@@ -134,6 +227,13 @@ int cmdpolicy(int argc, char **argv)
 	}
 	if (!manifest)
 		return usage("policy", "missing MANIFEST");
+	if (run && (worker || tool || command || path || input || argsjson))
+		return usage("policy", "--run decides a run's recorded calls: no --worker, --tool or call of your own with it");
+	if (run) {
+		int rc = rerun(manifest, run, &sets, json);
+		strvfree(&sets);
+		return rc;
+	}
 	if (!worker || !*worker)
 		return usage("policy", "missing --worker W");
 	if (!tool || !*tool)

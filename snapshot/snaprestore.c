@@ -171,6 +171,9 @@ struct restore {
 	struct strv early, earlyhex;
 	struct buf sums;             /* SHA256SUMS's bytes while it is written */
 	int pfd;      /* the parent of the last entry, kept open (-1: none) */
+	int rootset;  /* a layer held the workspace folder itself ("."): its mode and times, set last */
+	mode_t rootmode;
+	struct timespec roottime[2];
 	char *ppath;  /* its path */
 };
 
@@ -862,6 +865,17 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			free(clean);
 			path = archive_entry_pathname(en);
 		}
+		if (!r->plain && (strcmp(path, ".") == 0 || strcmp(path, "./") == 0)) {
+			/* the workspace folder itself: a directory, whose mode and times go on the target last */
+			if (archive_entry_filetype(en) != AE_IFDIR) {
+				rc = errc(e, ERR_VERIFY, "entry %s: the workspace folder itself, but not a directory; refusing it", path);
+				break;
+			}
+			r->rootset = 1;
+			r->rootmode = archive_entry_perm(en) & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+			entrytimes(en, r->roottime);
+			continue;
+		}
 		if (!safepath(path) || strlen(path) >= PATH_MAX) {
 			rc = errc(e, ERR_VERIFY, "entry %.200s: absolute, with '..' or '.', or too long; refusing it",
 			          path ? path : "(none)");
@@ -1219,6 +1233,8 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		free(file);
 		free(rel);
 	}
+	if (rc == 0 && r.rootset && (fchmod(r.rootfd, r.rootmode) < 0 || futimens(r.rootfd, r.roottime) < 0))
+		rc = errf(e, "%s: its mode and times:", to);
 	if (rc < 0 && r.rootfd >= 0) {
 		/* Nothing of a refused restore stays: the target is emptied (and removed when made here). */
 		struct err ignored = {0};

@@ -1,7 +1,9 @@
 /* snapshot: workspace layers as deterministic tar.zst, incremental from a stat cache.
  *
  * A layer is a pax tar: entries sorted by path bytes, uid/gid 0 without names, mtime kept (ns),
- * no atime or ctime, so the same tree gives the same bytes. The first layer holds every entry;
+ * no atime or ctime, so the same tree gives the same bytes. The workspace folder itself is the
+ * entry "." (its mode and mtime), in a full layer and in a later one where either changed.
+ * The first layer holds every entry;
  * a later one holds whiteouts first (deletions, OCI style: ".wh.NAME", and ".wh..wh..opq" in a
  * directory that replaced a directory), then the entries added or changed since the last layer.
  * A whiteout carries the pax attribute SCHILY.xattr.nightshift.whiteout, so a workspace file that
@@ -51,6 +53,9 @@ struct snap {
 	int64_t deadline;    /* the layer being written stops once nowms() passes it (0: never) */
 	int late;            /* it did */
 	int64_t (*ext)[2];   /* the data extents of the file being stored (mapfile) */
+	uint32_t rootmode;   /* the workspace folder itself as the last numbered layer stored it */
+	int64_t rootmtime;
+	int haveroot;
 	size_t next, extcap;
 };
 
@@ -690,7 +695,23 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
 		rc = header(&l, p.wh.v[i] + 1, S_IFREG, 0, 0, NULL, NULL, p.wh.v[i][0] == 'o' ? "opaque" : "file", NULL, 0,
 		            e);
-	for (size_t i = 0, put = 0; rc == 0 && i < nw.n && !s->late; i++)
+	/* The workspace folder itself, "." in its place by path bytes: in a full layer, and in a later
+	 * one when its mode or mtime changed (restore brings both back). */
+	struct stat root;
+	int putroot = fstat(s->rootfd, &root) == 0 &&
+	              (full || !s->haveroot || s->rootmode != root.st_mode || s->rootmtime != nsof(root.st_mtim));
+	int rootput = 0;
+	for (size_t i = 0, put = 0; rc == 0 && i < nw.n && !s->late; i++) {
+		if (putroot && !rootput && strcmp(nw.v[i].path, ".") > 0) {
+			if (s->deadline && nowms() >= s->deadline) {
+				s->late = 1;
+				break;
+			}
+			rootput = 1;
+			rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
+			if (rc < 0)
+				break;
+		}
 		if (full || p.emit[i]) {
 			if (s->deadline && nowms() >= s->deadline) {
 				s->late = 1;
@@ -701,6 +722,13 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			if (opt.watch && ++put % 4096 == 0)
 				watchread(opt.watch, 1);
 		}
+	}
+	if (rc == 0 && putroot && !rootput && !s->late) {
+		if (s->deadline && nowms() >= s->deadline)
+			s->late = 1;
+		else
+			rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
+	}
 	free(cut);
 	if (rc == 0 && archive_write_close(l.a) != ARCHIVE_OK)
 		rc = layererr(&l, "tar", e);
@@ -733,6 +761,11 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	planfree(&p);
 	/* A layer cut short is no base for the next: that one is cut against the last complete one. */
 	if (rc == 0 && keep && !s->late) {
+		if (putroot) {
+			s->rootmode = root.st_mode;
+			s->rootmtime = nsof(root.st_mtim);
+			s->haveroot = 1;
+		}
 		scanfree(&s->prev);
 		s->prev = nw;
 		s->haveprev = 1;

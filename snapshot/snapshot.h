@@ -87,6 +87,8 @@ void snapremove(const char *dir);
  * changes; end: full) opens with an empty file of this name carrying SNAPWHITEOUT "full" or
  * "delta"; readers take it as no entry. */
 #define SNAPMARK ".wh..wh..layer"
+/* The workspace folder itself is the directory entry "." of a layer (its mode and mtime): in every
+ * full layer, and in a later one where either changed; restore gives them to the target last. */
 
 struct archive_entry;
 /* The kind of whiteout a layer entry is ("file" or "opaque"; for the SNAPMARK entry at the top,

@@ -9,6 +9,9 @@ SCRIPT is a JSON list served in order, one entry per request (the last one repea
   {"status": 200, "body": {...}, "headers": {"retry-after": "1"}, "delay": 0.5,
    "fault": "reset" | "truncate" | "malformed", "hold": 3}
 ("hold": N keeps the answer until N requests have arrived in all, or 30 s have passed.)
+SCRIPT may instead be {"by_turn": [...]}: the server is stateless, as the real APIs are: each
+request is answered with the entry whose index is the number of assistant messages in its own
+conversation (the last one repeats), and the call ids come from that index, not from a count.
 Shorthands: {"openai_text": "..."}, {"openai_calls": [[name, {args}], ...]},
             {"anthropic_text": "..."}, {"anthropic_calls": [[name, {args}], ...]},
   with optional "finish" (OpenAI finish_reason), "stop_reason" (Anthropic), "refusal" (OpenAI
@@ -276,7 +279,13 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        entry = expand(script[min(n, len(script) - 1)], n, self.path)
+        if isinstance(script, dict):  # stateless: the conversation says which turn this is
+            msgs = body.get("messages") if isinstance(body, dict) else None
+            n = sum(1 for m in msgs or [] if isinstance(m, dict) and m.get("role") == "assistant")
+            entries = script["by_turn"]
+        else:
+            entries = script
+        entry = expand(entries[min(n, len(entries) - 1)], n, self.path)
         problems = []
         if entry.get("validate", True):
             check = check_anthropic if anthropic_path(self.path) else check_openai

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# replay: a night against the mock model rerun offline with no server and no key; a changed
-# workspace makes it diverge at the step that reads it.
+# replay: a night against the mock model rerun offline with no server and no key, its replies
+# served by turn; a changed workspace shows as drift at the step that reads it (what it printed),
+# a divergence under --strict, and a divergence where a step's exit status changes.
 source "$(dirname "$0")/lib.sh"
 
 mock() {  # mock SCRIPT_JSON: starts the server, sets PORT and MOCKLOG
@@ -71,8 +72,13 @@ echo four >> "$T/layer/notes.txt"
 (cd "$T/layer" && tar --zstd -cf "$T/edited/snapshots/0001.tar.zst" *)
 (cd "$T/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
 "$NS" replay "$T/edited" --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
-expect_rc "a changed workspace: exit 4" 4 "$rc"
-expect_grep "the divergence names the step that read it" "replay diverged: job j, step 1: other output" "$T/err"
+expect_rc "a changed workspace whose steps do the same: exit 0" 0 "$rc"
+expect_grep "the drift names the step that read it" "^job j, step 1: other output \(drift" "$T/err"
+expect_grep "and the one that counted it" "^job j, step 2: other output \(drift" "$T/err"
+expect_grep "counted in the summary" "replay: 4 steps compared: 0 diverged, 2 drifted" "$T/err"
+"$NS" replay "$T/edited" --strict --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "a changed workspace under --strict: exit 4" 4 "$rc"
+expect_grep "the divergence names the step that read it" "replay diverged \(--strict.*\): job j, step 1: other output" "$T/err"
 
 # --continue-live: a night that failed at its second turn (the key was revoked) is finished by
 # the live model: turn 1 served from the record, turn 2 asked for real.
@@ -119,15 +125,109 @@ printf 'alpha\nBETA\ngamma\n' > "$T/layer/data.txt"
 (cd "$T/layer" && tar --zstd -cf "$T/ex/edited/snapshots/0001.tar.zst" *)
 (cd "$T/ex/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
 "$NS" replay "$T/ex/edited" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
-expect_rc "changed output: exit 4" 4 "$rc"
-expect_grep "names job, step and what differed" "replay diverged: job j, step 1: other output" "$T/err"
+expect_rc "changed output, and a step that read an excluded path: exit 4" 4 "$rc"
+expect_grep "the changed output is drift" "^job j, step 1: other output \(drift" "$T/err"
+expect_grep "the drift's text diff: the recorded line" "^ +-beta$" "$T/err"
+expect_grep "the drift's text diff: the replayed line" "^ +\+BETA$" "$T/err"
+"$NS" replay "$T/ex/edited" --strict --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "changed output under --strict: exit 4" 4 "$rc"
+expect_grep "names job, step and what differed" "replay diverged \(--strict.*\): job j, step 1: other output" "$T/err"
 expect_grep "a text diff of the output: the recorded line" "^ +-beta$" "$T/err"
 expect_grep "a text diff of the output: the replayed line" "^ +\+BETA$" "$T/err"
 expect_grep "with context" "^ +  alpha$" "$T/err"
 "$NS" replay "$exrun" --out "$T/ex/replays" >/dev/null 2>"$T/err"; rc=$?
 expect_rc "a step that read an excluded path: exit 4" 4 "$rc"
-expect_grep "names the step" "replay diverged: job j, step 2: (another exit code|other output)" "$T/err"
-expect_grep "the exit codes" "exit code: recorded 0, replayed 1" "$T/err"
+expect_grep "names the step" "replay diverged: job j, step 2: another exit status" "$T/err"
+expect_grep "the exit codes" "exit status: recorded exit 0, replayed exit 1" "$T/err"
 expect_grep "names the excluded path as the cause" "used cache/x.txt, which snapshot.exclude leaves out" "$T/err"
+
+# Attacks on the comparison's own surfaces. The workspace's .git/config would run a command from
+# any git that reads it (core.fsmonitor, hooks): replay's .gitignore query never reads it. Changed
+# paths with a newline and a leading "-" reach git through stdin only; a .gitignore'd file is no
+# effect even when its bytes differ.
+mkdir -p "$T/atk/ws/.git/hooks"
+printf '[core]\n\tfsmonitor = touch %s/pwned-fsmonitor\n\thooksPath = %s/hooks\n' "$T" "$T" >"$T/atk/ws/.git/config"
+printf 'ref: refs/heads/main\n' >"$T/atk/ws/.git/HEAD"
+mkdir -p "$T/atk/ws/.git/objects" "$T/atk/ws/.git/refs" "$T/hooks"
+printf '#!/bin/sh\ntouch %s/pwned-hook\n' "$T" >"$T/hooks/post-index-change" && chmod +x "$T/hooks/post-index-change"
+printf '*.tmp\n' >"$T/atk/ws/.gitignore"
+cat > "$T/atk/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "printf x > \"$(printf -- '-n\\nx')\"; printf y > -- ; date +%s%N > stamp.tmp"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+atk=$("$NS" run "$T/atk/m.yaml" --out "$T/atk/runs" 2>"$T/err"); rc=$?
+expect_rc "the night with a hostile .git runs" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+"$NS" replay "$atk" --out "$T/atk/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "replay: a .gitignore'd file whose bytes differ is no divergence" 0 "$rc"
+[ "$rc" = 0 ] || cat "$T/err"
+check "git ran no command of the workspace's config (fsmonitor)" test ! -e "$T/pwned-fsmonitor"
+check "nor its hooks" test ! -e "$T/pwned-hook"
+if command -v git >/dev/null; then
+	# without .gitignore the stamp's differing bytes are an effect: proof the query above mattered
+	cp -r "$atk" "$T/atk/noignore"
+	rm -rf "$T/layer" && mkdir "$T/layer" && tar --zstd -xf "$T/atk/noignore/snapshots/0001.tar.zst" -C "$T/layer"
+	rm "$T/layer/.gitignore"
+	(cd "$T/layer" && tar --zstd -cf "$T/atk/noignore/snapshots/0001.tar.zst" $(ls -A))
+	(cd "$T/atk/noignore" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+	"$NS" replay "$T/atk/noignore" --out "$T/atk/replays" >/dev/null 2>"$T/err"; rc=$?
+	expect_rc "without the .gitignore the stamp diverges" 4 "$rc"
+	expect_grep "naming it" "file stamp.tmp: recorded added" "$T/err"
+else
+	skip "replay-noignore" "git is not installed: .gitignore is not read"
+fi
+# Modes are effects, of files and of folders: the record says the step set other modes than the
+# replay's step does (its end layer edited, pax attributes kept): a divergence naming both.
+mkdir -p "$T/modes/ws/d" && echo 'echo hi' >"$T/modes/ws/f.sh" && chmod 0755 "$T/modes/ws/d" && chmod 0644 "$T/modes/ws/f.sh"
+cat > "$T/modes/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "chmod 700 d && chmod 755 f.sh"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+mrun=$("$NS" run "$T/modes/m.yaml" --out "$T/modes/runs" 2>"$T/err"); rc=$?
+expect_rc "the night that changes modes runs" 0 "$rc"
+cp -r "$mrun" "$T/modes/edited"
+zstd -q -dc "$T/modes/edited/snapshots/end.tar.zst" | python3 -c '
+import sys, tarfile, io
+src = tarfile.open(fileobj=io.BytesIO(sys.stdin.buffer.read()))
+with tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT) as out:
+    for m in src.getmembers():
+        if m.name == "d": m.mode = 0o750
+        if m.name == "f.sh": m.mode = 0o700
+        out.addfile(m, src.extractfile(m) if m.isfile() else None)
+' | zstd -q -f -o "$T/modes/edited/snapshots/end.tar.zst"
+(cd "$T/modes/edited" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" replay "$T/modes/edited" --out "$T/modes/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "the step set other modes than the record says: exit 4" 4 "$rc"
+expect_grep "the file's mode" "file f.sh: recorded changed \(file, mode 0700\), replayed changed \(file, mode 0755\)" "$T/err"
+expect_grep "the folder's mode" "directory d: recorded changed \(directory, mode 0750\), replayed changed \(directory, mode 0700\)" "$T/err"
+"$NS" replay "$mrun" --out "$T/modes/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "the same night replayed as it was: exit 0" 0 "$rc"
+
+# A layer whose "." (the workspace folder itself) is not a directory is refused.
+cp -r "$atk" "$T/atk/dotfile"
+python3 - "$T/atk/dotfile/snapshots/0001.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo(".")
+    i.size = 1
+    t.addfile(i, io.BytesIO(b"x"))
+PY
+zstd -q -f --rm "$T/atk/dotfile/snapshots/0001.tar" -o "$T/atk/dotfile/snapshots/0001.tar.zst"
+(cd "$T/atk/dotfile" && sha256sum $(awk '{print $2}' SHA256SUMS) > SHA256SUMS)
+"$NS" restore "$T/atk/dotfile" --step 1 --to "$T/atk/dotrestore" 2>"$T/err"; rc=$?
+expect_rc "a layer whose . is a file: refused (exit 4)" 4 "$rc"
+expect_grep "saying why" "the workspace folder itself, but not a directory" "$T/err"
 expect_eq "no replay-workspace-* left behind, diverged or not" "" "$(ls -d "$T"/replays/replay-workspace-* "$T"/ex/replays/replay-workspace-* 2>/dev/null)"
 done_tests

@@ -1,0 +1,297 @@
+/* replay: restore, run by turns, compare by effects. */
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../artifacts/runjson.h"
+#include "../llm/modelspec.h"
+#include "../manifest/manifest.h"
+#include "../manifest/netrule.h"
+#include "../policy/rulecheck.h"
+#include "../snapshot/snapshot.h"
+#include "ignored.h"
+#include "progress.h"
+#include "replay.h"
+#include "run.h"
+
+/* A sandbox of the record is a stranger's: keep only what is no weaker than the defaults (the
+ * namespace backend, no network, no mounts, no variables passed in, the host's /usr as the
+ * image; docker stays docker), and say what was dropped. Returns how many settings were. */
+static int distrust(struct sandboxconf *sc, const char *who)
+{
+	int n = 0;
+	if (sc->backend == BACKEND_NONE) {
+		progressf("replay: WARNING: %s: the record runs its commands without a sandbox (backend none); replaying "
+		          "them in the namespace sandbox", who);
+		sc->backend = BACKEND_NAMESPACE;
+		n++;
+	}
+	if (sc->network_host || sc->network_allow) {
+		progressf("replay: WARNING: %s: the record's network access is not given; replaying with network none", who);
+		sc->network_host = sc->network_allow = 0;
+		for (size_t i = 0; i < sc->nallow; i++)
+			netrulefree(&sc->allow[i]);
+		free(sc->allow);
+		sc->allow = NULL;
+		sc->nallow = 0;
+		n++;
+	}
+	if (sc->nmounts) {
+		for (size_t i = 0; i < sc->nmounts; i++) {
+			progressf("replay: WARNING: %s: the record's mount %s -> %s is not made", who, sc->mounts[i].source,
+			          sc->mounts[i].target);
+			free(sc->mounts[i].source);
+			free(sc->mounts[i].target);
+		}
+		free(sc->mounts);
+		sc->mounts = NULL;
+		sc->nmounts = 0;
+		n++;
+	}
+	if (sc->env.n) {
+		struct buf names = {0};
+		for (size_t i = 0; i < sc->env.n; i++)
+			bufprintf(&names, "%s%s", i ? " " : "", sc->env.v[i]);
+		progressf("replay: WARNING: %s: the record's sandbox.env (%s) is not passed in", who, names.data);
+		buffree(&names);
+		strvfree(&sc->env);
+		n++;
+	}
+	if (sc->backend == BACKEND_NAMESPACE && sc->image && strcmp(sc->image, "host") != 0) {
+		progressf("replay: WARNING: %s: the record's image %s is not used; the host's", who, sc->image);
+		free(sc->image);
+		sc->image = xstrdup("host");
+		n++;
+	}
+	return n;
+}
+
+/* Every sandbox of the archived manifest distrusted, and said once. */
+static void distrustall(struct manifest *m)
+{
+	int dropped = distrust(&m->sandbox, "sandbox");
+	for (size_t i = 0; i < m->nworkers; i++) {
+		char *who = xasprintf("worker %s", m->workers[i].name);
+		dropped += distrust(&m->workers[i].sandbox, who);
+		free(who);
+	}
+	for (size_t i = 0; i < m->njobs; i++) {
+		char *who = xasprintf("job %s", m->jobs[i].id);
+		dropped += distrust(&m->jobs[i].sandbox, who);
+		free(who);
+	}
+	if (dropped)
+		progressf("replay: the record's commands run in a sandbox with the default settings; give --manifest FILE to "
+		          "replay with settings of your own");
+}
+
+/* The first step layer of a chain ("" for snapshots/ itself), or 0 when it has none (then end). */
+static int firstlayer(const char *run, const char *chain)
+{
+	char *dir = *chain ? xasprintf("%s/snapshots/%s", run, chain) : pathjoin(run, "snapshots");
+	DIR *d = opendir(dir);
+	free(dir);
+	int best = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		int n = snapstepname(de->d_name) && !snapoldend(de->d_name) ? atoi(de->d_name) : 0;
+		if (n > 0 && (best == 0 || n < best))
+			best = n;
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/* Where the replay restored each chain: chain name -> folder. */
+struct wsmap {
+	struct strv chain, dir;
+	int nogit; /* git is not installed: said once */
+};
+
+static void ignoredby(void *arg, const char *ws, const struct strv *paths, unsigned char *flags)
+{
+	struct wsmap *m = arg;
+	const char *dir = NULL;
+	for (size_t i = 0; i < m->chain.n && !dir; i++)
+		if (strcmp(m->chain.v[i], ws) == 0)
+			dir = m->dir.v[i];
+	memset(flags, 0, paths->n);
+	if (!dir || m->nogit)
+		return;
+	struct err e = {0};
+	int rc = gitignored(dir, paths, flags, &e);
+	if (rc == 1) {
+		m->nogit = 1;
+		progressf("replay: git is not installed: the workspace's .gitignore files are not read, every changed path "
+		          "counts as an effect");
+	} else if (rc < 0) {
+		progressf("replay: WARNING: %s; every changed path of workspace %s counts as an effect", e.msg,
+		          *ws ? ws : "(the only one)");
+	}
+}
+
+/* Load a manifest and check its approval rules and examples; every mistake said, one a line. */
+static int load(struct manifest *m, const char *path, const struct loadopts *lo, struct err *e)
+{
+	int rc = manifestloadopts(m, path, lo, e);
+	if (rc == 0 && (rc = rulecheck(m, &m->errors, e)) < 0)
+		manifestsorterrors(m);
+	if (rc == 0 || m->errors.n < 2)
+		return rc;
+	for (size_t i = 0; i < m->errors.n; i++)
+		progressf("%s", m->errors.v[i]);
+	return errc(e, ERR_INPUT, "%s: %zu mistakes", path, m->errors.n);
+}
+
+/* Restore each workspace of the record as before its first step into ws (several: ws/<name>),
+ * noting where each chain went in map. */
+static int restoreall(const struct replayopts *o, const cJSON *rj, const char *ws, struct wsmap *map, struct err *e)
+{
+	const cJSON *spaces = cJSON_GetObjectItemCaseSensitive(rj, "workspaces"), *sp;
+	int nsp = cJSON_GetArraySize(spaces);
+	cJSON_ArrayForEach(sp, spaces)
+		if (!runnameok(sp->string))
+			return errc(e, ERR_INPUT, "replay: %s/run.json names a workspace '%.80s' that is not a name", o->run,
+			            sp->string);
+	if (spaces) {
+		char *top = pathjoin(ws, WSDEFAULT);
+		int rc = mkdirs(top, 0755, e);
+		free(top);
+		if (rc < 0)
+			return -1;
+	}
+	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rj, "workspace"));
+	for (sp = spaces ? spaces->child : NULL;; sp = sp->next) {
+		if (spaces && !sp)
+			break;
+		const char *name = spaces ? sp->string : NULL;
+		char *to = name ? pathjoin(ws, name) : xstrdup(ws);
+		const char *chain = nsp > 1 ? name : ""; /* one workspace: its layers are in snapshots/ */
+		int first = firstlayer(o->dir, chain);
+		int src = snaprestorews(o->dir, *chain ? chain : NULL, first, to, 1, o->maxunpack, e);
+		const char *base = mname && strrchr(mname, '/') ? strrchr(mname, '/') + 1 : mname;
+		const char *shown = name ? name : base && *base ? base : "(the run's only one)";
+		if (src == 0) {
+			progressf("replay: workspace %s restored from %s into %s", shown,
+			          first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
+			strvadd(&map->chain, chain);
+			strvadd(&map->dir, to);
+		}
+		free(to);
+		if (src < 0)
+			return errctx(e, "replay: restoring the workspace %s of %s", shown, o->run);
+		if (!spaces)
+			break;
+	}
+	return 0;
+}
+
+int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
+{
+	struct runopts ro = {0};
+	struct strv sets = {0}, overrides = {0};
+	struct manifest m;
+	struct wsmap map;
+	memset(&m, 0, sizeof m);
+	memset(&map, 0, sizeof map);
+	memset(r, 0, sizeof *r);
+	int rc = 0, loaded = 0;
+	char *ws = NULL, *mpath = NULL;
+	cJSON *rj = runjsonread(o->dir, e), *it;
+	if (!rj) {
+		errctx(e, "replay: %s is not a run directory", o->run);
+		e->kind = ERR_INPUT;
+		return -1;
+	}
+	/* What the night ran with: its manifest file, its inputs, its model overrides. */
+	const char *mfile = jsonstr(cJSON_GetObjectItemCaseSensitive(rj, "manifest"), "file", NULL);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "inputs"))
+	{
+		char *kv = xasprintf("%s=%s", it->string, cJSON_GetStringValue(it) ? it->valuestring : "");
+		strvadd(&sets, kv);
+		free(kv);
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "model_overrides"))
+		if (cJSON_IsString(it))
+			strvadd(&overrides, it->valuestring);
+	if (!mfile || strchr(mfile, '/') || !runnameok(mfile)) {
+		rc = errc(e, ERR_INPUT, "replay: %s/run.json names no manifest file", o->run);
+		goto done;
+	}
+	if (mkdirs(o->outdir, 0755, e) < 0) {
+		rc = errctx(e, "--out %s", o->outdir);
+		e->kind = ERR_INPUT;
+		goto done;
+	}
+	ws = xasprintf("%s/replay-workspace-XXXXXX", o->outdir);
+	if (!mkdtemp(ws)) {
+		rc = errc(e, ERR_INPUT, "--out %s: cannot make a workspace folder", o->outdir);
+		free(ws);
+		ws = NULL;
+		goto done;
+	}
+	if ((rc = restoreall(o, rj, ws, &map, e)) < 0)
+		goto done;
+	/* A run whose jobs had workspaces of their own: each in ws/<name>, the manifest's own in
+	 * ws/default (empty when no job of the run worked there). */
+	int perws = cJSON_GetObjectItemCaseSensitive(rj, "workspaces") != NULL;
+	char *top = perws ? pathjoin(ws, WSDEFAULT) : xstrdup(ws);
+	mpath = o->manifest ? xstrdup(o->manifest) : xasprintf("%s/manifest/%s", o->dir, mfile);
+	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = perws ? ws : NULL};
+	loaded = 1;
+	rc = load(&m, mpath, &lo, e);
+	free(top);
+	if (rc < 0)
+		goto done;
+	if (!o->manifest)
+		distrustall(&m);
+	for (size_t i = 0; i < m.njobs; i++)
+		if (m.jobs[i].sandbox.network_allow)
+			progressf("replay: job %s's steps reach the hosts of its network.allow again, live: their connections are "
+			          "recorded as new ones, not served from the record or compared with it", m.jobs[i].id);
+	for (size_t i = 0; i < overrides.n; i++)
+		if ((rc = modelspec(&m, overrides.v[i], e)) < 0) {
+			errctx(e, "replay: the run was started with");
+			goto done;
+		}
+	/* Without --job, the jobs the record ran (a run of selected jobs replays as that). */
+	for (size_t i = 0; o->jobs && i < o->jobs->n; i++)
+		strvadd(&ro.jobs, o->jobs->v[i]);
+	cJSON *ran = ro.jobs.n ? NULL : cJSON_GetObjectItemCaseSensitive(rj, "jobs");
+	cJSON_ArrayForEach(it, ran)
+		if (!cJSON_GetObjectItemCaseSensitive(it, "parent") && manifestjob(&m, it->string))
+			strvadd(&ro.jobs, it->string);
+	ro.outdir = o->outdir;
+	ro.replay = o->dir;
+	ro.replayof = o->run;
+	ro.live = o->live;
+	ro.overrides = &overrides;
+	rc = runmanifest(&m, &ro, &r->newrun, e);
+	if (rc < 0)
+		goto done;
+	r->end = rc;
+	struct diffopts dop = {&m.snapshot.exclude, o->maxunpack, ignoredby, &map};
+	rc = rundiff(o->dir, r->newrun, &dop, &r->found, e) < 0 ? -1 : 0;
+done:
+	if (loaded)
+		manifestfree(&m);
+	cJSON_Delete(rj);
+	strvfree(&ro.jobs);
+	strvfree(&sets);
+	strvfree(&overrides);
+	strvfree(&map.chain);
+	strvfree(&map.dir);
+	if (ws)
+		snapremove(ws); /* the replay's workspace, on every way out */
+	free(ws);
+	free(mpath);
+	return rc < 0 ? -1 : 0;
+}
+
+void replayresultfree(struct replayresult *r)
+{
+	free(r->newrun);
+	difffoundfree(&r->found);
+	memset(r, 0, sizeof *r);
+}

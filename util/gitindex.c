@@ -1,0 +1,121 @@
+/* gitindex: the entries of a git index, digested (the format: git's
+ * Documentation/gitformat-index.txt). Every read is bounds-checked: the bytes come from a
+ * workspace, which is not trusted. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include "gitindex.h"
+#include "util.h"
+
+int gitindexpath(const char *path)
+{
+	size_t n = strlen(path);
+	return strcmp(path, ".git/index") == 0 || (n > 11 && strcmp(path + n - 11, "/.git/index") == 0);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Read the entries with object ids of oidlen bytes; 0 when they parse to the end of the list. */
+static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *md)
+{
+	uint32_t ver = be32(d + 4), count = be32(d + 8);
+	size_t off = 12;
+	struct buf prev = {0};
+	int rc = 0;
+	for (uint32_t i = 0; i < count && rc == 0; i++) {
+		size_t start = off, fixed = 40 + oidlen + 2;
+		if (n - off < fixed) {
+			rc = -1;
+			break;
+		}
+		const unsigned char *mode = d + off + 24, *oid = d + off + 40;
+		unsigned flags = (unsigned)d[off + fixed - 2] << 8 | d[off + fixed - 1];
+		unsigned ext = 0;
+		off += fixed;
+		if (flags & 0x4000) { /* extended: version 3 and up */
+			if (ver < 3 || n - off < 2) {
+				rc = -1;
+				break;
+			}
+			ext = (unsigned)d[off] << 8 | d[off + 1];
+			off += 2;
+		}
+		if (ver == 4) {
+			/* the path: how many bytes of the previous one to drop (a varint), then the rest */
+			uint64_t drop = 0;
+			int k = 0;
+			for (;; k++) {
+				if (off >= n || k > 9) {
+					rc = -1;
+					break;
+				}
+				unsigned char c = d[off++];
+				drop = (drop << 7) | (c & 0x7f);
+				if (!(c & 0x80))
+					break;
+				drop++;
+			}
+			const unsigned char *z = rc == 0 ? memchr(d + off, 0, n - off) : NULL;
+			if (!z || drop > prev.len) {
+				rc = -1;
+				break;
+			}
+			prev.len -= (size_t)drop;
+			bufadd(&prev, d + off, (size_t)(z - (d + off)));
+			off = (size_t)(z - d) + 1;
+		} else {
+			const unsigned char *z = memchr(d + off, 0, n - off);
+			if (!z) {
+				rc = -1;
+				break;
+			}
+			prev.len = 0;
+			bufadd(&prev, d + off, (size_t)(z - (d + off)));
+			size_t len = (size_t)(z - d) - start; /* up to the path's end, its NUL not counted */
+			size_t padded = (len + 8) & ~(size_t)7; /* 1 to 8 NULs */
+			if (padded > n - start) {
+				rc = -1;
+				break;
+			}
+			off = start + padded;
+		}
+		unsigned char meta[10];
+		memcpy(meta, mode, 4);
+		meta[4] = (unsigned char)((flags >> 8) & 0xf0); /* assume-valid, extended, stage; not the name length */
+		meta[5] = (unsigned char)(ext >> 8);
+		meta[6] = (unsigned char)ext;
+		meta[7] = meta[8] = meta[9] = 0;
+		EVP_DigestUpdate(md, prev.data ? prev.data : "", prev.len + 1); /* the path and its NUL */
+		EVP_DigestUpdate(md, meta, sizeof meta);
+		EVP_DigestUpdate(md, oid, oidlen);
+	}
+	buffree(&prev);
+	return rc;
+}
+
+int gitindexsum(const char *data, size_t n, unsigned char out[32])
+{
+	const unsigned char *d = (const unsigned char *)data;
+	if (!d || n < 12 + 20 || memcmp(d, "DIRC", 4) != 0)
+		return -1;
+	uint32_t ver = be32(d + 4);
+	if (ver < 2 || ver > 4 || be32(d + 8) > n / 40)
+		return -1;
+	/* SHA-1 ids first; a SHA-256 repository's index reads only with 32-byte ones */
+	static const size_t lens[] = {20, 32};
+	for (int i = 0; i < 2; i++) {
+		EVP_MD_CTX *md = EVP_MD_CTX_new();
+		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+		int rc = entries(d, n - lens[i], lens[i], md); /* the trailing checksum is no entry */
+		unsigned int len = 0;
+		EVP_DigestFinal_ex(md, out, &len);
+		EVP_MD_CTX_free(md);
+		if (rc == 0)
+			return 0;
+	}
+	return -1;
+}

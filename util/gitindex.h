@@ -1,0 +1,17 @@
+/* gitindex: a git index file (.git/index) judged by the entries it lists, not by its bytes. */
+#ifndef NS_GITINDEX_H
+#define NS_GITINDEX_H
+
+#include <stddef.h>
+
+enum { GITINDEX_MAX = 64 << 20 }; /* a bigger index is compared by its bytes */
+
+/* Whether path (relative, "/"-separated) names a git index: ".git/index" or ".../.git/index". */
+int gitindexpath(const char *path);
+/* The SHA-256 of what the index lists, into out: each entry's path, mode, object id, stage and
+ * flags, in order; not the stat data (times, device, inode, owner, size) nor the extensions (caches
+ * a mere `git status` rewrites). Versions 2, 3 and 4, SHA-1 or SHA-256 object ids. Returns 0, or -1
+ * when data is not an index this reads (then compare the bytes). */
+int gitindexsum(const char *data, size_t n, unsigned char out[32]);
+
+#endif
