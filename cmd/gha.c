@@ -18,6 +18,13 @@
 #include "gha.h"
 #include "../util/term.h"
 
+static int livegroups;
+
+void ghalive(void)
+{
+	livegroups = 1;
+}
+
 int ghaactive(void)
 {
 	const char *v = getenv("GITHUB_ACTIONS");
@@ -86,7 +93,7 @@ static void vline(FILE *f, const char *fmt, va_list ap)
 	free(text);
 }
 
-static void ghaline(FILE *f, const char *fmt, ...)
+void ghaline(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -94,7 +101,7 @@ static void ghaline(FILE *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void ghagroup(FILE *f, const char *fmt, ...)
+void ghagroup(FILE *f, const char *fmt, ...)
 {
 	if (!ghaactive())
 		return;
@@ -111,7 +118,7 @@ static void ghagroup(FILE *f, const char *fmt, ...)
 	free(text);
 }
 
-static void ghaendgroup(FILE *f)
+void ghaendgroup(FILE *f)
 {
 	if (ghaactive())
 		fputs("::endgroup::\n", f);
@@ -632,7 +639,7 @@ int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)
 	nj = k;
 	for (k = 0; k < nj; k++) {
 		const char *st = jsonstr(jv[k].info, "status", "?");
-		if (log) {
+		if (log && !livegroups) {
 			ghagroup(log, "nightshift job %s: %s", jv[k].id, st);
 			readevents(&jv[k], log);
 			ghaendgroup(log);

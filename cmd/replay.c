@@ -18,6 +18,7 @@
 
 static const char replayhelp[] =
 	"usage: nightshift replay RUN [--out DIR] [--job ID]... [--continue-live] [--manifest FILE]\n"
+	"                        [--events PATH] [--quiet]\n"
 	"\n"
 	"Restores the workspace from RUN's first snapshot into a fresh folder, runs the manifest\n"
 	"archived in RUN/manifest/ with every model reply served from the record (no key, no\n"
@@ -25,6 +26,9 @@ static const char replayhelp[] =
 	"run directory; its run.json names the run it replays. Steps under sandbox.network.allow\n"
 	"reach their hosts again: their connections are recorded anew, not replayed (it says so).\n"
 	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
+	"  --events PATH    every event as it happens, one JSON object a line (docs/events.md);\n"
+	"                   - writes them to stderr in place of the progress lines\n"
+	"  --quiet          no progress on stderr (errors still)\n"
 	"  --job ID         replay only this job and what it needs; repeatable\n"
 	"  --continue-live  let the live model take over where the record ends or diverges\n"
 	"  --manifest FILE  run this manifest (yours) instead of the archived one. Without it the\n"
@@ -128,7 +132,8 @@ int cmdreplay(int argc, char **argv)
 	struct strv sets = {0}, overrides = {0};
 	struct manifest m;
 	struct err e = {0};
-	int rc = EXIT_USAGE, loaded = 0;
+	int rc = EXIT_USAGE, loaded = 0, quiet = 0;
+	const char *events = NULL;
 	char *ws = NULL, *newrun = NULL, *mpath = NULL, *defout = NULL, *real = NULL, *unpacked = NULL;
 	cJSON *rj = NULL;
 	memset(&m, 0, sizeof m);
@@ -144,13 +149,18 @@ int cmdreplay(int argc, char **argv)
 				goto done;
 		} else if (strcmp(argv[i], "--continue-live") == 0) {
 			o.live = 1;
-		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0) {
+		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+			quiet = 1;
+		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0 ||
+		           strcmp(argv[i], "--events") == 0) {
 			if (i + 1 >= argc) {
 				usage("replay", "%s needs a value", argv[i]);
 				goto done;
 			}
 			if (strcmp(argv[i], "--out") == 0)
 				out = argv[++i];
+			else if (strcmp(argv[i], "--events") == 0)
+				events = argv[++i];
 			else if (strcmp(argv[i], "--manifest") == 0)
 				mine = argv[++i];
 			else
@@ -295,11 +305,12 @@ int cmdreplay(int argc, char **argv)
 			strvadd(&o.jobs, it->string);
 	o.replay = real;
 	o.replayof = run;
-	progressstart(0);
+	if (progressstart(quiet, events) < 0)
+		goto done;
 	o.overrides = &overrides;
 	rc = runmanifest(&m, &o, &newrun, &e);
 	rc = rc < 0 ? rc : exitforrun(rc);
-	if (newrun) {
+	if (!progressstop() && newrun) {
 		printf("%s\n", newrun);
 		fflush(stdout);
 	}

@@ -1,0 +1,11 @@
+build-clang/artifacts/calls.o: artifacts/calls.c artifacts/calls.h \
+  artifacts/../util/util.h artifacts/events.h \
+  artifacts/../util/secrets.h
+
+artifacts/calls.h:
+
+artifacts/../util/util.h:
+
+artifacts/events.h:
+
+artifacts/../util/secrets.h:

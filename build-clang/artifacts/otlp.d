@@ -1,0 +1,13 @@
+build-clang/artifacts/otlp.o: artifacts/otlp.c artifacts/events.h \
+  artifacts/../util/util.h artifacts/../util/secrets.h artifacts/otlp.h \
+  artifacts/runjson.h
+
+artifacts/events.h:
+
+artifacts/../util/util.h:
+
+artifacts/../util/secrets.h:
+
+artifacts/otlp.h:
+
+artifacts/runjson.h:

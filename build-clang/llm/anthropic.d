@@ -1,0 +1,17 @@
+build-clang/llm/anthropic.o: llm/anthropic.c llm/catalog.h \
+  llm/../manifest/manifest.h llm/../manifest/../util/util.h llm/llm.h \
+  llm/../util/secrets.h llm/sse.h llm/wire.h
+
+llm/catalog.h:
+
+llm/../manifest/manifest.h:
+
+llm/../manifest/../util/util.h:
+
+llm/llm.h:
+
+llm/../util/secrets.h:
+
+llm/sse.h:
+
+llm/wire.h:

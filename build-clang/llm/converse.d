@@ -1,0 +1,15 @@
+build-clang/llm/converse.o: llm/converse.c llm/catalog.h \
+  llm/../manifest/manifest.h llm/../manifest/../util/util.h llm/llm.h \
+  llm/../util/secrets.h llm/wire.h
+
+llm/catalog.h:
+
+llm/../manifest/manifest.h:
+
+llm/../manifest/../util/util.h:
+
+llm/llm.h:
+
+llm/../util/secrets.h:
+
+llm/wire.h:

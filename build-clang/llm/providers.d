@@ -1,0 +1,11 @@
+build-clang/llm/providers.o: llm/providers.c llm/llm.h \
+  llm/../manifest/manifest.h llm/../manifest/../util/util.h \
+  llm/../util/secrets.h
+
+llm/llm.h:
+
+llm/../manifest/manifest.h:
+
+llm/../manifest/../util/util.h:
+
+llm/../util/secrets.h:

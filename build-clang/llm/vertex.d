@@ -1,0 +1,13 @@
+build-clang/llm/vertex.o: llm/vertex.c llm/cloud.h llm/llm.h \
+  llm/../manifest/manifest.h llm/../manifest/../util/util.h \
+  llm/../util/secrets.h
+
+llm/cloud.h:
+
+llm/llm.h:
+
+llm/../manifest/manifest.h:
+
+llm/../manifest/../util/util.h:
+
+llm/../util/secrets.h:

@@ -1,0 +1,13 @@
+build-clang/manifest/matrix.o: manifest/matrix.c manifest/expr.h \
+  manifest/../util/util.h manifest/matrix.h manifest/yaml.h \
+  manifest/manifest.h
+
+manifest/expr.h:
+
+manifest/../util/util.h:
+
+manifest/matrix.h:
+
+manifest/yaml.h:
+
+manifest/manifest.h:

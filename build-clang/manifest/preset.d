@@ -1,0 +1,3 @@
+build-clang/manifest/preset.o: manifest/preset.c manifest/preset.h
+
+manifest/preset.h:

@@ -1,0 +1,6 @@
+build-clang/manifest/schema.o: manifest/schema.c manifest/schema.h \
+  manifest/../util/util.h
+
+manifest/schema.h:
+
+manifest/../util/util.h:

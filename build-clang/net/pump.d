@@ -1,0 +1,3 @@
+build-clang/net/pump.o: net/pump.c net/pump.h
+
+net/pump.h:

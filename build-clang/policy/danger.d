@@ -1,0 +1,6 @@
+build-clang/policy/danger.o: policy/danger.c policy/danger.h \
+  policy/shellsplit.h
+
+policy/danger.h:
+
+policy/shellsplit.h:

@@ -1,0 +1,18 @@
+build-clang/policy/policy.o: policy/policy.c policy/../util/glob.h \
+  policy/../util/util.h policy/../util/path.h policy/policy.h \
+  policy/../manifest/manifest.h policy/../manifest/../util/util.h \
+  policy/shellsplit.h
+
+policy/../util/glob.h:
+
+policy/../util/util.h:
+
+policy/../util/path.h:
+
+policy/policy.h:
+
+policy/../manifest/manifest.h:
+
+policy/../manifest/../util/util.h:
+
+policy/shellsplit.h:

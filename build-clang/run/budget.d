@@ -1,0 +1,16 @@
+build-clang/run/budget.o: run/budget.c run/budget.h \
+  run/../manifest/manifest.h run/../manifest/../util/util.h \
+  run/../llm/llm.h run/../llm/../manifest/manifest.h \
+  run/../llm/../util/secrets.h
+
+run/budget.h:
+
+run/../manifest/manifest.h:
+
+run/../manifest/../util/util.h:
+
+run/../llm/llm.h:
+
+run/../llm/../manifest/manifest.h:
+
+run/../llm/../util/secrets.h:

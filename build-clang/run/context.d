@@ -1,0 +1,3 @@
+build-clang/run/context.o: run/context.c run/context.h
+
+run/context.h:

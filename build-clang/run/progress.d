@@ -1,0 +1,6 @@
+build-clang/run/progress.o: run/progress.c run/progress.h \
+  run/../util/util.h
+
+run/progress.h:
+
+run/../util/util.h:

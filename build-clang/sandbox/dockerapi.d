@@ -1,0 +1,10 @@
+build-clang/sandbox/dockerapi.o: sandbox/dockerapi.c sandbox/dockerapi.h \
+  sandbox/../util/util.h sandbox/dockerhost.h sandbox/../util/cancel.h
+
+sandbox/dockerapi.h:
+
+sandbox/../util/util.h:
+
+sandbox/dockerhost.h:
+
+sandbox/../util/cancel.h:

@@ -1,0 +1,6 @@
+build-clang/snapshot/bound.o: snapshot/bound.c snapshot/bound.h \
+  snapshot/../util/util.h
+
+snapshot/bound.h:
+
+snapshot/../util/util.h:

@@ -1,0 +1,18 @@
+build-clang/snapshot/snapshot.o: snapshot/snapshot.c snapshot/snapshot.h \
+  snapshot/../manifest/manifest.h snapshot/../manifest/../util/util.h \
+  snapshot/scan.h snapshot/../util/util.h snapshot/watch.h \
+  snapshot/../util/zst.h
+
+snapshot/snapshot.h:
+
+snapshot/../manifest/manifest.h:
+
+snapshot/../manifest/../util/util.h:
+
+snapshot/scan.h:
+
+snapshot/../util/util.h:
+
+snapshot/watch.h:
+
+snapshot/../util/zst.h:

@@ -1,0 +1,6 @@
+build-clang/snapshot/watch.o: snapshot/watch.c snapshot/watch.h \
+  snapshot/../util/util.h
+
+snapshot/watch.h:
+
+snapshot/../util/util.h:

@@ -1,0 +1,3 @@
+build-clang/util/cancel.o: util/cancel.c util/cancel.h
+
+util/cancel.h:

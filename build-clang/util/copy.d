@@ -1,0 +1,5 @@
+build-clang/util/copy.o: util/copy.c util/copy.h util/util.h
+
+util/copy.h:
+
+util/util.h:

@@ -1,0 +1,5 @@
+build-clang/util/glob.o: util/glob.c util/glob.h util/util.h
+
+util/glob.h:
+
+util/util.h:

@@ -1,0 +1,3 @@
+build-clang/util/privacy.o: util/privacy.c util/privacy.h
+
+util/privacy.h:

@@ -1,0 +1,3 @@
+build-clang/util/util.o: util/util.c util/util.h
+
+util/util.h:

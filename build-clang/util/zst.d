@@ -1,0 +1,5 @@
+build-clang/util/zst.o: util/zst.c util/zst.h util/util.h
+
+util/zst.h:
+
+util/util.h:
