@@ -770,6 +770,10 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		          (long long)r->usage.input, (long long)r->usage.output, r->ncalls, r->ncalls == 1 ? "" : "s",
 		          jr->res->cost, (nowms() - t0) / 1000.0, x.streamed ? ", streamed" : "", retried);
 	int64_t provwindow = x.window;
+	if (x.attempts > 1) {
+		jr->res->retries += x.attempts - 1;
+		jr->res->waited_ms += x.waited_ms;
+	}
 	ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "turn", turn);
 	cJSON_AddNumberToObject(ev, "status", x.status);

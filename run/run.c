@@ -196,6 +196,10 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
 		cJSON_AddNumberToObject(j, "cost", jr->cost);
 		cJSON_AddNumberToObject(j, "denials", jr->denials);
+		if (jr->retries) {
+			cJSON_AddNumberToObject(j, "model_retries", jr->retries);
+			cJSON_AddNumberToObject(j, "model_waited_ms", (double)jr->waited_ms);
+		}
 		cost += jr->cost;
 		if (jr->diverged)
 			cJSON_AddTrueToObject(j, "diverged");

@@ -74,7 +74,7 @@ class H(BaseHTTPRequestHandler):
         with lock:
             state["n"] += 1
             n = state["n"]
-        rec = {"n": n, "path": self.path, "stream": streaming, "bytes": len(raw), "tokens": tokens, "time": time.time()}
+        rec = {"n": n, "path": self.path, "stream": bool(body.get("stream")), "bytes": len(raw), "tokens": tokens, "time": time.time()}
         window = config.get("window")
         if window and tokens + cap > window:
             rec["status"] = 400
