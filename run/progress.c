@@ -22,16 +22,6 @@ static void vsay(const char *job, const char *fmt, va_list ap)
 	ops->line(job, msg);
 }
 
-void progressf(const char *fmt, ...)
-{
-	va_list ap;
-	if (!ops || !ops->line)
-		return;
-	va_start(ap, fmt);
-	vsay(NULL, fmt, ap);
-	va_end(ap);
-}
-
 void progressj(const char *job, const char *fmt, ...)
 {
 	va_list ap;

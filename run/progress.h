@@ -19,10 +19,8 @@ struct progressops {
 
 /* Install the printer for this process (before any job starts). */
 void progressset(const struct progressops *ops);
-/* Report a line of the run's own; control characters in it are shown as spaces, so no text
- * taken from a model or a tool can start a line of its own. */
-void progressf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Report a line about job (shown "job ID: ..."), cleaned as progressf does. */
+/* Report a line about job (shown "job ID: ..."; NULL: the run's own); control characters in it
+ * are shown as spaces, so no text taken from a model or a tool can start a line of its own. */
 void progressj(const char *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Report a running job's counters and what it is doing (may be NULL). */
 void progressjob(const char *job, int turns, int steps, int64_t tokens, const char *doing, int done);
