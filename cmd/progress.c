@@ -27,6 +27,7 @@ static struct {
 	pthread_t ticker;
 	int ticking, stopping;
 	int tty, color, quiet, gha, dirshown;
+	char *dir;         /* the run directory, once it exists */
 	int64_t heartbeat; /* ms of silence before a heartbeat line (not on a terminal) */
 	int64_t lastdraw;
 	int shown;
@@ -35,6 +36,7 @@ static struct {
 		char job[80];
 		char doing[64];
 		int turns, steps, done;
+		int logged;                  /* Actions: its group was printed and closed */
 		int64_t tokens, start, news; /* news: when a line about it was last printed */
 		struct buf held;             /* Actions: its lines while another job's group is open */
 		int cut;                     /* lines held back past HELDMAX */
@@ -84,7 +86,7 @@ static struct live *find(const char *job, int make)
 		return NULL;
 	/* a finished job's place is taken again once its held lines are out */
 	for (int i = 0; i < P.nlive; i++)
-		if (P.live[i].done && !P.live[i].held.len && P.open != i) {
+		if (P.live[i].done && !P.live[i].held.len && P.open != i && (P.live[i].logged || !P.gha)) {
 			buffree(&P.live[i].held);
 			memset(&P.live[i], 0, sizeof P.live[i]);
 			snprintf(P.live[i].job, sizeof P.live[i].job, "%s", job);
@@ -156,18 +158,27 @@ static void ghaopen(int i)
 	P.open = i;
 }
 
+/* Actions: end the open group, the job's log (its events) last in it. */
+static void ghaclose(void)
+{
+	if (P.open < 0)
+		return;
+	if (P.dir)
+		ghajob(stderr, P.dir, P.live[P.open].job);
+	ghaendgroup(stderr);
+	P.live[P.open].logged = 1;
+	P.open = -1;
+}
+
 /* Actions: the open group has ended; print the groups of jobs that ended meanwhile, then open
  * the group of a job still running, if any. */
 static void ghanext(void)
 {
-	if (P.open >= 0)
-		ghaendgroup(stderr);
-	P.open = -1;
+	ghaclose();
 	for (int i = 0; i < P.nlive; i++)
-		if (P.live[i].done && (P.live[i].held.len || P.live[i].cut)) {
+		if (P.live[i].done && !P.live[i].logged) {
 			ghaopen(i);
-			ghaendgroup(stderr);
-			P.open = -1;
+			ghaclose();
 		}
 	for (int i = 0; i < P.nlive; i++)
 		if (!P.live[i].done) {
@@ -276,8 +287,11 @@ static void rundir(const char *path)
 	char *abs = realpath(path, NULL);
 	printf("%s\n", abs ? abs : path);
 	fflush(stdout);
-	free(abs);
+	pthread_mutex_lock(&P.mu);
+	free(P.dir);
+	P.dir = abs ? abs : xstrdup(path);
 	P.dirshown = 1;
+	pthread_mutex_unlock(&P.mu);
 }
 
 /* Once a second: redraw the live lines on a terminal (their clocks run), elsewhere a heartbeat
@@ -335,8 +349,6 @@ int progressstart(int quiet, const char *events)
 	P.tty = isatty(2) && term && strcmp(term, "dumb") != 0 && !P.gha;
 	P.color = P.tty && !getenv("NO_COLOR");
 	P.heartbeat = hb && atoi(hb) > 0 ? (int64_t)atoi(hb) * 1000 : 30000;
-	if (P.gha && !quiet)
-		ghalive();
 	progressset(quiet ? &quietprinter : &printer);
 	if (!quiet && pthread_create(&P.ticker, NULL, ticker, NULL) == 0)
 		P.ticking = 1;
@@ -355,11 +367,13 @@ int progressstop(void)
 	pthread_mutex_lock(&P.mu);
 	if (P.tty)
 		clearlive();
-	if (P.gha && (P.open >= 0 || P.nlive)) {
+	if (P.gha && !P.quiet && (P.open >= 0 || P.nlive)) {
 		for (int i = 0; i < P.nlive; i++)
 			P.live[i].done = 1;
 		ghanext();
 	}
+	free(P.dir);
+	P.dir = NULL;
 	for (int i = 0; i < P.nlive; i++)
 		buffree(&P.live[i].held);
 	P.nlive = 0;

@@ -633,8 +633,8 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 			s.state[i] = RUNNING;
 			s.running++;
 			s.writers += wr;
-			progressj(j->id, "started (worker %s%s)", j->worker, wr ? "" : ", read-only");
 			progressjob(j->id, 0, 0, 0, "starting", 0);
+			progressj(j->id, "started (worker %s%s)", j->worker, wr ? "" : ", read-only");
 			if (pthread_create(&threads[nthreads], NULL, jobthread, sl) != 0) {
 				s.state[i] = DONE;
 				s.running--;
