@@ -145,6 +145,8 @@ expect_grep "window: the old result was elided" "elided to fit the window \(3000
 expect_eq "window: one refusal, then answers" "400" "$(jq -r 'select(.status == 400) | .status' "$LOG" | tr -d '\n')"
 expect_eq "window: the refusal is recorded with the window" "3000" \
 	"$(jq -r 'select(.type == "model_response" and .provider_window) | .provider_window' "$T/ev.jsonl")"
+"$NS" replay "$(cat "$T/out")" >"$T/rout" 2>"$T/rerr"
+expect_rc "window: the night replays, the window lowered again as recorded" 0 $?
 serve '{"window": 600, "script": [{"calls": [["final_result", {"ok": true}]]}]}'
 manifest "retries: 0, context_window: 200000, max_output_tokens: 500"
 "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/err"
