@@ -833,6 +833,19 @@ seal:;
 		    [RUN_ABORTED] = "aborted", [RUN_CANCELLED] = "cancelled",
 		};
 		const char *status = rc < 0 ? "error" : names[end];
+		/* --events: a job_end for every selected job that wrote no log of its own (skipped,
+		 * cancelled before it started, taken or carried over), so each job has one */
+		for (size_t k = 0; k < n; k++) {
+			const struct jobresult *jr = &res[ord[k]];
+			if (!sel[ord[k]] || jr->events)
+				continue;
+			cJSON *jev = cJSON_CreateObject();
+			cJSON_AddStringToObject(jev, "status", jobstatusname(jr->status));
+			if (jr->error[0])
+				cJSON_AddStringToObject(jev, "error", jr->error);
+			cJSON_AddFalseToObject(jev, "ran");
+			progressevent(m->jobs[ord[k]].id, "job_end", jev);
+		}
 		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken, o->resume ? &rsm : NULL,
 		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;

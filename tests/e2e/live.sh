@@ -103,6 +103,15 @@ expect_eq "--quiet: nothing on stderr, the run dir on stdout" "0 1" "$(wc -l <"$
 expect_rc "--events into a folder that does not exist: a usage error" 2 $?
 expect_eq "... and no run directory" "" "$(cat "$T/out4")"
 
+# a job that never starts still has its job_end in the stream
+cat >> "$T/m.yaml" <<YAML
+  nope: { worker: w, needs: [j], input: "\${{ jobs.j.output.absent }}" }
+  k: { worker: w, needs: [nope] }
+YAML
+"$NS" run "$T/m.yaml" --events "$T/ev5.jsonl" >/dev/null 2>"$T/err5"
+expect_eq "--events: a skipped job's job_end, without seq" "skipped false null" \
+	"$(jq -r 'select(.type == "job_end" and .job == "k") | "\(.status) \(.ran) \(.seq)"' "$T/ev5.jsonl")"
+
 # --- the run directory survives SIGKILL ---
 rm -f "$T/go"
 "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/err" & RUNPID=$!
