@@ -32,8 +32,8 @@ int cmddoctor(int argc, char **argv);
 
 /* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise)
  * and, with events (a path, or "-" for stderr in place of the progress lines), the event stream;
- * -1 after printing why the events file cannot be made. */
-int progressstart(int quiet, const char *events);
+ * -1 after printing (as cmd's usage error) why the events file cannot be made. */
+int progressstart(const char *cmd, int quiet, const char *events);
 /* Clear the live lines before the last words are printed and close the event stream; whether the
  * run directory was printed on stdout already. */
 int progressstop(void);

@@ -105,11 +105,11 @@ static struct live *find(const char *job, int make)
 /* The colour of a line, by what it says. */
 static const char *tone(const char *msg)
 {
-	if (strstr(msg, ": deny (") || strstr(msg, ": abort (") || strstr(msg, "failed") || strstr(msg, "aborted") ||
-	    strstr(msg, "stopped using its tools"))
-		return "\033[31m";
-	if (strstr(msg, "retry") || strstr(msg, "not sent") || strstr(msg, "elided") || strstr(msg, "still "))
+	if (strstr(msg, "retrying") || strstr(msg, "elided") || strstr(msg, "window lowered") || strncmp(msg, "still ", 6) == 0)
 		return "\033[33m";
+	if (strstr(msg, ": deny (") || strstr(msg, ": abort (") || strstr(msg, "failed") || strstr(msg, "aborted") ||
+	    strstr(msg, "not sent") || strstr(msg, "stopped using its tools"))
+		return "\033[31m";
 	if (strstr(msg, "succeeded"))
 		return "\033[32m";
 	return "";
@@ -334,14 +334,14 @@ static void *ticker(void *arg)
 static const struct progressops printer = {line, job, event, rundir};
 static const struct progressops quietprinter = {NULL, NULL, event, rundir};
 
-int progressstart(int quiet, const char *events)
+int progressstart(const char *cmd, int quiet, const char *events)
 {
 	const char *term = getenv("TERM"), *hb = getenv("NIGHTSHIFT_HEARTBEAT");
 	if (events && strcmp(events, "-") == 0) {
 		P.events = stderr;
 		quiet = 1; /* the events take the progress lines' place */
 	} else if (events && !(P.events = fopen(events, "w"))) {
-		usage("run", "--events %s: %s", events, strerror(errno));
+		usage(cmd, "--events %s: %s", events, strerror(errno));
 		return -1;
 	}
 	P.quiet = quiet;

@@ -305,7 +305,7 @@ int cmdreplay(int argc, char **argv)
 			strvadd(&o.jobs, it->string);
 	o.replay = real;
 	o.replayof = run;
-	if (progressstart(quiet, events) < 0)
+	if (progressstart("replay", quiet, events) < 0)
 		goto done;
 	o.overrides = &overrides;
 	rc = runmanifest(&m, &o, &newrun, &e);

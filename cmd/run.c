@@ -277,7 +277,7 @@ int cmdrun(int argc, char **argv)
 	}
 	unfinished(o.outdir);
 	char *rundir = NULL;
-	if (progressstart(quiet, events) < 0) {
+	if (progressstart("run", quiet, events) < 0) {
 		free(defout);
 		manifestfree(&m);
 		goto done;
