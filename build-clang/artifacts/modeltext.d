@@ -1,6 +1,0 @@
-build-clang/artifacts/modeltext.o: artifacts/modeltext.c \
-  artifacts/modeltext.h artifacts/../util/util.h
-
-artifacts/modeltext.h:
-
-artifacts/../util/util.h:

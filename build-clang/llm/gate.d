@@ -1,8 +1,0 @@
-build-clang/llm/gate.o: llm/gate.c llm/../util/util.h llm/gate.h \
-  llm/http.h
-
-llm/../util/util.h:
-
-llm/gate.h:
-
-llm/http.h:

@@ -1,5 +1,0 @@
-build-clang/llm/sse.o: llm/sse.c llm/sse.h llm/../util/util.h
-
-llm/sse.h:
-
-llm/../util/util.h:

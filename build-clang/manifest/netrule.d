@@ -1,8 +1,0 @@
-build-clang/manifest/netrule.o: manifest/netrule.c manifest/netrule.h \
-  manifest/manifest.h manifest/../util/util.h
-
-manifest/netrule.h:
-
-manifest/manifest.h:
-
-manifest/../util/util.h:

@@ -1,3 +1,0 @@
-build-clang/manifest/preset.o: manifest/preset.c manifest/preset.h
-
-manifest/preset.h:

@@ -1,6 +1,0 @@
-build-clang/manifest/schema.o: manifest/schema.c manifest/schema.h \
-  manifest/../util/util.h
-
-manifest/schema.h:
-
-manifest/../util/util.h:

@@ -1,3 +1,0 @@
-build-clang/net/pump.o: net/pump.c net/pump.h
-
-net/pump.h:

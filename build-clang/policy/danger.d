@@ -1,6 +1,0 @@
-build-clang/policy/danger.o: policy/danger.c policy/danger.h \
-  policy/shellsplit.h
-
-policy/danger.h:
-
-policy/shellsplit.h:

@@ -1,3 +1,0 @@
-build-clang/run/context.o: run/context.c run/context.h
-
-run/context.h:

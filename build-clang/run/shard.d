@@ -1,8 +1,0 @@
-build-clang/run/shard.o: run/shard.c run/shard.h \
-  run/../manifest/manifest.h run/../manifest/../util/util.h
-
-run/shard.h:
-
-run/../manifest/manifest.h:
-
-run/../manifest/../util/util.h:

@@ -1,6 +1,0 @@
-build-clang/sandbox/cgroup.o: sandbox/cgroup.c sandbox/../util/util.h \
-  sandbox/cgroup.h
-
-sandbox/../util/util.h:
-
-sandbox/cgroup.h:

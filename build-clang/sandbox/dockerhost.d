@@ -1,6 +1,0 @@
-build-clang/sandbox/dockerhost.o: sandbox/dockerhost.c \
-  sandbox/dockerhost.h sandbox/../util/util.h
-
-sandbox/dockerhost.h:
-
-sandbox/../util/util.h:

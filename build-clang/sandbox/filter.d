@@ -1,6 +1,0 @@
-build-clang/sandbox/filter.o: sandbox/filter.c sandbox/filter.h \
-  sandbox/../util/util.h
-
-sandbox/filter.h:
-
-sandbox/../util/util.h:

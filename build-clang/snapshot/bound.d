@@ -1,6 +1,0 @@
-build-clang/snapshot/bound.o: snapshot/bound.c snapshot/bound.h \
-  snapshot/../util/util.h
-
-snapshot/bound.h:
-
-snapshot/../util/util.h:

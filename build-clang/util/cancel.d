@@ -1,3 +1,0 @@
-build-clang/util/cancel.o: util/cancel.c util/cancel.h
-
-util/cancel.h:

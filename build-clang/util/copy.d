@@ -1,5 +1,0 @@
-build-clang/util/copy.o: util/copy.c util/copy.h util/util.h
-
-util/copy.h:
-
-util/util.h:

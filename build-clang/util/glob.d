@@ -1,5 +1,0 @@
-build-clang/util/glob.o: util/glob.c util/glob.h util/util.h
-
-util/glob.h:
-
-util/util.h:

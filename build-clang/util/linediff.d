@@ -1,5 +1,0 @@
-build-clang/util/linediff.o: util/linediff.c util/linediff.h util/util.h
-
-util/linediff.h:
-
-util/util.h:

@@ -1,3 +1,0 @@
-build-clang/util/privacy.o: util/privacy.c util/privacy.h
-
-util/privacy.h:

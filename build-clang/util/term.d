@@ -1,5 +1,0 @@
-build-clang/util/term.o: util/term.c util/term.h util/util.h
-
-util/term.h:
-
-util/util.h:

@@ -1,3 +1,0 @@
-build-clang/util/util.o: util/util.c util/util.h
-
-util/util.h:

@@ -1,5 +1,0 @@
-build-clang/util/zst.o: util/zst.c util/zst.h util/util.h
-
-util/zst.h:
-
-util/util.h:
