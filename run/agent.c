@@ -443,8 +443,12 @@ static void toolline(const struct jobrun *jr, int step, const struct llmcall *c,
 		snprintf(rule, sizeof rule, "rule %d", v->rule + 1);
 	else
 		snprintf(rule, sizeof rule, "default");
-	progressj(jr->j->id, "step %d: %s %s: %s (%s)%s%s, %.1fs", step, c->name, args, decisionname(v->decision), rule,
-	          outcome ? ": " : "", outcome ? outcome : "", ms / 1000.0);
+	char *msg = xasprintf("step %d: %s %s: %s (%s)%s%s, %.1fs", step, c->name, args, decisionname(v->decision), rule,
+	                      outcome ? ": " : "", outcome ? outcome : "", ms / 1000.0);
+	char *masked = secretsmask(jr->rs->sec, msg); /* the model's arguments may hold a secret's value */
+	progressj(jr->j->id, "%s", masked ? masked : msg);
+	free(masked);
+	free(msg);
 }
 
 /* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
@@ -456,7 +460,9 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	jr->res->steps++;
 	int64_t t0 = nowms();
 	char doing[96];
-	snprintf(doing, sizeof doing, "step %d: %.60s", step, c->name);
+	char *name = secretsmask(jr->rs->sec, c->name); /* a tool name is the model's text too */
+	snprintf(doing, sizeof doing, "step %d: %.60s", step, name ? name : c->name);
+	free(name);
 	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
 	cJSON_DeleteItemFromObjectCaseSensitive(jr->steps, c->id);
 	cJSON_AddNumberToObject(jr->steps, c->id, step);
@@ -631,13 +637,16 @@ static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
 static void onretry(void *ctx, const struct llmretry *lr)
 {
 	struct jobrun *jr = ctx;
+	char *masked = secretsmask(jr->rs->sec, lr->error);
+	const char *why = masked ? masked : lr->error;
 	progressj(jr->j->id, "turn %d: attempt %d failed: %s; retrying in %.1fs (%.0fs of retry_for left)", jr->res->turns,
-	          lr->attempt, lr->error, lr->wait_ms / 1000.0, lr->left_ms / 1000.0);
+	          lr->attempt, why, lr->wait_ms / 1000.0, lr->left_ms / 1000.0);
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "turn", jr->res->turns);
 	cJSON_AddNumberToObject(ev, "attempt", lr->attempt);
 	cJSON_AddNumberToObject(ev, "status", lr->status);
-	cJSON_AddStringToObject(ev, "error", lr->error);
+	cJSON_AddStringToObject(ev, "error", why);
+	free(masked);
 	cJSON_AddNumberToObject(ev, "wait_ms", (double)lr->wait_ms);
 	cJSON_AddNumberToObject(ev, "retry_left_ms", (double)lr->left_ms);
 	progressevent(jr->j->id, "model_retry", ev);

@@ -112,8 +112,20 @@ YAML
 expect_eq "--events: a skipped job's job_end, without seq" "skipped false null" \
 	"$(jq -r 'select(.type == "job_end" and .job == "k") | "\(.status) \(.ran) \(.seq)"' "$T/ev5.jsonl")"
 
-# --- the run directory survives SIGKILL ---
+# secrets: a value of secrets: in the model's arguments is masked in the progress lines and events
+export LIVE_SECRET=live-SECRET-$RANDOM$RANDOM
+serve "{\"script\": [{\"calls\": [[\"shell\", {\"command\": \"echo $LIVE_SECRET\"}]]}, {\"calls\": [[\"final_result\", {\"ok\": true}]]}]}"
+manifest "retries: 0"
+sed -i 's/^workspace: ws$/workspace: ws\nsecrets: [LIVE_SECRET]/' "$T/m.yaml"
+"$NS" run "$T/m.yaml" --events "$T/ev6.jsonl" >/dev/null 2>"$T/err6"
+expect_grep "secrets: the call's line is there" "step 1: shell echo" "$T/err6"
+expect_nogrep "secrets: not on stderr" "$LIVE_SECRET" "$T/err6"
+expect_nogrep "secrets: not in --events" "$LIVE_SECRET" "$T/ev6.jsonl"
 rm -f "$T/go"
+
+# --- the run directory survives SIGKILL ---
+serve "{\"delay\": 0.2, \"script\": [{\"calls\": [[\"shell\", {\"command\": \"echo one\"}]]}, {\"calls\": [[\"shell\", {\"command\": \"echo two\"}]]}, {\"wait\": \"$T/go\", \"calls\": [[\"final_result\", {\"ok\": true}]]}]}"
+manifest "idle_timeout: 30s"
 "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/err" & RUNPID=$!
 waitfor 60 grep -q "step 2: shell" "$T/err"
 kill -9 $RUNPID; wait $RUNPID 2>/dev/null; RUNPID=
