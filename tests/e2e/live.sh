@@ -277,4 +277,16 @@ wait $RUNPID; RUNPID=
 expect_eq "Actions: one group, closed" "1 1" "$(grep -c '^::group::' "$T/err") $(grep -c '^::endgroup::' "$T/err")"
 expect_grep "Actions: the end line inside the group" "job j: succeeded" "$T/err"
 
+# --- the new keys are checked ---
+cat > "$T/v.yaml" <<'YAML'
+version: 1
+workspace: ws
+models: { d: { provider: openai, model: m, base_url: "http://127.0.0.1:1/v1", idle_timeout: 500ms, retry_for: 25h } }
+workers: { w: { instructions: x, model: d, max_text_turns: 0 } }
+jobs: { j: { worker: w } }
+YAML
+"$NS" validate "$T/v.yaml" >/dev/null 2>"$T/verr"
+expect_rc "validate: bad idle_timeout, retry_for, max_text_turns" 2 $?
+expect_eq "validate: each said at its place" "3" "$(grep -cE 'v.yaml:[34]:[0-9]+: (idle_timeout must be at least 1s|retry_for must be at most 24h|0 is out of range)' "$T/verr")"
+
 done_tests
