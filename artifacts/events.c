@@ -26,6 +26,8 @@ struct evlog {
 	char tail[32];   /* what ends the frame on disk after good */
 	size_t ntail;
 	int failed;      /* a write failed: the log was put back as it was and is closed to writes */
+	void (*tap)(void *ctx, const char *line); /* told every line written, or NULL */
+	void *tapctx;
 };
 
 /* Write all of p at off. */
@@ -135,9 +137,17 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 	if (rc == 0) {
 		sha256hex(line, n, l->prev);
 		l->seq++;
+		if (l->tap)
+			l->tap(l->tapctx, line);
 	}
 	free(line);
 	return rc;
+}
+
+void evtap(struct evlog *l, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	l->tap = fn;
+	l->tapctx = ctx;
 }
 
 const char *evhead(const struct evlog *l)

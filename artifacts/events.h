@@ -13,6 +13,9 @@ struct evlog;
 int evopen(struct evlog **l, const char *path, const struct secrets *sec, struct err *e);
 /* Append an event of type with the fields of obj (consumed); adds seq, time, type, prev. */
 int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e);
+/* Hand every line written from now on (masked, without its newline) to fn with ctx, after it is
+ * on disk; fn NULL stops it. For following a run as it happens (run --events). */
+void evtap(struct evlog *l, void (*fn)(void *ctx, const char *line), void *ctx);
 /* The digest of the last line written (64 zeros before the first). */
 const char *evhead(const struct evlog *l);
 /* Number of events written. */

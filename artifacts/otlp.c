@@ -193,6 +193,27 @@ static void chatspan(const struct jobctx *c, const cJSON *models, const char *mo
 			attrint(a, names[i][1], (long long)get(u, names[i][0])->valuedouble);
 	attrstrs(a, "gen_ai.response.finish_reasons", jsonstr(ev, "finish", NULL));
 	attrint(a, "nightshift.turn", (long long)cJSON_GetNumberValue(get(ev, "turn")));
+	/* retries: how many, the time waited between, and each failed attempt as a span event */
+	const cJSON *fails = get(ev, "errors"), *f;
+	int nf = cJSON_GetArraySize(fails);
+	if (nf > 0) {
+		attrint(a, "nightshift.retries", nf);
+		attrint(a, "nightshift.retry_wait_ms", (long long)cJSON_GetNumberValue(get(ev, "waited_ms")));
+		cJSON *evs = cJSON_AddArrayToObject(sp, "events");
+		cJSON_ArrayForEach(f, fails)
+		{
+			cJSON *se = cJSON_CreateObject(), *sa;
+			cJSON_AddStringToObject(se, "timeUnixNano", cJSON_GetStringValue(get(sp, "startTimeUnixNano")) ?
+			                        cJSON_GetStringValue(get(sp, "startTimeUnixNano")) : "0");
+			cJSON_AddStringToObject(se, "name", "retry");
+			sa = cJSON_AddArrayToObject(se, "attributes");
+			attrint(sa, "nightshift.attempt", (long long)cJSON_GetNumberValue(get(f, "attempt")));
+			attrint(sa, "http.response.status_code", (long long)cJSON_GetNumberValue(get(f, "status")));
+			attrstr(sa, "error.message", jsonstr(f, "error", ""));
+			attrint(sa, "nightshift.wait_ms", (long long)cJSON_GetNumberValue(get(f, "wait_ms")));
+			cJSON_AddItemToArray(evs, se);
+		}
+	}
 	const char *err = jsonstr(ev, "error", NULL);
 	if (err) {
 		attrstr(a, "error.type", "model_error");

@@ -560,6 +560,15 @@ static void response(struct timeline *t, const cJSON *ev)
 		txt(b, fin);
 	}
 	bufputs(b, "</span>");
+	double attempts = num(ev, "attempts", 1);
+	const cJSON *fails = get(ev, "errors");
+	if (attempts > 1 && attempts < 1e9) {
+		const cJSON *first = cJSON_GetArrayItem(fails, 0);
+		bufprintf(b, " <span class=\"warn\">&#8635; %.0f retr%s, waited %.1fs: ", attempts - 1, attempts == 2 ? "y" : "ies",
+		          num(ev, "waited_ms", 0) / 1000);
+		txt(b, jsonstr(first, "error", "?"));
+		bufputs(b, "</span>");
+	}
 	const char *err = jsonstr(ev, "error", NULL);
 	if (err) {
 		bufputs(b, " <span class=\"bad\">&#10007; ");

@@ -178,7 +178,14 @@ static void runsummary(const char *run)
 		char c[48] = "";
 		if (cJSON_IsNumber(cost) && isfinite(cost->valuedouble) && cost->valuedouble > 0 && cost->valuedouble < 1e12)
 			snprintf(c, sizeof c, " $%.4f", cost->valuedouble);
-		termprintf(stdout, "  %-20s %-10s %s%s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, c, err ? "  " : "", err ? err : "");
+		const cJSON *rt = cJSON_GetObjectItemCaseSensitive(j, "model_retries");
+		const cJSON *wt = cJSON_GetObjectItemCaseSensitive(j, "model_waited_ms");
+		char retried[80] = "";
+		if (cJSON_IsNumber(rt) && rt->valuedouble >= 1 && rt->valuedouble < 1e9)
+			snprintf(retried, sizeof retried, " model retries %.0f (waited %.1fs)", rt->valuedouble,
+			         cJSON_IsNumber(wt) && wt->valuedouble >= 0 && wt->valuedouble < 1e12 ? wt->valuedouble / 1000 : 0.0);
+		termprintf(stdout, "  %-20s %-10s %s%s%s%s%s\n", j->string, jsonstr(j, "status", "?"), tokens, c, retried,
+		           err ? "  " : "", err ? err : "");
 	}
 	const cJSON *sk = cJSON_GetObjectItemCaseSensitive(r, "end_skipped"), *x;
 	if (cJSON_GetArraySize(sk))

@@ -33,10 +33,13 @@ int cmddoctor(int argc, char **argv);
 int cmdprune(int argc, char **argv);
 int cmdinit(int argc, char **argv);
 
-/* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise). */
-void progressstart(int quiet);
-/* Clear the live lines before the last words are printed. */
-void progressstop(void);
+/* Install the progress printer on stderr (live lines on a terminal, timestamped lines otherwise)
+ * and, with events (a path, or "-" for stderr in place of the progress lines), the event stream;
+ * -1 after printing (as cmd's usage error) why the events file cannot be made. */
+int progressstart(const char *cmd, int quiet, const char *events);
+/* Clear the live lines before the last words are printed and close the event stream; whether the
+ * run directory was printed on stdout already. */
+int progressstop(void);
 /* Print "nightshift: CMD: message" to stderr and return EXIT_USAGE. */
 int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */

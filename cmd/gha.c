@@ -86,7 +86,7 @@ static void vline(FILE *f, const char *fmt, va_list ap)
 	free(text);
 }
 
-static void ghaline(FILE *f, const char *fmt, ...)
+void ghaline(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -94,7 +94,7 @@ static void ghaline(FILE *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void ghagroup(FILE *f, const char *fmt, ...)
+void ghagroup(FILE *f, const char *fmt, ...)
 {
 	if (!ghaactive())
 		return;
@@ -111,7 +111,7 @@ static void ghagroup(FILE *f, const char *fmt, ...)
 	free(text);
 }
 
-static void ghaendgroup(FILE *f)
+void ghaendgroup(FILE *f)
 {
 	if (ghaactive())
 		fputs("::endgroup::\n", f);
@@ -297,6 +297,21 @@ static void readevents(struct jobview *jv, FILE *log)
 	if (log && cut)
 		fprintf(log, "[... %ld more events: nightshift audit RUN --job %s]\n", cut, jv->id);
 	evrclose(r);
+}
+
+/* Jobs whose group was printed as they ran. */
+static struct strv livejobs;
+
+void ghajob(FILE *log, const char *rundir, const char *job)
+{
+	if (!ghaactive() || !runnameok(job))
+		return;
+	struct jobview jv = {0};
+	jv.id = job;
+	jv.events = xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, job);
+	readevents(&jv, log);
+	free(jv.events);
+	strvadd(&livejobs, job);
 }
 
 /* ---- the step summary ---- */
@@ -632,7 +647,10 @@ int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)
 	nj = k;
 	for (k = 0; k < nj; k++) {
 		const char *st = jsonstr(jv[k].info, "status", "?");
-		if (log) {
+		int shown = 0;
+		for (size_t i = 0; i < livejobs.n && !shown; i++)
+			shown = strcmp(livejobs.v[i], jv[k].id) == 0;
+		if (log && !shown) {
 			ghagroup(log, "nightshift job %s: %s", jv[k].id, st);
 			readevents(&jv[k], log);
 			ghaendgroup(log);

@@ -21,6 +21,16 @@ char *ghaescape(const char *s);
 char *ghadata(const char *s);
 /* s as a property value of a workflow command: also ':' and ',' escaped. Caller frees. */
 char *ghaprop(const char *s);
+/* One log line: the formatted text as ghaescape gives it (plain outside Actions). */
+void ghaline(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Open a log group named by the formatted text (escaped as a command's message); Actions only. */
+void ghagroup(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* End the open log group; Actions only. */
+void ghaendgroup(FILE *f);
+/* In Actions, the log of a job of rundir that has ended (its events: what the model said, each
+ * call with its decision, exit code and first lines of output), for its group printed as it ran
+ * (cmd/progress.c); gharun prints no group for it again. */
+void ghajob(FILE *log, const char *rundir, const char *job);
 /* Append name=value to an output file in the multiline form name<<DELIM / value / DELIM, with a
  * random delimiter; refuses (-1) a name or value that holds it, or a name that is not [A-Za-z0-9_-]. */
 int ghaoutput(FILE *f, const char *name, const char *value, struct err *e);

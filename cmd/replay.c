@@ -11,6 +11,7 @@
 
 static const char replayhelp[] =
 	"usage: nightshift replay RUN [--manifest FILE] [--out DIR] [--job ID]... [--strict] [--continue-live]\n"
+	"                        [--events PATH] [--quiet]\n"
 	"\n"
 	"Restores the workspace from RUN's first snapshot into a fresh folder (modes and times too), runs\n"
 	"the manifest archived in RUN/manifest/ with the model's replies served from the record turn by\n"
@@ -32,6 +33,9 @@ static const char replayhelp[] =
 	"  --continue-live  where the record has no more replies (or its reply was an error) the live\n"
 	"                   model answers; differences are still listed, the exit code is the run's\n"
 	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
+	"  --events PATH    every event as it happens, one JSON object a line (docs/events.md);\n"
+	"                   - writes them to stderr in place of the progress lines\n"
+	"  --quiet          no progress on stderr (errors still)\n"
 	"  --job ID         replay only this job and what it needs; repeatable\n" MAXUNPACKHELP
 	"To make a night replayable: keep build caches and tool state out of its effects (list them in\n"
 	"the workspace's .gitignore, e.g. __pycache__/ and .pytest_cache/, or in snapshot.exclude), and\n"
@@ -45,7 +49,8 @@ int cmdreplay(int argc, char **argv)
 	const char *run = NULL, *out = NULL, *mine = NULL;
 	struct strv jobs = {0};
 	struct err e = {0};
-	int rc = EXIT_USAGE, live = 0, strict = 0;
+	int rc = EXIT_USAGE, live = 0, strict = 0, quiet = 0;
+	const char *events = NULL;
 	char *defout = NULL, *real = NULL, *unpacked = NULL;
 	int64_t maxu = 0;
 	struct replayresult res;
@@ -63,13 +68,18 @@ int cmdreplay(int argc, char **argv)
 			live = 1;
 		} else if (strcmp(argv[i], "--strict") == 0) {
 			strict = 1;
-		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0) {
+		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+			quiet = 1;
+		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0 ||
+		           strcmp(argv[i], "--events") == 0) {
 			if (i + 1 >= argc) {
 				usage("replay", "%s needs a value", argv[i]);
 				goto done;
 			}
 			if (strcmp(argv[i], "--out") == 0)
 				out = argv[++i];
+			else if (strcmp(argv[i], "--events") == 0)
+				events = argv[++i];
 			else if (strcmp(argv[i], "--manifest") == 0)
 				mine = argv[++i];
 			else
@@ -97,9 +107,10 @@ int cmdreplay(int argc, char **argv)
 	free(given);
 	struct replayopts o = {run, real, out ? out : defout, mine, &jobs, live, maxu};
 	privacyapply(privacydeny(run) | privacydeny(o.outdir)); /* no more open than the run replayed */
-	progressstart(0);
+	if (progressstart("replay", quiet, events) < 0)
+		goto done;
 	int r = replayrun(&o, &res, &e);
-	if (res.newrun) {
+	if (!progressstop() && res.newrun) {
 		printf("%s\n", res.newrun);
 		fflush(stdout);
 	}

@@ -22,9 +22,10 @@ static const char runhelp[] =
 	"usage: nightshift run MANIFEST [--out DIR] [-j N] [--job ID]... [--set KEY=VALUE]...\n"
 	"                      [--model NAME=SPEC]... [--sign KEY] [--resume RUN | --from RUN... | --shard I/N]\n"
 	"                      [--allowed-signers FILE]\n"
+	"                      [--events PATH] [--quiet]\n"
 	"\n"
 	"Runs the manifest's jobs (or the selected ones with the jobs they need) and prints the\n"
-	"path of the run directory it made on stdout; progress goes to stderr.\n"
+	"absolute path of the run directory on stdout as soon as it is made; progress goes to stderr.\n"
 	"  --out DIR   folder to make the run directory in (default: runs/ beside the manifest)\n"
 	"  -j N        jobs run at once (default 1)\n"
 	"  --shard I/N only group I of N (see nightshift plan); an empty group runs nothing\n"
@@ -39,6 +40,8 @@ static const char runhelp[] =
 	"              (ssh-keygen's allowed_signers format), checked before anything is taken. With\n"
 	"              --sign, a signed RUN is refused unless FILE checked it (docs/security.md)\n"
 	"  --quiet     no progress on stderr (errors still)\n"
+	"  --events PATH  every event as it happens, one JSON object a line (docs/events.md);\n"
+	"              - writes them to stderr in place of the progress lines\n"
 	"  --fail-on-deny  a call the approval rules deny fails its job (as approval.on_deny: fail)\n"
 	"  --job ID    run only this job and what it needs; repeatable\n"
 	"  --set K=V   the value of ${{ inputs.K }}; repeatable\n"
@@ -124,7 +127,7 @@ static int resumeinputs(const char *run, struct strv *sets)
 
 int cmdrun(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *v, *signpath = NULL;
+	const char *path = NULL, *out = NULL, *v, *signpath = NULL, *events = NULL;
 	struct signkey *key = NULL;
 	struct runopts o = {0};
 	struct strv sets = {0}, models = {0}, from = {0};
@@ -138,6 +141,9 @@ int cmdrun(int argc, char **argv)
 			quiet = 1;
 		} else if (strcmp(argv[i], "--out") == 0) {
 			if (!(out = nextval(argc, argv, &i)))
+				goto done;
+		} else if (strcmp(argv[i], "--events") == 0) {
+			if (!(events = nextval(argc, argv, &i)))
 				goto done;
 		} else if (strcmp(argv[i], "--sign") == 0) {
 			if (!(signpath = nextval(argc, argv, &i)))
@@ -282,13 +288,16 @@ int cmdrun(int argc, char **argv)
 	}
 	unfinished(o.outdir);
 	char *rundir = NULL;
+	if (progressstart("run", quiet, events) < 0) {
+		free(defout);
+		manifestfree(&m);
+		goto done;
+	}
 	cancelinit();
 	catchsignals();
-	progressstart(quiet);
 	rc = runmanifest(&m, &o, &rundir, &e);
 	rc = rc < 0 ? rc : exitforrun(rc);
-	progressstop();
-	if (rundir)
+	if (!progressstop() && rundir)
 		printf("%s\n", rundir);
 	fflush(stdout);
 	if (rc < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "sse.h"
 #include "wire.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
@@ -251,7 +252,139 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-const struct llmops anthropicops = {request, parse, NULL, wirefree};
+static int stream(struct llm *l, cJSON *body)
+{
+	(void)l;
+	cJSON_AddTrueToObject(body, "stream");
+	return 1;
+}
+
+/* The message being rebuilt from the stream's events. */
+struct events {
+	cJSON *msg;         /* message_start's message, content filled in */
+	struct buf *partial; /* by block: input_json_delta text of tool_use blocks */
+	int nblocks;
+	struct err *e;
+};
+
+/* Append add to the string obj[k] (made when missing). */
+static void grow(cJSON *obj, const char *k, const char *add)
+{
+	const cJSON *have = cJSON_GetObjectItemCaseSensitive(obj, k);
+	char *joined = xasprintf("%s%s", cJSON_GetStringValue(have) ? have->valuestring : "", add);
+	if (have)
+		cJSON_ReplaceItemInObjectCaseSensitive(obj, k, cJSON_CreateString(joined));
+	else
+		cJSON_AddStringToObject(obj, k, joined);
+	free(joined);
+}
+
+static int onevent(void *ctx, const char *event, const char *data)
+{
+	struct events *s = ctx;
+	cJSON *ev = cJSON_Parse(data);
+	if (!ev)
+		return errf(s->e, "a stream event that is not JSON: %.200s", data);
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
+	if (!type)
+		type = event;
+	int rc = 0;
+	const cJSON *ix = cJSON_GetObjectItemCaseSensitive(ev, "index");
+	int i = cJSON_IsNumber(ix) && ix->valuedouble >= 0 && ix->valuedouble < 4096 ? ix->valueint : -1;
+	cJSON *content = cJSON_GetObjectItemCaseSensitive(s->msg, "content");
+	if (strcmp(type, "error") == 0) {
+		/* overloaded and the like, mid-stream: kept as an error body for the caller to read */
+		cJSON_Delete(s->msg);
+		s->msg = cJSON_Duplicate(ev, 1);
+		rc = 1;
+	} else if (strcmp(type, "message_start") == 0) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(ev, "message");
+		if (cJSON_IsObject(m)) {
+			cJSON_Delete(s->msg);
+			s->msg = cJSON_Duplicate(m, 1);
+			cJSON_DeleteItemFromObjectCaseSensitive(s->msg, "content");
+			cJSON_AddArrayToObject(s->msg, "content");
+		}
+	} else if (strcmp(type, "content_block_start") == 0 && i >= 0) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(ev, "content_block");
+		while (cJSON_GetArraySize(content) < i)
+			cJSON_AddItemToArray(content, cJSON_CreateObject());
+		if (i >= s->nblocks) {
+			s->partial = xrealloc(s->partial, (size_t)(i + 1) * sizeof *s->partial);
+			memset(s->partial + s->nblocks, 0, (size_t)(i + 1 - s->nblocks) * sizeof *s->partial);
+			s->nblocks = i + 1;
+		}
+		cJSON *copy = cJSON_IsObject(b) ? cJSON_Duplicate(b, 1) : cJSON_CreateObject();
+		if (cJSON_GetArraySize(content) > i)
+			cJSON_ReplaceItemInArray(content, i, copy);
+		else
+			cJSON_AddItemToArray(content, copy);
+	} else if (strcmp(type, "content_block_delta") == 0 && i >= 0 && i < cJSON_GetArraySize(content)) {
+		cJSON *b = cJSON_GetArrayItem(content, i);
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta");
+		const char *dt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "type"));
+		static const char *const fields[][2] = {{"text_delta", "text"}, {"thinking_delta", "thinking"},
+		                                        {"signature_delta", "signature"}, {"citations_delta", NULL}};
+		for (size_t k = 0; dt && k < sizeof fields / sizeof *fields; k++)
+			if (strcmp(dt, fields[k][0]) == 0 && fields[k][1]) {
+				const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, fields[k][1]));
+				if (v)
+					grow(b, fields[k][1], v);
+			}
+		const char *pj = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "partial_json"));
+		if (dt && strcmp(dt, "input_json_delta") == 0 && pj && i < s->nblocks)
+			bufputs(&s->partial[i], pj);
+	} else if (strcmp(type, "message_delta") == 0) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta"), *it;
+		cJSON_ArrayForEach(it, d)
+			if (it->string) {
+				cJSON_DeleteItemFromObjectCaseSensitive(s->msg, it->string);
+				cJSON_AddItemToObject(s->msg, it->string, cJSON_Duplicate(it, 1));
+			}
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(ev, "usage");
+		cJSON *mu = cJSON_GetObjectItemCaseSensitive(s->msg, "usage");
+		if (!mu)
+			mu = cJSON_AddObjectToObject(s->msg, "usage");
+		cJSON_ArrayForEach(it, u)
+			if (it->string && !cJSON_IsNull(it)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(mu, it->string);
+				cJSON_AddItemToObject(mu, it->string, cJSON_Duplicate(it, 1));
+			}
+	}
+	cJSON_Delete(ev);
+	return rc;
+}
+
+static cJSON *assemble(const char *text, size_t len, struct err *e)
+{
+	struct events s = {.e = e};
+	s.msg = cJSON_CreateObject();
+	cJSON_AddArrayToObject(s.msg, "content");
+	int rc = sseeach(text, len, onevent, &s);
+	cJSON *content = cJSON_GetObjectItemCaseSensitive(s.msg, "content");
+	for (int i = 0; rc == 0 && i < s.nblocks && i < cJSON_GetArraySize(content); i++) {
+		cJSON *b = cJSON_GetArrayItem(content, i);
+		if (!istype(b, "tool_use"))
+			continue;
+		/* input is {} at the block's start, filled by the deltas; a cut one stays text (never runs) */
+		const char *pj = s.partial[i].data;
+		if (pj && *pj) {
+			cJSON *in = cJSON_Parse(pj);
+			cJSON_DeleteItemFromObjectCaseSensitive(b, "input");
+			cJSON_AddItemToObject(b, "input", in ? in : cJSON_CreateString(pj));
+		}
+	}
+	for (int i = 0; i < s.nblocks; i++)
+		buffree(&s.partial[i]);
+	free(s.partial);
+	if (rc < 0) {
+		cJSON_Delete(s.msg);
+		return NULL;
+	}
+	return s.msg;
+}
+
+const struct llmops anthropicops = {request, parse, NULL, wirefree, stream, assemble};
 
 int anthropicopen(struct llm **l, const struct model *m, struct err *e)
 {

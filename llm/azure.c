@@ -59,7 +59,7 @@ static void afree(struct llm *l)
 	inner(l)->free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, afree};
+static const struct llmops ops = {request, parse, NULL, afree, NULL, NULL};
 
 int azureopen(struct llm **l, const struct model *m, struct err *e)
 {

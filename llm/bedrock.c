@@ -49,7 +49,7 @@ static void bfree(struct llm *l)
 	inner(l)->free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, bfree};
+static const struct llmops ops = {request, parse, NULL, bfree, NULL, NULL};
 
 int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *e)
 {

@@ -137,7 +137,7 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-const struct llmops converseops = {request, parse, NULL, wirefree};
+const struct llmops converseops = {request, parse, NULL, wirefree, NULL, NULL};
 
 int converseopen(struct llm **l, const struct model *m, struct err *e)
 {

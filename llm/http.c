@@ -21,16 +21,32 @@ int httpinterrupted(void)
 	return cancelled;
 }
 
-/* Called by libcurl about once a second and on every chunk: abort when interrupted. */
+/* One transfer's state for the callbacks. */
+struct xfer {
+	struct httpresp *r;
+	int64_t idle_ms, last; /* the watchdog's bound, and when the last byte came (monotonic ms) */
+};
+
+/* Called by libcurl about once a second and on every chunk: abort when interrupted, or when no
+ * byte came for the idle time. */
 static int onprogress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
-	(void)ud, (void)dt, (void)dn, (void)ut, (void)un;
-	return cancelled ? 1 : 0;
+	struct xfer *x = ud;
+	(void)dt, (void)dn, (void)ut, (void)un;
+	if (cancelled)
+		return 1;
+	if (x->idle_ms > 0 && nowms() - x->last >= x->idle_ms) {
+		x->r->idle = 1;
+		return 1;
+	}
+	return 0;
 }
 
 static size_t onbody(char *p, size_t sz, size_t n, void *ud)
 {
-	struct buf *b = ud;
+	struct xfer *x = ud;
+	struct buf *b = &x->r->body;
+	x->last = nowms();
 	if (b->len + sz * n > (size_t)256 << 20)
 		return 0; /* refuse bodies past 256 MiB */
 	bufadd(b, p, sz * n);
@@ -40,8 +56,10 @@ static size_t onbody(char *p, size_t sz, size_t n, void *ud)
 /* Parse the retry headers the official SDKs honour. */
 static size_t onheader(char *p, size_t sz, size_t n, void *ud)
 {
-	struct httpresp *r = ud;
+	struct xfer *x = ud;
+	struct httpresp *r = x->r;
 	size_t len = sz * n;
+	x->last = nowms();
 	char line[512];
 	if (len >= sizeof line)
 		return len;
@@ -62,6 +80,8 @@ static size_t onheader(char *p, size_t sz, size_t n, void *ud)
 			r->retry_ms = (int64_t)ms;
 	} else if (strcasecmp(line, "retry-after") == 0 && r->retry_ms < 0) {
 		r->retry_ms = httpretryafter(v, time(NULL));
+	} else if (strcasecmp(line, "content-type") == 0) {
+		r->stream = strncasecmp(v, "text/event-stream", 17) == 0;
 	} else if (strcasecmp(line, "x-should-retry") == 0) {
 		r->should_retry = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
 	}
@@ -85,12 +105,16 @@ int64_t httpretryafter(const char *v, time_t now)
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
              struct httpresp *r)
 {
-	return httpsigned(url, headers, body, connect_ms, total_ms, NULL, r);
+	struct httpopts o = {connect_ms, total_ms, 0, NULL};
+	return httpsend(url, headers, body, &o, r);
 }
 
-int httpsigned(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
-               const struct sigv4key *aws, struct httpresp *r)
+int httpsend(const char *url, const char *const *headers, const char *body, const struct httpopts *o,
+             struct httpresp *r)
 {
+	const struct sigv4key *aws = o->aws;
+	int64_t connect_ms = o->connect_ms, total_ms = o->total_ms;
+	struct xfer x = {r, o->idle_ms, nowms()};
 	memset(r, 0, sizeof *r);
 	r->retry_ms = -1;
 	r->should_retry = -1;
@@ -130,9 +154,9 @@ int httpsigned(const char *url, const char *const *headers, const char *body, in
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 10000));
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(total_ms > 0 ? total_ms : 600000));
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -140,6 +164,7 @@ int httpsigned(const char *url, const char *const *headers, const char *body, in
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "nightshift/" NS_VERSION);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, onprogress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	char detail[CURL_ERROR_SIZE] = "";
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
@@ -150,7 +175,10 @@ int httpsigned(const char *url, const char *const *headers, const char *body, in
 	if (rc != CURLE_OK) {
 		snprintf(r->error, sizeof r->error, "%s", detail[0] ? detail : curl_easy_strerror(rc));
 		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
-		if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		if (rc == CURLE_ABORTED_BY_CALLBACK && r->idle) {
+			snprintf(r->error, sizeof r->error, "no byte for %llds (idle_timeout): a stalled connection, "
+			         "abandoned", (long long)(o->idle_ms / 1000));
+		} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
 			snprintf(r->error, sizeof r->error, "interrupted");
 			r->interrupted = 1;
 		}

@@ -13,6 +13,8 @@ struct httpresp {
 	int should_retry;   /* x-should-retry: 1 true, 0 false, -1 absent */
 	char error[256];    /* transport error, empty when a response came */
 	int timeout;        /* 1 when the transport error was a timeout */
+	int idle;           /* 1 when no byte came for the idle time (the stall watchdog cut it) */
+	int stream;         /* 1 when the answer is server-sent events (Content-Type text/event-stream) */
 	int interrupted;    /* 1 when httpinterrupt() cut it short */
 };
 
@@ -21,9 +23,15 @@ struct httpresp {
 int httppost(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
              struct httpresp *r);
 struct sigv4key;
-/* httppost, signed with AWS SigV4 at the moment it is sent (aws NULL: not signed). */
-int httpsigned(const char *url, const char *const *headers, const char *body, int64_t connect_ms, int64_t total_ms,
-               const struct sigv4key *aws, struct httpresp *r);
+/* How one request is sent: its time limits, its signer, and the stall watchdog. */
+struct httpopts {
+	int64_t connect_ms, total_ms;
+	int64_t idle_ms;             /* no byte (header or body) for this long ends it (r->idle); 0: no watchdog */
+	const struct sigv4key *aws;  /* sign with AWS SigV4 at the moment it is sent, or NULL */
+};
+/* httppost with the options of o. */
+int httpsend(const char *url, const char *const *headers, const char *body, const struct httpopts *o,
+             struct httpresp *r);
 void httprespfree(struct httpresp *r);
 /* Abort every request in progress and refuse new ones (async-signal-safe). */
 void httpinterrupt(void);

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "llm.h"
 #include "sigv4.h"
+#include "sse.h"
 #include "../artifacts/events.h"
 
 /* The key an official SDK would read when the manifest names none: only for the provider's own
@@ -247,7 +248,27 @@ static cJSON *neutral(const struct chat *c)
 	return o;
 }
 
-/* Send the chat, retrying transient failures; x records the last attempt and every failure. */
+/* An attempt's answer as a body: a stream assembled into the provider's plain shape, JSON parsed,
+ * or NULL (no answer, or one that is neither); *bad says why a stream could not be assembled. */
+static cJSON *answerbody(struct llm *l, const struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
+{
+	bad[0] = 0;
+	if (!h->status)
+		return NULL;
+	if (l->ops->assemble && (h->stream || ssebody(h->body.data, h->body.len))) {
+		struct err ae = {0};
+		cJSON *resp = l->ops->assemble(h->body.data, h->body.len, &ae);
+		x->streamed = 1;
+		if (!resp)
+			snprintf(bad, badsize, "%.290s", ae.msg);
+		return resp;
+	}
+	x->streamed = 0;
+	return cJSON_Parse(h->body.data);
+}
+
+/* Send the chat, retrying transient failures for up to the model's retry_for (and at most its
+ * retries, when set); x records the last attempt and every failure. */
 static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
 {
 	const struct model *md = l->model;
@@ -264,19 +285,31 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		strvadd(&headers, md->headers.v[i]);
 	char *text = wiretext(body);
 	sha256hex(text, strlen(text), x->digest);
+	/* The stream switch goes on what is sent, not into the digest or the record: a request is the
+	 * same request streamed or not, and a replay matches it either way. */
+	char *sent = NULL;
+	if (l->ops->stream && !l->plain) {
+		cJSON *sb = cJSON_Duplicate(body, 1);
+		if (l->ops->stream(l, sb))
+			sent = wiretext(sb);
+		cJSON_Delete(sb);
+	}
 	x->request = body;
 	x->errors = cJSON_CreateArray();
 	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
 	int64_t connect = l->model->connect_timeout_ms > 0 ? l->model->connect_timeout_ms : total < 10000 ? total : 10000;
-	int rc = -1, tries = md->retries + 1;
-	for (int n = 0; n < tries; n++) {
+	int64_t start = nowms(), until = start + md->retry_for_ms;
+	int rc = -1, tries = md->retries >= 0 ? md->retries + 1 : 0; /* 0: as many as retry_for allows */
+	for (int n = 0;; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
 		if (l->gate && gateenter(l->gate) < 0) {
 			errf(e, "model '%s': interrupted while waiting for its turn", md->name);
 			break;
 		}
-		httpsigned(url, (const char *const *)headers.v, text, connect, total, l->aws, &h);
+		/* The watchdog needs a stream: a plain answer is silent until it is whole. */
+		struct httpopts ho = {connect, total, sent ? md->idle_timeout_ms : 0, l->aws};
+		httpsend(url, (const char *const *)headers.v, sent ? sent : text, &ho, &h);
 		if (l->gate) {
 			/* told to slow down: every job on this model waits, not only this one (the hold is set
 			 * before the place is given up, so that no waiting job slips through between) */
@@ -287,7 +320,13 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			gateleave(l->gate);
 		}
 		x->status = h.status;
-		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
+		char bad[300];
+		cJSON *resp = answerbody(l, &h, x, bad, sizeof bad);
+		if (sent && h.status >= 200 && h.status < 300 && resp && !x->streamed) {
+			l->plain = 1; /* a server that does not stream: asked plainly from now on */
+			free(sent);
+			sent = NULL;
+		}
 		cJSON_Delete(x->response);
 		x->response = resp;
 		if (!resp && h.status) {
@@ -296,6 +335,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		}
 		char why[900], msg[800];
 		int again;
+		int64_t window = 0;
 		if (h.status >= 200 && h.status < 300 && resp) {
 			memset(r, 0, sizeof *r);
 			if (l->ops->parse(l, resp, r, e) == 0) {
@@ -311,47 +351,69 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				snprintf(why, sizeof why, "HTTP %d with an unusable reply: %.700s", h.status, e->msg);
 			again = 1;
 		} else if (h.status >= 200 && h.status < 300) {
-			snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
+			if (bad[0])
+				snprintf(why, sizeof why, "HTTP %d with a stream that could not be read: %.700s", h.status, bad);
+			else
+				snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
 			again = 1;
 		} else if (h.status) {
 			int has = resp && errmessage(resp, msg, sizeof msg);
 			snprintf(why, sizeof why, "HTTP %d%s%s", h.status, has ? ": " : "", has ? msg : "");
-			again = llmretryable(h.status, h.should_retry);
+			window = llmwindowerror(h.status, resp);
+			again = !window && llmretryable(h.status, h.should_retry);
 		} else if (h.interrupted) {
 			snprintf(why, sizeof why, "interrupted");
 			again = 0;
 		} else {
-			snprintf(why, sizeof why, "%s%s", h.timeout ? "timed out: " : "no response: ", h.error);
+			snprintf(why, sizeof why, "%s%s", h.timeout ? "timed out: " : h.idle ? "" : "no response: ", h.error);
 			again = 1;
 		}
 		scrub(l, why, sizeof why);
-		int64_t wait = again && n + 1 < tries ? llmbackoff(h.retry_ms, n, random01()) : 0;
+		int64_t wait = llmbackoff(h.retry_ms, n, random01());
+		int64_t left = until - nowms() - wait;
+		int more = again && (tries ? n + 1 < tries : 1) && left >= 0;
+		if (!more)
+			wait = 0;
 		cJSON *fe = cJSON_CreateObject();
 		cJSON_AddNumberToObject(fe, "attempt", n + 1);
 		cJSON_AddNumberToObject(fe, "status", h.status);
 		cJSON_AddStringToObject(fe, "error", why);
 		if (h.retry_ms >= 0)
 			cJSON_AddNumberToObject(fe, "retry_after_ms", (double)h.retry_ms);
+		if (h.idle)
+			cJSON_AddTrueToObject(fe, "idle");
 		cJSON_AddNumberToObject(fe, "wait_ms", (double)wait);
 		cJSON_AddItemToArray(x->errors, fe);
 		httprespfree(&h);
-		if (!again || n + 1 == tries) {
+		if (!more) {
 			if (h.interrupted)
 				errf(e, "model '%s': interrupted", md->name);
-			else if (!again)
+			else if (window) {
+				x->window = window;
+				errf(e, "model '%s': %s (the request does not fit the model's context window)", md->name, why);
+			} else if (!again)
 				errf(e, "model '%s': %s (not retried)", md->name, why);
-			else if (tries > 1)
-				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, tries);
-			else
+			else if (n == 0 && tries == 1)
 				errf(e, "model '%s': %s (retries: 0)", md->name, why);
+			else if (tries && n + 1 == tries)
+				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, n + 1);
+			else
+				errf(e, "model '%s': %s (gave up after %d attempts in %llds: retry_for %llds)", md->name, why, n + 1,
+				     (long long)((nowms() - start) / 1000), (long long)(md->retry_for_ms / 1000));
 			break;
 		}
+		if (l->onretry) {
+			struct llmretry lr = {n + 1, h.status, why, wait, left};
+			l->onretry(l->retryctx, &lr);
+		}
 		sleepms(wait);
+		x->waited_ms += wait;
 		if (httpinterrupted()) {
 			errf(e, "model '%s': interrupted while waiting to retry", md->name);
 			break;
 		}
 	}
+	free(sent);
 	free(text);
 	free(url);
 	strvfree(&headers);

@@ -66,6 +66,19 @@ struct exchange {
 	int status;      /* HTTP status of the last attempt, 0 when none */
 	int attempts;
 	cJSON *errors;   /* one entry per failed attempt: {attempt, status, error, wait_ms} */
+	int64_t waited_ms; /* time spent waiting between attempts */
+	int64_t window;  /* the request did not fit the provider's context window: the window it named
+	                  * in tokens, -1 when it named none; 0 when that was not the failure */
+	int streamed;    /* the answer came as a stream (response holds it assembled) */
+};
+
+/* A retry as it happens, told before its wait (llm.onretry). */
+struct llmretry {
+	int attempt;       /* the attempt that failed, from 1 */
+	int status;        /* its HTTP status, 0 when no answer came */
+	const char *error; /* what went wrong (secrets masked) */
+	int64_t wait_ms;   /* the wait before the next attempt */
+	int64_t left_ms;   /* what remains of retry_for after the wait */
 };
 
 struct evreader;
@@ -80,6 +93,11 @@ struct llmops {
 	/* Local providers answer directly (request and parse are NULL). */
 	int (*complete)(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 	void (*free)(struct llm *l);
+	/* Streaming (NULL: this client does not stream): make a request body ask for a stream, and
+	 * assemble a streamed answer's events into the body the API answers without one (an error
+	 * body {"error": ...} for an error in the stream), or NULL with e filled. */
+	int (*stream)(struct llm *l, cJSON *body);
+	cJSON *(*assemble)(const char *text, size_t len, struct err *e);
 };
 struct llm {
 	const struct llmops *ops;
@@ -94,6 +112,10 @@ struct llm {
 	int live;                  /* replay: it did */
 	struct sigv4key *aws;      /* AWS SigV4 signing of every request (bedrock), or NULL; owned */
 	struct gate *gate;         /* the model's requests across the run (set by the caller), or NULL */
+	void (*onretry)(void *ctx, const struct llmretry *r); /* told of each retry (set by the caller), or NULL */
+	void *retryctx;
+	int plain;                 /* the server answered a streaming request with plain JSON: it does not
+	                            * stream, and the idle watchdog is off for it from then on */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a
@@ -129,6 +151,11 @@ void exchangefree(struct exchange *x);
 /* The word used in events for a finish reason. */
 const char *finishname(enum finish f);
 
+/* Whether an error answer (HTTP status, body parsed or NULL) says the request did not fit the
+ * model's context window: the window it names in tokens, -1 when it names none, 0 when it is
+ * another error. Knows OpenAI's (code context_length_exceeded, "maximum context length is N
+ * tokens"), Anthropic's ("prompt is too long: N tokens > M maximum"), and compatible servers'. */
+int64_t llmwindowerror(int status, const cJSON *body);
 /* Whether an attempt that got HTTP status (0: no response) may be retried; shouldretry is the
  * x-should-retry header (1, 0, or -1 when absent). */
 int llmretryable(int status, int shouldretry);

@@ -7,7 +7,8 @@
 #include <unistd.h>
 #include "modelspec.h"
 
-static const char *const options[] = {"key", "timeout", "retries", "max_output_tokens", "temperature", NULL};
+static const char *const options[] = {"key", "timeout", "retries", "max_output_tokens", "temperature", "idle_timeout",
+                                      "retry_for", NULL};
 
 /* Where the options start: the first ',' followed by a known option name and '='. */
 static const char *optstart(const char *s)
@@ -82,7 +83,8 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 	/* The spec as the models: section's keys, parsed by the manifest's own model parser. */
 	struct strv kv = {0}, from = {0};
 	int keyset = 0, rc = 0;
-	unsigned given = 0; /* options given: 1 timeout, 2 retries, 4 max_output_tokens, 8 temperature */
+	unsigned given = 0; /* options given: 1 timeout, 2 retries, 4 max_output_tokens, 8 temperature, 16 idle_timeout,
+	                    * 32 retry_for */
 	const char *colon = strchr(spec, ':');
 	size_t plen = colon ? (size_t)(colon - spec) : 0;
 	const char *rest = colon ? colon + 1 : "";
@@ -153,6 +155,10 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 		md.retries = old->retries;
 	if (!(given & 4))
 		md.max_output_tokens = old->max_output_tokens;
+	if (!(given & 16))
+		md.idle_timeout_ms = old->idle_timeout_ms;
+	if (!(given & 32))
+		md.retry_for_ms = old->retry_for_ms;
 	if (md.provider == old->provider && md.provider != PROV_SCRIPTED) {
 		if (!(given & 8))
 			md.temperature = old->temperature;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "sse.h"
 #include "wire.h"
 
 struct openai {
@@ -171,7 +172,142 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-const struct llmops openaiops = {request, parse, NULL, wirefree};
+/* Streaming: chunks with include_usage, so the last one carries the usage a plain answer has. */
+static int stream(struct llm *l, cJSON *body)
+{
+	(void)l;
+	cJSON_AddTrueToObject(body, "stream");
+	cJSON_AddTrueToObject(cJSON_AddObjectToObject(body, "stream_options"), "include_usage");
+	return 1;
+}
+
+/* The chat.completion being rebuilt from chat.completion.chunk events. */
+struct chunks {
+	cJSON *out, *msg, *calls;
+	struct buf text, refusal;
+	int gottext, gotrefusal;
+	struct err *e;
+};
+
+/* Append the string at o[k] to a string item of obj named k, making it when missing. */
+static void appendstr(cJSON *obj, const char *k, const char *add)
+{
+	const cJSON *have = cJSON_GetObjectItemCaseSensitive(obj, k);
+	char *joined = xasprintf("%s%s", cJSON_GetStringValue(have) ? have->valuestring : "", add);
+	if (have)
+		cJSON_ReplaceItemInObjectCaseSensitive(obj, k, cJSON_CreateString(joined));
+	else
+		cJSON_AddStringToObject(obj, k, joined);
+	free(joined);
+}
+
+static int onchunk(void *ctx, const char *event, const char *data)
+{
+	struct chunks *c = ctx;
+	(void)event;
+	if (strcmp(data, "[DONE]") == 0)
+		return 0;
+	cJSON *ch = cJSON_Parse(data);
+	if (!ch)
+		return errf(c->e, "a stream chunk that is not JSON: %.200s", data), -1;
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(ch, "error");
+	if (err) {
+		/* an error in the stream: kept as the answer, which the caller reads as an error body */
+		cJSON_Delete(c->out);
+		c->out = cJSON_CreateObject();
+		cJSON_AddItemToObject(c->out, "error", cJSON_Duplicate(err, 1));
+		cJSON_Delete(ch);
+		return 1;
+	}
+	static const char *const top[] = {"id", "created", "model", "system_fingerprint", "service_tier", NULL};
+	for (size_t i = 0; top[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ch, top[i]);
+		if (v && !cJSON_IsNull(v) && !cJSON_GetObjectItemCaseSensitive(c->out, top[i]))
+			cJSON_AddItemToObject(c->out, top[i], cJSON_Duplicate(v, 1));
+	}
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(ch, "usage");
+	if (cJSON_IsObject(u)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(c->out, "usage");
+		cJSON_AddItemToObject(c->out, "usage", cJSON_Duplicate(u, 1));
+	}
+	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ch, "choices"), 0);
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(choice, "delta");
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "content"));
+	const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "refusal"));
+	if (t)
+		bufputs(&c->text, t), c->gottext = 1;
+	if (r)
+		bufputs(&c->refusal, r), c->gotrefusal = 1;
+	const cJSON *tc;
+	cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(d, "tool_calls"))
+	{
+		const cJSON *ix = cJSON_GetObjectItemCaseSensitive(tc, "index");
+		int i = cJSON_IsNumber(ix) && ix->valuedouble >= 0 && ix->valuedouble < 1024 ? ix->valueint
+		      : cJSON_GetArraySize(c->calls);
+		while (cJSON_GetArraySize(c->calls) <= i) {
+			cJSON *n = cJSON_CreateObject();
+			cJSON_AddStringToObject(n, "type", "function");
+			cJSON_AddObjectToObject(n, "function");
+			cJSON_AddItemToArray(c->calls, n);
+		}
+		cJSON *call = cJSON_GetArrayItem(c->calls, i), *fn = cJSON_GetObjectItemCaseSensitive(call, "function");
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(tc, "function");
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "name"));
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(f, "arguments");
+		if (id && *id)
+			appendstr(call, "id", id);
+		if (name)
+			appendstr(fn, "name", name);
+		if (cJSON_IsString(args))
+			appendstr(fn, "arguments", args->valuestring);
+		else if (args && !cJSON_IsNull(args)) /* a whole object, as some compatible servers send */
+			cJSON_ReplaceItemInObjectCaseSensitive(fn, "arguments", cJSON_Duplicate(args, 1));
+	}
+	const char *fin = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(choice, "finish_reason"));
+	cJSON *ch0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->out, "choices"), 0);
+	if (fin)
+		cJSON_ReplaceItemInObjectCaseSensitive(ch0, "finish_reason", cJSON_CreateString(fin));
+	cJSON_Delete(ch);
+	return 0;
+}
+
+static cJSON *assemble(const char *text, size_t len, struct err *e)
+{
+	struct chunks c = {.e = e};
+	c.out = cJSON_CreateObject();
+	cJSON_AddStringToObject(c.out, "object", "chat.completion");
+	cJSON *choice = cJSON_CreateObject();
+	cJSON_AddNumberToObject(choice, "index", 0);
+	c.msg = cJSON_AddObjectToObject(choice, "message");
+	cJSON_AddStringToObject(c.msg, "role", "assistant");
+	cJSON_AddNullToObject(choice, "finish_reason");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(c.out, "choices"), choice);
+	c.calls = cJSON_CreateArray();
+	int rc = sseeach(text, len, onchunk, &c);
+	if (rc == 0) {
+		if (c.gottext)
+			cJSON_AddStringToObject(c.msg, "content", c.text.data);
+		else
+			cJSON_AddNullToObject(c.msg, "content");
+		if (c.gotrefusal)
+			cJSON_AddStringToObject(c.msg, "refusal", c.refusal.data);
+		if (cJSON_GetArraySize(c.calls)) {
+			cJSON_AddItemToObject(c.msg, "tool_calls", c.calls);
+			c.calls = NULL;
+		}
+	}
+	cJSON_Delete(c.calls);
+	buffree(&c.text);
+	buffree(&c.refusal);
+	if (rc < 0) {
+		cJSON_Delete(c.out);
+		return NULL;
+	}
+	return c.out;
+}
+
+const struct llmops openaiops = {request, parse, NULL, wirefree, stream, assemble};
 
 int openaiopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -85,6 +85,10 @@ static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *
 		x->status = cJSON_IsNumber(status) ? (int)status->valuedouble : 0;
 		x->attempts = cJSON_IsNumber(attempts) ? (int)attempts->valuedouble : 1;
 		x->response = cJSON_Duplicate(body, 1);
+		/* a refusal for the window, as recorded: the job lowers its window again as the night did */
+		const cJSON *pw = cJSON_GetObjectItemCaseSensitive(resp, "provider_window");
+		if (failed && cJSON_IsNumber(pw) && pw->valuedouble >= -1 && pw->valuedouble <= 1e8)
+			x->window = (int64_t)pw->valuedouble;
 		if (failed)
 			rc = errf(e, "%s (as recorded)", failed);
 		else if (!body || l->ops->parse(l, body, r, e) < 0)

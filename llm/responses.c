@@ -13,6 +13,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "llm.h"
+#include "sse.h"
 #include "wire.h"
 
 struct responses {
@@ -183,7 +184,62 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-const struct llmops responsesops = {request, parse, NULL, wirefree};
+static int stream(struct llm *l, cJSON *body)
+{
+	(void)l;
+	cJSON_AddTrueToObject(body, "stream");
+	return 1;
+}
+
+/* The stream's last word: response.completed (or .incomplete, .failed) carries the whole response
+ * object a plain request answers with; an error event is an error body. */
+static int onevent(void *ctx, const char *event, const char *data)
+{
+	cJSON **out = ctx;
+	cJSON *ev = cJSON_Parse(data);
+	const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
+	if (!type)
+		type = event;
+	int rc = 0;
+	if (strcmp(type, "response.completed") == 0 || strcmp(type, "response.incomplete") == 0 ||
+	    strcmp(type, "response.failed") == 0) {
+		cJSON *r = cJSON_DetachItemFromObjectCaseSensitive(ev, "response");
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
+		cJSON_Delete(*out);
+		if (strcmp(type, "response.failed") == 0 && cJSON_IsObject(err)) {
+			*out = cJSON_CreateObject();
+			cJSON_AddItemToObject(*out, "error", cJSON_Duplicate(err, 1));
+			cJSON_Delete(r);
+		} else {
+			*out = r ? r : cJSON_CreateObject();
+		}
+		rc = 1;
+	} else if (strcmp(type, "error") == 0) {
+		cJSON_Delete(*out);
+		*out = cJSON_CreateObject();
+		cJSON *err = cJSON_AddObjectToObject(*out, "error");
+		static const char *const keep[] = {"code", "message", "param", NULL};
+		for (size_t i = 0; keep[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, keep[i]);
+			if (v)
+				cJSON_AddItemToObject(err, keep[i], cJSON_Duplicate(v, 1));
+		}
+		rc = 1;
+	}
+	cJSON_Delete(ev);
+	return rc;
+}
+
+static cJSON *assemble(const char *text, size_t len, struct err *e)
+{
+	cJSON *out = NULL;
+	sseeach(text, len, onevent, &out);
+	if (!out)
+		errf(e, "the stream ended before response.completed");
+	return out;
+}
+
+const struct llmops responsesops = {request, parse, NULL, wirefree, stream, assemble};
 
 int responsesopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -49,7 +49,7 @@ static void sfree(struct llm *l)
 	free(l);
 }
 
-static const struct llmops ops = {NULL, parse, complete, sfree};
+static const struct llmops ops = {NULL, parse, complete, sfree, NULL, NULL};
 
 int scriptedopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -65,7 +65,7 @@ static void vfree(struct llm *l)
 	anthropicops.free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, vfree};
+static const struct llmops ops = {request, parse, NULL, vfree, NULL, NULL};
 
 int vertexopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -22,7 +22,7 @@
 static const char *const topkeys[] = {"version", "name", "workspace", "models", "sandbox", "snapshot",
                                       "secrets", "mcp", "budget", "workers", "jobs", NULL};
 static const char *const modelkeys[] = {"provider", "model", "base_url", "api_key_env", "temperature",
-                                        "max_output_tokens", "timeout", "connect_timeout", "retries", "concurrency", "replies",
+                                        "max_output_tokens", "timeout", "connect_timeout", "retries", "idle_timeout", "retry_for", "concurrency", "replies",
                                         "script", "api", "deployment", "api_version", "auth", "region",
                                         "project", "headers", "query", "reasoning_effort", "context_window",
                                         "price", "thinking", "max_tokens_field", NULL};
@@ -33,7 +33,7 @@ static const char *const sandboxkeys[] = {"backend", "image", "network", "memory
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
 static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", "gitignore", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
-                                         "approval", "output", "max_turns", "max_tokens", "max_cost",
+                                         "approval", "output", "max_turns", "max_text_turns", "max_tokens", "max_cost",
                                          "tool_output_limit", "sandbox", "skills", NULL};
 static const char *const approvalkeys[] = {"default", "rules", "examples", "on_deny", NULL};
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
@@ -505,8 +505,10 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 	md->name = xstrdup(name);
 	md->pos = md->keypos = ypos(y, n);
 	md->temperature = -1;
-	md->retries = 2;
+	md->retries = -1;
 	md->timeout_ms = 600000;
+	md->idle_timeout_ms = 120000;
+	md->retry_for_ms = 600000;
 	int bad = ymap(y, n, "a model", modelkeys);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
@@ -535,6 +537,15 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 			rc = yduration(y, p.val, &md->timeout_ms);
 		else if (strcmp(p.key, "connect_timeout") == 0)
 			rc = yduration(y, p.val, &md->connect_timeout_ms);
+		else if (strcmp(p.key, "idle_timeout") == 0) {
+			rc = yduration(y, p.val, &md->idle_timeout_ms);
+			if (rc == 0 && md->idle_timeout_ms < 1000)
+				rc = yfail(y, p.val, "idle_timeout must be at least 1s");
+		} else if (strcmp(p.key, "retry_for") == 0) {
+			rc = yduration(y, p.val, &md->retry_for_ms);
+			if (rc == 0 && md->retry_for_ms > 86400000)
+				rc = yfail(y, p.val, "retry_for must be at most 24h");
+		}
 		else if (strcmp(p.key, "retries") == 0) {
 			rc = yint(y, p.val, 0, 100, &v);
 			md->retries = v;
@@ -880,6 +891,9 @@ static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_
 		} else if (strcmp(p.key, "max_turns") == 0) {
 			rc = yint(y, p.val, 1, 100000, &v);
 			w->max_turns = v;
+		} else if (strcmp(p.key, "max_text_turns") == 0) {
+			rc = yint(y, p.val, 1, 100000, &v);
+			w->max_text_turns = v;
 		} else if (strcmp(p.key, "max_tokens") == 0)
 			rc = yint(y, p.val, 1, INT64_MAX / 2, &w->max_tokens);
 		else if (strcmp(p.key, "max_cost") == 0)
@@ -954,6 +968,7 @@ static int parseworker(struct manifest *m, struct ydoc *y, const char *name, yam
 	w->name = xstrdup(name);
 	w->pos = ypos(y, n);
 	w->max_turns = 50;
+	w->max_text_turns = 3;
 	w->approval.def = DEC_DENY;
 	sandboxcopy(&w->sandbox, &m->sandbox);
 	if (!n || n->type != YAML_MAPPING_NODE)

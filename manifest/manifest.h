@@ -107,7 +107,9 @@ struct model {
 	int64_t max_output_tokens;
 	int64_t timeout_ms;
 	int64_t connect_timeout_ms; /* 0 = min(10 s, timeout) */
-	int retries;
+	int retries;                /* -1: as many as retry_for allows */
+	int64_t idle_timeout_ms;    /* no byte for this long during a request = a dead connection */
+	int64_t retry_for_ms;       /* how long transient failures are retried */
 	int64_t context_window;  /* tokens; 0 = the catalog's (llm/catalog.h) */
 	int64_t thinking;        /* anthropic: extended thinking budget in tokens; 0 = off */
 	char *reasoning_effort;  /* openai: sent as reasoning_effort (chat) or reasoning.effort (responses) when set */
@@ -147,6 +149,7 @@ struct worker {
 	struct approval approval;
 	cJSON *output; /* JSON Schema of the typed result, or NULL (any object) */
 	int max_turns;
+	int max_text_turns; /* replies in a row without a tool call that end the job (given up) */
 	int64_t max_tokens; /* 0 = unlimited */
 	double max_cost;    /* USD, 0 = unlimited */
 	int64_t tool_output_limit; /* bytes of one tool result the model sees; 0 = the default */

@@ -50,6 +50,9 @@ struct jobrun {
 	cJSON *steps;      /* tool_call_id -> step number, for the notes of elided results */
 	cJSON *elisions;   /* replay: the record's context_elided events, or NULL */
 	int recturns;      /* replay: the last turn the record sent to the model */
+	int64_t window;    /* the context window the provider said it has (context_length_exceeded), or 0 */
+	int shrunk;        /* the window was lowered once on the provider's word: a second refusal ends the job */
+	int textturns;     /* replies in a row without a tool call */
 };
 
 enum { MAXDEPTH = 4 };
@@ -297,12 +300,11 @@ static int hardlinks(struct jobrun *jr, struct err *e)
 	if (rc > 0)
 		cJSON_AddStringToObject(ev, "incomplete", we.msg);
 	if (l->n)
-		progressf("job %s: warning: %zu workspace file%s hard links outside the workspace (%s%s): %s", jr->j->id,
-		          l->n, l->n == 1 ? " has" : "s have", l->v[0], l->n > 1 ? ", ..." : "",
+		progressj(jr->j->id, "warning: %zu workspace file%s hard links outside the workspace (%s%s): %s", l->n, l->n == 1 ? " has" : "s have", l->v[0], l->n > 1 ? ", ..." : "",
 		          bound ? "read-only in its steps, refused to the file tools"
 		                : "refused to the file tools; backend none leaves them writable to steps");
 	if (rc > 0)
-		progressf("job %s: warning: %s", jr->j->id, we.msg);
+		progressj(jr->j->id, "warning: %s", we.msg);
 	return evadd(jr->ev, "hard_links", ev, e);
 }
 
@@ -420,6 +422,43 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	return rc;
 }
 
+/* A call's arguments in short for a progress line: a shell command, a file tool's path, else the
+ * arguments as JSON; cut at about 80 bytes on a character boundary (the printer cleans it). */
+static void shortargs(const struct llmcall *c, char *out, size_t n)
+{
+	const char *pick = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->args, "command"));
+	if (!pick)
+		pick = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->args, "path"));
+	char *json = pick ? NULL : c->args ? cJSON_PrintUnformatted(c->args) : NULL;
+	const char *s = pick ? pick : json ? json : c->rawargs ? c->rawargs : "";
+	size_t max = n - 4 < 80 ? n - 4 : 80, len = strlen(s);
+	if (len > max) {
+		len = max;
+		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	snprintf(out, n, "%.*s%s", (int)len, s, strlen(s) > len ? "..." : "");
+	free(json);
+}
+
+/* The progress line of a call: tool, short arguments, decision and rule, then how it ended. */
+static void toolline(const struct jobrun *jr, int step, const struct llmcall *c, const struct verdict *v,
+                     const char *outcome, int64_t ms)
+{
+	char args[96], rule[24];
+	shortargs(c, args, sizeof args);
+	if (v->rule >= 0)
+		snprintf(rule, sizeof rule, "rule %d", v->rule + 1);
+	else
+		snprintf(rule, sizeof rule, "default");
+	char *msg = xasprintf("step %d: %s %s: %s (%s)%s%s, %.1fs", step, c->name, args, decisionname(v->decision), rule,
+	                      outcome ? ": " : "", outcome ? outcome : "", ms / 1000.0);
+	char *masked = secretsmask(jr->rs->sec, msg); /* the model's arguments may hold a secret's value */
+	progressj(jr->j->id, "%s", masked ? masked : msg);
+	free(masked);
+	free(msg);
+}
+
 /* One tool call: decide, and when allowed snapshot and run it. Returns 1 when the job must end. */
 static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 {
@@ -427,6 +466,12 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	int step = ++jr->rs->step;
 	pthread_mutex_unlock(&jr->rs->mu);
 	jr->res->steps++;
+	int64_t t0 = nowms();
+	char doing[96];
+	char *name = secretsmask(jr->rs->sec, c->name); /* a tool name is the model's text too */
+	snprintf(doing, sizeof doing, "step %d: %.60s", step, name ? name : c->name);
+	free(name);
+	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
 	cJSON_DeleteItemFromObjectCaseSensitive(jr->steps, c->id);
 	cJSON_AddNumberToObject(jr->steps, c->id, step);
 	struct verdict v;
@@ -491,10 +536,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		snprintf(by, sizeof by, "approval rule %d", rulenum(&jr->w->approval, v.rule));
 	else
 		snprintf(by, sizeof by, "the default decision");
+	char outcome[160] = "";
 	if (v.decision == DEC_ABORT) {
 		answer(jr, c, "aborted by the approval rules", 1);
 		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, c->name, by, v.reason);
+		snprintf(outcome, sizeof outcome, "%.150s", v.reason);
 	} else if (v.decision == DEC_DENY) {
+		snprintf(outcome, sizeof outcome, "%.150s", v.reason);
 		char *msg = xasprintf("denied by %s: %s", by, v.reason);
 		answer(jr, c, msg, 1);
 		free(msg);
@@ -538,6 +586,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
 		cJSON_AddStringToObject(tr.event, "tool", c->name);
 		answer(jr, c, tr.content ? tr.content : "", tr.failed);
+		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(tr.event, "exit_code");
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "timed_out")))
+			snprintf(outcome, sizeof outcome, "timed out");
+		else if (cJSON_IsNumber(ec))
+			snprintf(outcome, sizeof outcome, "exit %d", ec->valueint);
+		else
+			snprintf(outcome, sizeof outcome, "%s", tr.failed ? "failed" : "done");
 		cJSON *tev = tr.event;
 		tr.event = NULL;
 		rc = evadd(jr->ev, "tool_result", tev, e);
@@ -549,6 +604,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		}
 		toolresfree(&tr);
 	}
+	toolline(jr, step, c, &v, outcome[0] ? outcome : NULL, nowms() - t0);
 	verdictfree(&v);
 	return rc;
 }
@@ -584,6 +640,26 @@ static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
 	return 0;
 }
 
+/* A retry of the model as it happens: a progress line, and an event for --events (the log keeps
+ * every failed attempt in the turn's model_response). */
+static void onretry(void *ctx, const struct llmretry *lr)
+{
+	struct jobrun *jr = ctx;
+	char *masked = secretsmask(jr->rs->sec, lr->error);
+	const char *why = masked ? masked : lr->error;
+	progressj(jr->j->id, "turn %d: attempt %d failed: %s; retrying in %.1fs (%.0fs of retry_for left)", jr->res->turns,
+	          lr->attempt, why, lr->wait_ms / 1000.0, lr->left_ms / 1000.0);
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "turn", jr->res->turns);
+	cJSON_AddNumberToObject(ev, "attempt", lr->attempt);
+	cJSON_AddNumberToObject(ev, "status", lr->status);
+	cJSON_AddStringToObject(ev, "error", why);
+	free(masked);
+	cJSON_AddNumberToObject(ev, "wait_ms", (double)lr->wait_ms);
+	cJSON_AddNumberToObject(ev, "retry_left_ms", (double)lr->left_ms);
+	progressevent(jr->j->id, "model_retry", ev);
+}
+
 /* Ask the model once and log the exchange. */
 static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 {
@@ -598,7 +674,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	/* Budgets first: the request is reserved at the most it can use, or not sent. */
 	const struct model *md = jr->llm->model;
 	size_t bytes = llmbytes(jr->llm, &chat);
-	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), window = modelcontext(md), after;
+	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), after;
+	int64_t window = jr->window && jr->window < modelcontext(md) ? jr->window : modelcontext(md);
 	struct reservation rv;
 	char why[512];
 	/* The context window next: past its high-water mark the oldest tool results go, in one step. A
@@ -620,6 +697,9 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	}
 	if (cev) {
 		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
+		progressj(jr->j->id, "turn %d: context: %d older tool result%s elided to fit the window (%lld tokens)",
+		          jr->res->turns + 1, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")),
+		          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")) == 1 ? "" : "s", (long long)window);
 		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
 			free(sys);
 			cJSON_Delete(tools);
@@ -635,6 +715,12 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (nofit) {
 		free(sys);
 		cJSON_Delete(tools);
+		if (jr->window && jr->window < modelcontext(md))
+			return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) "
+			            "do not fit the context window the provider said the model has (%lld tokens; the manifest's "
+			            "context_window or the catalog says %lld) even with every older tool result elided: set the "
+			            "model's context_window to what it really has, or lower max_output_tokens", jr->res->turns + 1,
+			            (long long)est, (long long)cap, (long long)window, (long long)modelcontext(md));
 		return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) do "
 		            "not fit the model's context window (%lld tokens, context_window) even with every older tool "
 		            "result elided", jr->res->turns + 1, (long long)est, (long long)cap, (long long)window);
@@ -647,11 +733,16 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		cJSON_AddStringToObject(bev, "reason", why);
 		cJSON_AddNumberToObject(bev, "estimated_input", (double)est);
 		cJSON_AddNumberToObject(bev, "output_cap", (double)cap);
+		progressj(jr->j->id, "turn %d not sent: budget: %s", jr->res->turns + 1, why);
 		if (evadd(jr->ev, "budget_stop", bev, e) < 0)
 			return -1;
 		return fail(jr, JOB_FAILED, "turn %d not sent: %s", jr->res->turns + 1, why);
 	}
 	int turn = ++jr->res->turns;
+	char doing[64];
+	snprintf(doing, sizeof doing, "turn %d: waiting for the model", turn);
+	progressjob(jr->j->id, turn, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
+	int64_t t0 = nowms();
 	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
 	struct usage charged = {0};
 	if (rc == 0) {
@@ -687,10 +778,29 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 			llmreplyfree(r); /* the caller frees a reply only when asked succeeds */
 		return -1;
 	}
+	char retried[64] = "";
+	if (x.attempts > 1)
+		snprintf(retried, sizeof retried, ", %d retr%s, waited %.1fs", x.attempts - 1, x.attempts == 2 ? "y" : "ies",
+		         x.waited_ms / 1000.0);
+	if (rc == 0)
+		progressj(jr->j->id, "turn %d: %lld in / %lld out tokens, %zu tool call%s, $%.4f so far, %.1fs%s%s", turn,
+		          (long long)r->usage.input, (long long)r->usage.output, r->ncalls, r->ncalls == 1 ? "" : "s",
+		          jr->res->cost, (nowms() - t0) / 1000.0, x.streamed ? ", streamed" : "", retried);
+	int64_t provwindow = x.window;
+	if (x.attempts > 1) {
+		jr->res->retries += x.attempts - 1;
+		jr->res->waited_ms += x.waited_ms;
+	}
 	ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "turn", turn);
 	cJSON_AddNumberToObject(ev, "status", x.status);
 	cJSON_AddNumberToObject(ev, "attempts", x.attempts);
+	if (x.waited_ms)
+		cJSON_AddNumberToObject(ev, "waited_ms", (double)x.waited_ms);
+	if (x.streamed)
+		cJSON_AddTrueToObject(ev, "streamed");
+	if (provwindow)
+		cJSON_AddNumberToObject(ev, "provider_window", (double)provwindow);
 	if (x.errors)
 		cJSON_AddItemToObject(ev, "errors", x.errors);
 	x.errors = NULL;
@@ -713,6 +823,23 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	}
 	if (rc < 0 && cancelled)
 		return fail(jr, JOB_CANCELLED, "cancelled by a signal during turn %d", turn);
+	if (rc < 0 && provwindow && !jr->shrunk) {
+		/* The provider's window wins over the manifest's and the catalog's: lowered to what it said
+		 * (a quarter below the request when it said no number), the conversation is elided to fit
+		 * it, and the request is sent again, once. */
+		int64_t was = window;
+		jr->window = provwindow > 0 ? provwindow : (est + cap) * 3 / 4;
+		if (jr->window >= was)
+			jr->window = was * 3 / 4;
+		jr->shrunk = 1;
+		progressj(jr->j->id, "turn %d: the provider says the request does not fit its context window: window "
+		          "lowered from %lld to %lld tokens, eliding and asking again", turn, (long long)was,
+		          (long long)jr->window);
+		return 2;
+	}
+	if (rc < 0 && provwindow)
+		return fail(jr, JOB_FAILED, "turn %d: %s; it still did not fit after the window was lowered to %lld tokens: set "
+		            "the model's context_window to what the provider allows", turn, me.msg, (long long)jr->window);
 	if (rc < 0)
 		return fail(jr, JOB_FAILED, "turn %d: %s", turn, me.msg);
 	return 0;
@@ -729,6 +856,31 @@ static int notrun(struct jobrun *jr, const struct llmcall *c, const char *why, s
 	cJSON_AddItemToObject(ev, "arguments", c->args ? cJSON_Duplicate(c->args, 1) : cJSON_CreateString(c->rawargs));
 	cJSON_AddStringToObject(ev, "reason", why);
 	return evadd(jr->ev, "call_not_run", ev, e);
+}
+
+/* A model's text for a message: control characters as spaces, runs of spaces as one, cut at about
+ * n - 4 bytes on a character boundary with "..." (the printers clean it again for their sinks). */
+static void lastwords(const char *text, char *out, size_t n)
+{
+	size_t k = 0, len = 0;
+	int cut = 0;
+	for (const char *p = text ? text : ""; *p; p++) {
+		char ch = (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p;
+		if (ch == ' ' && (k == 0 || out[k - 1] == ' '))
+			continue;
+		if (k + 4 >= n) {
+			cut = 1;
+			break;
+		}
+		out[k++] = ch;
+	}
+	while (k && out[k - 1] == ' ')
+		k--;
+	len = k;
+	if (cut)
+		while (len && ((unsigned char)out[len] & 0xc0) == 0x80)
+			len--;
+	snprintf(out + len, n - len, "%s", cut ? "..." : "");
 }
 
 /* The turn loop proper; returns -1 on an artifact error, else 0 with res->status set. */
@@ -752,11 +904,13 @@ static int loop(struct jobrun *jr, struct err *e)
 			            jr->res->turns), 0;
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
-		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, 0);
+		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, "thinking", 0);
+		if (rc == 2)
+			continue; /* the provider's window was smaller: elided, asked again */
 		if (rc == 1 && jr->transient && retries < j->retries && jr->res->turns < j->max_turns) {
 			/* retries: a transient model failure asks again, after the model's own retries ran out */
 			retries++;
-			progressf("job %s: %s; retrying (%d of %d)", j->id, jr->res->error, retries, j->retries);
+			progressj(j->id, "%s; retrying (%d of %d)", jr->res->error, retries, j->retries);
 			jr->res->status = JOB_PENDING;
 			jr->res->error[0] = 0;
 			struct timespec ts = {1 << (retries < 4 ? retries : 4), 0};
@@ -781,6 +935,18 @@ static int loop(struct jobrun *jr, struct err *e)
 			return 0;
 		}
 		remember(jr, &r);
+		jr->textturns = r.ncalls ? 0 : jr->textturns + 1;
+		int maxtext = jr->w->max_text_turns > 0 ? jr->w->max_text_turns : 3;
+		/* A model that has stopped using its tools is not asked again and again (each a full-context
+		 * bill); a job whose max_turns ends it anyway is left to say that. */
+		if (jr->textturns >= maxtext && jr->res->turns < j->max_turns) {
+			char words[240];
+			lastwords(r.text, words, sizeof words);
+			fail(jr, JOB_FAILED, "turn %d: the model stopped using its tools: %d replies in a row without a tool call "
+			     "(max_text_turns %d); its last words: \"%s\"", jr->res->turns, jr->textturns, maxtext, words);
+			llmreplyfree(&r);
+			return 0;
+		}
 		if (!r.ncalls) {
 			cJSON *nudge = cJSON_CreateObject();
 			cJSON_AddStringToObject(nudge, "role", "user");
@@ -964,6 +1130,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		cJSON_AddStringToObject(mj, "file", base);
 		cJSON_AddStringToObject(mj, "sha256", mhex);
 	}
+	evtap(jr.ev, progresstap, (void *)j->id); /* run --events: every line as it is written */
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};
@@ -983,6 +1150,10 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		else {
 			if (jr.llm && rs->gates)
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
+			if (jr.llm) {
+				jr.llm->onretry = onretry;
+				jr.llm->retryctx = &jr;
+			}
 			rc = loop(&jr, e);
 		}
 	}

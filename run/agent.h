@@ -65,6 +65,8 @@ struct jobresult {
 	char error[1024];
 	char head[65];   /* digest of the last event line */
 	int64_t events;  /* number of events written */
+	int retries;     /* model requests sent again after a transient failure */
+	int64_t waited_ms; /* time spent waiting between those attempts */
 	int diverged;    /* replay: a request did not match the record */
 	int halt;        /* set (atomically) by the scheduler: end at the next turn, cancelled */
 	struct evlog *ev; /* a top-level job's log, left open after job_end for the run's seal to add the

@@ -21,13 +21,13 @@ static int distrust(struct sandboxconf *sc, const char *who)
 {
 	int n = 0;
 	if (sc->backend == BACKEND_NONE) {
-		progressf("replay: WARNING: %s: the record runs its commands without a sandbox (backend none); replaying "
+		progressj(NULL, "replay: WARNING: %s: the record runs its commands without a sandbox (backend none); replaying "
 		          "them in the namespace sandbox", who);
 		sc->backend = BACKEND_NAMESPACE;
 		n++;
 	}
 	if (sc->network_host || sc->network_allow) {
-		progressf("replay: WARNING: %s: the record's network access is not given; replaying with network none", who);
+		progressj(NULL, "replay: WARNING: %s: the record's network access is not given; replaying with network none", who);
 		sc->network_host = sc->network_allow = 0;
 		for (size_t i = 0; i < sc->nallow; i++)
 			netrulefree(&sc->allow[i]);
@@ -38,7 +38,7 @@ static int distrust(struct sandboxconf *sc, const char *who)
 	}
 	if (sc->nmounts) {
 		for (size_t i = 0; i < sc->nmounts; i++) {
-			progressf("replay: WARNING: %s: the record's mount %s -> %s is not made", who, sc->mounts[i].source,
+			progressj(NULL, "replay: WARNING: %s: the record's mount %s -> %s is not made", who, sc->mounts[i].source,
 			          sc->mounts[i].target);
 			free(sc->mounts[i].source);
 			free(sc->mounts[i].target);
@@ -52,13 +52,13 @@ static int distrust(struct sandboxconf *sc, const char *who)
 		struct buf names = {0};
 		for (size_t i = 0; i < sc->env.n; i++)
 			bufprintf(&names, "%s%s", i ? " " : "", sc->env.v[i]);
-		progressf("replay: WARNING: %s: the record's sandbox.env (%s) is not passed in", who, names.data);
+		progressj(NULL, "replay: WARNING: %s: the record's sandbox.env (%s) is not passed in", who, names.data);
 		buffree(&names);
 		strvfree(&sc->env);
 		n++;
 	}
 	if (sc->backend == BACKEND_NAMESPACE && sc->image && strcmp(sc->image, "host") != 0) {
-		progressf("replay: WARNING: %s: the record's image %s is not used; the host's", who, sc->image);
+		progressj(NULL, "replay: WARNING: %s: the record's image %s is not used; the host's", who, sc->image);
 		free(sc->image);
 		sc->image = xstrdup("host");
 		n++;
@@ -81,7 +81,7 @@ static void distrustall(struct manifest *m)
 		free(who);
 	}
 	if (dropped)
-		progressf("replay: the record's commands run in a sandbox with the default settings; give --manifest FILE to "
+		progressj(NULL, "replay: the record's commands run in a sandbox with the default settings; give --manifest FILE to "
 		          "replay with settings of your own");
 }
 
@@ -123,10 +123,10 @@ static void ignoredby(void *arg, const char *ws, const struct strv *paths, unsig
 	int rc = gitignored(dir, paths, flags, &e);
 	if (rc == 1) {
 		m->nogit = 1;
-		progressf("replay: git is not installed: the workspace's .gitignore files are not read, every changed path "
+		progressj(NULL, "replay: git is not installed: the workspace's .gitignore files are not read, every changed path "
 		          "counts as an effect");
 	} else if (rc < 0) {
-		progressf("replay: WARNING: %s; every changed path of workspace %s counts as an effect", e.msg,
+		progressj(NULL, "replay: WARNING: %s; every changed path of workspace %s counts as an effect", e.msg,
 		          *ws ? ws : "(the only one)");
 	}
 }
@@ -140,7 +140,7 @@ static int load(struct manifest *m, const char *path, const struct loadopts *lo,
 	if (rc == 0 || m->errors.n < 2)
 		return rc;
 	for (size_t i = 0; i < m->errors.n; i++)
-		progressf("%s", m->errors.v[i]);
+		progressj(NULL, "%s", m->errors.v[i]);
 	return errc(e, ERR_INPUT, "%s: %zu mistakes", path, m->errors.n);
 }
 
@@ -173,7 +173,7 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 		const char *base = mname && strrchr(mname, '/') ? strrchr(mname, '/') + 1 : mname;
 		const char *shown = name ? name : base && *base ? base : "(the run's only one)";
 		if (src == 0) {
-			progressf("replay: workspace %s restored from %s into %s", shown,
+			progressj(NULL, "replay: workspace %s restored from %s into %s", shown,
 			          first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 			strvadd(&map->chain, chain);
 			strvadd(&map->dir, to);
@@ -248,7 +248,7 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		distrustall(&m);
 	for (size_t i = 0; i < m.njobs; i++)
 		if (m.jobs[i].sandbox.network_allow)
-			progressf("replay: job %s's steps reach the hosts of its network.allow again, live: their connections are "
+			progressj(NULL, "replay: job %s's steps reach the hosts of its network.allow again, live: their connections are "
 			          "recorded as new ones, not served from the record or compared with it", m.jobs[i].id);
 	for (size_t i = 0; i < overrides.n; i++)
 		if ((rc = modelspec(&m, overrides.v[i], e)) < 0) {

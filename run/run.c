@@ -211,6 +211,10 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 		cJSON_AddItemToObject(j, "usage", usagejson(&jr->usage));
 		cJSON_AddNumberToObject(j, "cost", jr->cost);
 		cJSON_AddNumberToObject(j, "denials", jr->denials);
+		if (jr->retries) {
+			cJSON_AddNumberToObject(j, "model_retries", jr->retries);
+			cJSON_AddNumberToObject(j, "model_waited_ms", (double)jr->waited_ms);
+		}
 		cost += jr->cost;
 		if (jr->diverged)
 			cJSON_AddTrueToObject(j, "diverged");
@@ -266,7 +270,7 @@ static int runchanges(const char *rundir, const struct manifest *m, struct jobre
 		const char *id = m->jobs[i].id;
 		long files = rc < 0 ? 0 : patchjob(rundir, id, 1, 0, &patch, &pe);
 		if (files < 0)
-			progressf("job %s: warning: its changes.patch was not made: %s", id, pe.msg);
+			progressj(NULL, "job %s: warning: its changes.patch was not made: %s", id, pe.msg);
 		if (files > 0) {
 			char *rel = xasprintf("jobs/%s/changes.patch", id), *path = pathjoin(rundir, rel);
 			char hex[65];
@@ -371,10 +375,13 @@ static void *jobthread(void *arg)
 {
 	struct slot *sl = arg;
 	struct err e = {0};
+	int64_t start = nowms();
 	int rc = agentrun(sl->rs, sl->j, sl->input, sl->res, &e);
-	progressjob(sl->j->id, sl->res->turns, sl->res->steps, sl->res->usage.input + sl->res->usage.output, 1);
-	progressf("job %s: %s%s%s (%d turns, %d steps)", sl->j->id, jobstatusname(sl->res->status),
-	        sl->res->error[0] ? ": " : "", sl->res->error, sl->res->turns, sl->res->steps);
+	const struct jobresult *r = sl->res;
+	progressj(sl->j->id, "%s%s%s (%d turns, %d steps, %lld in / %lld out tokens, $%.4f, %.1fs)",
+	          jobstatusname(r->status), r->error[0] ? ": " : "", r->error, r->turns, r->steps,
+	          (long long)r->usage.input, (long long)r->usage.output, r->cost, (nowms() - start) / 1000.0);
+	progressjob(sl->j->id, r->turns, r->steps, r->usage.input + r->usage.output, NULL, 1);
 	pthread_mutex_lock(&sl->s->mu);
 	if (rc < 0 && !sl->s->fatal) {
 		sl->s->fatal = 1;
@@ -387,7 +394,7 @@ static void *jobthread(void *arg)
 		for (size_t k = 0; k < m->njobs; k++)
 			if (sl->s->state[k] == RUNNING && m->jobs[k].group && strcmp(m->jobs[k].group, sl->j->group) == 0) {
 				__atomic_store_n(&sl->s->res[k].halt, 1, __ATOMIC_SEQ_CST);
-				progressf("job %s: cancelling: %s of its matrix failed (fail_fast)", m->jobs[k].id, sl->j->id);
+				progressj(m->jobs[k].id, "cancelling: %s of its matrix failed (fail_fast)", sl->j->id);
 			}
 	sl->s->running--;
 	sl->s->writers -= sl->writer;
@@ -419,13 +426,13 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	if (fast) {
 		res[i].status = JOB_CANCELLED;
 		snprintf(res[i].error, sizeof res[i].error, "not started: job '%s' of its matrix failed (fail_fast)", fast);
-		progressf("job %s: %s", j->id, res[i].error);
+		progressj(j->id, "%s", res[i].error);
 		return 0;
 	}
 	if (failed) {
 		res[i].status = JOB_SKIPPED;
 		snprintf(res[i].error, sizeof res[i].error, "skipped: job '%s' it needs did not succeed", failed);
-		progressf("job %s: %s", j->id, res[i].error);
+		progressj(j->id, "%s", res[i].error);
 		return 0;
 	}
 	struct outputs outs = {m, res, NULL};
@@ -442,7 +449,7 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 	if (!*input) {
 		res[i].status = JOB_FAILED;
 		snprintf(res[i].error, sizeof res[i].error, "input: %.900s", xe.msg);
-		progressf("job %s: failed: %s", j->id, res[i].error);
+		progressj(j->id, "failed: %s", res[i].error);
 		return 0;
 	}
 	return 1;
@@ -467,11 +474,11 @@ static void saywait(const struct runstate *rs, struct sched *s, size_t i, long b
 	s->said[i] = code;
 	const struct job *j = &s->m->jobs[i];
 	if (by < 0) {
-		progressf("job %s: waiting: %d job%s running (-j %d)", j->id, max, max == 1 ? "" : "s", max);
+		progressj(j->id, "waiting: %d job%s running (-j %d)", max, max == 1 ? "" : "s", max);
 		return;
 	}
 	const struct wspace *w = &rs->ws[s->ws[by]];
-	progressf("job %s: waiting: job %s %s workspace %s%s", j->id, s->m->jobs[by].id,
+	progressj(j->id, "waiting: job %s %s workspace %s%s", s->m->jobs[by].id,
 	          s->wr[by] ? "may change its" : "reads its", w->name,
 	          s->wr[by] ? "" : " and this job may change it");
 }
@@ -510,7 +517,7 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 	if (k < 0) {
 		res[i].status = JOB_FAILED;
 		snprintf(res[i].error, sizeof res[i].error, "its matrix: %.900s", xe.msg);
-		progressf("job %s: failed: %s", group, res[i].error);
+		progressj(group, "failed: %s", res[i].error);
 		s->state[i] = DONE;
 		free(group);
 		return;
@@ -536,7 +543,7 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 		if (spacesadd(rs, j, s->outdir, &we) < 0) {
 			res[x].status = JOB_FAILED;
 			snprintf(res[x].error, sizeof res[x].error, "workspace: %.900s", we.msg);
-			progressf("job %s: failed: %s", j->id, res[x].error);
+			progressj(j->id, "failed: %s", res[x].error);
 			s->state[x] = DONE;
 			continue;
 		}
@@ -544,7 +551,7 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 		struct wspace *w = runws(rs, j);
 		s->ws[x] = w ? (size_t)(w - rs->ws) : 0;
 	}
-	progressf("job %s: its matrix from %s: %d job%s (%s)", group, m->jobs[i].needs.n ? m->jobs[i].needs.v[0] : "?",
+	progressj(group, "its matrix from %s: %d job%s (%s)", m->jobs[i].needs.n ? m->jobs[i].needs.v[0] : "?",
 	          k, k == 1 ? "" : "s", made.data ? made.data : "");
 	if (!picked) {
 		s->sel[i] = 1;
@@ -552,7 +559,7 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 		res[i].status = JOB_FAILED;
 		snprintf(res[i].error, sizeof res[i].error, "not run: --job names no job of matrix %.100s, which made %.700s",
 		         group, made.data);
-		progressf("job %s: %s", m->jobs[i].id, res[i].error);
+		progressj(m->jobs[i].id, "%s", res[i].error);
 	}
 	buffree(&made);
 	free(group);
@@ -573,7 +580,7 @@ static int carrymember(struct runstate *rs, struct sched *s, size_t i, int *ende
 		upstreamtake(uj, &s->res[i]);
 		s->taken[i] = s->scope[i] = 1;
 		s->sel[i] = 0;
-		progressf("job %s: taken from run %s: %s there", j->id, uj->run, uj->status);
+		progressj(j->id, "taken from run %s: %s there", uj->run, uj->status);
 		return 1;
 	}
 	if (!s->rsm)
@@ -586,7 +593,7 @@ static int carrymember(struct runstate *rs, struct sched *s, size_t i, int *ende
 	if (rc == 1) {
 		s->taken[i] = 1;
 		s->sel[i] = 0; /* run.json takes its entry as the run resumed wrote it */
-		progressf("job %s: carried over: it succeeded in %s with the same input", j->id, s->rsm->dir);
+		progressj(j->id, "carried over: it succeeded in %s with the same input", s->rsm->dir);
 	}
 	return rc;
 }
@@ -664,7 +671,7 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 				}
 				if (j->max_parallel && groupsrunning(m, s.state, i) >= j->max_parallel) {
 					if (s.said[i] != -2)
-						progressf("job %s: waiting: max_parallel %d of matrix %s running", j->id, j->max_parallel,
+						progressj(j->id, "waiting: max_parallel %d of matrix %s running", j->max_parallel,
 						          j->group);
 					s.said[i] = -2;
 					continue;
@@ -683,8 +690,8 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 			s.state[i] = RUNNING;
 			s.running++;
 			s.writers += wr;
-			progressf("job %s: started (worker %s%s)", j->id, j->worker, wr ? "" : ", read-only");
-			progressjob(j->id, 0, 0, 0, 0);
+			progressjob(j->id, 0, 0, 0, "starting", 0);
+			progressj(j->id, "started (worker %s%s)", j->worker, wr ? "" : ", read-only");
 			if (pthread_create(&threads[nthreads], NULL, jobthread, sl) != 0) {
 				s.state[i] = DONE;
 				s.running--;
@@ -813,6 +820,17 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 	if (spacesopen(&rs, ord, nopen, e) < 0 || rundircreate(&rd, o->outdir, e) < 0)
 		goto out;
 	*rundir = xstrdup(rd.path);
+	progressrundir(rd.path);
+	cJSON *rev = cJSON_CreateObject();
+	char *absdir = realpath(rd.path, NULL);
+	cJSON_AddStringToObject(rev, "run", absdir ? absdir : rd.path);
+	free(absdir);
+	cJSON_AddStringToObject(rev, "manifest", m->path);
+	cJSON_AddStringToObject(rev, "mode", o->replay ? "replay" : "run");
+	cJSON *rjobs = cJSON_AddArrayToObject(rev, "jobs");
+	for (size_t k = 0; k < n; k++)
+		cJSON_AddItemToArray(rjobs, cJSON_CreateString(m->jobs[ord[k]].id));
+	progressevent(NULL, "run_start", rev);
 	if (o->resume) {
 		rs.step = rsm.last; /* steps count on from the run resumed, so carried layers keep their names */
 		/* a run resumed with one chain in snapshots/ whose resume has several: that chain stays
@@ -821,7 +839,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 			goto seal;
 		for (size_t i = 0; i < m->njobs; i++)
 			if (taken[i] && scope[i])
-				progressf("job %s: carried over: it succeeded in %s", m->jobs[i].id, o->resume);
+				progressj(m->jobs[i].id, "carried over: it succeeded in %s", o->resume);
 	}
 	if (spacessnap(&rs, o->outdir, e) < 0 || rundircopy(&rd, m, e) < 0)
 		goto seal;
@@ -861,7 +879,7 @@ seal:;
 	for (size_t i = 0; i < m->njobs; i++) {
 		if (!scope[i] || !taken[i] || res[i].status == JOB_SUCCEEDED || m->jobs[i].continue_on_error)
 			continue;
-		progressf("job %s: %s in run %s, taken with --from, not run here%s", m->jobs[i].id,
+		progressj(m->jobs[i].id, "%s in run %s, taken with --from, not run here%s",
 		          jobstatusname(res[i].status), upstreamjob(&up, m->jobs[i].id)->run,
 		          res[i].status == JOB_SKIPPED ? "" : " (--resume reruns it)");
 		if (res[i].status == JOB_ABORTED && end != RUN_CANCELLED)
@@ -877,6 +895,19 @@ seal:;
 		    [RUN_ABORTED] = "aborted", [RUN_CANCELLED] = "cancelled",
 		};
 		const char *status = rc < 0 ? "error" : names[end];
+		/* --events: a job_end for every selected job that wrote no log of its own (skipped,
+		 * cancelled before it started, taken or carried over), so each job has one */
+		for (size_t k = 0; k < n; k++) {
+			const struct jobresult *jr = &res[ord[k]];
+			if (!sel[ord[k]] || jr->events)
+				continue;
+			cJSON *jev = cJSON_CreateObject();
+			cJSON_AddStringToObject(jev, "status", jobstatusname(jr->status));
+			if (jr->error[0])
+				cJSON_AddStringToObject(jev, "error", jr->error);
+			cJSON_AddFalseToObject(jev, "ran");
+			progressevent(m->jobs[ord[k]].id, "job_end", jev);
+		}
 		if (writerunjson(&rd, m, o, &rs, &sec, started, sel, res, status, &up, taken, o->resume ? &rsm : NULL,
 		                 rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
@@ -884,6 +915,13 @@ seal:;
 			rc = -1;
 		else if (o->sign && runsign(rd.path, o->sign, rc < 0 ? &se : e) < 0 && rc == 0)
 			rc = -1;
+		cJSON *eev = cJSON_CreateObject();
+		char *absend = realpath(rd.path, NULL);
+		cJSON_AddStringToObject(eev, "run", absend ? absend : rd.path);
+		free(absend);
+		cJSON_AddStringToObject(eev, "status", status);
+		cJSON_AddBoolToObject(eev, "sealed", rc == 0);
+		progressevent(NULL, "run_end", eev);
 		rundirfree(&rd);
 	}
 out:
