@@ -5,12 +5,10 @@
 #include <string.h>
 #include "jsonb.h"
 
-cJSON *jsonbparse(const char *s, size_t n, struct err *e)
+int jsonbfits(const char *s, size_t n, struct err *e)
 {
-	if (n > JSONB_BYTES) {
-		errf(e, "a JSON message of %zu bytes, over the cap of %zu MiB", n, JSONB_BYTES >> 20);
-		return NULL;
-	}
+	if (n > JSONB_BYTES)
+		return errf(e, "a JSON message of %zu bytes, over the cap of %zu MiB", n, JSONB_BYTES >> 20);
 	size_t nodes = 1, depth = 0;
 	int instr = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -28,10 +26,8 @@ cJSON *jsonbparse(const char *s, size_t n, struct err *e)
 			break;
 		case '[':
 		case '{':
-			if (++depth > JSONB_DEPTH) {
-				errf(e, "JSON nested deeper than %d", JSONB_DEPTH);
-				return NULL;
-			}
+			if (++depth > JSONB_DEPTH)
+				return errf(e, "JSON nested deeper than %d", JSONB_DEPTH);
 			nodes++;
 			break;
 		case ']':
@@ -42,15 +38,17 @@ cJSON *jsonbparse(const char *s, size_t n, struct err *e)
 		case ',':
 			nodes++;
 			break;
-		case 0:
-			errf(e, "a NUL byte in JSON");
-			return NULL;
 		}
-		if (nodes > JSONB_NODES) {
-			errf(e, "JSON with more than %zu values", JSONB_NODES);
-			return NULL;
-		}
+		if (nodes > JSONB_NODES)
+			return errf(e, "JSON with more than %zu values", JSONB_NODES);
 	}
+	return 0;
+}
+
+cJSON *jsonbparse(const char *s, size_t n, struct err *e)
+{
+	if (jsonbfits(s, n, e) < 0)
+		return NULL;
 	cJSON *j = cJSON_ParseWithLength(s, n);
 	if (!j)
 		errf(e, "not JSON");

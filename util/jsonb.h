@@ -14,6 +14,8 @@
 #define JSONB_DEPTH 128
 #define JSONB_NODES ((size_t)256 << 10)
 
+/* Whether n bytes of s stay within the caps: 0, or -1 with e saying which it passes. */
+int jsonbfits(const char *s, size_t n, struct err *e);
 /* Parse n bytes of s (no NUL needed): the tree (caller frees), or NULL with e saying why (over a
    cap, or not JSON). */
 cJSON *jsonbparse(const char *s, size_t n, struct err *e);
