@@ -30,10 +30,12 @@ static int onprogress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cur
 
 static size_t onbody(char *p, size_t sz, size_t n, void *ud)
 {
-	struct buf *b = ud;
-	if (b->len + sz * n > (size_t)256 << 20)
-		return 0; /* refuse bodies past 256 MiB */
-	bufadd(b, p, sz * n);
+	struct httpresp *r = ud;
+	if (r->body.len + sz * n > HTTPBODYMAX) {
+		r->toolarge = 1; /* refused: a model's answer is never this long */
+		return 0;
+	}
+	bufadd(&r->body, p, sz * n);
 	return sz * n;
 }
 
@@ -130,7 +132,7 @@ int httpsigned(const char *url, const char *const *headers, const char *body, in
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, onbody);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, onheader);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_ms > 0 ? connect_ms : 10000));
@@ -150,6 +152,8 @@ int httpsigned(const char *url, const char *const *headers, const char *body, in
 	if (rc != CURLE_OK) {
 		snprintf(r->error, sizeof r->error, "%s", detail[0] ? detail : curl_easy_strerror(rc));
 		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
+		if (r->toolarge)
+			snprintf(r->error, sizeof r->error, "the response body passes %zu MiB", HTTPBODYMAX >> 20);
 		if (rc == CURLE_ABORTED_BY_CALLBACK) {
 			snprintf(r->error, sizeof r->error, "interrupted");
 			r->interrupted = 1;

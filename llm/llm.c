@@ -287,7 +287,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			gateleave(l->gate);
 		}
 		x->status = h.status;
-		cJSON *resp = h.status ? cJSON_Parse(h.body.data) : NULL;
+		struct err je;
+		cJSON *resp = h.status ? jsonbparse(h.body.data, h.body.len, &je) : NULL; /* within the JSON budget */
 		cJSON_Delete(x->response);
 		x->response = resp;
 		if (!resp && h.status) {
