@@ -723,7 +723,11 @@ static void start(struct egress *g, int fd)
 			tunnelgive();
 		}
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+		char drop[4096]; /* what the client sent already: unread, it would turn the close into a reset */
+		for (int i = 0; i < 4 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; i++)
+			;
 		sendall(fd, busy, sizeof busy - 1);
+		shutdown(fd, SHUT_WR);
 		close(fd);
 		free(c);
 	}

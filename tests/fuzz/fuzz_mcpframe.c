@@ -44,8 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int f1, f2;
 	cJSON *whole = feed(sse, p, n, n ? n : 1, &f1);
 	cJSON *pieces = feed(sse, p, n, step, &f2);
-	if (!f1 && !f2)
-		fuzzassert(cJSON_Compare(whole, pieces, 1));
+	if (!f1 && !f2) { /* as printed: cJSON_Compare fails an object with a duplicate key against itself */
+		char *a = cJSON_PrintUnformatted(whole), *b = cJSON_PrintUnformatted(pieces);
+		fuzzassert(a && b && strcmp(a, b) == 0);
+		free(a);
+		free(b);
+	}
 	cJSON_Delete(whole);
 	cJSON_Delete(pieces);
 	/* one body, as a JSON response carries it */
