@@ -14,8 +14,12 @@ void rpcfeed(struct rpcframe *f, const char *p, size_t n)
 	bufadd(&f->b, p, n);
 }
 
-int rpcline(struct rpcframe *f, const char **line, size_t *n, int final)
+/* The next whole line (*line, *n: without its end; valid until the next rpcfeed): 1, 0 when
+ * none is whole (final: the rest is the last line), -1 when the line under way passes MCPMSGMAX. */
+static int rpcline(struct rpcframe *f, const char **line, size_t *n, int final)
 {
+	if (!f->b.data)
+		return 0;
 	const char *s = f->b.data + f->start;
 	size_t avail = f->b.len - f->start;
 	const char *nl = avail > f->scan ? memchr(s + f->scan, '\n', avail - f->scan) : NULL;

@@ -30,9 +30,6 @@ struct rpcsse {
 
 /* Append n bytes of p (compacting what was taken). */
 void rpcfeed(struct rpcframe *f, const char *p, size_t n);
-/* The next whole line (*line, *n: without its end; valid until the next rpcfeed): 1, 0 when
- * none is whole (final: the rest is the last line), -1 when the line under way passes MCPMSGMAX. */
-int rpcline(struct rpcframe *f, const char **line, size_t *n, int final);
 /* One message or batch (p, n) into inbox, each object an item: 0, -1 with e when it is not
  * JSON-RPC, -2 with e when it passes the caps. */
 int rpcbody(const char *p, size_t n, cJSON *inbox, struct err *e);
