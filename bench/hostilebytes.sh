@@ -16,7 +16,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ws"
 serve() {
 	python3 "$HS" http "$1" "$tmp/port.$1" >/dev/null 2>&1 & pids+=($!)
-	for _ in $(seq 600); do [ -s "$tmp/port.$1" ] && break; sleep 0.1; done
+	for _ in $(seq 1200); do [ -s "$tmp/port.$1" ] && break; sleep 0.1; done
 	P=$(cat "$tmp/port.$1")
 }
 manifest() { # FILE SERVER-YAML
@@ -43,13 +43,17 @@ measure() { # NAME MANIFEST
 	local t0 t1 rss verdict
 	t0=$(date +%s.%N)
 	timeout -s KILL 300 python3 "$root/tests/peakrss.py" "$tmp/$1.rss" "$NS" run "$2" --out "$tmp/runs" \
-		>/dev/null 2>"$tmp/$1.err"
+		>"$tmp/$1.out" 2>"$tmp/$1.err"
 	t1=$(date +%s.%N)
 	rss=$(cat "$tmp/$1.rss" 2>/dev/null || echo 0)
+	# why the call or the job failed, as recorded: a run that never reached the peer proves nothing
+	why=$(zstd -dcq "$(cat "$tmp/$1.out")/jobs/j/events.jsonl.zst" 2>/dev/null |
+		sed -n 's/.*"type":"\(tool_result\|job_end\)".*"error":"\([^"]*\)".*/\2/p' | head -n1)
 	verdict=ok
 	[ "$rss" -gt 0 ] && [ "$rss" -lt $BOUND ] || { verdict=OVER; fail=1; }
-	printf '%-22s peak %7.1f MiB   bound %5d MiB   %-4s  (%.1f s)\n' "$1" "$(echo "$rss / 1024" | bc -l)" \
-		$((BOUND / 1024)) "$verdict" "$(echo "$t1 - $t0" | bc -l)"
+	case "$why" in *"16 MiB"* | *"more than 100"* | *"does not read"*) ;; *) verdict="NOT-REACHED"; fail=1 ;; esac
+	printf '%-22s peak %7.1f MiB   bound %5d MiB   %-4s  (%.1f s) %s\n' "$1" "$(echo "$rss / 1024" | bc -l)" \
+		$((BOUND / 1024)) "$verdict" "$(echo "$t1 - $t0" | bc -l)" "$why"
 }
 serve ping
 manifest "$tmp/ping.yaml" "{ url: \"http://127.0.0.1:$P/mcp\", timeout: 60s }"
