@@ -52,8 +52,8 @@ measure() { # NAME MANIFEST
 	verdict=ok
 	[ "$rss" -gt 0 ] && [ "$rss" -lt $BOUND ] || { verdict=OVER; fail=1; }
 	case "$why" in *"16 MiB"* | *"more than 100"* | *"does not read"*) ;; *) verdict="NOT-REACHED"; fail=1 ;; esac
-	printf '%-22s peak %7.1f MiB   bound %5d MiB   %-4s  (%.1f s) %s\n' "$1" "$(echo "$rss / 1024" | bc -l)" \
-		$((BOUND / 1024)) "$verdict" "$(echo "$t1 - $t0" | bc -l)" "$why"
+	printf '%-22s peak %7.1f MiB   bound %5d MiB   %-4s  (%.1f s) %s\n' "$1" "$(awk "BEGIN { print $rss / 1024 }")" \
+		$((BOUND / 1024)) "$verdict" "$(awk "BEGIN { print $t1 - $t0 }")" "$why"
 }
 serve ping
 manifest "$tmp/ping.yaml" "{ url: \"http://127.0.0.1:$P/mcp\", timeout: 60s }"
