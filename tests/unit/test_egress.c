@@ -275,19 +275,20 @@ static void live(void)
 
 	/* Hostile heads (issue 28: a NUL before the CRLF made the proxy loop forever growing a buffer):
 	   each is answered 400 and closed, and the proxy still serves afterwards. */
+#define R(lit) lit, sizeof lit - 1 /* a literal and its length, NULs included */
 	static const struct {
 		const char *name;
 		const char *req;
 		size_t n;
 	} bad[] = {
-		{"NUL in the request line", "GET http://name.test/\0x HTTP/1.1\r\nHost: x\r\n\r\n", 44},
-		{"NUL in CONNECT", "CONNECT 127.0.0.1:1\0 HTTP/1.1\r\n\r\n", 35},
-		{"NUL in a header", "GET http://name.test/ HTTP/1.1\r\nHost: \0x\r\n\r\n", 45},
-		{"bare LF", "GET http://name.test/ HTTP/1.1\nHost: x\n\n", 41},
-		{"escape byte", "GET http://name.test/\x1b[2J HTTP/1.1\r\n\r\n", 40},
-		{"folded header", "GET http://name.test/ HTTP/1.1\r\nHost: x\r\n  y\r\n\r\n", 48},
-		{"no version", "GET http://name.test/\r\n\r\n", 25},
-		{"empty line first", "\r\nGET http://name.test/ HTTP/1.1\r\n\r\n", 38},
+		{"NUL in the request line", R("GET http://name.test/\0x HTTP/1.1\r\nHost: x\r\n\r\n")},
+		{"NUL in CONNECT", R("CONNECT 127.0.0.1:1\0 HTTP/1.1\r\n\r\n")},
+		{"NUL in a header", R("GET http://name.test/ HTTP/1.1\r\nHost: \0x\r\n\r\n")},
+		{"bare LF", R("GET http://name.test/ HTTP/1.1\nHost: x\n\n")},
+		{"escape byte", R("GET http://name.test/\x1b[2J HTTP/1.1\r\n\r\n")},
+		{"folded header", R("GET http://name.test/ HTTP/1.1\r\nHost: x\r\n  y\r\n\r\n")},
+		{"no version", R("GET http://name.test/\r\n\r\n")},
+		{"empty line first", R("\r\nGET http://name.test/ HTTP/1.1\r\n\r\n")},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		fd = dialproxy(egresssock(g));
