@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <curl/curl.h>
 #include "cmd.h"
 
@@ -54,8 +55,21 @@ static const struct {
 	{"init", cmdinit},
 };
 
+/* The soft descriptor limit up to the hard one: cron and systemd start programs with 1024, which
+   a few jobs' egress tunnels (six descriptors each) would use up (net/egress.c sizes its caps
+   from the limit this leaves). */
+static void fdlimit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	fdlimit();
 	if (argc < 2) {
 		fputs(helptext, stderr);
 		return EXIT_USAGE;

@@ -47,8 +47,10 @@ static size_t onbody(char *p, size_t sz, size_t n, void *ud)
 	struct xfer *x = ud;
 	struct buf *b = &x->r->body;
 	x->last = nowms();
-	if (b->len + sz * n > (size_t)256 << 20)
-		return 0; /* refuse bodies past 256 MiB */
+	if (b->len + sz * n > HTTPBODYMAX) {
+		x->r->toolarge = 1; /* refused: a model's answer is never this long */
+		return 0;
+	}
 	bufadd(b, p, sz * n);
 	return sz * n;
 }
@@ -175,7 +177,9 @@ int httpsend(const char *url, const char *const *headers, const char *body, cons
 	if (rc != CURLE_OK) {
 		snprintf(r->error, sizeof r->error, "%s", detail[0] ? detail : curl_easy_strerror(rc));
 		r->timeout = rc == CURLE_OPERATION_TIMEDOUT;
-		if (rc == CURLE_ABORTED_BY_CALLBACK && r->idle) {
+		if (r->toolarge) {
+			snprintf(r->error, sizeof r->error, "the response body passes %zu MiB", HTTPBODYMAX >> 20);
+		} else if (rc == CURLE_ABORTED_BY_CALLBACK && r->idle) {
 			snprintf(r->error, sizeof r->error, "no byte for %llds (idle_timeout): a stalled connection, "
 			         "abandoned", (long long)(o->idle_ms / 1000));
 		} else if (rc == CURLE_ABORTED_BY_CALLBACK) {

@@ -4,7 +4,10 @@
 
 #include <stdint.h>
 #include <time.h>
-#include "../util/util.h"
+#include "../util/jsonb.h"
+
+/* The most bytes of a response body kept: a longer one is refused (toolarge), not parsed. */
+#define HTTPBODYMAX JSONB_BYTES
 
 struct httpresp {
 	int status;         /* 0 when no response came */
@@ -16,6 +19,7 @@ struct httpresp {
 	int idle;           /* 1 when no byte came for the idle time (the stall watchdog cut it) */
 	int stream;         /* 1 when the answer is server-sent events (Content-Type text/event-stream) */
 	int interrupted;    /* 1 when httpinterrupt() cut it short */
+	int toolarge;       /* 1 when the body passed HTTPBODYMAX (the transfer was cut) */
 };
 
 /* POST body to url with the given extra headers (NULL-terminated "Name: value" list); connect_ms

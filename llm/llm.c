@@ -264,7 +264,11 @@ static cJSON *answerbody(struct llm *l, const struct httpresp *h, struct exchang
 		return resp;
 	}
 	x->streamed = 0;
-	return cJSON_Parse(h->body.data);
+	struct err je = {0};
+	cJSON *resp = jsonbparse(h->body.data, h->body.len, &je); /* within the JSON budget */
+	if (!resp && je.msg[0])
+		snprintf(bad, badsize, "%.290s", je.msg);
+	return resp;
 }
 
 /* Send the chat, retrying transient failures for up to the model's retry_for (and at most its

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../util/jsonb.h"
 #include "wire.h"
 
 int64_t wirecount(const cJSON *o, const char *a, const char *b)
@@ -31,7 +32,8 @@ void wirecall(struct llmreply *r, const char *id, const char *name, char *rawarg
 	c->id = xstrdup(id);
 	c->name = xstrdup(name);
 	c->rawargs = rawargs;
-	c->args = cJSON_Parse(rawargs);
+	struct err je;
+	c->args = jsonbparse(rawargs, strlen(rawargs), &je);
 	if (c->args && !cJSON_IsObject(c->args)) {
 		cJSON_Delete(c->args);
 		c->args = NULL;

@@ -22,7 +22,7 @@ static const struct mcptool *mcpfind(const struct mcp *c, const char *tool);
 
 const char *const mcpversions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
-enum { LOG_MAX = 64 << 10, LINE_MAX_BYTES = 64 << 20, LIST_PAGES = 100, TEXT_MAX = 4 << 20 };
+enum { LOG_MAX = 64 << 10, LIST_PAGES = 100, TEXT_MAX = 4 << 20, NET_MAX = 1000 };
 
 char *mcpname(const char *server, const char *tool)
 {
@@ -54,12 +54,11 @@ struct http {
 	cJSON *inbox;        /* messages received, not yet taken */
 	struct buf body, ctype, sid;
 	long status;
-	/* an event stream, read as it comes: the id and retry of its last event, where parsing is */
-	struct buf lastid;
-	long retry;
-	size_t parsed;
+	struct rpcsse sse; /* an event stream, read as it comes (its id and retry kept for a reconnection) */
 	int64_t want; /* the request whose answer ends the stream (then it is closed), or 0 */
 	int got;
+	struct err over; /* the transfer was cut: a message beyond the caps, or a flood (over.msg) */
+	int cut;
 	/* the address rules of the egress proxy, applied to each connection curl opens */
 	int nethost;                  /* the job's network: host, or else its allow list (copied) */
 	struct netrule *allow;
@@ -125,81 +124,70 @@ static curl_socket_t hopen(void *ctx, curlsocktype purpose, struct curl_sockaddr
 	}
 	if (!c->net)
 		c->net = cJSON_CreateArray();
-	cJSON_AddItemToArray(c->net, ev);
+	if (cJSON_GetArraySize(c->net) < NET_MAX) /* a server that makes us reconnect forever grows nothing */
+		cJSON_AddItemToArray(c->net, ev);
+	else
+		cJSON_Delete(ev);
 	if (!ok)
 		return CURL_SOCKET_BAD;
 	return socket(sa->family, sa->socktype | SOCK_CLOEXEC, sa->protocol);
 }
 
-/* Whatever JSON-RPC messages a body holds (one object or a batch array) into the inbox. */
-static void hjson(struct http *h, const char *s, size_t n)
+static void note(struct mcp *c, const cJSON *msg);
+
+/* Sort what just came into inbox: notifications are taken at once (counted against MCPNOTES),
+ * answers to requests given up on dropped; what stays is the awaited answer and the server's
+ * requests (counted against MCPASKS). -1 once a budget is passed (the server is ended). */
+static int triage(struct mcp *c, cJSON *inbox)
 {
-	cJSON *j = cJSON_ParseWithLength(s, n);
-	if (cJSON_IsObject(j)) {
-		cJSON *wrap = cJSON_CreateArray();
-		cJSON_AddItemToArray(wrap, j);
-		j = wrap;
-	}
-	if (cJSON_IsArray(j)) {
-		cJSON *it;
-		while ((it = cJSON_DetachItemFromArray(j, 0))) {
-			const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
-			if (h->want && cJSON_IsNumber(id) && id->valuedouble == (double)h->want &&
-			    !cJSON_GetObjectItemCaseSensitive(it, "method"))
-				h->got = 1;
-			cJSON_AddItemToArray(h->inbox, it);
+	cJSON *msg = inbox->child;
+	while (msg) {
+		cJSON *next = msg->next;
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+		const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+		int drop = 0;
+		if (!method) {
+			drop = !(cJSON_IsNumber(id) && id->valuedouble == (double)c->want);
+		} else if (!id) {
+			note(c, msg);
+			drop = 1;
+			if (++c->notes > MCPNOTES)
+				die(c, "the server sent more than 100000 notifications during one call");
+		} else if (++c->asks > MCPASKS) {
+			drop = 1;
+			die(c, "the server sent more than 100 requests during one call");
 		}
+		if (drop)
+			cJSON_Delete(cJSON_DetachItemViaPointer(inbox, msg));
+		msg = next;
 	}
-	cJSON_Delete(j);
+	return c->dead ? -1 : 0;
 }
 
-/* The whole events of an event stream not parsed yet: each event's data lines joined by
- * newlines is one message; id and retry are kept for a reconnection. */
-static void hsse(struct http *h, int final)
+/* Whether the awaited answer is in inbox. */
+static int answered(const struct mcp *c, const cJSON *inbox)
 {
-	struct buf data = {0};
-	const char *start = h->body.data ? h->body.data : "", *p = start + h->parsed, *end = start + h->body.len;
-	const char *evstart = p;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		if (!nl && !final)
-			break;
-		const char *le = nl ? nl : end;
-		size_t len = le - p;
-		if (len && p[len - 1] == '\r')
-			len--;
-		if (len == 0) {
-			if (data.len)
-				hjson(h, data.data, data.len);
-			data.len = 0;
-			evstart = nl ? nl + 1 : end;
-		} else if (len >= 5 && strncmp(p, "data:", 5) == 0) {
-			const char *v = p + 5;
-			size_t vl = len - 5;
-			if (vl && *v == ' ')
-				v++, vl--;
-			if (data.len)
-				bufadd(&data, "\n", 1);
-			bufadd(&data, v, vl);
-		} else if (len >= 3 && strncmp(p, "id:", 3) == 0) {
-			const char *v = p + 3;
-			size_t vl = len - 3;
-			if (vl && *v == ' ')
-				v++, vl--;
-			h->lastid.len = 0;
-			if (vl < 256 && !memchr(v, 0, vl))
-				bufadd(&h->lastid, v, vl);
-		} else if (len >= 6 && strncmp(p, "retry:", 6) == 0) {
-			long r = strtol(p + 6, NULL, 10);
-			if (r >= 0 && r <= 60000)
-				h->retry = r;
-		}
-		p = nl ? nl + 1 : end;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, inbox)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+		if (!cJSON_GetObjectItemCaseSensitive(m, "method") && cJSON_IsNumber(id) && id->valuedouble == (double)c->want)
+			return 1;
 	}
-	if (final && data.len)
-		hjson(h, data.data, data.len);
-	h->parsed = final ? h->body.len : (size_t)(evstart - start);
-	buffree(&data);
+	return 0;
+}
+
+/* The messages of a whole body (one object or a batch) into the inbox. */
+static int hjson(struct mcp *c, const char *s, size_t n)
+{
+	struct http *h = c->http;
+	if (rpcbody(s, n, h->inbox, &h->over) == -2) {
+		h->cut = 1;
+		errctx(&h->over, "the server's response");
+		die(c, h->over.msg);
+		return -1;
+	}
+	return triage(c, h->inbox);
 }
 
 static int issse(const struct http *h)
@@ -207,18 +195,44 @@ static int issse(const struct http *h)
 	return h->ctype.len >= 17 && strncasecmp(h->ctype.data, "text/event-stream", 17) == 0;
 }
 
+/* A piece of the response: an event stream is read as it comes (its messages sorted at once, so
+ * a stream of pings or notifications never piles up); a JSON body is kept up to MCPMSGMAX. */
 static size_t hwrite(char *p, size_t sz, size_t n, void *ud)
 {
-	struct http *h = ud;
-	if (h->body.len + sz * n > LINE_MAX_BYTES)
-		return 0;
-	bufadd(&h->body, p, sz * n);
+	struct mcp *c = ud;
+	struct http *h = c->http;
 	if (issse(h)) {
-		hsse(h, 0);
+		rpcfeed(&h->sse.f, p, sz * n);
+		if (rpcevents(&h->sse, 0, h->inbox, &h->over) < 0) {
+			h->cut = 1;
+			die(c, h->over.msg);
+			return 0;
+		}
+		if (triage(c, h->inbox) < 0) {
+			h->cut = 1;
+			snprintf(h->over.msg, sizeof h->over.msg, "%s", c->deadwhy);
+			return 0;
+		}
+		h->got = h->want && answered(c, h->inbox);
 		if (h->got)
 			return 0; /* our answer came: a stream that stays open need not be read further */
+		return sz * n;
 	}
+	if (h->body.len + sz * n > MCPMSGMAX) {
+		h->cut = 1;
+		errf(&h->over, "the server's response passes %zu MiB", MCPMSGMAX >> 20);
+		die(c, h->over.msg);
+		return 0;
+	}
+	bufadd(&h->body, p, sz * n);
 	return sz * n;
+}
+
+/* libcurl's progress callback: a stop of the run ends the exchange. */
+static int hcancel(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)ud, (void)dt, (void)dn, (void)ut, (void)un;
+	return cancelled ? 1 : 0;
 }
 
 static size_t hheader(char *p, size_t sz, size_t n, void *ud)
@@ -254,11 +268,16 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 	struct curl_slist *hl = NULL;
 	int get = strcmp(method, "GET") == 0;
 	h->body.len = h->ctype.len = 0;
-	h->parsed = 0;
 	h->want = want;
-	h->got = 0;
+	h->got = h->cut = 0;
+	struct buf keep = h->sse.lastid;
 	if (!get)
-		h->lastid.len = 0;
+		keep.len = 0;
+	h->sse.lastid = (struct buf){0};
+	long retry = h->sse.retry;
+	rpcssefree(&h->sse);
+	h->sse.lastid = keep;
+	h->sse.retry = retry;
 	if (body)
 		hl = curl_slist_append(hl, "Content-Type: application/json");
 	hl = curl_slist_append(hl, get ? "Accept: text/event-stream" : "Accept: application/json, text/event-stream");
@@ -272,8 +291,8 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 		hl = curl_slist_append(hl, s);
 		free(s);
 	}
-	if (get && h->lastid.len) {
-		char *s = xasprintf("Last-Event-ID: %s", h->lastid.data);
+	if (get && h->sse.lastid.len) {
+		char *s = xasprintf("Last-Event-ID: %s", h->sse.lastid.data);
 		hl = curl_slist_append(hl, s);
 		free(s);
 	}
@@ -296,7 +315,9 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 	if (body)
 		curl_easy_setopt(u, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(u, CURLOPT_WRITEFUNCTION, hwrite);
-	curl_easy_setopt(u, CURLOPT_WRITEDATA, h);
+	curl_easy_setopt(u, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(u, CURLOPT_XFERINFOFUNCTION, hcancel);
+	curl_easy_setopt(u, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(u, CURLOPT_HEADERFUNCTION, hheader);
 	curl_easy_setopt(u, CURLOPT_HEADERDATA, h);
 	curl_easy_setopt(u, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
@@ -312,6 +333,10 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 		h->session = xstrndup(h->sid.data, h->sid.len);
 	if (rc == CURLE_WRITE_ERROR && h->got)
 		return 0;
+	if (h->cut)
+		return errf(e, "%s", h->over.msg);
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		return errc(e, ERR_INTR, "interrupted");
 	if (rc == CURLE_OPERATION_TIMEDOUT && !h->got)
 		return errc(e, ERR_ABORT, "no answer within %lld ms", (long long)timeout_ms);
 	if (rc != CURLE_OK && rc != CURLE_OPERATION_TIMEDOUT)
@@ -320,10 +345,12 @@ static int hpost(struct mcp *c, const char *method, const char *body, int64_t wa
 		return errf(e, "the server ended the session (HTTP 404)");
 	if (h->status >= 400)
 		return errf(e, "HTTP %ld from the server", h->status);
-	if (issse(h))
-		hsse(h, 1);
-	else if (h->body.len)
-		hjson(h, h->body.data, h->body.len);
+	if (issse(h)) {
+		if (rpcevents(&h->sse, 1, h->inbox, &h->over) < 0 || triage(c, h->inbox) < 0)
+			return errf(e, "%s", c->dead ? c->deadwhy : h->over.msg);
+	} else if (h->body.len && hjson(c, h->body.data, h->body.len) < 0) {
+		return errf(e, "%s", c->deadwhy);
+	}
 	return 0;
 }
 
@@ -335,12 +362,16 @@ static int ssend(struct mcp *c, const char *s, int64_t deadline, struct err *e)
 	char *line = xasprintf("%s\n", s);
 	n++;
 	while (off < n) {
-		struct pollfd pf = {c->proc.in, POLLOUT, 0};
-		int ms = (int)(deadline - nowms());
-		if (ms <= 0 || poll(&pf, 1, ms) == 0) {
+		struct pollfd pf[2] = {{c->proc.in, POLLOUT, 0}, {cancelfd(), POLLIN, 0}};
+		int64_t ms = deadline - nowms();
+		if (ms <= 0 || cancelled || poll(pf, cancelfd() >= 0 ? 2 : 1, ms > 200 ? 200 : (int)ms) == 0) {
+			if (ms > 200 && !cancelled)
+				continue;
 			free(line);
 			return errc(e, ERR_ABORT, "the server does not read its input");
 		}
+		if (!(pf[0].revents & (POLLOUT | POLLERR | POLLHUP)))
+			continue;
 		ssize_t w = write(c->proc.in, line + off, n - off);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -380,26 +411,18 @@ static int sread(struct mcp *c, cJSON *inbox, int ms)
 			die(c, "the server exited (its output closed)");
 			return -1;
 		}
-		bufadd(&c->inbuf, tmp, n);
-		char *nl;
-		while (c->inbuf.len && (nl = memchr(c->inbuf.data, '\n', c->inbuf.len))) {
-			size_t len = nl - c->inbuf.data;
-			cJSON *j = cJSON_ParseWithLength(c->inbuf.data, len);
-			if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
-				cJSON_AddItemToArray(inbox, j);
-			} else {
-				cJSON_Delete(j);
-				logadd(c, "stdout (not JSON-RPC): ", 23);
-				logadd(c, c->inbuf.data, len + 1);
-			}
-			memmove(c->inbuf.data, nl + 1, c->inbuf.len - len - 1);
-			c->inbuf.len -= len + 1;
-			c->inbuf.data[c->inbuf.len] = 0;
-		}
-		if (c->inbuf.len > LINE_MAX_BYTES) {
-			die(c, "the server wrote a line longer than 64 MiB");
+		rpcfeed(&c->in, tmp, n);
+		struct buf junk = {0};
+		struct err fe;
+		int rc = rpcstdio(&c->in, inbox, &junk, &fe);
+		logadd(c, junk.data ? junk.data : "", junk.len);
+		buffree(&junk);
+		if (rc < 0) {
+			die(c, fe.msg);
 			return -1;
 		}
+		if (triage(c, inbox) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -434,8 +457,9 @@ static void notify(struct mcp *c, const char *method, cJSON *params)
 	cJSON_Delete(m);
 }
 
-/* Answer a request of the server's: ping gets {}, anything else "method not found". */
-static void answerserver(struct mcp *c, const cJSON *req)
+/* Answer a request of the server's: ping gets {}, anything else "method not found"; within
+ * 5 s, and never past the call's deadline. */
+static void answerserver(struct mcp *c, const cJSON *req, int64_t deadline)
 {
 	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "method"));
 	cJSON *m = cJSON_CreateObject();
@@ -449,24 +473,23 @@ static void answerserver(struct mcp *c, const cJSON *req)
 		cJSON_AddNumberToObject(er, "code", -32601);
 		cJSON_AddStringToObject(er, "message", "method not found: this client offers no roots, sampling or elicitation");
 	}
-	sendmsg_(c, m, nowms() + 5000, &e);
+	int64_t until = nowms() + 5000;
+	if (sendmsg_(c, m, until < deadline ? until : deadline, &e) < 0 && !c->http)
+		die(c, "the server does not read its input (an answer to its request could not be written)");
 	cJSON_Delete(m);
 }
 
-/* One message that is not the answer awaited. */
-static void other(struct mcp *c, const cJSON *msg, int *progress)
+/* A notification of the server's: progress counted, log messages kept (capped), list_changed noted. */
+static void note(struct mcp *c, const cJSON *msg)
 {
 	const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "method"));
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	if (!method)
-		return; /* an answer to something we gave up on */
-	if (id) {
-		answerserver(c, msg);
-	} else if (strcmp(method, "notifications/tools/list_changed") == 0) {
+		return;
+	if (strcmp(method, "notifications/tools/list_changed") == 0) {
 		c->changed = 1;
 	} else if (strcmp(method, "notifications/progress") == 0) {
-		(*progress)++;
-	} else if (strcmp(method, "notifications/message") == 0) {
+		c->progress++;
+	} else if (strcmp(method, "notifications/message") == 0 && c->log.len < LOG_MAX) {
 		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(msg, "params"));
 		if (s) {
 			logadd(c, "log: ", 5);
@@ -478,19 +501,20 @@ static void other(struct mcp *c, const cJSON *msg, int *progress)
 }
 
 /* Send a request and wait for its answer: the result (owned by the caller), or NULL with e
- * (code 3 for a timeout, after notifications/cancelled; "error" for a JSON-RPC error). */
+ * (ERR_ABORT for a timeout or a stop of the run, after notifications/cancelled; "error" for a
+ * JSON-RPC error). Every wait checks the deadline and the run's cancellation; what the server
+ * sends meanwhile is bounded by MCPASKS and MCPNOTES. */
 static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t timeout_ms, int *progress,
                       struct err *e)
 {
-	int dummy = 0;
-	if (!progress)
-		progress = &dummy;
 	if (c->dead) {
 		cJSON_Delete(params);
 		errf(e, "the server is not running: %s", c->deadwhy);
 		return NULL;
 	}
 	int64_t id = ++c->nextid, deadline = nowms() + timeout_ms;
+	c->want = id;
+	c->asks = c->notes = c->progress = 0;
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(m, "id", (double)id);
@@ -514,57 +538,87 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 			cJSON_Delete(inbox);
 		if (h)
 			die(c, e->msg);
+		if (progress)
+			*progress = c->progress;
 		return NULL;
 	}
 	int timedout = rc < 0, reconnects = 0;
-	while (!answer && !timedout) {
+	while (!answer && !timedout && !c->dead) {
 		cJSON *msg;
-		while (!answer && (msg = cJSON_DetachItemFromArray(inbox, 0))) {
+		while (!answer && !c->dead && (msg = cJSON_DetachItemFromArray(inbox, 0))) {
 			const cJSON *mid = cJSON_GetObjectItemCaseSensitive(msg, "id");
 			if (!cJSON_GetObjectItemCaseSensitive(msg, "method") && cJSON_IsNumber(mid) &&
-			    mid->valuedouble == (double)id)
+			    mid->valuedouble == (double)id) {
 				answer = msg;
-			else
-				other(c, msg, progress), cJSON_Delete(msg);
+				break;
+			}
+			if (nowms() >= deadline || cancelled) {
+				cJSON_Delete(msg);
+				timedout = 1;
+				break;
+			}
+			answerserver(c, msg, deadline); /* only the server's requests stay in the inbox */
+			cJSON_Delete(msg);
 		}
-		if (answer)
+		if (answer || timedout || c->dead)
 			break;
-		if (h && h->lastid.len && reconnects++ < 5 && nowms() < deadline) {
+		if (nowms() >= deadline || cancelled) {
+			timedout = 1;
+			break;
+		}
+		if (h && h->sse.lastid.len && reconnects++ < 5) {
 			/* the event stream closed before our answer: wait as the server asked, then take the
 			   stream up again where it left off */
-			int64_t wait = h->retry > 0 ? h->retry : 1000, left = deadline - nowms();
-			struct timespec ts = {(wait < left ? wait : left) / 1000, (long)((wait < left ? wait : left) % 1000) * 1000000};
-			nanosleep(&ts, NULL);
+			int64_t wait = h->sse.retry > 0 ? h->sse.retry : 1000, left = deadline - nowms();
+			if (wait > left)
+				wait = left;
+			struct pollfd pf = {cancelfd(), POLLIN, 0};
+			poll(&pf, cancelfd() >= 0 ? 1 : 0, (int)wait);
 			left = deadline - nowms();
-			if (left > 0 && hpost(c, "GET", NULL, id, left, e) < 0 && e->kind != ERR_ABORT) {
+			if (left > 0 && !cancelled && hpost(c, "GET", NULL, id, left, e) < 0 && e->kind != ERR_ABORT) {
 				errctx(e, "taking up the event stream again");
+				if (progress)
+					*progress = c->progress;
 				return NULL;
 			}
 			continue;
 		}
 		if (h) { /* every answer came with the POST's own response */
-			errf(e, "the server's response held no answer to %s", method);
-			return NULL;
+			if (!cJSON_GetArraySize(inbox)) {
+				errf(e, "the server's response held no answer to %s", method);
+				if (progress)
+					*progress = c->progress;
+				return NULL;
+			}
+			continue; /* the server's requests, answered above, may bring it */
 		}
 		int64_t left = deadline - nowms();
-		if (left <= 0 || cancelled) {
-			timedout = 1;
+		if (sread(c, inbox, left > 200 ? 200 : (int)left) < 0)
 			break;
-		}
-		if (sread(c, inbox, left > 200 ? 200 : (int)left) < 0) {
-			cJSON_Delete(inbox);
-			errf(e, "%s", c->deadwhy);
-			return NULL;
-		}
 	}
 	if (!h)
 		cJSON_Delete(inbox);
+	else
+		while (cJSON_GetArraySize(inbox))
+			cJSON_DeleteItemFromArray(inbox, 0);
+	if (progress)
+		*progress = c->progress;
+	if (c->dead && !answer) {
+		errf(e, "%s", c->deadwhy);
+		return NULL;
+	}
 	if (timedout) {
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddNumberToObject(p, "requestId", (double)id);
 		cJSON_AddStringToObject(p, "reason", cancelled ? "the run was interrupted" : "timed out");
-		notify(c, "notifications/cancelled", p);
-		errc(e, ERR_ABORT, "%s: no answer within %lld ms; cancelled", method, (long long)timeout_ms);
+		if (!cancelled)
+			notify(c, "notifications/cancelled", p);
+		else
+			cJSON_Delete(p);
+		if (cancelled)
+			errc(e, ERR_ABORT, "%s: the run was interrupted; cancelled", method);
+		else
+			errc(e, ERR_ABORT, "%s: no answer within %lld ms; cancelled", method, (long long)timeout_ms);
 		return NULL;
 	}
 	cJSON *er = cJSON_GetObjectItemCaseSensitive(answer, "error");
@@ -969,7 +1023,7 @@ void mcpclose(struct mcp *c)
 		buffree(&h->body);
 		buffree(&h->ctype);
 		buffree(&h->sid);
-		buffree(&h->lastid);
+		rpcssefree(&h->sse);
 		free(h);
 	}
 	/* stdio: closing its input is the polite end; the sandbox's close is the sure one */
@@ -984,7 +1038,7 @@ void mcpclose(struct mcp *c)
 	cJSON_Delete(c->serverinfo);
 	cJSON_Delete(c->net);
 	buffree(&c->log);
-	buffree(&c->inbuf);
+	buffree(&c->in.b);
 	free(c);
 }
 

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "../manifest/manifest.h"
 #include "../sandbox/sandbox.h"
+#include "rpc.h"
 
 struct mcptool {
 	char *name;        /* the server's name for it */
@@ -28,11 +29,14 @@ struct mcp {
 	/* transport */
 	struct sbx *sbx;    /* stdio: the server's own sandbox */
 	struct sbxproc proc;
-	struct buf inbuf;   /* stdio: bytes read, not yet a whole line */
+	struct rpcframe in; /* stdio: bytes read, not yet whole lines */
 	void *http;         /* HTTP: the transport's state */
 	int64_t nextid;
 	int64_t requests;   /* requests sent, for the events */
 	cJSON *net;         /* HTTP: connections opened (net_connection events) not yet taken */
+	/* the call under way: its id, what came besides its answer (budgets MCPASKS, MCPNOTES) */
+	int64_t want;
+	int asks, notes, progress;
 };
 
 /* The outcome of one tools/call. */

@@ -26,17 +26,21 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "../manifest/netrule.h"
+#include "../util/cancel.h"
 #include "egress.h"
+#include "httphead.h"
 #include "pump.h"
 
-#define HEADMAX (16 * 1024)
 #define HEADMS 30000
 #define CONNECTMS 10000
-#define MAXCONNS 256
+#define MAXCONNS 256  /* connections one proxy serves at once, at most */
+#define CONNFDS 6     /* descriptors a tunnel holds: client, upstream, a pipe each way */
+#define FDRESERVE 256 /* descriptors kept for the runner itself, at least (a quarter of the limit) */
 #define MAXADDRS 16
 
 struct conn {
@@ -213,7 +217,7 @@ static int stopping(struct egress *g)
 	pthread_mutex_lock(&g->mu);
 	int s = g->stopping;
 	pthread_mutex_unlock(&g->mu);
-	return s;
+	return s || cancelled;
 }
 
 static void sendall(int fd, const char *p, size_t n)
@@ -268,25 +272,30 @@ static void refuse(struct conn *c, const char *rule, const char *fmt, ...)
 	answer(c, 403, "Forbidden", "refused by rule %s: %s", rule, why);
 }
 
-/* Read the request head into b; its length (up to the blank line), or -1. */
-static long readhead(struct conn *c, struct buf *b)
+/* Read the request head into b and check it (httphead.c) as it comes: 1 with h filled, or -1
+   with why (malformed, over HEADMAX, not whole within HEADMS, or the proxy stopping). */
+static int readhead(struct conn *c, struct buf *b, struct reqhead *h, const char **why)
 {
 	int64_t end = nowms() + HEADMS;
 	for (;;) {
-		char *h = b->len ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
-		if (h)
-			return (long)(h + 4 - b->data);
-		if (b->len >= HEADMAX || nowms() >= end || stopping(c->g))
+		int rc = httphead(b->data ? b->data : "", b->len, h, why);
+		if (rc != 0)
+			return rc;
+		if (nowms() >= end || stopping(c->g)) {
+			*why = "no complete request head came within 30 s";
 			return -1;
+		}
 		struct pollfd pf = {c->client, POLLIN, 0};
 		if (poll(&pf, 1, 200) <= 0)
 			continue;
-		bufgrow(b, 4096);
-		ssize_t r = recv(c->client, b->data + b->len, HEADMAX - b->len < 4096 ? HEADMAX - b->len : 4096, 0);
+		bufgrow(b, HEADMAX - b->len);
+		ssize_t r = recv(c->client, b->data + b->len, HEADMAX - b->len, 0);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			*why = "the client ended before a complete request head";
 			return -1;
+		}
 		b->len += r;
 		b->data[b->len] = 0;
 	}
@@ -542,34 +551,29 @@ static int takeover(struct conn *c, struct buf *b)
 	return 0;
 }
 
+static void badrequest(struct conn *c, const char *why)
+{
+	snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
+	c->rec.allowed = 0;
+	answer(c, 400, "Bad Request", "%s", why);
+}
+
 static void serveconn(struct conn *c)
 {
 	struct buf b = {0};
-	long hl = takeover(c, &b) < 0 ? -1 : readhead(c, &b);
-	if (hl < 0) {
-		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
-		c->rec.allowed = 0;
-		answer(c, 400, "Bad Request", "no complete request head (at most %d bytes) came within %d s", HEADMAX,
-		       HEADMS / 1000);
+	struct reqhead rh;
+	const char *why = "no request came within 30 s";
+	if (takeover(c, &b) < 0 || readhead(c, &b, &rh, &why) < 0) {
+		badrequest(c, why);
 		buffree(&b);
 		return;
 	}
-	char *line = b.data, *eol = strstr(line, "\r\n");
-	char *sp1 = memchr(line, ' ', eol - line), *sp2 = sp1 ? memchr(sp1 + 1, ' ', eol - sp1 - 1) : NULL;
-	if (!sp1 || !sp2 || sp1 - line >= (long)sizeof c->rec.method) {
-		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
-		answer(c, 400, "Bad Request", "not an HTTP request line");
-		buffree(&b);
-		return;
-	}
-	memcpy(c->rec.method, line, sp1 - line);
-	c->rec.method[sp1 - line] = 0;
-	const char *target = sp1 + 1;
-	size_t tn = sp2 - target;
+	size_t hl = rh.headlen;
+	snprintf(c->rec.method, sizeof c->rec.method, "%s", rh.method);
+	const char *target = rh.target, *tend = rh.target + rh.ntarget;
 	if (strcmp(c->rec.method, "CONNECT") == 0) {
-		if (hostport(c, target, tn, 443) < 0) {
-			snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
-			answer(c, 400, "Bad Request", "CONNECT needs HOST:PORT");
+		if (hostport(c, target, rh.ntarget, 443) < 0) {
+			badrequest(c, "CONNECT needs HOST:PORT");
 		} else if ((c->upstream = dial(c)) >= 0) {
 			static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 			sendall(c->client, ok, sizeof ok - 1);
@@ -579,19 +583,17 @@ static void serveconn(struct conn *c)
 		return;
 	}
 	/* Plain HTTP: an absolute http:// URL, sent on as origin-form, one request per connection. */
-	if (tn < 7 || strncasecmp(target, "http://", 7) != 0) {
-		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
-		answer(c, 400, "Bad Request", "this is a proxy: ask CONNECT HOST:PORT, or a plain request for an absolute "
-		                              "http:// URL (https:// goes through CONNECT)");
+	if (rh.ntarget < 7 || strncasecmp(target, "http://", 7) != 0) {
+		badrequest(c, "this is a proxy: ask CONNECT HOST:PORT, or a plain request for an absolute "
+		              "http:// URL (https:// goes through CONNECT)");
 		buffree(&b);
 		return;
 	}
 	const char *auth = target + 7, *path = auth;
-	while (path < sp2 && *path != '/' && *path != '?')
+	while (path < tend && *path != '/' && *path != '?')
 		path++;
 	if (memchr(auth, '@', path - auth) || hostport(c, auth, path - auth, 80) < 0) {
-		snprintf(c->rec.rule, sizeof c->rec.rule, "bad-request");
-		answer(c, 400, "Bad Request", "the URL's host is not HOST[:PORT]");
+		badrequest(c, "the URL's host is not HOST[:PORT]");
 		buffree(&b);
 		return;
 	}
@@ -602,21 +604,63 @@ static void serveconn(struct conn *c)
 	struct buf h = {0};
 	bufputs(&h, c->rec.method);
 	bufputs(&h, " ");
-	if (path == sp2 || *path == '?')
+	if (path == tend || *path == '?')
 		bufputs(&h, "/");
-	bufadd(&h, path, sp2 - path);
-	bufadd(&h, sp2, eol + 2 - sp2);
-	for (char *l = eol + 2; l < b.data + hl - 2;) {
-		char *e = strstr(l, "\r\n");
-		if (!hopheader(l, e - l))
-			bufadd(&h, l, e + 2 - l);
-		l = e + 2;
-	}
+	bufadd(&h, path, tend - path);
+	bufadd(&h, tend, rh.linelen - (size_t)(tend - b.data)); /* " HTTP/1.x\r\n" */
+	const char *l;
+	size_t ln, at = 0;
+	while (httpheader(b.data, &rh, &at, &l, &ln))
+		if (!hopheader(l, ln)) {
+			bufadd(&h, l, ln);
+			bufputs(&h, "\r\n");
+		}
 	bufputs(&h, "Connection: close\r\n\r\n");
 	bufadd(&h, b.data + hl, b.len - hl);
 	pass(c, h.data, h.len);
 	buffree(&h);
 	buffree(&b);
+}
+
+/* Tunnels open in every proxy of the process, against the descriptor limit: all proxies together
+   leave the runner FDRESERVE (or a quarter of the limit) and each may hold half of the rest, so
+   that no job's proxy can take every descriptor from the runner or from another job's proxy. */
+static pthread_mutex_t fdmu = PTHREAD_MUTEX_INITIALIZER;
+static int tunnels;
+
+static int tunnelcap(void)
+{
+	struct rlimit rl;
+	long lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 1 << 20;
+	long reserve = lim / 4 > FDRESERVE ? lim / 4 : FDRESERVE;
+	long all = (lim - reserve) / CONNFDS;
+	return all > 0 ? (int)all : 0;
+}
+
+/* Connections one proxy serves at once: half of what all may hold, at most MAXCONNS. */
+static int egresscap(void)
+{
+	int half = tunnelcap() / 2;
+	return half < MAXCONNS ? half : MAXCONNS;
+}
+
+/* Take a place for one more tunnel of g (g->mu held): 0, or -1 when its cap or the process's is reached. */
+static int tunneltake(struct egress *g)
+{
+	int ok;
+	pthread_mutex_lock(&fdmu);
+	ok = g->nopen < egresscap() && tunnels < tunnelcap();
+	if (ok)
+		tunnels++;
+	pthread_mutex_unlock(&fdmu);
+	return ok ? 0 : -1;
+}
+
+static void tunnelgive(void)
+{
+	pthread_mutex_lock(&fdmu);
+	tunnels--;
+	pthread_mutex_unlock(&fdmu);
 }
 
 static void *connmain(void *arg)
@@ -632,6 +676,7 @@ static void *connmain(void *arg)
 			break;
 		}
 	g->nopen--;
+	tunnelgive();
 	g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
 	g->done[g->ndone++] = c->rec;
 	if (c->upstream >= 0)
@@ -653,7 +698,7 @@ static void start(struct egress *g, int fd)
 	c->rec.start_ms = nowms();
 	pthread_mutex_lock(&g->mu);
 	c->rec.seq = g->seq++;
-	int full = g->nopen >= MAXCONNS || g->stopping;
+	int full = g->stopping || tunneltake(g) < 0;
 	if (!full) {
 		c->next = g->open;
 		g->open = c;
@@ -675,9 +720,14 @@ static void start(struct egress *g, int fd)
 				}
 			g->nopen--;
 			pthread_mutex_unlock(&g->mu);
+			tunnelgive();
 		}
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+		char drop[4096]; /* what the client sent already: unread, it would turn the close into a reset */
+		for (int i = 0; i < 4 && recv(fd, drop, sizeof drop, MSG_DONTWAIT) > 0; i++)
+			;
 		sendall(fd, busy, sizeof busy - 1);
+		shutdown(fd, SHUT_WR);
 		close(fd);
 		free(c);
 	}
@@ -711,8 +761,13 @@ static void *acceptmain(void *arg)
 			if (!(pf[k].revents & POLLIN))
 				continue;
 			int fd = accept4(pf[k].fd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd >= 0)
+			if (fd >= 0) {
 				start(g, fd);
+			} else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				/* out of descriptors: the connection waits in the queue; no busy loop meanwhile */
+				struct pollfd w = {g->wake[0], POLLIN, 0};
+				poll(&w, 1, 100);
+			}
 		}
 	}
 	return NULL;

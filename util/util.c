@@ -110,6 +110,8 @@ void bufgrow(struct buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;
+	if (extra > SIZE_MAX / 4 - b->len) /* a length from hostile bytes: never a doubling that wraps */
+		abort();
 	size_t cap = b->cap ? b->cap : 64;
 	while (cap < b->len + extra + 1)
 		cap *= 2;

@@ -326,3 +326,39 @@ if RUN:
     bad = tar([("SHA256SUMS", "f", rd(os.path.join(RUN, "SHA256SUMS"))), ("snapshots", "l", "../outside"),
                ("../outside/victim", "f", "pwned")])
     put("snapshot", "run-archive-hostile", b"\1" + bad)
+
+# ---- httphead: the bytes a step sends the egress proxy ----
+for i, h in enumerate([
+        b"CONNECT api.github.com:443 HTTP/1.1\r\nHost: api.github.com:443\r\n\r\n",
+        b"GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\nProxy-Connection: keep-alive\r\n\r\nbody",
+        b"GET http://name.test/\0x HTTP/1.1\r\nHost: x\r\n\r\n",          # issue 28: a NUL before the CRLF
+        b"CONNECT 127.0.0.1:1\0 HTTP/1.1\r\n\r\n",
+        b"GET http://a/ HTTP/1.1\r\nHost: \0x\r\n\r\n",
+        b"GET http://a/ HTTP/1.1\nHost: x\n\n",
+        b"GET http://a/ HTTP/1.1\r\nHost: x\r\n  folded\r\n\r\n",
+        b"GET http://a/\x1b[2J HTTP/1.1\r\n\r\n",
+        b"\r\nGET http://a/ HTTP/1.1\r\n\r\n",
+        b"GET http://a/ HTTP/1.1\r\nX: " + b"a" * 17000,
+        b"GET http://a/ HTTP/1.1\r",
+        b"G" * 20 + b" http://a/ HTTP/1.1\r\n\r\n",
+        b"GET http://a/ HTTP/2.0\r\n\r\n",
+        b"GET  HTTP/1.1\r\n\r\n",
+        b"GET http://a/ HTTP/1.1\r\n: novalue\r\n\r\n"]):
+    put("httphead", "%02d" % i, h)
+
+# ---- mcpframe: MODE('s' stdio, else SSE) STEP BYTES ----
+ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+ans = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}'
+for i, b in enumerate([
+        b"s\x05" + ans + b"\n",
+        b"s\x01" + ping + b"\r\n" + ping + b"\n" + b"not json\n" + ans + b"\n",
+        b"s\x07" + b"[" + ping + b"," + ans + b",1]\n",
+        b"s\x03" + b"[" * 200 + b"]" * 200 + b"\n",           # deeper than the budget
+        b"s\x10" + b"[" + b"0," * 3000 + b"0]\n",
+        b"s\x02" + b'{"a":"\\"}\n' + ans + b"\n",
+        b"e\x04" + b"event: message\r\ndata: " + ans + b"\r\n\r\n",
+        b"e\x01" + b"id: 42\nretry: 500\ndata: " + ping + b"\n\n" + b"data: {\"jsonrpc\":\n" + b"data: \"2.0\",\"id\":7,\"result\":{}}\n\n",
+        b"e\x09" + b": comment\n\ndata:" + ans,
+        b"e\x02" + b"retry: 99999999999999999999\nid: \0x\n\n",
+        b"e\x05" + (b"data: " + ping + b"\n\n") * 50]):
+    put("mcpframe", "%02d" % i, b)

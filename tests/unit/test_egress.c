@@ -273,10 +273,63 @@ static void live(void)
 	close(fd);
 	ok(strncmp(got, "HTTP/1.1 400 ", 13) == 0, "a 279-byte name: %s", got);
 
+	/* Hostile heads (issue 28: a NUL before the CRLF made the proxy loop forever growing a buffer):
+	   each is answered 400 and closed, and the proxy still serves afterwards. */
+#define R(lit) lit, sizeof lit - 1 /* a literal and its length, NULs included */
+	static const struct {
+		const char *name;
+		const char *req;
+		size_t n;
+	} bad[] = {
+		{"NUL in the request line", R("GET http://name.test/\0x HTTP/1.1\r\nHost: x\r\n\r\n")},
+		{"NUL in CONNECT", R("CONNECT 127.0.0.1:1\0 HTTP/1.1\r\n\r\n")},
+		{"NUL in a header", R("GET http://name.test/ HTTP/1.1\r\nHost: \0x\r\n\r\n")},
+		{"bare LF", R("GET http://name.test/ HTTP/1.1\nHost: x\n\n")},
+		{"escape byte", R("GET http://name.test/\x1b[2J HTTP/1.1\r\n\r\n")},
+		{"folded header", R("GET http://name.test/ HTTP/1.1\r\nHost: x\r\n  y\r\n\r\n")},
+		{"no version", R("GET http://name.test/\r\n\r\n")},
+		{"empty line first", R("\r\nGET http://name.test/ HTTP/1.1\r\n\r\n")},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		fd = dialproxy(egresssock(g));
+		if (write(fd, bad[i].req, bad[i].n) < 0)
+			break;
+		shutdown(fd, SHUT_WR);
+		size_t gn = 0;
+		ssize_t rr;
+		while (gn + 1 < sizeof got && (rr = read(fd, got + gn, sizeof got - 1 - gn)) > 0)
+			gn += rr;
+		got[gn] = 0;
+		close(fd);
+		ok(strncmp(got, "HTTP/1.1 400 ", 13) == 0, "%s: %s", bad[i].name, got);
+	}
+	/* A head that never ends: refused at 16 KiB, not grown. */
+	fd = dialproxy(egresssock(g));
+	{
+		char big[20000];
+		memcpy(big, "GET http://name.test/ HTTP/1.1\r\nX: ", 35);
+		memset(big + 35, 'a', sizeof big - 35);
+		size_t off = 0;
+		ssize_t w;
+		while (off < sizeof big && (w = send(fd, big + off, sizeof big - off, MSG_NOSIGNAL)) > 0)
+			off += w;
+		shutdown(fd, SHUT_WR);
+		size_t gn = 0;
+		ssize_t rr;
+		while (gn + 1 < sizeof got && (rr = read(fd, got + gn, sizeof got - 1 - gn)) > 0)
+			gn += rr;
+		got[gn] = 0;
+		close(fd);
+		ok(strncmp(got, "HTTP/1.1 400 ", 13) == 0 && strstr(got, "16 KiB"), "a head over 16 KiB: %s", got);
+	}
+	size_t nbad = sizeof bad / sizeof *bad + 1;
+
 	struct netconn *v = NULL;
 	size_t n = egresstake(g, &v, 2000);
-	ok(n == 5, "five connections recorded, got %zu", n);
-	if (n == 5) {
+	ok(n == 5 + nbad, "every connection recorded, got %zu", n);
+	for (size_t i = 5; i < n; i++)
+		ok(!v[i].allowed && strcmp(v[i].rule, "bad-request") == 0, "hostile head %zu recorded: %s", i, v[i].rule);
+	if (n >= 5) {
 		ok(v[0].allowed && v[0].sent == (int64_t)strlen("early bytes|") && v[0].received == v[0].sent &&
 		       strcmp(v[0].addr, "127.0.0.1") == 0 && strcmp(v[0].rule, entry) == 0,
 		   "tunnel record: allowed %d sent %lld received %lld addr %s rule %s", v[0].allowed, (long long)v[0].sent,
