@@ -78,6 +78,14 @@ int cmdmerge(int argc, char **argv)
 	privacyapply(deny);
 	char *merged = NULL;
 	struct err e = {0};
+	for (size_t i = 0; !allowed && !key && i < runs.n; i++) {
+		char *who = NULL;
+		struct err se = {0};
+		if (runsigsource(runs.v[i], NULL, 0, ERR_VERIFY, &who, &se) > 0)
+			termprintf(stderr, "nightshift: merge: note: %s is signed; its signature was not checked "
+			                   "(--allowed-signers FILE checks it)\n", runs.v[i]);
+		free(who);
+	}
 	struct mergeopts mo = {.allowed = allowed, .signing = key != NULL};
 	rc = runmerge(&runs, out, &mo, &merged, &e);
 	if (rc >= 0 && key && runsign(merged, key, &e) < 0)

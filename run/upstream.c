@@ -5,6 +5,7 @@
 #include "../artifacts/runjson.h"
 #include "../artifacts/sign.h"
 #include "../artifacts/verify.h"
+#include "progress.h"
 #include "upstream.h"
 
 const struct upjob *upstreamjob(const struct upstream *u, const char *id)
@@ -24,6 +25,8 @@ static int checkrun(const struct upstream *u, const char *dir, const char *flag,
 	free(who);
 	if (rc < 0)
 		return errctx(e, "%s", flag);
+	if (rc > 0)
+		progressf("%s %s: signed, and its signature not checked (--allowed-signers FILE checks it)", flag, dir);
 	if (runverified(dir, ERR_INPUT, e) < 0) {
 		e->kind = ERR_INPUT;
 		return errctx(e, "%s", flag);
