@@ -96,16 +96,20 @@ static int samerun(const struct shard *a, const struct shard *b, struct err *e)
 	return 0;
 }
 
-/* Copy jobs/<job>/output.json and jobs/<job>/files/ of a shard into the merged run. */
+/* Copy jobs/<job>/output.json, jobs/<job>/changes.patch and jobs/<job>/files/ of a shard into the
+ * merged run. */
 static int copyjob(const char *shard, const char *merged, const char *job, struct err *e)
 {
 	char *src = xasprintf("%s/jobs/%s", shard, job), *dst = xasprintf("%s/jobs/%s", merged, job);
 	char *so = pathjoin(src, "output.json"), *doo = pathjoin(dst, "output.json");
 	char *sf = pathjoin(src, "files"), *df = pathjoin(dst, "files");
+	char *sp = pathjoin(src, "changes.patch"), *dp = pathjoin(dst, "changes.patch");
 	struct stat st;
 	int rc = mkdirs(dst, 0755, e);
 	if (rc == 0 && lstat(so, &st) == 0)
 		rc = S_ISREG(st.st_mode) ? copyfile(so, doo, 0, e) : errc(e, ERR_INPUT, "%s: not a regular file", so);
+	if (rc == 0 && lstat(sp, &st) == 0)
+		rc = S_ISREG(st.st_mode) ? copyfile(sp, dp, 0, e) : errc(e, ERR_INPUT, "%s: not a regular file", sp);
 	if (rc == 0 && lstat(sf, &st) == 0)
 		rc = S_ISDIR(st.st_mode) ? copytree(sf, df, e) : errc(e, ERR_INPUT, "%s: not a directory", sf);
 	free(src);
@@ -114,6 +118,8 @@ static int copyjob(const char *shard, const char *merged, const char *job, struc
 	free(doo);
 	free(sf);
 	free(df);
+	free(sp);
+	free(dp);
 	return rc;
 }
 
