@@ -277,8 +277,11 @@ int cmdrun(int argc, char **argv)
 	rc = runmanifest(&m, &o, &rundir, &e);
 	rc = rc < 0 ? rc : exitforrun(rc);
 	progressstop();
-	if (rundir)
-		printf("%s\n", rundir);
+	if (rundir) { /* absolute: a script may cd elsewhere before it uses it */
+		char *abs = realpath(rundir, NULL);
+		printf("%s\n", abs ? abs : rundir);
+		free(abs);
+	}
 	fflush(stdout);
 	if (rc < 0)
 		rc = report(&e);

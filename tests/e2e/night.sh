@@ -136,6 +136,10 @@ YAML
 expect_rc "max_output_tokens above context_window is refused" 2 $?
 expect_grep "at its line" "window.yaml:4:[0-9]+: max_output_tokens \(100000\) must be below context_window" "$M/err"
 
+# --- run prints the run directory as an absolute path, whatever --out was ---
+out=$(cd "$T/rules" && "$NS" run m.yaml --out runs 2>/dev/null)
+expect_eq "run prints an absolute path" "$T/rules/runs" "$(dirname "$out")"
+
 # --- a resumed night whose carried job spent tokens verifies: totals include carried jobs ---
 js() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r
 for k in sys.argv[2:]: v=v.get(k, {}) if isinstance(v, dict) else {}
