@@ -221,6 +221,9 @@ expect_rc "a job whose tree changes under its snapshots succeeds" 0 "$rc"
 expect_eq "all its steps ran" 13 "$(js "$dir/run.json" jobs churn steps)"
 "$NS" audit --verify "$dir" >"$C/verify" 2>&1
 expect_rc "and the run verifies" 0 "$?"
+"$NS" diff "$dir" --step end >"$C/diff" 2>"$C/differr"
+expect_rc "diff --step end is the last step's changes" 0 "$?"
+expect_grep "saying which step" '^# step 13' "$C/diff"
 zstd -dc "$dir/jobs/churn/events.jsonl.zst" | grep '"type":"snapshot"' > "$C/snaps"
 expect_grep "a layer names what vanished while it was read" '"reason":"(vanished|changed) while the snapshot was read' "$C/snaps"
 
