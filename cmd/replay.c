@@ -239,8 +239,8 @@ int cmdreplay(int argc, char **argv)
 		int first = firstlayer(real, chain);
 		int src = snaprestorews(real, chain, first, to, 1, maxu, &e);
 		if (src == 0)
-			fprintf(stderr, "nightshift: replay: workspace %s restored from %s into %s\n", name ? name : "",
-			        first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
+			fprintf(stderr, "nightshift: replay: workspace%s%s restored from %s into %s\n", name ? " " : "",
+			        name ? name : "", first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 		free(to);
 		if (src < 0) {
 			errctx(&e, "replay: restoring the workspace %s of %s", name ? name : "", run);
