@@ -13,7 +13,7 @@
 
 static const char helptext[] =
 	"usage: nightshift diff RUN [--job J] [> changes.patch]\n"
-	"       nightshift diff RUN --step N [--workspace NAME]\n"
+	"       nightshift diff RUN --step N|end [--workspace NAME]\n"
 	"\n"
 	"Without --step: the whole change of job J (from before its first step to after its last), or\n"
 	"of the run (each workspace from its first layer to its end), as a git patch: `git apply`\n"
@@ -29,7 +29,8 @@ static const char helptext[] =
 	"and the header says which steps they span. RUN is a run directory or its .tar.zst.\n"
 	"A run whose jobs worked in several workspaces has a chain of layers for each\n"
 	"(RUN/snapshots/NAME/): the step's own is found (the one with a layer for the step, else the\n"
-	"workspace of the job that made it); --workspace NAME says which.\n"
+	"workspace of the job that made it); --workspace NAME says which. --step end is the last\n"
+	"step: what changed after it, until the end layer (as restore --step end restores it).\n"
 	"\n" MAXUNPACKHELP
 	"\n"
 	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n"
@@ -143,9 +144,10 @@ int cmddiff(int argc, char **argv)
 	if (job)
 		return usage("diff", "--job and --step: a step is the run's, give one of them");
 	char *end;
-	long n = strtol(step, &end, 10);
-	if (*end || end == step || n < 1 || n > 999999999)
-		return usage("diff", "--step %s: want a step number from 1", step);
+	int atend = strcmp(step, "end") == 0; /* the last step's changes: the end layer, as restore says */
+	long n = atend ? 1 : strtol(step, &end, 10);
+	if (!atend && (*end || end == step || n < 1 || n > 999999999))
+		return usage("diff", "--step %s: want a step number from 1, or 'end'", step);
 	struct err e = {0};
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
@@ -156,6 +158,13 @@ int cmddiff(int argc, char **argv)
 		runclose(dir, tmp);
 		return report(&e);
 	}
+	if (atend && last < 1) {
+		runclose(dir, tmp);
+		fprintf(stderr, "nightshift: diff: %s ran no step: no change to show\n", run);
+		return EXIT_USAGE;
+	}
+	if (atend)
+		n = last;
 	if (n > last) {
 		runclose(dir, tmp);
 		fprintf(stderr, "nightshift: diff: %s has %d step%s; there is no step %ld\n", run, last, last == 1 ? "" : "s", n);

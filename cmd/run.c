@@ -297,8 +297,11 @@ int cmdrun(int argc, char **argv)
 	catchsignals();
 	rc = runmanifest(&m, &o, &rundir, &e);
 	rc = rc < 0 ? rc : exitforrun(rc);
-	if (!progressstop() && rundir)
-		printf("%s\n", rundir);
+	if (!progressstop() && rundir) { /* absolute: a script may cd elsewhere before it uses it */
+		char *abs = realpath(rundir, NULL);
+		printf("%s\n", abs ? abs : rundir);
+		free(abs);
+	}
 	fflush(stdout);
 	if (rc < 0)
 		rc = report(&e);

@@ -136,6 +136,10 @@ YAML
 expect_rc "max_output_tokens above context_window is refused" 2 $?
 expect_grep "at its line" "window.yaml:4:[0-9]+: max_output_tokens \(100000\) must be below context_window" "$M/err"
 
+# --- run prints the run directory as an absolute path, whatever --out was ---
+out=$(cd "$T/rules" && "$NS" run m.yaml --out runs 2>/dev/null)
+expect_eq "run prints an absolute path" "$T/rules/runs" "$(dirname "$out")"
+
 # --- a resumed night whose carried job spent tokens verifies: totals include carried jobs ---
 js() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r
 for k in sys.argv[2:]: v=v.get(k, {}) if isinstance(v, dict) else {}
@@ -167,6 +171,8 @@ expect_eq "and its output tokens" 31 "$(js "$res/run.json" usage output)"
 expect_rc "the resumed night verifies" 0 "$rc"
 [ "$rc" = 0 ] || cat "$R/verify"
 kill $mp 2>/dev/null; wait $mp 2>/dev/null
+"$NS" replay "$night" --out "$R/replays" >/dev/null 2>"$R/rerr"
+expect_grep "replay names the restored workspace in one space" "replay: workspace restored from" "$R/rerr"
 # counts in verify's verdicts agree with their nouns
 cp -r "$res" "$R/gap" && rm "$R/gap/snapshots/end.tar.zst" && sed -i '/  snapshots\/end.tar.zst$/d' "$R/gap/SHA256SUMS"
 "$NS" audit --verify "$R/gap" >"$R/verify" 2>&1
@@ -217,6 +223,9 @@ expect_rc "a job whose tree changes under its snapshots succeeds" 0 "$rc"
 expect_eq "all its steps ran" 13 "$(js "$dir/run.json" jobs churn steps)"
 "$NS" audit --verify "$dir" >"$C/verify" 2>&1
 expect_rc "and the run verifies" 0 "$?"
+"$NS" diff "$dir" --step end >"$C/diff" 2>"$C/differr"
+expect_rc "diff --step end is the last step's changes" 0 "$?"
+expect_grep "saying which step" '^# step 13' "$C/diff"
 zstd -dc "$dir/jobs/churn/events.jsonl.zst" | grep '"type":"snapshot"' > "$C/snaps"
 expect_grep "a layer names what vanished while it was read" '"reason":"(vanished|changed) while the snapshot was read' "$C/snaps"
 
