@@ -26,7 +26,7 @@ static int checkrun(const struct upstream *u, const char *dir, const char *flag,
 	if (rc < 0)
 		return errctx(e, "%s", flag);
 	if (rc > 0)
-		progressf("%s %s: signed, and its signature not checked (--allowed-signers FILE checks it)", flag, dir);
+		progressj(NULL, "%s %s: signed, and its signature not checked (--allowed-signers FILE checks it)", flag, dir);
 	if (runverified(dir, ERR_INPUT, e) < 0) {
 		e->kind = ERR_INPUT;
 		return errctx(e, "%s", flag);
