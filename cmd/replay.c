@@ -44,10 +44,9 @@ static int firstlayer(const char *run, const char *ws)
 	int best = 0;
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		char *end;
-		long n = strtol(de->d_name, &end, 10);
-		if (end != de->d_name && strcmp(end, ".tar.zst") == 0 && n > 0 && (best == 0 || n < best))
-			best = (int)n;
+		int n;
+		if (layerparse(de->d_name, &n) == LAYER_STEP && (best == 0 || n < best))
+			best = n;
 	}
 	if (d)
 		closedir(d);
