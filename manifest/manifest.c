@@ -26,10 +26,7 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
                                         "price", "thinking", "max_tokens_field", NULL};
 static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
 static const char *const budgetkeys[] = {"cost", NULL};
-static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
-                                          "timeout", "env", "mounts", "limits", "protect", "uid", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
-static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", NULL};
 static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
                                          "approval", "output", "max_turns", "max_tokens", "max_cost",
                                          "tool_output_limit", "sandbox", "skills", NULL};
@@ -271,109 +268,205 @@ static int parseuid(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
 }
 
 /* Apply the keys of a sandbox mapping on top of sc (which holds the inherited values). */
-static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
+/* The names of a table's rows (each row begins with its const char *name), NULL-ended, for ymap. */
+static void keynames(const void *rows, size_t n, size_t stride, const char **out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = *(const char *const *)(const void *)((const char *)rows + i * stride);
+	out[n] = NULL;
+}
+
+/* sandbox: one parser per key, each reading its value into sc (base: the folder paths are
+ * relative to). */
+static int scbackend(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
 {
 	static const char *const backends[] = {"namespace", "docker", "none", NULL};
+	int k = yenum(y, v, "sandbox backend", backends);
+	(void)base;
+	sc->backend = k;
+	return k;
+}
+
+static int scimage(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	int rc = ystr(y, v, &sc->image);
+	if (rc == 0 && strcmp(sc->image, "host") != 0 && (sc->image[0] == '.' || sc->image[0] == '/')) {
+		char *dir = NULL;
+		rc = existing(y, v, base, sc->image, 1, &dir);
+		if (rc == 0) {
+			free(sc->image);
+			sc->image = dir;
+		}
+	}
+	return rc;
+}
+
+static int scnetwork(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return parsenetwork(y, v, sc);
+}
+
+static int scmemory(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return ysize(y, v, &sc->memory);
+}
+
+static int sccpus(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return ynum(y, v, 0.01, 1024, &sc->cpus);
+}
+
+static int scpids(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return yint(y, v, 1, 1 << 22, &sc->pids);
+}
+
+static int sclimits(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
 	static const char *const limitmodes[] = {"strict", "warn", NULL};
+	int k = yenum(y, v, "sandbox limits", limitmodes);
+	(void)base;
+	sc->limits_warn = k == 1;
+	return k;
+}
+
+static int sctimeout(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	int rc = yduration(y, v, &sc->timeout_ms);
+	if (rc == 0 && sc->timeout_ms <= 0)
+		rc = yfail(y, v, "timeout must be positive");
+	return rc;
+}
+
+static int scenv(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return ystrv(y, v, &sc->env);
+}
+
+static int scprotect(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	strvfree(&sc->protect);
+	int rc = ystrv(y, v, &sc->protect);
+	for (size_t j = 0; rc == 0 && j < sc->protect.n; j++) {
+		const char *g = sc->protect.v[j];
+		if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
+			rc = yfail(y, v, "sandbox.protect: '%s' is not a path inside the workspace", g);
+	}
+	return rc;
+}
+
+static int scuid(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return parseuid(y, v, sc);
+}
+
+static int scmounts(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	yaml_node_t *it;
+	int rc = 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return yfail(y, v, "mounts must be a list");
+	for (size_t j = 0; j < sc->nmounts; j++) {
+		free(sc->mounts[j].source);
+		free(sc->mounts[j].target);
+	}
+	free(sc->mounts);
+	sc->mounts = NULL;
+	sc->nmounts = 0;
+	for (size_t j = 0; (it = yitem(y, v, j)); j++) {
+		sc->mounts = xrealloc(sc->mounts, (j + 1) * sizeof *sc->mounts);
+		memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
+		sc->nmounts = j + 1;
+		if (parsemount(y, it, base, &sc->mounts[j]) < 0)
+			rc = -1, ynote(y);
+	}
+	return rc;
+}
+
+/* The keys of sandbox:, one row each. */
+static const struct sandboxkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc);
+} sandboxkeys[] = {
+	{"backend", scbackend}, {"image", scimage},     {"network", scnetwork}, {"memory", scmemory},
+	{"cpus", sccpus},       {"pids", scpids},       {"timeout", sctimeout}, {"env", scenv},
+	{"mounts", scmounts},   {"limits", sclimits},   {"protect", scprotect}, {"uid", scuid},
+};
+#define NSANDBOXKEYS (sizeof sandboxkeys / sizeof *sandboxkeys)
+
+static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
+{
+	const char *names[NSANDBOXKEYS + 1];
+	keynames(sandboxkeys, NSANDBOXKEYS, sizeof *sandboxkeys, names);
 	struct ypair p;
-	int bad = ymap(y, n, "sandbox", sandboxkeys);
+	int bad = ymap(y, n, "sandbox", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		int rc = 0, k;
-		if (strcmp(p.key, "backend") == 0) {
-			rc = k = yenum(y, p.val, "sandbox backend", backends);
-			sc->backend = k;
-		} else if (strcmp(p.key, "image") == 0) {
-			rc = ystr(y, p.val, &sc->image);
-			if (rc == 0 && strcmp(sc->image, "host") != 0 && (sc->image[0] == '.' || sc->image[0] == '/')) {
-				char *dir = NULL;
-				rc = existing(y, p.val, base, sc->image, 1, &dir);
-				if (rc == 0) {
-					free(sc->image);
-					sc->image = dir;
-				}
-			}
-		} else if (strcmp(p.key, "network") == 0) {
-			rc = parsenetwork(y, p.val, sc);
-		} else if (strcmp(p.key, "memory") == 0) {
-			rc = ysize(y, p.val, &sc->memory);
-		} else if (strcmp(p.key, "cpus") == 0) {
-			rc = ynum(y, p.val, 0.01, 1024, &sc->cpus);
-		} else if (strcmp(p.key, "pids") == 0) {
-			rc = yint(y, p.val, 1, 1 << 22, &sc->pids);
-		} else if (strcmp(p.key, "limits") == 0) {
-			rc = k = yenum(y, p.val, "sandbox limits", limitmodes);
-			sc->limits_warn = k == 1;
-		} else if (strcmp(p.key, "timeout") == 0) {
-			rc = yduration(y, p.val, &sc->timeout_ms);
-			if (rc == 0 && sc->timeout_ms <= 0)
-				rc = yfail(y, p.val, "timeout must be positive");
-		} else if (strcmp(p.key, "env") == 0) {
-			rc = ystrv(y, p.val, &sc->env);
-		} else if (strcmp(p.key, "protect") == 0) {
-			strvfree(&sc->protect);
-			rc = ystrv(y, p.val, &sc->protect);
-			for (size_t j = 0; rc == 0 && j < sc->protect.n; j++) {
-				const char *g = sc->protect.v[j];
-				if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
-					rc = yfail(y, p.val, "sandbox.protect: '%s' is not a path inside the workspace", g);
-			}
-		} else if (strcmp(p.key, "uid") == 0) {
-			rc = parseuid(y, p.val, sc);
-		} else if (strcmp(p.key, "mounts") == 0) {
-			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE) {
-				bad = yfail(y, p.val, "mounts must be a list");
-				continue;
-			}
-			for (size_t j = 0; j < sc->nmounts; j++) {
-				free(sc->mounts[j].source);
-				free(sc->mounts[j].target);
-			}
-			free(sc->mounts);
-			sc->mounts = NULL;
-			sc->nmounts = 0;
-			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
-				sc->mounts = xrealloc(sc->mounts, (j + 1) * sizeof *sc->mounts);
-				memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
-				sc->nmounts = j + 1;
-				if (parsemount(y, it, base, &sc->mounts[j]) < 0)
-					rc = -1, ynote(y);
-			}
-		}
-		if (rc < 0)
-			bad = -1, ynote(y);
-	}
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NSANDBOXKEYS; k++)
+			if (strcmp(p.key, sandboxkeys[k].name) == 0 && sandboxkeys[k].parse(y, p.val, base, sc) < 0)
+				bad = -1, ynote(y);
 	return bad;
 }
 
+/* snapshot: one parser per key. */
+static int snaplevel(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	int64_t n;
+	int rc = yint(y, v, 1, 19, &n);
+	if (rc == 0)
+		sc->level = n;
+	return rc;
+}
+
+static int snapthreads(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	int64_t n;
+	int rc = yint(y, v, 0, 256, &n);
+	if (rc == 0)
+		sc->threads = n;
+	return rc;
+}
+
+static int snapexclude(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	return ystrv(y, v, &sc->exclude);
+}
+
+static int snapmaxsize(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	return ysize(y, v, &sc->max_size);
+}
+
+/* The keys of snapshot:, one row each. */
+static const struct snapkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, yaml_node_t *v, struct snapconf *sc);
+} snapkeys[] = {
+	{"level", snaplevel}, {"threads", snapthreads}, {"exclude", snapexclude}, {"max_size", snapmaxsize},
+};
+#define NSNAPKEYS (sizeof snapkeys / sizeof *snapkeys)
+
 static int parsesnapshot(struct ydoc *y, yaml_node_t *n, struct snapconf *sc)
 {
+	const char *names[NSNAPKEYS + 1];
+	keynames(snapkeys, NSNAPKEYS, sizeof *snapkeys, names);
 	struct ypair p;
-	int64_t v;
-	int bad = ymap(y, n, "snapshot", snapkeys);
+	int bad = ymap(y, n, "snapshot", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		if (strcmp(p.key, "level") == 0) {
-			if (yint(y, p.val, 1, 19, &v) < 0)
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NSNAPKEYS; k++)
+			if (strcmp(p.key, snapkeys[k].name) == 0 && snapkeys[k].parse(y, p.val, sc) < 0)
 				bad = -1;
-			else
-				sc->level = v;
-		} else if (strcmp(p.key, "threads") == 0) {
-			if (yint(y, p.val, 0, 256, &v) < 0)
-				bad = -1;
-			else
-				sc->threads = v;
-		} else if (strcmp(p.key, "exclude") == 0) {
-			if (ystrv(y, p.val, &sc->exclude) < 0)
-				bad = -1;
-		} else if (strcmp(p.key, "max_size") == 0) {
-			if (ysize(y, p.val, &sc->max_size) < 0)
-				bad = -1;
-		}
-	}
 	return bad;
 }
 
