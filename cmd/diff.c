@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "../snapshot/layername.h"
 #include "../artifacts/calls.h"
 #include "../artifacts/changes.h"
 #include "../util/linediff.h"
@@ -54,21 +55,6 @@ static void printchange(const struct change *c)
 	buffree(&out);
 }
 
-/* The highest step number the run's event logs hold, or -1 when they cannot be read. */
-static int laststep(const char *dir, struct err *e)
-{
-	struct calls *c;
-	struct call k;
-	int last = 0, rc;
-	if (callsopen(&c, dir, e) < 0)
-		return -1;
-	while ((rc = callsnext(c, &k, e)) == 1)
-		if (k.step > last)
-			last = k.step;
-	callsclose(c);
-	return rc < 0 ? -1 : last;
-}
-
 int cmddiff(int argc, char **argv)
 {
 	const char *run = NULL, *step = NULL, *wsname = NULL;
@@ -99,14 +85,14 @@ int cmddiff(int argc, char **argv)
 		return usage("diff", "missing --step N");
 	char *end;
 	long n = strtol(step, &end, 10);
-	if (*end || end == step || n < 1 || n > 999999999)
+	if (*end || end == step || n < 1 || n > LAYERSTEPMAX)
 		return usage("diff", "--step %s: want a step number from 1", step);
 	struct err e = {0};
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	struct runchanges rc;
-	int code = EXIT_OK, last = laststep(dir, &e);
+	int code = EXIT_OK, last = runlaststep(dir, &e);
 	if (last < 0) {
 		runclose(dir, tmp);
 		return report(&e);
