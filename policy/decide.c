@@ -84,7 +84,10 @@ static char *resolve(const char *path)
 	return full;
 }
 
-void placeinit(struct place *p, const struct manifest *m, const char *ws, const char *outdir,
+/* The place a job with sandbox sc works in, as a run of m into outdir would see it: workspace ws,
+ * the runs folder when outdir lies inside it, the protected paths and hard-linked files. Reads,
+ * never changes, the workspace. */
+static void placeinit(struct place *p, const struct manifest *m, const char *ws, const char *outdir,
                const struct sandboxconf *sc)
 {
 	memset(p, 0, sizeof *p);

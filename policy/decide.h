@@ -18,11 +18,7 @@ struct place {
  * offers it to w). p may be NULL: the rules alone, and whether the tool is offered. */
 void decide(const struct worker *w, const char *tool, const cJSON *args, int live,
             const struct place *p, struct verdict *v);
-/* The place a job with sandbox sc works in, as a run of m into outdir would see it: workspace ws,
- * the runs folder when outdir lies inside it, the protected paths and hard-linked files. Reads,
- * never changes, the workspace. */
-void placeinit(struct place *p, const struct manifest *m, const char *ws, const char *outdir,
-               const struct sandboxconf *sc);
+/* Free what a place holds (its protected paths and runs folder). */
 void placefree(struct place *p);
 /* Decide a call of worker w as every run of m into outdir would: in the place of each job running
  * w (the manifest's workspace when none does), the strictest verdict, the first job's on a tie. */
