@@ -27,9 +27,6 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
 static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
 static const char *const budgetkeys[] = {"cost", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
-static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
-                                         "approval", "output", "max_turns", "max_tokens", "max_cost",
-                                         "tool_output_limit", "sandbox", "skills", NULL};
 static const char *const approvalkeys[] = {"default", "rules", "examples", "on_deny", NULL};
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
@@ -881,92 +878,181 @@ static int outputlimit(struct ydoc *y, yaml_node_t *n, int64_t *out)
 }
 
 /* The keys of a worker mapping (inline or front matter) applied on w. */
+/* A worker's key being read: the manifest (its MCP servers), the worker, and whether the keys
+ * come from a worker file. */
+struct wkctx {
+	const struct manifest *m;
+	struct worker *w;
+	int filemode;
+};
+
+/* worker: one parser per key; -1 an error, STOPKEYS an error after which no other key is read. */
+enum { STOPKEYS = -2 };
+
+static int wkdescription(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->description);
+}
+
+static int wkmodel(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->model);
+}
+
+static int wkinstructions(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->instructions);
+}
+
+static int wkfile(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return c->filemode ? yfail(y, p->knode, "a worker file cannot point to another file") : 0;
+}
+
+static int wktools(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	struct worker *w = c->w;
+	yaml_node_t *it;
+	int bad = 0;
+	if (p->val->type != YAML_SEQUENCE_NODE)
+		return yfail(y, p->val, "tools must be a list");
+	w->tools = 0;
+	strvfree(&w->mcptools);
+	for (size_t j = 0; (it = yitem(y, p->val, j)); j++) {
+		if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
+			const char *s = (const char *)it->data.scalar.value;
+			if (mcpconftool(c->m, y, it, s) < 0)
+				bad = -1;
+			else
+				strvadd(&w->mcptools, s);
+			continue;
+		}
+		int k = yenum(y, it, "tool", toolnames);
+		if (k < 0)
+			bad = -1;
+		else
+			w->tools |= 1u << k;
+	}
+	return bad;
+}
+
+static int wkdelegates(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystrvpos(y, p->val, &c->w->delegates, &c->w->delegates_pos);
+}
+
+static int wkapproval(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return parseapproval(y, p->val, &c->w->approval);
+}
+
+static int wkskills(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return skillsload(y, p->val, c->w);
+}
+
+static int wkoutput(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	struct worker *w = c->w;
+	struct buf ptr = {0};
+	cJSON_Delete(w->output);
+	w->output = yjson(y, p->val);
+	if (!w->output)
+		return STOPKEYS;
+	if (!cJSON_IsObject(w->output))
+		return yfail(y, p->val, "output must be a JSON Schema mapping"), STOPKEYS;
+	if (schemacheck(w->output, &ptr, y->e) < 0) {
+		char msg[sizeof y->e->msg];
+		memcpy(msg, y->e->msg, sizeof msg);
+		yfail(y, yat(y, p->val, ptr.data ? ptr.data : ""), "output schema: %s", msg);
+		buffree(&ptr);
+		return STOPKEYS;
+	}
+	buffree(&ptr);
+	/* The result is a tool call's arguments: an object, as every provider requires. */
+	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(w->output, "type");
+	if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "object") != 0)
+		return yfail(y, ty ? yat(y, p->val, "/type") : p->val,
+		             "output schema: the root must be an object (type: object): the result is the "
+		             "arguments of a final_result call, which every provider takes as an object"),
+		       STOPKEYS;
+	return 0;
+}
+
+static int wkmaxturns(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	int64_t v = 0;
+	int rc = yint(y, p->val, 1, 100000, &v);
+	if (rc == 0)
+		c->w->max_turns = (int)v;
+	return rc;
+}
+
+static int wkmaxtokens(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return yint(y, p->val, 1, INT64_MAX / 2, &c->w->max_tokens);
+}
+
+static int wkmaxcost(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ynum(y, p->val, 1e-9, 1e9, &c->w->max_cost);
+}
+
+static int wkoutputlimit(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return outputlimit(y, p->val, &c->w->tool_output_limit);
+}
+
+static int wksandbox(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	char *base = dirname_dup(y->file);
+	int rc = parsesandbox(y, p->val, base, &c->w->sandbox);
+	free(base);
+	return rc;
+}
+
+/* The keys of a worker, one row each. */
+static const struct workerkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, struct ypair *p, struct wkctx *c);
+} workerkeys[] = {
+	{"description", wkdescription},
+	{"model", wkmodel},
+	{"instructions", wkinstructions},
+	{"file", wkfile},
+	{"tools", wktools},
+	{"delegates", wkdelegates},
+	{"approval", wkapproval},
+	{"output", wkoutput},
+	{"max_turns", wkmaxturns},
+	{"max_tokens", wkmaxtokens},
+	{"max_cost", wkmaxcost},
+	{"tool_output_limit", wkoutputlimit},
+	{"sandbox", wksandbox},
+	{"skills", wkskills},
+};
+#define NWORKERKEYS (sizeof workerkeys / sizeof *workerkeys)
+
 static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
                             int filemode)
 {
+	const char *names[NWORKERKEYS + 1];
+	keynames(workerkeys, NWORKERKEYS, sizeof *workerkeys, names);
+	struct wkctx c = {m, w, filemode};
 	struct ypair p;
-	int64_t v;
-	int bad = ymap(y, n, "a worker", workerkeys);
+	int bad = ymap(y, n, "a worker", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		int rc = 0;
-		if (strcmp(p.key, "description") == 0)
-			rc = ystr(y, p.val, &w->description);
-		else if (strcmp(p.key, "model") == 0)
-			rc = ystr(y, p.val, &w->model);
-		else if (strcmp(p.key, "instructions") == 0)
-			rc = ystr(y, p.val, &w->instructions);
-		else if (strcmp(p.key, "file") == 0 && filemode)
-			rc = yfail(y, p.knode, "a worker file cannot point to another file");
-		else if (strcmp(p.key, "tools") == 0) {
-			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE) {
-				bad = yfail(y, p.val, "tools must be a list");
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NWORKERKEYS; k++) {
+			if (strcmp(p.key, workerkeys[k].name) != 0)
 				continue;
-			}
-			w->tools = 0;
-			strvfree(&w->mcptools);
-			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
-				if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
-					const char *s = (const char *)it->data.scalar.value;
-					if (mcpconftool(m, y, it, s) < 0)
-						bad = -1;
-					else
-						strvadd(&w->mcptools, s);
-					continue;
-				}
-				int k = yenum(y, it, "tool", toolnames);
-				if (k < 0)
-					bad = -1;
-				else
-					w->tools |= 1u << k;
-			}
-		} else if (strcmp(p.key, "delegates") == 0)
-			rc = ystrvpos(y, p.val, &w->delegates, &w->delegates_pos);
-		else if (strcmp(p.key, "approval") == 0)
-			rc = parseapproval(y, p.val, &w->approval);
-		else if (strcmp(p.key, "skills") == 0)
-			rc = skillsload(y, p.val, w);
-		else if (strcmp(p.key, "output") == 0) {
-			struct buf ptr = {0};
-			cJSON_Delete(w->output);
-			w->output = yjson(y, p.val);
-			if (!w->output)
+			int rc = workerkeys[k].parse(y, &p, &c);
+			if (rc == STOPKEYS)
 				return -1;
-			if (!cJSON_IsObject(w->output))
-				return yfail(y, p.val, "output must be a JSON Schema mapping");
-			if (schemacheck(w->output, &ptr, y->e) < 0) {
-				char msg[sizeof y->e->msg];
-				memcpy(msg, y->e->msg, sizeof msg);
-				yfail(y, yat(y, p.val, ptr.data ? ptr.data : ""), "output schema: %s", msg);
-				buffree(&ptr);
-				return -1;
-			}
-			buffree(&ptr);
-			/* The result is a tool call's arguments: an object, as every provider requires. */
-			const cJSON *ty = cJSON_GetObjectItemCaseSensitive(w->output, "type");
-			if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "object") != 0)
-				return yfail(y, ty ? yat(y, p.val, "/type") : p.val,
-				             "output schema: the root must be an object (type: object): the result is the "
-				             "arguments of a final_result call, which every provider takes as an object");
-		} else if (strcmp(p.key, "max_turns") == 0) {
-			rc = yint(y, p.val, 1, 100000, &v);
-			w->max_turns = v;
-		} else if (strcmp(p.key, "max_tokens") == 0)
-			rc = yint(y, p.val, 1, INT64_MAX / 2, &w->max_tokens);
-		else if (strcmp(p.key, "max_cost") == 0)
-			rc = ynum(y, p.val, 1e-9, 1e9, &w->max_cost);
-		else if (strcmp(p.key, "tool_output_limit") == 0)
-			rc = outputlimit(y, p.val, &w->tool_output_limit);
-		else if (strcmp(p.key, "sandbox") == 0) {
-			char *base = dirname_dup(y->file);
-			rc = parsesandbox(y, p.val, base, &w->sandbox);
-			free(base);
+			if (rc < 0)
+				bad = -1, ynote(y);
 		}
-		if (rc < 0)
-			bad = -1, ynote(y);
-	}
 	return bad;
 }
 
