@@ -7,6 +7,7 @@
 #include <string.h>
 #include "calls.h"
 #include "events.h"
+#include "../snapshot/layername.h"
 
 struct stream {
 	char *job;
@@ -255,11 +256,11 @@ static int lastlayer(const char *dir, int last, int sub)
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		size_t digits = strspn(de->d_name, "0123456789");
 		struct stat st;
 		char *p = pathjoin(dir, de->d_name);
-		if (digits >= 4 && digits <= 9 && strcmp(de->d_name + digits, ".tar.zst") == 0 && atoi(de->d_name) > last)
-			last = atoi(de->d_name);
+		int n;
+		if (layerparse(de->d_name, &n) == LAYER_STEP && n > last)
+			last = n;
 		else if (sub && de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			last = lastlayer(p, last, 0);
 		free(p);

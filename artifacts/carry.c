@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "carry.h"
 #include "../util/copy.h"
+#include "../snapshot/layername.h"
 
 int carryjob(const char *from, const char *to, const char *id, struct err *e)
 {
@@ -25,12 +26,6 @@ int carryjob(const char *from, const char *to, const char *id, struct err *e)
 	return rc;
 }
 
-static int numbered(const char *name)
-{
-	size_t digits = strspn(name, "0123456789");
-	return digits >= 4 && (strcmp(name + digits, ".tar.zst") == 0 || strcmp(name + digits, ".end.tar.zst") == 0);
-}
-
 static int carrydir(const char *src, const char *dst, int top, int last, int closed, struct err *e)
 {
 	DIR *d = opendir(src);
@@ -43,18 +38,21 @@ static int carrydir(const char *src, const char *dst, int top, int last, int clo
 			continue;
 		char *s = pathjoin(src, de->d_name), *t = pathjoin(dst, de->d_name);
 		struct stat st, there;
+		enum layerkind kind = layerparse(de->d_name, NULL);
 		if (lstat(s, &st) < 0)
 			rc = errc(e, ERR_INPUT, "%s:", s);
-		else if (S_ISREG(st.st_mode) && numbered(de->d_name))
+		else if (S_ISREG(st.st_mode) && (kind == LAYER_STEP || kind == LAYER_OLDEND))
 			rc = copyfile(s, t, 1, e);
-		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0 && top && closed)
+		else if (S_ISREG(st.st_mode) && kind == LAYER_END && top && closed)
 			rc = copyfile(s, t, 1, e); /* a chain the new run does not continue ends as it ended */
-		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "end.tar.zst") == 0) {
+		else if (S_ISREG(st.st_mode) && kind == LAYER_END) {
 			/* the workspace after the run's last step, as NNNN.end.tar.zst: the changes of the
 			 * steps after the chain's last layer, so that they are not taken for the next run's */
-			char *oe = xasprintf("%s/%04d.end.tar.zst", dst, last), *had = xasprintf("%s/%04d.end.tar.zst", src, last);
+			char *name = layerfile(LAYER_OLDEND, last);
+			char *oe = pathjoin(dst, name), *had = pathjoin(src, name);
 			if (lstat(had, &there) < 0) /* else the earlier run's, of the same step, is kept */
 				rc = copyfile(s, oe, 1, e);
+			free(name);
 			free(oe);
 			free(had);
 		} else if (S_ISDIR(st.st_mode) && top)
@@ -113,7 +111,8 @@ int carrydrop(const char *to, const struct strv *keep, struct err *e)
 				if (strcmp(ce->d_name, ".") == 0 || strcmp(ce->d_name, "..") == 0)
 					continue;
 				char *f = pathjoin(p, ce->d_name);
-				if (!numbered(ce->d_name) || unlink(f) < 0)
+				enum layerkind k = layerparse(ce->d_name, NULL);
+				if ((k != LAYER_STEP && k != LAYER_OLDEND) || unlink(f) < 0)
 					rc = errc(e, ERR_INPUT, "%s: cannot drop a carried chain's layer", f);
 				free(f);
 			}

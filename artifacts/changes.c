@@ -95,13 +95,6 @@ int changestext(const char *s, size_t n)
 }
 
 /* By step; a run's old end after the layer of its last step. */
-static int namecmp(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int c = strncmp(x, y, 4);
-	return c ? c : snapoldend(x) - snapoldend(y);
-}
-
 /* The layers of the chain in folder dir in order: NNNN.tar.zst by number (a resumed run's carried
  * NNNN.end.tar.zst after NNNN's), then end.tar.zst. */
 static void layers(const char *dir, struct strv *names)
@@ -110,23 +103,19 @@ static void layers(const char *dir, struct strv *names)
 	if (!d)
 		return;
 	struct dirent *de;
-	int haveend = 0;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, "end.tar.zst") == 0)
-			haveend = 1;
-		else if (snapstepname(de->d_name))
+	while ((de = readdir(d)))
+		if (layerparse(de->d_name, NULL) != LAYER_NONE)
 			strvadd(names, de->d_name);
-	}
 	closedir(d);
 	if (names->n > 1)
-		qsort(names->v, names->n, sizeof *names->v, namecmp);
-	if (haveend)
-		strvadd(names, "end.tar.zst");
+		qsort(names->v, names->n, sizeof *names->v, layercmp);
 }
 
+/* The step a layer's changes end at: a carried NNNN.end is after step NNNN, end.tar.zst is 0. */
 static int layerstep(const char *name)
 {
-	return strcmp(name, "end.tar.zst") == 0 ? 0 : atoi(name);
+	int n = 0;
+	return layerparse(name, &n) == LAYER_OLDEND ? n + 1 : n;
 }
 
 
@@ -503,7 +492,8 @@ static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struc
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		char *file = pathjoin(dir, names.v[i]);
 		struct layerchanges *l = NULL;
-		int end = strcmp(names.v[i], "end.tar.zst") == 0 || snapoldend(names.v[i]);
+		enum layerkind kind = layerparse(names.v[i], NULL);
+		int end = kind == LAYER_END || kind == LAYER_OLDEND;
 		int full = i == 0 || end;
 		if (i > 0) {
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
@@ -512,8 +502,8 @@ static int readchain(const char *rundir, const char *ws, int64_t maxbytes, struc
 			l->layer = *ws ? xasprintf("snapshots/%s/%s", ws, names.v[i]) : xasprintf("snapshots/%s", names.v[i]);
 			l->ws = xstrdup(ws);
 			/* after a run's old end, what changes is after its last step */
-			l->from = layerstep(names.v[i - 1]) + snapoldend(names.v[i - 1]);
-			l->to = layerstep(names.v[i]) + snapoldend(names.v[i]);
+			l->from = layerstep(names.v[i - 1]);
+			l->to = layerstep(names.v[i]);
 		}
 		rc = applyone(file, &t, &want, l, (int)i + 1, &full, &b2, e);
 		if (l && full && !end)
@@ -605,8 +595,9 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 	}
 	/* a sandboxed step has a layer of its own in its workspace's chain */
 	for (size_t i = 0; !found && i < ws.n; i++) {
-		char *p = *ws.v[i] ? xasprintf("%s/snapshots/%s/%04d.tar.zst", rundir, ws.v[i], step)
-		                   : xasprintf("%s/snapshots/%04d.tar.zst", rundir, step);
+		char *l = layerpath(ws.v[i], LAYER_STEP, step);
+		char *p = pathjoin(rundir, l);
+		free(l);
 		if (access(p, F_OK) == 0)
 			found = xstrdup(ws.v[i]);
 		free(p);

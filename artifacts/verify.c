@@ -206,16 +206,15 @@ static void endlayers(const char *dir, struct verdictrun *v)
 	struct stat st;
 	struct strv c = {0};
 	snapchains(dir, &c);
-	if (!c.n || !*c.v[0]) { /* one chain in snapshots/ itself, or no layer at all */
-		char *end = pathjoin(sd, "end.tar.zst");
-		if (stat(sd, &st) == 0 && stat(end, &st) < 0)
-			verdictgap(v, "snapshots/end.tar.zst: missing: the workspace after the last step was not stored");
-		free(end);
-	}
-	for (size_t i = 0; c.n && *c.v[0] && i < c.n; i++) {
-		char *end = xasprintf("%s/%s/end.tar.zst", sd, c.v[i]);
-		if (stat(end, &st) < 0)
-			verdictgap(v, "snapshots/%s/end.tar.zst: missing: the workspace after the last step was not stored", c.v[i]);
+	/* one chain in snapshots/ itself (or no layer at all: then only when snapshots/ is there), or
+	 * one per workspace folder */
+	size_t n = !c.n || !*c.v[0] ? 1 : c.n;
+	for (size_t i = 0; i < n; i++) {
+		const char *ws = c.n ? c.v[i] : "";
+		char *rel = layerpath(ws, LAYER_END, 0), *end = pathjoin(dir, rel);
+		if ((c.n || stat(sd, &st) == 0) && stat(end, &st) < 0)
+			verdictgap(v, "%s: missing: the workspace after the last step was not stored", rel);
+		free(rel);
 		free(end);
 	}
 	strvfree(&c);

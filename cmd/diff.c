@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd.h"
+#include "../snapshot/layername.h"
 #include "../artifacts/calls.h"
 #include "../artifacts/changes.h"
 #include "../artifacts/patch.h"
@@ -65,21 +66,6 @@ static void printchange(const struct change *c)
 	else
 		fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	buffree(&out);
-}
-
-/* The highest step number the run's event logs hold, or -1 when they cannot be read. */
-static int laststep(const char *dir, struct err *e)
-{
-	struct calls *c;
-	struct call k;
-	int last = 0, rc;
-	if (callsopen(&c, dir, e) < 0)
-		return -1;
-	while ((rc = callsnext(c, &k, e)) == 1)
-		if (k.step > last)
-			last = k.step;
-	callsclose(c);
-	return rc < 0 ? -1 : last;
 }
 
 /* A job's or the run's whole change as a patch: raw to a pipe or file, sanitised to a terminal. */
@@ -146,14 +132,14 @@ int cmddiff(int argc, char **argv)
 	char *end;
 	int atend = strcmp(step, "end") == 0; /* the last step's changes: the end layer, as restore says */
 	long n = atend ? 1 : strtol(step, &end, 10);
-	if (!atend && (*end || end == step || n < 1 || n > 999999999))
+	if (!atend && (*end || end == step || n < 1 || n > LAYERSTEPMAX))
 		return usage("diff", "--step %s: want a step number from 1, or 'end'", step);
 	struct err e = {0};
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	struct runchanges rc;
-	int code = EXIT_OK, last = laststep(dir, &e);
+	int code = EXIT_OK, last = runlaststep(dir, &e);
 	if (last < 0) {
 		runclose(dir, tmp);
 		return report(&e);

@@ -7,6 +7,7 @@
 #include "../policy/policy.h"
 #include "../run/redecide.h"
 #include "../util/term.h"
+#include "../policy/decide.h"
 #include "../util/glob.h"
 
 static const char helptext[] =
@@ -22,7 +23,8 @@ static const char helptext[] =
 	"real calls. With --json, one object a line: {\"job\", \"step\", \"tool\", \"arguments\",\n"
 	"\"old\": {\"decision\", \"rule\", \"reason\"}, \"new\": {...}}. Exit 0 whatever the list holds.\n"
 	"\n"
-	"Decides one tool call of worker W by its approval rules, exactly as a run would, and prints\n"
+	"Decides one tool call of worker W by its approval rules, exactly as a run would (a tool the\n"
+	"worker is not given, the runs folder and protected paths included), and prints\n"
 	"one line: 'allow by rule N', 'deny by rule N', 'abort by rule N', or '... by default'. Rules\n"
 	"count from 1 in the order of approval.rules in the YAML (rule 1 is the first). The reason\n"
 	"(which rule, which command) goes to stderr, and for a shell line one more line per simple\n"
@@ -284,11 +286,11 @@ int cmdpolicy(int argc, char **argv)
 		manifestfree(&m);
 		return EXIT_USAGE;
 	}
-	int offered = shell || file ? (w->tools & toolbyname(tool)) != 0 : 0;
+	int offered = shell || file ? (w->tools & toolbyname(tool)) != 0 : 0, live = 0;
 	if (mcp) { /* a glob of the worker's tools names it; whether its server offers it is known only at run time */
 		for (size_t k = 0; k < w->mcptools.n; k++)
-			offered |= globmatch(w->mcptools.v[k], strlen(w->mcptools.v[k]), tool, strlen(tool));
-		if (!offered)
+			live |= globmatch(w->mcptools.v[k], strlen(w->mcptools.v[k]), tool, strlen(tool));
+		if (!live)
 			fprintf(stderr, "nightshift: policy: note: no entry of worker '%s''s tools names %s, so its model never "
 			                "sees it\n", worker, tool);
 		offered = 1;
@@ -309,7 +311,9 @@ int cmdpolicy(int argc, char **argv)
 	else
 		cJSON_AddStringToObject(args, "input", input ? input : "");
 	struct verdict v;
-	policydecide(&w->approval, w->name, tool, args, &v);
+	char *outdir = pathjoin(m.dir, "runs"); /* as `nightshift run` makes them */
+	decideoffline(&m, w, outdir, tool, args, live, &v);
+	free(outdir);
 	cJSON_Delete(args);
 	if (json) {
 		printjson(&v, w);

@@ -67,7 +67,7 @@ int cmdrestore(int argc, char **argv)
 	if (strcmp(step, "end") != 0) {
 		char *end;
 		long v = strtol(step, &end, 10);
-		if (*end || end == step || v < 1 || v > 999999999)
+		if (*end || end == step || v < 1 || v > LAYERSTEPMAX)
 			return usage("restore", "--step %s: want a step number from 1, or 'end'", step);
 		n = (int)v;
 	}

@@ -28,13 +28,7 @@ static const char *const modelkeys[] = {"provider", "model", "base_url", "api_ke
                                         "price", "thinking", "max_tokens_field", NULL};
 static const char *const pricekeys[] = {"input", "cached_input", "output", NULL};
 static const char *const budgetkeys[] = {"cost", NULL};
-static const char *const sandboxkeys[] = {"backend", "image", "network", "memory", "cpus", "pids",
-                                          "timeout", "env", "mounts", "limits", "protect", "uid", NULL};
 static const char *const mountkeys[] = {"source", "target", "mode", NULL};
-static const char *const snapkeys[] = {"level", "threads", "exclude", "max_size", "gitignore", NULL};
-static const char *const workerkeys[] = {"description", "model", "instructions", "file", "tools", "delegates",
-                                         "approval", "output", "max_turns", "max_text_turns", "max_tokens", "max_cost",
-                                         "tool_output_limit", "sandbox", "skills", NULL};
 static const char *const approvalkeys[] = {"default", "rules", "examples", "on_deny", NULL};
 static const char *const rulekeys[] = {"tool", "command", "path", "worker", "args", "decision", "preset", NULL};
 static const char *const examplekeys[] = {"allow", "deny", NULL};
@@ -273,119 +267,219 @@ static int parseuid(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
 }
 
 /* Apply the keys of a sandbox mapping on top of sc (which holds the inherited values). */
-static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
+/* The names of a table's rows (each row begins with its const char *name), NULL-ended, for ymap. */
+static void keynames(const void *rows, size_t n, size_t stride, const char **out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = *(const char *const *)(const void *)((const char *)rows + i * stride);
+	out[n] = NULL;
+}
+
+/* sandbox: one parser per key, each reading its value into sc (base: the folder paths are
+ * relative to). */
+static int scbackend(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
 {
 	static const char *const backends[] = {"namespace", "docker", "none", NULL};
+	int k = yenum(y, v, "sandbox backend", backends);
+	(void)base;
+	sc->backend = k;
+	return k;
+}
+
+static int scimage(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	int rc = ystr(y, v, &sc->image);
+	if (rc == 0 && strcmp(sc->image, "host") != 0 && (sc->image[0] == '.' || sc->image[0] == '/')) {
+		char *dir = NULL;
+		rc = existing(y, v, base, sc->image, 1, &dir);
+		if (rc == 0) {
+			free(sc->image);
+			sc->image = dir;
+		}
+	}
+	return rc;
+}
+
+static int scnetwork(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return parsenetwork(y, v, sc);
+}
+
+static int scmemory(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return ysize(y, v, &sc->memory);
+}
+
+static int sccpus(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return ynum(y, v, 0.01, 1024, &sc->cpus);
+}
+
+static int scpids(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return yint(y, v, 1, 1 << 22, &sc->pids);
+}
+
+static int sclimits(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
 	static const char *const limitmodes[] = {"strict", "warn", NULL};
+	int k = yenum(y, v, "sandbox limits", limitmodes);
+	(void)base;
+	sc->limits_warn = k == 1;
+	return k;
+}
+
+static int sctimeout(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	int rc = yduration(y, v, &sc->timeout_ms);
+	if (rc == 0 && sc->timeout_ms <= 0)
+		rc = yfail(y, v, "timeout must be positive");
+	return rc;
+}
+
+static int scenv(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	int rc = ystrv(y, v, &sc->env);
+	for (size_t j = 0; rc == 0 && j < sc->env.n; j++) { /* NAME, or NAME=VALUE */
+		const char *s = sc->env.v[j];
+		size_t nl = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (!nl || (s[0] >= '0' && s[0] <= '9') || (s[nl] && s[nl] != '='))
+			rc = yfail(y, v, "sandbox.env: '%.80s' is neither a variable's name (passed in with its "
+			           "value here) nor NAME=VALUE", s);
+	}
+	return rc;
+}
+
+static int scprotect(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	strvfree(&sc->protect);
+	int rc = ystrv(y, v, &sc->protect);
+	for (size_t j = 0; rc == 0 && j < sc->protect.n; j++) {
+		const char *g = sc->protect.v[j];
+		if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
+			rc = yfail(y, v, "sandbox.protect: '%s' is not a path inside the workspace", g);
+	}
+	return rc;
+}
+
+static int scuid(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	(void)base;
+	return parseuid(y, v, sc);
+}
+
+static int scmounts(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc)
+{
+	yaml_node_t *it;
+	int rc = 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return yfail(y, v, "mounts must be a list");
+	for (size_t j = 0; j < sc->nmounts; j++) {
+		free(sc->mounts[j].source);
+		free(sc->mounts[j].target);
+	}
+	free(sc->mounts);
+	sc->mounts = NULL;
+	sc->nmounts = 0;
+	for (size_t j = 0; (it = yitem(y, v, j)); j++) {
+		sc->mounts = xrealloc(sc->mounts, (j + 1) * sizeof *sc->mounts);
+		memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
+		sc->nmounts = j + 1;
+		if (parsemount(y, it, base, &sc->mounts[j]) < 0)
+			rc = -1, ynote(y);
+	}
+	return rc;
+}
+
+/* The keys of sandbox:, one row each. */
+static const struct sandboxkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, yaml_node_t *v, const char *base, struct sandboxconf *sc);
+} sandboxkeys[] = {
+	{"backend", scbackend}, {"image", scimage},     {"network", scnetwork}, {"memory", scmemory},
+	{"cpus", sccpus},       {"pids", scpids},       {"timeout", sctimeout}, {"env", scenv},
+	{"mounts", scmounts},   {"limits", sclimits},   {"protect", scprotect}, {"uid", scuid},
+};
+#define NSANDBOXKEYS (sizeof sandboxkeys / sizeof *sandboxkeys)
+
+static int parsesandbox(struct ydoc *y, yaml_node_t *n, const char *base, struct sandboxconf *sc)
+{
+	const char *names[NSANDBOXKEYS + 1];
+	keynames(sandboxkeys, NSANDBOXKEYS, sizeof *sandboxkeys, names);
 	struct ypair p;
-	int bad = ymap(y, n, "sandbox", sandboxkeys);
+	int bad = ymap(y, n, "sandbox", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		int rc = 0, k;
-		if (strcmp(p.key, "backend") == 0) {
-			rc = k = yenum(y, p.val, "sandbox backend", backends);
-			sc->backend = k;
-		} else if (strcmp(p.key, "image") == 0) {
-			rc = ystr(y, p.val, &sc->image);
-			if (rc == 0 && strcmp(sc->image, "host") != 0 && (sc->image[0] == '.' || sc->image[0] == '/')) {
-				char *dir = NULL;
-				rc = existing(y, p.val, base, sc->image, 1, &dir);
-				if (rc == 0) {
-					free(sc->image);
-					sc->image = dir;
-				}
-			}
-		} else if (strcmp(p.key, "network") == 0) {
-			rc = parsenetwork(y, p.val, sc);
-		} else if (strcmp(p.key, "memory") == 0) {
-			rc = ysize(y, p.val, &sc->memory);
-		} else if (strcmp(p.key, "cpus") == 0) {
-			rc = ynum(y, p.val, 0.01, 1024, &sc->cpus);
-		} else if (strcmp(p.key, "pids") == 0) {
-			rc = yint(y, p.val, 1, 1 << 22, &sc->pids);
-		} else if (strcmp(p.key, "limits") == 0) {
-			rc = k = yenum(y, p.val, "sandbox limits", limitmodes);
-			sc->limits_warn = k == 1;
-		} else if (strcmp(p.key, "timeout") == 0) {
-			rc = yduration(y, p.val, &sc->timeout_ms);
-			if (rc == 0 && sc->timeout_ms <= 0)
-				rc = yfail(y, p.val, "timeout must be positive");
-		} else if (strcmp(p.key, "env") == 0) {
-			rc = ystrv(y, p.val, &sc->env);
-			for (size_t j = 0; rc == 0 && j < sc->env.n; j++) { /* NAME, or NAME=VALUE */
-				const char *s = sc->env.v[j];
-				size_t nl = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
-				if (!nl || (s[0] >= '0' && s[0] <= '9') || (s[nl] && s[nl] != '='))
-					rc = yfail(y, p.val, "sandbox.env: '%.80s' is neither a variable's name (passed in with its "
-					           "value here) nor NAME=VALUE", s);
-			}
-		} else if (strcmp(p.key, "protect") == 0) {
-			strvfree(&sc->protect);
-			rc = ystrv(y, p.val, &sc->protect);
-			for (size_t j = 0; rc == 0 && j < sc->protect.n; j++) {
-				const char *g = sc->protect.v[j];
-				if (!*g || g[0] == '/' || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 || strstr(g, "/../"))
-					rc = yfail(y, p.val, "sandbox.protect: '%s' is not a path inside the workspace", g);
-			}
-		} else if (strcmp(p.key, "uid") == 0) {
-			rc = parseuid(y, p.val, sc);
-		} else if (strcmp(p.key, "mounts") == 0) {
-			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE) {
-				bad = yfail(y, p.val, "mounts must be a list");
-				continue;
-			}
-			for (size_t j = 0; j < sc->nmounts; j++) {
-				free(sc->mounts[j].source);
-				free(sc->mounts[j].target);
-			}
-			free(sc->mounts);
-			sc->mounts = NULL;
-			sc->nmounts = 0;
-			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
-				sc->mounts = xrealloc(sc->mounts, (j + 1) * sizeof *sc->mounts);
-				memset(&sc->mounts[j], 0, sizeof sc->mounts[j]);
-				sc->nmounts = j + 1;
-				if (parsemount(y, it, base, &sc->mounts[j]) < 0)
-					rc = -1, ynote(y);
-			}
-		}
-		if (rc < 0)
-			bad = -1, ynote(y);
-	}
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NSANDBOXKEYS; k++)
+			if (strcmp(p.key, sandboxkeys[k].name) == 0 && sandboxkeys[k].parse(y, p.val, base, sc) < 0)
+				bad = -1, ynote(y);
 	return bad;
 }
 
+/* snapshot: one parser per key. */
+static int snaplevel(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	int64_t n;
+	int rc = yint(y, v, 1, 19, &n);
+	if (rc == 0)
+		sc->level = n;
+	return rc;
+}
+
+static int snapthreads(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	int64_t n;
+	int rc = yint(y, v, 0, 256, &n);
+	if (rc == 0)
+		sc->threads = n;
+	return rc;
+}
+
+static int snapexclude(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	return ystrv(y, v, &sc->exclude);
+}
+
+static int snapmaxsize(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	return ysize(y, v, &sc->max_size);
+}
+
+static int snapgitignore(struct ydoc *y, yaml_node_t *v, struct snapconf *sc)
+{
+	return ybool(y, v, &sc->gitignore);
+}
+
+/* The keys of snapshot:, one row each. */
+static const struct snapkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, yaml_node_t *v, struct snapconf *sc);
+} snapkeys[] = {
+	{"level", snaplevel}, {"threads", snapthreads}, {"exclude", snapexclude}, {"max_size", snapmaxsize},
+	{"gitignore", snapgitignore},
+};
+#define NSNAPKEYS (sizeof snapkeys / sizeof *snapkeys)
+
 static int parsesnapshot(struct ydoc *y, yaml_node_t *n, struct snapconf *sc)
 {
+	const char *names[NSNAPKEYS + 1];
+	keynames(snapkeys, NSNAPKEYS, sizeof *snapkeys, names);
 	struct ypair p;
-	int64_t v;
-	int bad = ymap(y, n, "snapshot", snapkeys);
+	int bad = ymap(y, n, "snapshot", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		if (strcmp(p.key, "level") == 0) {
-			if (yint(y, p.val, 1, 19, &v) < 0)
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NSNAPKEYS; k++)
+			if (strcmp(p.key, snapkeys[k].name) == 0 && snapkeys[k].parse(y, p.val, sc) < 0)
 				bad = -1;
-			else
-				sc->level = v;
-		} else if (strcmp(p.key, "threads") == 0) {
-			if (yint(y, p.val, 0, 256, &v) < 0)
-				bad = -1;
-			else
-				sc->threads = v;
-		} else if (strcmp(p.key, "exclude") == 0) {
-			if (ystrv(y, p.val, &sc->exclude) < 0)
-				bad = -1;
-		} else if (strcmp(p.key, "max_size") == 0) {
-			if (ysize(y, p.val, &sc->max_size) < 0)
-				bad = -1;
-		} else if (strcmp(p.key, "gitignore") == 0) {
-			if (ybool(y, p.val, &sc->gitignore) < 0)
-				bad = -1;
-		}
-	}
 	return bad;
 }
 
@@ -819,95 +913,191 @@ static int outputlimit(struct ydoc *y, yaml_node_t *n, int64_t *out)
 }
 
 /* The keys of a worker mapping (inline or front matter) applied on w. */
+/* A worker's key being read: the manifest (its MCP servers), the worker, and whether the keys
+ * come from a worker file. */
+struct wkctx {
+	const struct manifest *m;
+	struct worker *w;
+	int filemode;
+};
+
+/* worker: one parser per key; -1 an error, STOPKEYS an error after which no other key is read. */
+enum { STOPKEYS = -2 };
+
+static int wkdescription(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->description);
+}
+
+static int wkmodel(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->model);
+}
+
+static int wkinstructions(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystr(y, p->val, &c->w->instructions);
+}
+
+static int wkfile(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return c->filemode ? yfail(y, p->knode, "a worker file cannot point to another file") : 0;
+}
+
+static int wktools(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	struct worker *w = c->w;
+	yaml_node_t *it;
+	int bad = 0;
+	if (p->val->type != YAML_SEQUENCE_NODE)
+		return yfail(y, p->val, "tools must be a list");
+	w->tools = 0;
+	strvfree(&w->mcptools);
+	for (size_t j = 0; (it = yitem(y, p->val, j)); j++) {
+		if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
+			const char *s = (const char *)it->data.scalar.value;
+			if (mcpconftool(c->m, y, it, s) < 0)
+				bad = -1;
+			else
+				strvadd(&w->mcptools, s);
+			continue;
+		}
+		int k = yenum(y, it, "tool", toolnames);
+		if (k < 0)
+			bad = -1;
+		else
+			w->tools |= 1u << k;
+	}
+	return bad;
+}
+
+static int wkdelegates(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ystrvpos(y, p->val, &c->w->delegates, &c->w->delegates_pos);
+}
+
+static int wkapproval(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return parseapproval(y, p->val, &c->w->approval);
+}
+
+static int wkskills(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return skillsload(y, p->val, c->w);
+}
+
+static int wkoutput(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	struct worker *w = c->w;
+	struct buf ptr = {0};
+	cJSON_Delete(w->output);
+	w->output = yjson(y, p->val);
+	if (!w->output)
+		return STOPKEYS;
+	if (!cJSON_IsObject(w->output))
+		return yfail(y, p->val, "output must be a JSON Schema mapping"), STOPKEYS;
+	if (schemacheck(w->output, &ptr, y->e) < 0) {
+		char msg[sizeof y->e->msg];
+		memcpy(msg, y->e->msg, sizeof msg);
+		yfail(y, yat(y, p->val, ptr.data ? ptr.data : ""), "output schema: %s", msg);
+		buffree(&ptr);
+		return STOPKEYS;
+	}
+	buffree(&ptr);
+	/* The result is a tool call's arguments: an object, as every provider requires. */
+	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(w->output, "type");
+	if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "object") != 0)
+		return yfail(y, ty ? yat(y, p->val, "/type") : p->val,
+		             "output schema: the root must be an object (type: object): the result is the "
+		             "arguments of a final_result call, which every provider takes as an object"),
+		       STOPKEYS;
+	return 0;
+}
+
+static int wkmaxturns(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	int64_t v = 0;
+	int rc = yint(y, p->val, 1, 100000, &v);
+	if (rc == 0)
+		c->w->max_turns = (int)v;
+	return rc;
+}
+
+static int wkmaxtextturns(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	int64_t v = 0;
+	int rc = yint(y, p->val, 1, 100000, &v);
+	if (rc == 0)
+		c->w->max_text_turns = (int)v;
+	return rc;
+}
+
+static int wkmaxtokens(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return yint(y, p->val, 1, INT64_MAX / 2, &c->w->max_tokens);
+}
+
+static int wkmaxcost(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return ynum(y, p->val, 1e-9, 1e9, &c->w->max_cost);
+}
+
+static int wkoutputlimit(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	return outputlimit(y, p->val, &c->w->tool_output_limit);
+}
+
+static int wksandbox(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	char *base = dirname_dup(y->file);
+	int rc = parsesandbox(y, p->val, base, &c->w->sandbox);
+	free(base);
+	return rc;
+}
+
+/* The keys of a worker, one row each. */
+static const struct workerkey {
+	const char *name;
+	int (*parse)(struct ydoc *y, struct ypair *p, struct wkctx *c);
+} workerkeys[] = {
+	{"description", wkdescription},
+	{"model", wkmodel},
+	{"instructions", wkinstructions},
+	{"file", wkfile},
+	{"tools", wktools},
+	{"delegates", wkdelegates},
+	{"approval", wkapproval},
+	{"output", wkoutput},
+	{"max_turns", wkmaxturns},
+	{"max_text_turns", wkmaxtextturns},
+	{"max_tokens", wkmaxtokens},
+	{"max_cost", wkmaxcost},
+	{"tool_output_limit", wkoutputlimit},
+	{"sandbox", wksandbox},
+	{"skills", wkskills},
+};
+#define NWORKERKEYS (sizeof workerkeys / sizeof *workerkeys)
+
 static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
                             int filemode)
 {
+	const char *names[NWORKERKEYS + 1];
+	keynames(workerkeys, NWORKERKEYS, sizeof *workerkeys, names);
+	struct wkctx c = {m, w, filemode};
 	struct ypair p;
-	int64_t v;
-	int bad = ymap(y, n, "a worker", workerkeys);
+	int bad = ymap(y, n, "a worker", names);
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return -1;
-	for (size_t i = 0; yeach(y, n, i, &p); i++) {
-		int rc = 0;
-		if (strcmp(p.key, "description") == 0)
-			rc = ystr(y, p.val, &w->description);
-		else if (strcmp(p.key, "model") == 0)
-			rc = ystr(y, p.val, &w->model);
-		else if (strcmp(p.key, "instructions") == 0)
-			rc = ystr(y, p.val, &w->instructions);
-		else if (strcmp(p.key, "file") == 0 && filemode)
-			rc = yfail(y, p.knode, "a worker file cannot point to another file");
-		else if (strcmp(p.key, "tools") == 0) {
-			yaml_node_t *it;
-			if (p.val->type != YAML_SEQUENCE_NODE) {
-				bad = yfail(y, p.val, "tools must be a list");
+	for (size_t i = 0; yeach(y, n, i, &p); i++)
+		for (size_t k = 0; k < NWORKERKEYS; k++) {
+			if (strcmp(p.key, workerkeys[k].name) != 0)
 				continue;
-			}
-			w->tools = 0;
-			strvfree(&w->mcptools);
-			for (size_t j = 0; (it = yitem(y, p.val, j)); j++) {
-				if (it->type == YAML_SCALAR_NODE && strncmp((const char *)it->data.scalar.value, "mcp__", 5) == 0) {
-					const char *s = (const char *)it->data.scalar.value;
-					if (mcpconftool(m, y, it, s) < 0)
-						bad = -1;
-					else
-						strvadd(&w->mcptools, s);
-					continue;
-				}
-				int k = yenum(y, it, "tool", toolnames);
-				if (k < 0)
-					bad = -1;
-				else
-					w->tools |= 1u << k;
-			}
-		} else if (strcmp(p.key, "delegates") == 0)
-			rc = ystrvpos(y, p.val, &w->delegates, &w->delegates_pos);
-		else if (strcmp(p.key, "approval") == 0)
-			rc = parseapproval(y, p.val, &w->approval);
-		else if (strcmp(p.key, "skills") == 0)
-			rc = skillsload(y, p.val, w);
-		else if (strcmp(p.key, "output") == 0) {
-			struct buf ptr = {0};
-			cJSON_Delete(w->output);
-			w->output = yjson(y, p.val);
-			if (!w->output)
+			int rc = workerkeys[k].parse(y, &p, &c);
+			if (rc == STOPKEYS)
 				return -1;
-			if (!cJSON_IsObject(w->output))
-				return yfail(y, p.val, "output must be a JSON Schema mapping");
-			if (schemacheck(w->output, &ptr, y->e) < 0) {
-				char msg[sizeof y->e->msg];
-				memcpy(msg, y->e->msg, sizeof msg);
-				yfail(y, yat(y, p.val, ptr.data ? ptr.data : ""), "output schema: %s", msg);
-				buffree(&ptr);
-				return -1;
-			}
-			buffree(&ptr);
-			/* The result is a tool call's arguments: an object, as every provider requires. */
-			const cJSON *ty = cJSON_GetObjectItemCaseSensitive(w->output, "type");
-			if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "object") != 0)
-				return yfail(y, ty ? yat(y, p.val, "/type") : p.val,
-				             "output schema: the root must be an object (type: object): the result is the "
-				             "arguments of a final_result call, which every provider takes as an object");
-		} else if (strcmp(p.key, "max_turns") == 0) {
-			rc = yint(y, p.val, 1, 100000, &v);
-			w->max_turns = v;
-		} else if (strcmp(p.key, "max_text_turns") == 0) {
-			rc = yint(y, p.val, 1, 100000, &v);
-			w->max_text_turns = v;
-		} else if (strcmp(p.key, "max_tokens") == 0)
-			rc = yint(y, p.val, 1, INT64_MAX / 2, &w->max_tokens);
-		else if (strcmp(p.key, "max_cost") == 0)
-			rc = ynum(y, p.val, 1e-9, 1e9, &w->max_cost);
-		else if (strcmp(p.key, "tool_output_limit") == 0)
-			rc = outputlimit(y, p.val, &w->tool_output_limit);
-		else if (strcmp(p.key, "sandbox") == 0) {
-			char *base = dirname_dup(y->file);
-			rc = parsesandbox(y, p.val, base, &w->sandbox);
-			free(base);
+			if (rc < 0)
+				bad = -1, ynote(y);
 		}
-		if (rc < 0)
-			bad = -1, ynote(y);
-	}
 	return bad;
 }
 

@@ -63,7 +63,12 @@ void protectinit(struct protect *p, const struct manifest *m, const char *ws, co
 		else
 			addpath(p, sc->protect.v[i]);
 	}
-	/* Hooks and info a repository lacks are made now, empty, so that they can be bound. */
+	free(real);
+}
+
+void protecthooks(const char *ws)
+{
+	char *real = realpath(ws, NULL);
 	int wfd = real ? open(real, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	struct stat st;
 	if (wfd >= 0 && fstatat(wfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {

@@ -13,10 +13,12 @@ struct protect {
 };
 
 /* The protected paths of workspace ws for a job whose sandbox is sc; hidden is the runs folder
- * inside ws (relative, may be NULL). Makes .git/hooks and .git/info when .git is a directory
- * without them, so that a step cannot plant them. */
+ * inside ws (relative, may be NULL). Reads the workspace, changes nothing. */
 void protectinit(struct protect *p, const struct manifest *m, const char *ws, const char *hidden,
                  const struct sandboxconf *sc);
+/* Make .git/hooks and .git/info in ws when .git is a directory without them, so that they can be
+ * bound read-only and a step cannot plant them (a run, before its first step). */
+void protecthooks(const char *ws);
 /* Find the regular files of ws (the runs folder hidden left out) whose link count says they have
  * names outside it (st_nlink above the names found inside) into p->linked, sorted: a write
  * through one would change a file outside the workspace. protectmounts binds them read-only and

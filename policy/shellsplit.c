@@ -1141,15 +1141,6 @@ static int posixsh(const char *n)
 	return 0;
 }
 
-static int othersh(const char *n)
-{
-	static const char *const sh[] = {"zsh", "fish", "csh", "tcsh", "ksh93", "rc", "es", "xonsh", "elvish", "nu", "pwsh", "oksh", NULL};
-	for (const char *const *s = sh; *s; s++)
-		if (!strcmp(n, *s))
-			return 1;
-	return 0;
-}
-
 /* A shell at argv[k]: its -c script read, a file it runs left as it is, its standard input
  * (unless a file) opaque. */
 static void shellrun(struct sp *p, size_t idx, size_t k, int stdinfile)
@@ -1218,342 +1209,498 @@ static char *joinwords(const struct shcmd *cmd, size_t k)
 	return b.data ? b.data : xstrdup("");
 }
 
-static int strpcmp(const void *a, const void *b)
+/* A command that runs another (wrap): one row a wrapper, sorted by name. */
+struct wrapper {
+	const char *name;
+	void (*read)(struct sp *p, size_t idx, const struct wrapper *w); /* how its words are read */
+	const char *argopts;          /* short options that take an argument (skipopts) */
+	const char *const *longargs;  /* long options that take one */
+	const char *const *longflags; /* long options that take none */
+	const char *flags;            /* short options that take none (wrunner: the subcommand that runs one) */
+	int operands;                 /* words between its options and the command (timeout's duration) */
+	const char *const *stops;     /* options after which it runs nothing of the line's (-p PID) */
+	const char *bare;             /* why it is opaque when nothing follows (chroot runs a shell), or NULL */
+};
+
+static const char *const nolong[] = {NULL};
+
+/* The command from argv[k] on is one of its own; rc < 0 (an option skipopts did not know) makes
+ * the whole opaque. more: xargs adds words to it. */
+static void inner(struct sp *p, size_t idx, size_t k, int rc, int more)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	if (rc < 0)
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a wrapper with an option the splitter does not know");
+	else if (k < cmd->argc)
+		emitinner(p, idx, cmd->argv + k, cmd->wf + k, cmd->argc - k, more);
 }
 
-/* Every name wrap() looks at, sorted: most commands are none of them. */
-static const char *const wrapnames[] = {"alias", "ash", "bash", "builtin", "bundle", "busybox", "bwrap", "catchsegv", "chroot", "chrt", "command", "csh", "dash", "dbus-run-session", "doas", "elvish", "env", "es", "eval", "exec", "expect", "fakeroot", "fc", "find", "firejail", "fish", "flock", "ionice", "ksh", "ksh93", "lksh", "ltrace", "mksh", "nice", "nohup", "nsenter", "nu", "oksh", "parallel", "pdksh", "pdm", "pipenv", "pkexec", "poetry", "posh", "proot", "pwsh", "rbash", "rc", "runuser", "screen", "script", "setsid", "sh", "stdbuf", "strace", "su", "sudo", "systemd-run", "taskset", "tcsh", "time", "timeout", "tmux", "toybox", "trap", "unshare", "uv", "valgrind", "watch", "xargs", "xonsh", "xvfb-run", "yash", "zsh"};
-
-/* Commands that run other commands: what they run is reported as a command of its own. */
-static void wrap(struct sp *p, size_t idx)
+/* Whether any word after the name is one of stops. */
+static int stopped(const struct shcmd *cmd, const char *const *stops)
 {
-	const char *n0 = base(p->c->out->cmds[idx].argv[0]);
-	if (!bsearch(&n0, wrapnames, sizeof wrapnames / sizeof wrapnames[0], sizeof *wrapnames, strpcmp))
+	for (size_t j = 1; stops && j < cmd->argc; j++)
+		for (const char *const *s = stops; *s; s++)
+			if (!strcmp(cmd->argv[j], *s))
+				return 1;
+	return 0;
+}
+
+/* Options as the row says, its operands, then the command it runs. */
+static void wopts(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	size_t k = 1;
+	if (stopped(cmd, w->stops))
 		return;
-	int stdinfile = p->c->stdinfile;
+	int rc = skipopts(cmd, &k, w->argopts, w->longargs ? w->longargs : nolong, w->longflags ? w->longflags : nolong,
+	                  w->flags);
+	k += (size_t)w->operands;
+	if (w->bare && k >= cmd->argc && rc >= 0) {
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, w->bare);
+		return;
+	}
+	inner(p, idx, k, rc, 0);
+}
+
+static void wshell(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	(void)w;
+	shellrun(p, idx, 0, p->c->stdinfile);
+}
+
+static void wbusybox(struct sp *p, size_t idx, const struct wrapper *w)
+{
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	char **av = cmd->argv;
 	unsigned char *wf = cmd->wf;
-	size_t argc = cmd->argc, k = 1;
-	const char *n = base(av[0]);
-	static const char *const none[] = {NULL};
-	int rc = 0, more = 0;
-#define INNER() do { if (rc < 0) { emitopaque(p, idx, av, wf, argc, "a wrapper with an option the splitter does not know"); return; } \
-	if (k < argc) { emitinner(p, idx, av + k, wf + k, argc - k, more); } return; } while (0)
-	if (posixsh(n) || othersh(n)) {
-		shellrun(p, idx, 0, stdinfile);
+	size_t argc = cmd->argc;
+	(void)w;
+	if (argc > 1 && (posixsh(av[1]) || !strcmp(av[1], "hush")))
+		shellrun(p, idx, 1, p->c->stdinfile);
+	else if (argc > 1 && !(wf[1] & SHW_UNKNOWN) && av[1][0] != '-')
+		emitinner(p, idx, av + 1, wf + 1, argc - 1, 0);
+	else if (argc > 1)
+		emitopaque(p, idx, av, wf, argc, "busybox running a command only known at run time");
+}
+
+static void wfc(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	(void)w;
+	emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "fc runs commands from the history");
+}
+
+static void wtrap(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	(void)w;
+	if (cmd->argc < 2 || !strcmp(av[1], "-p") || !strcmp(av[1], "-l") || !strcmp(av[1], "-"))
+		return;
+	size_t k = !strcmp(av[1], "--") ? 2 : 1;
+	if (k >= cmd->argc)
+		return;
+	if (cmd->wf[k] & SHW_UNKNOWN) {
+		emitopaque(p, idx, av + k, cmd->wf + k, 1, "a trap whose command is only known at run time");
 		return;
 	}
-	if (!strcmp(n, "busybox") || !strcmp(n, "toybox")) {
-		if (argc > 1 && (posixsh(av[1]) || !strcmp(av[1], "hush")))
-			shellrun(p, idx, 1, stdinfile);
-		else if (argc > 1 && !(wf[1] & SHW_UNKNOWN) && av[1][0] != '-')
-			emitinner(p, idx, av + 1, wf + 1, argc - 1, 0);
-		else if (argc > 1)
-			emitopaque(p, idx, av, wf, argc, "busybox running a command only known at run time");
+	char *s = xstrdup(av[k]);
+	emitscript(p, idx, s);
+	free(s);
+}
+
+static void weval(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	(void)w;
+	char *s = joinwords(cmd, 1);
+	if (!s) {
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "eval of a string only known at run time");
 		return;
 	}
-	if (!strcmp(n, "eval") || !strcmp(n, "trap") || !strcmp(n, "fc")) {
-		if (!strcmp(n, "fc")) {
-			emitopaque(p, idx, av, wf, argc, "fc runs commands from the history");
+	emitscript(p, idx, s);
+	free(s);
+}
+
+static void walias(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	(void)w;
+	for (size_t k = 1; k < cmd->argc; k++) {
+		const char *eq = strchr(cmd->argv[k], '=');
+		if (cmd->wf[k] & SHW_UNKNOWN) {
+			emitopaque(p, idx, cmd->argv + k, cmd->wf + k, 1, "an alias only known at run time");
 			return;
 		}
-		if (!strcmp(n, "trap")) {
-			if (argc < 2 || !strcmp(av[1], "-p") || !strcmp(av[1], "-l") || !strcmp(av[1], "-"))
-				return;
-			k = !strcmp(av[1], "--") ? 2 : 1;
-			if (k >= argc)
-				return;
-			if (wf[k] & SHW_UNKNOWN) {
-				emitopaque(p, idx, av + k, wf + k, 1, "a trap whose command is only known at run time");
+		if (eq) {
+			char *s = xstrdup(eq + 1);
+			emitscript(p, idx, s);
+			free(s);
+		}
+	}
+}
+
+static void wwatch(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	size_t k = 1;
+	int exec = 0;
+	for (size_t j = 1; j < cmd->argc && cmd->argv[j][0] == '-'; j++)
+		exec |= !strcmp(cmd->argv[j], "-x") || !strcmp(cmd->argv[j], "--exec");
+	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	if (rc < 0 || exec) {
+		inner(p, idx, k, rc, 0);
+		return;
+	}
+	char *s = joinwords(cmd, k);
+	if (!s)
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "watch running a string only known at run time");
+	else
+		emitscript(p, idx, s);
+	free(s);
+}
+
+static void wcommand(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	size_t k = 1;
+	(void)w;
+	while (k < cmd->argc && !strcmp(cmd->argv[k], "-p"))
+		k++;
+	if (k < cmd->argc && (!strcmp(cmd->argv[k], "-v") || !strcmp(cmd->argv[k], "-V")))
+		return;
+	inner(p, idx, k, 0, 0);
+}
+
+static void wflock(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	unsigned char *wf = cmd->wf;
+	for (size_t j = 1; j + 1 < cmd->argc; j++)
+		if (!strcmp(av[j], "-c") || !strcmp(av[j], "--command")) {
+			if (wf[j + 1] & SHW_UNKNOWN) {
+				emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "flock -c with a string only known at run time");
 				return;
 			}
-			char *s = xstrdup(av[k]);
+			char *s = xstrdup(av[j + 1]);
 			emitscript(p, idx, s);
 			free(s);
 			return;
 		}
-		char *s = joinwords(cmd, 1);
-		if (!s) {
-			emitopaque(p, idx, av, wf, argc, "eval of a string only known at run time");
-			return;
-		}
-		emitscript(p, idx, s);
-		free(s);
-		return;
-	}
-	if (!strcmp(n, "alias")) {
-		for (k = 1; k < argc; k++) {
-			const char *eq = strchr(av[k], '=');
-			if (wf[k] & SHW_UNKNOWN) {
-				emitopaque(p, idx, av + k, wf + k, 1, "an alias only known at run time");
+	wopts(p, idx, w);
+}
+
+static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	unsigned char *wf = cmd->wf;
+	size_t argc = cmd->argc;
+	const char *n = w->name;
+	for (size_t j = 1; j < argc; j++) {
+		const char *a = av[j];
+		const char *s = NULL;
+		if ((!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
+			if (wf[j + 1] & SHW_UNKNOWN) {
+				emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "a command string only known at run time");
 				return;
 			}
-			if (eq) {
-				char *s = xstrdup(eq + 1);
-				emitscript(p, idx, s);
-				free(s);
-			}
+			s = av[j + 1];
+		} else if (!strncmp(a, "--command=", 10)) {
+			s = a + 10;
 		}
-		return;
-	}
-	if (!strcmp(n, "watch")) {
-		static const char *const la[] = {"--interval", "--differences", NULL};
-		static const char *const lf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", NULL};
-		int exec = 0;
-		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
-			exec |= !strcmp(av[j], "-x") || !strcmp(av[j], "--exec");
-		rc = skipopts(cmd, &k, "n", la, lf, "bcdegptwx");
-		if (rc < 0 || exec)
-			INNER();
-		char *s = joinwords(cmd, k);
-		if (!s)
-			emitopaque(p, idx, av, wf, argc, "watch running a string only known at run time");
-		else
-			emitscript(p, idx, s);
-		free(s);
-		return;
-	}
-	if (!strcmp(n, "command") || !strcmp(n, "builtin")) {
-		while (k < argc && !strcmp(av[k], "-p"))
-			k++;
-		if (k < argc && (!strcmp(av[k], "-v") || !strcmp(av[k], "-V")))
+		if (s) {
+			char *t = xstrdup(s);
+			emitscript(p, idx, t);
+			free(t);
 			return;
-		INNER();
+		}
 	}
-	if (!strcmp(n, "exec")) {
-		rc = skipopts(cmd, &k, "a", none, none, "cl");
-		INNER();
-	}
-	if (!strcmp(n, "nohup") || !strcmp(n, "setsid") || !strcmp(n, "fakeroot") || !strcmp(n, "catchsegv") ||
-	    !strcmp(n, "dbus-run-session") || !strcmp(n, "time")) {
-		static const char *const lf[] = {"--fork", "--wait", "--ctty", "--portability", "--verbose", "--append", NULL};
-		static const char *const la[] = {"--output", "--format", NULL};
-		rc = skipopts(cmd, &k, !strcmp(n, "time") ? "of" : "", la, lf, "cfwpva");
-		INNER();
-	}
-	if (!strcmp(n, "timeout")) {
-		static const char *const la[] = {"--signal", "--kill-after", NULL};
-		static const char *const lf[] = {"--foreground", "--preserve-status", "--verbose", NULL};
-		rc = skipopts(cmd, &k, "sk", la, lf, "v");
-		k++; /* the duration */
-		INNER();
-	}
-	if (!strcmp(n, "nice")) {
-		static const char *const la[] = {"--adjustment", NULL};
-		rc = skipopts(cmd, &k, "n", la, none, "#");
-		INNER();
-	}
-	if (!strcmp(n, "stdbuf")) {
-		static const char *const la[] = {"--input", "--output", "--error", NULL};
-		rc = skipopts(cmd, &k, "ioe", la, none, "");
-		INNER();
-	}
-	if (!strcmp(n, "ionice")) {
-		static const char *const la[] = {"--class", "--classdata", NULL};
-		static const char *const lf[] = {"--ignore", NULL};
+	if (!strcmp(n, "runuser")) {
 		for (size_t j = 1; j < argc; j++)
-			if (!strcmp(av[j], "-p") || !strcmp(av[j], "-P") || !strcmp(av[j], "-u"))
+			if (!strcmp(av[j], "-u") && j + 2 < argc) {
+				size_t k = j + 2;
+				if (!strcmp(av[k], "--"))
+					k++;
+				inner(p, idx, k, 0, 0);
 				return;
-		rc = skipopts(cmd, &k, "cn", la, lf, "t");
-		INNER();
+			}
 	}
-	if (!strcmp(n, "taskset") || !strcmp(n, "chrt") || !strcmp(n, "chroot")) {
-		for (size_t j = 1; j < argc; j++)
-			if (!strcmp(av[j], "-p") || !strcmp(av[j], "--pid"))
-				return;
-		static const char *const lf[] = {"--cpu-list", "--all-tasks", "--batch", "--fifo", "--idle", "--other", "--rr", "--deadline", "--reset-on-fork", "--verbose", "--skip-chdir", NULL};
-		static const char *const la[] = {"--userspec", "--groups", NULL};
-		rc = skipopts(cmd, &k, "TPD", la, lf, "abcdfiormRv");
-		k++; /* the mask, the priority, the new root */
-		if (!strcmp(n, "chroot") && k >= argc && rc >= 0) {
-			emitopaque(p, idx, av, wf, argc, "chroot running a shell");
+	if (!strcmp(n, "script") && argc > 1)
+		return; /* script FILE: a shell reading the terminal, which a step has not */
+	emitopaque(p, idx, av, wf, argc, "a shell started by su, runuser or script");
+}
+
+/* VAR=value words after sudo's or env's options: a variable that changes what programs run is
+ * dangerous, as on the line itself. */
+static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *why)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	while (*k < cmd->argc && (any ? !(cmd->wf[*k] & SHW_UNKNOWN && av[*k][0] == SHUNK)
+	                              : (cmd->wf[*k] & SHW_UNKNOWN) == 0 && av[*k][0] != '-') &&
+	       strchr(av[*k], '=') && av[*k][0] != '=') {
+		const char *eq = strchr(av[*k], '=');
+		if (dangerenv(av[*k], (size_t)(eq - av[*k])) && !cmd->danger) {
+			cmd->danger = why;
+			cmd->dangerkey = av[*k];
+			cmd->dangerword = av[*k];
+		}
+		(*k)++;
+	}
+}
+
+static void wsudo(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	size_t argc = cmd->argc, k = 1;
+	int shell = 0;
+	for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
+		if (!strcmp(av[j], "-s") || !strcmp(av[j], "-i") || !strcmp(av[j], "--shell") || !strcmp(av[j], "--login"))
+			shell = 1;
+	for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
+		if (!strcmp(av[j], "-l") || !strcmp(av[j], "-v") || !strcmp(av[j], "-k") || !strcmp(av[j], "-K") ||
+		    !strcmp(av[j], "-V") || !strcmp(av[j], "-e") || !strcmp(av[j], "-h") || !strcmp(av[j], "--list") ||
+		    !strcmp(av[j], "--edit") || !strcmp(av[j], "--validate"))
 			return;
-		}
-		INNER();
-	}
-	if (!strcmp(n, "flock")) {
-		static const char *const la[] = {"--timeout", "--wait", "--conflict-exit-code", "--command", NULL};
-		static const char *const lf[] = {"--shared", "--exclusive", "--unlock", "--nonblock", "--close", "--no-fork", "--verbose", NULL};
-		for (size_t j = 1; j + 1 < argc; j++)
-			if (!strcmp(av[j], "-c") || !strcmp(av[j], "--command")) {
-				if (wf[j + 1] & SHW_UNKNOWN) {
-					emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "flock -c with a string only known at run time");
-					return;
-				}
-				char *s = xstrdup(av[j + 1]);
-				emitscript(p, idx, s);
-				free(s);
-				return;
-			}
-		rc = skipopts(cmd, &k, "wE", la, lf, "sxunoFv");
-		k++; /* the lock file */
-		INNER();
-	}
-	if (!strcmp(n, "su") || !strcmp(n, "runuser") || !strcmp(n, "script")) {
-		for (size_t j = 1; j < argc; j++) {
-			const char *a = av[j];
-			const char *s = NULL;
-			if ((!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
-				if (wf[j + 1] & SHW_UNKNOWN) {
-					emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "a command string only known at run time");
-					return;
-				}
-				s = av[j + 1];
-			} else if (!strncmp(a, "--command=", 10)) {
-				s = a + 10;
-			}
-			if (s) {
-				char *t = xstrdup(s);
-				emitscript(p, idx, t);
-				free(t);
-				return;
-			}
-		}
-		if (!strcmp(n, "runuser")) {
-			for (size_t j = 1; j < argc; j++)
-				if (!strcmp(av[j], "-u") && j + 2 < argc) {
-					k = j + 2;
-					if (!strcmp(av[k], "--"))
-						k++;
-					INNER();
-				}
-		}
-		if (!strcmp(n, "script") && argc > 1)
-			return; /* script FILE: a shell reading the terminal, which a step has not */
-		emitopaque(p, idx, av, wf, argc, "a shell started by su, runuser or script");
+	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	assigns(p, idx, &k, 0, "sudo VAR=value sets a variable that changes what programs run");
+	if (k >= argc && shell && rc >= 0) {
+		emitopaque(p, idx, av, cmd->wf, argc, "a shell started by sudo or doas");
 		return;
 	}
-	if (!strcmp(n, "sudo") || !strcmp(n, "doas")) {
-		static const char *const la[] = {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chroot", NULL};
-		static const char *const lf[] = {"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--non-interactive", "--shell", "--stdin", "--reset-timestamp", "--remove-timestamp", NULL};
-		int shell = 0;
-		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
-			if (!strcmp(av[j], "-s") || !strcmp(av[j], "-i") || !strcmp(av[j], "--shell") || !strcmp(av[j], "--login"))
-				shell = 1;
-		for (size_t j = 1; j < argc && av[j][0] == '-'; j++)
-			if (!strcmp(av[j], "-l") || !strcmp(av[j], "-v") || !strcmp(av[j], "-k") || !strcmp(av[j], "-K") ||
-			    !strcmp(av[j], "-V") || !strcmp(av[j], "-e") || !strcmp(av[j], "-h") || !strcmp(av[j], "--list") ||
-			    !strcmp(av[j], "--edit") || !strcmp(av[j], "--validate"))
-				return;
-		rc = skipopts(cmd, &k, !strcmp(n, "doas") ? "uC" : "ugCDhprtTRU", la, lf, !strcmp(n, "doas") ? "nsS" : "AbEHiknPSs");
-		while (k < argc && (wf[k] & SHW_UNKNOWN) == 0 && strchr(av[k], '=') && av[k][0] != '=' && av[k][0] != '-') {
-			const char *eq = strchr(av[k], '=');
-			if (dangerenv(av[k], (size_t)(eq - av[k])) && !p->c->out->cmds[idx].danger) {
-				p->c->out->cmds[idx].danger = "sudo VAR=value sets a variable that changes what programs run";
-				p->c->out->cmds[idx].dangerkey = av[k];
-				p->c->out->cmds[idx].dangerword = av[k];
-			}
-			k++;
-		}
-		if (k >= argc && shell && rc >= 0) {
-			emitopaque(p, idx, av, wf, argc, "a shell started by sudo or doas");
-			return;
-		}
-		INNER();
-	}
-	if (!strcmp(n, "env")) {
-		static const char *const la[] = {"--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal", NULL};
-		static const char *const lf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", NULL};
-		for (size_t j = 1; j < argc && isopt(cmd, j); j++) {
-			const char *s = NULL;
-			if (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string"))
-				s = j + 1 < argc && !(wf[j + 1] & SHW_UNKNOWN) ? av[j + 1] : "";
-			else if (!strncmp(av[j], "-S", 2))
-				s = av[j] + 2;
-			else if (!strncmp(av[j], "--split-string=", 15))
-				s = av[j] + 15;
-			if (s) { /* env -S: the string split into words, roughly as a shell would */
-				if (!*s) {
-					emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
-					return;
-				}
-				char *t = joinwords(cmd, j + (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string") ? 2 : 1));
-				char *u = t ? xasprintf("%s %s", s, t) : NULL;
-				if (u)
-					emitscript(p, idx, u);
-				else
-					emitopaque(p, idx, av, wf, argc, "env -S with words only known at run time");
-				free(t), free(u);
+	inner(p, idx, k, rc, 0);
+}
+
+static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	unsigned char *wf = cmd->wf;
+	size_t argc = cmd->argc, k = 1;
+	for (size_t j = 1; j < argc && isopt(cmd, j); j++) {
+		const char *s = NULL;
+		if (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string"))
+			s = j + 1 < argc && !(wf[j + 1] & SHW_UNKNOWN) ? av[j + 1] : "";
+		else if (!strncmp(av[j], "-S", 2))
+			s = av[j] + 2;
+		else if (!strncmp(av[j], "--split-string=", 15))
+			s = av[j] + 15;
+		if (s) { /* env -S: the string split into words, roughly as a shell would */
+			if (!*s) {
+				emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
 				return;
 			}
-		}
-		rc = skipopts(cmd, &k, "uCS", la, lf, "i0v");
-		while (k < argc && !(wf[k] & SHW_UNKNOWN && av[k][0] == SHUNK) && strchr(av[k], '=') && av[k][0] != '=') {
-			const char *eq = strchr(av[k], '=');
-			if (dangerenv(av[k], (size_t)(eq - av[k])) && !p->c->out->cmds[idx].danger) {
-				p->c->out->cmds[idx].danger = "env VAR=value sets a variable that changes what programs run";
-				p->c->out->cmds[idx].dangerkey = av[k];
-				p->c->out->cmds[idx].dangerword = av[k];
-			}
-			k++;
-		}
-		if (k < argc && (wf[k] & SHW_UNKNOWN) && av[k][0] == SHUNK)
-			rc = -1;
-		INNER();
-	}
-	if (!strcmp(n, "xargs")) {
-		static const char *const la[] = {"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
-		static const char *const lf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", NULL};
-		/* -e, -i and -l take their value glued to them or none */
-		rc = skipopts(cmd, &k, "adEILnPs", la, lf, "0oprtxeil");
-		more = 1;
-		if (rc >= 0 && k >= argc) {
-			static char *echo[] = {"echo"};
-			static unsigned char f0[] = {0};
-			emitinner(p, idx, echo, f0, 1, 1);
+			char *t = joinwords(cmd, j + (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string") ? 2 : 1));
+			char *u = t ? xasprintf("%s %s", s, t) : NULL;
+			if (u)
+				emitscript(p, idx, u);
+			else
+				emitopaque(p, idx, av, wf, argc, "env -S with words only known at run time");
+			free(t), free(u);
 			return;
 		}
-		INNER();
 	}
-	if (!strcmp(n, "find")) {
-		for (size_t j = 1; j < argc; j++) {
-			if (strcmp(av[j], "-exec") && strcmp(av[j], "-execdir") && strcmp(av[j], "-ok") && strcmp(av[j], "-okdir"))
-				continue;
-			size_t s = ++j;
-			while (j < argc && strcmp(av[j], ";") && !(j > s && !strcmp(av[j], "+") && !strcmp(av[j - 1], "{}")))
-				j++;
-			if (j == s)
-				continue;
-			/* {} is a path found, "./name" or below the start: it never starts with '-' */
-			char **w = xmalloc((j - s) * sizeof *w);
-			unsigned char *f = xmalloc(j - s);
-			static char unk[] = {SHUNK, 0};
-			for (size_t q = s; q < j; q++) {
-				int br = strstr(av[q], "{}") != NULL;
-				w[q - s] = br && !strcmp(av[q], "{}") ? unk : av[q];
-				f[q - s] = br ? (unsigned char)(wf[q] | SHW_UNKNOWN | SHW_NODASH) : wf[q];
-			}
-			emitinner(p, idx, w, f, j - s, 0);
-			free(w), free(f);
-		}
+	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	assigns(p, idx, &k, 1, "env VAR=value sets a variable that changes what programs run");
+	if (k < argc && (wf[k] & SHW_UNKNOWN) && av[k][0] == SHUNK)
+		rc = -1;
+	inner(p, idx, k, rc, 0);
+}
+
+static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	size_t k = 1;
+	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	if (rc >= 0 && k >= cmd->argc) {
+		static char *echo[] = {"echo"};
+		static unsigned char f0[] = {0};
+		emitinner(p, idx, echo, f0, 1, 1);
 		return;
 	}
-	if ((!strcmp(n, "uv") || !strcmp(n, "poetry") || !strcmp(n, "pipenv") || !strcmp(n, "pdm")) && argc > 2 &&
-	    !strcmp(av[1], "run")) {
-		k = 2;
-		if (isopt(cmd, k)) {
-			emitopaque(p, idx, av, wf, argc, "a runner with options the splitter does not read");
-			return;
+	inner(p, idx, k, rc, 1);
+}
+
+static void wfind(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	char **av = cmd->argv;
+	unsigned char *wf = cmd->wf;
+	size_t argc = cmd->argc;
+	(void)w;
+	for (size_t j = 1; j < argc; j++) {
+		if (strcmp(av[j], "-exec") && strcmp(av[j], "-execdir") && strcmp(av[j], "-ok") && strcmp(av[j], "-okdir"))
+			continue;
+		size_t s = ++j;
+		while (j < argc && strcmp(av[j], ";") && !(j > s && !strcmp(av[j], "+") && !strcmp(av[j - 1], "{}")))
+			j++;
+		if (j == s)
+			continue;
+		/* {} is a path found, "./name" or below the start: it never starts with '-' */
+		char **ws = xmalloc((j - s) * sizeof *ws);
+		unsigned char *f = xmalloc(j - s);
+		static char unk[] = {SHUNK, 0};
+		for (size_t q = s; q < j; q++) {
+			int br = strstr(av[q], "{}") != NULL;
+			ws[q - s] = br && !strcmp(av[q], "{}") ? unk : av[q];
+			f[q - s] = br ? (unsigned char)(wf[q] | SHW_UNKNOWN | SHW_NODASH) : wf[q];
 		}
-		INNER();
+		emitinner(p, idx, ws, f, j - s, 0);
+		free(ws), free(f);
 	}
-	if (!strcmp(n, "bundle") && argc > 2 && !strcmp(av[1], "exec")) {
-		k = 2;
-		INNER();
-	}
-	if (!strcmp(n, "strace") || !strcmp(n, "ltrace") || !strcmp(n, "valgrind") || !strcmp(n, "unshare") ||
-	    !strcmp(n, "nsenter") || !strcmp(n, "xvfb-run") || !strcmp(n, "parallel") || !strcmp(n, "doas") ||
-	    !strcmp(n, "pkexec") || !strcmp(n, "firejail") || !strcmp(n, "bwrap") || !strcmp(n, "proot") ||
-	    !strcmp(n, "systemd-run") || !strcmp(n, "expect") || !strcmp(n, "tmux") || !strcmp(n, "screen")) {
-		/* their options are many; when they run something, it is not read */
-		if (argc > 1)
-			emitopaque(p, idx, av, wf, argc, "a wrapper whose options the splitter does not read");
+}
+
+/* uv run, poetry run, pipenv run, pdm run; bundle exec (row flags "exec"): the command after. */
+static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	const char *sub = w->flags; /* the subcommand that runs one */
+	if (cmd->argc <= 2 || strcmp(cmd->argv[1], sub) != 0)
+		return;
+	if (!strcmp(sub, "run") && isopt(cmd, 2)) {
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
 		return;
 	}
-#undef INNER
+	inner(p, idx, 2, 0, 0);
+}
+
+/* Their options are many; when they run something, it is not read. */
+static void wopaque(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	(void)w;
+	if (cmd->argc > 1)
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a wrapper whose options the splitter does not read");
+}
+
+static const char *const timela[] = {"--output", "--format", NULL};
+static const char *const timelf[] = {"--fork", "--wait", "--ctty", "--portability", "--verbose", "--append", NULL};
+static const char *const timeoutla[] = {"--signal", "--kill-after", NULL};
+static const char *const timeoutlf[] = {"--foreground", "--preserve-status", "--verbose", NULL};
+static const char *const nicela[] = {"--adjustment", NULL};
+static const char *const stdbufla[] = {"--input", "--output", "--error", NULL};
+static const char *const ionicela[] = {"--class", "--classdata", NULL};
+static const char *const ionicelf[] = {"--ignore", NULL};
+static const char *const ionicestops[] = {"-p", "-P", "-u", NULL};
+static const char *const taskla[] = {"--userspec", "--groups", NULL};
+static const char *const tasklf[] = {"--cpu-list", "--all-tasks", "--batch", "--fifo", "--idle", "--other", "--rr", "--deadline", "--reset-on-fork", "--verbose", "--skip-chdir", NULL};
+static const char *const taskstops[] = {"-p", "--pid", NULL};
+static const char *const flockla[] = {"--timeout", "--wait", "--conflict-exit-code", "--command", NULL};
+static const char *const flocklf[] = {"--shared", "--exclusive", "--unlock", "--nonblock", "--close", "--no-fork", "--verbose", NULL};
+static const char *const sudola[] = {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chroot", NULL};
+static const char *const sudolf[] = {"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--non-interactive", "--shell", "--stdin", "--reset-timestamp", "--remove-timestamp", NULL};
+static const char *const envla[] = {"--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal", NULL};
+static const char *const envlf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", NULL};
+static const char *const xargsla[] = {"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
+static const char *const xargslf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", NULL};
+static const char *const watchla[] = {"--interval", "--differences", NULL};
+static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", NULL};
+
+#define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+/* Every wrapper, sorted by name: wrapfind searches it. */
+static const struct wrapper wrappers[] = {
+	PLAIN("alias", walias),
+	SHELL("ash"),
+	SHELL("bash"),
+	PLAIN("builtin", wcommand),
+	{"bundle", wrunner, NULL, NULL, NULL, "exec", 0, NULL, NULL},
+	PLAIN("busybox", wbusybox),
+	OPAQUE("bwrap"),
+	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell"},
+	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL},
+	PLAIN("command", wcommand),
+	SHELL("csh"),
+	SHELL("dash"),
+	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL},
+	SHELL("elvish"),
+	{"env", wenv, "uCS", envla, envlf, "i0v", 0, NULL, NULL},
+	SHELL("es"),
+	PLAIN("eval", weval),
+	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL},
+	OPAQUE("expect"),
+	{"fakeroot", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	PLAIN("fc", wfc),
+	PLAIN("find", wfind),
+	OPAQUE("firejail"),
+	SHELL("fish"),
+	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL},
+	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL},
+	SHELL("ksh"),
+	SHELL("ksh93"),
+	SHELL("lksh"),
+	OPAQUE("ltrace"),
+	SHELL("mksh"),
+	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL},
+	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	OPAQUE("nsenter"),
+	SHELL("nu"),
+	SHELL("oksh"),
+	OPAQUE("parallel"),
+	SHELL("pdksh"),
+	{"pdm", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	{"pipenv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	OPAQUE("pkexec"),
+	{"poetry", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	SHELL("posh"),
+	OPAQUE("proot"),
+	SHELL("pwsh"),
+	SHELL("rbash"),
+	SHELL("rc"),
+	PLAIN("runuser", wsu),
+	OPAQUE("screen"),
+	PLAIN("script", wsu),
+	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	SHELL("sh"),
+	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL},
+	OPAQUE("strace"),
+	PLAIN("su", wsu),
+	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL},
+	OPAQUE("systemd-run"),
+	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL},
+	SHELL("tcsh"),
+	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL},
+	OPAQUE("tmux"),
+	PLAIN("toybox", wbusybox),
+	PLAIN("trap", wtrap),
+	OPAQUE("unshare"),
+	{"uv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	OPAQUE("valgrind"),
+	{"watch", wwatch, "n", watchla, watchlf, "bcdegptwx", 0, NULL, NULL},
+	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtxeil", 0, NULL, NULL}, /* -e -i -l: value glued or none */
+	SHELL("xonsh"),
+	OPAQUE("xvfb-run"),
+	SHELL("yash"),
+	SHELL("zsh"),
+};
+#undef SHELL
+#undef OPAQUE
+#undef PLAIN
+
+static int wrapcmp(const void *key, const void *row)
+{
+	return strcmp(key, ((const struct wrapper *)row)->name);
+}
+
+/* The row of the wrapper named n, or NULL: most commands are none. */
+static const struct wrapper *wrapfind(const char *n)
+{
+	return bsearch(n, wrappers, sizeof wrappers / sizeof *wrappers, sizeof *wrappers, wrapcmp);
+}
+
+/* Commands that run other commands: what they run is reported as a command of its own. */
+static void wrap(struct sp *p, size_t idx)
+{
+	const struct wrapper *w = wrapfind(base(p->c->out->cmds[idx].argv[0]));
+	if (w)
+		w->read(p, idx, w);
 }
 
 /* What the command at idx means beyond its words: a name only known at run time, dangerous

@@ -11,7 +11,7 @@
 #include "../artifacts/runjson.h"
 #include "../manifest/schema.h"
 #include "agent.h"
-#include "../policy/protect.h"
+#include "../policy/decide.h"
 #include "progress.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
@@ -36,7 +36,7 @@ struct jobrun {
 	struct sandboxconf sc; /* the job's sandbox as opened (owned) */
 	struct wspace *ws;     /* the workspace it works in */
 	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
-	struct protect prot;   /* what its steps and file tools may not change */
+	struct place place;    /* where its calls are decided: what its steps and file tools may not change */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -180,9 +180,9 @@ static const char *timeouttext(int64_t ms, char buf[32])
 static int snapshot(struct jobrun *jr, int step, struct err *e)
 {
 	struct snapinfo si;
-	char name[16];
+	char name[LAYERBASE];
 	memset(&si, 0, sizeof si);
-	snprintf(name, sizeof name, "%04d", step);
+	layerbase(name, step);
 	pthread_mutex_lock(&jr->ws->mu);
 	int rc = snaptakeby(jr->ws->snap, name, jr->deadline, &si, e); /* the job's timeout counts */
 	pthread_mutex_unlock(&jr->ws->mu);
@@ -192,8 +192,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	}
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
-	char *layer = jr->rs->perws ? xasprintf("snapshots/%s/%s.tar.zst", jr->ws->name, name)
-	                           : xasprintf("snapshots/%s.tar.zst", name);
+	char *layer = layerpath(jr->rs->perws ? jr->ws->name : NULL, LAYER_STEP, step);
 	cJSON_AddStringToObject(ev, "layer", layer);
 	free(layer);
 	cJSON_AddStringToObject(ev, "sha256", si.sha256);
@@ -274,7 +273,7 @@ static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
 		mt->source = xstrdup(jr->w->skills.v[i]);
 		mt->target = xasprintf("/skills/%s", jr->w->skillnames.v[i]);
 	}
-	protectmounts(&jr->prot, jr->ws->path, dst);
+	protectmounts(&jr->place.prot, jr->ws->path, dst);
 }
 
 #define LINKCAP 4096 /* files with hard links outside the workspace that are bound read-only */
@@ -284,10 +283,10 @@ static void jobsandbox(struct jobrun *jr, struct sandboxconf *dst)
 static int hardlinks(struct jobrun *jr, struct err *e)
 {
 	struct err we = {0};
-	int rc = protectlinks(&jr->prot, jr->ws->path, jr->ws->hidden, LINKCAP, &we);
+	int rc = protectlinks(&jr->place.prot, jr->ws->path, jr->ws->hidden, LINKCAP, &we);
 	if (rc < 0)
 		return errf(e, "%s", we.msg);
-	const struct strv *l = &jr->prot.linked;
+	const struct strv *l = &jr->place.prot.linked;
 	if (!l->n && rc == 0)
 		return 0;
 	int bound = jr->j->sandbox.backend != BACKEND_NONE;
@@ -481,35 +480,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	for (size_t i = 0; !bit && i < jr->w->delegates.n; i++)
 		delegate |= strcmp(jr->w->delegates.v[i], c->name) == 0;
 	int mcp = mcpjoboffers(jr->mcp, c->name);
-	int offered = (bit && (jr->w->tools & bit)) || delegate || mcp;
-	if (!c->args) {
-		v.decision = DEC_DENY;
-		v.rule = -1;
-		snprintf(v.reason, sizeof v.reason, "the arguments are not a JSON object");
-	} else if (!offered) {
-		v.decision = DEC_DENY;
-		v.rule = -1;
-		snprintf(v.reason, sizeof v.reason, "tool '%.100s' is not offered to worker '%s'", c->name, jr->w->name);
-	} else {
-		policydecide(&jr->w->approval, jr->w->name, c->name, c->args, &v);
-		size_t hl = jr->ws->hidden ? strlen(jr->ws->hidden) : 0;
-		if (v.path && hl && strncmp(v.path, jr->ws->hidden, hl) == 0 && (v.path[hl] == 0 || v.path[hl] == '/')) {
-			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
-			v.rule = -1;
-			snprintf(v.reason, sizeof v.reason, "%s holds the run directories, which are not part of the workspace",
-			         jr->ws->hidden);
-		}
-		const char *pr = v.path && (bit == TOOL_WRITE_FILE || bit == TOOL_EDIT_FILE) ? protectmatch(&jr->prot, v.path) : NULL;
-		if (pr && v.decision != DEC_DENY) {
-			v.decision = v.decision == DEC_ABORT ? DEC_ABORT : DEC_DENY;
-			v.rule = -1;
-			int linked = 0;
-			for (size_t k = 0; k < jr->prot.linked.n; k++)
-				linked |= pr == jr->prot.linked.v[k];
-			snprintf(v.reason, sizeof v.reason, "%.80s is protected (%.80s): no step or file tool may change it",
-			         v.path, linked ? "it has hard links outside the workspace" : pr);
-		}
-	}
+	decide(jr->w, c->name, c->args, mcp, &jr->place, &v);
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddNumberToObject(ev, "step", step);
 	cJSON_AddStringToObject(ev, "call_id", c->id);
@@ -1134,7 +1105,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
 	struct err je = {0};
-	protectinit(&jr.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
+	protectinit(&jr.place.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
+	protecthooks(jr.ws->path);
+	jr.place.hidden = jr.ws->hidden ? xstrdup(jr.ws->hidden) : NULL;
 	if (rc == 0) {
 		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (jr.wsfd < 0)
@@ -1164,7 +1137,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	sbxclose(jr.sbx);
 	mcpjobclose(jr.mcp);
 	sandboxfree(&jr.sc);
-	protectfree(&jr.prot);
+	placefree(&jr.place);
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);

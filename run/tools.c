@@ -1,8 +1,7 @@
-/* tools: shell in the sandbox; file tools beneath the workspace with openat2. */
+/* tools: shell in the sandbox; file tools beneath the workspace (util/beneath.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "tools.h"
 #include "../manifest/schema.h"
 #include "../util/privacy.h"
+#include "../util/beneath.h"
 
 enum { READ_MAX = 16 << 20, LIST_MAX = 2000, EVENT_OUT_MAX = 64 << 10 };
 
@@ -88,57 +88,6 @@ cJSON *tooldefs(const struct manifest *m, const struct worker *w, const cJSON *e
 	return tools;
 }
 
-/* Without openat2 (old kernels, valgrind, some seccomp profiles): walk one component at a time
- * and follow no link at all, which is stricter than RESOLVE_BENEATH. */
-static int wsopenwalk(int wsfd, const char *path, int flags)
-{
-	char *p = xstrdup(path), *comp = p, *slash;
-	int dfd = dup(wsfd), fd = -1;
-	while (dfd >= 0 && (slash = strchr(comp, '/'))) {
-		*slash = 0;
-		int nfd = strcmp(comp, "..") == 0 ? (errno = EXDEV, -1)
-		        : openat(dfd, *comp ? comp : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dfd);
-		dfd = nfd;
-		comp = slash + 1;
-	}
-	if (dfd >= 0 && strcmp(comp, "..") == 0)
-		errno = EXDEV;
-	else if (dfd >= 0)
-		fd = openat(dfd, *comp ? comp : ".", flags | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int saved = errno;
-	if (dfd >= 0)
-		close(dfd);
-	free(p);
-	errno = saved;
-	return fd;
-}
-
-static int wsopen(int wsfd, const char *path, int flags, int nosymlinks)
-{
-	static int noopenat2;
-	if (path[0] == '/')
-		return errno = EXDEV, -1;
-	if (noopenat2)
-		return wsopenwalk(wsfd, path, flags);
-	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_CLOEXEC),
-		.mode = (flags & O_CREAT) ? 0644 : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV |
-		           (nosymlinks ? RESOLVE_NO_SYMLINKS : 0),
-	};
-	int fd;
-	do
-		fd = (int)syscall(SYS_openat2, wsfd, path, &how, sizeof how);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0 && errno == ENOSYS) {
-		noopenat2 = 1;
-		return wsopenwalk(wsfd, path, flags);
-	}
-	return fd;
-}
-
-
 static const char *why(int err)
 {
 	return err == EXDEV || err == ELOOP ? "the path leads out of the workspace or through a link" : strerror(err);
@@ -147,7 +96,7 @@ static const char *why(int err)
 int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e)
 {
 	/* No link is followed: the rule matched this path, not where a link leads. */
-	int fd = wsopen(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, 1);
+	int fd = openbeneath(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, BENEATH_NOXDEV);
 	if (fd < 0)
 		return errf(e, "cannot open %s: %s", path, why(errno));
 	struct stat st;
@@ -186,7 +135,7 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int
 			errf(e, "cannot create directory %s in %s:", comp, path);
 			goto fail;
 		}
-		int nfd = wsopen(dfd, comp, (made ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW, 1);
+		int nfd = openbeneath(dfd, comp, (made ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW, BENEATH_NOXDEV);
 		if (nfd < 0) {
 			errf(e, "cannot enter %s of %s: %s", comp, path, errno == ENOTDIR ? "not a directory" : why(errno));
 			goto fail;
@@ -275,7 +224,7 @@ static int cmpstr(const void *a, const void *b)
 
 static int listdir(int wsfd, const char *path, struct buf *out, struct err *e)
 {
-	int fd = wsopen(wsfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 1);
+	int fd = openbeneath(wsfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, BENEATH_NOXDEV);
 	if (fd < 0)
 		return errf(e, "cannot open directory %s: %s", path, why(errno));
 	DIR *d = fdopendir(fd);

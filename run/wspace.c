@@ -258,7 +258,7 @@ int spacesseal(struct runstate *rs, struct err *e)
 			if (!rs->endskipped)
 				rs->endskipped = cJSON_CreateArray();
 			cJSON *one = cJSON_CreateObject();
-			char *layer = rs->perws ? xasprintf("snapshots/%s/end.tar.zst", w->name) : xstrdup("snapshots/end.tar.zst");
+			char *layer = layerpath(rs->perws ? w->name : NULL, LAYER_END, 0);
 			cJSON_AddStringToObject(one, "layer", layer);
 			cJSON_AddStringToObject(one, "path", si.skipped.v[k]);
 			cJSON_AddStringToObject(one, "reason", si.why.v[k]);

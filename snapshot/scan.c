@@ -10,58 +10,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 #include "scan.h"
 #include "../util/gitignore.h"
 #include "../util/glob.h"
 
 enum { MAXDEPTH = 256, MAXOPEN = 256 /* directories held open in the queue */ };
-
-int openbeneath(int rootfd, const char *path, int flags)
-{
-	static int noopenat2;
-	if (!noopenat2) {
-		struct open_how how = {
-			.flags = (uint64_t)flags | O_NOFOLLOW | O_CLOEXEC,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		};
-		int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-		if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-			return fd;
-		noopenat2 = 1;
-	}
-	/* Without openat2: one component at a time, none of them a symlink. */
-	if (path[0] == '/')
-		return errno = EXDEV, -1;
-	char *p = xstrdup(path);
-	int dfd = rootfd, fd = -1;
-	for (char *c = p;;) {
-		char *slash = strchr(c, '/');
-		if (slash)
-			*slash = 0;
-		if (strcmp(c, "..") == 0) {
-			errno = EXDEV;
-			break;
-		}
-		if (!slash) {
-			fd = openat(dfd, *c ? c : ".", flags | O_NOFOLLOW | O_CLOEXEC);
-			break;
-		}
-		int next = *c ? openat(dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : dup(dfd);
-		if (next < 0)
-			break;
-		if (dfd != rootfd)
-			close(dfd);
-		dfd = next;
-		c = slash + 1;
-	}
-	int saved = errno;
-	if (dfd != rootfd)
-		close(dfd);
-	free(p);
-	errno = saved;
-	return fd;
-}
 
 static int excluded(const struct scanopt *o, const char *path)
 {
@@ -216,7 +169,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	if (fd >= 0)
 		__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
 	else if (j->path[0])
-		fd = openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY);
+		fd = openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY, 0);
 	else
 		fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && (errno == ENOENT || (!j->fresh && (errno == ENOTDIR || errno == ELOOP))))
@@ -586,7 +539,7 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 		return -1;
 	if (o->gitignore) {
 		w.gi = gitignorenew();
-		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY);
+		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
 		if (info >= 0) {
 			ignorefile(w.gi, info, "exclude", "");
 			close(info);

@@ -284,7 +284,7 @@ static int whiteout(struct restore *r, const char *path, const char *base, const
 {
 	char *parent = base > path ? xstrndup(path, base - 1 - path) : xstrdup(".");
 	int rc = 0;
-	int fd = openbeneath(r->rootfd, parent, O_RDONLY | O_DIRECTORY);
+	int fd = openbeneath(r->rootfd, parent, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0) {
 		if (errno != ENOENT)
 			rc = errc(e, ERR_VERIFY, "whiteout %s: %s is not a directory inside the target:", path, parent);
@@ -328,7 +328,7 @@ static int vet(struct restore *r, struct archive_entry *en, const char *path, st
 	} else if (hl) {
 		if (!safepath(hl))
 			return errf(e, "%s: hard link to %s, outside the target", path, hl);
-		int fd = openbeneath(r->rootfd, hl, O_PATH);
+		int fd = openbeneath(r->rootfd, hl, O_PATH, 0);
 		struct stat st;
 		int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 		if (fd >= 0)
@@ -471,7 +471,7 @@ static void dsrestore(struct restore *r, struct dirset *s)
 	for (size_t i = 0; i < s->cap; i++) {
 		if (!s->v[i].path)
 			continue;
-		int fd = openbeneath(r->rootfd, s->v[i].path, O_RDONLY | O_DIRECTORY);
+		int fd = openbeneath(r->rootfd, s->v[i].path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd >= 0) {
 			if (s->v[i].held)
 				fchmod(fd, s->v[i].want);
@@ -804,7 +804,7 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 		size_t hn = strlen(hl);
 		const char *hs = memrchr(hl, '/', hn);
 		char *hdir = hs ? xstrndup(hl, hs - hl) : xstrdup(".");
-		int sfd = openbeneath(r->rootfd, hdir, O_PATH | O_DIRECTORY);
+		int sfd = openbeneath(r->rootfd, hdir, O_PATH | O_DIRECTORY, 0);
 		if (sfd < 0 || linkat(sfd, hs ? hs + 1 : hl, pfd, base, 0) < 0)
 			rc = errf(e, "link %s to %s:", path, hl);
 		if (sfd >= 0)
@@ -954,14 +954,14 @@ static const char *sumfor(const struct buf *sums, const char *name, char out[65]
 	return NULL;
 }
 
-struct layername {
+struct layerent {
 	long long step;
 	char *name;
 };
 
 static int bystep(const void *a, const void *b)
 {
-	const struct layername *x = a, *y = b;
+	const struct layerent *x = a, *y = b;
 	return x->step < y->step ? -1 : x->step > y->step;
 }
 
@@ -989,25 +989,26 @@ static int layerfull(const char *file, int first, int end)
 /* The layers to apply for step (0 = end), in order: from the last full one at or before it, none
  * at or before step base (a resumed run's carried layers, when step is its own). A layer read here
  * to learn that is applied, so its digest is checked too. */
-static int listlayers(const char *snapdir, int step, int base, struct layername **out, size_t *nout, struct err *e)
+static int listlayers(const char *snapdir, int step, int base, struct layerent **out, size_t *nout, struct err *e)
 {
 	*out = NULL;
 	*nout = 0;
 	DIR *d = opendir(snapdir);
 	if (!d)
 		return errc(e, ERR_INPUT, "%s:", snapdir);
-	struct layername *v = NULL;
+	struct layerent *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *nm = de->d_name;
-		size_t digits = strspn(nm, "0123456789");
+		int num;
+		enum layerkind kind = layerparse(nm, &num);
 		long long k;
-		if (step == 0 && strcmp(nm, "end.tar.zst") == 0)
+		if (step == 0 && kind == LAYER_END)
 			k = LLONG_MAX;
-		else if (digits >= 4 && digits <= 9 && strcmp(nm + digits, ".tar.zst") == 0)
-			k = atoll(nm);
+		else if (kind == LAYER_STEP)
+			k = num;
 		else
 			continue;
 		if ((step > 0 && (k < 1 || k > step)) || (k != LLONG_MAX && k <= base))
@@ -1016,7 +1017,7 @@ static int listlayers(const char *snapdir, int step, int base, struct layername 
 			cap = cap ? 2 * cap : 16;
 			v = xrealloc(v, cap * sizeof *v);
 		}
-		v[n++] = (struct layername){k, xstrdup(nm)};
+		v[n++] = (struct layerent){k, xstrdup(nm)};
 	}
 	closedir(d);
 	if (n)
@@ -1113,7 +1114,9 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 		}
 		return xstrdup(ws);
 	}
-	char *here = step > 0 ? xasprintf("%s/%04d.tar.zst", snapdir, step) : pathjoin(snapdir, "end.tar.zst");
+	char *lf = layerfile(step > 0 ? LAYER_STEP : LAYER_END, step);
+	char *here = pathjoin(snapdir, lf);
+	free(lf);
 	int flat = access(here, F_OK) == 0;
 	free(here);
 	if (flat)
@@ -1133,7 +1136,9 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 		all.n--;
 	}
 	for (size_t i = 0; i < all.n && step > 0 && !found; i++) {
-		char *p = xasprintf("%s/%s/%04d.tar.zst", snapdir, all.v[i], step);
+		char *l = layerpath(all.v[i], LAYER_STEP, step);
+		char *p = xasprintf("%s/%s", run, l);
+		free(l);
 		if (access(p, F_OK) == 0)
 			found = xstrdup(all.v[i]);
 		free(p);
@@ -1179,7 +1184,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	struct buf sums = {0};
 	char *sumpath = pathjoin(run, "SHA256SUMS");
 	char *snapdir = pathjoin(run, sub);
-	struct layername *layers = NULL;
+	struct layerent *layers = NULL;
 	size_t n = 0;
 	char (*want)[65] = NULL;
 	struct restore r = {.rootfd = -1, .root = geteuid() == 0};

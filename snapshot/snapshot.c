@@ -161,7 +161,7 @@ static int header(struct layer *l, const char *path, uint32_t mode, int64_t size
 /* Read a symlink's target through a descriptor that cannot leave the workspace. */
 static int readtarget(int rootfd, struct sent *x, char *out, size_t cap, struct err *e)
 {
-	int fd = openbeneath(rootfd, x->path, O_PATH);
+	int fd = openbeneath(rootfd, x->path, O_PATH, 0);
 	if (fd < 0)
 		return errf(e, "open %s:", x->path);
 	struct stat st;
@@ -180,7 +180,7 @@ static int readtarget(int rootfd, struct sent *x, char *out, size_t cap, struct 
 /* Open a regular file beneath the root and check it is the one scanned; refresh x from it. */
 static int openfile(int rootfd, struct sent *x, struct err *e)
 {
-	int fd = openbeneath(rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	int fd = openbeneath(rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return errf(e, "open %s:", x->path);
 	struct stat st;
@@ -606,7 +606,7 @@ static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, st
 		const struct sent *y = j >= 0 ? &s->prev.v[j] : NULL;
 		if (y && y->ino == x->ino && (y->mode & (S_ISUID | S_ISGID)) == (x->mode & (S_ISUID | S_ISGID)))
 			continue;
-		int fd = openbeneath(s->rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		int fd = openbeneath(s->rootfd, x->path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != x->ino || !S_ISREG(st.st_mode) ||
 		    fchmod(fd, st.st_mode & 01777) < 0 || fstat(fd, &st) < 0) {
@@ -810,8 +810,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		size_t digits = strspn(de->d_name, "0123456789");
-		s->layers += digits >= 4 && strcmp(de->d_name + digits, ".tar.zst") == 0;
+		s->layers += layerparse(de->d_name, NULL) == LAYER_STEP;
 	}
 	if (d)
 		closedir(d);
@@ -942,17 +941,6 @@ const char *snapwhiteout(struct archive_entry *en, const char *base)
 	return NULL;
 }
 
-int snapoldend(const char *name)
-{
-	return strlen(name) == 16 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".end.tar.zst") == 0;
-}
-
-int snapstepname(const char *name)
-{
-	return (strlen(name) == 12 && strspn(name, "0123456789") == 4 && strcmp(name + 4, ".tar.zst") == 0) ||
-	       snapoldend(name);
-}
-
 static int bystr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -968,7 +956,7 @@ void snapchains(const char *rundir, struct strv *out)
 	while (d && (de = readdir(d))) {
 		struct stat st;
 		char *p = pathjoin(dir, de->d_name);
-		if (snapstepname(de->d_name) || strcmp(de->d_name, "end.tar.zst") == 0)
+		if (layerparse(de->d_name, NULL) != LAYER_NONE)
 			flat = 1;
 		else if (de->d_name[0] != '.' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			strvadd(&sub, de->d_name);

@@ -5,6 +5,7 @@
 #include <locale.h>
 #include <stdint.h>
 #include "../manifest/manifest.h"
+#include "layername.h"
 
 struct snapinfo {
 	char path[4096];    /* the layer file written */
@@ -97,10 +98,6 @@ const char *snapwhiteout(struct archive_entry *en, const char *base);
 /* The chains of rundir's snapshots/: "" first when layers lie in snapshots/ itself (a run with one
  * workspace), then the name of each folder of snapshots/ (a workspace's chain), sorted by name. */
 void snapchains(const char *rundir, struct strv *out);
-/* NNNN.end.tar.zst: the end layer of the run a resumed run resumed, whose last step was NNNN. */
-int snapoldend(const char *name);
-/* A step layer's name: NNNN.tar.zst, or a carried NNNN.end.tar.zst (not end.tar.zst). */
-int snapstepname(const char *name);
 /* Pin the calling thread's locale to C.UTF-8, as libarchive must see it for layers; returns what
  * snapunpin takes to put it back. */
 locale_t snappin(void);

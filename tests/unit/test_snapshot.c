@@ -909,6 +909,52 @@ static void deadline(void)
 
 /* A run made before end held only changes: its end.tar.zst is a full copy, with no mark, and
  * restore --step end takes it alone. */
+/* Layer names: made and read by snapshot/layername.h alone; numbers past 9999 sort as numbers. */
+static void layernames(void)
+{
+	int n = -1;
+	char b[LAYERBASE];
+	layerbase(b, 7);
+	okstr(b, "0007", "layerbase 7");
+	layerbase(b, 10000);
+	okstr(b, "10000", "layerbase 10000");
+	layerbase(b, 0);
+	okstr(b, "end", "layerbase 0");
+	ok(layerparse("0001.tar.zst", &n) == LAYER_STEP && n == 1, "0001 is step 1");
+	ok(layerparse("9999.tar.zst", &n) == LAYER_STEP && n == 9999, "9999");
+	ok(layerparse("10000.tar.zst", &n) == LAYER_STEP && n == 10000, "10000 is a step too");
+	ok(layerparse("123456789.tar.zst", &n) == LAYER_STEP && n == 123456789, "nine digits");
+	ok(layerparse("10000.end.tar.zst", &n) == LAYER_OLDEND && n == 10000, "a carried end past 9999");
+	ok(layerparse("0042.end.tar.zst", &n) == LAYER_OLDEND && n == 42, "a carried end");
+	ok(layerparse("end.tar.zst", &n) == LAYER_END && n == 0, "end");
+	const char *bad[] = {"00001.tar.zst", "0000.tar.zst", "001.tar.zst", "1234567890.tar.zst", "+001.tar.zst",
+	                     "0001.tar.zst.tmp", ".0001.tar.zst.tmp", "0001.tar", "0001.end", "x0001.tar.zst",
+	                     "09999.end.tar.zst", "end.tar", "0001.tar.zst/", "", "default"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ok(layerparse(bad[i], NULL) == LAYER_NONE, "'%s' is no layer", bad[i]);
+	for (int k = 1; k <= 12000; k += 7) { /* what layerfile writes, layerparse reads back */
+		char *f = layerfile(LAYER_STEP, k), *g = layerfile(LAYER_OLDEND, k);
+		int a = 0, c = 0;
+		ok(layerparse(f, &a) == LAYER_STEP && a == k && layerparse(g, &c) == LAYER_OLDEND && c == k, "round trip %d", k);
+		free(f);
+		free(g);
+	}
+	char *p = layerpath(NULL, LAYER_STEP, 10001), *q = layerpath("repo", LAYER_END, 0), *r = layerpath("", LAYER_STEP, 3);
+	okstr(p, "snapshots/10001.tar.zst", "layerpath flat");
+	okstr(q, "snapshots/repo/end.tar.zst", "layerpath of a workspace");
+	okstr(r, "snapshots/0003.tar.zst", "layerpath with \"\"");
+	free(p);
+	free(q);
+	free(r);
+	char *v[] = {"end.tar.zst", "10000.tar.zst", "9999.end.tar.zst", "0002.tar.zst", "9999.tar.zst",
+	             "10001.tar.zst", "0010.tar.zst"};
+	const char *want[] = {"0002.tar.zst", "0010.tar.zst", "9999.tar.zst", "9999.end.tar.zst", "10000.tar.zst",
+	                      "10001.tar.zst", "end.tar.zst"};
+	qsort(v, 7, sizeof *v, layercmp);
+	for (int i = 0; i < 7; i++)
+		okstr(v[i], want[i], "layercmp order");
+}
+
 static void oldend(void)
 {
 	char *ws = tp("oe/ws"), *run = tp("oe/run"), *sd = tp("oe/run/snapshots");
@@ -1575,6 +1621,7 @@ int main(int argc, char **argv)
 	sparse();
 	deadline();
 	oldend();
+	layernames();
 	lost();
 	digests();
 	hostile();

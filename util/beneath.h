@@ -1,0 +1,20 @@
+/* beneath: the one way files of a workspace (or a restore's target) are opened: never outside the
+ * folder, never through a symlink. openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the kernel
+ * has it, else a walk of one component at a time with O_NOFOLLOW, which gives the same answers. */
+#ifndef NS_BENEATH_H
+#define NS_BENEATH_H
+
+enum {
+	BENEATH_NOXDEV = 1, /* refuse (EXDEV) to cross into another mount */
+};
+
+/* openat() of path relative to rootfd, never resolving a symlink (ELOOP) nor leaving rootfd
+ * (EXDEV: an absolute path, any ".." component, another mount with BENEATH_NOXDEV); flags as for openat,
+ * O_CLOEXEC and O_NOFOLLOW added, O_CREAT making 0644. -1 with errno on error. Thread-safe. */
+int openbeneath(int rootfd, const char *path, int flags, int opts);
+/* Whether openat2 is used: probed once for the process (thread-safe), ENOSYS and EPERM (a seccomp
+ * profile's answer) alike meaning no. NIGHTSHIFT_OPENAT2=ENOSYS or =EPERM in the environment
+ * makes the probe see that error, for tests of the walk. */
+int beneathopenat2(void);
+
+#endif
