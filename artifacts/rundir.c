@@ -231,7 +231,7 @@ int rundiropen(const char *dir, const char *rel, struct err *e)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return errf(e, "%s:", dir);
-	int fd = openbeneath(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	int fd = openbeneath(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	int saved = errno;
 	close(dfd);
 	struct stat st;

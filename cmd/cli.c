@@ -29,7 +29,7 @@ int usage(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static int exitfor(enum errkind kind)
+int exitfor(enum errkind kind)
 {
 	static const int codes[] = {
 	    [ERR_FAIL] = EXIT_FAILED, [ERR_INPUT] = EXIT_USAGE,     [ERR_ABORT] = EXIT_ABORT,

@@ -44,6 +44,8 @@ int progressstop(void);
 int usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error's message to stderr prefixed with "nightshift: " and return its exit code. */
 int report(const struct err *e);
+/* The exit code of an error kind (the one table of them). */
+int exitfor(enum errkind kind);
 /* The exit code of how a run ended (enum runend of run/run.h). */
 int exitforrun(int end);
 /* A RUN argument as a directory: itself, or a .tar.zst of one unpacked into *tmp, at most maxunpack

@@ -9,6 +9,7 @@
 #include "../manifest/netrule.h"
 #include "../policy/rulecheck.h"
 #include "../snapshot/snapshot.h"
+#include "../snapshot/layername.h"
 #include "ignored.h"
 #include "progress.h"
 #include "replay.h"
@@ -94,8 +95,8 @@ static int firstlayer(const char *run, const char *chain)
 	int best = 0;
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
-		int n = snapstepname(de->d_name) && !snapoldend(de->d_name) ? atoi(de->d_name) : 0;
-		if (n > 0 && (best == 0 || n < best))
+		int n = 0;
+		if (layerparse(de->d_name, &n) == LAYER_STEP && n > 0 && (best == 0 || n < best))
 			best = n;
 	}
 	if (d)
