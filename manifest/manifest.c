@@ -1406,12 +1406,12 @@ static void defaults(struct manifest *m)
 {
 	m->sandbox.backend = BACKEND_NAMESPACE;
 	m->sandbox.image = xstrdup("host");
-	m->sandbox.timeout_ms = 120000;
-	m->sandbox.pids = 256;
-	m->sandbox.memory = (int64_t)1 << 30;
+	m->sandbox.timeout_ms = DEF_TIMEOUT_MS;
+	m->sandbox.pids = DEF_PIDS;
+	m->sandbox.memory = DEF_MEMORY;
 	m->snapshot.level = 3;
 	m->snapshot.threads = 0;
-	m->snapshot.max_size = 10LL << 30; /* bytes on disk (st_blocks): a sparse file's holes are free */
+	m->snapshot.max_size = DEF_MAXSIZE;
 }
 
 static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, struct err *e)

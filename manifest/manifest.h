@@ -88,6 +88,12 @@ struct sandboxconf {
 	size_t nmounts;
 };
 
+/* The sandbox's and the snapshot's limits when a manifest sets none (replay holds a record's to them). */
+#define DEF_TIMEOUT_MS 120000LL
+#define DEF_PIDS 256LL
+#define DEF_MEMORY (1LL << 30)
+#define DEF_MAXSIZE (10LL << 30) /* bytes on disk (st_blocks): a sparse file's holes are free */
+
 struct snapconf {
 	int level, threads;
 	struct strv exclude;
