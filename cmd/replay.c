@@ -14,6 +14,7 @@
 #include "../llm/modelspec.h"
 #include "../run/run.h"
 #include "../util/privacy.h"
+#include "../util/term.h"
 #include "cmd.h"
 
 static const char replayhelp[] =
@@ -260,7 +261,7 @@ int cmdreplay(int argc, char **argv)
 		int first = firstlayer(real, chain);
 		int src = snaprestorews(real, chain, first, to, 1, maxu, &e);
 		if (src == 0)
-			fprintf(stderr, "nightshift: replay: workspace %s restored from %s into %s\n", name ? name : "",
+			termprintf(stderr, "nightshift: replay: workspace %s restored from %s into %s\n", name ? name : "",
 			        first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 		free(to);
 		if (src < 0) {
