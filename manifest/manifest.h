@@ -184,6 +184,8 @@ struct job {
 	struct strv needgroups; /* matrix jobs named in needs (their members are in needs) */
 	int mxpending;      /* stands for a matrix whose values come from a needed job's output: made
 	                     * into its members by manifestexpand once that job has finished */
+	char *unloaded;     /* a member made from a job's output that could not be read (a value its
+	                     * workspace or a mount refused): why; it fails without running */
 	struct pos pos, inputpos;
 };
 
@@ -227,6 +229,7 @@ struct manifest {
 	size_t jobcap;      /* jobs has room for this many: njobs, and every member a pending matrix may
 	                     * make, so that expanding one moves no job */
 	struct ydoc *later; /* with a pending matrix: the document, read again by manifestexpand */
+	const struct strv *mxtainted; /* while a matrix member is read: its keys from a job's output */
 	char *laterwsroot;  /* and loadopts.wsroot */
 };
 

@@ -68,8 +68,5 @@ ssize_t scanfind(const struct scan *s, const char *path, size_t len);
 /* Free what s holds and zero it. */
 void scanfree(struct scan *s);
 
-/* openat() of a relative path under rootfd that fails (ELOOP, EXDEV) rather than resolve a
- * symlink or leave rootfd; flags as for openat (O_PATH too). */
-int openbeneath(int rootfd, const char *path, int flags);
 
 #endif
