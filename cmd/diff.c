@@ -11,6 +11,7 @@
 #include "../artifacts/patch.h"
 #include "../util/term.h"
 #include "../util/linediff.h"
+#include "../util/term.h"
 
 static const char helptext[] =
 	"usage: nightshift diff RUN [--job J] [> changes.patch]\n"
@@ -42,7 +43,8 @@ static const char *kindname(char type)
 	return type == 'f' ? "file" : type == 'd' ? "directory" : type == 'l' ? "symlink" : "special file";
 }
 
-/* One change: a unified diff for text, a line for the rest. */
+/* One change: a unified diff for text, a line for the rest. Paths and contents come from the
+ * run's layers (a model wrote them): through the one sanitiser, paths on one line. */
 static void printchange(const struct change *c)
 {
 	int text = c->type == 'f' && (c->kind == 'D' || c->after) && (c->kind == 'A' || c->before) &&
@@ -51,20 +53,31 @@ static void printchange(const struct change *c)
 		text = 1;
 	if (c->kind == 'D' && c->type == 'f' && c->before && changestext(c->before, c->nbefore))
 		text = 1;
+	char *path = termclean(c->path, TERM_ONELINE);
 	if (!text) {
-		printf("%c %s (%s%s, %lld bytes)\n", c->kind, c->path, c->type == 'f' && (c->after || c->before) ? "binary " : "",
+		printf("%c %s (%s%s, %lld bytes)\n", c->kind, path, c->type == 'f' && (c->after || c->before) ? "binary " : "",
 		       kindname(c->type), (long long)c->size);
+		free(path);
 		return;
 	}
 	struct buf out = {0};
 	const char *a = c->kind == 'A' ? "" : c->before, *b = c->kind == 'D' ? "" : c->after;
 	size_t na = c->kind == 'A' ? 0 : c->nbefore, nb = c->kind == 'D' ? 0 : c->nafter;
-	printf("--- %s%s\n+++ %s%s\n", c->kind == 'A' ? "/dev/null" : "a/", c->kind == 'A' ? "" : c->path,
-	       c->kind == 'D' ? "/dev/null" : "b/", c->kind == 'D' ? "" : c->path);
-	if (linediff(a, na, b, nb, 3, 20000, &out) == 1)
+	printf("--- %s%s\n+++ %s%s\n", c->kind == 'A' ? "/dev/null" : "a/", c->kind == 'A' ? "" : path,
+	       c->kind == 'D' ? "/dev/null" : "b/", c->kind == 'D' ? "" : path);
+	free(path);
+	if (linediff(a, na, b, nb, 3, 20000, &out) == 1) {
 		printf("(more than 20000 lines differ: %zu bytes before, %zu after)\n", na, nb);
-	else
-		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	} else {
+		/* a NUL inside text would end the sanitiser's string early: shown as \x00 first */
+		struct buf z = {0};
+		for (size_t i = 0; i < out.len; i++)
+			out.data[i] ? bufputc(&z, out.data[i]) : bufputs(&z, "\\x00");
+		char *safe = termclean(z.data ? z.data : "", 0);
+		fputs(safe, stdout);
+		free(safe);
+		buffree(&z);
+	}
 	buffree(&out);
 }
 
@@ -164,7 +177,7 @@ int cmddiff(int argc, char **argv)
 	} else {
 		const struct layerchanges *l = changesofstep(&rc, ws, (int)n);
 		if (!l) {
-			fprintf(stderr, "nightshift: diff: %s has no snapshot layer taken after step %ld%s%s%s\n", run, n,
+			termprintf(stderr, "nightshift: diff: %s has no snapshot layer taken after step %ld%s%s%s\n", run, n,
 			        *ws ? " in the chain of workspace " : "", ws, rc.n ? "" : " (it has no layers)");
 			code = EXIT_USAGE;
 		} else {
@@ -174,18 +187,18 @@ int cmddiff(int argc, char **argv)
 			if (l->base) {
 				char steps[64];
 				snprintf(steps, sizeof steps, l->to - l->from > 1 ? "steps %d to %d" : "step %d", l->from, l->to - 1);
-				printf("# step %ld: what changed%s in %s and until the chain began again with a full layer before "
+				termprintf(stdout, "# step %ld: what changed%s in %s and until the chain began again with a full layer before "
 				       "step %d (%s): the layer after the step is missing, %zu change%s\n",
 				       n, in, steps, l->to, l->layer, l->n, l->n == 1 ? "" : "s");
 			}
 			else if (l->to == 0)
-				printf("# step %ld: what changed%s after step %d, until the end of the run (%s), %zu change%s\n", n,
+				termprintf(stdout, "# step %ld: what changed%s after step %d, until the end of the run (%s), %zu change%s\n", n,
 				       in, l->from, l->layer, l->n, l->n == 1 ? "" : "s");
 			else if (l->to - l->from > 1)
-				printf("# step %ld: what changed%s in steps %d to %d (%s), %zu change%s\n", n, in, l->from,
+				termprintf(stdout, "# step %ld: what changed%s in steps %d to %d (%s), %zu change%s\n", n, in, l->from,
 				       l->to - 1, l->layer, l->n, l->n == 1 ? "" : "s");
 			else
-				printf("# step %ld: %zu change%s%s (%s)\n", n, l->n, l->n == 1 ? "" : "s", in, l->layer);
+				termprintf(stdout, "# step %ld: %zu change%s%s (%s)\n", n, l->n, l->n == 1 ? "" : "s", in, l->layer);
 			for (size_t i = 0; i < l->n; i++)
 				printchange(&l->v[i]);
 		}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../util/term.h"
 #include "cmd.h"
 #include "../artifacts/otlp.h"
 #include "../llm/http.h"
@@ -99,10 +100,10 @@ int cmdexport(int argc, char **argv)
 		httppost(to, (const char *const *)h.v, body, 10000, 60000, &r);
 		if (r.status < 200 || r.status > 299) {
 			if (r.status)
-				fprintf(stderr, "nightshift: export: %s answered %d: %.300s\n", to, r.status,
+				termprintf(stderr, "nightshift: export: %s answered %d: %.300s\n", to, r.status, /* a stranger's body */
 				        r.body.data ? r.body.data : "");
 			else
-				fprintf(stderr, "nightshift: export: %s: %s\n", to, r.error);
+				termprintf(stderr, "nightshift: export: %s: %s\n", to, r.error);
 			code = EXIT_FAILED;
 		} else {
 			fprintf(stderr, "nightshift: export: sent to %s (HTTP %d)\n", to, r.status);

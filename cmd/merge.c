@@ -6,6 +6,7 @@
 #include "../artifacts/sign.h"
 #include "gha.h"
 #include "../util/privacy.h"
+#include "../util/term.h"
 #include "cmd.h"
 
 static const char mergehelp[] =
@@ -99,7 +100,7 @@ int cmdmerge(int argc, char **argv)
 	}
 	struct err ge = {0};
 	if (gharun(merged, rc, stderr, &ge) < 0)
-		fprintf(stderr, "nightshift: merge: GitHub Actions: %s\n", ge.msg);
+		termprintf(stderr, "nightshift: merge: GitHub Actions: %s\n", ge.msg);
 	free(merged);
 done:
 	signkeyfree(key);

@@ -16,6 +16,7 @@
 #include "gha.h"
 #include "../run/run.h"
 #include "../run/shard.h"
+#include "../util/term.h"
 #include "cmd.h"
 
 static const char runhelp[] =
@@ -223,7 +224,7 @@ int cmdrun(int argc, char **argv)
 		goto done;
 	for (size_t i = 0; i < models.n; i++) {
 		if (modelspec(&m, models.v[i], &e) < 0) {
-			fprintf(stderr, "nightshift: run: %s\n", e.msg);
+			termprintf(stderr, "nightshift: run: %s\n", e.msg);
 			ghamistake(stderr, e.msg);
 			manifestfree(&m);
 			rc = EXIT_USAGE;
@@ -308,7 +309,7 @@ int cmdrun(int argc, char **argv)
 	struct err ge = {0};
 	ghadone = 1;
 	if (gharun(rundir, rc, stderr, &ge) < 0)
-		fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ge.msg);
+		termprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ge.msg);
 	free(rundir);
 	free(defout);
 	manifestfree(&m);
@@ -317,7 +318,7 @@ done:
 		/* Nothing ran: status=error and exit-code for the workflow (the mistake is annotated). */
 		struct err ue = {0};
 		if (gharun(NULL, rc, NULL, &ue) < 0)
-			fprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ue.msg);
+			termprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ue.msg);
 	}
 	signkeyfree(key);
 	strvfree(&o.jobs);

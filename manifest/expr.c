@@ -1,4 +1,5 @@
 /* expr: a tiny expression language: a dotted path into jobs, inputs or env. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "expr.h"
@@ -101,7 +102,15 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 				out = cJSON_IsString(v) ? xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
 		}
 	} else if (strcmp(p.v[0], "matrix") == 0) {
-		errf(e, "matrix.%s: only a job with a matrix has matrix values", p.v[1]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(env->matrix, p.v[1]);
+		if (!env->matrix)
+			errf(e, "matrix.%s: only a job with a matrix has matrix values", p.v[1]);
+		else if (p.n != 2)
+			errf(e, "bad expression: matrix.%s.%s: matrix values have no fields", p.v[1], p.v[2]);
+		else if (!v)
+			errf(e, "${{ matrix.%s }}: the matrix has no key '%s'", p.v[1], p.v[1]);
+		else
+			out = cJSON_IsString(v) ? xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
 	} else {
 		errf(e, "unknown expression root '%s' (jobs, inputs, env or matrix)", p.v[0]);
 	}
@@ -109,10 +118,24 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 	return out;
 }
 
-/* Walk s, resolving each ${{ }}; builds the expansion when out is given. */
+/* Whether an expression's value comes from a job's output: jobs.*, or a tainted matrix key. */
+static int untrusted(const char *text, size_t n, const struct exprenv *env)
+{
+	struct strv p = {0};
+	int bad = 1; /* what cannot be read is taken as untrusted */
+	if (splitpath(text, n, &p) == 0 && p.n >= 2)
+		bad = strcmp(p.v[0], "jobs") == 0 || (strcmp(p.v[0], "matrix") == 0 && inlist(env->tainted, p.v[1]));
+	strvfree(&p);
+	return bad;
+}
+
+/* Walk s, resolving each ${{ }}; builds the expansion when out is given. The text of a value goes
+ * into out and the walk goes on after the expression in s: no value is scanned again. */
 static int walk(const char *s, const struct exprenv *env, int check, struct buf *out, struct err *e)
 {
 	const char *p = s;
+	if (env->taintat)
+		*env->taintat = SIZE_MAX;
 	for (;;) {
 		const char *open = strstr(p, "${{");
 		if (!open) {
@@ -129,6 +152,8 @@ static int walk(const char *s, const struct exprenv *env, int check, struct buf 
 		char *v = resolve(open + 3, close - open - 3, env, check, &keep, e);
 		if (!v)
 			return -1;
+		if (out && !keep && env->taintat && *env->taintat == SIZE_MAX && untrusted(open + 3, close - open - 3, env))
+			*env->taintat = out->len;
 		if (out)
 			keep ? bufadd(out, open, close + 2 - open) : bufputs(out, v);
 		free(v);

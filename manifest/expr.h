@@ -14,13 +14,18 @@ struct exprenv {
 	void *ctx;
 	const struct strv *groups; /* matrix jobs: only they have .outputs; NULL = not checked */
 	int later;                 /* jobs.* are left as they are, unchecked (checked once all jobs are known) */
+	const cJSON *matrix;       /* a matrix member's values {KEY: value}; NULL = no matrix.* allowed */
+	const struct strv *tainted; /* matrix keys whose values came from a job's output */
+	size_t *taintat;           /* when set: the offset in the expansion of the first byte of a value that
+	                            * came from a job's output (jobs.*, a tainted matrix key), else SIZE_MAX */
 };
 
 /* Check every expression of s: syntax, known roots, inputs set, env set, jobs in needs.
  * On error fills e with a message (no position) and returns -1. */
 int exprcheck(const char *s, const struct exprenv *env, struct err *e);
-/* Expand s. inputs and env always; jobs.* only when env->output is given (else left as is).
- * Strings are inserted as they are, other JSON values as compact JSON. NULL on error. */
+/* Expand s in one pass: inputs, env and matrix always; jobs.* only when env->output is given (else
+ * left as is). Strings are inserted as they are, other JSON values as compact JSON; what a value
+ * inserted holds is never read again as an expression. NULL on error. */
 char *exprexpand(const char *s, const struct exprenv *env, struct err *e);
 
 #endif

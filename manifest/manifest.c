@@ -1,14 +1,17 @@
 /* manifest: the nightshift manifest format, from YAML to typed structs, with every check. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "manifest.h"
 #include "preset.h"
 #include "expr.h"
+#include "../util/beneath.h"
 #include "matrix.h"
 #include "netrule.h"
 #include "schema.h"
@@ -108,6 +111,51 @@ static int existing(struct ydoc *y, yaml_node_t *n, const char *base, const char
 	free(*out);
 	*out = xstrdup(real);
 	return 0;
+}
+
+/* A path holding a value from a job's output from byte at on: what comes before the '/' before
+ * that byte is the declared root (relative to base; written in the manifest, trusted); the rest
+ * must be a plain relative path (util/beneath.h) that exists beneath the root, no name of it a link. */
+static int beneath(struct ydoc *y, yaml_node_t *n, const char *base, const char *path, size_t at, int wantdir,
+                   char **out)
+{
+	size_t cut = at;
+	while (cut > 0 && path[cut - 1] != '/')
+		cut--;
+	char *pre = xstrndup(path, cut);
+	char *root = !*pre ? xstrdup(base) : pre[0] == '/' ? xstrdup(pre) : pathjoin(base, pre);
+	const char *rest = path + cut, *why = beneathbad(rest);
+	char real[PATH_MAX];
+	int rc = 0;
+	if (why) {
+		rc = yfail(y, n, "'%.200s' (from a job's output) is not a path beneath %s: %s", rest, root, why);
+	} else if (!realpath(root, real)) {
+		rc = yfail(y, n, "%s does not exist", root);
+	} else {
+		int rfd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int fd = rfd < 0 ? -1 : openbeneath(rfd, rest, O_PATH | (wantdir ? O_DIRECTORY : 0), 0);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			rc = yfail(y, n, "'%.200s' (from a job's output) names no %s beneath %s without links: %s", rest,
+			           wantdir ? "folder" : "file or folder", real,
+			           errno == ELOOP ? "a name on the way is a symbolic link" : errno == EXDEV ? "it leaves the folder"
+			                                                                   : strerror(errno));
+		else if (S_ISLNK(st.st_mode)) /* O_PATH with O_NOFOLLOW opens a last name that is a link */
+			rc = yfail(y, n, "'%.200s' (from a job's output) names a symbolic link beneath %s", rest, real);
+		else if (wantdir && !S_ISDIR(st.st_mode))
+			rc = yfail(y, n, "%s/%.200s is not a directory", real, rest);
+		if (fd >= 0)
+			close(fd);
+		if (rfd >= 0)
+			close(rfd);
+		if (rc == 0) {
+			free(*out);
+			*out = strcmp(real, "/") == 0 ? xasprintf("/%s", rest) : xasprintf("%s/%s", real, rest);
+		}
+	}
+	free(root);
+	free(pre);
+	return rc;
 }
 
 void sandboxcopy(struct sandboxconf *dst, const struct sandboxconf *src)
@@ -212,7 +260,9 @@ static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct m
 	char *src = NULL;
 	if (!(v = yget(y, n, "source")))
 		return yfail(y, n, "a mount needs a source");
-	int rc = ystr(y, v, &src) < 0 ? -1 : existing(y, v, base, src, 0, &mt->source);
+	long at = ytainted(y, v);
+	int rc = ystr(y, v, &src) < 0 ? -1 : at >= 0 ? beneath(y, v, base, src, (size_t)at, 0, &mt->source)
+	                                              : existing(y, v, base, src, 0, &mt->source);
 	free(src);
 	if (rc < 0)
 		return -1;
@@ -1196,10 +1246,12 @@ static char *wsnameof(const char *written)
 static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, struct job *j)
 {
 	char *ws = NULL;
+	size_t at = SIZE_MAX;
 	if (ystr(y, n, &ws) < 0)
 		return -1;
 	if (strstr(ws, "${{")) {
-		struct exprenv env = {.sets = &m->sets};
+		/* one pass: inputs, env and the matrix's values; none of them is read again */
+		struct exprenv env = {.sets = &m->sets, .matrix = j->mxvalues, .tainted = m->mxtainted, .taintat = &at};
 		struct err xe = {0};
 		char *x = exprexpand(ws, &env, &xe);
 		if (!x) {
@@ -1223,6 +1275,8 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, st
 		else
 			rc = existing(y, n, "/", p, 1, &j->workspace);
 		free(p);
+	} else if (at != SIZE_MAX) {
+		rc = beneath(y, n, m->dir, ws, at, 1, &j->workspace);
 	} else {
 		rc = existing(y, n, m->dir, ws, 1, &j->workspace);
 	}
@@ -1550,7 +1604,13 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 	if (netcheck(y, &j->sandbox, id) < 0 || adminjob(&m->admin, y, n, j) < 0)
 		return -1;
 	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
-	return expand(m, y, yget(y, n, "input"), &j->input, 1); /* jobs.* are checked in groupneeds */
+	/* Checked now, expanded once when the job starts (run.c), in one pass with the outputs of the
+	 * jobs it needs: a value is never read again as an expression. jobs.* are checked in groupneeds. */
+	struct exprenv env = {.sets = &m->sets, .later = 1, .matrix = j->mxvalues};
+	struct err ee = {0};
+	if (strstr(j->input, "${{") && exprcheck(j->input, &env, &ee) < 0)
+		return yfail(y, yget(y, n, "input"), "%s", ee.msg);
+	return 0;
 }
 
 static struct job *newjob(struct manifest *m)
@@ -1570,10 +1630,12 @@ static int parsemember(struct manifest *m, struct ydoc *y, const char *id, yaml_
 	if (strlen(mid) > 128)
 		rc = yfail(y, n, "matrix job id '%.80s...' is longer than 128 characters", mid);
 	else if ((rc = matrixbind(y, n, mx, c, &b)) == 0) {
+		j->mxvalues = matrixvalues(mx, c);
+		m->mxtainted = &mx->tainted;
 		rc = parsejob(m, y, mid, n, j);
+		m->mxtainted = NULL;
 		j->group = xstrdup(id);
 		j->mxkey = matrixkey(mx, c);
-		j->mxvalues = matrixvalues(mx, c);
 		j->fail_fast = mx->fail_fast;
 		j->max_parallel = mx->max_parallel;
 	}
@@ -1656,7 +1718,7 @@ static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups
 		strvadd(&all, needs.v[k]);
 	for (size_t k = 0; k < j->needgroups.n; k++)
 		strvadd(&all, j->needgroups.v[k]);
-	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups};
+	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups, .matrix = j->mxvalues};
 	struct err xe = {0};
 	int rc = 0;
 	if (j->input && exprcheck(j->input, &env, &xe) < 0)
@@ -1852,12 +1914,12 @@ static void defaults(struct manifest *m)
 {
 	m->sandbox.backend = BACKEND_NAMESPACE;
 	m->sandbox.image = xstrdup("host");
-	m->sandbox.timeout_ms = 120000;
-	m->sandbox.pids = 256;
-	m->sandbox.memory = (int64_t)1 << 30;
+	m->sandbox.timeout_ms = DEF_TIMEOUT_MS;
+	m->sandbox.pids = DEF_PIDS;
+	m->sandbox.memory = DEF_MEMORY;
 	m->snapshot.level = 3;
 	m->snapshot.threads = 0;
-	m->snapshot.max_size = 10LL << 30; /* bytes on disk (st_blocks): a sparse file's holes are free */
+	m->snapshot.max_size = DEF_MAXSIZE;
 }
 
 static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, struct err *e)
@@ -2209,6 +2271,7 @@ static void jobfree(struct job *j)
 	free(j->mxkey);
 	cJSON_Delete(j->mxvalues);
 	strvfree(&j->needgroups);
+	free(j->unloaded);
 	memset(j, 0, sizeof *j);
 }
 
@@ -2219,6 +2282,43 @@ static int holds(const struct strv *v, const char *s)
 		if (strcmp(v->v[i], s) == 0)
 			return 1;
 	return 0;
+}
+
+/* In member c's place, a job that fails without running, saying why: what the pending matrix job
+ * p says of it (worker, needs), its id and values. */
+static void standin(const struct job *p, const struct matrix *mx, size_t c, const char *why, struct job *j)
+{
+	jobfree(j);
+	j->id = matrixid(p->id, mx, c);
+	if (strlen(j->id) > 128) { /* a value too long for an id: its head and a digest of the whole */
+		char hex[65];
+		sha256hex(j->id, strlen(j->id), hex);
+		char *shortid = xasprintf("%.100s-%.16s", j->id, hex);
+		free(j->id);
+		j->id = shortid;
+	}
+	j->worker = xstrdup(p->worker);
+	j->input = xstrdup("");
+	for (size_t k = 0; k < p->needs.n; k++)
+		strvadd(&j->needs, p->needs.v[k]);
+	if (p->needs_pos && p->needs.n) {
+		j->needs_pos = xcalloc(p->needs.n, sizeof *j->needs_pos);
+		memcpy(j->needs_pos, p->needs_pos, p->needs.n * sizeof *j->needs_pos);
+	}
+	sandboxcopy(&j->sandbox, &p->sandbox);
+	j->max_turns = p->max_turns;
+	j->max_tokens = p->max_tokens;
+	j->max_cost = p->max_cost;
+	j->tool_output_limit = p->tool_output_limit;
+	j->continue_on_error = p->continue_on_error;
+	j->group = xstrdup(p->id);
+	j->mxkey = matrixkey(mx, c);
+	j->mxvalues = matrixvalues(mx, c);
+	j->fail_fast = mx->fail_fast;
+	j->max_parallel = mx->max_parallel;
+	j->pos = p->pos;
+	j->inputpos = p->inputpos;
+	j->unloaded = xstrdup(why && *why ? why : "it could not be read");
 }
 
 int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct err *e)
@@ -2241,8 +2341,14 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 		rc = errc(&ye, ERR_INPUT, "job '%s': its matrix makes more jobs than there is room for", id);
 	struct job *nj = xcalloc(k ? k : 1, sizeof *nj);
 	struct strv groups = {0};
-	for (size_t c = 0; rc == 0 && c < k; c++, made++)
-		rc = parsemember(m, y, id, n, &mx, c, &nj[c]);
+	for (size_t c = 0; rc == 0 && c < k; c++, made++) {
+		/* A member that does not load (a value its workspace or a mount refuses) fails alone. */
+		struct err me = {0};
+		y->e = &me;
+		if (parsemember(m, y, id, n, &mx, c, &nj[c]) < 0)
+			standin(&m->jobs[i], &mx, c, me.msg, &nj[c]);
+		y->e = &ye;
+	}
 	for (size_t c = 0; rc == 0 && c < k; c++) {
 		const struct job *j = &nj[c];
 		for (size_t q = 0; rc == 0 && q < m->njobs + c; q++) {

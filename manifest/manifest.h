@@ -90,6 +90,12 @@ struct sandboxconf {
 	size_t nmounts;
 };
 
+/* The sandbox's and the snapshot's limits when a manifest sets none (replay holds a record's to them). */
+#define DEF_TIMEOUT_MS 120000LL
+#define DEF_PIDS 256LL
+#define DEF_MEMORY (1LL << 30)
+#define DEF_MAXSIZE (10LL << 30) /* bytes on disk (st_blocks): a sparse file's holes are free */
+
 struct snapconf {
 	int level, threads;
 	struct strv exclude;
@@ -184,6 +190,8 @@ struct job {
 	struct strv needgroups; /* matrix jobs named in needs (their members are in needs) */
 	int mxpending;      /* stands for a matrix whose values come from a needed job's output: made
 	                     * into its members by manifestexpand once that job has finished */
+	char *unloaded;     /* a member made from a job's output that could not be read (a value its
+	                     * workspace or a mount refused): why; it fails without running */
 	struct pos pos, inputpos;
 };
 
@@ -243,6 +251,7 @@ struct manifest {
 	size_t jobcap;      /* jobs has room for this many: njobs, and every member a pending matrix may
 	                     * make, so that expanding one moves no job */
 	struct ydoc *later; /* with a pending matrix: the document, read again by manifestexpand */
+	const struct strv *mxtainted; /* while a matrix member is read: its keys from a job's output */
 	char *laterwsroot;  /* and loadopts.wsroot */
 	char *userconfig;   /* the user's defaults file read (manifest/layers.h), or NULL */
 	char *userout;      /* its out: (absolute), or NULL */

@@ -1,4 +1,5 @@
 /* matrix: combinations of a job's matrix and the substitution of their values into the job. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "expr.h"
@@ -7,6 +8,14 @@
 static int keychar(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+static int haskey(const struct strv *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
 }
 
 /* The text of a JSON scalar, or NULL for anything else. */
@@ -25,9 +34,10 @@ static cJSON *outputin(void *ctx, const char *job)
 }
 
 /* A list given as one string: ${{ inputs.K }}, or ${{ jobs.ID.output... }} of a needed job,
- * holding a JSON list. 2 when it comes from a job whose output is not known yet. */
+ * holding a JSON list. 2 when it comes from a job whose output is not known yet. *fromjob when
+ * its values are a job's (untrusted). */
 static int listfrom(struct ydoc *y, yaml_node_t *n, const char *key, const struct strv *sets,
-                    const struct strv *needs, const cJSON *outputs, struct strv *out)
+                    const struct strv *needs, const cJSON *outputs, struct strv *out, int *fromjobp)
 {
 	const char *s = (const char *)n->data.scalar.value;
 	if (!strstr(s, "${{"))
@@ -35,6 +45,7 @@ static int listfrom(struct ydoc *y, yaml_node_t *n, const char *key, const struc
 		                   "holding a JSON list", key);
 	struct err xe = {0};
 	int fromjob = strstr(s, "jobs.") != NULL;
+	*fromjobp = fromjob;
 	if (fromjob) {
 		struct exprenv ce = {.sets = sets, .needs = needs};
 		if (exprcheck(s, &ce, &xe) < 0)
@@ -69,7 +80,7 @@ static int listfrom(struct ydoc *y, yaml_node_t *n, const char *key, const struc
 }
 
 static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, const struct strv *needs,
-                    const cJSON *outputs, struct strv *vals)
+                    const cJSON *outputs, struct strv *vals, struct strv *tainted)
 {
 	if (!*p->key)
 		return yfail(y, p->knode, "a matrix key may not be empty");
@@ -77,7 +88,9 @@ static int parsekey(struct ydoc *y, struct ypair *p, const struct strv *sets, co
 		if (!keychar(*c))
 			return yfail(y, p->knode, "matrix key '%s' may hold only letters, digits, '_' and '-'", p->key);
 	if (p->val->type == YAML_SCALAR_NODE) {
-		int rc = listfrom(y, p->val, p->key, sets, needs, outputs, vals);
+		int fromjob = 0, rc = listfrom(y, p->val, p->key, sets, needs, outputs, vals, &fromjob);
+		if (fromjob)
+			strvadd(tainted, p->key);
 		if (rc != 0)
 			return rc;
 	} else if (p->val->type == YAML_SEQUENCE_NODE) {
@@ -124,7 +137,7 @@ int matrixparse(struct ydoc *y, yaml_node_t *job, const struct strv *sets, const
 		strvadd(&mx->keys, p.key);
 		mx->vals = xrealloc(mx->vals, mx->keys.n * sizeof *mx->vals);
 		memset(&mx->vals[i], 0, sizeof mx->vals[i]);
-		int k = parsekey(y, &p, sets, &needs, outputs, &mx->vals[i]);
+		int k = parsekey(y, &p, sets, &needs, outputs, &mx->vals[i], &mx->tainted);
 		if (k == 2)
 			mx->pending = 1;
 		else if (k < 0)
@@ -193,12 +206,14 @@ cJSON *matrixvalues(const struct matrix *mx, size_t c)
 	return o;
 }
 
-/* s with each ${{ matrix.KEY }} replaced; NULL with an error at n. *changed when one was. */
+/* s with each ${{ matrix.KEY }} replaced; NULL with an error at n. *changed when one was; *at the
+ * offset of the first value of a tainted key (SIZE_MAX: none). */
 static char *substitute(struct ydoc *y, yaml_node_t *n, const char *s, const struct matrix *mx, size_t c,
-                        int *changed)
+                        int *changed, size_t *at)
 {
 	struct buf b = {0};
 	*changed = 0;
+	*at = SIZE_MAX;
 	for (const char *p = s;;) {
 		const char *open = strstr(p, "${{"), *close = open ? strstr(open + 3, "}}") : NULL;
 		if (!open || !close) {
@@ -229,6 +244,8 @@ static char *substitute(struct ydoc *y, yaml_node_t *n, const char *s, const str
 			return NULL;
 		}
 		bufadd(&b, p, open - p);
+		if (*at == SIZE_MAX && haskey(&mx->tainted, mx->keys.v[k]))
+			*at = b.len;
 		bufputs(&b, mx->vals[k].v[pick(mx, c, k)]);
 		*changed = 1;
 		p = close + 2;
@@ -236,18 +253,47 @@ static char *substitute(struct ydoc *y, yaml_node_t *n, const char *s, const str
 	return b.data ? b.data : xstrdup("");
 }
 
-static int bind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t c, struct mxbound *b, int depth)
+/* Where a value from a job's output may go: keys whose sink is guarded (a declared model is
+ * picked by name; files and a mount's target are checked paths inside the sandbox; a mount's
+ * source is resolved beneath its root, links refused; protect only adds). */
+static const char *const taintok[] = {"model", "files", "sandbox.mounts.source", "sandbox.mounts.target",
+                                      "sandbox.protect", NULL};
+
+/* The keys read as they are by expr.c, with the matrix values in the same pass. */
+static const char *const exprkeys[] = {"input", "workspace", NULL};
+
+static int listed(const char *const *l, const char *s)
+{
+	for (size_t i = 0; l[i]; i++)
+		if (strcmp(l[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Scalars under n, at key path `where` (dotted, sequences left out). */
+static int bind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t c, struct mxbound *b, int depth,
+                const char *where)
 {
 	if (!n || depth > 64)
 		return 0;
 	if (n->type == YAML_SCALAR_NODE) {
 		int changed;
-		char *s = substitute(y, n, (const char *)n->data.scalar.value, mx, c, &changed);
+		size_t at;
+		char *s = substitute(y, n, (const char *)n->data.scalar.value, mx, c, &changed, &at);
 		if (!s)
 			return -1;
-		if (!changed) {
+		if (!changed || listed(exprkeys, where)) {
 			free(s);
 			return 0;
+		}
+		if (at != SIZE_MAX && !listed(taintok, where)) {
+			free(s);
+			return yfail(y, n, "a value from a job's output may not set %s (only input, workspace, model, files, "
+			                   "and a mount's source and target, and protect)", *where ? where : "this");
+		}
+		if (at != SIZE_MAX) {
+			y->taint = xrealloc(y->taint, (y->ntaint + 1) * sizeof *y->taint);
+			y->taint[y->ntaint++] = (struct ytaint){n, at};
 		}
 		b->nodes = xrealloc(b->nodes, (b->n + 1) * sizeof *b->nodes);
 		b->old = xrealloc(b->old, (b->n + 1) * sizeof *b->old);
@@ -261,14 +307,18 @@ static int bind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t 
 	}
 	if (n->type == YAML_SEQUENCE_NODE) {
 		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
-			if (bind(y, yaml_document_get_node(&y->doc, *it), mx, c, b, depth + 1) < 0)
+			if (bind(y, yaml_document_get_node(&y->doc, *it), mx, c, b, depth + 1, where) < 0)
 				return -1;
 	} else if (n->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(&y->doc, pr->key);
-			if (depth == 0 && k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, "matrix") == 0)
+			const char *name = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "?";
+			if (depth == 0 && strcmp(name, "matrix") == 0)
 				continue; /* the matrix itself is read as written */
-			if (bind(y, yaml_document_get_node(&y->doc, pr->value), mx, c, b, depth + 1) < 0)
+			char *sub = *where ? xasprintf("%s.%s", where, name) : xstrdup(name);
+			int rc = bind(y, yaml_document_get_node(&y->doc, pr->value), mx, c, b, depth + 1, sub);
+			free(sub);
+			if (rc < 0)
 				return -1;
 		}
 	}
@@ -278,7 +328,8 @@ static int bind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t 
 int matrixbind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t c, struct mxbound *b)
 {
 	memset(b, 0, sizeof *b);
-	return bind(y, n, mx, c, b, 0);
+	b->y = y;
+	return bind(y, n, mx, c, b, 0, "");
 }
 
 void matrixunbind(struct mxbound *b)
@@ -291,6 +342,11 @@ void matrixunbind(struct mxbound *b)
 	free(b->nodes);
 	free(b->old);
 	free(b->oldlen);
+	if (b->y) {
+		free(b->y->taint);
+		b->y->taint = NULL;
+		b->y->ntaint = 0;
+	}
 	memset(b, 0, sizeof *b);
 }
 
@@ -300,5 +356,6 @@ void matrixfree(struct matrix *mx)
 		strvfree(&mx->vals[k]);
 	free(mx->vals);
 	strvfree(&mx->keys);
+	strvfree(&mx->tainted);
 	memset(mx, 0, sizeof *mx);
 }

@@ -13,6 +13,7 @@ struct matrix {
 	int fail_fast;     /* default 1, as on GitHub */
 	int max_parallel;  /* 0 = no cap beyond -j */
 	int pending;       /* a list comes from a needed job's output, not known yet: no combinations */
+	struct strv tainted; /* keys whose list came from a job's output: untrusted values */
 };
 
 enum { MATRIXMAX = 256 }; /* combinations of one matrix, as GitHub allows */
@@ -33,13 +34,18 @@ cJSON *matrixvalues(const struct matrix *mx, size_t c);
 
 /* Scalars of a node's subtree whose ${{ matrix.KEY }} were replaced, to be put back. */
 struct mxbound {
+	struct ydoc *y;
 	yaml_node_t **nodes;
 	yaml_char_t **old;
 	size_t *oldlen;
 	size_t n;
 };
 /* Put combination c's values into every ${{ matrix.KEY }} of the scalars under n (mx may be NULL:
- * then any ${{ matrix.* }} is an error). Undo with matrixunbind, also after an error. */
+ * then any ${{ matrix.* }} is an error), once: the result is never expanded again. The job's input
+ * and workspace are only checked here: expr.c puts the values in, in the same pass as their other
+ * expressions. A value of a tainted key may go only where its sink is guarded (a model, files, a
+ * mount's source, target, protect; y->taint says where it begins); elsewhere it is an error. Undo
+ * with matrixunbind, also after an error. */
 int matrixbind(struct ydoc *y, yaml_node_t *n, const struct matrix *mx, size_t c, struct mxbound *b);
 void matrixunbind(struct mxbound *b);
 void matrixfree(struct matrix *mx);

@@ -77,6 +77,17 @@ void yfree(struct ydoc *y)
 	if (y->loaded)
 		yaml_document_delete(&y->doc);
 	y->loaded = 0;
+	free(y->taint);
+	y->taint = NULL;
+	y->ntaint = 0;
+}
+
+long ytainted(const struct ydoc *y, const yaml_node_t *n)
+{
+	for (size_t i = 0; n && i < y->ntaint; i++)
+		if (y->taint[i].node == n)
+			return (long)y->taint[i].at;
+	return -1;
 }
 
 yaml_node_t *yroot(struct ydoc *y)

@@ -14,6 +14,14 @@ struct ydoc {
 	struct err *e;
 	int loaded;
 	struct strv *errs; /* when set, every mistake found is added here (yfail, ynote), not only the last */
+	struct ytaint *taint; /* scalars holding a value from a job's output (matrix.h's matrixbind) */
+	size_t ntaint;
+};
+
+/* A scalar whose bytes from at on hold a value that came from a job's output. */
+struct ytaint {
+	yaml_node_t *node;
+	size_t at;
 };
 
 /* Parse text as one YAML document; errors carry file:line:col and code 2. */
@@ -22,6 +30,8 @@ void yfree(struct ydoc *y);
 /* A document of one mapping from "KEY=VALUE" pairs (as a flag gives them): each value a plain
  * scalar taken as it is (never parsed as YAML), pair i at line i + 1 of file, col 1. */
 int yfrompairs(struct ydoc *y, const char *file, const struct strv *pairs, struct err *e);
+/* Where scalar n's bytes from a job's output begin (ytaint), or -1 when it holds none. */
+long ytainted(const struct ydoc *y, const yaml_node_t *n);
 /* The root node, or NULL for an empty document. */
 yaml_node_t *yroot(struct ydoc *y);
 /* The position of a node. */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../util/glob.h"
+#include "gitmeta.h"
 #include "protect.h"
 
 static int haswild(const char *s)
@@ -182,6 +183,8 @@ const char *protectmatch(const struct protect *p, const char *path)
 	for (size_t i = 0; i < p->globs.n; i++)
 		if (globpath(p->globs.v[i], path))
 			return p->globs.v[i];
+	if (gitmetapath(path))
+		return "git's metadata: what git reads as configuration or runs as code";
 	return NULL;
 }
 

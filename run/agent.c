@@ -12,6 +12,7 @@
 #include "../manifest/schema.h"
 #include "agent.h"
 #include "../policy/decide.h"
+#include "../policy/gitmeta.h"
 #include "progress.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
@@ -37,6 +38,7 @@ struct jobrun {
 	struct wspace *ws;     /* the workspace it works in */
 	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
 	struct place place;    /* where its calls are decided: what its steps and file tools may not change */
+	struct gitkeep git;    /* the workspace's git metadata as it was before each step */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -307,6 +309,39 @@ static int hardlinks(struct jobrun *jr, struct err *e)
 	return evadd(jr->ev, "hard_links", ev, e);
 }
 
+/* After a step: any change to git's metadata is undone (gitmeta.h), logged as an event and
+ * said to the model; *content gets the note. -1 on an event log error. */
+static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
+{
+	struct strv undone = {0};
+	struct err ge = {0};
+	int bad = gitundo(&jr->git, jr->wsfd, jr->ws->hidden, &undone, &ge);
+	if (!undone.n && bad == 0)
+		return 0;
+	cJSON *ev = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(ev, "paths");
+	cJSON_AddNumberToObject(ev, "step", step);
+	struct buf list = {0};
+	for (size_t i = 0; i < undone.n; i++) {
+		if (i < 64)
+			cJSON_AddItemToArray(a, cJSON_CreateString(undone.v[i]));
+		if (i < 8)
+			bufprintf(&list, "%s%s", i ? ", " : "", undone.v[i]);
+	}
+	cJSON_AddNumberToObject(ev, "count", (double)undone.n);
+	if (bad)
+		cJSON_AddStringToObject(ev, "error", ge.msg);
+	progressj(NULL, "job %s: step %d changed git's metadata (%s%s): undone%s%s", jr->j->id, step, list.data ? list.data : "",
+	          undone.n > 8 ? ", ..." : "", bad ? "; " : "", bad ? ge.msg : "");
+	char *note = xasprintf("%s\n\n[nightshift: this step changed git's metadata (%s%s), which no step may change "
+	                       "(only commits: objects, refs, logs, index, HEAD); the change was undone]",
+	                       *content ? *content : "", list.data ? list.data : "", undone.n > 8 ? ", ..." : "");
+	free(*content);
+	*content = note;
+	buffree(&list);
+	strvfree(&undone);
+	return evadd(jr->ev, "git_metadata_restored", ev, e);
+}
+
 /* Start the worker's MCP servers (replay: read what they offered from the record). */
 static int mcpstart(struct jobrun *jr, struct err *e)
 {
@@ -332,6 +367,10 @@ static int mcpcallstep(struct jobrun *jr, const struct llmcall *c, int step, int
 		return fail(jr, JOB_FAILED, "%s", e->msg);
 	int diverged = 0;
 	if (mcpjobcall(jr->mcp, c->id, c->name, c->args, &tr, &diverged, e) < 0) {
+		toolresfree(&tr);
+		return -1;
+	}
+	if (local == 2 && gitguard(jr, step, &tr.content, e) < 0) {
 		toolresfree(&tr);
 		return -1;
 	}
@@ -552,6 +591,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			verdictfree(&v);
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
 			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
+		}
+		if (gitguard(jr, step, &tr.content, e) < 0) {
+			toolresfree(&tr);
+			verdictfree(&v);
+			return -1;
 		}
 		cJSON_AddNumberToObject(tr.event, "step", step);
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
@@ -1114,6 +1158,8 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
 		else if (hardlinks(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
+		else if (gitkeep(&jr.git, jr.wsfd, jr.ws->hidden, &je) < 0)
+			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (rs->replay && (replayllm(&jr, md, &je) < 0 || replayplan(&jr, &je) < 0))
@@ -1138,6 +1184,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	mcpjobclose(jr.mcp);
 	sandboxfree(&jr.sc);
 	placefree(&jr.place);
+	gitkeepfree(&jr.git);
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);

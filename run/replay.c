@@ -15,12 +15,33 @@
 #include "replay.h"
 #include "run.h"
 
+/* A limit of the record held to the default's when it is weaker (0 is none at all); says so. */
+static int nolooser(int64_t *v, int64_t def, const char *who, const char *what)
+{
+	if (*v > 0 && *v <= def)
+		return 0;
+	progressj(NULL, "replay: WARNING: %s: the record's %s (%s%lld) is not taken; replaying with the default's, %lld",
+	          who, what, *v > 0 ? "" : "none: ", (long long)*v, (long long)def);
+	*v = def;
+	return 1;
+}
+
 /* A sandbox of the record is a stranger's: keep only what is no weaker than the defaults (the
  * namespace backend, no network, no mounts, no variables passed in, the host's /usr as the
- * image; docker stays docker), and say what was dropped. Returns how many settings were. */
+ * image; docker stays docker; memory, pids and the step timeout at most the defaults', limits
+ * strict), and say what was dropped. Returns how many settings were. */
 static int distrust(struct sandboxconf *sc, const char *who)
 {
 	int n = 0;
+	n += nolooser(&sc->memory, DEF_MEMORY, who, "memory limit");
+	n += nolooser(&sc->pids, DEF_PIDS, who, "pids limit");
+	n += nolooser(&sc->timeout_ms, DEF_TIMEOUT_MS, who, "step timeout in ms");
+	if (sc->limits_warn) {
+		progressj(NULL, "replay: WARNING: %s: the record's limits: warn is not taken; a limit the engine cannot "
+		          "enforce fails the step", who);
+		sc->limits_warn = 0;
+		n++;
+	}
 	if (sc->backend == BACKEND_NONE) {
 		progressj(NULL, "replay: WARNING: %s: the record runs its commands without a sandbox (backend none); replaying "
 		          "them in the namespace sandbox", who);
@@ -70,7 +91,7 @@ static int distrust(struct sandboxconf *sc, const char *who)
 /* Every sandbox of the archived manifest distrusted, and said once. */
 static void distrustall(struct manifest *m)
 {
-	int dropped = distrust(&m->sandbox, "sandbox");
+	int dropped = distrust(&m->sandbox, "sandbox") + nolooser(&m->snapshot.max_size, DEF_MAXSIZE, "snapshot", "max_size");
 	for (size_t i = 0; i < m->nworkers; i++) {
 		char *who = xasprintf("worker %s", m->workers[i].name);
 		dropped += distrust(&m->workers[i].sandbox, who);

@@ -337,7 +337,7 @@ struct sched {
 static int failsfast(const struct manifest *m, const struct jobresult *res, size_t i)
 {
 	const struct job *j = &m->jobs[i];
-	return j->group && j->fail_fast && !j->continue_on_error &&
+	return j->group && j->fail_fast && !j->continue_on_error && !j->unloaded && /* a refused value fails alone */
 	       (res[i].status == JOB_FAILED || res[i].status == JOB_ABORTED);
 }
 
@@ -441,7 +441,9 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 		strvadd(&needs, j->needs.v[k]);
 	for (size_t k = 0; k < j->needgroups.n; k++)
 		strvadd(&needs, j->needgroups.v[k]);
-	struct exprenv env = {.sets = &m->sets, .needs = &needs, .output = outputof, .outputs = outputsof, .ctx = &outs};
+	/* one pass: inputs, env, the matrix's values and the needed jobs' outputs, none read again */
+	struct exprenv env = {.sets = &m->sets, .needs = &needs, .output = outputof, .outputs = outputsof, .ctx = &outs,
+	                      .matrix = j->mxvalues};
 	struct err xe = {0};
 	*input = exprexpand(j->input, &env, &xe);
 	strvfree(&needs);
@@ -537,6 +539,13 @@ static void expandmatrix(struct runstate *rs, struct sched *s, size_t i, size_t 
 			ord[(*n)++] = x;
 		if (!s->sel[x]) {
 			s->state[x] = DONE; /* not asked for with --job */
+			continue;
+		}
+		if (j->unloaded) {
+			res[x].status = JOB_FAILED;
+			snprintf(res[x].error, sizeof res[x].error, "its matrix value: %.900s", j->unloaded);
+			progressj(NULL, "job %s: failed: %s", j->id, res[x].error);
+			s->state[x] = DONE;
 			continue;
 		}
 		struct err we = {0};

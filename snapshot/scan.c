@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "scan.h"
 #include "../util/gitignore.h"
+#include "../util/beneath.h"
 #include "../util/glob.h"
 
 enum { MAXDEPTH = 256, MAXOPEN = 256 /* directories held open in the queue */ };

@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 #include "snapshot.h"
 #include "scan.h"
+#include "../util/beneath.h"
 #include "../util/zst.h"
 
 enum { RBUF = 1 << 20, NBUF = 4 };

@@ -29,6 +29,7 @@
 #include <openssl/evp.h>
 #include "snapshot.h"
 #include "scan.h"
+#include "../util/beneath.h"
 #include "../util/zst.h"
 
 #define OPAQUE ".wh..wh..opq"

@@ -137,3 +137,27 @@ int openbeneath(int rootfd, const char *path, int flags, int opts)
 	}
 	return walk(rootfd, path, flags, opts);
 }
+
+const char *beneathbad(const char *rel)
+{
+	size_t n = strlen(rel);
+	if (!n)
+		return "it is empty";
+	if (rel[0] == '/')
+		return "it is an absolute path";
+	if (n > 1024)
+		return "it is longer than 1024 bytes";
+	for (const char *c = rel; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "it holds a control character";
+	for (const char *c = rel;;) {
+		size_t k = strcspn(c, "/");
+		if (k == 0)
+			return "it has an empty name (\"//\" or a trailing \"/\")";
+		if ((k == 1 && c[0] == '.') || (k == 2 && c[0] == '.' && c[1] == '.'))
+			return "it has a \".\" or \"..\" name";
+		if (!c[k])
+			return NULL;
+		c += k + 1;
+	}
+}

@@ -16,5 +16,8 @@ int openbeneath(int rootfd, const char *path, int flags, int opts);
  * profile's answer) alike meaning no. NIGHTSHIFT_OPENAT2=ENOSYS or =EPERM in the environment
  * makes the probe see that error, for tests of the walk. */
 int beneathopenat2(void);
+/* Whether rel is a plain relative path a value may name: not empty, not absolute, at most 1024
+ * bytes, no control character, no empty, "." or ".." name. NULL when it is, else why not. */
+const char *beneathbad(const char *rel);
 
 #endif

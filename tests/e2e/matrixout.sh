@@ -113,7 +113,11 @@ expect_grep "says so" "matrix key 'repo' has no values" "$T/err"
 manifest '{repos: [alpha, nowhere]}'
 dir=$("$NS" run "$T/top/m.yaml" --out "$T/top/runs" 2>"$T/err"); rc=$?
 expect_rc "a member whose workspace does not exist" 1 "$rc"
-expect_grep "says so" "repos/nowhere does not exist" "$T/err"
+expect_grep "that member fails, saying why" "job fix-nowhere: failed: its matrix value: .*'nowhere' \(from a job's output\) names no folder beneath .*/repos" "$T/err"
+check "the other member runs" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"]
+sys.exit(j["fix-alpha"]["status"] != "succeeded" or j["fix-nowhere"]["status"] != "failed" or j["summary"]["status"] != "skipped")' "$dir/run.json"
 
 # checked at load: the job must be in needs
 sed 's/    needs: \[scan\]/    needs: []/' "$T/top/m.yaml" > "$T/top/bad.yaml"

@@ -107,7 +107,7 @@ int main(void)
 	ok(b->file && strstr(b->file, "filed.md"), "worker remembers its file");
 
 	struct job *ja = manifestjob(&m, "a"), *jb = manifestjob(&m, "b");
-	okstr(ja->input, "on monday", "job input: inputs expanded at load");
+	okstr(ja->input, "on ${{ inputs.day }}", "job input: checked at load, expanded once when the job starts");
 	okstr(jb->input, "got ${{ jobs.a.output.ok }}", "job input: jobs.* left for run time");
 	ok(jb->sandbox.timeout_ms == 5000 && jb->sandbox.network_host && jb->sandbox.memory == 512 << 20, "job sandbox override on the worker's");
 	ok(jb->max_turns == 3 && ja->max_turns == 7, "job max_turns override");

@@ -1,0 +1,366 @@
+/* gitmeta: git's metadata kept before a step and put back after it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../util/beneath.h"
+#include "../util/path.h"
+#include "gitmeta.h"
+
+struct gitent {
+	char *path;  /* workspace-relative */
+	mode_t mode; /* type and permissions */
+	char *data;  /* a file's content, a link's target */
+	size_t len;
+};
+
+/* Commit state: folders a commit, fetch, rebase or merge writes into, and files it writes. */
+static const char *const statedirs[] = {"objects", "refs", "logs", "rebase-merge", "rebase-apply", "sequencer",
+                                        "rr-cache", "lost-found", NULL};
+static const char *const statefiles[] = {
+	"index", "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR",
+	"CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE", "COMMIT_EDITMSG", "TAG_EDITMSG",
+	"SQUASH_MSG", "NOTES_EDITMSG", "packed-refs", "shallow", "description", "gc.pid", "gc.log", "BISECT_LOG",
+	"BISECT_START", "BISECT_TERMS", "BISECT_NAMES", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_RUN",
+	NULL};
+
+static int inlist(const char *const *l, const char *s, size_t n)
+{
+	for (size_t i = 0; l[i]; i++)
+		if (strlen(l[i]) == n && strncmp(l[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether names c[i..n) inside a git directory are commit state. A repository of worktrees/NAME
+ * or modules/NAME (a module's name may hold '/') is a git directory of its own. */
+static int state(char **c, size_t i, size_t n)
+{
+	if (i >= n)
+		return 0;
+	if (inlist(statedirs, c[i], strlen(c[i])))
+		return !(strcmp(c[i], "objects") == 0 && i + 2 < n + 1 && i + 1 < n && strcmp(c[i + 1], "info") == 0 &&
+		         i + 2 < n && (strcmp(c[i + 2], "alternates") == 0 || strcmp(c[i + 2], "http-alternates") == 0));
+	if (i == n - 1) {
+		size_t l = strlen(c[i]);
+		return inlist(statefiles, c[i], l) || (l > 5 && strcmp(c[i] + l - 5, ".lock") == 0);
+	}
+	if (strcmp(c[i], "modules") == 0 || strcmp(c[i], "worktrees") == 0)
+		for (size_t j = i + 2; j < n; j++)
+			if (state(c, j, n))
+				return 1;
+	return 0;
+}
+
+/* Split a relative path into its names (c[k] point into copy). */
+static size_t names(char *copy, char ***c)
+{
+	size_t n = 0;
+	*c = NULL;
+	for (char *s = copy, *save = NULL, *t; (t = strtok_r(s, "/", &save)); s = NULL) {
+		*c = xrealloc(*c, (n + 1) * sizeof **c);
+		(*c)[n++] = t;
+	}
+	return n;
+}
+
+int gitmetapath(const char *rel)
+{
+	char *copy = xstrdup(rel), **c;
+	size_t n = names(copy, &c), g = n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i], ".git") == 0)
+			g = i;
+	int meta = g < n && (g == n - 1 || !state(c, g + 1, n));
+	free(c);
+	free(copy);
+	return meta;
+}
+
+/* Whether path (a git directory's own path gd, then below) is kept: the directory itself, and what
+ * in it is not commit state. */
+static int kept(const char *gd, const char *path)
+{
+	size_t gl = strlen(gd);
+	if (strcmp(path, gd) == 0)
+		return 1;
+	char *copy = xstrdup(path + gl + 1), **c;
+	size_t n = names(copy, &c);
+	int k = !state(c, 0, n);
+	free(c);
+	free(copy);
+	return k;
+}
+
+struct walk {
+	struct gitkeep *k;
+	struct strv gitdirs; /* git directories found: .git folders, and where .git files point */
+	int over;
+};
+
+static void add(struct walk *w, int dfd, const char *name, const char *path, const struct stat *st)
+{
+	struct gitent en = {xstrdup(path), st->st_mode, NULL, 0};
+	if (S_ISREG(st->st_mode)) {
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		struct buf b = {0};
+		char tmp[65536];
+		ssize_t r;
+		while (fd >= 0 && (r = read(fd, tmp, sizeof tmp)) > 0 && b.len < GITKEEPMAX)
+			bufadd(&b, tmp, (size_t)r);
+		if (fd >= 0)
+			close(fd);
+		en.data = b.data ? b.data : xstrdup("");
+		en.len = b.len;
+	} else if (S_ISLNK(st->st_mode)) {
+		char t[4096];
+		ssize_t r = readlinkat(dfd, name, t, sizeof t - 1);
+		en.data = xstrndup(t, r > 0 ? (size_t)r : 0);
+		en.len = r > 0 ? (size_t)r : 0;
+	}
+	w->k->bytes += en.len + strlen(path);
+	if (w->k->bytes > GITKEEPMAX)
+		w->over = 1;
+	w->k->v = xrealloc(w->k->v, (w->k->n + 1) * sizeof *w->k->v);
+	w->k->v[w->k->n++] = en;
+}
+
+/* Where a .git file at path points ("gitdir: X", relative to its folder), as a workspace-relative
+ * path, or NULL when it leaves the workspace. */
+static char *pointsto(const char *path, const char *data, size_t len)
+{
+	if (len < 8 || strncmp(data, "gitdir: ", 8) != 0)
+		return NULL;
+	char *t = xstrndup(data + 8, len - 8);
+	t[strcspn(t, "\r\n")] = 0;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	char *joined = t[0] == '/' ? NULL : xasprintf("%s/%s", dir, t);
+	char *clean = joined ? pathclean(joined) : NULL;
+	free(joined);
+	free(dir);
+	free(t);
+	if (clean && strcmp(clean, ".") == 0) {
+		free(clean);
+		clean = NULL;
+	}
+	return clean;
+}
+
+/* Walk the folder dfd (at path; "" for the root): every .git entry, and all below a git directory
+ * that is kept. gd: the git directory we are in, or NULL. */
+static void walk(struct walk *w, int dfd, const char *path, const char *gd, const char *hidden, int depth)
+{
+	int own = depth > 64 ? -1 : openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	if (own >= 0 && !d)
+		close(own);
+	struct dirent *de;
+	while (d && !w->over && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *p = *path ? xasprintf("%s/%s", path, de->d_name) : xstrdup(de->d_name);
+		struct stat st;
+		if ((!*path && hidden && strcmp(p, hidden) == 0) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			free(p);
+			continue;
+		}
+		const char *here = gd;
+		int isgit = strcmp(de->d_name, ".git") == 0;
+		for (size_t i = 0; !here && !isgit && i < w->gitdirs.n; i++)
+			if (strcmp(w->gitdirs.v[i], p) == 0)
+				here = w->gitdirs.v[i], isgit = 1;
+		if (isgit && S_ISDIR(st.st_mode))
+			here = p;
+		if (isgit || (here && kept(here, p)))
+			add(w, dfd, de->d_name, p, &st);
+		if (isgit && S_ISREG(st.st_mode)) {
+			char *to = pointsto(p, w->k->v[w->k->n - 1].data, w->k->v[w->k->n - 1].len);
+			if (to)
+				strvadd(&w->gitdirs, to);
+			free(to);
+		}
+		size_t pl = strlen(p);
+		int objinfo = (pl >= 7 && strcmp(p + pl - 7, "objects") == 0) || (pl >= 12 && strcmp(p + pl - 12, "objects/info") == 0);
+		if (S_ISDIR(st.st_mode) && (!here || here == p || objinfo || kept(here, p))) { /* commit state is not read */
+			int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				walk(w, sub, p, here == p ? p : here, hidden, depth + 1);
+				close(sub);
+			}
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int entcmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gitent *)a)->path, ((const struct gitent *)b)->path);
+}
+
+/* Two passes: a .git file found late may point to a folder walked before it. */
+static int take(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
+{
+	memset(k, 0, sizeof *k);
+	struct walk w = {k, {0}, 0};
+	int root = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return errf(e, "the workspace cannot be read for its git metadata:");
+	walk(&w, root, "", NULL, hidden, 0);
+	if (w.gitdirs.n) {
+		gitkeepfree(k);
+		walk(&w, root, "", NULL, hidden, 0); /* may add the same targets again: harmless */
+	}
+	close(root);
+	strvfree(&w.gitdirs);
+	if (w.over) {
+		gitkeepfree(k);
+		return errf(e, "the workspace's git metadata (config, hooks, ...) is larger than %d MiB", GITKEEPMAX >> 20);
+	}
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof *k->v, entcmp);
+	return 0;
+}
+
+int gitkeep(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
+{
+	return take(k, wsfd, hidden, e);
+}
+
+static const struct gitent *find(const struct gitkeep *k, const char *path)
+{
+	struct gitent key = {(char *)path, 0, NULL, 0};
+	return k->n ? bsearch(&key, k->v, k->n, sizeof *k->v, entcmp) : NULL;
+}
+
+static int same(const struct gitent *a, const struct gitent *b)
+{
+	if (a->mode != b->mode)
+		return 0;
+	if (S_ISDIR(a->mode))
+		return 1;
+	return a->len == b->len && (!a->len || memcmp(a->data, b->data, a->len) == 0);
+}
+
+/* Remove name under dfd, all below it too, never through a link. */
+static int rmbeneath(int dfd, const char *name, int depth)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0);
+	int fd = depth > 64 ? -1 : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rmbeneath(dirfd(d), de->d_name, depth + 1);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* The folder holding path, opened beneath wsfd; *name its last name. */
+static int parentof(int wsfd, const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		return dup(wsfd);
+	char *dir = xstrndup(path, (size_t)(slash - path));
+	int fd = openbeneath(wsfd, dir, O_RDONLY | O_DIRECTORY, 0);
+	free(dir);
+	return fd;
+}
+
+static int putback(int wsfd, const struct gitent *en)
+{
+	const char *name;
+	int pfd = parentof(wsfd, en->path, &name), rc = -1;
+	if (pfd < 0)
+		return -1;
+	struct stat st;
+	int isdir = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (S_ISDIR(en->mode) && isdir) {
+		rc = 0;
+	} else if (rmbeneath(pfd, name, 0) < 0) {
+		rc = -1;
+	} else if (S_ISDIR(en->mode)) {
+		rc = mkdirat(pfd, name, 0700);
+	} else if (S_ISLNK(en->mode)) {
+		rc = symlinkat(en->data, pfd, name);
+	} else if (S_ISREG(en->mode)) {
+		int fd = openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		rc = fd < 0 ? -1 : 0;
+		for (size_t off = 0; rc == 0 && off < en->len;) {
+			ssize_t w = write(fd, en->data + off, en->len - off);
+			if (w <= 0)
+				rc = -1;
+			else
+				off += (size_t)w;
+		}
+		if (fd >= 0)
+			close(fd);
+	} else {
+		rc = 0; /* a special file is not made again */
+	}
+	if (rc == 0 && !S_ISLNK(en->mode))
+		rc = fchmodat(pfd, name, en->mode & 07777, 0) < 0 && errno != ENOENT ? -1 : 0;
+	close(pfd);
+	return rc;
+}
+
+int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *undone, struct err *e)
+{
+	struct gitkeep now;
+	struct err te = {0};
+	int rc = 0;
+	if (take(&now, wsfd, hidden, &te) < 0)
+		memset(&now, 0, sizeof now); /* too much of it now: everything kept is written again below */
+	/* what is new goes, the deepest first */
+	for (size_t i = now.n; i-- > 0;) {
+		if (find(k, now.v[i].path))
+			continue;
+		const char *name;
+		int pfd = parentof(wsfd, now.v[i].path, &name);
+		if (pfd >= 0 && rmbeneath(pfd, name, 0) == 0)
+			strvadd(undone, now.v[i].path);
+		else if (errno != ENOENT)
+			rc = errf(e, "%s could not be removed:", now.v[i].path);
+		if (pfd >= 0)
+			close(pfd);
+	}
+	/* what changed or went is written again, folders first */
+	for (size_t i = 0; i < k->n; i++) {
+		const struct gitent *was = &k->v[i], *is = find(&now, was->path);
+		if (is && same(was, is) && now.n)
+			continue;
+		if (putback(wsfd, was) == 0)
+			strvadd(undone, was->path);
+		else
+			rc = errf(e, "%s could not be put back:", was->path);
+	}
+	gitkeepfree(&now);
+	return rc;
+}
+
+void gitkeepfree(struct gitkeep *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		free(k->v[i].path);
+		free(k->v[i].data);
+	}
+	free(k->v);
+	memset(k, 0, sizeof *k);
+}
