@@ -43,7 +43,7 @@ static void walk(const char *root, const char *rel, struct tree *t, int depth)
 				t->cap = t->cap ? 2 * t->cap : 64;
 				t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 			}
-			t->v[t->n++] = (struct entry){xstrdup(r), S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0};
+			t->v[t->n++] = (struct entry){r, S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0};
 			r = NULL;
 		}
 		free(full);
