@@ -99,12 +99,15 @@ struct walk {
 	struct gitkeep *k;
 	struct strv gitdirs; /* git directories found: .git folders, and where .git files point */
 	int over;
+	int namesonly; /* names and kinds only, no bytes read, no cap: what to remove after a step */
 };
 
 static void add(struct walk *w, int dfd, const char *name, const char *path, const struct stat *st)
 {
 	struct gitent en = {xstrdup(path), st->st_mode, NULL, 0};
-	if (S_ISREG(st->st_mode)) {
+	if (w->namesonly && !(S_ISREG(st->st_mode) && strcmp(name, ".git") == 0)) {
+		en.data = xstrdup(""); /* a .git file's bytes still say where its git directory is */
+	} else if (S_ISREG(st->st_mode)) {
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		struct buf b = {0};
 		char tmp[65536];
@@ -122,7 +125,7 @@ static void add(struct walk *w, int dfd, const char *name, const char *path, con
 		en.len = r > 0 ? (size_t)r : 0;
 	}
 	w->k->bytes += en.len + strlen(path);
-	if (w->k->bytes > GITKEEPMAX)
+	if (w->k->bytes > GITKEEPMAX && !w->namesonly)
 		w->over = 1;
 	w->k->v = xrealloc(w->k->v, (w->k->n + 1) * sizeof *w->k->v);
 	w->k->v[w->k->n++] = en;
@@ -206,11 +209,12 @@ static int entcmp(const void *a, const void *b)
 	return strcmp(((const struct gitent *)a)->path, ((const struct gitent *)b)->path);
 }
 
-/* Two passes: a .git file found late may point to a folder walked before it. */
-static int take(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
+/* Two passes: a .git file found late may point to a folder walked before it. namesonly: no bytes
+ * read, so no cap (gitundo's list of what is there now, when it is too much to keep). */
+static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, struct err *e)
 {
 	memset(k, 0, sizeof *k);
-	struct walk w = {k, {0}, 0};
+	struct walk w = {k, {0}, 0, namesonly};
 	int root = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return errf(e, "the workspace cannot be read for its git metadata:");
@@ -232,7 +236,7 @@ static int take(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
 
 int gitkeep(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
 {
-	return take(k, wsfd, hidden, e);
+	return take(k, wsfd, hidden, 0, e);
 }
 
 static const struct gitent *find(const struct gitkeep *k, const char *path)
@@ -325,9 +329,14 @@ int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *
 {
 	struct gitkeep now;
 	struct err te = {0};
-	int rc = 0;
-	if (take(&now, wsfd, hidden, &te) < 0)
-		memset(&now, 0, sizeof now); /* too much of it now: everything kept is written again below */
+	int rc = 0, blind = 0;
+	if (take(&now, wsfd, hidden, 0, &te) < 0) {
+		/* Too much of it now to compare: what is new is still found by name and removed, and
+		 * everything kept is written again below. */
+		blind = 1;
+		if (take(&now, wsfd, hidden, 1, &te) < 0)
+			return errf(e, "the workspace's git metadata cannot be read again: %s", te.msg);
+	}
 	/* what is new goes, the deepest first */
 	for (size_t i = now.n; i-- > 0;) {
 		if (find(k, now.v[i].path))
@@ -344,7 +353,7 @@ int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *
 	/* what changed or went is written again, folders first */
 	for (size_t i = 0; i < k->n; i++) {
 		const struct gitent *was = &k->v[i], *is = find(&now, was->path);
-		if (is && same(was, is) && now.n)
+		if (is && same(was, is) && !blind)
 			continue;
 		if (putback(wsfd, was) == 0)
 			strvadd(undone, was->path);

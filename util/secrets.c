@@ -38,46 +38,45 @@ static size_t prefixmin(size_t n)
 	return n < PREFIXMIN ? n : PREFIXMIN;
 }
 
-/* Replace every occurrence of any needle in list, and every prefix of one at least prefixmin long
- * (what is left of it where the text was cut); returns whether anything changed. */
-static int replaceall(const struct secrets *s, const struct strv *list, struct buf *out, const char *text)
+/* Replace every occurrence of any secret, raw or in its JSON-escaped form, and every prefix of one
+ * at least prefixmin long (what is left of it where the text was cut). Both forms are tried at
+ * each place and the longest match wins: a value holding '"' or '\\' is masked whole in JSON text
+ * too, not only up to the character JSON escapes. */
+static void replaceall(const struct secrets *s, struct buf *out, const char *text)
 {
-	int changed = 0;
+	const struct strv *lists[] = {&s->values, &s->quoted};
 	const char *p = text;
 	while (*p) {
 		size_t best = 0, which = 0;
-		for (size_t i = 0; i < list->n; i++) {
-			const char *v = list->v[i];
-			size_t k = 0;
-			while (v[k] && p[k] == v[k])
-				k++;
-			if (k > best && k >= prefixmin(strlen(v))) {
-				best = k;
-				which = i;
+		for (size_t l = 0; l < 2; l++)
+			for (size_t i = 0; i < lists[l]->n; i++) {
+				const char *v = lists[l]->v[i];
+				size_t k = 0;
+				while (v[k] && p[k] == v[k])
+					k++;
+				if (k > best && k >= prefixmin(strlen(v))) {
+					best = k;
+					which = i;
+				}
 			}
-		}
 		if (best) {
 			bufprintf(out, "[secret:%s]", s->names.v[which]);
 			p += best;
-			changed = 1;
 		} else {
 			bufputc(out, *p++);
 		}
 	}
-	return changed;
 }
 
 char *secretsmask(const struct secrets *s, const char *text)
 {
 	if (!s || !s->values.n || !secretsfound(s, text))
 		return NULL;
-	struct buf a = {0}, b = {0};
-	replaceall(s, &s->values, &a, text);
-	replaceall(s, &s->quoted, &b, a.data ? a.data : "");
-	buffree(&a);
-	if (!b.data)
-		b.data = xstrdup("");
-	return b.data;
+	struct buf a = {0};
+	replaceall(s, &a, text);
+	if (!a.data)
+		a.data = xstrdup("");
+	return a.data;
 }
 
 int secretsfound(const struct secrets *s, const char *text)

@@ -84,4 +84,24 @@ git -C "$W" status --ignore-submodules=none >/dev/null 2>&1
 git -C "$W/nested" status >/dev/null 2>&1
 check "git status on the host ran nothing planted" bash -c "! ls $M.* 2>/dev/null | grep -q ."
 ls $M.* 2>/dev/null
+# Too much metadata to keep a copy of (a 70 MB file planted beside the attack): what is new is
+# still found by name and removed, what was there is written back.
+W2=$T/ws2
+mkdir -p "$W2" && git -C "$W2" init -q && echo a > "$W2/a" && git -C "$W2" add a && git -C "$W2" commit -qm a
+cat > "$T/big.sh" <<SH
+mkdir -p .git/x && head -c 70000000 /dev/zero > .git/x/big
+mkdir -p evil2/objects evil2/refs && cp .git/HEAD evil2/HEAD
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch $M.big\n' > evil2/config
+echo ../evil2 > .git/commondir
+printf '[core]\n\tfsmonitor = touch $M.bigcw\n' > .git/config.worktree
+SH
+sed -e "s|^workspace: ws$|workspace: ws2|" -e "s|sh $T/attack.sh > $T/attack.log 2>&1|sh $T/big.sh|" "$T/m.yaml" > "$T/m2.yaml"
+"$NS" run "$T/m2.yaml" --out "$T/runs" >/dev/null 2>"$T/err2"
+expect_rc "the night with 70 MB of planted metadata runs" 0 $?
+for f in .git/x .git/commondir .git/config.worktree; do
+	check "$f is gone though the metadata passed the cap" bash -c "! test -e '$W2/$f'"
+done
+rm -f $M.*
+git -C "$W2" status >/dev/null 2>&1
+check "git status after the big plant ran nothing" bash -c "! ls $M.* 2>/dev/null | grep -q ."
 done_tests

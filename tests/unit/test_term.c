@@ -87,6 +87,14 @@ int main(void)
 	okstr(m, "pin [secret:PIN], pin 123", "a short secret only whole");
 	free(m);
 	ok(secretsfound(&s, "x ghp_01234567"), "found: a prefix of 8 bytes");
+	/* A value holding '"' or '\\': whole in raw text and in JSON text, where it is escaped. */
+	secretsadd(&s, "Q", "abcdefghij\"TAIL\\END");
+	m = secretsmask(&s, "raw abcdefghij\"TAIL\\END.");
+	okstr(m, "raw [secret:Q].", "a secret with a quote and a backslash, raw");
+	free(m);
+	m = secretsmask(&s, "{\"r\":\"abcdefghij\\\"TAIL\\\\END\"}");
+	okstr(m, "{\"r\":\"[secret:Q]\"}", "the same secret inside a JSON string, escaped");
+	free(m);
 	secretsfree(&s);
 	return tdone();
 }
