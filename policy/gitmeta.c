@@ -1,6 +1,7 @@
 /* gitmeta: git's metadata kept before a step and put back after it. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,9 @@
 #include "../util/beneath.h"
 #include "../util/path.h"
 #include "gitmeta.h"
+
+/* How deep the walk goes: past any path git can open (PATH_MAX bytes, two a folder at least). */
+enum { GITDEPTHMAX = PATH_MAX / 2 + 1 };
 
 struct gitent {
 	char *path;  /* workspace-relative */
@@ -99,6 +103,7 @@ struct walk {
 	struct gitkeep *k;
 	struct strv gitdirs; /* git directories found: .git folders, and where .git files point */
 	int over;
+	int fail;      /* a folder git could reach was not read (out of descriptors): the walk is not whole */
 	int namesonly; /* names and kinds only, no bytes read, no cap: what to remove after a step */
 };
 
@@ -160,7 +165,13 @@ static char *pointsto(const char *path, const char *data, size_t len)
  * that is kept. gd: the git directory we are in, or NULL. */
 static void walk(struct walk *w, int dfd, const char *path, const char *gd, const char *hidden, int depth)
 {
-	int own = depth > 64 ? -1 : openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+	/* As deep as git itself can reach: a path of at most PATH_MAX bytes (a repository planted deeper
+	 * is one no git command can open, as the kernel refuses its paths). */
+	if (depth > GITDEPTHMAX || strlen(path) >= PATH_MAX)
+		return;
+	int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+	if (own < 0 && (errno == EMFILE || errno == ENFILE))
+		w->fail = 1;
 	DIR *d = own >= 0 ? fdopendir(own) : NULL;
 	if (own >= 0 && !d)
 		close(own);
@@ -214,7 +225,7 @@ static int entcmp(const void *a, const void *b)
 static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, struct err *e)
 {
 	memset(k, 0, sizeof *k);
-	struct walk w = {k, {0}, 0, namesonly};
+	struct walk w = {k, {0}, 0, 0, namesonly};
 	int root = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return errf(e, "the workspace cannot be read for its git metadata:");
@@ -225,6 +236,10 @@ static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, 
 	}
 	close(root);
 	strvfree(&w.gitdirs);
+	if (w.fail) {
+		gitkeepfree(k);
+		return errf(e, "the workspace's git metadata could not all be read (out of descriptors)");
+	}
 	if (w.over) {
 		gitkeepfree(k);
 		return errf(e, "the workspace's git metadata (config, hooks, ...) is larger than %d MiB", GITKEEPMAX >> 20);
@@ -262,7 +277,7 @@ static int rmbeneath(int dfd, const char *name, int depth)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dfd, name, 0);
-	int fd = depth > 64 ? -1 : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = depth > GITDEPTHMAX ? -1 : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	while (d && (de = readdir(d)))

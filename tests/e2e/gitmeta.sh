@@ -104,4 +104,21 @@ done
 rm -f $M.*
 git -C "$W2" status >/dev/null 2>&1
 check "git status after the big plant ran nothing" bash -c "! ls $M.* 2>/dev/null | grep -q ."
+# A repository planted deeper than the walk once looked (70 folders), registered as a gitlink:
+# git status on the host would read its config.
+W3=$T/ws3
+mkdir -p "$W3" && git -C "$W3" init -q && echo a > "$W3/a" && git -C "$W3" add a && git -C "$W3" commit -qm a
+cat > "$T/deep.sh" <<SH
+D=\$(printf 'd/%.0s' \$(seq 1 70))s
+mkdir -p \$D && cd \$D && git init -q . && echo x > f && git add f && git -c user.email=a@b -c user.name=a commit -qm x
+git config core.fsmonitor 'touch $M.deep; false'
+cd $W3 && git add d
+SH
+sed -e "s|^workspace: ws$|workspace: ws3|" -e "s|sh $T/attack.sh > $T/attack.log 2>&1|sh $T/deep.sh|" "$T/m.yaml" > "$T/m3.yaml"
+"$NS" run "$T/m3.yaml" --out "$T/runs" >/dev/null 2>"$T/err3"
+expect_rc "the night with a repository 70 folders deep runs" 0 $?
+expect_grep "the deep repository's metadata is undone" "step 1 changed git's metadata .*: undone" "$T/err3"
+rm -f $M.*
+git -C "$W3" status >/dev/null 2>&1
+check "git status after the deep plant ran nothing" bash -c "! ls $M.* 2>/dev/null | grep -q ."
 done_tests
