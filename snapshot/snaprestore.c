@@ -866,7 +866,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			free(clean);
 			path = archive_entry_pathname(en);
 		}
-		if (!r->plain && (strcmp(path, ".") == 0 || strcmp(path, "./") == 0)) {
+		if (!r->plain && path && (strcmp(path, ".") == 0 || strcmp(path, "./") == 0)) {
 			/* the workspace folder itself: a directory, whose mode and times go on the target last */
 			if (archive_entry_filetype(en) != AE_IFDIR) {
 				rc = errc(e, ERR_VERIFY, "entry %s: the workspace folder itself, but not a directory; refusing it", path);
