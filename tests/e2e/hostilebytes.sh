@@ -161,7 +161,7 @@ for i in range(400):
         continue
     if b" 200 " in line:
         ok += 1
-    elif b" 503 " in line:
+    elif b" 503 " in line or not line:  # a 503, or closed before any answer: refused either way
         busy += 1
     else:
         other += 1
