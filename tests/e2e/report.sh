@@ -88,7 +88,7 @@ expect_grep "names the last step" 'has [0-9]+ steps?; there is no step 99' "$T/d
 "$NS" diff "$T" --step 1 >/dev/null 2>&1
 expect_rc "diff of a folder that is not a run" 2 $?
 "$NS" diff "$evil" >/dev/null 2>&1
-expect_rc "diff without --step" 2 $?
+expect_rc "diff without --step: the run's whole change as a patch" 0 $?
 
 # --- in a real browser ----------------------------------------------------------------------------
 browser=$(command -v chromium || command -v chromium-browser || true)
