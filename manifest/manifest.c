@@ -1431,6 +1431,12 @@ static void capi(int64_t *v, int64_t cap)
 		*v = cap;
 }
 
+static void capt(int *v, int cap)
+{
+	if (cap > 0 && (*v <= 0 || *v > cap))
+		*v = cap;
+}
+
 /* Does the admin policy's allow list admit entry r (the same entry, or a *.domain above it)? */
 static int adminallows(const struct adminpolicy *a, const struct netrule *r)
 {
@@ -1502,8 +1508,7 @@ static void adminworker(const struct adminpolicy *a, struct worker *w)
 		ap->def = a->def;
 	capd(&w->max_cost, a->max_cost);
 	capi(&w->max_tokens, a->max_tokens);
-	if (a->max_turns > 0 && (w->max_turns <= 0 || w->max_turns > a->max_turns))
-		w->max_turns = a->max_turns;
+	capt(&w->max_turns, a->max_turns);
 }
 
 /* A job under the admin policy: budgets capped, sandbox held to its floors. */
@@ -1513,8 +1518,7 @@ static int adminjob(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n,
 		return 0;
 	capd(&j->max_cost, a->max_cost);
 	capi(&j->max_tokens, a->max_tokens);
-	if (a->max_turns > 0 && (j->max_turns <= 0 || j->max_turns > a->max_turns))
-		j->max_turns = a->max_turns;
+	capt(&j->max_turns, a->max_turns);
 	char *what = xasprintf("job '%s'", j->id);
 	int rc = adminsandbox(a, y, n, what, &j->sandbox);
 	free(what);
