@@ -1,8 +1,8 @@
 /* secrets: mask known values in any text before it is written or printed. */
 #include <stdlib.h>
 #include <string.h>
-#include <cjson/cJSON.h>
 #include "secrets.h"
+#include "utf8.h"
 
 void secretsadd(struct secrets *s, const char *name, const char *value)
 {
@@ -13,14 +13,10 @@ void secretsadd(struct secrets *s, const char *name, const char *value)
 			return;
 	strvadd(&s->names, name);
 	strvadd(&s->values, value);
-	/* The JSON-escaped form, without its quotes, so escaped copies are found too. */
-	cJSON *j = cJSON_CreateString(value);
-	char *p = cJSON_PrintUnformatted(j);
-	size_t n = strlen(p);
-	p[n - 1] = 0;
-	strvadd(&s->quoted, p + 1);
-	free(p);
-	cJSON_Delete(j);
+	/* Invalid UTF-8 in a value is what text cleaned for a record shows of it: U+FFFD. */
+	char *clean = utf8clean(value, strlen(value));
+	strvadd(&s->clean, clean);
+	free(clean);
 }
 
 void secretsenv(struct secrets *s, const struct strv *names)
@@ -38,55 +34,153 @@ static size_t prefixmin(size_t n)
 	return n < PREFIXMIN ? n : PREFIXMIN;
 }
 
-/* Replace every occurrence of any secret, raw or in its JSON-escaped form, and every prefix of one
- * at least prefixmin long (what is left of it where the text was cut). Both forms are tried at
- * each place and the longest match wins: a value holding '"' or '\\' is masked whole in JSON text
- * too, not only up to the character JSON escapes. */
-static void replaceall(const struct secrets *s, struct buf *out, const char *text)
+static int hex4(const char *p, unsigned *u)
 {
-	const struct strv *lists[] = {&s->values, &s->quoted};
-	const char *p = text;
-	while (*p) {
-		size_t best = 0, which = 0;
-		for (size_t l = 0; l < 2; l++)
-			for (size_t i = 0; i < lists[l]->n; i++) {
-				const char *v = lists[l]->v[i];
-				size_t k = 0;
-				while (v[k] && p[k] == v[k])
-					k++;
-				if (k > best && k >= prefixmin(strlen(v))) {
-					best = k;
-					which = i;
-				}
-			}
-		if (best) {
-			bufprintf(out, "[secret:%s]", s->names.v[which]);
-			p += best;
+	*u = 0;
+	for (int i = 0; i < 4; i++) {
+		int c = (unsigned char)p[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		                                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return 0;
+		*u = *u << 4 | (unsigned)d;
+	}
+	return 1;
+}
+
+/* A JSON escape at p, at any depth (a run of backslashes, then n r t b f " / or uXXXX, a
+ * surrogate pair too): the bytes it stands for in out (their count returned, 0 when p holds no
+ * escape), *used the text it takes. A run before anything else stands for one backslash. */
+static size_t unescape(const char *p, size_t *used, char out[4])
+{
+	size_t r = 0;
+	while (p[r] == '\\')
+		r++;
+	if (!r)
+		return 0;
+	static const char from[] = "nrtbf\"/", to[] = "\n\r\t\b\f\"/";
+	const char *c = p[r] ? strchr(from, p[r]) : NULL;
+	unsigned u, lo;
+	*used = r + 1;
+	if (c) {
+		out[0] = to[c - from];
+		return 1;
+	}
+	if (p[r] != 'u' || !hex4(p + r + 1, &u)) {
+		*used = r;
+		out[0] = '\\';
+		return 1;
+	}
+	*used = r + 5;
+	if (u >= 0xd800 && u < 0xdc00) { /* a pair: the low half escaped at the same depth */
+		if (strncmp(p + r + 5, p, r) || p[2 * r + 5] != 'u' || !hex4(p + 2 * r + 6, &lo) || lo < 0xdc00 || lo > 0xdfff)
+			return 0;
+		u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		*used = 2 * r + 10;
+	}
+	if (u >= 0xdc80 && u <= 0xdcff) { /* a lone low half: how Python escapes an invalid byte */
+		out[0] = (char)(u & 0xff);
+		return 1;
+	}
+	if (u < 0x80) {
+		out[0] = (char)u;
+		return 1;
+	}
+	if (u < 0x800) {
+		out[0] = (char)(0xc0 | u >> 6), out[1] = (char)(0x80 | (u & 0x3f));
+		return 2;
+	}
+	if (u < 0x10000) {
+		out[0] = (char)(0xe0 | u >> 12), out[1] = (char)(0x80 | ((u >> 6) & 0x3f)), out[2] = (char)(0x80 | (u & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | u >> 18), out[1] = (char)(0x80 | ((u >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((u >> 6) & 0x3f)), out[3] = (char)(0x80 | (u & 0x3f));
+	return 4;
+}
+
+/* How many bytes of v the text at p spells, as itself or escaped (JSON at any depth, a line end
+ * as CRLF); *used: the text they take. */
+static size_t spelled(const char *v, const char *p, size_t *used)
+{
+	size_t k = 0, j = 0, u, u2;
+	char b[4], b2[4];
+	while (v[k] && p[j]) {
+		size_t n = unescape(p + j, &u, b);
+		if (p[j] == v[k] && (!n || strncmp(v + k, b, n))) { /* itself, unless it escapes what follows */
+			k++, j++;
+			continue;
+		}
+		if (!n && p[j] == '\r')
+			n = 1, u = 1, b[0] = '\r';
+		if (n && strncmp(v + k, b, n) == 0) {
+			k += n, j += u;
+		} else if (n == 1 && b[0] == '\r' && v[k] == '\n' &&
+		           ((p[j + u] == '\n' && (u2 = 1)) || (unescape(p + j + u, &u2, b2) == 1 && b2[0] == '\n'))) {
+			k++, j += u + u2;
 		} else {
-			bufputc(out, *p++);
+			break;
 		}
 	}
+	*used = j;
+	return k;
+}
+
+/* The longest secret (raw or as cleaned) the text at p spells, or a prefix of one at least
+ * prefixmin long (what is left where the text was cut): its index, *used the text it takes;
+ * -1 when none. */
+static long longest(const struct secrets *s, const char *p, size_t *used)
+{
+	size_t best = 0;
+	long which = -1;
+	const struct strv *forms[] = {&s->values, &s->clean};
+	for (size_t f = 0; f < 2; f++)
+		for (size_t i = 0; i < forms[f]->n; i++) {
+			const char *v = forms[f]->v[i];
+			if (*p != *v && *p != '\\' && *p != '\r')
+				continue;
+			size_t u, k = spelled(v, p, &u);
+			if (k >= prefixmin(strlen(v)) && u > best) {
+				best = u;
+				which = (long)i;
+			}
+		}
+	*used = best;
+	return which;
 }
 
 char *secretsmask(const struct secrets *s, const char *text)
 {
 	if (!s || !s->values.n || !secretsfound(s, text))
 		return NULL;
-	struct buf a = {0};
-	replaceall(s, &a, text);
-	if (!a.data)
-		a.data = xstrdup("");
-	return a.data;
+	struct buf out = {0};
+	for (const char *p = text; *p;) {
+		size_t used;
+		long i = longest(s, p, &used);
+		if (i >= 0) {
+			bufprintf(&out, "[secret:%s]", s->names.v[i]);
+			p += used;
+		} else {
+			bufputc(&out, *p++);
+		}
+	}
+	return out.data ? out.data : xstrdup("");
 }
 
 int secretsfound(const struct secrets *s, const char *text)
 {
-	if (!s)
+	if (!s || !s->values.n)
 		return 0;
 	size_t n = strlen(text);
-	for (size_t i = 0; i < s->values.n; i++) {
-		const char *v = s->values.v[i], *q = s->quoted.v[i];
-		if (memmem(text, n, v, prefixmin(strlen(v))) || memmem(text, n, q, prefixmin(strlen(q))))
+	for (size_t i = 0; i < s->values.n; i++)
+		for (const char *v = s->values.v[i]; v; v = v == s->values.v[i] ? s->clean.v[i] : NULL)
+			if (memmem(text, n, v, prefixmin(strlen(v))))
+				return 1;
+	/* Spelled with escapes or CRLF: only then is every place tried. */
+	if (!memchr(text, '\\', n) && !memchr(text, '\r', n))
+		return 0;
+	for (const char *p = text; *p; p++) {
+		size_t used;
+		if (longest(s, p, &used) >= 0)
 			return 1;
 	}
 	return 0;
@@ -96,5 +190,5 @@ void secretsfree(struct secrets *s)
 {
 	strvfree(&s->names);
 	strvfree(&s->values);
-	strvfree(&s->quoted);
+	strvfree(&s->clean);
 }

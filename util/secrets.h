@@ -7,7 +7,7 @@
 struct secrets {
 	struct strv names;  /* what each value is called in the placeholder */
 	struct strv values; /* raw values */
-	struct strv quoted; /* the same values as they appear inside a JSON string */
+	struct strv clean;  /* the same values as cleaned text shows them (utf8.h) */
 };
 
 /* Add a named value (ignored when empty); short values are masked too. */
@@ -15,7 +15,9 @@ void secretsadd(struct secrets *s, const char *name, const char *value);
 /* Add the value of each environment variable named in names, when set. */
 void secretsenv(struct secrets *s, const struct strv *names);
 /* A copy of text with every secret replaced by "[secret:NAME]", and so is any prefix of one at
- * least 8 bytes long (a secret cut at a cap or a width); NULL when nothing matched. */
+ * least 8 bytes long (a secret cut at a cap or a width); NULL when nothing matched. A secret is
+ * found raw, as cleaned UTF-8, JSON-escaped at any depth (\n, \", \u00e4, \\u00e4, ...) and
+ * with its line ends as CRLF. */
 char *secretsmask(const struct secrets *s, const char *text);
 /* True when text holds any secret, or a prefix of one as secretsmask masks it. */
 int secretsfound(const struct secrets *s, const char *text);

@@ -5,6 +5,7 @@
 #include "t.h"
 #include "../../util/secrets.h"
 #include "../../util/term.h"
+#include "../../util/utf8.h"
 
 static void clean(const char *in, int flags, const char *want, const char *name)
 {
@@ -95,6 +96,33 @@ int main(void)
 	m = secretsmask(&s, "{\"r\":\"abcdefghij\\\"TAIL\\\\END\"}");
 	okstr(m, "{\"r\":\"[secret:Q]\"}", "the same secret inside a JSON string, escaped");
 	free(m);
+	/* Spelled other ways by a step: escaped for JSON by a program (non-ASCII as \u, at any depth,
+	 * an emoji as a surrogate pair), its newlines as CRLF, its invalid bytes as cleaned text. */
+	secretsadd(&s, "U", "p\xc3\xa4ssw\xc3\xb6rd-\xf0\x9f\x94\x91-x");
+	m = secretsmask(&s, "json \"p\\u00e4ssw\\u00f6rd-\\ud83d\\udd11-x\" end");
+	okstr(m, "json \"[secret:U]\" end", "a secret as JSON with ensure_ascii (\\u escapes, a surrogate pair)");
+	free(m);
+	m = secretsmask(&s, "{\"out\":\"p\\\\u00e4ssw\\\\u00f6rd-\\\\ud83d\\\\udd11-x\"}");
+	okstr(m, "{\"out\":\"[secret:U]\"}", "the same escaped once more (a record of a step's JSON)");
+	free(m);
+	secretsadd(&s, "NL", "line-one-abc\nline-two-def");
+	m = secretsmask(&s, "a line-one-abc\r\nline-two-def b");
+	okstr(m, "a [secret:NL] b", "a secret's newline as CRLF");
+	free(m);
+	m = secretsmask(&s, "\"line-one-abc\\r\\nline-two-def\"");
+	okstr(m, "\"[secret:NL]\"", "a secret's newline as an escaped CRLF");
+	free(m);
+	secretsadd(&s, "BIN", "bin\xff\xfe-secret-value");
+	const char *raw = "out bin\xff\xfe-secret-value.";
+	char *clean = utf8clean(raw, strlen(raw));
+	m = secretsmask(&s, clean);
+	okstr(m, "out [secret:BIN].", "a secret with invalid UTF-8, in cleaned text");
+	free(m);
+	free(clean);
+	m = secretsmask(&s, "out bin\xff\xfe-secret-value.");
+	okstr(m, "out [secret:BIN].", "the same secret raw");
+	free(m);
+	ok(secretsmask(&s, "no \\\\ secret \\u00e4 here\r\n") == NULL, "escapes without a secret: nothing masked");
 	secretsfree(&s);
 	return tdone();
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# secretforms: a secret a step prints is masked whatever form it takes on the way: raw, as
+# cleaned text (it holds invalid UTF-8), escaped for JSON by a program (\u00e4, a surrogate pair,
+# Python's \udcff for a bad byte), escaped once more inside a record, with its newline as CRLF.
+# Nowhere: not in the requests the model provider gets, the events, run.json, stderr.
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+command -v zstd >/dev/null || { skip secretforms "zstd is not installed"; done_tests; exit; }
+backend=none
+userns && backend=namespace
+mkdir -p "$T/ws"
+export NS_A=$'Qx7-Geheimnis-\xc3\xa4-\xf0\x9f\x94\x91-Wert\nZweite-Zeile-77'
+export NS_B=$'Rk4-binaer-\xff\xfe-Kennwort-Ende'
+calls='[["shell", {"command": "printf %s \"$NS_A\"; echo; printf %s \"$NS_B\"; echo"}]]'
+py='import json,os; a=os.environ[\"NS_A\"]; b=os.environ[\"NS_B\"]; print(json.dumps(a)); print(json.dumps(b)); print(json.dumps(json.dumps(a))); print(a.replace(chr(10), chr(13)+chr(10)))'
+cat > "$T/script.json" <<JSON
+{"by_turn": [
+  {"openai_calls": $calls},
+  {"openai_calls": [["shell", {"command": "python3 -c '$py'"}]]},
+  {"openai_calls": [["final_result", {}]]}
+]}
+JSON
+python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/mock.log" & mp=$!
+waitfor 60 test -s "$T/port"
+port=$(cat "$T/port")
+cat > "$T/m.yaml" <<YAML
+version: 1
+workspace: ws
+secrets: [NS_A, NS_B]
+sandbox: { backend: $backend, env: [NS_A, NS_B] }
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$port/v1", model: m }
+workers:
+  w: { instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+OPENAI_API_KEY=k "$NS" run "$T/m.yaml" --out "$T/runs" > "$T/out" 2> "$T/err"
+expect_rc "the run succeeds" 0 $?
+kill $mp 2>/dev/null
+run=$(cat "$T/out")
+expect_grep "the model got the step's output" 'Zweite|secret:NS_A' "$T/mock.log"
+{ for f in $(find "$run" -name '*.zst'); do zstd -dcq "$f"; done; find "$run" -name '*.json' -exec cat {} +; cat "$T/err"; } > "$T/all"
+for where in mock.log all; do
+	for piece in Geheimnis Zweite-Zeile Kennwort-Ende binaer; do
+		expect_nogrep "$where: no '$piece'" "$piece" "$T/$where"
+	done
+done
+expect_grep "the events name the secrets" 'secret:NS_A' "$T/all"
+expect_grep "the invalid-UTF-8 one too" 'secret:NS_B' "$T/all"
+done_tests
