@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,7 @@ static int kept(const char *gd, const char *path)
 	size_t gl = strlen(gd);
 	if (strcmp(path, gd) == 0)
 		return 1;
-	char *copy = xstrdup(path + gl + 1), **c;
+	char *copy = xstrdup(path + (gl ? gl + 1 : 0)), **c;
 	size_t n = names(copy, &c);
 	int k = !state(c, 0, n);
 	free(c);
@@ -107,7 +108,9 @@ struct walk {
 	int namesonly; /* names and kinds only, no bytes read, no cap: what to remove after a step */
 };
 
-static void add(struct walk *w, int dfd, const char *name, const char *path, const struct stat *st)
+/* An entry as it is: a file's bytes (up to the cap), a link's target; with namesonly, only a .git
+ * file's. */
+static struct gitent readent(struct walk *w, int dfd, const char *name, const char *path, const struct stat *st)
 {
 	struct gitent en = {xstrdup(path), st->st_mode, NULL, 0};
 	if (w->namesonly && !(S_ISREG(st->st_mode) && strcmp(name, ".git") == 0)) {
@@ -129,11 +132,28 @@ static void add(struct walk *w, int dfd, const char *name, const char *path, con
 		en.data = xstrndup(t, r > 0 ? (size_t)r : 0);
 		en.len = r > 0 ? (size_t)r : 0;
 	}
+	return en;
+}
+
+static void add(struct walk *w, int dfd, const char *name, const char *path, const struct stat *st)
+{
+	struct gitent en = readent(w, dfd, name, path, st);
 	w->k->bytes += en.len + strlen(path);
 	if (w->k->bytes > GITKEEPMAX && !w->namesonly)
 		w->over = 1;
 	w->k->v = xrealloc(w->k->v, (w->k->n + 1) * sizeof *w->k->v);
 	w->k->v[w->k->n++] = en;
+}
+
+/* A git directory's HEAD: commit state, which steps may change, but put back when a step leaves
+ * it what git cannot read (then git looks further: at the folder above, as a bare repository). */
+static void keephead(struct walk *w, int dfd, const char *path, const struct stat *st)
+{
+	if (w->namesonly || !(S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) || st->st_size > 4096)
+		return;
+	struct gitent en = readent(w, dfd, "HEAD", path, st);
+	w->k->heads = xrealloc(w->k->heads, (w->k->nheads + 1) * sizeof *w->k->heads);
+	w->k->heads[w->k->nheads++] = en;
 }
 
 /* Where a .git file at path points ("gitdir: X", relative to its folder), as a workspace-relative
@@ -161,6 +181,49 @@ static char *pointsto(const char *path, const char *data, size_t len)
 	return clean;
 }
 
+/* What git reads at the top of a folder it takes for a repository although it is not named .git
+ * (a bare one): all else in such a folder is the workspace's own. */
+static const char *const baremeta[] = {"config", "config.worktree", "commondir", "hooks", "info", "objects",
+                                       "branches", "remotes", "worktrees", "modules", NULL};
+
+static int hasname(char **v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a folder holding these names is one git would take for a repository when run in it or
+ * below it (HEAD, and objects and refs or a commondir), whatever HEAD holds: a step may make it
+ * valid later. */
+static int barelike(char **v, size_t n)
+{
+	return hasname(v, n, "HEAD") && ((hasname(v, n, "objects") && hasname(v, n, "refs")) || hasname(v, n, "commondir"));
+}
+
+/* A folder's names, but . and .. */
+static size_t readnames(int dfd, char ***v, int *fail)
+{
+	size_t n = 0;
+	*v = NULL;
+	int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+	if (own < 0 && (errno == EMFILE || errno == ENFILE))
+		*fail = 1;
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	if (own >= 0 && !d)
+		close(own);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			*v = xrealloc(*v, (n + 1) * sizeof **v);
+			(*v)[n++] = xstrdup(de->d_name);
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* Walk the folder dfd (at path; "" for the root): every .git entry, and all below a git directory
  * that is kept. gd: the git directory we are in, or NULL. */
 static void walk(struct walk *w, int dfd, const char *path, const char *gd, const char *hidden, int depth)
@@ -169,31 +232,29 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 	 * is one no git command can open, as the kernel refuses its paths). */
 	if (depth > GITDEPTHMAX || strlen(path) >= PATH_MAX)
 		return;
-	int own = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-	if (own < 0 && (errno == EMFILE || errno == ENFILE))
-		w->fail = 1;
-	DIR *d = own >= 0 ? fdopendir(own) : NULL;
-	if (own >= 0 && !d)
-		close(own);
-	struct dirent *de;
-	while (d && !w->over && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		char *p = *path ? xasprintf("%s/%s", path, de->d_name) : xstrdup(de->d_name);
+	char **nv;
+	size_t nn = readnames(dfd, &nv, &w->fail);
+	/* A folder git would take for a bare repository: what it reads there is kept like a .git's. */
+	int bare = !gd && barelike(nv, nn);
+	for (size_t ni = 0; ni < nn && !w->over; ni++) {
+		const char *name = nv[ni];
+		char *p = *path ? xasprintf("%s/%s", path, name) : xstrdup(name);
 		struct stat st;
-		if ((!*path && hidden && strcmp(p, hidden) == 0) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if ((!*path && hidden && strcmp(p, hidden) == 0) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			free(p);
 			continue;
 		}
-		const char *here = gd;
-		int isgit = strcmp(de->d_name, ".git") == 0;
+		const char *here = bare && inlist(baremeta, name, strlen(name)) ? path : gd;
+		if (strcmp(name, "HEAD") == 0 && (bare || (gd && strcmp(gd, path) == 0)))
+			keephead(w, dfd, p, &st);
+		int isgit = strcmp(name, ".git") == 0;
 		for (size_t i = 0; !here && !isgit && i < w->gitdirs.n; i++)
 			if (strcmp(w->gitdirs.v[i], p) == 0)
 				here = w->gitdirs.v[i], isgit = 1;
 		if (isgit && S_ISDIR(st.st_mode))
 			here = p;
 		if (isgit || (here && kept(here, p)))
-			add(w, dfd, de->d_name, p, &st);
+			add(w, dfd, name, p, &st);
 		if (isgit && S_ISREG(st.st_mode)) {
 			char *to = pointsto(p, w->k->v[w->k->n - 1].data, w->k->v[w->k->n - 1].len);
 			if (to)
@@ -203,7 +264,7 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 		size_t pl = strlen(p);
 		int objinfo = (pl >= 7 && strcmp(p + pl - 7, "objects") == 0) || (pl >= 12 && strcmp(p + pl - 12, "objects/info") == 0);
 		if (S_ISDIR(st.st_mode) && (!here || here == p || objinfo || kept(here, p))) { /* commit state is not read */
-			int sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
 				walk(w, sub, p, here == p ? p : here, hidden, depth + 1);
 				close(sub);
@@ -211,8 +272,9 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 		}
 		free(p);
 	}
-	if (d)
-		closedir(d);
+	for (size_t i = 0; i < nn; i++)
+		free(nv[i]);
+	free(nv);
 }
 
 static int entcmp(const void *a, const void *b)
@@ -340,11 +402,99 @@ static int putback(int wsfd, const struct gitent *en)
 	return rc;
 }
 
+/* Whether a HEAD git can read: "ref: refs/..." or an object name, or the link it was. */
+static int headok(int pfd, const char *name, const struct gitent *was)
+{
+	struct stat st;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		char t[4096];
+		ssize_t r = readlinkat(pfd, name, t, sizeof t);
+		return S_ISLNK(was->mode) && r >= 0 && (size_t)r == was->len && memcmp(t, was->data, was->len) == 0;
+	}
+	char b[256];
+	int fd = S_ISREG(st.st_mode) ? openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) : -1;
+	ssize_t r = fd >= 0 ? read(fd, b, sizeof b - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (r <= 0)
+		return 0;
+	b[r] = 0;
+	size_t n = strcspn(b, "\n"), hex = strspn(b, "0123456789abcdef");
+	if (strncmp(b, "ref: refs/", 10) == 0)
+		return n > 10 && strcspn(b + 5, "\t\r ") >= n - 5 && b[n + (b[n] == '\n')] == 0;
+	return (hex == 40 || hex == 64) && n == hex && b[n + (b[n] == '\n')] == 0;
+}
+
+/* A .git folder a step moved aside and replaced with a .git file pointing at it (mv .git x, then
+ * "gitdir: x"): moved back, so the history stays where it was and its config is compared. */
+static int moveback(const struct gitkeep *k, int wsfd, struct strv *undone)
+{
+	int rc = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct gitent *was = &k->v[i];
+		const char *base = strrchr(was->path, '/');
+		if (!S_ISDIR(was->mode) || strcmp(base ? base + 1 : was->path, ".git"))
+			continue;
+		const char *name;
+		int pfd = parentof(wsfd, was->path, &name);
+		struct stat st;
+		char b[4096];
+		int fd = pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)
+		           ? -1 : openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		ssize_t r = fd >= 0 ? read(fd, b, sizeof b) : -1;
+		if (fd >= 0)
+			close(fd);
+		char *to = r > 0 ? pointsto(was->path, b, (size_t)r) : NULL;
+		const char *toname;
+		int tfd = to && !find(k, to) ? parentof(wsfd, to, &toname) : -1;
+		if (tfd >= 0 && fstatat(tfd, toname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+			if (unlinkat(pfd, name, 0) == 0 && renameat(tfd, toname, pfd, name) == 0) {
+				strvadd(undone, to);
+				strvadd(undone, was->path);
+			} else {
+				rc = -1;
+			}
+		}
+		if (tfd >= 0)
+			close(tfd);
+		if (pfd >= 0)
+			close(pfd);
+		free(to);
+	}
+	return rc;
+}
+
+/* Each HEAD a step left unreadable, or removed, is written again (where its folder still is). */
+static int heads(const struct gitkeep *k, int wsfd, struct strv *undone)
+{
+	int rc = 0;
+	for (size_t i = 0; i < k->nheads; i++) {
+		const char *name;
+		int pfd = parentof(wsfd, k->heads[i].path, &name);
+		if (pfd < 0) {
+			rc = errno == ENOENT ? rc : -1;
+			continue;
+		}
+		if (!headok(pfd, name, &k->heads[i])) {
+			if (putback(wsfd, &k->heads[i]) == 0)
+				strvadd(undone, k->heads[i].path);
+			else
+				rc = -1;
+		}
+		close(pfd);
+	}
+	return rc;
+}
+
 int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *undone, struct err *e)
 {
 	struct gitkeep now;
 	struct err te = {0};
 	int rc = 0, blind = 0;
+	if (moveback(k, wsfd, undone) < 0)
+		rc = errf(e, "a .git folder moved aside could not be moved back:");
 	if (take(&now, wsfd, hidden, 0, &te) < 0) {
 		/* Too much of it now to compare: what is new is still found by name and removed, and
 		 * everything kept is written again below. */
@@ -372,9 +522,12 @@ int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *
 			continue;
 		if (putback(wsfd, was) == 0)
 			strvadd(undone, was->path);
-		else
+		else if (errno != ENOENT)
 			rc = errf(e, "%s could not be put back:", was->path);
+		/* else its folder is gone, and no git can read what it held (a bare repository's) */
 	}
+	if (heads(k, wsfd, undone) < 0)
+		rc = errf(e, "a git directory's HEAD could not be put back:");
 	gitkeepfree(&now);
 	return rc;
 }
@@ -385,6 +538,11 @@ void gitkeepfree(struct gitkeep *k)
 		free(k->v[i].path);
 		free(k->v[i].data);
 	}
+	for (size_t i = 0; i < k->nheads; i++) {
+		free(k->heads[i].path);
+		free(k->heads[i].data);
+	}
+	free(k->heads);
 	free(k->v);
 	memset(k, 0, sizeof *k);
 }

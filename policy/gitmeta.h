@@ -3,7 +3,11 @@
  * hooks, a .git file, remotes, branches, alternates, ...): no step and no file tool may change it.
  * Commit state stays writable (objects, refs, logs, index, HEAD, packed-refs, ORIG_HEAD,
  * COMMIT_EDITMSG, a rebase's or a merge's state, locks). Every directory named .git in the
- * workspace counts, and the one a .git file inside it points to. */
+ * workspace counts, the one a .git file inside it points to, and any folder git would take for a
+ * bare repository (HEAD, and objects and refs or a commondir): there only what git reads at its
+ * top (config, hooks, info, commondir, ...), the rest being the workspace's. A HEAD left
+ * unreadable is put back (git would look further up), and a .git moved aside behind a .git file
+ * is moved back. */
 #ifndef NS_GITMETA_H
 #define NS_GITMETA_H
 
@@ -20,6 +24,8 @@ struct gitkeep {
 	struct gitent *v;
 	size_t n;
 	size_t bytes;
+	struct gitent *heads; /* each git directory's HEAD, put back when a step leaves it unreadable */
+	size_t nheads;
 };
 
 /* Keep the git metadata beneath wsfd (hidden: the runs folder, left out); k is overwritten. -1

@@ -310,7 +310,8 @@ static int hardlinks(struct jobrun *jr, struct err *e)
 }
 
 /* After a step: any change to git's metadata is undone (gitmeta.h), logged as an event and
- * said to the model; *content gets the note. -1 on an event log error. */
+ * said to the model; *content gets the note. -1 on an event log error, 1 when the change could not
+ * all be undone (the job has failed). */
 static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 {
 	struct strv undone = {0};
@@ -328,7 +329,7 @@ static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 			bufprintf(&list, "%s%s", i ? ", " : "", undone.v[i]);
 	}
 	cJSON_AddNumberToObject(ev, "count", (double)undone.n);
-	if (bad)
+	if (bad) /* what a step did to git's metadata may still be there: the job cannot go on */
 		cJSON_AddStringToObject(ev, "error", ge.msg);
 	progressj(NULL, "job %s: step %d changed git's metadata (%s%s): undone%s%s", jr->j->id, step, list.data ? list.data : "",
 	          undone.n > 8 ? ", ..." : "", bad ? "; " : "", bad ? ge.msg : "");
@@ -339,7 +340,11 @@ static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 	*content = note;
 	buffree(&list);
 	strvfree(&undone);
-	return evadd(jr->ev, "git_metadata_restored", ev, e);
+	if (evadd(jr->ev, "git_metadata_restored", ev, e) < 0)
+		return -1;
+	if (bad)
+		return fail(jr, JOB_FAILED, "step %d changed git's metadata and it could not all be undone: %s", step, ge.msg);
+	return 0;
 }
 
 /* Start the worker's MCP servers (replay: read what they offered from the record). */
@@ -370,9 +375,10 @@ static int mcpcallstep(struct jobrun *jr, const struct llmcall *c, int step, int
 		toolresfree(&tr);
 		return -1;
 	}
-	if (local == 2 && gitguard(jr, step, &tr.content, e) < 0) {
+	int g = local == 2 ? gitguard(jr, step, &tr.content, e) : 0;
+	if (g) {
 		toolresfree(&tr);
-		return -1;
+		return g < 0 ? -1 : 1;
 	}
 	cJSON_AddNumberToObject(tr.event, "step", step);
 	cJSON_AddStringToObject(tr.event, "call_id", c->id);
@@ -592,10 +598,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
 			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
 		}
-		if (gitguard(jr, step, &tr.content, e) < 0) {
+		int g = gitguard(jr, step, &tr.content, e);
+		if (g) {
 			toolresfree(&tr);
 			verdictfree(&v);
-			return -1;
+			return g < 0 ? -1 : 1;
 		}
 		cJSON_AddNumberToObject(tr.event, "step", step);
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
