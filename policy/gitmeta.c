@@ -189,7 +189,7 @@ static const char *const baremeta[] = {"config", "config.worktree", "commondir",
 static int hasname(char **v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], name) == 0)
+		if (strcmp(v[i] + 1, name) == 0)
 			return 1;
 	return 0;
 }
@@ -202,7 +202,7 @@ static int barelike(char **v, size_t n)
 	return hasname(v, n, "HEAD") && ((hasname(v, n, "objects") && hasname(v, n, "refs")) || hasname(v, n, "commondir"));
 }
 
-/* A folder's names, but . and .. */
+/* A folder's names, but . and ..; each prefixed with its kind (readdir's d_type, as one byte). */
 static size_t readnames(int dfd, char ***v, int *fail)
 {
 	size_t n = 0;
@@ -217,7 +217,7 @@ static size_t readnames(int dfd, char ***v, int *fail)
 	while (d && (de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			*v = xrealloc(*v, (n + 1) * sizeof **v);
-			(*v)[n++] = xstrdup(de->d_name);
+			(*v)[n++] = xasprintf("%c%s", de->d_type ? de->d_type : 0x7f, de->d_name);
 		}
 	if (d)
 		closedir(d);
@@ -237,14 +237,19 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 	/* A folder git would take for a bare repository: what it reads there is kept like a .git's. */
 	int bare = !gd && barelike(nv, nn);
 	for (size_t ni = 0; ni < nn && !w->over; ni++) {
-		const char *name = nv[ni];
+		const char *name = nv[ni] + 1;
+		unsigned char type = (unsigned char)nv[ni][0];
+		const char *here = bare && inlist(baremeta, name, strlen(name)) ? path : gd;
+		/* Outside git's directories only folders and what is named .git matter: most of a
+		 * workspace is passed by its kind alone, without a stat. */
+		if (!here && type != 0x7f && type != DT_DIR && strcmp(name, ".git") && strcmp(name, "HEAD"))
+			continue;
 		char *p = *path ? xasprintf("%s/%s", path, name) : xstrdup(name);
 		struct stat st;
 		if ((!*path && hidden && strcmp(p, hidden) == 0) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			free(p);
 			continue;
 		}
-		const char *here = bare && inlist(baremeta, name, strlen(name)) ? path : gd;
 		if (strcmp(name, "HEAD") == 0 && (bare || (gd && strcmp(gd, path) == 0)))
 			keephead(w, dfd, p, &st);
 		int isgit = strcmp(name, ".git") == 0;
