@@ -589,7 +589,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
-		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0};
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0, jr->rs->sec};
 		const struct sandboxconf *jsc = &jr->j->sandbox;
 		if (jsc->backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
 			to.uid = jsc->uid ? jsc->uid : SBX_STEPID, to.gid = jsc->uid ? jsc->gid : SBX_STEPID;

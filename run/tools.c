@@ -269,11 +269,34 @@ static const char *argstr(const cJSON *args, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, name));
 }
 
+/* The digest of a result as the record may show it: of its text with secrets masked when it holds
+ * one (a digest of a secret's bytes would confirm a guess of them). */
+static void digest(const struct secrets *sec, const char *data, size_t len, char hex[65])
+{
+	char *clean = sec && len ? utf8clean(data, len) : NULL, *masked = clean ? secretsmask(sec, clean) : NULL;
+	if (masked)
+		sha256hex(masked, strlen(masked), hex);
+	else
+		sha256hex(data, len, hex);
+	free(masked);
+	free(clean);
+}
+
+/* Text with secrets masked, as a new string (a copy when there is none). */
+static char *masked(const struct toolopts *o, char *text)
+{
+	char *m = o && o->sec ? secretsmask(o->sec, text) : NULL;
+	if (!m)
+		return text;
+	free(text);
+	return m;
+}
+
 /* Add captured output to the event, capped, with its full digest. */
-static void addout(cJSON *ev, const char *name, const struct buf *b)
+static void addout(cJSON *ev, const char *name, const struct buf *b, const struct secrets *sec)
 {
 	char hex[65], key[32];
-	sha256hex(b->data ? b->data : "", b->len, hex);
+	digest(sec, b->data ? b->data : "", b->len, hex);
 	char *clean = utf8clean(b->data ? b->data : "", b->len < EVENT_OUT_MAX ? b->len : EVENT_OUT_MAX);
 	cJSON_AddStringToObject(ev, name, clean);
 	snprintf(key, sizeof key, "%s_sha256", name);
@@ -409,13 +432,13 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 		cJSON_AddStringToObject(ev, "limits", res.limits);
 	if (res.note[0])
 		cJSON_AddStringToObject(ev, "sandbox_note", res.note);
-	addout(ev, "stdout", &res.out);
-	addout(ev, "stderr", &res.err);
+	addout(ev, "stdout", &res.out, o ? o->sec : NULL);
+	addout(ev, "stderr", &res.err, o ? o->sec : NULL);
 	struct buf msg = {0};
 	stepstatus(&msg, &res, o);
 	netevents(&res, r, &msg);
-	char *out = utf8clean(res.out.data ? res.out.data : "", res.out.len);
-	char *er = utf8clean(res.err.data ? res.err.data : "", res.err.len);
+	char *out = masked(o, utf8clean(res.out.data ? res.out.data : "", res.out.len));
+	char *er = masked(o, utf8clean(res.err.data ? res.err.data : "", res.err.len));
 	/* Each stream cut to its share of the limit: half each, or what the other leaves. */
 	size_t limit = o && o->limit ? o->limit : TOOL_OUTPUT_LIMIT, ol = strlen(out), el = strlen(er);
 	size_t olim = limit / 2, elim = limit - limit / 2;
@@ -523,6 +546,8 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 	}
 	if (strcmp(tool, "shell") != 0) {
 		/* The digest and size of the whole result; the model sees it cut to the limit. */
+		if (r->content)
+			r->content = masked(o, r->content);
 		size_t limit = o && o->limit ? o->limit : TOOL_OUTPUT_LIMIT, len = r->content ? strlen(r->content) : 0;
 		char hex[65];
 		sha256hex(r->content ? r->content : "", len, hex);

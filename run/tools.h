@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include "../manifest/manifest.h"
 #include "../sandbox/sandbox.h"
+#include "../util/secrets.h"
 #include "../util/utf8.h"
 
 /* The tools offered to a worker's model, final_result last, in the neutral llm form; extra (an
@@ -26,6 +27,8 @@ struct toolopts {
 	int64_t timeout_ms; /* the step's time limit, said when it runs out */
 	int uid, gid;       /* > 0: files and folders the file tools make belong to them (docker: the
 	                     * steps' user, so that later steps can change them); 0: the runner's */
+	const struct secrets *sec; /* masked before a result is cut (a tail may start inside one) and
+	                            * before its digest (no oracle for a guess); may be NULL */
 };
 
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never

@@ -1,4 +1,5 @@
 /* secrets: mask known values in any text before it is written or printed. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "secrets.h"
@@ -47,22 +48,43 @@ static int hex4(const char *p, unsigned *u)
 	return 1;
 }
 
-/* A JSON escape at p, at any depth (a run of backslashes, then n r t b f " / or uXXXX, a
- * surrogate pair too): the bytes it stands for in out (their count returned, 0 when p holds no
- * escape), *used the text it takes. A run before anything else stands for one backslash. */
+/* Deeper than any record nests JSON (a run of 2^d - 1 backslashes at depth d): a longer run is
+ * text, so a flood of backslashes costs a step's output only once. */
+enum { RUNMAX = 64 };
+
+static int octal(int c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* An escape at p, at any depth (a run of backslashes, then JSON's n r t b f " / or uXXXX, a
+ * surrogate pair too; C's and shells' a v e, xHH and octal NNN): the bytes it stands for in out
+ * (their count returned, 0 when p holds no escape), *used the text it takes. A run before
+ * anything else stands for one backslash. */
 static size_t unescape(const char *p, size_t *used, char out[4])
 {
 	size_t r = 0;
-	while (p[r] == '\\')
+	while (p[r] == '\\' && r <= RUNMAX)
 		r++;
-	if (!r)
+	if (!r || r > RUNMAX)
 		return 0;
-	static const char from[] = "nrtbf\"/", to[] = "\n\r\t\b\f\"/";
+	static const char from[] = "nrtbf\"/ave", to[] = "\n\r\t\b\f\"/\a\v\033";
 	const char *c = p[r] ? strchr(from, p[r]) : NULL;
 	unsigned u, lo;
 	*used = r + 1;
 	if (c) {
 		out[0] = to[c - from];
+		return 1;
+	}
+	if (p[r] == 'x' && isxdigit((unsigned char)p[r + 1]) && isxdigit((unsigned char)p[r + 2])) {
+		char h[3] = {p[r + 1], p[r + 2], 0};
+		out[0] = (char)strtoul(h, NULL, 16);
+		*used = r + 3;
+		return 1;
+	}
+	if (octal(p[r]) && octal(p[r + 1]) && octal(p[r + 2]) && p[r] <= '3') {
+		out[0] = (char)((p[r] - '0') << 6 | (p[r + 1] - '0') << 3 | (p[r + 2] - '0'));
+		*used = r + 3;
 		return 1;
 	}
 	if (p[r] != 'u' || !hex4(p + r + 1, &u)) {
@@ -98,13 +120,18 @@ static size_t unescape(const char *p, size_t *used, char out[4])
 	return 4;
 }
 
-/* How many bytes of v the text at p spells, as itself or escaped (JSON at any depth, a line end
- * as CRLF); *used: the text they take. */
+/* How many bytes of v the text at p spells, as itself or escaped (JSON at any depth, C's and
+ * shells' backslashes, a quote spliced into a single-quoted word, a line end as CRLF); *used: the
+ * text they take. */
 static size_t spelled(const char *v, const char *p, size_t *used)
 {
 	size_t k = 0, j = 0, u, u2;
 	char b[4], b2[4];
 	while (v[k] && p[j]) {
+		if (v[k] == '\'' && (strncmp(p + j, "'\\''", 4) == 0 || strncmp(p + j, "'\"'\"'", 5) == 0)) {
+			k++, j += p[j + 1] == '\\' ? 4 : 5; /* a quote in a single-quoted word: '\'' or '"'"' */
+			continue;
+		}
 		size_t n = unescape(p + j, &u, b);
 		if (p[j] == v[k] && (!n || strncmp(v + k, b, n))) { /* itself, unless it escapes what follows */
 			k++, j++;
@@ -117,6 +144,8 @@ static size_t spelled(const char *v, const char *p, size_t *used)
 		} else if (n == 1 && b[0] == '\r' && v[k] == '\n' &&
 		           ((p[j + u] == '\n' && (u2 = 1)) || (unescape(p + j + u, &u2, b2) == 1 && b2[0] == '\n'))) {
 			k++, j += u + u2;
+		} else if (n && b[0] == '\\' && u <= RUNMAX && p[j + u] == v[k]) {
+			k++, j += u + 1; /* a shell's or repr's \$, \ , \' ...: the character itself */
 		} else {
 			break;
 		}
@@ -175,8 +204,8 @@ int secretsfound(const struct secrets *s, const char *text)
 		for (const char *v = s->values.v[i]; v; v = v == s->values.v[i] ? s->clean.v[i] : NULL)
 			if (memmem(text, n, v, prefixmin(strlen(v))))
 				return 1;
-	/* Spelled with escapes or CRLF: only then is every place tried. */
-	if (!memchr(text, '\\', n) && !memchr(text, '\r', n))
+	/* Spelled with escapes, a spliced quote or CRLF: only then is every place tried. */
+	if (!memchr(text, '\\', n) && !memchr(text, '\r', n) && !strstr(text, "'\"'\"'"))
 		return 0;
 	for (const char *p = text; *p; p++) {
 		size_t used;

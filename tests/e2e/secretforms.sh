@@ -13,10 +13,18 @@ export NS_A=$'Qx7-Geheimnis-\xc3\xa4-\xf0\x9f\x94\x91-Wert\nZweite-Zeile-77'
 export NS_B=$'Rk4-binaer-\xff\xfe-Kennwort-Ende'
 calls='[["shell", {"command": "printf %s \"$NS_A\"; echo; printf %s \"$NS_B\"; echo"}]]'
 py='import json,os; a=os.environ[\"NS_A\"]; b=os.environ[\"NS_B\"]; print(json.dumps(a)); print(json.dumps(b)); print(json.dumps(json.dumps(a))); print(a.replace(chr(10), chr(13)+chr(10)))'
+# A result cut to tool_output_limit keeps its tail: a tail that starts inside a secret (the model
+# chooses where) must not show the secret's end.
+export NS_C=Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8Ii9Jj0KkLlMmNnOoPpQq
+clips=""
+for k in 581 587 593 599 605; do # the tail (3/5 of 1 KiB: 615 bytes) starts 10 to 34 bytes in
+	clips="$clips{\"openai_calls\": [[\"shell\", {\"command\": \"printf %05000d 0; printf %s \\\"\$NS_C\\\"; printf %0${k}d 0\"}]]},"
+done
 cat > "$T/script.json" <<JSON
 {"by_turn": [
   {"openai_calls": $calls},
   {"openai_calls": [["shell", {"command": "python3 -c '$py'"}]]},
+  $clips
   {"openai_calls": [["final_result", {}]]}
 ]}
 JSON
@@ -26,12 +34,12 @@ port=$(cat "$T/port")
 cat > "$T/m.yaml" <<YAML
 version: 1
 workspace: ws
-secrets: [NS_A, NS_B]
-sandbox: { backend: $backend, env: [NS_A, NS_B] }
+secrets: [NS_A, NS_B, NS_C]
+sandbox: { backend: $backend, env: [NS_A, NS_B, NS_C] }
 models:
   default: { provider: openai, base_url: "http://127.0.0.1:$port/v1", model: m }
 workers:
-  w: { instructions: x, tools: [shell], approval: { default: allow } }
+  w: { instructions: x, tools: [shell], approval: { default: allow }, tool_output_limit: 1k }
 jobs:
   j: { worker: w }
 YAML
@@ -42,10 +50,14 @@ run=$(cat "$T/out")
 expect_grep "the model got the step's output" 'Zweite|secret:NS_A' "$T/mock.log"
 { for f in $(find "$run" -name '*.zst'); do zstd -dcq "$f"; done; find "$run" -name '*.json' -exec cat {} +; cat "$T/err"; } > "$T/all"
 for where in mock.log all; do
-	for piece in Geheimnis Zweite-Zeile Kennwort-Ende binaer; do
+	for piece in Geheimnis Zweite-Zeile Kennwort-Ende binaer Ii9Jj0 OoPpQq; do
 		expect_nogrep "$where: no '$piece'" "$piece" "$T/$where"
 	done
 done
+check "the cut outputs reached the model" grep -q 'bytes.*cut' "$T/mock.log"
+# No digest of a secret's bytes in the record: a guess could be confirmed with it.
+raw=$(printf '%s\n%s\n' "$NS_A" "$NS_B" | sha256sum | cut -c1-64)
+expect_nogrep "no digest of the unmasked output" "$raw" "$T/all"
 expect_grep "the events name the secrets" 'secret:NS_A' "$T/all"
 expect_grep "the invalid-UTF-8 one too" 'secret:NS_B' "$T/all"
 done_tests

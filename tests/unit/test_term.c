@@ -123,6 +123,30 @@ int main(void)
 	okstr(m, "out [secret:BIN].", "the same secret raw");
 	free(m);
 	ok(secretsmask(&s, "no \\\\ secret \\u00e4 here\r\n") == NULL, "escapes without a secret: nothing masked");
+
+	/* What shells and Python print: printf %q and declare -p, set -x's and export -p's quoting, a
+	 * repr, a bytes repr, octal. */
+	secretsadd(&s, "SH", "it's a $ecret! \"q\" p\xc3\xa4ss");
+	const char *forms[] = {
+		"it\\'s\\ a\\ \\$ecret\\!\\ \\\"q\\\"\\ p\xc3\xa4ss",     /* printf %q */
+		"'it'\\''s a $ecret! \"q\" p\xc3\xa4ss'",                    /* set -x */
+		"'it'\"'\"'s a $ecret! \"q\" p\xc3\xa4ss'",                  /* dash export -p */
+		"'it\\'s a $ecret! \"q\" p\xc3\xa4ss'",                      /* repr with both quotes */
+		"b'it\\'s a $ecret! \"q\" p\\xc3\\xa4ss'",                   /* a bytes repr */
+		"$'it\\'s a $ecret! \"q\" p\\303\\244ss'",                   /* octal */
+	};
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+		m = secretsmask(&s, forms[i]);
+		ok(m && !strstr(m, "$ecret") && !strstr(m, "ss'") && !strstr(m, "it") && strstr(m, "[secret:SH]"), "shell/Python form %zu masked whole: %s", i, m ? m : "(none)");
+		free(m);
+	}
+	/* A flood of backslashes costs once: 64 KiB of them (the time is the bench's; here, it ends). */
+	char *flood = malloc(65537);
+	memset(flood, '\\', 65536);
+	flood[65536] = 0;
+	m = secretsmask(&s, flood);
+	ok(m == NULL, "a flood of backslashes: nothing masked");
+	free(flood);
 	secretsfree(&s);
 	return tdone();
 }
