@@ -24,13 +24,13 @@ struct gitent {
 
 /* Commit state: folders a commit, fetch, rebase or merge writes into, and files it writes. */
 static const char *const statedirs[] = {"objects", "refs", "logs", "rebase-merge", "rebase-apply", "sequencer",
-                                        "rr-cache", "lost-found", NULL};
+                                        "rr-cache", "lost-found", "reftable", NULL};
 static const char *const statefiles[] = {
 	"index", "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR",
 	"CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE", "COMMIT_EDITMSG", "TAG_EDITMSG",
 	"SQUASH_MSG", "NOTES_EDITMSG", "packed-refs", "shallow", "description", "gc.pid", "gc.log", "BISECT_LOG",
 	"BISECT_START", "BISECT_TERMS", "BISECT_NAMES", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_RUN",
-	NULL};
+	"MERGE_AUTOSTASH", "NOTES_MERGE_PARTIAL", "NOTES_MERGE_REF", NULL};
 
 static int inlist(const char *const *l, const char *s, size_t n)
 {
@@ -51,7 +51,8 @@ static int state(char **c, size_t i, size_t n)
 		         i + 2 < n && (strcmp(c[i + 2], "alternates") == 0 || strcmp(c[i + 2], "http-alternates") == 0));
 	if (i == n - 1) {
 		size_t l = strlen(c[i]);
-		return inlist(statefiles, c[i], l) || (l > 5 && strcmp(c[i] + l - 5, ".lock") == 0);
+		return inlist(statefiles, c[i], l) || (l > 5 && strcmp(c[i] + l - 5, ".lock") == 0) ||
+		       strncmp(c[i], "sharedindex.", 12) == 0; /* core.splitIndex */
 	}
 	if (strcmp(c[i], "modules") == 0 || strcmp(c[i], "worktrees") == 0)
 		for (size_t j = i + 2; j < n; j++)
@@ -224,6 +225,16 @@ static size_t readnames(int dfd, char ***v, int *fail)
 	return n;
 }
 
+/* A folder of ours that a step made unreadable or unwritable to us (chmod 311, 555) is made ours
+ * to read and change again, as it was before the step: what git can reach, the walk must read and
+ * the undo change. 0, or -1 when it stays closed to us. */
+static int ownrwx(int dfd, const char *name, const struct stat *st)
+{
+	if ((st->st_mode & 0700) == 0700 || st->st_uid != geteuid())
+		return (st->st_mode & 0700) == 0700 || geteuid() == 0 ? 0 : -1;
+	return fchmodat(dfd, name, (st->st_mode | 0700) & 07777, 0);
+}
+
 /* Walk the folder dfd (at path; "" for the root): every .git entry, and all below a git directory
  * that is kept. gd: the git directory we are in, or NULL. */
 static void walk(struct walk *w, int dfd, const char *path, const char *gd, const char *hidden, int depth)
@@ -270,6 +281,17 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 		int objinfo = (pl >= 7 && strcmp(p + pl - 7, "objects") == 0) || (pl >= 12 && strcmp(p + pl - 12, "objects/info") == 0);
 		if (S_ISDIR(st.st_mode) && (!here || here == p || objinfo || kept(here, p))) { /* commit state is not read */
 			int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if ((sub < 0 && errno == EACCES) || (sub >= 0 && (here || bare) && (st.st_mode & 0700) != 0700)) {
+				/* Closed to us by a step: opened up, or, when not ours but still searchable
+				 * (git run by us could reach in), the walk is not whole. */
+				if (sub >= 0)
+					close(sub);
+				if (ownrwx(dfd, name, &st) < 0 && faccessat(dfd, name, X_OK, AT_EACCESS) == 0)
+					w->fail = 1;
+				sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			}
+			if (sub < 0 && errno != ENOENT && errno != EACCES)
+				w->fail = 1;
 			if (sub >= 0) {
 				walk(w, sub, p, here == p ? p : here, hidden, depth + 1);
 				close(sub);
@@ -293,6 +315,13 @@ static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, 
 {
 	memset(k, 0, sizeof *k);
 	struct walk w = {k, {0}, 0, 0, namesonly};
+	struct stat rst;
+	if (fstat(wsfd, &rst) == 0 && (rst.st_mode & 0700) != 0700 && rst.st_uid == geteuid()) {
+		char self[64]; /* wsfd may be an O_PATH descriptor: through /proc, as fchmod cannot */
+		snprintf(self, sizeof self, "/proc/self/fd/%d", wsfd);
+		if (chmod(self, (rst.st_mode | 0700) & 07777) < 0)
+			return errf(e, "the workspace was closed to the runner by a step (chmod) and cannot be opened again:");
+	}
 	int root = openat(wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return errf(e, "the workspace cannot be read for its git metadata:");
@@ -305,7 +334,7 @@ static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, 
 	strvfree(&w.gitdirs);
 	if (w.fail) {
 		gitkeepfree(k);
-		return errf(e, "the workspace's git metadata could not all be read (out of descriptors)");
+		return errf(e, "the workspace's git metadata could not all be read (out of descriptors, or a folder closed to the runner)");
 	}
 	if (w.over) {
 		gitkeepfree(k);
@@ -344,6 +373,7 @@ static int rmbeneath(int dfd, const char *name, int depth)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(dfd, name, 0);
+	ownrwx(dfd, name, &st);
 	int fd = depth > GITDEPTHMAX ? -1 : openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;

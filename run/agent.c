@@ -39,6 +39,7 @@ struct jobrun {
 	struct mcpjob *mcp;    /* the job's MCP servers, or NULL */
 	struct place place;    /* where its calls are decided: what its steps and file tools may not change */
 	struct gitkeep git;    /* the workspace's git metadata as it was before each step */
+	int gitkept;           /* git holds what was kept: there is something to undo to */
 	int wsfd;
 	char *dir; /* RUN/jobs/<id> */
 	cJSON *messages;
@@ -309,8 +310,8 @@ static int hardlinks(struct jobrun *jr, struct err *e)
 	return evadd(jr->ev, "hard_links", ev, e);
 }
 
-/* After a step: any change to git's metadata is undone (gitmeta.h), logged as an event and
- * said to the model; *content gets the note. -1 on an event log error, 1 when the change could not
+/* After a step (step 0: after the job, once its MCP servers are stopped): any change to git's
+ * metadata is undone (gitmeta.h), logged as an event and said to the model; *content gets the note. -1 on an event log error, 1 when the change could not
  * all be undone (the job has failed). */
 static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 {
@@ -331,7 +332,12 @@ static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 	cJSON_AddNumberToObject(ev, "count", (double)undone.n);
 	if (bad) /* what a step did to git's metadata may still be there: the job cannot go on */
 		cJSON_AddStringToObject(ev, "error", ge.msg);
-	progressj(NULL, "job %s: step %d changed git's metadata (%s%s): undone%s%s", jr->j->id, step, list.data ? list.data : "",
+	char who[96];
+	if (step > 0)
+		snprintf(who, sizeof who, "step %d", step);
+	else
+		snprintf(who, sizeof who, "after its last step, something (an MCP server, a step's leftover)");
+	progressj(NULL, "job %s: %s changed git's metadata (%s%s): undone%s%s", jr->j->id, who, list.data ? list.data : "",
 	          undone.n > 8 ? ", ..." : "", bad ? "; " : "", bad ? ge.msg : "");
 	char *note = xasprintf("%s\n\n[nightshift: this step changed git's metadata (%s%s), which no step may change "
 	                       "(only commits: objects, refs, logs, index, HEAD); the change was undone]",
@@ -343,7 +349,7 @@ static int gitguard(struct jobrun *jr, int step, char **content, struct err *e)
 	if (evadd(jr->ev, "git_metadata_restored", ev, e) < 0)
 		return -1;
 	if (bad)
-		return fail(jr, JOB_FAILED, "step %d changed git's metadata and it could not all be undone: %s", step, ge.msg);
+		return fail(jr, JOB_FAILED, "%s changed git's metadata and it could not all be undone: %s", who, ge.msg);
 	return 0;
 }
 
@@ -1165,7 +1171,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
 		else if (hardlinks(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
-		else if (gitkeep(&jr.git, jr.wsfd, jr.ws->hidden, &je) < 0)
+		else if (!(jr.gitkept = gitkeep(&jr.git, jr.wsfd, jr.ws->hidden, &je) == 0))
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (!rs->replay && llmopen(&jr.llm, md, rs->sec, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
@@ -1189,6 +1195,15 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		fail(&jr, JOB_FAILED, "%s", rc < 0 ? e->msg : "ended without a result");
 	sbxclose(jr.sbx);
 	mcpjobclose(jr.mcp);
+	/* An MCP server writes when it likes, between steps and after the last: once it is stopped,
+	 * git's metadata is undone once more, before the end layer. */
+	if (jr.wsfd >= 0 && jr.gitkept) {
+		char *none = NULL;
+		struct err ge = {0};
+		if (gitguard(&jr, 0, &none, &ge) < 0 && rc == 0)
+			rc = -1, *e = ge;
+		free(none);
+	}
 	sandboxfree(&jr.sc);
 	placefree(&jr.place);
 	gitkeepfree(&jr.git);
