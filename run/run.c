@@ -258,7 +258,8 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 /* Each job that ran here and changed its workspace leaves its whole change, from before its first
  * layer to after its last step, as jobs/<job>/changes.patch, recorded by a changes event (its path
  * and digest) at the end of its log, which is closed then. After the chains' end layers. */
-static int runchanges(const char *rundir, const struct manifest *m, struct jobresult *res, struct err *e)
+static int runchanges(const char *rundir, const struct manifest *m, const struct secrets *sec, struct jobresult *res,
+                      struct err *e)
 {
 	int rc = 0;
 	for (size_t i = 0; i < m->njobs; i++) {
@@ -271,6 +272,15 @@ static int runchanges(const char *rundir, const struct manifest *m, struct jobre
 		long files = rc < 0 ? 0 : patchjob(rundir, id, 1, 0, &patch, &pe);
 		if (files < 0)
 			progressj(NULL, "job %s: warning: its changes.patch was not made: %s", id, pe.msg);
+		/* A patch is published (a pull request): a secret a step wrote into a file is masked in it,
+		 * and the patch then does not reproduce that file (the layers do, byte for byte). */
+		char *masked = files > 0 && patch.data ? secretsmask(sec, patch.data) : NULL;
+		if (masked) {
+			progressj(id, "warning: a changed file holds a secret: masked in changes.patch, which does not reproduce it");
+			buffree(&patch);
+			patch.data = masked;
+			patch.len = strlen(masked);
+		}
 		if (files > 0) {
 			char *rel = xasprintf("jobs/%s/changes.patch", id), *path = pathjoin(rundir, rel);
 			char hex[65];
@@ -280,6 +290,8 @@ static int runchanges(const char *rundir, const struct manifest *m, struct jobre
 			cJSON_AddStringToObject(ev, "sha256", hex);
 			cJSON_AddNumberToObject(ev, "bytes", (double)patch.len);
 			cJSON_AddNumberToObject(ev, "files", (double)files);
+			if (masked)
+				cJSON_AddTrueToObject(ev, "secrets_masked");
 			if (writefile(path, patch.data, patch.len, e) < 0 || evadd(r->ev, "changes", ev, e) < 0)
 				rc = -1;
 			memcpy(r->head, evhead(r->ev), 65);
@@ -860,7 +872,7 @@ seal:;
 	struct err se = {0};
 	if (spacesseal(&rs, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
-	if (rd.path && runchanges(rd.path, m, res, rc < 0 ? &se : e) < 0 && rc == 0)
+	if (rd.path && runchanges(rd.path, m, &sec, res, rc < 0 ? &se : e) < 0 && rc == 0)
 		rc = -1;
 	if (o->resume && rs.perws && rd.path) {
 		/* the chains of members of the run resumed that this run did not make again */

@@ -25,6 +25,7 @@ cat > "$T/script.json" <<JSON
   {"openai_calls": $calls},
   {"openai_calls": [["shell", {"command": "python3 -c '$py'"}]]},
   $clips
+  {"openai_calls": [["shell", {"command": "printf 'key=%s\\\\n' \\"\$NS_C\\" > leaked.conf"}]]},
   {"openai_calls": [["final_result", {}]]}
 ]}
 JSON
@@ -48,12 +49,16 @@ expect_rc "the run succeeds" 0 $?
 kill $mp 2>/dev/null
 run=$(cat "$T/out")
 expect_grep "the model got the step's output" 'Zweite|secret:NS_A' "$T/mock.log"
-{ for f in $(find "$run" -name '*.zst'); do zstd -dcq "$f"; done; find "$run" -name '*.json' -exec cat {} +; cat "$T/err"; } > "$T/all"
+# (the layers keep files byte for byte: a secret a step wrote into one is in its layer)
+{ for f in $(find "$run" -name '*.zst' -not -path '*/snapshots/*'); do zstd -dcq "$f"; done; find "$run" -name '*.json' -exec cat {} +; cat "$run"/jobs/j/changes.patch; cat "$T/err"; } > "$T/all"
 for where in mock.log all; do
 	for piece in Geheimnis Zweite-Zeile Kennwort-Ende binaer Ii9Jj0 OoPpQq; do
 		expect_nogrep "$where: no '$piece'" "$piece" "$T/$where"
 	done
 done
+check "the step wrote the secret into a file" grep -q "key=$NS_C" "$T/ws/leaked.conf"
+expect_grep "changes.patch holds it masked" '^\+key=\[secret:NS_C\]' "$run/jobs/j/changes.patch"
+expect_grep "and says so" 'holds a secret: masked in changes.patch' "$T/err"
 check "the cut outputs reached the model" grep -q 'bytes.*cut' "$T/mock.log"
 # No digest of a secret's bytes in the record: a guess could be confirmed with it.
 raw=$(printf '%s\n%s\n' "$NS_A" "$NS_B" | sha256sum | cut -c1-64)
