@@ -167,7 +167,11 @@ static long longest(const struct secrets *s, const char *p, size_t *used)
 			const char *v = forms[f]->v[i];
 			if (*p != *v && *p != '\\' && *p != '\r')
 				continue;
-			size_t u, k = spelled(v, p, &u);
+			size_t u, k = spelled(v, p, &u), raw = 0;
+			while (v[raw] && p[raw] == v[raw])
+				raw++;
+			if (raw > k) /* a backslash of its own read as an escape: the raw bytes win */
+				k = u = raw;
 			if (k >= prefixmin(strlen(v)) && u > best) {
 				best = u;
 				which = (long)i;
