@@ -318,6 +318,8 @@ def faulty(fault, ctype, events):
                           json.dumps({"message": "the service says %s" % t}).encode())
         elif MODE == "vertex":
             bad = sse("error", {"type": "error", "error": {"type": t, "message": "the service says %s" % t}}).encode()
+        elif MODE == "azure-responses":
+            bad = sse("error", {"type": "error", "code": t, "message": "the service says %s" % t, "param": None}).encode()
         else:
             bad = sse(None, {"error": {"message": "the service says %s" % t, "type": t, "code": t}}).encode()
         return events[:1] + [bad]
