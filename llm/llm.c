@@ -12,6 +12,7 @@
 #include "llm.h"
 #include "sigv4.h"
 #include "sse.h"
+#include "evstream.h"
 #include "../artifacts/events.h"
 
 /* The key an official SDK would read when the manifest names none: only for the provider's own
@@ -255,7 +256,9 @@ static cJSON *answerbody(struct llm *l, struct httpresp *h, struct exchange *x, 
 	bad[0] = 0;
 	if (!h->status)
 		return NULL;
-	if (l->ops->assemble && (h->stream || ssebody(h->body.data, h->body.len))) {
+	/* a stream is known by its Content-Type, or by its first bytes when a proxy says otherwise */
+	if (l->ops->assemble && (h->stream || ssebody(h->body.data, h->body.len) ||
+	                         evstreamlike((const unsigned char *)h->body.data, h->body.len))) {
 		struct err ae = {0};
 		int status = 0;
 		cJSON *resp = l->ops->assemble(l, h->body.data, h->body.len, &status, &ae);

@@ -23,7 +23,8 @@ streaming request), delay (seconds between events), wait (a file: the 2nd answer
 first event until it exists), fault (the 1st request only, not counted as a turn: "stall" headers
 then nothing; "badcrc" a frame whose CRC is wrong; "oversize" a frame saying 1 GiB; "exception:TYPE"
 an exception frame (Bedrock) or error event (Vertex: TYPE is Anthropic's error type; Azure: an
-error chunk) after the first event).
+error chunk) after the first event); ctype (the Content-Type a stream is sent with, as a proxy
+might change it).
 Other keys: key, bearer (azure: expect Authorization: Bearer KEY instead of api-key), deployment,
 api_version, access, secret, token, region, project, model, headers {name: value} and query
 {name: value} that every request must carry.
@@ -457,7 +458,7 @@ class H(BaseHTTPRequestHandler):
                 return
             if fault:
                 events = faulty(fault, ctype, events)
-            return self.stream(ctype, events, C.get("wait") if turn == 1 else None)
+            return self.stream(C.get("ctype", ctype), events, C.get("wait") if turn == 1 else None)
         if probs:
             if MODE in ("bedrock", "bedrock-converse"):
                 out = {"message": "; ".join(probs)}
