@@ -2,7 +2,7 @@
 # SANITIZE=1 builds with ASan+UBSan into build-san/. `make fuzz` builds the libFuzzer targets of
 # tests/fuzz/ with clang, ASan and UBSan into build-fuzz/fuzz/ (docs/testing.md says how to run them).
 
-PKGS = libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto
+PKGS = libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto zlib
 # The user's CC, CFLAGS and LDFLAGS are theirs (make CFLAGS=-O0, make CC=clang); the project's own
 # flags are added in ALL_CFLAGS and ALL_LDFLAGS, as samurai does.
 CC ?= cc

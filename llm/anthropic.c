@@ -252,9 +252,10 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static int stream(struct llm *l, cJSON *body)
+static int stream(struct llm *l, cJSON *body, char **url)
 {
 	(void)l;
+	(void)url;
 	cJSON_AddTrueToObject(body, "stream");
 	return 1;
 }
@@ -264,8 +265,24 @@ struct events {
 	cJSON *msg;         /* message_start's message, content filled in */
 	struct buf *partial; /* by block: input_json_delta text of tool_use blocks */
 	int nblocks;
+	int status;          /* the HTTP status of an error event's type, 0 when none came */
 	struct err *e;
 };
+
+/* The HTTP status Anthropic answers each error type with, for an error that comes mid-stream. */
+static int errstatus(const char *type)
+{
+	static const struct {
+		const char *type;
+		int status;
+	} st[] = {{"invalid_request_error", 400}, {"authentication_error", 401}, {"permission_error", 403},
+	          {"not_found_error", 404},       {"request_too_large", 413},    {"rate_limit_error", 429},
+	          {"api_error", 500},             {"overloaded_error", 529}};
+	for (size_t i = 0; type && i < sizeof st / sizeof *st; i++)
+		if (strcmp(type, st[i].type) == 0)
+			return st[i].status;
+	return 500; /* one not known, mid-stream: a server error, retried */
+}
 
 /* Append add to the string obj[k] (made when missing). */
 static void grow(cJSON *obj, const char *k, const char *add)
@@ -296,6 +313,8 @@ static int onevent(void *ctx, const char *event, const char *data)
 		/* overloaded and the like, mid-stream: kept as an error body for the caller to read */
 		cJSON_Delete(s->msg);
 		s->msg = cJSON_Duplicate(ev, 1);
+		s->status = errstatus(cJSON_GetStringValue(
+		        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "error"), "type")));
 		rc = 1;
 	} else if (strcmp(type, "message_start") == 0) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(ev, "message");
@@ -355,8 +374,9 @@ static int onevent(void *ctx, const char *event, const char *data)
 	return rc;
 }
 
-static cJSON *assemble(const char *text, size_t len, struct err *e)
+static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status, struct err *e)
 {
+	(void)l;
 	struct events s = {.e = e};
 	s.msg = cJSON_CreateObject();
 	cJSON_AddArrayToObject(s.msg, "content");
@@ -377,6 +397,7 @@ static cJSON *assemble(const char *text, size_t len, struct err *e)
 	for (int i = 0; i < s.nblocks; i++)
 		buffree(&s.partial[i]);
 	free(s.partial);
+	*status = s.status;
 	if (rc < 0) {
 		cJSON_Delete(s.msg);
 		return NULL;

@@ -4,7 +4,8 @@
    Responses: BASE/openai/responses?api-version=V, the deployment as the body's model.
    The body is OpenAI's (max_completion_tokens, never max_tokens: Azure's reasoning deployments
    refuse that too). The key goes in an api-key header; with auth: bearer the variable holds a
-   Microsoft Entra ID token, sent as Authorization: Bearer (nightshift gets no token itself). */
+   Microsoft Entra ID token, sent as Authorization: Bearer (nightshift gets no token itself).
+   Requests stream (stream: true) and are read as OpenAI's server-sent events. */
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,18 @@ static void afree(struct llm *l)
 	inner(l)->free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, afree, NULL, NULL};
+/* Streams as OpenAI's do (chat: stream_options include_usage, which the GA version takes). */
+static int stream(struct llm *l, cJSON *body, char **url)
+{
+	return inner(l)->stream(l, body, url);
+}
+
+static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status, struct err *e)
+{
+	return inner(l)->assemble(l, text, len, status, e);
+}
+
+static const struct llmops ops = {request, parse, NULL, afree, stream, assemble};
 
 int azureopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -83,7 +83,8 @@ static size_t onheader(char *p, size_t sz, size_t n, void *ud)
 	} else if (strcasecmp(line, "retry-after") == 0 && r->retry_ms < 0) {
 		r->retry_ms = httpretryafter(v, time(NULL));
 	} else if (strcasecmp(line, "content-type") == 0) {
-		r->stream = strncasecmp(v, "text/event-stream", 17) == 0;
+		r->stream = strncasecmp(v, "text/event-stream", 17) == 0 ||
+		            strncasecmp(v, "application/vnd.amazon.eventstream", 34) == 0;
 	} else if (strcasecmp(line, "x-should-retry") == 0) {
 		r->should_retry = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
 	}

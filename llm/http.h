@@ -17,7 +17,8 @@ struct httpresp {
 	char error[256];    /* transport error, empty when a response came */
 	int timeout;        /* 1 when the transport error was a timeout */
 	int idle;           /* 1 when no byte came for the idle time (the stall watchdog cut it) */
-	int stream;         /* 1 when the answer is server-sent events (Content-Type text/event-stream) */
+	int stream;         /* 1 when the answer is a stream (Content-Type text/event-stream, or
+	                     * application/vnd.amazon.eventstream) */
 	int interrupted;    /* 1 when httpinterrupt() cut it short */
 	int toolarge;       /* 1 when the body passed HTTPBODYMAX (the transfer was cut) */
 };

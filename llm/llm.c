@@ -12,6 +12,7 @@
 #include "llm.h"
 #include "sigv4.h"
 #include "sse.h"
+#include "evstream.h"
 #include "../artifacts/events.h"
 
 /* The key an official SDK would read when the manifest names none: only for the provider's own
@@ -250,17 +251,22 @@ static cJSON *neutral(const struct chat *c)
 
 /* An attempt's answer as a body: a stream assembled into the provider's plain shape, JSON parsed,
  * or NULL (no answer, or one that is neither); *bad says why a stream could not be assembled. */
-static cJSON *answerbody(struct llm *l, const struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
+static cJSON *answerbody(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
 {
 	bad[0] = 0;
 	if (!h->status)
 		return NULL;
-	if (l->ops->assemble && (h->stream || ssebody(h->body.data, h->body.len))) {
+	/* a stream is known by its Content-Type, or by its first bytes when a proxy says otherwise */
+	if (l->ops->assemble && (h->stream || ssebody(h->body.data, h->body.len) ||
+	                         evstreamlike((const unsigned char *)h->body.data, h->body.len))) {
 		struct err ae = {0};
-		cJSON *resp = l->ops->assemble(h->body.data, h->body.len, &ae);
+		int status = 0;
+		cJSON *resp = l->ops->assemble(l, h->body.data, h->body.len, &status, &ae);
 		x->streamed = 1;
 		if (!resp)
 			snprintf(bad, badsize, "%.290s", ae.msg);
+		else if (status && h->status >= 200 && h->status < 300)
+			h->status = status; /* an error in the stream: retried (or not) as its class is */
 		return resp;
 	}
 	x->streamed = 0;
@@ -291,10 +297,11 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	sha256hex(text, strlen(text), x->digest);
 	/* The stream switch goes on what is sent, not into the digest or the record: a request is the
 	 * same request streamed or not, and a replay matches it either way. */
-	char *sent = NULL;
+	char *sent = NULL, *streamurl = NULL;
 	if (l->ops->stream && !l->plain) {
 		cJSON *sb = cJSON_Duplicate(body, 1);
-		if (l->ops->stream(l, sb))
+		streamurl = xstrdup(url);
+		if (l->ops->stream(l, sb, &streamurl))
 			sent = wiretext(sb);
 		cJSON_Delete(sb);
 	}
@@ -313,7 +320,9 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		}
 		/* The watchdog needs a stream: a plain answer is silent until it is whole. */
 		struct httpopts ho = {connect, total, sent ? md->idle_timeout_ms : 0, l->aws};
-		httpsend(url, (const char *const *)headers.v, sent ? sent : text, &ho, &h);
+		httpsend(sent ? streamurl : url, (const char *const *)headers.v, sent ? sent : text, &ho, &h);
+		char bad[300];
+		cJSON *resp = answerbody(l, &h, x, bad, sizeof bad); /* before the gate: a stream may say 429 */
 		if (l->gate) {
 			/* told to slow down: every job on this model waits, not only this one (the hold is set
 			 * before the place is given up, so that no waiting job slips through between) */
@@ -324,8 +333,6 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			gateleave(l->gate);
 		}
 		x->status = h.status;
-		char bad[300];
-		cJSON *resp = answerbody(l, &h, x, bad, sizeof bad);
 		if (sent && h.status >= 200 && h.status < 300 && resp && !x->streamed) {
 			l->plain = 1; /* a server that does not stream: asked plainly from now on */
 			free(sent);
@@ -335,7 +342,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		x->response = resp;
 		if (!resp && h.status) {
 			x->response = cJSON_CreateObject();
-			cJSON_AddStringToObject(x->response, "raw", h.body.len > 65536 ? "(over 64 KiB, not kept)" : h.body.data);
+			cJSON_AddStringToObject(x->response, "raw", h.body.len > 65536 ? "(over 64 KiB, not kept)"
+			                        : memchr(h.body.data, 0, h.body.len) ? "(binary, not kept)" : h.body.data);
 		}
 		char why[900], msg[800];
 		int again;
@@ -418,6 +426,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		}
 	}
 	free(sent);
+	free(streamurl);
 	free(text);
 	free(url);
 	strvfree(&headers);

@@ -93,11 +93,13 @@ struct llmops {
 	/* Local providers answer directly (request and parse are NULL). */
 	int (*complete)(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 	void (*free)(struct llm *l);
-	/* Streaming (NULL: this client does not stream): make a request body ask for a stream, and
-	 * assemble a streamed answer's events into the body the API answers without one (an error
-	 * body {"error": ...} for an error in the stream), or NULL with e filled. */
-	int (*stream)(struct llm *l, cJSON *body);
-	cJSON *(*assemble)(const char *text, size_t len, struct err *e);
+	/* Streaming (NULL: this client does not stream): make a request ask for a stream (its body,
+	 * and its url when the stream has its own, *url replaced), and assemble a streamed answer's
+	 * events into the body the API answers without one, or NULL with e filled. An error in the
+	 * stream is an error body {"error": ...} with *status the HTTP status its class stands for
+	 * (429 for throttling, ...; left 0 when the stream says none). */
+	int (*stream)(struct llm *l, cJSON *body, char **url);
+	cJSON *(*assemble)(struct llm *l, const char *text, size_t len, int *status, struct err *e);
 };
 struct llm {
 	const struct llmops *ops;

@@ -173,9 +173,10 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 }
 
 /* Streaming: chunks with include_usage, so the last one carries the usage a plain answer has. */
-static int stream(struct llm *l, cJSON *body)
+static int stream(struct llm *l, cJSON *body, char **url)
 {
 	(void)l;
+	(void)url;
 	cJSON_AddTrueToObject(body, "stream");
 	cJSON_AddTrueToObject(cJSON_AddObjectToObject(body, "stream_options"), "include_usage");
 	return 1;
@@ -272,8 +273,10 @@ static int onchunk(void *ctx, const char *event, const char *data)
 	return 0;
 }
 
-static cJSON *assemble(const char *text, size_t len, struct err *e)
+static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status, struct err *e)
 {
+	(void)l;
+	(void)status;
 	struct chunks c = {.e = e};
 	c.out = cJSON_CreateObject();
 	cJSON_AddStringToObject(c.out, "object", "chat.completion");

@@ -184,9 +184,10 @@ static int parse(struct llm *l, const cJSON *body, struct llmreply *r, struct er
 	return 0;
 }
 
-static int stream(struct llm *l, cJSON *body)
+static int stream(struct llm *l, cJSON *body, char **url)
 {
 	(void)l;
+	(void)url;
 	cJSON_AddTrueToObject(body, "stream");
 	return 1;
 }
@@ -230,8 +231,10 @@ static int onevent(void *ctx, const char *event, const char *data)
 	return rc;
 }
 
-static cJSON *assemble(const char *text, size_t len, struct err *e)
+static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status, struct err *e)
 {
+	(void)l;
+	(void)status;
 	cJSON *out = NULL;
 	sseeach(text, len, onevent, &out);
 	if (!out)

@@ -6,7 +6,8 @@
    at https://REGION-aiplatform.googleapis.com (https://aiplatform.googleapis.com for
    region global). An OAuth access token (`gcloud auth print-access-token`) is read from
    the environment variable api_key_env names (GOOGLE_OAUTH_ACCESS_TOKEN by default) and
-   sent as a bearer token; nightshift does no OAuth itself. */
+   sent as a bearer token; nightshift does no OAuth itself. Requests stream: the same body with
+   stream: true to :streamRawPredict, answered with Anthropic's server-sent events. */
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,25 @@ static void vfree(struct llm *l)
 	anthropicops.free(l);
 }
 
-static const struct llmops ops = {request, parse, NULL, vfree, NULL, NULL};
+/* Streamed: the body says stream: true and goes to :streamRawPredict, which answers with
+ * Anthropic's server-sent events. */
+static int stream(struct llm *l, cJSON *body, char **url)
+{
+	size_t n = strlen(*url), k = strlen(":rawPredict");
+	if (n < k || strcmp(*url + n - k, ":rawPredict") != 0)
+		return 0;
+	char *s = xasprintf("%.*s:streamRawPredict", (int)(n - k), *url);
+	free(*url);
+	*url = s;
+	return anthropicops.stream(l, body, url);
+}
+
+static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status, struct err *e)
+{
+	return anthropicops.assemble(l, text, len, status, e);
+}
+
+static const struct llmops ops = {request, parse, NULL, vfree, stream, assemble};
 
 int vertexopen(struct llm **l, const struct model *m, struct err *e)
 {

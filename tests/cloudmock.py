@@ -15,6 +15,16 @@ CONFIG: {"mode": M, ...} with M one of
                    next user message; toolSpec with inputSchema.json)
   vertex           Vertex POST /v1/projects/P/locations/R/publishers/anthropic/models/M:rawPredict,
                    Authorization: Bearer TOKEN; body anthropic_version vertex-2023-10-16, no model
+Streaming, as each service does it: Azure answers OpenAI's server-sent events when the body says
+"stream": true; Vertex's :streamRawPredict (with "stream": true) Anthropic's; Bedrock's
+invoke-with-response-stream AWS event stream frames of base64 Messages API events, converse-stream
+frames of ConverseStream's events. Keys for it: stream (false: answer plain JSON even to a
+streaming request), delay (seconds between events), wait (a file: the 2nd answer pauses after its
+first event until it exists), fault (the 1st request only, not counted as a turn: "stall" headers
+then nothing; "badcrc" a frame whose CRC is wrong; "oversize" a frame saying 1 GiB; "exception:TYPE"
+an exception frame (Bedrock) or error event (Vertex: TYPE is Anthropic's error type; Azure: an
+error chunk) after the first event); ctype (the Content-Type a stream is sent with, as a proxy
+might change it).
 Other keys: key, bearer (azure: expect Authorization: Bearer KEY instead of api-key), deployment,
 api_version, access, secret, token, region, project, model, headers {name: value} and query
 {name: value} that every request must carry.
@@ -25,7 +35,7 @@ store: false: store is false and include asks for reasoning.encrypted_content; e
 has its function_call_output (same call_id) before the next message; the reasoning item of turn 1
 comes back with its encrypted content, before its function call. A broken rule gets a 400 in the
 API's own shape. Every request is logged as one JSON line {path, query, headers, body, problems}."""
-import datetime, hashlib, hmac, json, sys, threading
+import base64, datetime, hashlib, hmac, json, os, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qsl, quote, unquote
 
@@ -221,9 +231,128 @@ def reply(turn):
             "usage": {"input_tokens": 100, "output_tokens": 10}}
 
 
+def evframe(headers, payload):
+    """One AWS event stream frame: prelude (lengths, CRC32), string headers, payload, CRC32."""
+    hb = b"".join(bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v)) + v.encode() for k, v in headers)
+    prelude = struct.pack(">II", 16 + len(hb) + len(payload), len(hb))
+    msg = prelude + struct.pack(">I", zlib.crc32(prelude)) + hb + payload
+    return msg + struct.pack(">I", zlib.crc32(msg))
+
+
+def evevent(t, obj):
+    return evframe([(":message-type", "event"), (":event-type", t), (":content-type", "application/json")],
+                   json.dumps(obj).encode())
+
+
+def sse(name, obj):
+    return (("event: %s\n" % name) if name else "") + "data: %s\n\n" % (obj if isinstance(obj, str) else json.dumps(obj))
+
+
+def anthropic_events(msg):
+    """The Messages API's stream events of a message."""
+    head = dict(msg, content=[], stop_reason=None, usage=dict(msg["usage"], output_tokens=1))
+    ev = [("message_start", {"type": "message_start", "message": head}), ("ping", {"type": "ping"})]
+    for i, b in enumerate(msg["content"]):
+        if b["type"] == "text":
+            ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}))
+            ev.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}))
+        else:
+            ev.append(("content_block_start", {"type": "content_block_start", "index": i,
+                       "content_block": dict(b, input={})}))
+            a = json.dumps(b["input"])
+            for piece in (a[: len(a) // 2], a[len(a) // 2:]):
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                           "delta": {"type": "input_json_delta", "partial_json": piece}}))
+        ev.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+               "usage": {"output_tokens": msg["usage"]["output_tokens"]}}))
+    ev.append(("message_stop", {"type": "message_stop"}))
+    return ev
+
+
+def streamed(out):
+    """The answer out as the service streams it: (content type, [bytes of each event])."""
+    if MODE == "azure-chat":
+        base = {"id": out["id"], "object": "chat.completion.chunk", "created": 1, "model": "x"}
+        m = out["choices"][0]["message"]
+        ev = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+        for i, tc in enumerate(m.get("tool_calls") or []):
+            a = tc["function"]["arguments"]
+            ev.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": i, "id": tc["id"], "type": "function",
+                      "function": {"name": tc["function"]["name"], "arguments": a[: len(a) // 2]}}]}, "finish_reason": None}]))
+            ev.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [{"index": i, "function": {"arguments": a[len(a) // 2:]}}]},
+                      "finish_reason": None}]))
+        ev.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": out["choices"][0]["finish_reason"]}]))
+        ev.append(dict(base, choices=[], usage=out["usage"]))
+        return "text/event-stream", [sse(None, e).encode() for e in ev] + [sse(None, "[DONE]").encode()]
+    if MODE in ("responses", "azure-responses"):
+        return "text/event-stream", [sse("response.created", {"type": "response.created", "response": dict(out, status="in_progress", output=[])}).encode(),
+                                     sse("response.completed", {"type": "response.completed", "response": out}).encode()]
+    if MODE == "vertex":
+        return "text/event-stream", [sse(n, e).encode() for n, e in anthropic_events(out)]
+    if MODE == "bedrock":
+        return "application/vnd.amazon.eventstream", [evevent("chunk", {"bytes": base64.b64encode(json.dumps(e).encode()).decode(),
+                                                                        "p": "abcdefghij"}) for _, e in anthropic_events(out)]
+    m = out["output"]["message"]
+    ev = [evevent("messageStart", {"role": "assistant", "p": "abc"})]
+    for i, b in enumerate(m["content"]):
+        if "text" in b:
+            ev.append(evevent("contentBlockDelta", {"contentBlockIndex": i, "delta": {"text": b["text"]}, "p": "ab"}))
+        else:
+            tu = b["toolUse"]
+            ev.append(evevent("contentBlockStart", {"contentBlockIndex": i, "start": {"toolUse": {"toolUseId": tu["toolUseId"], "name": tu["name"]}}}))
+            a = json.dumps(tu["input"])
+            for piece in (a[: len(a) // 2], a[len(a) // 2:]):
+                ev.append(evevent("contentBlockDelta", {"contentBlockIndex": i, "delta": {"toolUse": {"input": piece}}}))
+        ev.append(evevent("contentBlockStop", {"contentBlockIndex": i}))
+    ev.append(evevent("messageStop", {"stopReason": out["stopReason"]}))
+    ev.append(evevent("metadata", {"usage": out["usage"], "metrics": out["metrics"]}))
+    return "application/vnd.amazon.eventstream", ev
+
+
+def faulty(fault, ctype, events):
+    """The events of a stream with the fault put in after the first."""
+    if fault.startswith("exception:"):
+        t = fault.split(":", 1)[1]
+        if MODE in ("bedrock", "bedrock-converse"):
+            bad = evframe([(":message-type", "exception"), (":exception-type", t), (":content-type", "application/json")],
+                          json.dumps({"message": "the service says %s" % t}).encode())
+        elif MODE == "vertex":
+            bad = sse("error", {"type": "error", "error": {"type": t, "message": "the service says %s" % t}}).encode()
+        elif MODE == "azure-responses":
+            bad = sse("error", {"type": "error", "code": t, "message": "the service says %s" % t, "param": None}).encode()
+        else:
+            bad = sse(None, {"error": {"message": "the service says %s" % t, "type": t, "code": t}}).encode()
+        return events[:1] + [bad]
+    if fault == "badcrc":
+        f = bytearray(events[1])
+        f[-5] ^= 0x20
+        return events[:1] + [bytes(f)]
+    if fault == "oversize":
+        prelude = struct.pack(">II", 1 << 30, 0)
+        return events[:1] + [prelude + struct.pack(">I", zlib.crc32(prelude)) + b"\0" * 64]
+    return events
+
+
+REQS = {"n": 0}
+
+
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
+
+    def stream(self, ctype, events, wait):
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.end_headers()
+        for i, ev in enumerate(events):
+            if i and C.get("delay"):
+                time.sleep(C["delay"])
+            if i == 1 and wait:
+                while not os.path.exists(wait):
+                    time.sleep(0.05)
+            self.wfile.write(ev)
+            self.wfile.flush()
 
     def do_POST(self):
         n = int(self.headers.get("content-length", "0"))
@@ -267,14 +396,18 @@ class H(BaseHTTPRequestHandler):
                 probs.append("max_tokens (Azure's reasoning deployments want max_completion_tokens)")
         elif MODE in ("bedrock", "bedrock-converse"):
             want = "/model/%s/%s" % (C["model"], "converse" if MODE == "bedrock-converse" else "invoke")
+            if unquote(path) == want + ("-stream" if MODE == "bedrock-converse" else "-with-response-stream"):
+                want = unquote(path)
             if unquote(path) != want:
                 probs.append("path %s, not %s" % (path, want))
             probs += sigv4_problems("POST", path, query, hdrs, raw)
             if "x-api-key" in hdrs or "anthropic-version" in hdrs:
                 probs.append("Anthropic's own headers sent to Bedrock")
         elif MODE == "vertex":
-            want = "/v1/projects/%s/locations/%s/publishers/anthropic/models/%s:rawPredict" % (
-                C["project"], C["region"], C["model"])
+            want = "/v1/projects/%s/locations/%s/publishers/anthropic/models/%s:%s" % (
+                C["project"], C["region"], C["model"], "streamRawPredict" if path.endswith(":streamRawPredict") else "rawPredict")
+            if path.endswith(":streamRawPredict") and not (body or {}).get("stream"):
+                probs.append(":streamRawPredict without stream: true")
             if unquote(path) != want:
                 probs.append("path %s, not %s" % (path, want))
             if hdrs.get("authorization") != "Bearer " + C["key"]:
@@ -298,13 +431,34 @@ class H(BaseHTTPRequestHandler):
                 probs += converse_problems(body)
             elif MODE == "vertex":
                 probs += anthropic_problems(body, "vertex-2023-10-16")
+        asked = path.endswith("-stream") or path.endswith(":streamRawPredict") or bool((body or {}).get("stream"))
         with LOCK:
+            first = REQS["n"] == 0
+            REQS["n"] += 1
+            fault = C.get("fault") if first and not probs else None
             turn = TURN["n"]
             with open(LOGFILE, "a") as f:
-                f.write(json.dumps({"path": self.path, "query": query, "headers": hdrs,
-                                    "body": body, "schema": schema, "problems": probs}) + "\n")
-            if not probs:
+                f.write(json.dumps({"path": self.path, "query": query, "headers": hdrs, "stream": asked, "fault": fault,
+                                    "time": time.time(), "body": body, "schema": schema, "problems": probs}) + "\n")
+            if not probs and not fault:
                 TURN["n"] += 1
+        if not probs and asked and C.get("stream", True):
+            ctype, events = streamed(reply(turn))
+            if fault == "stall":
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.end_headers()
+                self.wfile.flush()
+                try:
+                    self.connection.settimeout(60)
+                    while self.connection.recv(1024):
+                        pass
+                except OSError:
+                    pass
+                return
+            if fault:
+                events = faulty(fault, ctype, events)
+            return self.stream(C.get("ctype", ctype), events, C.get("wait") if turn == 1 else None)
         if probs:
             if MODE in ("bedrock", "bedrock-converse"):
                 out = {"message": "; ".join(probs)}

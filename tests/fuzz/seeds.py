@@ -362,3 +362,57 @@ for i, b in enumerate([
         b"e\x02" + b"retry: 99999999999999999999\nid: \0x\n\n",
         b"e\x05" + (b"data: " + ping + b"\n\n") * 50]):
     put("mcpframe", "%02d" % i, b)
+
+# ---- evstream: API(even converse, odd invoke) BODY: AWS event stream frames ----
+import base64, struct, zlib
+
+
+def evframe(headers, payload):
+    hb = b"".join(bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v)) + v.encode()
+                  for k, v in headers)
+    prelude = struct.pack(">II", 16 + len(hb) + len(payload), len(hb))
+    msg = prelude + struct.pack(">I", zlib.crc32(prelude)) + hb + payload
+    return msg + struct.pack(">I", zlib.crc32(msg))
+
+
+def evevent(t, obj):
+    return evframe([(":message-type", "event"), (":event-type", t), (":content-type", "application/json")],
+                   json.dumps(obj).encode())
+
+
+def evexc(t, msg):
+    return evframe([(":message-type", "exception"), (":exception-type", t)], json.dumps({"message": msg}).encode())
+
+
+conv = (evevent("messageStart", {"role": "assistant"}) +
+        evevent("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Look"}}) +
+        evevent("contentBlockStop", {"contentBlockIndex": 0}) +
+        evevent("contentBlockStart", {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "t1", "name": "shell"}}}) +
+        evevent("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": "{\"command\": "}}}) +
+        evevent("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": "\"ls\"}"}}}) +
+        evevent("contentBlockStop", {"contentBlockIndex": 1}) +
+        evevent("messageStop", {"stopReason": "tool_use"}) +
+        evevent("metadata", {"usage": {"inputTokens": 9, "outputTokens": 3}, "metrics": {"latencyMs": 1}}))
+
+
+def evchunk(obj):
+    return evevent("chunk", {"bytes": base64.b64encode(json.dumps(obj).encode()).decode(), "p": "ab"})
+
+
+inv = (evchunk({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                                                      "usage": {"input_tokens": 5, "output_tokens": 1}}}) +
+       evchunk({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}) +
+       evchunk({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}}) +
+       evchunk({"type": "content_block_stop", "index": 0}) +
+       evchunk({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}) +
+       evchunk({"type": "message_stop"}))
+for i, b in enumerate([
+        b"\x00" + conv,
+        b"\x01" + inv,
+        b"\x00" + conv[:40] + evexc("throttlingException", "slow down"),
+        b"\x01" + evexc("modelStreamErrorException", "broke"),
+        b"\x00" + conv[:-3],
+        b"\x00" + evevent("contentBlockDelta", {"contentBlockIndex": 5000, "delta": {"text": "x"}}),
+        b"\x01" + evevent("chunk", {"bytes": "!!!!"}),
+        b"\x00" + struct.pack(">II", 1 << 30, 0) + struct.pack(">I", zlib.crc32(struct.pack(">II", 1 << 30, 0))) + b"\0" * 8]):
+    put("evstream", "%02d" % i, b)

@@ -6,6 +6,8 @@
 #include "../../llm/llm.h"
 #include "../../llm/sse.h"
 
+static int st; /* the status of an error in a stream, from assemble */
+
 static int collect(void *ctx, const char *event, const char *data)
 {
 	struct buf *b = ctx;
@@ -26,7 +28,7 @@ static int reply(const struct llmops *ops, struct llm *l, const char *text, stru
 {
 	struct err e = {0};
 	memset(r, 0, sizeof *r);
-	*body = ops->assemble(text, strlen(text), &e);
+	*body = ops->assemble(l, text, strlen(text), &st, &e);
 	if (!*body)
 		return -1;
 	return ops->parse(l, *body, r, &e);
@@ -75,13 +77,13 @@ int main(void)
 	llmreplyfree(&r);
 	cJSON_Delete(body);
 	const char *serr = "data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n";
-	body = l->ops->assemble(serr, strlen(serr), &e);
+	body = l->ops->assemble(l, serr, strlen(serr), &st, &e);
 	ok(body && cJSON_GetObjectItem(body, "error"), "openai: an error in the stream is an error body");
 	cJSON_Delete(body);
 	struct err bad = {0};
-	ok(!l->ops->assemble("data: {nope\n\n", 13, &bad) && bad.msg[0], "openai: a chunk that is not JSON is refused");
+	ok(!l->ops->assemble(l, "data: {nope\n\n", 13, &st, &bad) && bad.msg[0], "openai: a chunk that is not JSON is refused");
 	cJSON *req = cJSON_CreateObject();
-	ok(l->ops->stream(l, req) == 1 && cJSON_IsTrue(cJSON_GetObjectItem(req, "stream")) &&
+	ok(l->ops->stream(l, req, NULL) == 1 && cJSON_IsTrue(cJSON_GetObjectItem(req, "stream")) &&
 	   cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(req, "stream_options"), "include_usage")),
 	   "openai: asks for a stream with usage");
 	cJSON_Delete(req);
@@ -113,7 +115,7 @@ int main(void)
 	llmreplyfree(&r);
 	cJSON_Delete(body);
 	const char *over = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
-	body = l->ops->assemble(over, strlen(over), &e);
+	body = l->ops->assemble(l, over, strlen(over), &st, &e);
 	ok(body && cJSON_GetObjectItem(body, "error"), "anthropic: an error event is an error body");
 	cJSON_Delete(body);
 	llmclose(l);
@@ -131,7 +133,7 @@ int main(void)
 	llmreplyfree(&r);
 	cJSON_Delete(body);
 	struct err cut = {0};
-	ok(!l->ops->assemble("event: response.created\ndata: {}\n\n", 34, &cut) && strstr(cut.msg, "response.completed"),
+	ok(!l->ops->assemble(l, "event: response.created\ndata: {}\n\n", 34, &st, &cut) && strstr(cut.msg, "response.completed"),
 	   "responses: a stream cut before its end is refused");
 	llmclose(l);
 
