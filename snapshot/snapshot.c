@@ -52,6 +52,7 @@ struct snap {
 	                        reports nothing, nothing changed (the next layer reads no entry) */
 	int excluded;        /* snapexclude was called since prev was cut */
 	struct watch *watch; /* the change feed, when trusted (snapfeed) */
+	struct zstc *zc;     /* the compressor of every layer: its workers are started once */
 	char *buf;
 	int layers;          /* numbered layers written (complete or not) */
 	int64_t deadline;    /* the layer being written stops once nowms() passes it (0: never) */
@@ -103,10 +104,10 @@ static int layererr(struct layer *l, const char *what, struct err *e)
 	return errf(e, "%s: %s", what, archive_error_string(l->a));
 }
 
-static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct err *e)
+static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct zstc *zc, struct err *e)
 {
 	memset(l, 0, sizeof *l);
-	if (zstwopen(&l->z, tmp, level, threads, 0, e) < 0)
+	if (zstwopenc(&l->z, tmp, level, threads, 0, zc, e) < 0)
 		return -1;
 	l->a = archive_write_new();
 	l->ent = archive_entry_new();
@@ -717,7 +718,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	size_t count = quiet ? 0 : nw.n; /* quiet: no entry goes in */
 	uint8_t *cut = xcalloc(count + 1, 1);
 	struct layer l;
-	int rc = layeropen(&l, tmp, s->level, s->threads, e);
+	int rc = layeropen(&l, tmp, s->level, s->threads, s->zc, e);
 	if (rc == 0 && mark)
 		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
@@ -862,6 +863,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	}
 	free(own);
 	s->buf = xmalloc(IOBUF);
+	s->zc = zstcnew();
 	/* A first scan, before anything runs: an unreadable workspace or one over max_size stops here. */
 	struct scan sc;
 	if (scanrun(&sc, rootfd, &s->opt, e) < 0) {
@@ -937,6 +939,7 @@ void snapclose(struct snap *s)
 	watchclose(s->watch);
 	close(s->rootfd);
 	scanfree(&s->prev);
+	zstcfree(s->zc);
 	strvfree(&s->exclude);
 	free(s->dir);
 	free(s->buf);
