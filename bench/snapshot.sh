@@ -48,7 +48,8 @@ for d in range(1000):
             fh.write("int f%d_%d(void) { return %d; }\n" % (d, f, f))
 PY
 (cd "$gt" && git init -q && git config core.untrackedCache true && git config gc.auto 0 &&
-	git add -A && git -c user.name=b -c user.email=b@b commit -qm tree && git gc -q &&
+	git add -A && git -c user.name=b -c user.email=b@b commit -qm tree &&
+	git repack -a -d -q --window=0 && git prune-packed &&
 	git update-index --untracked-cache && git status --porcelain >/dev/null && git status --porcelain >/dev/null)
 gentries=$(find "$gt" | wc -l)
 echo "== steps: a git tree of 100,000 files ($gentries entries with .git), best of $reps"
