@@ -26,7 +26,7 @@ source "$here/lib.sh"
 benchbuild snapdrive || exit 1
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 min() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 field() { awk -v k="$2" -v f="$3" '$2 == k { printf "%d", $f }' "$1"; }
 us() { awk -v k="$2" '$2 == k { printf "%d", $4 * 1000 }' "$1"; } # a layer's time in microseconds
 usmin() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
