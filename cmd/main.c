@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <curl/curl.h>
 #include "cmd.h"
+#include "../sandbox/sandbox.h"
 
 static const char helptext[] =
 	"usage: nightshift COMMAND [ARGS]\n"
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmds[i].name) == 0) {
 			curl_global_init(CURL_GLOBAL_DEFAULT);
 			int rc = cmds[i].fn(argc - 1, argv + 1);
+			sbxreap(); /* the last sandboxes' helpers, so that their time is counted as ours */
 			curl_global_cleanup();
 			return rc;
 		}

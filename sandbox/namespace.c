@@ -730,7 +730,8 @@ static int kernelatleast(int major, int minor)
 }
 
 /* Helpers exit a moment after their init has cleared the namespace and said so; they are
-   reaped here, at a later start or stop, rather than waited for. Pass 0 to only reap. */
+   reaped here, at a later start or stop, rather than waited for, and at the end by sbxreap.
+   Pass 0 to only reap, -1 to wait for all. */
 static void reap(pid_t add)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -749,7 +750,31 @@ static void reap(pid_t add)
 		}
 		q[n++] = add;
 	}
+	if (add < 0) { /* sbxreap: wait for each, 10 s at most in all, then kill what is left */
+		int64_t until = nowms() + 10000;
+		for (int i = 0; i < n; i++) {
+			int fd = (int)syscall(SYS_pidfd_open, q[i], 0);
+			struct pollfd pf = {fd, POLLIN, 0};
+			int64_t left = until - nowms();
+			if (fd >= 0 && left > 0)
+				while (poll(&pf, 1, (int)left) < 0 && errno == EINTR && (left = until - nowms()) > 0)
+					;
+			if (fd >= 0)
+				close(fd);
+			if (waitpid(q[i], NULL, WNOHANG) == 0) {
+				kill(q[i], SIGKILL); /* its init dies by its parent-death signal */
+				while (waitpid(q[i], NULL, 0) < 0 && errno == EINTR)
+					;
+			}
+		}
+		n = 0;
+	}
 	pthread_mutex_unlock(&mu);
+}
+
+void sbxreap(void)
+{
+	reap(-1);
 }
 
 /* Let go of the cgroup: forget it (the helper removes it), or remove it now; a lent

@@ -54,6 +54,9 @@ int sbxcheck(const struct sandboxconf *c, struct err *e);
 int sbxreads(const struct sandboxconf *c, const char *workspace, const char *path, char *why, size_t n);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
+/* Wait for the helpers of closed sandboxes that are still exiting (10 s at most, then kill
+ * them), so that the process's resource accounting (wait4, /usr/bin/time) holds all they cost. */
+void sbxreap(void);
 /* Free the buffers of a result. */
 static inline void sbxresultfree(struct sbxresult *r)
 {

@@ -400,8 +400,11 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 	memset(f, 0, sizeof *f);
 	int n = w->o->threads;
 	if (n <= 0) {
+		/* With the tree in the cache a walk is stat calls that the CPU does: a second walker only
+		 * pays where a CPU is free for it. On two (the runner's compressor and the step want the
+		 * other) two walkers took more CPU for no less time: one each two CPUs, up to 4. */
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		n = c < 1 ? 1 : c > 4 ? 4 : (int)c;
+		n = c <= 2 ? 1 : c / 2 > 4 ? 4 : (int)(c / 2);
 	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);

@@ -45,7 +45,7 @@ enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREA
 struct scanopt {
 	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
 	                               segments); a matching directory is left out with all under it */
-	int threads;                /* threads walking the tree (0: one per CPU, up to 4) */
+	int threads;                /* threads walking the tree (0: one per two CPUs, up to 4) */
 	int haveskip;               /* leave out the directory with this device and inode (the run's own) */
 	dev_t skipdev;
 	ino_t skipino;
@@ -55,7 +55,8 @@ struct scanopt {
 	                               scan then reads the whole tree (scanagain does as scanrun) */
 };
 
-/* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel. */
+/* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel where
+ * o->threads allows. */
 int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e);
 /* Scan again from prev, the last scan with the same options, reading only the directories in
  * dirty (sorted; from the change feed) and any directory below them that the feed does not vouch

@@ -48,7 +48,11 @@ struct snap {
 	struct scanopt opt;
 	struct scan prev; /* the scan the last numbered layer was cut from */
 	int haveprev;
+	int quiet;           /* prev has no racy entry and no file with other links: when the feed
+	                        reports nothing, nothing changed (the next layer reads no entry) */
+	int excluded;        /* snapexclude was called since prev was cut */
 	struct watch *watch; /* the change feed, when trusted (snapfeed) */
+	struct zstc *zc;     /* the compressor of every layer: its workers are started once */
 	char *buf;
 	int layers;          /* numbered layers written (complete or not) */
 	int64_t deadline;    /* the layer being written stops once nowms() passes it (0: never) */
@@ -100,10 +104,10 @@ static int layererr(struct layer *l, const char *what, struct err *e)
 	return errf(e, "%s: %s", what, archive_error_string(l->a));
 }
 
-static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct err *e)
+static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct zstc *zc, struct err *e)
 {
 	memset(l, 0, sizeof *l);
-	if (zstwopen(&l->z, tmp, level, threads, 0, e) < 0)
+	if (zstwopenc(&l->z, tmp, level, threads, 0, zc, e) < 0)
 		return -1;
 	l->a = archive_write_new();
 	l->ent = archive_entry_new();
@@ -626,6 +630,18 @@ static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, st
 	return 0;
 }
 
+/* Whether a plan against sc would compare none of its entries by content nor pull one in
+ * through another link: no racy entry, no regular file with other links. */
+static int quietscan(const struct scan *sc)
+{
+	for (size_t i = 0; i < sc->n; i++) {
+		const struct sent *x = &sc->v[i];
+		if ((S_ISREG(x->mode) && x->nlink > 1) || (!S_ISDIR(x->mode) && racy(sc, x)))
+			return 0;
+	}
+	return 1;
+}
+
 static int take(struct snap *s, const char *name, int full, int keep, struct snapinfo *info, struct err *e)
 {
 	memset(info, 0, sizeof *info);
@@ -636,7 +652,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	 * "end" (not kept) scans everything and leaves the feed's news for the next. */
 	struct scan nw;
 	struct scanopt opt = s->opt;
-	int src;
+	int src, quiet = 0;
 	if (s->watch && watchbroken(s->watch)) { /* no use adding watches on every scan again */
 		watchclose(s->watch);
 		s->watch = NULL;
@@ -645,7 +661,16 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	if (opt.watch && s->haveprev && watchread(opt.watch, 0) == 0) {
 		struct strv dirty = {0};
 		watchdirty(opt.watch, &dirty);
-		src = scanagain(&nw, s->rootfd, &opt, &s->prev, &dirty, e);
+		/* Nothing reported, and nothing in prev that plan would look at again by content or
+		 * through another link: the scan would be prev, the plan empty. The step costs nothing
+		 * per entry. */
+		quiet = dirty.n == 0 && s->quiet && !s->excluded && !full;
+		if (quiet) {
+			nw = s->prev; /* borrowed, never freed here */
+			src = 0;
+		} else {
+			src = scanagain(&nw, s->rootfd, &opt, &s->prev, &dirty, e);
+		}
 		strvfree(&dirty);
 		info->feed = 1;
 	} else {
@@ -663,18 +688,20 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	if (s->max_size > 0 && nw.used > s->max_size) {
 		if (opt.watch)
 			watchlose(opt.watch, 0);
-		scanfree(&nw);
+		long long used = (long long)nw.used;
+		if (!quiet)
+			scanfree(&nw);
 		return errf(e, "snapshot %s: the workspace takes %lld bytes on disk, over snapshot.max_size %lld", name,
-		            (long long)nw.used, (long long)s->max_size);
+		            used, (long long)s->max_size);
 	}
-	if (stripsetid(s, &nw, info, e) < 0) {
+	if (!quiet && stripsetid(s, &nw, info, e) < 0) {
 		if (opt.watch)
 			watchlose(opt.watch, 0);
 		scanfree(&nw);
 		return errctx(e, "snapshot %s", name);
 	}
 	struct plan p = {0};
-	if (!full && plan(s, &nw, &p, e) < 0) {
+	if (!full && !quiet && plan(s, &nw, &p, e) < 0) {
 		if (opt.watch)
 			watchlose(opt.watch, 0);
 		planfree(&p);
@@ -688,9 +715,10 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	const char *mark = numbered ? (full && s->layers > 0 ? "full" : NULL) : (full ? NULL : "delta");
 	char *path = xasprintf("%s/%s.tar.zst", s->dir, name);
 	char *tmp = xasprintf("%s/.%s.tar.zst.tmp", s->dir, name);
-	uint8_t *cut = xcalloc(nw.n + 1, 1);
+	size_t count = quiet ? 0 : nw.n; /* quiet: no entry goes in */
+	uint8_t *cut = xcalloc(count + 1, 1);
 	struct layer l;
-	int rc = layeropen(&l, tmp, s->level, s->threads, e);
+	int rc = layeropen(&l, tmp, s->level, s->threads, s->zc, e);
 	if (rc == 0 && mark)
 		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
@@ -702,7 +730,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	int putroot = fstat(s->rootfd, &root) == 0 &&
 	              (full || !s->haveroot || s->rootmode != root.st_mode || s->rootmtime != nsof(root.st_mtim));
 	int rootput = 0;
-	for (size_t i = 0, put = 0; rc == 0 && i < nw.n && !s->late; i++) {
+	for (size_t i = 0, put = 0; rc == 0 && i < count && !s->late; i++) {
 		if (putroot && !rootput && strcmp(nw.v[i].path, ".") > 0) {
 			if (s->deadline && nowms() >= s->deadline) {
 				s->late = 1;
@@ -767,8 +795,12 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			s->rootmtime = nsof(root.st_mtim);
 			s->haveroot = 1;
 		}
-		scanfree(&s->prev);
-		s->prev = nw;
+		if (!quiet) {
+			scanfree(&s->prev);
+			s->prev = nw;
+			s->quiet = quietscan(&s->prev);
+			s->excluded = 0;
+		}
 		s->haveprev = 1;
 		/* What happened meanwhile counts next time, but for the opens of the files just read. */
 		if (opt.watch)
@@ -776,7 +808,8 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	} else {
 		if (opt.watch)
 			watchlose(opt.watch, 0);
-		scanfree(&nw);
+		if (!quiet)
+			scanfree(&nw);
 	}
 	return rc;
 }
@@ -830,6 +863,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	}
 	free(own);
 	s->buf = xmalloc(IOBUF);
+	s->zc = zstcnew();
 	/* A first scan, before anything runs: an unreadable workspace or one over max_size stops here. */
 	struct scan sc;
 	if (scanrun(&sc, rootfd, &s->opt, e) < 0) {
@@ -894,6 +928,7 @@ void snapexclude(struct snap *s, const char *rel)
 	char *all = xasprintf("%s/**", rel);
 	strvadd(&s->exclude, rel);
 	strvadd(&s->exclude, all);
+	s->excluded = 1;
 	free(all);
 }
 
@@ -904,6 +939,7 @@ void snapclose(struct snap *s)
 	watchclose(s->watch);
 	close(s->rootfd);
 	scanfree(&s->prev);
+	zstcfree(s->zc);
 	strvfree(&s->exclude);
 	free(s->dir);
 	free(s->buf);

@@ -13,6 +13,7 @@ struct zstw {
 	int fd;
 	char *path;
 	ZSTD_CCtx *z;
+	int kept;       /* z belongs to a zstc */
 	EVP_MD_CTX *md;
 	int64_t bytes;
 	struct buf out; /* compressed, not yet written */
@@ -55,7 +56,29 @@ int zstthreads(int n)
 	return n > b.upperBound ? b.upperBound : n;
 }
 
+struct zstc {
+	ZSTD_CCtx *z;
+};
+
+struct zstc *zstcnew(void)
+{
+	return xcalloc(1, sizeof(struct zstc));
+}
+
+void zstcfree(struct zstc *c)
+{
+	if (c)
+		ZSTD_freeCCtx(c->z);
+	free(c);
+}
+
 int zstwopen(struct zstw **wp, const char *path, int level, int threads, int flags, struct err *e)
+{
+	return zstwopenc(wp, path, level, threads, flags, NULL, e);
+}
+
+int zstwopenc(struct zstw **wp, const char *path, int level, int threads, int flags, struct zstc *c,
+              struct err *e)
 {
 	*wp = NULL;
 	if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
@@ -67,7 +90,12 @@ int zstwopen(struct zstw **wp, const char *path, int level, int threads, int fla
 	struct zstw *w = xcalloc(1, sizeof *w);
 	w->fd = fd;
 	w->path = xstrdup(path);
-	w->z = ZSTD_createCCtx();
+	if (c && !c->z)
+		c->z = ZSTD_createCCtx();
+	if (c && c->z) /* the parameters set afresh below; its workers stay */
+		ZSTD_CCtx_reset(c->z, ZSTD_reset_session_and_parameters);
+	w->z = c ? c->z : ZSTD_createCCtx();
+	w->kept = c != NULL;
 	w->md = EVP_MD_CTX_new();
 	if (!w->z || !w->md || !EVP_DigestInit_ex(w->md, EVP_sha256(), NULL)) {
 		zstwfree(w);
@@ -164,7 +192,8 @@ void zstwfree(struct zstw *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	ZSTD_freeCCtx(w->z);
+	if (!w->kept)
+		ZSTD_freeCCtx(w->z);
 	EVP_MD_CTX_free(w->md);
 	buffree(&w->out);
 	free(w->path);

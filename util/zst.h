@@ -18,6 +18,14 @@ enum {
  * the calling thread; jobs of at most 4 MiB each); ZSTW_APPEND keeps what the file holds and adds
  * new frames after it. */
 int zstwopen(struct zstw **w, const char *path, int level, int threads, int flags, struct err *e);
+/* A compressor kept for one stream after another, so that its worker threads are made once. */
+struct zstc;
+struct zstc *zstcnew(void);
+void zstcfree(struct zstc *c);
+/* zstwopen with c's compressor (the same bytes come out): c must outlive the writer, and serves one
+ * writer at a time. */
+int zstwopenc(struct zstw **w, const char *path, int level, int threads, int flags, struct zstc *c,
+              struct err *e);
 /* Compress n bytes into the stream. */
 int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e);
 /* Write out everything compressed so far: endframe ends the frame so the file is a complete zstd
