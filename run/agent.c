@@ -1167,6 +1167,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.kind == ERR_VERIFY;
 		else {
+			if (jr.w->mcptools.n && depth == 0 && rs->toolsknown)
+				rs->toolsknown(rs, j, mcpjobwrites(jr.mcp) || (jr.w->tools & (TOOL_SHELL | TOOL_WRITE_FILE |
+				                                                              TOOL_EDIT_FILE)));
 			if (jr.llm && rs->gates)
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
 			if (jr.llm) {
