@@ -251,7 +251,8 @@ int cmdrun(int argc, char **argv)
 			continue;
 		char limits[128];
 		if (doctorsandbox(&m.jobs[i].sandbox, limits, &e) < 0) {
-			errctx(&e, "job %s: the namespace sandbox cannot start on this machine (nightshift doctor says more)",
+			/* the cause says whose it is: the machine's (user namespaces refused) or the manifest's */
+			errctx(&e, "job %s: the namespace sandbox cannot start (nightshift doctor says more)",
 			       m.jobs[i].id);
 			rc = report(&e);
 			manifestfree(&m);
