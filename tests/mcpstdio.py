@@ -23,7 +23,7 @@ for line in sys.stdin:
         r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
              "serverInfo": {"name": "mcpstdio", "version": "1"}}
     elif m == "tools/list":
-        r = {"tools": [tool("meet"), tool("look")]}
+        r = {"tools": [tool("meet"), tool("look"), tool("list_directory_with_sizes_in_detail")]}
     elif m == "tools/call":
         a = msg["params"].get("arguments") or {}
         text = "looked"
