@@ -319,10 +319,12 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 			free(src);
 			goto fail;
 		}
-		const char *why = m->target ? mounttargetbad(m->target) : "is missing";
-		if (why) {
+		/* the manifest's targets passed mounttargetbad; the runner's own (the runs folder in
+		 * /workspace, skills in /skills) lie where the sandbox puts them */
+		if (!m->target || m->target[0] != '/' || strstr(m->target, "/../") || strcmp(m->target, "/") == 0 ||
+		    (strlen(m->target) >= 3 && strcmp(m->target + strlen(m->target) - 3, "/..") == 0)) {
 			free(src);
-			errc(e, ERR_INPUT, "sandbox mount %s: the target %s", m->source, why);
+			errc(e, ERR_INPUT, "sandbox mount %s: the target must be an absolute path", m->source);
 			goto fail;
 		}
 		if (pointin(r, m->target, &shadows, e) < 0) {
