@@ -251,7 +251,10 @@ static int parsenetwork(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
 	return 0;
 }
 
-const char *mounttargetbad(const char *t)
+/* Why t cannot be a mount's target inside the sandbox (a static sentence), or NULL when it can:
+ * it must be an absolute, clean path (no empty, '.' or '..' name, no control character, 1024 bytes
+ * at most) outside the places the sandbox itself makes: /, /workspace, /proc, /dev, /sys, /skills. */
+static const char *mounttargetbad(const char *t)
 {
 	static const char *const made[] = {"/workspace", "/proc", "/dev", "/sys", "/skills"};
 	size_t n = strlen(t);

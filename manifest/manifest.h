@@ -58,11 +58,6 @@ struct mount {
 	struct pos pos;
 };
 
-/* Why t cannot be a mount's target inside the sandbox (a static sentence), or NULL when it can:
- * it must be an absolute, clean path (no empty, '.' or '..' name, no control character, 1024 bytes
- * at most) outside the places the sandbox itself makes: /, /workspace, /proc, /dev, /sys, /skills. */
-const char *mounttargetbad(const char *t);
-
 /* One entry of sandbox.network.allow (manifest/netrule.h parses and matches it). */
 struct netrule {
 	char *text;              /* as written */
