@@ -150,8 +150,12 @@ int runfinalize(const char *dir, struct err *e)
 	if (!rununfinished(dir))
 		return errc(e, ERR_INPUT, "%s: not an unfinished run directory (it has run.json, or no jobs/)", dir);
 	int lock = rundirlock(dir);
-	if (lock < 0 && errno == EWOULDBLOCK)
+	if (lock < 0 && errno == EWOULDBLOCK) {
+		long pid = rundirholder(dir);
+		if (pid > 0)
+			return errc(e, ERR_INPUT, "%s: still running (pid %ld); stop it first", dir, pid);
 		return errc(e, ERR_INPUT, "%s: still running (a live process holds it); stop it first", dir);
+	}
 	if (lock >= 0)
 		close(lock); /* a run made before runs were locked has none to take */
 	struct strv files = {0};

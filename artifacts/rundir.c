@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "rundir.h"
@@ -283,6 +284,34 @@ int rundirlock(const char *dir)
 	close(fd);
 	errno = err;
 	return -1;
+}
+
+long rundirholder(const char *dir)
+{
+	int fd = rundirlock(dir);
+	if (fd >= 0 || errno != EWOULDBLOCK) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	struct stat st;
+	FILE *f = stat(dir, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+	long pid = -1;
+	char line[256];
+	while (f && pid < 0 && fgets(line, sizeof line, f)) {
+		/* "1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF" */
+		char kind[16];
+		long p;
+		unsigned maj, min;
+		unsigned long long ino;
+		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &ino) == 5 &&
+		    strcmp(kind, "FLOCK") == 0 && ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) &&
+		    min == minor(st.st_dev) && p > 0)
+			pid = p;
+	}
+	if (f)
+		fclose(f);
+	return pid;
 }
 
 void rundirfree(struct rundir *r)

@@ -40,6 +40,9 @@ int rundirsums(struct rundir *r, struct err *e);
 /* An exclusive flock on run folder dir, taken without waiting: the descriptor holding it (close it
  * to let go), or -1 with errno EWOULDBLOCK when a live process holds it (its runner), or another. */
 int rundirlock(const char *dir);
+/* The process holding run directory dir's lock: its pid (as /proc/locks shows it), -1 when a
+ * live process holds it but its pid cannot be read, 0 when none does (the run is dead). */
+long rundirholder(const char *dir);
 /* True when dir holds run.json, SHA256SUMS or a jobs/ folder: a run, finished or not. */
 int rundirisrun(const char *dir);
 void rundirfree(struct rundir *r);

@@ -3,6 +3,7 @@
 # their 500 folders: a layer of that many whiteouts over a full layer of as many files. Peer in the
 # same run: GNU `diff -r` of the two workspaces restored before and after the step (what a user
 # would do by hand), whose restore time is shown apart.
+. "$(dirname "$0")/lib.sh" # goal
 set -eu
 NS=${NIGHTSHIFT:-./nightshift}
 N=${DIFF_FILES:-50000}
@@ -46,3 +47,6 @@ echo "nightshift diff --step 2 (one file, after them): $(ms "$t1" "$t2") ms"
 echo "nightshift report (every step's changes):        $(ms "$t2" "$t3") ms"
 echo "peer: GNU diff -r of the two restored trees:     $(ms "$t4" "$t5") ms (the two restores: $(ms "$t3" "$t4") ms)"
 echo "ratio nightshift diff --step 1 / GNU diff -r:    $(python3 -c "print(round(($t1 - $t0) / max(1, $t5 - $t4), 2))")"
+goal "diff --step 1 ($N whiteouts)" "$(ms "$t0" "$t1")" ms '<=' 2000
+goal "report (every step's changes)" "$(ms "$t2" "$t3")" ms '<=' 5000
+goal "diff --step 1 / GNU diff -r" "$(python3 -c "print(round(($t1 - $t0) / max(1, $t5 - $t4), 2))")" x '<=' 1

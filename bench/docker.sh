@@ -60,8 +60,9 @@ for cli in "${clis[@]}"; do
 			continue
 		fi
 		b=$(awk '/^backend/ {print $2}' <<<"$out") p=$(awk '/^peer/ {print $2}' <<<"$out") r=$(awk '/^ratio/ {print $2}' <<<"$out")
-		printf '%-26s docker backend %7.2f ms   docker exec CLI %7.2f ms   ratio %.2fx (target <= 0.8x)\n' \
+		printf '%-26s docker backend %7.2f ms   docker exec CLI %7.2f ms   ratio %.2fx\n' \
 			"$label:" "$b" "$p" "$r"
+		goal "docker backend / docker exec, $label" "$r" x '<=' 0.8
 	done
 done
 exit $fail

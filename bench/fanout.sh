@@ -4,6 +4,7 @@
 # the run at -j 8 beside -j 1, as a ratio (aim: 0.2 or less), and the sandbox step and snapshot
 # cost per step in both, read from the event logs (snapshot: from the decision to the snapshot
 # event; sandbox: the tool_result's duration_ms), which must not grow with -j.
+. "$(dirname "$0")/lib.sh" # goal
 set -eu
 NS=${NIGHTSHIFT:-./nightshift}
 STEPS=${FAN_STEPS:-4}
@@ -70,3 +71,4 @@ for j in 1 8; do
 	printf -- '-j %d: wall %6.2f s   per step: snapshot %6.1f ms, sandbox step %6.1f ms (median of %d)\n' "$j" "${wall[$j]}" "$s" "$b" "$n"
 done
 printf 'ratio -j 8 / -j 1: %.3f (aim <= 0.2)\n' "$(echo "${wall[8]} / ${wall[1]}" | bc -l)"
+goal "wall -j 8 / -j 1" "$(printf '%.3f' "$(echo "${wall[8]} / ${wall[1]}" | bc -l)")" x '<=' 0.2

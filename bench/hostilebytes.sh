@@ -4,6 +4,7 @@
 # endless event stream; a model sending a 63 MiB body. Each figure is the peak resident size
 # of the nightshift process itself (VmHWM; the servers are other processes), beside the
 # documented bound, with a verdict; and a harmless MCP call for the baseline.
+. "$(dirname "$0")/lib.sh" # goal
 set -u
 NS=${NIGHTSHIFT:?set NIGHTSHIFT}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +55,7 @@ measure() { # NAME MANIFEST
 	case "$why" in *"16 MiB"* | *"more than 100"* | *"does not read"*) ;; *) verdict="NOT-REACHED"; fail=1 ;; esac
 	printf '%-22s peak %7.1f MiB   bound %5d MiB   %-4s  (%.1f s) %s\n' "$1" "$(awk "BEGIN { print $rss / 1024 }")" \
 		$((BOUND / 1024)) "$verdict" "$(awk "BEGIN { print $t1 - $t0 }")" "$why"
+	goal "$1: peak RSS" "$(awk "BEGIN { printf \"%.1f\", $rss / 1024 }")" MiB '<=' $((BOUND / 1024))
 }
 serve ping
 manifest "$tmp/ping.yaml" "{ url: \"http://127.0.0.1:$P/mcp\", timeout: 60s }"

@@ -6,6 +6,7 @@
 # workspace (the server may change it), calls, records decision and result in the hash-chained
 # log. Per call: server_ms (request written to answer read, as nightshift sees it) and the
 # step's wall time from its decision event to its tool_result event.
+. "$(dirname "$0")/lib.sh" # goal
 set -u
 : "${NIGHTSHIFT:?set NIGHTSHIFT}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,5 +80,9 @@ print("  server start (sandbox + node + initialize + tools/list): %s ms" % start
 print("  server_ms per call: median %.2f ms, p90 %.2f ms" % (statistics.median(server), q(server, .9)))
 print("  step wall per call (decision to tool_result): median %.2f ms, p90 %.2f ms" % (statistics.median(wall), q(wall, .9)))
 print("  added by nightshift per call (wall - server_ms: policy, snapshot, record): median %.2f ms, p90 %.2f ms" % (statistics.median(over), q(over, .9)))
-'
+open(sys.argv[1], "w").write("%.2f %s" % (statistics.median(over), start))
+' "$T/figs"
+read -r added start < "$T/figs"
+goal "added by nightshift per MCP call (median)" "$added" ms '<=' 20
+goal "server start in the sandbox" "$start" ms '<=' 3000
 echo "  whole run: $total ms for $N calls"

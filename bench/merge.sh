@@ -3,6 +3,7 @@
 # per shard: a full layer and the end snapshot), and audit --verify of the merged run. Peers in the
 # same run: `cp -r` of both runs plus `sha256sum` of every copied file (the least any merge that
 # checks what it copied must do), and `sha256sum -c` of the merged SHA256SUMS.
+. "$(dirname "$0")/lib.sh" # goal
 set -eu
 NS=${NIGHTSHIFT:-./nightshift}
 MB=${MERGE_MB:-64}
@@ -48,3 +49,5 @@ dir=$(ls -d "$T"/merged/*)
 c=$(measure "sha256sum -c SHA256SUMS (peer)" bash -c "cd '$dir' && sha256sum -c --quiet SHA256SUMS")
 v=$(measure "nightshift audit --verify (merged)" "$NS" audit "$dir" --verify)
 printf 'ratios: merge %.2fx its peer, verify %.2fx sha256sum -c\n' "$(echo "$m / $peer" | bc -l)" "$(echo "$v / $c" | bc -l)"
+goal "merge / its peer (cp -r + sha256sum)" "$(printf '%.2f' "$(echo "$m / $peer" | bc -l)")" x '<=' 2
+goal "audit --verify / sha256sum -c" "$(printf '%.2f' "$(echo "$v / $c" | bc -l)")" x '<=' 2

@@ -82,4 +82,6 @@ echo "decide-denied $denied/s (a bypass attempt of the same length)"
 echo "split $split/s        (the splitter alone)"
 echo "peer-decide $peer/s   (python3 shlex + fnmatch, same line and rules)"
 awk -v a="$ours" -v b="$peer" 'BEGIN { printf "ratio nightshift/peer %.1fx\n", a / b }'
+goal "decide (a 200-character line, 50 rules)" "$ours" /s '>=' 100000
+goal "decide / the python peer" "$(awk -v a="$ours" -v b="$peer" 'BEGIN { printf "%.1f", a / b }')" x '>=' 10
 awk -v a="$ours" 'BEGIN { printf "per decision %.2f us\n", 1e6 / a }'

@@ -91,11 +91,10 @@ bw=$(median "$tmp/bwsh")
 row() { # label file [target]
 	local m; m=$(median "$2")
 	local ratio; ratio=$(awk -v a="$m" -v b="$bw" 'BEGIN { printf "%.2f", a / b }')
-	local verdict=""
+	printf '  %-44s %8.2f ms  %6sx bwrap\n' "$1" "$m" "$ratio"
 	if [ -n "${3:-}" ]; then
-		verdict=$(awk -v r="$ratio" -v t="$3" 'BEGIN { print (r <= t ? "target <= " t "x: met" : "target <= " t "x: NOT met") }')
+		goal "  $1 / bwrap" "$ratio" x '<=' "$3"
 	fi
-	printf '  %-44s %8.2f ms  %6sx bwrap  %s\n' "$1" "$m" "$ratio" "$verdict"
 }
 row "namespace, warm step" "$tmp/warm" 0.3
 row "namespace, cold step (open+exec+close)" "$tmp/cold" 0.8

@@ -56,6 +56,9 @@ printf '%-46s %8.1fms %10d\n' "end (what changed after the last layer)" "$(msof 
 printf '%-46s %8.1fms %10s\n' "restore --step end" "$(msof $rs)" "$blocks blocks"
 printf '%-46s %8dms %10d\n' "peer: tar --sparse | zstd -3" "$ptar" "$ptarb"
 printf '%-46s %8dms %10d\n' "peer: tar | zstd -3 (the file byte by byte)" "$pfull" "$pfullb"
+goal "layer holding the 2 GiB sparse file" "$bytes1" bytes '<=' 1048576
+goal "layer after 1 byte written at 1 GiB" "$bytes2" bytes '<=' 1048576
+goal "restore --step end of it" "$(msof $rs)" ms '<=' 1000
 
 # The runner end to end.
 if [ ! -x "$ns" ]; then
@@ -95,3 +98,4 @@ ls -l "$tmp"/rb/runs/*/snapshots/ | awk 'NR > 1 { printf "  %s %s bytes\n", $9, 
 printf '%-46s %8dms\n' "runner CPU, step 1 makes a 2 GiB sparse file" "$big"
 printf '%-46s %8dms\n' "runner CPU, step 1 makes a 4-byte file" "$small"
 printf '%-46s %8dms  (4 layers and end each hold or skip the file)\n' "the sparse file's cost" "$((big - small))"
+goal "runner CPU the 2 GiB sparse file adds" "$((big - small))" ms '<=' 2000

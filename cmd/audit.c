@@ -68,6 +68,25 @@ static void cell(char *out, size_t width, const char *s)
 	free(safe);
 }
 
+/* A tool's name for the table: whole when it fits; an MCP tool's (mcp__SERVER__TOOL) longer than
+   width is cut in the middle, keeping its server and the end of its tool name. */
+static void toolcell(char *out, size_t width, const char *s)
+{
+	const char *sep = s && strncmp(s, "mcp__", 5) == 0 ? strstr(s + 5, "__") : NULL;
+	size_t n = s ? strlen(s) : 0;
+	if (!sep || n + 1 <= width) {
+		cell(out, width, s);
+		return;
+	}
+	size_t head = (size_t)(sep + 2 - s), room = width - 1;
+	if (head > room / 2)
+		head = room / 2;
+	size_t tail = room - head - 2;
+	char *safe = termclean(s, TERM_ONELINE);
+	snprintf(out, width, "%.*s..%s", (int)head, safe, safe + strlen(safe) - (tail < strlen(safe) ? tail : 0));
+	free(safe);
+}
+
 static void rulestr(const cJSON *rule, char *out, size_t n)
 {
 	if (cJSON_IsNumber(rule) && rule->valuedouble > -1e9 && rule->valuedouble < 1e9)
@@ -337,7 +356,7 @@ static int table(const char *run, const struct filter *fp, int json)
 	struct buf denials = {0}, notruns = {0}, line = {0};
 	int rc;
 	if (!json)
-		printf("%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
+		printf("%5s  %-14s %-28s %-40s %-8s %-7s %5s %8s\n", "STEP", "JOB", "TOOL", "ARGUMENTS", "DECISION", "RULE",
 		       "EXIT", "MS");
 	while ((rc = callsnext(c, &call, &e)) == 1) {
 		char *args = cJSON_PrintUnformatted(call.arguments);
@@ -384,12 +403,12 @@ static int table(const char *run, const struct filter *fp, int json)
 					bufputs(&line, ",\"exit_code\":null,\"duration_ms\":null}\n");
 				fwrite(line.data, 1, line.len, stdout);
 			} else {
-				char a[41], job[15], tool[11], rule[16], ex[8] = "-", ms[16] = "-";
+				char a[41], job[15], tool[29], rule[16], ex[8] = "-", ms[16] = "-";
 				const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(call.arguments, "command");
 				const cJSON *path = cJSON_GetObjectItemCaseSensitive(call.arguments, "path");
 				cell(a, sizeof a, cJSON_IsString(cmd) ? cmd->valuestring : cJSON_IsString(path) ? path->valuestring : args);
 				cell(job, sizeof job, call.job);
-				cell(tool, sizeof tool, call.tool);
+				toolcell(tool, sizeof tool, call.tool);
 				rulestr(call.rule, rule, sizeof rule);
 				if (call.has_result) {
 					snprintf(ex, sizeof ex, "%d", call.exit_code);
@@ -398,7 +417,7 @@ static int table(const char *run, const struct filter *fp, int json)
 				char st[16] = "-";
 				if (!call.notrun)
 					snprintf(st, sizeof st, "%d", call.step);
-				termprintf(stdout, "%5s  %-14s %-10s %-40s %-8s %-7s %5s %8s\n", st, job, tool, a,
+				termprintf(stdout, "%5s  %-14s %-28s %-40s %-8s %-7s %5s %8s\n", st, job, tool, a,
 				       call.notrun ? "not run" : call.decision ? call.decision : "?", rule, ex, ms);
 			}
 		}

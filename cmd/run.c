@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/finalize.h"
+#include "../artifacts/rundir.h"
 #include "../artifacts/sign.h"
 #include "../artifacts/runjson.h"
 #include "../manifest/manifest.h"
@@ -76,7 +77,7 @@ static void catchsignals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Say so when earlier runs in outdir never finished (killed, or still running elsewhere). */
+/* Say so when earlier runs in outdir have no run.json: still running (which pid), or killed. */
 static void unfinished(const char *outdir)
 {
 	DIR *d = opendir(outdir);
@@ -86,11 +87,15 @@ static void unfinished(const char *outdir)
 		if (de->d_name[0] == '.')
 			continue;
 		char *p = pathjoin(outdir, de->d_name);
-		if (rununfinished(p)) {
-			fprintf(stderr, "nightshift: note: %s never finished (killed, or still running); when it is dead, "
+		long pid = rununfinished(p) ? rundirholder(p) : 0;
+		if (rununfinished(p) && pid > 0)
+			fprintf(stderr, "nightshift: note: %s is still running (pid %ld)\n", p, pid);
+		else if (rununfinished(p) && pid < 0)
+			fprintf(stderr, "nightshift: note: %s is still running (a live process holds it)\n", p);
+		else if (rununfinished(p))
+			fprintf(stderr, "nightshift: note: %s never finished and no process holds it (killed); "
 			                "`nightshift finalize %s` seals it\n", p, p);
-			shown++;
-		}
+		shown += rununfinished(p);
 		free(p);
 	}
 	if (d)
@@ -251,7 +256,8 @@ int cmdrun(int argc, char **argv)
 			continue;
 		char limits[128];
 		if (doctorsandbox(&m.jobs[i].sandbox, limits, &e) < 0) {
-			errctx(&e, "job %s: the namespace sandbox cannot start on this machine (nightshift doctor says more)",
+			/* the cause says whose it is: the machine's (user namespaces refused) or the manifest's */
+			errctx(&e, "job %s: the namespace sandbox cannot start (nightshift doctor says more)",
 			       m.jobs[i].id);
 			rc = report(&e);
 			manifestfree(&m);

@@ -251,6 +251,39 @@ static int parsenetwork(struct ydoc *y, yaml_node_t *n, struct sandboxconf *sc)
 	return 0;
 }
 
+/* Why t cannot be a mount's target inside the sandbox (a static sentence), or NULL when it can:
+ * it must be an absolute, clean path (no empty, '.' or '..' name, no control character, 1024 bytes
+ * at most) outside the places the sandbox itself makes: /, /workspace, /proc, /dev, /sys, /skills. */
+static const char *mounttargetbad(const char *t)
+{
+	static const char *const made[] = {"/workspace", "/proc", "/dev", "/sys", "/skills"};
+	size_t n = strlen(t);
+	if (t[0] != '/')
+		return "must be an absolute path (it is a place inside the sandbox, like /data)";
+	if (n == 1)
+		return "may not be / (the sandbox's root is made by nightshift)";
+	if (n > 1024)
+		return "is longer than 1024 bytes";
+	for (const char *p = t; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "holds a control character";
+	for (const char *p = t; *p;) {
+		const char *q = ++p;
+		while (*q && *q != '/')
+			q++;
+		size_t k = (size_t)(q - p);
+		if (k == 0 || (k == 1 && p[0] == '.') || (k == 2 && p[0] == '.' && p[1] == '.'))
+			return "must be a clean path: no empty, '.' or '..' name in it";
+		p = q;
+	}
+	for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
+		size_t k = strlen(made[i]);
+		if (strncmp(t, made[i], k) == 0 && (t[k] == 0 || t[k] == '/'))
+			return "may not be /workspace, /proc, /dev, /sys or /skills or lie in them: the sandbox makes those";
+	}
+	return NULL;
+}
+
 static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct mount *mt)
 {
 	yaml_node_t *v;
@@ -270,10 +303,9 @@ static int parsemount(struct ydoc *y, yaml_node_t *n, const char *base, struct m
 		return yfail(y, n, "a mount needs a target");
 	if (ystr(y, v, &mt->target) < 0)
 		return -1;
-	if (mt->target[0] != '/' || strstr(mt->target, "..") || strcmp(mt->target, "/") == 0 ||
-	    strncmp(mt->target, "/workspace", 10) == 0 || strncmp(mt->target, "/proc", 5) == 0 ||
-	    strncmp(mt->target, "/dev", 4) == 0)
-		return yfail(y, v, "mount target must be an absolute path outside /, /workspace, /proc and /dev");
+	const char *why = mounttargetbad(mt->target);
+	if (why)
+		return yfail(y, v, "a mount's target %s", why);
 	mt->rw = 0;
 	if ((v = yget(y, n, "mode"))) {
 		static const char *const modes[] = {"ro", "rw", NULL};

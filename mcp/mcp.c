@@ -694,6 +694,8 @@ static int mcprelist(struct mcp *c, struct err *e)
 			const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "description"));
 			mt->description = d ? xstrdup(d) : NULL;
 			mt->input = cJSON_Duplicate(in, 1);
+			const cJSON *ann = cJSON_GetObjectItemCaseSensitive(t, "annotations");
+			mt->readonly = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "readOnlyHint"));
 			cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputSchema");
 			if (cJSON_IsObject(out)) {
 				struct buf ptr = {0};

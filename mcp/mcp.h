@@ -14,6 +14,8 @@ struct mcptool {
 	cJSON *input;      /* inputSchema (an object schema) */
 	cJSON *output;     /* outputSchema, or NULL */
 	int checkable;     /* output can be validated (our schema subset takes it) */
+	int readonly;      /* annotations.readOnlyHint is true: the server says it does not change its
+	                    * environment (its word, untrusted: it only lets the job share its workspace) */
 };
 
 struct mcp {

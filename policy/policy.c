@@ -529,6 +529,32 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	shsplitfree(&sp);
 }
 
+/* When the default decided MCP call s although a rule names its tool with args: say which argument
+ * kept that rule from matching (the first such rule), as "rule N names TOOL but its args do not
+ * match: KEY ...; default D". 0 when no rule names the tool with args. */
+static int argsmissed(struct verdict *v, const struct approval *a, const struct subject *s, const char *what)
+{
+	for (size_t k = 0; s->kind == KMCP && k < a->nrules; k++) {
+		const struct rule *r = &a->rules[k];
+		if (!r->argkeys.n || !r->tool || !globmatch(r->tool, strlen(r->tool), s->tool, s->toollen))
+			continue;
+		for (size_t i = 0; i < r->argkeys.n; i++) {
+			const cJSON *val = s->args ? cJSON_GetObjectItemCaseSensitive(s->args, r->argkeys.v[i]) : NULL;
+			if (val && argmatches(r->argglobs.v[i], val, r->decision))
+				continue;
+			char rn[48], got[96] = "";
+			rulename(rn, sizeof rn, a, (int)k);
+			if (cJSON_IsString(val))
+				clip(got, sizeof got, val->valuestring);
+			snprintf(v->reason, sizeof v->reason, "%s names %.80s but its args do not match: %.40s %s%s%.60s; "
+			         "default %s", rn, what, r->argkeys.v[i], !val ? "is missing" : *got ? got : "is not a string",
+			         val ? " is not " : "", val ? r->argglobs.v[i] : "", decisionname(a->def));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void policydecide(const struct approval *a, const char *worker, const char *tool, const cJSON *args,
                   struct verdict *v)
 {
@@ -569,9 +595,13 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 	}
 	s.provable = !unsafe;
 	v->decision = judge(a, &s, NULL, &v->rule);
-	if (v->rule < 0) {
+	if (v->rule < 0 && s.kind == KFILE && unsafe) {
+		snprintf(v->reason, sizeof v->reason, "%.60s cannot be judged (%.100s), so no rule with a path pattern %s it; "
+		         "default %s", what, unsafe, a->def == DEC_ALLOW ? "or the allow default" : "allows",
+		         decisionname(a->def == DEC_ALLOW ? DEC_DENY : a->def));
+	} else if (v->rule < 0 && !argsmissed(v, a, &s, what)) {
 		defreason(v, a, worker, what, unsafe);
-	} else {
+	} else if (v->rule >= 0) {
 		rulename(rn, sizeof rn, a, v->rule);
 		snprintf(v->reason, sizeof v->reason, "%s %s %s", rn, verb(v->decision), what);
 	}

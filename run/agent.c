@@ -27,6 +27,7 @@ static struct jobresult *runnested(struct runstate *rs, const char *id, const ch
 
 /* The state of one running job. */
 struct jobrun {
+	char *missing; /* the declared files the last final_result lacked ("a, b"), or NULL */
 	struct runstate *rs;
 	const struct job *j;
 	const char *input;
@@ -81,6 +82,12 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(jr->res->error, sizeof jr->res->error, fmt, ap);
 	va_end(ap);
+	if (jr->missing && st == JOB_FAILED) { /* the reason the model could not finish comes first */
+		char *was = xstrdup(jr->res->error);
+		snprintf(jr->res->error, sizeof jr->res->error, "declared file %.400s not in the workspace at final_result "
+		         "(the model was told): %s", jr->missing, was);
+		free(was);
+	}
 	char *masked = secretsmask(jr->rs->sec, jr->res->error);
 	if (masked) {
 		snprintf(jr->res->error, sizeof jr->res->error, "%s", masked);
@@ -135,6 +142,25 @@ static void remember(struct jobrun *jr, const struct llmreply *r)
 	cJSON_AddItemToArray(jr->messages, m);
 }
 
+/* The job's declared files (files:) not in the workspace, listed in errs ("a, b"); how many. */
+static size_t missingfiles(struct jobrun *jr, struct buf *errs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < jr->j->files.n; i++) {
+		char *rel = wspath(jr->j->files.v[i]);
+		struct buf b = {0};
+		int trunc = 0;
+		struct err fe = {0};
+		if (!rel || wsread(jr->wsfd, rel, 1, &b, &trunc, &fe) < 0) {
+			bufprintf(errs, "%s%s", n ? ", " : "", jr->j->files.v[i]);
+			n++;
+		}
+		buffree(&b);
+		free(rel);
+	}
+	return n;
+}
+
 /* final_result: valid ends the job (returns 1), invalid goes back to the model (returns 0). */
 static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e)
 {
@@ -145,6 +171,26 @@ static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e
 		bufputs(&errs, "arguments are not a JSON object\n");
 	} else {
 		nerr = jr->w->output ? schemavalidate(jr->w->output, c->args, &errs) : 0;
+	}
+	free(jr->missing);
+	jr->missing = NULL;
+	if (!nerr && missingfiles(jr, &errs) > 0) {
+		/* the job's declared files: the model is told which are missing, so it can write them; the
+		 * turn budget bounds how often, and a job that ends without them says so (fail) */
+		jr->missing = xstrdup(errs.data);
+		char *why = xasprintf("the job declares files that are not in the workspace: %s", errs.data);
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "call_id", c->id);
+		cJSON_AddStringToObject(ev, "errors", why);
+		cJSON_AddItemToObject(ev, "arguments", cJSON_Duplicate(c->args, 1));
+		int rc = evadd(jr->ev, "output_rejected", ev, e);
+		char *msg = xasprintf("final_result rejected: %s. Write them in the workspace, then call final_result "
+		                      "again.", why);
+		free(why);
+		answer(jr, c, msg, 1);
+		free(msg);
+		buffree(&errs);
+		return rc < 0 ? -1 : 0;
 	}
 	if (nerr) {
 		cJSON *ev = cJSON_CreateObject();
@@ -1180,6 +1226,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 		else if (jr.w->mcptools.n && mcpstart(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg), res->diverged |= je.kind == ERR_VERIFY;
 		else {
+			if (jr.w->mcptools.n && depth == 0 && rs->toolsknown)
+				rs->toolsknown(rs, j, mcpjobwrites(jr.mcp) || (jr.w->tools & (TOOL_SHELL | TOOL_WRITE_FILE |
+				                                                              TOOL_EDIT_FILE)));
 			if (jr.llm && rs->gates)
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
 			if (jr.llm) {
@@ -1204,6 +1253,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 			rc = -1, *e = ge;
 		free(none);
 	}
+	free(jr.missing);
 	sandboxfree(&jr.sc);
 	placefree(&jr.place);
 	gitkeepfree(&jr.git);

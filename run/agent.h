@@ -53,6 +53,9 @@ struct runstate {
 	int failondeny;        /* run --fail-on-deny */
 	pthread_mutex_t bmu;   /* guards every budget of the run */
 	struct budget budget;  /* the run's: budget.cost, shared by its jobs (set up with budgetinit) */
+	/* the scheduler's, told when a top-level job's MCP servers said whether its tools write */
+	void (*toolsknown)(struct runstate *rs, const struct job *j, int writes);
+	void *sched;
 };
 
 struct jobresult {

@@ -20,6 +20,7 @@ struct mcpjob {
 	size_t nsrv;
 	cJSON *defs;    /* offered, neutral form */
 	cJSON *local;   /* names of offered tools whose server runs in the sandbox */
+	int writes;     /* an offered tool lacks its server's readOnlyHint */
 	cJSON *results; /* replay: recorded MCP tool_result events */
 };
 
@@ -110,6 +111,7 @@ static int startone(struct mcpjob *mj, struct srv *s, struct err *e)
 	if (s->c->serverinfo)
 		cJSON_AddItemToObject(ev, "server_info", cJSON_Duplicate(s->c->serverinfo, 1));
 	cJSON *offered = cJSON_AddArrayToObject(ev, "offered"), *left = cJSON_AddArrayToObject(ev, "not_offered");
+	cJSON *ro = cJSON_AddArrayToObject(ev, "read_only");
 	for (size_t i = 0; i < s->c->ntools; i++) {
 		const struct mcptool *t = &s->c->tools[i];
 		char *name = mcpname(s->conf->name, t->name);
@@ -125,6 +127,8 @@ static int startone(struct mcpjob *mj, struct srv *s, struct err *e)
 			cJSON_AddStringToObject(d, "description", t->description ? t->description : t->name);
 			cJSON_AddItemToObject(d, "parameters", cJSON_Duplicate(t->input, 1));
 			cJSON_AddItemToArray(offered, d);
+			if (t->readonly)
+				cJSON_AddItemToArray(ro, cJSON_CreateString(name));
 		}
 		free(name);
 	}
@@ -136,8 +140,15 @@ static void adddefs(struct mcpjob *mj, const cJSON *ev)
 {
 	const cJSON *d;
 	int local = !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev, "url"));
+	const cJSON *ro = cJSON_GetObjectItemCaseSensitive(ev, "read_only");
 	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(ev, "offered"))
 	{
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name"));
+		int hinted = 0;
+		const cJSON *r;
+		cJSON_ArrayForEach(r, ro)
+		hinted |= name && cJSON_IsString(r) && strcmp(r->valuestring, name) == 0;
+		mj->writes |= !hinted;
 		cJSON_AddItemToArray(mj->defs, cJSON_Duplicate(d, 1));
 		if (local)
 			cJSON_AddItemToArray(mj->local,
@@ -206,6 +217,7 @@ int mcpjobopen(struct mcpjob **out, const struct mcpjobconf *c, struct err *e)
 				cJSON_AddStringToObject(d, "description", t->description ? t->description : t->name);
 				cJSON_AddItemToObject(d, "parameters", cJSON_Duplicate(t->input, 1));
 				cJSON_AddItemToArray(mj->defs, d);
+				mj->writes |= !t->readonly;
 				if (!s->conf->url)
 					cJSON_AddItemToArray(mj->local, cJSON_CreateString(name));
 			}
@@ -213,6 +225,11 @@ int mcpjobopen(struct mcpjob **out, const struct mcpjobconf *c, struct err *e)
 		}
 	}
 	return 0;
+}
+
+int mcpjobwrites(const struct mcpjob *mj)
+{
+	return mj && mj->writes;
 }
 
 const cJSON *mcpjobdefs(const struct mcpjob *mj)

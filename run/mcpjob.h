@@ -24,6 +24,9 @@ struct mcpjobconf {
 /* Start every server the worker's tools name (or read what they offered from the record) and
  * log an mcp_tools event for each. -1 with e when one cannot be started or the record lacks it. */
 int mcpjobopen(struct mcpjob **mj, const struct mcpjobconf *c, struct err *e);
+/* 1 when an offered tool may write: its server did not mark it readOnlyHint (MCP tool
+ * annotations); 0 when every one is marked, or none is offered. */
+int mcpjobwrites(const struct mcpjob *mj);
 /* The tool definitions offered to the model (neutral form), borrowed; empty when none. */
 const cJSON *mcpjobdefs(const struct mcpjob *mj);
 /* 1 when name (mcp__SERVER__TOOL) is offered to the model; 2 when its server runs in the

@@ -307,17 +307,23 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 	return rc;
 }
 
-/* A job that may change the workspace holds it alone; one that can only read it shares it. An
- * MCP tool writes unless its server marks it readOnlyHint, which is only known once the server
- * runs, after the job was scheduled: a worker with MCP tools counts as writing. */
+/* What a job does to its workspace: a job that may change it holds it alone; one that can only
+ * read it shares it. */
+enum { READS, WRITES, ASKMCP };
+
+/* An MCP tool writes unless its server marks it readOnlyHint, which is only known once the server
+ * answers tools/list, after the job was scheduled: a worker whose only possible writes are its
+ * own MCP tools is ASKMCP: it starts beside readers, not beside another ASKMCP job or a writer,
+ * and once its servers said (toolsknown) it is a reader or a writer; a delegate's MCP tools
+ * count as writing. */
 static int writes(const struct manifest *m, const struct worker *w, int depth)
 {
-	if (w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE) || w->mcptools.n)
-		return 1;
+	if (w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE) || (depth && w->mcptools.n))
+		return WRITES;
 	for (size_t i = 0; depth < 8 && i < w->delegates.n; i++)
 		if (writes(m, manifestworker(m, w->delegates.v[i]), depth + 1))
-			return 1;
-	return 0;
+			return WRITES;
+	return w->mcptools.n ? ASKMCP : READS;
 }
 
 enum { WAITING, RUNNING, DONE };
@@ -325,9 +331,9 @@ enum { WAITING, RUNNING, DONE };
 struct sched {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int running, writers, fatal;
+	int running, fatal;
 	int *state;
-	int *wr;      /* by job: it may change its workspace */
+	int *wr;      /* by job: READS, WRITES or ASKMCP (any but READS holds its workspace alone) */
 	size_t *ws;   /* by job: the index of its workspace in the runstate */
 	int *said;    /* by job: the last reason it was said to wait for (1 + blocking job, or -1 for -j) */
 	const struct manifest *m;
@@ -344,6 +350,44 @@ struct sched {
 	int *late;                 /* by job: a member made during the run, not yet looked for in rsm */
 	struct err e; /* the first artifact error of a job thread */
 };
+
+/* Whether running jobs i and k may not share a workspace: either writes, or neither knows yet. */
+static int clash(const struct sched *s, size_t i, size_t k)
+{
+	return s->wr[i] == WRITES || s->wr[k] == WRITES || (s->wr[i] == ASKMCP && s->wr[k] == ASKMCP);
+}
+
+/* Job j's MCP servers listed their tools: it writes (an offered tool lacks readOnlyHint) or only
+ * reads. An ASKMCP job may have started beside readers of its workspace; one that writes waits
+ * here, before its first turn, until they end. */
+static void toolsknown(struct runstate *rs, const struct job *j, int wr)
+{
+	struct sched *s = rs->sched;
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	size_t me = (size_t)(j - s->m->jobs);
+	if (me < s->m->njobs && s->wr[me] == ASKMCP) {
+		s->wr[me] = wr ? WRITES : READS;
+		progressj(j->id, wr ? "its MCP tools may write (not every one is marked readOnlyHint): it holds its "
+		                      "workspace alone"
+		                    : "its MCP tools only read (readOnlyHint): it shares its workspace with readers");
+		pthread_cond_broadcast(&s->cv);
+		for (int said = 0;;) {
+			long by = -1;
+			for (size_t k = 0; k < s->m->njobs && by < 0; k++)
+				if (k != me && s->state[k] == RUNNING && spacesoverlap(rs, s->ws[me], s->ws[k]) && clash(s, me, k))
+					by = (long)k;
+			if (by < 0 || cancelled)
+				break;
+			if (!said++)
+				progressj(j->id, "waiting: job %s reads its workspace and this job may change it",
+				          s->m->jobs[by].id);
+			pthread_cond_wait(&s->cv, &s->mu);
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+}
 
 /* Whether job i failed in a way that ends its matrix (fail_fast). */
 static int failsfast(const struct manifest *m, const struct jobresult *res, size_t i)
@@ -379,7 +423,6 @@ struct slot {
 	const struct job *j;
 	char *input;
 	struct jobresult *res;
-	int writer;
 	int *state;
 };
 
@@ -409,8 +452,7 @@ static void *jobthread(void *arg)
 				progressj(m->jobs[k].id, "cancelling: %s of its matrix failed (fail_fast)", sl->j->id);
 			}
 	sl->s->running--;
-	sl->s->writers -= sl->writer;
-	pthread_cond_signal(&sl->s->cv);
+	pthread_cond_broadcast(&sl->s->cv); /* the scheduler, and a job waiting in toolsknown */
 	pthread_mutex_unlock(&sl->s->mu);
 	free(sl->input);
 	free(sl);
@@ -474,7 +516,7 @@ static int prepare(struct runstate *rs, struct sched *s, size_t i, struct jobres
 static long blocker(const struct runstate *rs, const struct sched *s, size_t i)
 {
 	for (size_t k = 0; k < s->m->njobs; k++)
-		if (s->state[k] == RUNNING && (s->wr[i] || s->wr[k]) && spacesoverlap(rs, s->ws[i], s->ws[k]))
+		if (s->state[k] == RUNNING && clash(s, i, k) && spacesoverlap(rs, s->ws[i], s->ws[k]))
 			return (long)k;
 	return -1;
 }
@@ -494,7 +536,9 @@ static void saywait(const struct runstate *rs, struct sched *s, size_t i, long b
 	const struct wspace *w = &rs->ws[s->ws[by]];
 	progressj(j->id, "waiting: job %s %s workspace %s%s", s->m->jobs[by].id,
 	          s->wr[by] ? "may change its" : "reads its", w->name,
-	          s->wr[by] ? "" : " and this job may change it");
+	          s->wr[by] == ASKMCP ? " (its MCP servers have not said yet whether their tools write)"
+	          : s->wr[by]        ? ""
+	                             : " and this job may change it");
 }
 
 /* Whether the --job ids in only take member id of matrix group: all of them when only names none
@@ -635,6 +679,8 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 	s.wr = xcalloc(cap, sizeof *s.wr);
 	s.ws = xcalloc(cap, sizeof *s.ws);
 	s.said = xcalloc(cap, sizeof *s.said);
+	rs->sched = &s;
+	rs->toolsknown = toolsknown;
 	s.late = xcalloc(cap, sizeof *s.late);
 	for (size_t i = 0; i < m->njobs; i++) {
 		if (taken[i])
@@ -707,16 +753,15 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 				continue;
 			}
 			struct slot *sl = xcalloc(1, sizeof *sl);
-			*sl = (struct slot){&s, rs, j, input, &res[i], wr, &s.state[i]};
+			*sl = (struct slot){&s, rs, j, input, &res[i], &s.state[i]};
 			s.state[i] = RUNNING;
 			s.running++;
-			s.writers += wr;
 			progressjob(j->id, 0, 0, 0, "starting", 0);
-			progressj(j->id, "started (worker %s%s)", j->worker, wr ? "" : ", read-only");
+			progressj(j->id, "started (worker %s%s)", j->worker,
+			          wr == READS ? ", read-only" : wr == ASKMCP ? ", read-only if its MCP tools are" : "");
 			if (pthread_create(&threads[nthreads], NULL, jobthread, sl) != 0) {
 				s.state[i] = DONE;
 				s.running--;
-				s.writers -= wr;
 				res[i].status = JOB_FAILED;
 				snprintf(res[i].error, sizeof res[i].error, "cannot start a thread");
 				free(sl->input);
@@ -736,6 +781,7 @@ static int schedule(struct runstate *rs, struct manifest *mm, const struct runop
 	*np = n;
 	free(s.state);
 	free(s.wr);
+	rs->sched = NULL;
 	free(s.ws);
 	free(s.said);
 	free(s.late);

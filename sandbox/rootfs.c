@@ -128,6 +128,95 @@ static void planhost(struct rootfs *r, const struct sbxconf *c)
 	free(res);
 }
 
+static const char *below(const char *path, const char *dir);
+
+#define SHADOWCAP 4096 /* entries of a folder shadowed for a mount point */
+
+/* Make room for a mount point at target when the folder it lies in is a read-only bind (a system
+ * folder: /opt/mcp with image host) and it does not exist there: the deepest folder of the way
+ * that exists is covered by a tmpfs holding its entries again (each bound as before, later steps
+ * on them repeated), so that the point can be made without touching the host; that folder goes
+ * to shadows, to be made read-only once the mounts are in. */
+static int pointin(struct rootfs *r, const char *target, struct strv *shadows, struct err *e)
+{
+	size_t b = r->n;
+	const char *rest = NULL;
+	for (size_t i = r->n; i-- > 0;) { /* the last step laid on a folder the target lies in */
+		const char *q = below(target, r->ops[i].dst);
+		if (!q || !*q || (r->ops[i].kind != R_TMPFS && r->ops[i].kind != R_BIND))
+			continue;
+		if (r->ops[i].kind == R_TMPFS)
+			return 0; /* a tmpfs of ours takes the point */
+		b = i;
+		rest = q;
+		break;
+	}
+	if (b == r->n || r->ops[b].flags & RF_RW)
+		return 0; /* in our own root, or a writable bind: the point is made there */
+	char *host = xasprintf("%s%s", r->ops[b].src, rest), *in = xstrdup(target);
+	struct stat st;
+	if (lstat(host, &st) == 0) {
+		free(host);
+		free(in);
+		return 0; /* there already */
+	}
+	size_t srclen = strlen(r->ops[b].src);
+	for (;;) { /* up to the deepest folder that exists, in both names (they end alike) */
+		*strrchr(host, '/') = *strrchr(in, '/') = 0;
+		if (strlen(host) <= srclen || (stat(host, &st) == 0 && S_ISDIR(st.st_mode)))
+			break;
+	}
+	if (!*host)
+		strcpy(host, "/");
+	if (!*in)
+		strcpy(in, "/");
+	DIR *d = opendir(host);
+	int rc = 0;
+	if (!d) {
+		rc = errc(e, ERR_INPUT, "mount point %s: its folder %s cannot be read: %s", target, host, strerror(errno));
+		goto out;
+	}
+	size_t had = r->n, n = 0;
+	add(r, R_TMPFS, "mode=0755", in, 0);
+	struct dirent *de;
+	while ((de = readdir(d)) && rc == 0) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++n > SHADOWCAP) {
+			rc = errc(e, ERR_INPUT, "mount point %s: %s holds more than %d entries to show again around it; "
+			                        "pick a target in a smaller folder", target, host, SHADOWCAP);
+			break;
+		}
+		char *hp = pathjoin(host, de->d_name), *ip = pathjoin(in, de->d_name), link[PATH_MAX];
+		ssize_t k;
+		if (lstat(hp, &st) == 0 && S_ISLNK(st.st_mode) && (k = readlink(hp, link, sizeof link - 1)) > 0) {
+			link[k] = 0;
+			add(r, R_SYMLINK, link, ip, 0);
+		} else if (lstat(hp, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			add(r, R_BIND, hp, ip, S_ISDIR(st.st_mode) ? RF_DIR : 0);
+		}
+		free(hp);
+		free(ip);
+	}
+	closedir(d);
+	/* what was laid on that folder after its bind (masks, generated files) goes on again */
+	for (size_t i = b + 1; rc == 0 && i < had; i++) {
+		const char *q = below(r->ops[i].dst, in);
+		if (q && *q) {
+			char *src = r->ops[i].src ? xstrdup(r->ops[i].src) : NULL, *dst = xstrdup(r->ops[i].dst);
+			add(r, r->ops[i].kind, src, dst, r->ops[i].flags);
+			free(src);
+			free(dst);
+		}
+	}
+	if (rc == 0)
+		strvadd(shadows, in);
+out:
+	free(host);
+	free(in);
+	return rc;
+}
+
 /* A root file system folder: each top-level entry, read-only, except what we provide. */
 static int planimage(struct rootfs *r, const char *image, struct err *e)
 {
@@ -174,6 +263,7 @@ static int planimage(struct rootfs *r, const char *image, struct err *e)
 
 int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 {
+	struct strv shadows = {0}; /* folders pointin laid a tmpfs over, read-only in the end */
 	const struct sandboxconf *sc = c->conf;
 	struct stat st;
 	memset(r, 0, sizeof *r);
@@ -229,16 +319,36 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 			free(src);
 			goto fail;
 		}
-		if (!m->target || m->target[0] != '/' || strstr(m->target, "/../") || strcmp(m->target, "/") == 0) {
+		/* the manifest's targets passed mounttargetbad; the runner's own (the runs folder in
+		 * /workspace, skills in /skills) lie where the sandbox puts them */
+		if (!m->target || m->target[0] != '/' || strstr(m->target, "/../") || strcmp(m->target, "/") == 0 ||
+		    (strlen(m->target) >= 3 && strcmp(m->target + strlen(m->target) - 3, "/..") == 0)) {
 			free(src);
 			errc(e, ERR_INPUT, "sandbox mount %s: the target must be an absolute path", m->source);
+			goto fail;
+		}
+		if (pointin(r, m->target, &shadows, e) < 0) {
+			free(src);
 			goto fail;
 		}
 		add(r, R_BIND, src, m->target, (m->rw ? RF_RW : 0) | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
 		free(src);
 	}
+	/* the folders shadowed for mount points read-only again, then the writable mounts in them
+	 * bound again on top (the read-only bind covers what lies below it) */
+	for (size_t i = 0; i < shadows.n; i++)
+		add(r, R_ROSELF, NULL, shadows.v[i], 0);
+	for (size_t i = 0; shadows.n && i < sc->nmounts; i++) {
+		const struct mount *m = &sc->mounts[i];
+		char *src = realpath(m->source, NULL);
+		if (m->rw && src && stat(src, &st) == 0)
+			add(r, R_BIND, src, m->target, RF_RW | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
+		free(src);
+	}
+	strvfree(&shadows);
 	return 0;
 fail:
+	strvfree(&shadows);
 	rootfsfree(r);
 	return -1;
 }

@@ -59,7 +59,7 @@ cases = [
     ("sandbox.uid in a job", "version: 1\n" + M + W + "jobs:\n  j: { worker: w, sandbox: { uid: ^\"1001:\" } }\n", "is not a uid or uid:gid"),
     ("bad network", "version: 1\n" + M + "sandbox: { network: ^bridge }\n" + W + J, "unknown network 'bridge'"),
     ("mount source missing", "version: 1\n" + M + "sandbox:\n  mounts:\n    - { source: ^./nothing-here, target: /data }\n" + W + J, "does not exist"),
-    ("mount target relative", "version: 1\n" + M + "sandbox:\n  mounts:\n    - { source: ., target: ^data }\n" + W + J, "mount target must be an absolute path"),
+    ("mount target relative", "version: 1\n" + M + "sandbox:\n  mounts:\n    - { source: ., target: ^data }\n" + W + J, "a mount's target must be an absolute path"),
     ("workspace missing", "version: 1\nworkspace: ^no-such-dir\n" + M + W + J, "does not exist"),
     ("snapshot level", "version: 1\n" + M + "snapshot: { level: ^30 }\n" + W + J, "out of range"),
     ("secrets a mapping", "version: 1\n" + M + "secrets: ^{ a: b }\n" + W + J, "expected a list of strings"),

@@ -24,6 +24,22 @@ expect_rc "a killed, unsealed run is INCOMPLETE: exit 4" 4 $?
 expect_grep "as incomplete" "INCOMPLETE: the run was not sealed" "$T/err"
 "$NS" run "$T/m.yaml" --out "$T/runs" --job j >/dev/null 2>"$T/err2" & p=$!
 waitfor 60 running "sleep 39.0$mark"
+# a third run while the second is alive: the second is named as running, with its pid
+mkdir -p "$T/ws3"
+cat > "$T/m3.yaml" <<YAML
+version: 1
+workspace: ws3
+models: { d: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {}} ]} ] } }
+workers: { w: { model: d, instructions: x } }
+jobs: { j: { worker: w } }
+YAML
+"$NS" run "$T/m3.yaml" --out "$T/runs" >/dev/null 2>"$T/err3"
+live=$(ls -d "$T"/runs/2* | sed -n 2p)
+expect_grep "a live run is said to be running, with its pid" "$(basename "$live") is still running \\(pid $p\\)" "$T/err3"
+expect_nogrep "and not as killed" "$(basename "$live") never finished" "$T/err3"
+expect_grep "the killed one is said to be dead" "$(basename "$run") never finished and no process holds it" "$T/err3"
+"$NS" finalize "$live" 2>"$T/err4"
+expect_grep "finalize refuses the live run, naming its pid" "still running \\(pid $p\\)" "$T/err4"
 kill -TERM $p; wait $p 2>/dev/null
 expect_grep "the next run points at the unfinished one" "$(basename "$run") never finished .*nightshift finalize" "$T/err2"
 "$NS" finalize "$run" 2>"$T/err"
