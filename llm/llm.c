@@ -276,19 +276,17 @@ static cJSON *answerbody(struct llm *l, const struct httpresp *h, struct exchang
 static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
 {
 	const struct model *md = l->model;
-	char *url = NULL;
-	struct strv headers = {0};
-	cJSON *body = NULL;
-	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
-		cJSON_Delete(body);
-		free(url);
-		strvfree(&headers);
+	struct llmreq own = {0}, *q = c->req && c->req->text ? c->req : &own;
+	if (q == &own && llmprepare(l, c, q, e) < 0)
 		return errctx(e, "model '%s'", md->name);
-	}
+	/* The request as prepared is taken, not copied: it is sent once. */
+	char *url = q->url, *text = q->text;
+	struct strv headers = q->headers;
+	cJSON *body = q->body;
+	memcpy(x->digest, q->digest, sizeof x->digest);
+	memset(q, 0, sizeof *q);
 	for (size_t i = 0; i < md->headers.n; i++)
 		strvadd(&headers, md->headers.v[i]);
-	char *text = wiretext(body);
-	sha256hex(text, strlen(text), x->digest);
 	/* The stream switch goes on what is sent, not into the digest or the record: a request is the
 	 * same request streamed or not, and a replay matches it either way. */
 	char *sent = NULL;
@@ -457,21 +455,42 @@ cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
 	return body;
 }
 
-size_t llmbytes(struct llm *l, const struct chat *c)
+void llmreqfree(struct llmreq *q)
 {
-	struct err ignored;
-	cJSON *body = l->ops->request ? llmbody(l, c, &ignored) : NULL;
-	if (!body)
-		body = neutral(c);
-	char *text = wiretext(body);
-	size_t n = strlen(text);
-	free(text);
-	cJSON_Delete(body);
-	return n;
+	free(q->url);
+	strvfree(&q->headers);
+	cJSON_Delete(q->body);
+	free(q->text);
+	memset(q, 0, sizeof *q);
+}
+
+int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err *e)
+{
+	llmreqfree(q);
+	if (l->ops->request) {
+		if (l->ops->request(l, c, &q->url, &q->headers, &q->body, e) < 0) {
+			llmreqfree(q);
+			return -1;
+		}
+	} else {
+		q->body = neutral(c);
+	}
+	q->text = wiretext(q->body);
+	q->len = strlen(q->text);
+	sha256hex(q->text, q->len, q->digest);
+	if (!l->ops->request) {
+		cJSON_Delete(q->body); /* a local provider sends no body */
+		q->body = NULL;
+	}
+	return 0;
 }
 
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 {
+	if (c->req && c->req->digest[0]) {
+		memcpy(out, c->req->digest, 65);
+		return 0;
+	}
 	struct err ignored;
 	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
 	if (!body)
@@ -489,6 +508,8 @@ void llmclose(struct llm *l)
 		return;
 	sigv4free(l->aws);
 	evrclose(l->record);
+	cJSON_Delete(l->keptsrc);
+	cJSON_Delete(l->keptwire);
 	free(l->apikey);
 	l->ops->free(l);
 }

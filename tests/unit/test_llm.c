@@ -814,10 +814,48 @@ static void thinking(void)
 	llmclose(l);
 }
 
+/* The wire messages kept between turns: after an append, a change in place (an elision) and a
+ * shorter conversation, the body is what a fresh client builds, and the prepared request's size
+ * and digest are those of the bytes sent. */
+static void openaikept(void)
+{
+	struct model md = model(PROV_OPENAI, NULL);
+	struct llm *l, *fresh;
+	struct err e = {0};
+	ok(openaiopen(&l, &md, &e) == 0 && openaiopen(&fresh, &md, &e) == 0, "two clients");
+	cJSON *msgs = J(convo), *t = J(tools);
+	struct chat c = {"Be brief.", t, msgs, 0, NULL};
+	for (int round = 0; round < 4; round++) {
+		if (round == 1)
+			cJSON_AddItemToArray(msgs, J("{\"role\":\"user\",\"content\":\"more\"}"));
+		if (round == 2)
+			cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(msgs, 1), "content", cJSON_CreateString("changed"));
+		if (round == 3)
+			cJSON_DeleteItemFromArray(msgs, cJSON_GetArraySize(msgs) - 1);
+		struct llmreq q = {0};
+		ok(llmprepare(l, &c, &q, &e) == 0, "prepare, round %d", round);
+		cJSON *want = llmbody(fresh, &c, &e);
+		ok(cJSON_Compare(q.body, want, 1), "kept messages give a fresh client's body, round %d", round);
+		char *text = cJSON_PrintUnformatted(want), dg[65];
+		sha256hex(text, strlen(text), dg);
+		ok(q.len == strlen(text) && strcmp(q.digest, dg) == 0, "size and digest of the bytes, round %d", round);
+		free(text);
+		cJSON_Delete(want);
+		llmreqfree(&q);
+		llmclose(fresh);
+		openaiopen(&fresh, &md, &e);
+	}
+	cJSON_Delete(msgs);
+	cJSON_Delete(t);
+	llmclose(fresh);
+	llmclose(l);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	openairequest();
+	openaikept();
 	openaiparse();
 	anthropicrequest();
 	anthropicparse();
