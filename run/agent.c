@@ -645,6 +645,17 @@ static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
 		cJSON_ArrayForEach(it, list)
 			if (ctxelideid(jr->messages, jr->steps, it, why, whysize) < 0)
 				return -1;
+		/* the collapse the night made (a record from before collapses has none) */
+		const cJSON *col = cJSON_GetObjectItemCaseSensitive(rec, "collapsed");
+		if (col) {
+			int removed = ctxcollapse(jr->messages, jr->steps);
+			if (!cJSON_IsNumber(col) || col->valueint != removed) {
+				snprintf(why, whysize, "the record collapsed %d messages into notes, this conversation %d",
+				         cJSON_IsNumber(col) ? col->valueint : -1, removed);
+				return -1;
+			}
+			jr->logged -= removed; /* all of them were logged: only turns before the newest collapse */
+		}
 		*ev = cJSON_Duplicate(rec, 1);
 		static const char *const drop[] = {"seq", "time", "type", "prev", "turn", "replayed", NULL};
 		for (size_t i = 0; drop[i]; i++)
@@ -714,12 +725,17 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		}
 	} else {
 		nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+		int removed = cev ? ctxcollapse(jr->messages, jr->steps) : 0;
+		if (removed) {
+			cJSON_AddNumberToObject(cev, "collapsed", removed);
+			jr->logged -= removed; /* all of them were logged: only turns before the newest collapse */
+		}
 	}
 	if (cev) {
 		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
-		progressj(jr->j->id, "turn %d: context: %d older tool result%s elided to fit the window (%lld tokens)",
+		progressj(jr->j->id, "turn %d: context: %d older tool results and arguments elided to fit the window (%lld tokens)",
 		          jr->res->turns + 1, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")),
-		          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")) == 1 ? "" : "s", (long long)window);
+		          (long long)window);
 		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
 			free(sys);
 			llmreqfree(&q);
