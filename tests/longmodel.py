@@ -9,6 +9,7 @@ usage: longmodel.py CONFIG.json PORTFILE LOGFILE
 
 CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
   {"turns": N, "command": "shell line"}           N turns each calling shell with the command, then final_result
+  {"turns": N, "write": BYTES}                     N turns each calling write_file with BYTES of text, then final_result
   {"turns": N, "delegate": "WORKER", "fanout": [a, b]}
                                                    N turns each calling WORKER a to b times (random) in one reply,
                                                    then final_result
@@ -75,6 +76,9 @@ class H(BaseHTTPRequestHandler):
         elif "delegate" in plan:
             a, b = plan.get("fanout", [1, 1])
             calls = [(plan["delegate"], {"input": "part %d of turn %d" % (i, turn)}) for i in range(rnd.randint(a, b))]
+        elif "write" in plan:
+            text = ("%d " % turn) * (plan["write"] // (len(str(turn)) + 1) + 1)
+            calls = [("write_file", {"path": "f%d.txt" % (turn % 7), "content": text[:plan["write"]]})]
         else:
             calls = [("shell", {"command": plan["command"]})]
         rec["status"] = 200
