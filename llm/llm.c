@@ -230,10 +230,14 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 
 /* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
  * any bytes; invalid ones become U+FFFD). */
-static char *wiretext(const cJSON *body)
+static char *wiretext(const cJSON *body, size_t hint)
 {
-	char *raw = cJSON_PrintUnformatted(body);
-	char *text = utf8clean(raw, strlen(raw));
+	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
+	char *raw = cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
+	size_t n = strlen(raw);
+	if (utf8valid(raw, n))
+		return raw; /* the usual case: no second copy */
+	char *text = utf8clean(raw, n);
 	free(raw);
 	return text;
 }
@@ -293,7 +297,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	if (l->ops->stream && !l->plain) {
 		cJSON *sb = cJSON_Duplicate(body, 1);
 		if (l->ops->stream(l, sb))
-			sent = wiretext(sb);
+			sent = wiretext(sb, l->lastlen);
 		cJSON_Delete(sb);
 	}
 	x->request = body;
@@ -475,8 +479,9 @@ int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err
 	} else {
 		q->body = neutral(c);
 	}
-	q->text = wiretext(q->body);
+	q->text = wiretext(q->body, l->lastlen);
 	q->len = strlen(q->text);
+	l->lastlen = q->len;
 	sha256hex(q->text, q->len, q->digest);
 	if (!l->ops->request) {
 		cJSON_Delete(q->body); /* a local provider sends no body */
@@ -495,7 +500,7 @@ int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
 	if (!body)
 		return -1;
-	char *text = wiretext(body);
+	char *text = wiretext(body, l->lastlen);
 	sha256hex(text, strlen(text), out);
 	free(text);
 	cJSON_Delete(body);

@@ -132,6 +132,7 @@ struct llm {
 	/* Chat completions (openai.c): the neutral messages last sent (copies) and their wire form, kept
 	 * between turns so that a turn converts only what is new; owned. */
 	cJSON *keptsrc, *keptwire;
+	size_t lastlen;            /* the size of the last request built, to print the next in one buffer */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a
