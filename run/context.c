@@ -313,7 +313,7 @@ static void span(const cJSON *steps, const char *id, int *first, int *last)
 		*last = st->valueint;
 }
 
-int ctxcollapse(cJSON *messages, const cJSON *steps)
+int ctxcollapse(cJSON *messages, cJSON *steps)
 {
 	int removed = 0;
 	cJSON *m = messages ? messages->child : NULL;
@@ -365,6 +365,16 @@ int ctxcollapse(cJSON *messages, const cJSON *steps)
 		if (first >= 0) {
 			cJSON_AddNumberToObject(note, "first", first);
 			cJSON_AddNumberToObject(note, "last", last);
+		}
+		/* the steps of the calls that go are forgotten: the map holds what the conversation does */
+		for (cJSON *x = m; x != end; x = x->next) {
+			const cJSON *tc;
+			cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(x, "tool_calls"))
+			{
+				const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+				if (id)
+					cJSON_DeleteItemFromObjectCaseSensitive(steps, id);
+			}
 		}
 		/* the note takes m's place; the rest of the run goes */
 		for (cJSON *x = m->next, *nx; x != end; x = nx) {

@@ -48,9 +48,10 @@ int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t inp
 /* Collapse every run of elided turns (an assistant message whose calls' arguments were elided, with
  * their results) and the collapse notes among them into one note, a user message naming how many
  * calls and which steps it stands for ({"role":"user","content",...,"elided":true,"collapsed":N,
- * "first","last"}), so the conversation's floor stops growing. Deterministic: a replay collapses
- * as the night did. Returns how many messages fewer there are. */
-int ctxcollapse(cJSON *messages, const cJSON *steps);
+ * "first","last"}), so the conversation's floor stops growing; the calls that go are taken out
+ * of steps too, so that it holds what the conversation does. Deterministic: a replay collapses as
+ * the night did. Returns how many messages fewer there are. */
+int ctxcollapse(cJSON *messages, cJSON *steps);
 /* Replay: elide what one item of a recorded context_elided event names (its call_id; its bytes,
  * when given, must be the result's size; with "part":"arguments", the call's arguments and theirs),
  * with the note ctxfit would write. Returns 0, or -1 with

@@ -96,6 +96,8 @@ int main(void)
 	   "the first 100 (%zu)", mostlate, most100);
 	ok(countlate > 0 && countlate <= countmid + 60 && countlate < 200, "the conversation's messages stop growing: %d at "
 	   "turn %d, %d at the end", countmid, TURNS / 2, countlate);
+	ok(cJSON_GetArraySize(steps) == cJSON_GetArraySize(steps2) && cJSON_GetArraySize(steps) < 200,
+	   "the steps map holds the calls still in the conversation: %d", cJSON_GetArraySize(steps));
 	ok(replayed, "each recorded elision applies to the replayed conversation %s", why);
 	char *x = cJSON_PrintUnformatted(live), *y = cJSON_PrintUnformatted(copy);
 	ok(x && y && strcmp(x, y) == 0, "the replayed conversation is the one the night sent");
