@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
-#include <malloc.h>
 #include <sys/resource.h>
 #include <curl/curl.h>
 #include "cmd.h"
@@ -68,18 +67,8 @@ static void fdlimit(void)
 	}
 }
 
-/* Keep large blocks in the heap: every turn builds, sends and frees request bodies of hundreds of
- * KB, and glibc's default serves each from a fresh mmap, so a turn paid a page fault per 4 KB of
- * them and a TLB flush to give them back (two fifths of a turn's CPU on 250 KB requests). */
-static void heapkeep(void)
-{
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-}
-
 int main(int argc, char **argv)
 {
-	heapkeep();
 	fdlimit();
 	if (argc < 2) {
 		fputs(helptext, stderr);
