@@ -231,10 +231,14 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 
 /* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
  * any bytes; invalid ones become U+FFFD). */
-static char *wiretext(const cJSON *body)
+static char *wiretext(const cJSON *body, size_t hint)
 {
-	char *raw = cJSON_PrintUnformatted(body);
-	char *text = utf8clean(raw, strlen(raw));
+	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
+	char *raw = cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
+	size_t n = strlen(raw);
+	if (utf8valid(raw, n))
+		return raw; /* the usual case: no second copy */
+	char *text = utf8clean(raw, n);
 	free(raw);
 	return text;
 }
@@ -282,19 +286,17 @@ static cJSON *answerbody(struct llm *l, struct httpresp *h, struct exchange *x, 
 static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e)
 {
 	const struct model *md = l->model;
-	char *url = NULL;
-	struct strv headers = {0};
-	cJSON *body = NULL;
-	if (l->ops->request(l, c, &url, &headers, &body, e) < 0) {
-		cJSON_Delete(body);
-		free(url);
-		strvfree(&headers);
+	struct llmreq own = {0}, *q = c->req && c->req->text ? c->req : &own;
+	if (q == &own && llmprepare(l, c, q, e) < 0)
 		return errctx(e, "model '%s'", md->name);
-	}
+	/* The request as prepared is taken, not copied: it is sent once. */
+	char *url = q->url, *text = q->text;
+	struct strv headers = q->headers;
+	cJSON *body = q->body;
+	memcpy(x->digest, q->digest, sizeof x->digest);
+	memset(q, 0, sizeof *q);
 	for (size_t i = 0; i < md->headers.n; i++)
 		strvadd(&headers, md->headers.v[i]);
-	char *text = wiretext(body);
-	sha256hex(text, strlen(text), x->digest);
 	/* The stream switch goes on what is sent, not into the digest or the record: a request is the
 	 * same request streamed or not, and a replay matches it either way. */
 	char *sent = NULL, *streamurl = NULL;
@@ -302,7 +304,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		cJSON *sb = cJSON_Duplicate(body, 1);
 		streamurl = xstrdup(url);
 		if (l->ops->stream(l, sb, &streamurl))
-			sent = wiretext(sb);
+			sent = wiretext(sb, l->lastlen);
 		cJSON_Delete(sb);
 	}
 	x->request = body;
@@ -466,26 +468,48 @@ cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e)
 	return body;
 }
 
-size_t llmbytes(struct llm *l, const struct chat *c)
+void llmreqfree(struct llmreq *q)
 {
-	struct err ignored;
-	cJSON *body = l->ops->request ? llmbody(l, c, &ignored) : NULL;
-	if (!body)
-		body = neutral(c);
-	char *text = wiretext(body);
-	size_t n = strlen(text);
-	free(text);
-	cJSON_Delete(body);
-	return n;
+	free(q->url);
+	strvfree(&q->headers);
+	cJSON_Delete(q->body);
+	free(q->text);
+	memset(q, 0, sizeof *q);
+}
+
+int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err *e)
+{
+	llmreqfree(q);
+	if (l->ops->request) {
+		if (l->ops->request(l, c, &q->url, &q->headers, &q->body, e) < 0) {
+			llmreqfree(q);
+			return -1;
+		}
+	} else {
+		q->body = neutral(c);
+	}
+	q->text = wiretext(q->body, l->lastlen);
+	q->len = strlen(q->text);
+	l->lastlen = q->len;
+	sha256hex(q->text, q->len, q->digest);
+	if (!l->ops->request) {
+		cJSON_Delete(q->body); /* a local provider sends no body */
+		q->body = NULL;
+	}
+	return 0;
 }
 
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 {
+	if (c->req && c->req->digest[0]) {
+		memcpy(out, c->req->digest, 65);
+		return 0;
+	}
 	struct err ignored;
 	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
 	if (!body)
 		return -1;
-	char *text = wiretext(body);
+	char *text = wiretext(body, l->lastlen);
 	sha256hex(text, strlen(text), out);
 	free(text);
 	cJSON_Delete(body);
@@ -498,6 +522,8 @@ void llmclose(struct llm *l)
 		return;
 	sigv4free(l->aws);
 	evrclose(l->record);
+	cJSON_Delete(l->keptsrc);
+	cJSON_Delete(l->keptwire);
 	free(l->apikey);
 	l->ops->free(l);
 }

@@ -28,11 +28,24 @@ cJSON *usagejson(const struct usage *u);
 /* Add b to a. */
 void usageadd(struct usage *a, const struct usage *b);
 
+struct llmreq;
 struct chat {
 	const char *system;
 	cJSON *tools;    /* [{"name","description","parameters"}] */
 	cJSON *messages; /* neutral messages, owned by the caller */
 	int toolchoice;  /* 1: the reply must call a tool (tool_choice required/any), where the API can say so */
+	struct llmreq *req; /* this chat's request as llmprepare built it, or NULL: llmcomplete builds it */
+};
+
+/* A request built once for a turn: its size known before it is sent, sent as it is (llmcomplete
+ * takes what it needs out of it). */
+struct llmreq {
+	char *url;           /* HTTP providers: where it goes, its headers and its body */
+	struct strv headers;
+	cJSON *body;
+	char *text;          /* the bytes sent (HTTP) or the neutral chat as JSON (local providers) */
+	size_t len;          /* strlen(text) */
+	char digest[65];     /* SHA-256 of text (exchange.digest) */
 };
 
 struct llmcall {
@@ -118,6 +131,10 @@ struct llm {
 	void *retryctx;
 	int plain;                 /* the server answered a streaming request with plain JSON: it does not
 	                            * stream, and the idle watchdog is off for it from then on */
+	/* Chat completions (openai.c): the neutral messages last sent (copies) and their wire form, kept
+	 * between turns so that a turn converts only what is new; owned. */
+	cJSON *keptsrc, *keptwire;
+	size_t lastlen;            /* the size of the last request built, to print the next in one buffer */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a
@@ -138,9 +155,12 @@ int llmopen(struct llm **l, const struct model *m, struct secrets *sec, struct e
 int llmcomplete(struct llm *l, const struct chat *c, struct llmreply *r, struct exchange *x, struct err *e);
 /* The wire body an HTTP provider would send for a chat, without sending it (NULL for local ones). */
 cJSON *llmbody(struct llm *l, const struct chat *c, struct err *e);
-/* The bytes of the request a chat makes: the wire body of an HTTP provider, the neutral chat of
- * a local one. For estimating its tokens before sending. */
-size_t llmbytes(struct llm *l, const struct chat *c);
+/* Build the request a chat makes, once: the wire body of an HTTP provider, the neutral chat of a
+ * local one; q->len is its size, for estimating its tokens before sending. Set c->req = q to send
+ * it as built. Frees what q held before. */
+int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err *e);
+/* Free what a prepared request still holds. */
+void llmreqfree(struct llmreq *q);
 /* The digest a request is known by (exchange.digest): SHA-256 of the body an HTTP provider sends,
  * or of the neutral chat {system, tools, messages} for a local one. For replay to match requests. */
 int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e);

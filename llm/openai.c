@@ -11,8 +11,46 @@ struct openai {
 	int replies; /* parsed so far, to name calls a server left without an id */
 };
 
-/* The neutral messages in chat-completions form. */
-static cJSON *wiremessages(const struct chat *c)
+/* One neutral message in chat-completions form. */
+static cJSON *wiremessage(const cJSON *m)
+{
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
+	if (!role)
+		role = "user";
+	cJSON *w = cJSON_CreateObject();
+	cJSON_AddStringToObject(w, "role", role);
+	const char *content = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
+	int calls = strcmp(role, "assistant") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(m, "tool_calls"));
+	if (content && (*content || !calls))
+		cJSON_AddStringToObject(w, "content", content);
+	else if (calls)
+		cJSON_AddNullToObject(w, "content");
+	else
+		cJSON_AddStringToObject(w, "content", "");
+	if (strcmp(role, "tool") == 0) {
+		cJSON_AddItemToObject(w, "tool_call_id", cJSON_Duplicate(cJSON_GetObjectItem(m, "tool_call_id"), 1));
+	} else if (calls) {
+		cJSON *wcalls = cJSON_AddArrayToObject(w, "tool_calls"), *tc;
+		cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls"))
+		{
+			cJSON *wc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
+			cJSON_AddItemToObject(wc, "id", cJSON_Duplicate(cJSON_GetObjectItem(tc, "id"), 1));
+			cJSON_AddStringToObject(wc, "type", "function");
+			cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItem(tc, "name"), 1));
+			char *s = wireargs(cJSON_GetObjectItem(tc, "arguments"), "{}");
+			cJSON_AddStringToObject(fn, "arguments", s);
+			free(s);
+			cJSON_AddItemToObject(wc, "function", fn);
+			cJSON_AddItemToArray(wcalls, wc);
+		}
+	}
+	return w;
+}
+
+/* The neutral messages in chat-completions form. The client keeps the messages it converted last
+ * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire): the prefix that is still
+ * equal is taken from there, and only what changed or is new is converted (and kept in its turn). */
+static cJSON *wiremessages(struct llm *l, const struct chat *c)
 {
 	cJSON *out = cJSON_CreateArray(), *m;
 	if (c->system && *c->system) {
@@ -21,40 +59,39 @@ static cJSON *wiremessages(const struct chat *c)
 		cJSON_AddStringToObject(s, "content", c->system);
 		cJSON_AddItemToArray(out, s);
 	}
+	if (!l->keptsrc) {
+		l->keptsrc = cJSON_CreateArray();
+		l->keptwire = cJSON_CreateArray();
+	}
+	cJSON *src = l->keptsrc->child, *wire = l->keptwire->child;
+	int same = 1, i = 0;
 	cJSON_ArrayForEach(m, c->messages)
 	{
-		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
-		if (!role)
-			role = "user";
-		cJSON *w = cJSON_CreateObject();
-		cJSON_AddStringToObject(w, "role", role);
-		const char *content = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
-		int calls = strcmp(role, "assistant") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(m, "tool_calls"));
-		if (content && (*content || !calls))
-			cJSON_AddStringToObject(w, "content", content);
-		else if (calls)
-			cJSON_AddNullToObject(w, "content");
-		else
-			cJSON_AddStringToObject(w, "content", "");
-		if (strcmp(role, "tool") == 0) {
-			cJSON_AddItemToObject(w, "tool_call_id", cJSON_Duplicate(cJSON_GetObjectItem(m, "tool_call_id"), 1));
-		} else if (calls) {
-			cJSON *wcalls = cJSON_AddArrayToObject(w, "tool_calls"), *tc;
-			cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls"))
-			{
-				cJSON *wc = cJSON_CreateObject(), *fn = cJSON_CreateObject();
-				cJSON_AddItemToObject(wc, "id", cJSON_Duplicate(cJSON_GetObjectItem(tc, "id"), 1));
-				cJSON_AddStringToObject(wc, "type", "function");
-				cJSON_AddItemToObject(fn, "name", cJSON_Duplicate(cJSON_GetObjectItem(tc, "name"), 1));
-				char *s = wireargs(cJSON_GetObjectItem(tc, "arguments"), "{}");
-				cJSON_AddStringToObject(fn, "arguments", s);
-				free(s);
-				cJSON_AddItemToObject(wc, "function", fn);
-				cJSON_AddItemToArray(wcalls, wc);
-			}
+		if (same && src && cJSON_Compare(src, m, 1)) {
+			cJSON_AddItemToArray(out, cJSON_Duplicate(wire, 1));
+			src = src->next;
+			wire = wire->next;
+			i++;
+			continue;
 		}
-		cJSON_AddItemToArray(out, w);
+		if (same) {
+			/* the first change: what was kept from here on is stale */
+			while (cJSON_GetArraySize(l->keptsrc) > i) {
+				cJSON_DeleteItemFromArray(l->keptsrc, i);
+				cJSON_DeleteItemFromArray(l->keptwire, i);
+			}
+			same = 0;
+		}
+		cJSON *w = wiremessage(m);
+		cJSON_AddItemToArray(l->keptsrc, cJSON_Duplicate(m, 1));
+		cJSON_AddItemToArray(l->keptwire, w);
+		cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
 	}
+	if (same)
+		while (cJSON_GetArraySize(l->keptsrc) > i) {
+			cJSON_DeleteItemFromArray(l->keptsrc, i);
+			cJSON_DeleteItemFromArray(l->keptwire, i);
+		}
 	return out;
 }
 
@@ -65,7 +102,7 @@ static int request(struct llm *l, const struct chat *c, char **url, struct strv 
 	wirebearer(l, headers);
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "model", m->model);
-	cJSON_AddItemToObject(b, "messages", wiremessages(c));
+	cJSON_AddItemToObject(b, "messages", wiremessages(l, c));
 	if (cJSON_GetArraySize(c->tools)) {
 		cJSON *tools = cJSON_AddArrayToObject(b, "tools"), *t;
 		cJSON_ArrayForEach(t, c->tools)

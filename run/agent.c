@@ -704,6 +704,17 @@ static int replayelide(struct jobrun *jr, cJSON **ev, char *why, size_t whysize)
 		cJSON_ArrayForEach(it, list)
 			if (ctxelideid(jr->messages, jr->steps, it, why, whysize) < 0)
 				return -1;
+		/* the collapse the night made (a record from before collapses has none) */
+		const cJSON *col = cJSON_GetObjectItemCaseSensitive(rec, "collapsed");
+		if (col) {
+			int removed = ctxcollapse(jr->messages, jr->steps);
+			if (!cJSON_IsNumber(col) || col->valueint != removed) {
+				snprintf(why, whysize, "the record collapsed %d messages into notes, this conversation %d",
+				         cJSON_IsNumber(col) ? col->valueint : -1, removed);
+				return -1;
+			}
+			jr->logged -= removed; /* all of them were logged: only turns before the newest collapse */
+		}
 		*ev = cJSON_Duplicate(rec, 1);
 		static const char *const drop[] = {"seq", "time", "type", "prev", "turn", "replayed", NULL};
 		for (size_t i = 0; drop[i]; i++)
@@ -741,13 +752,17 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	char *sys = xasprintf("%s%s%s", jr->w->instructions, skills ? skills : "", systemtail);
 	free(skills);
 	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
-	struct chat chat = {sys, tools, jr->messages, 1}; /* a reply must call a tool, where the API can say so */
+	struct llmreq q = {0};
+	struct chat chat = {sys, tools, jr->messages, 1, &q}; /* a reply must call a tool, where the API can say so */
 	struct exchange x;
 	struct err me = {0};
 	jr->transient = 0; /* a stop for a budget or the window is never retried */
 	/* Budgets first: the request is reserved at the most it can use, or not sent. */
 	const struct model *md = jr->llm->model;
-	size_t bytes = llmbytes(jr->llm, &chat);
+	/* The request is built once a turn (again only when the context changes it below) and sent as built. */
+	if (llmprepare(jr->llm, &chat, &q, &me) < 0)
+		chat.req = NULL; /* llmcomplete builds it again, and fails with its reason */
+	size_t bytes = q.len;
 	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), after;
 	int64_t window = jr->window && jr->window < modelcontext(md) ? jr->window : modelcontext(md);
 	struct reservation rv;
@@ -761,6 +776,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		nofit = 0;
 		if (replayelide(jr, &cev, whyr, sizeof whyr) < 0) {
 			free(sys);
+			llmreqfree(&q);
 			cJSON_Delete(tools);
 			jr->res->diverged = 1;
 			return fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_elided cannot be applied: %s",
@@ -768,18 +784,26 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		}
 	} else {
 		nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
+		int removed = cev ? ctxcollapse(jr->messages, jr->steps) : 0;
+		if (removed) {
+			cJSON_AddNumberToObject(cev, "collapsed", removed);
+			jr->logged -= removed; /* all of them were logged: only turns before the newest collapse */
+		}
 	}
 	if (cev) {
 		cJSON_AddNumberToObject(cev, "turn", jr->res->turns + 1);
-		progressj(jr->j->id, "turn %d: context: %d older tool result%s elided to fit the window (%lld tokens)",
+		progressj(jr->j->id, "turn %d: context: %d older tool results and arguments elided to fit the window (%lld tokens)",
 		          jr->res->turns + 1, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")),
-		          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")) == 1 ? "" : "s", (long long)window);
+		          (long long)window);
 		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
 			free(sys);
+			llmreqfree(&q);
 			cJSON_Delete(tools);
 			return -1;
 		}
-		bytes = llmbytes(jr->llm, &chat);
+		if (llmprepare(jr->llm, &chat, &q, &me) < 0)
+			chat.req = NULL;
+		bytes = q.len;
 		est = ctxestimate(&jr->ctx, bytes);
 		nofit = est + cap > window;
 	}
@@ -788,6 +812,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		nofit = jr->res->turns + 1 > jr->recturns && est + cap > window;
 	if (nofit) {
 		free(sys);
+		llmreqfree(&q);
 		cJSON_Delete(tools);
 		if (jr->window && jr->window < modelcontext(md))
 			return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) "
@@ -801,6 +826,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	}
 	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
 		free(sys);
+		llmreqfree(&q);
 		cJSON_Delete(tools);
 		cJSON *bev = cJSON_CreateObject();
 		cJSON_AddNumberToObject(bev, "turn", jr->res->turns + 1);
@@ -845,6 +871,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		cJSON_AddItemToArray(fresh, cJSON_Duplicate(cJSON_GetArrayItem(jr->messages, i), 1));
 	jr->logged = n;
 	free(sys);
+	llmreqfree(&q);
 	cJSON_Delete(tools);
 	if (evadd(jr->ev, "model_request", ev, e) < 0) {
 		exchangefree(&x);

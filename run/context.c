@@ -86,6 +86,97 @@ static cJSON *elide(cJSON *m, const cJSON *steps, const char *note)
 	return it;
 }
 
+/* The arguments of a tool call as the model sent them: a string as it is, another value as JSON. New. */
+static char *argtext(const cJSON *args)
+{
+	if (cJSON_IsString(args))
+		return strdup(args->valuestring);
+	return args ? cJSON_PrintUnformatted(args) : strdup("");
+}
+
+/* The note that stands for a call's elided arguments, naming its step (or not). */
+static void argnote(const cJSON *tc, const cJSON *steps, size_t len, char *note, size_t size)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+	const char *tool = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "name"));
+	const cJSON *st = id ? cJSON_GetObjectItemCaseSensitive(steps, id) : NULL;
+	if (cJSON_IsNumber(st))
+		snprintf(note, size, "[elided to fit the context window: the arguments of step %d (%.60s, %zu bytes)]",
+		         st->valueint, tool ? tool : "?", len);
+	else
+		snprintf(note, size, "[elided to fit the context window: the arguments of this call (%.60s, %zu bytes)]",
+		         tool ? tool : "?", len);
+}
+
+/* Replace the arguments of tool call tc (of assistant message m) by {"elided": note}; m keeps no
+ * text, thinking or carried items (they belong to a turn the model no longer sees whole). The item
+ * that says so in a context_elided event; *saved the bytes the request loses (about). */
+static cJSON *elidecall(cJSON *m, cJSON *tc, const cJSON *steps, size_t *saved)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+	const char *tool = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "name"));
+	const cJSON *st = id ? cJSON_GetObjectItemCaseSensitive(steps, id) : NULL;
+	char *args = argtext(cJSON_GetObjectItemCaseSensitive(tc, "arguments"));
+	size_t len = strlen(args), was = jsonlen(args);
+	char note[200];
+	argnote(tc, steps, len, note, sizeof note);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "elided", note);
+	char *now = cJSON_PrintUnformatted(o);
+	size_t is = jsonlen(now);
+	free(now);
+	free(args);
+	*saved = was > is ? was - is : 0;
+	cJSON_ReplaceItemInObjectCaseSensitive(tc, "arguments", o);
+	cJSON_AddTrueToObject(tc, "elided");
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "elided"))) {
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+		if (text)
+			*saved += jsonlen(text);
+		cJSON_ReplaceItemInObjectCaseSensitive(m, "content", cJSON_CreateNull());
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "thinking");
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "carry");
+		cJSON_AddTrueToObject(m, "elided");
+	}
+	cJSON *it = cJSON_CreateObject();
+	cJSON_AddStringToObject(it, "call_id", id ? id : "");
+	if (cJSON_IsNumber(st))
+		cJSON_AddNumberToObject(it, "step", st->valueint);
+	cJSON_AddStringToObject(it, "tool", tool ? tool : "");
+	cJSON_AddNumberToObject(it, "bytes", (double)len);
+	cJSON_AddStringToObject(it, "part", "arguments");
+	return it;
+}
+
+/* Replay: elide the arguments of the call id names, when whole. */
+static int elideargs(cJSON *messages, const cJSON *steps, const char *id, const cJSON *bytes, char *why, size_t whysize)
+{
+	cJSON *m, *tc;
+	cJSON_ArrayForEach(m, messages)
+	{
+		if (!isrole(m, "assistant"))
+			continue;
+		cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(m, "tool_calls"))
+		{
+			const char *tid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+			if (!tid || strcmp(tid, id) != 0 || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tc, "elided")))
+				continue;
+			char *args = argtext(cJSON_GetObjectItemCaseSensitive(tc, "arguments"));
+			size_t len = strlen(args), saved;
+			free(args);
+			if (cJSON_IsNumber(bytes) && bytes->valuedouble != (double)len) {
+				snprintf(why, whysize, "the arguments of call %.80s hold %zu bytes, the record elided %.0f", id, len,
+				         bytes->valuedouble);
+				return -1;
+			}
+			cJSON_Delete(elidecall(m, tc, steps, &saved));
+			return 0;
+		}
+	}
+	snprintf(why, whysize, "the conversation holds no whole call %.80s to elide", id);
+	return -1;
+}
+
 int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why, size_t whysize)
 {
 	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "call_id"));
@@ -93,6 +184,13 @@ int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why
 	cJSON *m;
 	if (!id || !*id) {
 		snprintf(why, whysize, "an elided result names no call");
+		return -1;
+	}
+	const char *part = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "part"));
+	if (part && strcmp(part, "arguments") == 0)
+		return elideargs(messages, steps, id, bytes, why, whysize);
+	if (part) {
+		snprintf(why, whysize, "an elided item names an unknown part");
 		return -1;
 	}
 	cJSON_ArrayForEach(m, messages)
@@ -137,8 +235,24 @@ int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t inp
 		}
 	int64_t target = (int64_t)(CTX_LOW * (double)room), now = input;
 	cJSON *list = NULL;
-	for (int i = 0; i < keep && now > target; i++) {
-		cJSON *m = cJSON_GetArrayItem(messages, i);
+	cJSON *m = messages ? messages->child : NULL, *tc;
+	for (int i = 0; m && i < keep && now > target; i++, m = m->next) {
+		if (isrole(m, "assistant")) {
+			/* its calls' arguments go like results do: a write_file of 20 KB is not kept for ever */
+			cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(m, "tool_calls"))
+			{
+				if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tc, "elided")))
+					continue;
+				size_t saved;
+				if (!list) {
+					*ev = cJSON_CreateObject();
+					list = cJSON_CreateArray();
+				}
+				cJSON_AddItemToArray(list, elidecall(m, tc, steps, &saved));
+				now -= (int64_t)floor((double)saved * c->rate / 1.1);
+			}
+			continue;
+		}
 		if (!isrole(m, "tool") || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "elided")))
 			continue;
 		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
@@ -164,4 +278,112 @@ int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t inp
 		cJSON_AddItemToObject(*ev, "elided", list);
 	}
 	return now > room;
+}
+
+/* Whether m is a collapse note. */
+static int isnote(const cJSON *m)
+{
+	return isrole(m, "user") && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "collapsed"));
+}
+
+/* Whether an elided turn starts at m: an assistant message whose calls were elided, and the tool
+ * results after it, each elided or no longer than a note. *next is the message after it. */
+static int elidedturn(cJSON *m, cJSON **next)
+{
+	if (!isrole(m, "assistant") || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "elided")))
+		return 0;
+	for (m = m->next; m && isrole(m, "tool"); m = m->next) {
+		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "elided")) && text && strlen(text) > 300)
+			return 0;
+	}
+	*next = m;
+	return 1;
+}
+
+/* Widen [first, last] by the step of call id. */
+static void span(const cJSON *steps, const char *id, int *first, int *last)
+{
+	const cJSON *st = id ? cJSON_GetObjectItemCaseSensitive(steps, id) : NULL;
+	if (!cJSON_IsNumber(st))
+		return;
+	if (*first < 0 || st->valueint < *first)
+		*first = st->valueint;
+	if (st->valueint > *last)
+		*last = st->valueint;
+}
+
+int ctxcollapse(cJSON *messages, cJSON *steps)
+{
+	int removed = 0;
+	cJSON *m = messages ? messages->child : NULL;
+	while (m) {
+		/* a run: notes and elided turns, one after another, holding at least one turn */
+		cJSON *end = m, *e = NULL;
+		int turns = 0, calls = 0, first = -1, last = -1;
+		for (;;) {
+			if (end && isnote(end)) {
+				const cJSON *f = cJSON_GetObjectItemCaseSensitive(end, "first");
+				const cJSON *l = cJSON_GetObjectItemCaseSensitive(end, "last");
+				calls += cJSON_GetObjectItemCaseSensitive(end, "collapsed")->valueint;
+				if (cJSON_IsNumber(f) && (first < 0 || f->valueint < first))
+					first = f->valueint;
+				if (cJSON_IsNumber(l) && l->valueint > last)
+					last = l->valueint;
+				end = end->next;
+			} else if (end && elidedturn(end, &e)) {
+				const cJSON *tc;
+				cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(end, "tool_calls"))
+				{
+					span(steps, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id")), &first, &last);
+					calls++;
+				}
+				turns++;
+				end = e;
+			} else {
+				break;
+			}
+		}
+		if (!turns) {
+			m = end && end != m ? end : m->next;
+			continue;
+		}
+		char text[300];
+		if (first >= 0)
+			snprintf(text, sizeof text, "[elided to fit the context window: %d earlier tool call%s (steps %d to %d) with "
+			         "%s arguments and results were removed from the conversation; call the tools again if you need "
+			         "what they returned]", calls, calls == 1 ? "" : "s", first, last, calls == 1 ? "its" : "their");
+		else
+			snprintf(text, sizeof text, "[elided to fit the context window: %d earlier tool call%s with %s arguments "
+			         "and results were removed from the conversation; call the tools again if you need what they "
+			         "returned]", calls, calls == 1 ? "" : "s", calls == 1 ? "its" : "their");
+		cJSON *note = cJSON_CreateObject();
+		cJSON_AddStringToObject(note, "role", "user");
+		cJSON_AddStringToObject(note, "content", text);
+		cJSON_AddTrueToObject(note, "elided");
+		cJSON_AddNumberToObject(note, "collapsed", calls);
+		if (first >= 0) {
+			cJSON_AddNumberToObject(note, "first", first);
+			cJSON_AddNumberToObject(note, "last", last);
+		}
+		/* the steps of the calls that go are forgotten: the map holds what the conversation does */
+		for (cJSON *x = m; x != end; x = x->next) {
+			const cJSON *tc;
+			cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(x, "tool_calls"))
+			{
+				const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+				if (id)
+					cJSON_DeleteItemFromObjectCaseSensitive(steps, id);
+			}
+		}
+		/* the note takes m's place; the rest of the run goes */
+		for (cJSON *x = m->next, *nx; x != end; x = nx) {
+			nx = x->next;
+			cJSON_Delete(cJSON_DetachItemViaPointer(messages, x));
+			removed++;
+		}
+		cJSON_ReplaceItemViaPointer(messages, m, note);
+		m = end;
+	}
+	return removed;
 }

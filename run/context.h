@@ -1,7 +1,7 @@
 /* context: the conversation sent to a model, kept within its context window. Before each request
  * its size in tokens is estimated from its bytes, at a tokens-per-byte rate calibrated by the usage
  * the provider reported for the previous request; when the estimate with the output cap passes a
- * high-water mark of the window, the oldest tool results are elided in one step down to a low-water
+ * high-water mark of the window, the oldest tool calls' arguments and tool results are elided in one step down to a low-water
  * mark, each replaced by a short note naming its step and how to get it again. The newest turns are
  * never elided, so between two elisions every request extends the one before (provider prompt
  * caches keep hitting). */
@@ -45,8 +45,16 @@ enum { CTX_KEEP = 1 };
  * cannot fit even with every older tool result elided, else 0. */
 int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t input, int64_t outcap, int64_t window,
            int64_t *after, cJSON **ev);
+/* Collapse every run of elided turns (an assistant message whose calls' arguments were elided, with
+ * their results) and the collapse notes among them into one note, a user message naming how many
+ * calls and which steps it stands for ({"role":"user","content",...,"elided":true,"collapsed":N,
+ * "first","last"}), so the conversation's floor stops growing; the calls that go are taken out
+ * of steps too, so that it holds what the conversation does. Deterministic: a replay collapses as
+ * the night did. Returns how many messages fewer there are. */
+int ctxcollapse(cJSON *messages, cJSON *steps);
 /* Replay: elide what one item of a recorded context_elided event names (its call_id; its bytes,
- * when given, must be the result's size), with the note ctxfit would write. Returns 0, or -1 with
+ * when given, must be the result's size; with "part":"arguments", the call's arguments and theirs),
+ * with the note ctxfit would write. Returns 0, or -1 with
  * why filled when messages hold no such whole result. */
 int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why, size_t whysize);
 

@@ -3,12 +3,13 @@
 tokens as the real API bills them (here: one token per 4 bytes of the request body, rounded up),
 refuses a request whose input plus max_tokens/max_completion_tokens passes its context window
 (400, code context_length_exceeded), and plays a part chosen from the request alone: the turn is the
-number of assistant messages it was sent, the role a word ROLE=NAME in the system prompt.
+number of the newest call it was sent plus one (call ids are call_TURN_I), the role a word ROLE=NAME in the system prompt.
 
 usage: longmodel.py CONFIG.json PORTFILE LOGFILE
 
 CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
   {"turns": N, "command": "shell line"}           N turns each calling shell with the command, then final_result
+  {"turns": N, "write": BYTES}                     N turns each calling write_file with BYTES of text, then final_result
   {"turns": N, "delegate": "WORKER", "fanout": [a, b]}
                                                    N turns each calling WORKER a to b times (random) in one reply,
                                                    then final_result
@@ -47,13 +48,17 @@ class H(BaseHTTPRequestHandler):
         system = " ".join(m.get("content") or "" for m in msgs if m.get("role") == "system")
         role = (re.search(r"ROLE=(\w+)", system) or [None, "main"])[1]
         plan = config["roles"][role]
-        turn = sum(1 for m in msgs if m.get("role") == "assistant")
+        # the turn: one past the newest call's (ids are call_TURN_I), so that a conversation whose
+        # older turns the runner collapsed into a note still counts them
+        turns = [int(tc["id"].split("_")[1]) for m in msgs if m.get("role") == "assistant"
+                 for tc in m.get("tool_calls") or [] if re.match(r"call_\d+_\d+$", str(tc.get("id")))]
+        turn = max(turns) + 1 if turns else 0
         tokens = math.ceil(len(raw) / 4)
         cap = body.get("max_completion_tokens", body.get("max_tokens"))
         window = config.get("window", 128000)
         rec = {"role": role, "turn": turn, "bytes": len(raw), "tokens": tokens, "cap": cap,
                "messages": [digest(m) for m in msgs],
-               "notes": [m.get("content") for m in msgs if m.get("role") == "tool" and str(m.get("content")).startswith("[elided")]}
+               "notes": [m.get("content") for m in msgs if m.get("role") in ("tool", "user") and str(m.get("content")).startswith("[elided")]}
         with lock:
             count[0] += 1
             rec["n"] = count[0]
@@ -71,6 +76,9 @@ class H(BaseHTTPRequestHandler):
         elif "delegate" in plan:
             a, b = plan.get("fanout", [1, 1])
             calls = [(plan["delegate"], {"input": "part %d of turn %d" % (i, turn)}) for i in range(rnd.randint(a, b))]
+        elif "write" in plan:
+            text = ("%d " % turn) * (plan["write"] // (len(str(turn)) + 1) + 1)
+            calls = [("write_file", {"path": "f%d.txt" % (turn % 7), "content": text[:plan["write"]]})]
         else:
             calls = [("shell", {"command": plan["command"]})]
         rec["status"] = 200

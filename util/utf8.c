@@ -55,3 +55,19 @@ char *utf8clean(const char *s, size_t n)
 	bufadd(&b, run, (size_t)(p - run)); /* terminates even when nothing was added */
 	return b.data;
 }
+
+int utf8valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		while (end - p >= 8 && ascii8(p))
+			p += 8;
+		if (p == end)
+			break;
+		size_t len = seqlen(p, end);
+		if (!len)
+			return 0;
+		p += len;
+	}
+	return 1;
+}

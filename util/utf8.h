@@ -7,4 +7,7 @@
 /* Text as valid UTF-8 (invalid bytes become U+FFFD), as a new string. */
 char *utf8clean(const char *s, size_t n);
 
+/* Whether n bytes at s are valid UTF-8 already (no NUL), so that utf8clean would copy them unchanged. */
+int utf8valid(const char *s, size_t n);
+
 #endif

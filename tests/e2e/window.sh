@@ -52,7 +52,7 @@ expect_eq "each elision took several results at once, down to the low-water mark
 expect_eq "the elided results name their steps" "True" "$(q 'all("step" in it and it["tool"] == "shell" for e in el for it in e["elided"])')"
 expect_eq "the newest turn's result was never elided" "True" "$(q 'all(it["call_id"] != "call_%d_0" % (e["turn"] - 1) for e in el for it in e["elided"])')"
 expect_eq "between elisions, every request extends the one before" "True" "$(q 'all(b["messages"][:len(a["messages"])] == a["messages"] for a, b in zip(log, log[1:]) if not any(e["turn"] == b["turn"] + 1 for e in el))')"
-expect_eq "the model saw notes naming the step and how to get it again" "True" "$(q 'any(n.startswith("[elided to fit the context window: the result of step ") and "call the tool again" in n for r in log for n in r["notes"])')"
+expect_eq "the model saw notes naming the step and how to get it again" "True" "$(q 'any(n.startswith("[elided to fit the context window: ") and ("the result of step " in n and "call the tool again" in n or " earlier tool calls (steps 1 to " in n and "call the tools again" in n) for r in log for n in r["notes"])')"
 check "the run verifies" "$NS" audit "$dir" --verify
 kill $MP; wait $MP 2>/dev/null; MP=
 new=$("$NS" replay "$dir" --out "$T/replays" 2>"$T/rerr"); rc=$?

@@ -96,7 +96,64 @@ int main(void)
 	cJSON_Delete(bad);
 	ok(strlen(content(again, 12)) == 4000, "nothing else touched");
 
+	/* Turns of two calls each (a big result and a small one, as a denied call's), the assistant's
+	 * text and thinking: the old turns' calls and results go whole into one note; the newest turn
+	 * stays; every call still in the conversation is answered; the event counts what went. */
+	cJSON *two = cJSON_Parse("[{\"role\":\"user\",\"content\":\"go\"}]"), *steps3 = cJSON_CreateObject();
+	char *big = malloc(6001);
+	memset(big, 'y', 6000);
+	big[6000] = 0;
+	for (int i = 0; i < 8; i++) {
+		char a[64], b[64];
+		snprintf(a, sizeof a, "t%d_a", i);
+		snprintf(b, sizeof b, "t%d_b", i);
+		cJSON *m = cJSON_CreateObject(), *calls = cJSON_AddArrayToObject(m, "tool_calls"), *tc;
+		cJSON_AddStringToObject(m, "role", "assistant");
+		cJSON_AddStringToObject(m, "content", "thinking aloud");
+		cJSON_AddItemToObject(m, "thinking", cJSON_Parse("[{\"type\":\"thinking\",\"thinking\":\"hm\"}]"));
+		const char *ids[] = {a, b};
+		for (int k = 0; k < 2; k++) {
+			tc = cJSON_CreateObject();
+			cJSON_AddStringToObject(tc, "id", ids[k]);
+			cJSON_AddStringToObject(tc, "name", k ? "shell" : "write_file");
+			cJSON *args = cJSON_AddObjectToObject(tc, "arguments");
+			cJSON_AddStringToObject(args, "content", k ? "rm -rf /" : big);
+			cJSON_AddItemToArray(calls, tc);
+			cJSON_AddNumberToObject(steps3, ids[k], 2 * i + k + 1);
+		}
+		cJSON_AddItemToArray(two, m);
+		for (int k = 0; k < 2; k++) {
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "role", "tool");
+			cJSON_AddStringToObject(t, "tool_call_id", ids[k]);
+			cJSON_AddStringToObject(t, "name", k ? "shell" : "write_file");
+			cJSON_AddStringToObject(t, "content", k ? "denied: no rule allows it" : big);
+			cJSON_AddItemToArray(two, t);
+		}
+	}
+	free(big);
 	cJSON_Delete(ev);
+	ctxinit(&c);
+	ctxcalibrate(&c, 100000, 25000);
+	nofit = ctxfit(&c, two, steps3, 30000, 1000, 31000, &after, &ev);
+	ok(!nofit && ev, "two calls a turn: an elision");
+	int removed = ctxcollapse(two, steps3), calls = 0, answers = 0;
+	ok(removed > 0, "collapsed %d messages", removed);
+	const cJSON *m2;
+	cJSON_ArrayForEach(m2, two)
+	{
+		calls += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m2, "tool_calls"));
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m2, "role"));
+		answers += role && strcmp(role, "tool") == 0;
+	}
+	ok(calls == answers && calls >= 2, "every call kept is answered: %d calls, %d results", calls, answers);
+	ok(strstr(content(two, 1), "earlier tool calls (steps 1 to ") != NULL, "one note: %s", content(two, 1));
+	ok(strlen(content(two, cJSON_GetArraySize(two) - 2)) == 6000, "the newest turn's result kept");
+	ok(ctxcollapse(two, steps3) == 0, "collapsing again changes nothing");
+	cJSON_Delete(ev);
+	cJSON_Delete(two);
+	cJSON_Delete(steps3);
+
 	cJSON_Delete(msgs);
 	cJSON_Delete(again);
 	cJSON_Delete(steps);

@@ -216,6 +216,17 @@ int main(void)
 	s = utf8clean("abcdefg\xc3\xa9hijklmnopq\xff", 20);
 	okstr(s, "abcdefg\xc3\xa9hijklmnopq\xef\xbf\xbd", "a sequence across blocks kept, a bad last byte replaced");
 	free(s);
+	/* utf8valid agrees with utf8clean: valid exactly when cleaning changes nothing */
+	static const char *const cases[] = {"", "h\xc3\xa9llo \xf0\x9f\x98\x80", "a\x9c" "b", "b\xc0\xaf", "c\xed\xa0\x80",
+	                                    "abcdefg\xc3\xa9hijklmnopq", "abcdefg\xc3\xa9hijklmnopq\xff", "abcdefghijklmnop\xe2\x82",
+	                                    "\xf4\x90\x80\x80", NULL};
+	for (size_t i = 0; cases[i]; i++) {
+		size_t n = strlen(cases[i]);
+		s = utf8clean(cases[i], n);
+		ok(utf8valid(cases[i], n) == (strcmp(s, cases[i]) == 0), "utf8valid agrees with utf8clean on case %zu", i);
+		free(s);
+	}
+	ok(!utf8valid("abcdefgh\0ijklmno", 16), "a NUL is not valid");
 
 	close(wsfd);
 	char *rm = xasprintf("rm -rf %s", dir);
