@@ -5,6 +5,10 @@
 #include "secrets.h"
 #include "utf8.h"
 
+/* How much of a value of n bytes is masked where it appears: all of it, or when text was cut
+ * (output at its cap, a reason at its width), the first PREFIXMIN bytes or more. */
+enum { PREFIXMIN = 8 };
+
 void secretsadd(struct secrets *s, const char *name, const char *value)
 {
 	if (!value || !*value)
@@ -18,6 +22,21 @@ void secretsadd(struct secrets *s, const char *name, const char *value)
 	char *clean = utf8clean(value, strlen(value));
 	strvadd(&s->clean, clean);
 	free(clean);
+	/* Each line of a secret of many lines (a PEM key), found alone: what prints a file puts
+	 * something before each line (diff's +, cat -n, a log's prefix). */
+	for (const char *l = value, *nl; strchr(value, '\n') && *l; l = nl ? nl + 1 : l + strlen(l)) {
+		nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		if (n && l[n - 1] == '\r')
+			n--;
+		if (n < PREFIXMIN)
+			continue;
+		char *line = xstrndup(l, n);
+		strvadd(&s->lines, line);
+		free(line);
+		s->lineof = xrealloc(s->lineof, s->lines.n * sizeof *s->lineof);
+		s->lineof[s->lines.n - 1] = s->names.n - 1;
+	}
 }
 
 void secretsenv(struct secrets *s, const struct strv *names)
@@ -25,10 +44,6 @@ void secretsenv(struct secrets *s, const struct strv *names)
 	for (size_t i = 0; i < names->n; i++)
 		secretsadd(s, names->v[i], getenv(names->v[i]));
 }
-
-/* How much of a value of n bytes is masked where it appears: all of it, or when text was cut
- * (output at its cap, a reason at its width), the first PREFIXMIN bytes or more. */
-enum { PREFIXMIN = 8 };
 
 static size_t prefixmin(size_t n)
 {
@@ -161,8 +176,8 @@ static long longest(const struct secrets *s, const char *p, size_t *used)
 {
 	size_t best = 0;
 	long which = -1;
-	const struct strv *forms[] = {&s->values, &s->clean};
-	for (size_t f = 0; f < 2; f++)
+	const struct strv *forms[] = {&s->values, &s->clean, &s->lines};
+	for (size_t f = 0; f < 3; f++)
 		for (size_t i = 0; i < forms[f]->n; i++) {
 			const char *v = forms[f]->v[i];
 			if (*p != *v && *p != '\\' && *p != '\r')
@@ -172,9 +187,15 @@ static long longest(const struct secrets *s, const char *p, size_t *used)
 				raw++;
 			if (raw > k) /* a backslash of its own read as an escape: the raw bytes win */
 				k = u = raw;
-			if (k >= prefixmin(strlen(v)) && u > best) {
+			size_t len = strlen(v);
+			/* a line of a secret: whole, or cut by the end of the text */
+			int enough = f < 2 ? k >= prefixmin(len) : k == len || (!p[u] && k >= PREFIXMIN);
+			if (enough && k < len) /* a prefix cut at a line's end leaves the line end be */
+				while (u > 1 && (p[u - 1] == '\n' || p[u - 1] == '\r'))
+					u--;
+			if (enough && u > best) {
 				best = u;
-				which = (long)i;
+				which = f < 2 ? (long)i : (long)s->lineof[i];
 			}
 		}
 	*used = best;
@@ -186,17 +207,21 @@ char *secretsmask(const struct secrets *s, const char *text)
 	if (!s || !s->values.n || !secretsfound(s, text))
 		return NULL;
 	struct buf out = {0};
+	int any = 0;
 	for (const char *p = text; *p;) {
 		size_t used;
 		long i = longest(s, p, &used);
 		if (i >= 0) {
 			bufprintf(&out, "[secret:%s]", s->names.v[i]);
 			p += used;
+			any = 1;
 		} else {
 			bufputc(&out, *p++);
 		}
 	}
-	return out.data ? out.data : xstrdup("");
+	if (!any)
+		buffree(&out);
+	return any ? out.data : NULL;
 }
 
 int secretsfound(const struct secrets *s, const char *text)
@@ -208,6 +233,9 @@ int secretsfound(const struct secrets *s, const char *text)
 		for (const char *v = s->values.v[i]; v; v = v == s->values.v[i] ? s->clean.v[i] : NULL)
 			if (memmem(text, n, v, prefixmin(strlen(v))))
 				return 1;
+	for (size_t i = 0; i < s->lines.n; i++)
+		if (memmem(text, n, s->lines.v[i], PREFIXMIN))
+			return 1;
 	/* Spelled with escapes, a spliced quote or CRLF: only then is every place tried. */
 	if (!memchr(text, '\\', n) && !memchr(text, '\r', n) && !strstr(text, "'\"'\"'"))
 		return 0;
@@ -224,4 +252,7 @@ void secretsfree(struct secrets *s)
 	strvfree(&s->names);
 	strvfree(&s->values);
 	strvfree(&s->clean);
+	strvfree(&s->lines);
+	free(s->lineof);
+	s->lineof = NULL;
 }

@@ -8,6 +8,8 @@ struct secrets {
 	struct strv names;  /* what each value is called in the placeholder */
 	struct strv values; /* raw values */
 	struct strv clean;  /* the same values as cleaned text shows them (utf8.h) */
+	struct strv lines;  /* each line of a value of many lines, 8 bytes or more */
+	size_t *lineof;     /* the value each line is of */
 };
 
 /* Add a named value (ignored when empty); short values are masked too. */

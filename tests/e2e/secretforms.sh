@@ -26,6 +26,7 @@ cat > "$T/script.json" <<JSON
   {"openai_calls": [["shell", {"command": "python3 -c '$py'"}]]},
   $clips
   {"openai_calls": [["shell", {"command": "printf 'key=%s\\\\n' \\"\$NS_C\\" > leaked.conf"}]]},
+  {"openai_calls": [["shell", {"command": "printf '%s\\\\n' \\"\$NS_A\\" > key.pem; cat -n key.pem; sed 's/^/> /' key.pem"}]]},
   {"openai_calls": [["final_result", {}]]}
 ]}
 JSON

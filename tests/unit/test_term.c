@@ -140,6 +140,17 @@ int main(void)
 		ok(m && !strstr(m, "$ecret") && !strstr(m, "ss'") && !strstr(m, "it") && strstr(m, "[secret:SH]"), "shell/Python form %zu masked whole: %s", i, m ? m : "(none)");
 		free(m);
 	}
+	/* A key of many lines, printed with something before each line (diff, cat -n): each line. */
+	secretsadd(&s, "PEM", "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END KEY-----\n");
+	m = secretsmask(&s, "+-----BEGIN KEY-----\n+MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n+BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n+-----END KEY-----\n");
+	okstr(m, "+[secret:PEM]\n+[secret:PEM]\n+[secret:PEM]\n+[secret:PEM]\n", "a key's lines in a patch, each masked, the lines kept");
+	free(m);
+	m = secretsmask(&s, "     2\tMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n     3\tBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n");
+	ok(m && !strstr(m, "MIIE") && !strstr(m, "BKcw") && !strstr(m, "C7VJ"), "cat -n of a key: %s", m ? m : "(none)");
+	free(m);
+	m = secretsmask(&s, "MIIEvQIBADANBgkq is a prefix of a line, not at the end");
+	ok(m == NULL, "8 bytes of a line in the middle of text: not masked (a line is masked whole or cut at the end)");
+	free(m);
 	/* A flood of backslashes costs once: 64 KiB of them (the time is the bench's; here, it ends). */
 	char *flood = malloc(65537);
 	memset(flood, '\\', 65536);
