@@ -26,6 +26,7 @@
 #include "../llm/gate.h"
 #include "../llm/llm.h"
 #include "../util/cancel.h"
+#include "../util/gitpatch.h"
 #include "run.h"
 
 /* Jobs the run may hold: the manifest's, and the members its matrices may make during the run. */
@@ -274,6 +275,9 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 			progressj(NULL, "job %s: warning: its changes.patch was not made: %s", id, pe.msg);
 		/* A patch is published (a pull request): a secret a step wrote into a file is masked in it,
 		 * and the patch then does not reproduce that file (the layers do, byte for byte). */
+		if (files > 0 && patch.data && (strncmp(patch.data, "Binary files ", 13) == 0 || strstr(patch.data, "\nBinary files ")))
+			progressj(id, "warning: changes.patch leaves out files over %d MiB (each a 'Binary files ... differ' line); "
+			              "the layers hold them", GITPATCHFILEMAX >> 20);
 		char *masked = files > 0 && patch.data ? secretsmask(sec, patch.data) : NULL;
 		if (masked) {
 			progressj(id, "warning: a changed file holds a secret: masked in changes.patch, which does not reproduce it");

@@ -19,6 +19,7 @@ struct entry {
 	char *path;  /* relative to the tree */
 	char type;   /* 'f' file, 'l' symlink */
 	int exec;
+	off_t size;
 };
 
 struct tree {
@@ -43,7 +44,7 @@ static void walk(const char *root, const char *rel, struct tree *t, int depth)
 				t->cap = t->cap ? 2 * t->cap : 64;
 				t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 			}
-			t->v[t->n++] = (struct entry){r, S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0};
+			t->v[t->n++] = (struct entry){r, S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0, st.st_size};
 			r = NULL;
 		}
 		free(full);
@@ -247,6 +248,49 @@ static void putdiff(struct buf *out, const char *prefix, const struct entry *a, 
 	buffree(&hunks);
 }
 
+/* Whether two big files hold the same bytes, read a piece at a time. */
+static int samebytes(const char *ra, const struct entry *a, const char *rb, const struct entry *b)
+{
+	char *pa = pathjoin(ra, a->path), *pb = pathjoin(rb, b->path);
+	int fa = open(pa, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), fb = open(pb, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), same = fa >= 0 && fb >= 0;
+	free(pa);
+	free(pb);
+	static char x[1 << 16], y[1 << 16]; /* one diff at a time: the runner patches after the jobs */
+	for (ssize_t n, m; same && (n = read(fa, x, sizeof x)) > 0;)
+		same = (m = read(fb, y, (size_t)n)) == n && memcmp(x, y, (size_t)n) == 0;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/* A file too big to carry: its header, and git's own line for a binary change it leaves out. */
+static void putbig(struct buf *out, const char *prefix, const struct entry *a, const struct entry *b)
+{
+	const char *path = a ? a->path : b->path;
+	bufputs(out, "diff --git ");
+	putname(out, "a/", prefix, path);
+	bufputc(out, ' ');
+	putname(out, "b/", prefix, path);
+	bufputc(out, '\n');
+	if (!a)
+		bufprintf(out, "new file mode %s\n", modeof(b));
+	else if (!b)
+		bufprintf(out, "deleted file mode %s\n", modeof(a));
+	bufputs(out, "Binary files ");
+	if (a)
+		putname(out, "a/", prefix, path);
+	else
+		bufputs(out, "/dev/null");
+	bufputs(out, " and ");
+	if (b)
+		putname(out, "b/", prefix, path);
+	else
+		bufputs(out, "/dev/null");
+	bufputs(out, " differ\n");
+}
+
 long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e)
 {
 	struct tree ta = {0}, tb = {0};
@@ -263,6 +307,13 @@ long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out,
 		int c = i == ta.n ? 1 : j == tb.n ? -1 : strcmp(ta.v[i].path, tb.v[j].path);
 		const struct entry *ea = c <= 0 ? &ta.v[i] : NULL, *eb = c >= 0 ? &tb.v[j] : NULL;
 		i += c <= 0, j += c >= 0;
+		if ((ea && ea->type == 'f' && ea->size > GITPATCHFILEMAX) || (eb && eb->type == 'f' && eb->size > GITPATCHFILEMAX)) {
+			if (ea && eb && ea->type == eb->type && ea->exec == eb->exec && ea->size == eb->size && samebytes(a, ea, b, eb))
+				continue;
+			putbig(out, prefix, ea, eb);
+			files++;
+			continue;
+		}
 		if ((ea && content(a, ea, &ca, e) < 0) || (eb && content(b, eb, &cb, e) < 0)) {
 			rc = -1;
 			break;

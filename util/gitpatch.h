@@ -8,7 +8,11 @@
  * hunks, binary ones (or texts too far apart to diff) as `GIT binary patch` literals, with modes,
  * new and deleted files, symlinks, and full index lines (git's blob ids); folders, special files
  * and every .git folder are not git's to apply and are left out. prefix ("" or "NAME/") goes
- * before every path; paths are quoted as git quotes them. Returns the files changed, -1 on error. */
+ * before every path; paths are quoted as git quotes them. A file over GITPATCHFILEMAX is not
+ * carried: git's "Binary files a/X and b/X differ" stands for it (no memory or time goes to it).
+ * Returns the files changed, -1 on error. */
+enum { GITPATCHFILEMAX = 16 << 20 };
+
 long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e);
 
 #endif

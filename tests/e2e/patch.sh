@@ -103,4 +103,27 @@ expect_rc "a missing archive" 2 $?
 (cd "$(dirname "$dir")" && tar --zstd -cf "$T/run.tar.zst" "$(basename "$dir")")
 "$NS" diff "$T/run.tar.zst" --job fix >"$T/tar.patch" 2>/dev/null
 check "the run's archive gives the same patch" cmp -s "$T/tar.patch" "$T/job.patch"
+
+# A 2 GiB sparse file made by a step is not carried by the patch (it was read whole, twice, and
+# written as a 2.5 GiB literal): git's "Binary files ... differ" stands for it, with a warning,
+# beside the small change that is carried.
+mkdir -p "$T/big"
+cat >"$T/big.yaml" <<'YAML'
+version: 1
+workspace: big
+models:
+  s: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "truncate -s 2G huge.bin && echo small > small.txt"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: s, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  mk: { worker: w }
+YAML
+dir3=$(timeout 120 "$NS" run "$T/big.yaml" --out "$T/runs" 2>"$T/err3")
+expect_rc "a night that makes a 2 GiB sparse file ends (in time)" 0 $?
+expect_grep "the big file stands as a binary change left out" '^Binary files /dev/null and b/huge.bin differ$' "$dir3/jobs/mk/changes.patch"
+expect_grep "the small one is carried" '^\+small$' "$dir3/jobs/mk/changes.patch"
+expect_grep "a warning says so" 'leaves out files over 16 MiB' "$T/err3"
+check "the patch stays small" test "$(stat -c %s "$dir3/jobs/mk/changes.patch")" -lt 10000
+"$NS" audit "$dir3" --verify >/dev/null 2>&1
+expect_rc "and the run verifies" 0 $?
 done_tests
