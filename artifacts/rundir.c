@@ -212,6 +212,35 @@ int rundirodd(const char *dir, struct strv *odd, struct err *e)
 	return rc;
 }
 
+int rundirheld(const char *dir, const char *under, struct err *e)
+{
+	struct strv files = {0};
+	struct buf sums = {0};
+	char *sp = pathjoin(dir, "SHA256SUMS");
+	int rc = rundirfiles(dir, &files, e);
+	if (rc == 0 && (readfile(sp, &sums, e) < 0 || !sums.data))
+		rc = errc(e, ERR_VERIFY, "%s: no SHA256SUMS to hold its layers to (an unsealed run: nightshift finalize it)", dir);
+	size_t ul = strlen(under);
+	for (size_t i = 0; rc == 0 && i < files.n; i++) {
+		if (strncmp(files.v[i], under, ul) != 0)
+			continue;
+		char hex[65], *line;
+		if (rundirsha(dir, files.v[i], hex, e) < 0) {
+			rc = -1;
+			break;
+		}
+		line = xasprintf("\n%s  %s\n", hex, files.v[i]); /* a whole line of SHA256SUMS */
+		if (strncmp(sums.data, line + 1, strlen(line + 1)) != 0 && !strstr(sums.data, line))
+			rc = errc(e, ERR_VERIFY, "%s: %s is not in SHA256SUMS as it is (changed, or added after sealing)", dir,
+			          files.v[i]);
+		free(line);
+	}
+	free(sp);
+	buffree(&sums);
+	strvfree(&files);
+	return rc;
+}
+
 int rundirshape(const char *dir, enum errkind kind, struct err *e)
 {
 	struct strv odd = {0};

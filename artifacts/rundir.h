@@ -27,6 +27,9 @@ int rundirfiles(const char *dir, struct strv *files, struct err *e);
 /* Every entry under dir that is neither a regular file nor a folder (a symbolic link, a fifo, a
  * socket, a device), as "REL: what it is", sorted; links are not followed. */
 int rundirodd(const char *dir, struct strv *odd, struct err *e);
+/* 0 when every file under dir whose path begins with under (e.g. "snapshots/") is in dir's
+ * SHA256SUMS with its digest; else -1 (ERR_VERIFY naming the first that is not, or no SHA256SUMS). */
+int rundirheld(const char *dir, const char *under, struct err *e);
 /* 0 when dir holds only regular files and folders; else -1, e (of kind) naming the first other. */
 int rundirshape(const char *dir, enum errkind kind, struct err *e);
 /* A descriptor of the regular file rel beneath the run directory dir, reached through no symbolic

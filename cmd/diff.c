@@ -8,6 +8,7 @@
 #include "../snapshot/layername.h"
 #include "../artifacts/calls.h"
 #include "../artifacts/changes.h"
+#include "../artifacts/rundir.h"
 #include "../artifacts/patch.h"
 #include "../util/term.h"
 #include "../util/linediff.h"
@@ -172,8 +173,8 @@ int cmddiff(int argc, char **argv)
 	char *ws = wsname ? xstrdup(wsname) : changesstepws(dir, (int)n, &e);
 	if (!ws) {
 		code = report(&e);
-	} else if (changesread(dir, maxu, &rc, &e) < 0) {
-		code = report(&e);
+	} else if (rundirheld(dir, "snapshots/", &e) < 0 || changesread(dir, maxu, &rc, &e) < 0) {
+		code = report(&e); /* only layers verification accepts are shown, as restore reads them */
 	} else {
 		const struct layerchanges *l = changesofstep(&rc, ws, (int)n);
 		if (!l) {

@@ -94,6 +94,10 @@ dir2=$("$NS" run "$T/m2.yaml" --out "$T/runs2" 2>"$T/err2")
 expect_rc "finished late: the job fails" 1 $?
 if ! zstd -dcq "$dir2/jobs/slow/events.jsonl.zst" 2>/dev/null | grep -q '"type":"snapshot"'; then
 	skip "the snapshot finished after the timeout" "this machine took more than 300 ms to reach the first snapshot: $(grep -m1 timeout "$T/err2")"
+elif zstd -dcq "$dir2/jobs/slow/events.jsonl.zst" | grep '"type":"snapshot"' | grep -q incomplete; then
+	# A loaded machine did not hand the 6 MiB to the compressor within 300 ms: the case above
+	# (cut short), checked there, not this one.
+	skip "finished late" "this machine did not take the layer's bytes in before the 300 ms deadline: $(grep -m1 timeout "$T/err2")"
 else
 	expect_grep "finished late: it says so" \
 		"the job's timeout \(300ms\) ran out while the snapshot before step 1 was finished; layer 0001 is whole" "$T/err2"
