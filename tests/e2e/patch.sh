@@ -126,4 +126,24 @@ expect_grep "a warning says so" 'leaves out files over 16 MiB' "$T/err3"
 check "the patch stays small" test "$(stat -c %s "$dir3/jobs/mk/changes.patch")" -lt 10000
 "$NS" audit "$dir3" --verify >/dev/null 2>&1
 expect_rc "and the run verifies" 0 $?
+
+# A forged layer (valid, re-compressed, not what SHA256SUMS holds): diff --step refuses it as
+# restore does, and shows none of its bytes.
+python3 - "$dir3/snapshots/end.tar.zst" <<'PY'
+import io, subprocess, sys, tarfile
+p = sys.argv[1]
+src = tarfile.open(fileobj=io.BytesIO(subprocess.run(["zstd", "-dc", p], capture_output=True).stdout))
+out = io.BytesIO(); dst = tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT)
+for m in src.getmembers():
+    if m.isfile() and m.name.endswith("small.txt"):
+        d = b"FORGED\n"; m.size = len(d); dst.addfile(m, io.BytesIO(d))
+    else:
+        dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+dst.close()
+open(p, "wb").write(subprocess.run(["zstd", "-qc"], input=out.getvalue(), capture_output=True).stdout)
+PY
+"$NS" diff "$dir3" --step 1 >"$T/forged.out" 2>"$T/forged.err"
+expect_rc "diff --step of a forged layer: exit 4" 4 $?
+expect_grep "it names the layer" 'snapshots/end.tar.zst is not in SHA256SUMS as it is' "$T/forged.err"
+expect_nogrep "and shows none of its bytes" 'FORGED' "$T/forged.out"
 done_tests
