@@ -269,7 +269,8 @@ static void event(const char *jobid, const char *json)
 		cJSON_AddItemToObject(out, c->string, c);
 	}
 	cJSON_Delete(ev);
-	char *line = cJSON_PrintUnformatted(out);
+	char *raw = cJSON_PrintUnformatted(out), *line = termjson(raw); /* the same JSON, inert on a terminal */
+	free(raw);
 	cJSON_Delete(out);
 	pthread_mutex_lock(&P.mu);
 	if (P.events) {

@@ -102,6 +102,32 @@ char *termclean(const char *s, int flags)
 	return b.data;
 }
 
+char *termjson(const char *json)
+{
+	struct buf b = {0};
+	const unsigned char *p = (const unsigned char *)(json ? json : "");
+	size_t n = strlen((const char *)p);
+	bufputs(&b, "");
+	for (size_t i = 0; i < n;) {
+		uint32_t c = 0;
+		size_t len = u8(p + i, n - i, &c);
+		if (!len) {
+			bufputs(&b, "\\ufffd"); /* not UTF-8: what cleaned text shows of it */
+			i++;
+		} else if (c == 0x7f || (c >= 0x80 && c <= 0x9f) || bidi(c) || c == 0x2028 || c == 0x2029) {
+			bufprintf(&b, "\\u%04x", (unsigned)c);
+			i += len;
+		} else if (c == '#' && i + 2 < n && p[i + 1] == '#' && p[i + 2] == '[') {
+			bufputs(&b, "##\\u005b"); /* the same JSON, no Actions command */
+			i += 3;
+		} else {
+			bufadd(&b, p + i, len);
+			i += len;
+		}
+	}
+	return b.data;
+}
+
 void termprintf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;

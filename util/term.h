@@ -16,6 +16,10 @@ enum {
  * GitHub Actions (GITHUB_ACTIONS=true) a line whose text starts with "::", and any "##[", is
  * broken ("%3A:", "##%5B") so that the runner takes neither for a workflow command. */
 char *termclean(const char *s, int flags);
+/* A JSON text as the same JSON that cannot drive a terminal or the Actions runner: DEL, C1 and
+ * bidirectional controls and line separators escaped as \uNNNN, "##[" as "##\u005b" (JSON's C0
+ * escapes are the printer's). For JSON lines written where a person may be watching. */
+char *termjson(const char *json);
 /* termclean of the formatted text, written to f. */
 void termprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

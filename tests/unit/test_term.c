@@ -70,6 +70,10 @@ int main(void)
 	}
 	ok(bad == 0, "20000 random strings cleaned (%d not)", bad);
 
+	/* JSON lines for a terminal: the same JSON, no control that drives it. */
+	char *j = termjson("{\"a\":\"x\xc2\x9b" "2J\xe2\x80\xae" "txt\x7f ##[error] \xe2\x80\xa8 ok \xc3\xa4\"}");
+	okstr(j, "{\"a\":\"x\\u009b2J\\u202etxt\\u007f ##\\u005berror] \\u2028 ok \xc3\xa4\"}", "termjson: C1, bidi, DEL, ##[, U+2028 escaped");
+	free(j);
 	/* Secrets: whole, and a prefix of 8 bytes or more where text was cut. */
 	struct secrets s = {0};
 	secretsadd(&s, "TOKEN", "ghp_0123456789abcdefghij0123456789ABCD");
