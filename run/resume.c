@@ -101,46 +101,59 @@ static int hexsha(const char *s)
 	return s && !s[64];
 }
 
-/* Add the dotted paths where JSON a and b differ to keys (objects key by key, anything else whole). */
-static void jdiff(const cJSON *a, const cJSON *b, const char *path, struct strv *keys)
+/* Where two manifests differ: the dotted path of each key (as said and recorded), and the section
+ * (top-level key) and the name in it (second-level key, or "") it lies in, taken from the tree
+ * itself, never from the path (names may hold dots). */
+struct edits {
+	struct strv key, top, name;
+};
+
+static void editadd(struct edits *d, const char *key, const char *top, const char *name)
 {
-	if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
-		const cJSON *x;
-		cJSON_ArrayForEach(x, a)
-		{
-			char *p = *path ? xasprintf("%s.%s", path, x->string) : xstrdup(x->string);
-			jdiff(x, cJSON_GetObjectItemCaseSensitive(b, x->string), p, keys);
-			free(p);
-		}
-		cJSON_ArrayForEach(x, b)
-		{
-			if (cJSON_GetObjectItemCaseSensitive(a, x->string))
-				continue;
-			char *p = *path ? xasprintf("%s.%s", path, x->string) : xstrdup(x->string);
-			strvadd(keys, p);
-			free(p);
-		}
-	} else if (!cJSON_Compare(a, b, 1))
-		strvadd(keys, *path ? path : "(the whole manifest)");
+	strvadd(&d->key, *key ? key : "(the whole manifest)");
+	strvadd(&d->top, top ? top : "");
+	strvadd(&d->name, name ? name : "");
 }
 
-/* Whether the dotted key, a path where the manifests differ, decides job j of m: its own entry
- * (its matrix's), its worker and the workers it delegates to, their models, and every key outside
- * jobs, workers and models (defaults, rules, sandbox, mcp servers...: they apply to every job). */
-static int decides(const struct manifest *m, const struct job *j, const char *key)
+/* Add where JSON a and b differ below path (depth keys deep) to d: objects key by key, anything
+ * else whole. */
+static void jdiff(const cJSON *a, const cJSON *b, const char *path, int depth, const char *top, const char *name,
+                  struct edits *d)
 {
-	const char *dot = strchr(key, '.');
-	size_t top = dot ? (size_t)(dot - key) : strlen(key);
-	const char *name = dot ? dot + 1 : "";
-	size_t nlen = strcspn(name, ".");
-#define IS(s) (top == strlen(s) && strncmp(key, s, top) == 0)
-#define NAMED(s) ((s) && strlen(s) == nlen && strncmp(name, (s), nlen) == 0)
-	if (!IS("jobs") && !IS("workers") && !IS("models"))
+	if (!cJSON_IsObject(a) || !cJSON_IsObject(b)) {
+		if (!cJSON_Compare(a, b, 1))
+			editadd(d, path, top, name);
+		return;
+	}
+	for (int side = 0; side < 2; side++) {
+		const cJSON *x, *from = side ? b : a;
+		cJSON_ArrayForEach(x, from)
+		{
+			const cJSON *other = cJSON_GetObjectItemCaseSensitive(side ? a : b, x->string);
+			if (side && other)
+				continue; /* both have it: compared from a */
+			char *p = *path ? xasprintf("%s.%s", path, x->string) : xstrdup(x->string);
+			const char *t = depth == 0 ? x->string : top, *n = depth == 1 ? x->string : name;
+			if (side)
+				editadd(d, p, t, n); /* added */
+			else
+				jdiff(x, other, p, depth + 1, t, n, d);
+			free(p);
+		}
+	}
+}
+
+/* Whether a change in section top (a top-level key), name in it ("" for the whole section),
+ * decides job j of m: its own entry (its matrix's), its worker and the workers it delegates to,
+ * their models, and every key outside jobs, workers and models (defaults, rules, sandbox, MCP
+ * servers...: they apply to every job). */
+static int decides(const struct manifest *m, const struct job *j, const char *top, const char *name)
+{
+	int isjobs = strcmp(top, "jobs") == 0, isworkers = strcmp(top, "workers") == 0;
+	if ((!isjobs && !isworkers && strcmp(top, "models") != 0) || !*name)
 		return 1;
-	if (!*name)
-		return 1; /* the whole section */
-	if (IS("jobs"))
-		return NAMED(j->group ? j->group : j->id);
+	if (isjobs)
+		return strcmp(name, j->group ? j->group : j->id) == 0;
 	/* the workers the job runs: its own and, transitively, those it delegates to */
 	const struct worker *ws[64];
 	size_t n = 0;
@@ -149,21 +162,21 @@ static int decides(const struct manifest *m, const struct job *j, const char *ke
 		ws[n++] = w0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < ws[i]->delegates.n && n < 64; k++) {
-			const struct worker *d = manifestworker(m, ws[i]->delegates.v[k]);
-			int had = !d;
+			const struct worker *dw = manifestworker(m, ws[i]->delegates.v[k]);
+			int had = !dw;
 			for (size_t h = 0; !had && h < n; h++)
-				had = ws[h] == d;
+				had = ws[h] == dw;
 			if (!had)
-				ws[n++] = d;
+				ws[n++] = dw;
 		}
 	if (n == 64)
 		return 1; /* more than can be told apart: take it as deciding */
-	for (size_t i = 0; i < n; i++)
-		if (IS("workers") ? NAMED(ws[i]->name) : NAMED(ws[i]->model))
+	for (size_t i = 0; i < n; i++) {
+		const char *x = isworkers ? ws[i]->name : ws[i]->model;
+		if (x && strcmp(x, name) == 0)
 			return 1;
-	return IS("models") && NAMED(jobmodel(m, j));
-#undef IS
-#undef NAMED
+	}
+	return !isworkers && jobmodel(m, j) && strcmp(jobmodel(m, j), name) == 0;
 }
 
 /* The manifest file a run directory holds as its own (run.json's manifest.file), as JSON. */
@@ -245,8 +258,9 @@ int resumeedits(struct resume *r, const struct manifest *m, const int *taken, st
 			errc(e, ERR_INPUT, "%s: cannot be read", m->path);
 		return -1;
 	}
-	struct strv keys = {0};
-	jdiff(old, now, "", &keys);
+	struct edits d = {0};
+	jdiff(old, now, "", 0, NULL, NULL, &d);
+	const struct strv keys = d.key;
 	cJSON_Delete(old);
 	cJSON_Delete(now);
 	int rc = 0;
@@ -255,7 +269,7 @@ int resumeedits(struct resume *r, const struct manifest *m, const int *taken, st
 		int carried = 0;
 		cJSON_AddStringToObject(ed, "key", keys.v[k]);
 		for (size_t i = 0; i < m->njobs; i++) {
-			if (!decides(m, &m->jobs[i], keys.v[k]))
+			if (!decides(m, &m->jobs[i], d.top.v[k], d.name.v[k]))
 				continue;
 			cJSON_AddItemToArray(ids, cJSON_CreateString(m->jobs[i].id));
 			if (carriedjob(r, m, taken, i)) {
@@ -276,7 +290,9 @@ int resumeedits(struct resume *r, const struct manifest *m, const int *taken, st
 		cJSON_AddBoolToObject(ed, "carried", carried);
 		cJSON_AddItemToArray(r->edits, ed);
 	}
-	strvfree(&keys);
+	strvfree(&d.key);
+	strvfree(&d.top);
+	strvfree(&d.name);
 	return rc;
 }
 
