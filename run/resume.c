@@ -290,6 +290,17 @@ int resumeedits(struct resume *r, const struct manifest *m, const int *taken, st
 		cJSON_AddBoolToObject(ed, "carried", carried);
 		cJSON_AddItemToArray(r->edits, ed);
 	}
+	/* A matrix made during the run whose definition changed makes members that all run again (its
+	 * worker may come from its values: then any change of a worker or a model counts). */
+	for (size_t i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		int hit = 0;
+		for (size_t k = 0; j->mxpending && !hit && k < keys.n; k++)
+			hit = decides(m, j, d.top.v[k], d.name.v[k]) ||
+			      (!manifestworker(m, j->worker) && strcmp(d.top.v[k], "jobs") != 0);
+		if (hit)
+			strvadd(&r->fresh, j->id);
+	}
 	strvfree(&d.key);
 	strvfree(&d.top);
 	strvfree(&d.name);
@@ -380,6 +391,9 @@ static void oldusage(const cJSON *entry, struct usage *u, double *cost)
 int resumemember(const struct resume *r, const struct job *j, const char *input, struct jobresult *res,
                  const char *rundir, struct err *e)
 {
+	for (size_t i = 0; j->group && i < r->fresh.n; i++)
+		if (strcmp(r->fresh.v[i], j->group) == 0)
+			return 0; /* the manifest changed what makes it: it runs */
 	const cJSON *old = j->group ? oldmember(r, j->group, j->id) : NULL;
 	if (!old || strcmp(jsonstr(old, "status", ""), "succeeded") != 0 ||
 	    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(old, "matrix"), "values"),
@@ -466,6 +480,7 @@ void resumefree(struct resume *r)
 	cJSON_Delete(r->edits);
 	cJSON_Delete(r->manifests);
 	free(r->again);
+	strvfree(&r->fresh);
 	free(r->dir);
 	memset(r, 0, sizeof *r);
 }

@@ -14,6 +14,7 @@ struct resume {
 	int *again;       /* by job of the manifest: runs again (resumeapply) */
 	cJSON *edits;     /* [{"key", "jobs": [ids], "carried": bool}]: how the manifest differs (resumeedits) */
 	cJSON *manifests; /* [{"sha256"}]: the manifests carried jobs ran under, other than this run's */
+	struct strv fresh; /* matrices made during the run that an edit decides: no member is carried */
 };
 
 /* Load the finished run at dir, which must verify (its signature with allowed, as runsigsource

@@ -144,4 +144,59 @@ sed 's/max_turns: 2/max_turns: 6/' "$T/s.yaml" > "$T/s2.yaml"
 out=$("$NS" run "$T/s2.yaml" --resume "$n2" --out "$T/runs" 2>&1); rc=$?
 expect_rc "the shared worker's max_turns raised: exit 2" 2 "$rc"
 echo "$out" > "$T/out"; expect_grep "naming the carried job" "job scan is carried over.*key workers\.planner\.max_turns" "$T/out"
+# A matrix made from a job's output. Its members succeeded and what it needs is carried: the
+# matrix is carried too, an edit of it refused. What it needs runs again: an edit of it makes
+# every member run again, none carried from the night with its old definition.
+M=$T/mx
+mkdir -p "$M/runs" "$M/repos/alpha" "$M/repos/gamma"
+cat > "$M/m.yaml" <<'YAML'
+version: 1
+workspace: .
+models:
+  prep: { provider: scripted, script: prep.yaml }
+  scan: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {repos: [alpha, gamma]}} ]} ] }
+  fix: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  prepper: { model: prep, instructions: x, max_turns: 1 }
+  scanner: { model: scan, instructions: x }
+  fixer: { model: fix, instructions: fix it }
+jobs:
+  prep: { worker: prepper, continue_on_error: true }
+  scan: { worker: scanner, needs: [prep] }
+  fix:
+    worker: fixer
+    needs: [scan]
+    matrix: { repo: "${{ jobs.scan.output.repos }}" }
+    workspace: repos/${{ matrix.repo }}
+    input: "fix ${{ matrix.repo }}"
+YAML
+echo '[ {text: "no"}, {text: "no"} ]' > "$M/prep.yaml"
+mn=$("$NS" run "$M/m.yaml" --out "$M/runs" 2>"$T/err"); rc=$?
+expect_eq "the matrix night: prep failed, the members succeeded" "failed succeeded succeeded" \
+	"$(js "$mn/run.json" jobs prep status) $(js "$mn/run.json" jobs fix-alpha status) $(js "$mn/run.json" jobs fix-gamma status)"
+echo '[ {tool_calls: [ {name: final_result, arguments: {}} ]} ]' > "$M/prep.yaml"
+sed 's/instructions: fix it/instructions: fix it well/' "$M/m.yaml" > "$M/m2.yaml"
+mr=$("$NS" run "$M/m2.yaml" --resume "$mn" --out "$M/runs" 2>"$T/err"); rc=$?
+expect_rc "prep reruns, the matrix's worker edited: exit 0" 0 "$rc"
+expect_eq "every member ran again" "fix-alpha fix-gamma prep scan" \
+	"$(grep -o 'job [a-z-]*: started' "$T/err" | awk '{print $2}' | tr -d : | sort | tr '\n' ' ' | sed 's/ $//')"
+expect_nogrep "none carried" "fix-.*carried over" "$T/err"
+check "it verifies" "$NS" audit "$mr" --verify
+# The same edit when the matrix is carried (a night where only a job after it failed).
+cat >> "$M/m.yaml" <<'YAML'
+  last: { worker: quitter, needs: [fix] }
+YAML
+sed -i 's/^workers:$/workers:\n  quitter: { model: prep, instructions: y, max_turns: 1 }/' "$M/m.yaml"
+sed -i 's/  prepper: { model: prep,/  prepper: { model: fix,/' "$M/m.yaml"
+echo '[ {text: "no"}, {text: "no"} ]' > "$M/prep.yaml"
+mn2=$("$NS" run "$M/m.yaml" --out "$M/runs" 2>"$T/err"); rc=$?
+expect_eq "a night where prep and the members succeeded and last failed" "succeeded succeeded succeeded failed" \
+	"$(js "$mn2/run.json" jobs prep status) $(js "$mn2/run.json" jobs fix-alpha status) $(js "$mn2/run.json" jobs fix-gamma status) $(js "$mn2/run.json" jobs last status)"
+sed 's/instructions: fix it/instructions: fix it well/' "$M/m.yaml" > "$M/m3.yaml"
+ls "$M/runs" > "$T/before"
+out=$("$NS" run "$M/m3.yaml" --resume "$mn2" --out "$M/runs" 2>&1); rc=$?
+echo "$out" > "$T/out"
+expect_rc "the carried matrix's worker edited: exit 2" 2 "$rc"
+expect_grep "naming the matrix and the key" "job fix is carried over.*key workers\.fixer\.instructions" "$T/out"
+check "no run directory made" bash -c "ls '$M/runs' | cmp -s - '$T/before'"
 done_tests
