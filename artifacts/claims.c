@@ -405,6 +405,19 @@ static int sameish(const cJSON *a, const cJSON *b, struct buf *path, const cJSON
 	return 1;
 }
 
+/* Whether job entry info of run.json, carried over from a run resumed, ran the manifest sha (one of
+ * run.json's origin.manifests, which claimsrun checks against their copies in manifest/). */
+static int ranbefore(const cJSON *run, const cJSON *info, const char *sha)
+{
+	const cJSON *x;
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(info, "carried_from")))
+		return 0;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "origin"), "manifests"))
+		if (strcmp(jsonstr(x, "sha256", ""), sha) == 0)
+			return 1;
+	return 0;
+}
+
 void claimsrun(const char *dir, const cJSON *run, const struct facts *runlog, const struct facts *jobf, size_t njobs,
                struct strv *p)
 {
@@ -447,9 +460,24 @@ void claimsrun(const char *dir, const cJSON *run, const struct facts *runlog, co
 			problem(p, "run.json: started is %s, after %s:1 (job_start) at %s", started, f->log, t0);
 		if (ended && t1 && strcmp(ended, t1) < 0)
 			problem(p, "run.json: ended is %s, before %s:%ld (job_end) at %s", ended, f->log, f->endline, t1);
-		if (fsha && (!msha || strcmp(fsha, msha) != 0))
+		if (fsha && (!msha || strcmp(fsha, msha) != 0) && !ranbefore(run, cJSON_GetArrayItem(jobs, (int)i), fsha))
 			problem(p, "run.json: manifest.sha256 is %.16s..., %s:1 (job_start) ran %.16s...", msha ? msha : "absent",
 			        f->log, fsha);
+	}
+	/* The manifests carried jobs ran under (a resumed run whose manifest was edited), each copied. */
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "origin"), "manifests"))
+	{
+		const char *osha = jsonstr(k, "sha256", "");
+		char hex[65], *op = NULL;
+		struct err e = {0};
+		if (strlen(osha) != 64 || strspn(osha, "0123456789abcdef") != 64)
+			problem(p, "run.json: origin.manifests names a sha256 '%.80s' that is not one", osha);
+		else if (sha256file(op = xasprintf("%s/manifest/origin-%s.yaml", dir, osha), hex, &e) < 0)
+			problem(p, "run.json: origin.manifests names %.16s..., which manifest/ does not hold", osha);
+		else if (strcmp(hex, osha) != 0)
+			problem(p, "run.json: origin.manifests names %.16s..., manifest/origin-%.16s....yaml has %.16s...", osha,
+			        osha, hex);
+		free(op);
 	}
 	if (mfile && msha && !cJSON_GetObjectItemCaseSensitive(run, "shards")) {
 		char hex[65], *mp = NULL;

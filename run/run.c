@@ -827,6 +827,8 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		goto out;
 	if (o->resume)
 		resumeapply(&rsm, m, res, taken);
+	if (o->resume && resumeedits(&rsm, m, taken, e) < 0)
+		goto out;
 	if (o->nshards) {
 		if (shardjobs(m, o->shard, o->nshards, &group, e) < 0)
 			goto out;

@@ -22,11 +22,12 @@ struct upstream {
 	const char *flag; /* named in messages: "--from" when NULL, or "--resume" */
 	const char *allowed; /* --allowed-signers: the file that checks each run's signature, or NULL */
 	int signing;      /* the new run is signed (--sign): see runsigsource */
+	int edits;        /* --resume: the manifest may differ from the run's (resumeedits compares) */
 };
 
 /* Add every job of the finished run at dir: its signature must be as u->allowed and u->signing ask
  * (runsigsource), it must pass verification (SHA256SUMS, event chains) and,
- * when m is given, have run the same manifest file. A job found in two runs is an error (code 2). */
+ * when m is given, have run the same manifest file (unless u->edits). A job found in two runs is an error (code 2). */
 int upstreamload(struct upstream *u, const char *dir, const struct manifest *m, struct err *e);
 /* The job with this id, or NULL. */
 const struct upjob *upstreamjob(const struct upstream *u, const char *id);
