@@ -23,6 +23,9 @@ static const struct mcptool *mcpfind(const struct mcp *c, const char *tool);
 const char *const mcpversions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
 enum { LOG_MAX = 64 << 10, LIST_PAGES = 100, TEXT_MAX = 4 << 20, NET_MAX = 1000 };
+/* What a server's tool list may keep in the runner (docs/security.md "Hostile bytes"): tools, bytes
+ * of one tool (name, description, schemas), bytes of the whole list across its pages. */
+enum { LIST_TOOLS = 1000, TOOL_BYTES = 256 << 10, LIST_BYTES = 4 << 20 };
 
 char *mcpname(const char *server, const char *tool)
 {
@@ -666,9 +669,31 @@ static int toolname_ok(const char *s)
 	return 1;
 }
 
+/* The bytes a copy of j holds in memory (its nodes and strings); depth is bounded by JSONB_DEPTH. */
+static size_t jsonsize(const cJSON *j)
+{
+	size_t n = 0;
+	for (; j; j = j->next) {
+		n += sizeof *j + (j->string ? strlen(j->string) + 1 : 0) + (j->valuestring ? strlen(j->valuestring) + 1 : 0);
+		n += jsonsize(j->child);
+	}
+	return n;
+}
+
+/* A tool list too large to keep: the whole list is refused (starting the server puts its name first). */
+static int listover(struct mcp *c, char *cursor, struct err *e, const char *what)
+{
+	free(cursor);
+	toolsfree(c);
+	return errc(e, ERR_FAIL, "tools/list: %s; a server's list is kept to %d tools, %d KiB a "
+	                         "tool and %d MiB in all (docs/security.md, \"Hostile bytes\")",
+	            what, LIST_TOOLS, TOOL_BYTES >> 10, LIST_BYTES >> 20);
+}
+
 static int mcprelist(struct mcp *c, struct err *e)
 {
 	char *cursor = NULL;
+	size_t total = 0;
 	toolsfree(c);
 	c->changed = 0;
 	for (int page = 0; page < LIST_PAGES; page++) {
@@ -687,16 +712,32 @@ static int mcprelist(struct mcp *c, struct err *e)
 			cJSON *in = cJSON_GetObjectItemCaseSensitive(t, "inputSchema");
 			if (!name || !toolname_ok(name) || !cJSON_IsObject(in) || mcpfind(c, name))
 				continue; /* a name a model API would refuse, or a tool without a schema */
+			const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "description"));
+			cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputSchema");
+			size_t size = strlen(name) + (d ? strlen(d) : 0) + jsonsize(in->child) +
+			              (cJSON_IsObject(out) ? jsonsize(out->child) : 0);
+			char what[200];
+			if (c->ntools >= LIST_TOOLS)
+				snprintf(what, sizeof what, "more than %d tools", LIST_TOOLS);
+			else if (size > TOOL_BYTES)
+				snprintf(what, sizeof what, "tool %s takes %zu KiB (description and schemas)", name, size >> 10);
+			else if (total + size > LIST_BYTES)
+				snprintf(what, sizeof what, "the tools take more than %d MiB", LIST_BYTES >> 20);
+			else
+				what[0] = 0;
+			if (what[0]) {
+				cJSON_Delete(res);
+				return listover(c, cursor, e, what);
+			}
+			total += size;
 			c->tools = xrealloc(c->tools, (c->ntools + 1) * sizeof *c->tools);
 			struct mcptool *mt = &c->tools[c->ntools++];
 			memset(mt, 0, sizeof *mt);
 			mt->name = xstrdup(name);
-			const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "description"));
 			mt->description = d ? xstrdup(d) : NULL;
 			mt->input = cJSON_Duplicate(in, 1);
 			const cJSON *ann = cJSON_GetObjectItemCaseSensitive(t, "annotations");
 			mt->readonly = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ann, "readOnlyHint"));
-			cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputSchema");
 			if (cJSON_IsObject(out)) {
 				struct buf ptr = {0};
 				struct err se;

@@ -1,6 +1,8 @@
 /* keyreach: steps run as the runner's own user, so a file mode keeps nothing from them: only a
  * place no sandbox shows does. The sandbox room says what each backend shows (sbxreads); here
- * every job of the manifest is asked, with the workspace and mounts it will have. */
+ * every sandbox a step of the run can have is asked: each job's, with the workspace and mounts it
+ * will have, and each worker's with every workspace, since a delegate runs in its own worker's
+ * sandbox and its caller's workspace (run/agent.c delegatecall). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +25,17 @@ static char *fixedpart(const char *p)
 	return x > p + 1 ? xasprintf("%.*s", (int)(x - p - 1), p) : xstrdup("/");
 }
 
-/* Whether a step of job j could read real; why filled. */
-static int jobreads(const struct manifest *m, const struct job *j, const char *real, char *why, size_t n)
+/* Whether a step in sandbox sc with workspace wsp could read real; why filled. */
+static int reads(const struct sandboxconf *sc, const char *wsp, const char *real, char *why, size_t n)
 {
-	struct sandboxconf c = j->sandbox;
+	struct sandboxconf c = *sc;
 	struct mount *mt = xcalloc(c.nmounts + 1, sizeof *mt);
 	for (size_t i = 0; i < c.nmounts; i++) {
 		mt[i] = c.mounts[i];
 		mt[i].source = fixedpart(c.mounts[i].source);
 	}
 	c.mounts = mt;
-	char *ws = fixedpart(j->workspace ? j->workspace : m->workspace);
+	char *ws = fixedpart(wsp);
 	int rc = sbxreads(&c, ws, real, why, n);
 	free(ws);
 	for (size_t i = 0; i < c.nmounts; i++)
@@ -64,10 +66,22 @@ int keyreach(const struct manifest *m, const char *key, struct err *e)
 	if (st.st_nlink > 1)
 		rc = errc(e, ERR_INPUT, "signing key %s: it has %ld names (hard links), and a step may see another of "
 		                        "them; keep one name only, and %s", key, (long)st.st_nlink, where);
-	for (size_t i = 0; rc == 0 && i < m->njobs; i++)
-		if (jobreads(m, &m->jobs[i], real, why, sizeof why))
+	for (size_t i = 0; rc == 0 && i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		if (reads(&j->sandbox, j->workspace ? j->workspace : m->workspace, real, why, sizeof why))
 			rc = errc(e, ERR_INPUT, "signing key %s: the steps of job %s could read it (%s), and a step that reads "
-			                        "it can sign anything as you; %s", key, m->jobs[i].id, why, where);
+			                        "it can sign anything as you; %s", key, j->id, why, where);
+	}
+	/* Any worker may run as a delegate, in its own sandbox and any job's workspace: every pair is
+	 * asked, so no reachability reasoning can miss one. */
+	for (size_t i = 0; rc == 0 && i < m->nworkers; i++)
+		for (size_t k = 0; rc == 0 && k <= m->njobs; k++) {
+			const char *ws = k < m->njobs && m->jobs[k].workspace ? m->jobs[k].workspace : m->workspace;
+			if (ws && reads(&m->workers[i].sandbox, ws, real, why, sizeof why))
+				rc = errc(e, ERR_INPUT, "signing key %s: the steps of worker %s (as a delegate) could read it "
+				                        "(%s), and a step that reads it can sign anything as you; %s",
+				          key, m->workers[i].name, why, where);
+		}
 	for (size_t i = 0; rc == 0 && i < m->nworkers; i++)
 		for (size_t k = 0; rc == 0 && k < m->workers[i].skills.n; k++)
 			if (inside(real, m->workers[i].skills.v[k]))

@@ -8,7 +8,11 @@ HTTP modes: ping (tools/call and every answer of the client's get a server-to-cl
 back, never the result), sse (tools/call: an event stream of pings and notifications without
 end), big (tools/call: one 63 MiB JSON body), model (every POST: a 63 MiB JSON body).
 stdio modes: flood (tools/call: pings and notifications without end, stdin never read again),
-bigline (tools/call: one 63 MiB line), deep (tools/call: 100000 nested arrays)."""
+bigline (tools/call: one 63 MiB line), deep (tools/call: 100000 nested arrays).
+Paginated tool lists (both transports, modes of tools/list; every page under the 16 MiB message
+cap): pages (24 pages, each a tool with a 15 MiB description), pagesmid (40 pages, each a tool
+with a 200 KiB description), manytools (20 pages of 100 small tools), bigschema (a tool whose
+inputSchema holds 200000 values in 400 KiB of text), fine (3 pages of 300 small tools: kept)."""
 import json, os, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -28,6 +32,25 @@ def init_result(msg):
 
 
 TOOLS = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+LISTS = {"pages": (24, 1, 15 << 20), "pagesmid": (40, 1, 200 << 10), "manytools": (20, 100, 10),
+         "fine": (3, 300, 100)}
+
+
+def toollist(mode, msg):
+    """The page of tools/list the message asks for (its cursor: the page's number)."""
+    if mode == "bigschema":
+        return {"tools": [{"name": "t", "inputSchema": {"type": "object", "enum": [0] * 200000}}]}
+    if mode not in LISTS:
+        return TOOLS
+    pages, per, dlen = LISTS[mode]
+    page = int((msg.get("params") or {}).get("cursor", "0"))
+    desc = "x" * dlen
+    tools = [{"name": "t" if page == 0 and i == 0 else "t%d_%d" % (page, i), "description": desc,
+              "inputSchema": {"type": "object"}} for i in range(per)]
+    r = {"tools": tools}
+    if page + 1 < pages:
+        r["nextCursor"] = str(page + 1)
+    return r
 
 
 class H(BaseHTTPRequestHandler):
@@ -62,7 +85,7 @@ class H(BaseHTTPRequestHandler):
         if m == "initialize":
             return self.send(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": init_result(msg)}).encode())
         if m == "tools/list":
-            return self.send(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": TOOLS}).encode())
+            return self.send(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": toollist(mode, msg)}).encode())
         if m == "tools/call" or (m is None and mode == "ping"):
             if mode == "ping":
                 self.server.n += 1
@@ -98,8 +121,13 @@ def stdio(mode):
         if m == "initialize":
             r = init_result(msg)
         elif m == "tools/list":
-            r = TOOLS
+            r = toollist(mode, msg)
         elif m == "tools/call":
+            if mode in LISTS or mode == "bigschema":
+                out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                                      "result": {"content": [{"type": "text", "text": "ok"}]}}).encode() + b"\n")
+                out.flush()
+                continue
             if mode == "bigline":
                 out.write(bigjson(msg["id"]) + b"\n")
                 out.flush()

@@ -2,7 +2,8 @@
 # hostilebytes: hostile peers never make the runner loop or grow without bound (issue 28). An MCP
 # server answering every message with a ping (HTTP), streaming pings without end (SSE), flooding
 # pings and never reading stdin (stdio), sending 63 MiB in one message or 100000 nested arrays;
-# a model sending a 63 MiB body; a step sending the egress proxy a request line holding a NUL.
+# a paginated tools/list past the list's caps (pages of 15 MiB, many tools, a schema of many
+# values, over stdio and HTTP); a model sending a 63 MiB body; a step sending the egress proxy a request line holding a NUL.
 # Each run must end well inside a bound that tells "ends" from "never ends" (120 s), say why,
 # and keep the runner's peak memory (VmHWM of its own process) under the documented bound
 # (docs/security.md, "Hostile bytes": 256 MiB here). And one job's tunnels never take the
@@ -71,6 +72,29 @@ mcpcase mcp-http-63mib "{ url: \"http://127.0.0.1:$P/mcp\", timeout: 60s }" "pas
 mcpcase mcp-stdio-flood "{ command: [python3, \"$HS\", stdio, flood], timeout: 60s }" "more than 100 requests|does not read its input"
 mcpcase mcp-stdio-63mib "{ command: [python3, \"$HS\", stdio, bigline], timeout: 60s }" "longer than 16 MiB|beyond the caps"
 mcpcase mcp-stdio-deep "{ command: [python3, \"$HS\", stdio, deep], timeout: 60s }" "deeper than 128"
+
+# A paginated tools/list: each page within the message cap, the whole list past the list's caps
+# (1000 tools, 256 KiB a tool, 4 MiB in all): the server is refused by name, the job fails, and
+# the runner never holds more than a page (before: 24 pages of 15 MiB took it to 1847 MiB).
+listcase() { # NAME SERVER-YAML ERROR-PATTERN
+	mcpmanifest "$T/$1.yaml" "$2"
+	run "$1" "$T/$1.yaml"
+	expect_rc "$1: the job fails" 1 $?
+	expect_grep "$1: the error names the server and the cap" "MCP server 's': tools/list: $3.*kept to 1000 tools" "$T/$1.err"
+	check "$1: peak memory $(cat "$T/$1.rss" 2>/dev/null) KiB, under $BOUND" rssok "$1"
+}
+listcase list-stdio-pages "{ command: [python3, \"$HS\", stdio, pages], timeout: 60s }" "tool t takes 15360 KiB"
+listcase list-stdio-pagesmid "{ command: [python3, \"$HS\", stdio, pagesmid], timeout: 60s }" "the tools take more than 4 MiB"
+listcase list-stdio-manytools "{ command: [python3, \"$HS\", stdio, manytools], timeout: 60s }" "more than 1000 tools"
+listcase list-stdio-bigschema "{ command: [python3, \"$HS\", stdio, bigschema], timeout: 60s }" "tool t takes [0-9]+ KiB"
+serve pages
+listcase list-http-pages "{ url: \"http://127.0.0.1:$P/mcp\", timeout: 60s }" "tool t takes 15360 KiB"
+# A long list within the caps is kept whole: 900 tools over 3 pages, the tool on the first called.
+mcpmanifest "$T/list-fine.yaml" "{ command: [python3, \"$HS\", stdio, fine], timeout: 60s }"
+run list-fine "$T/list-fine.yaml"
+expect_rc "list-fine: 900 tools over 3 pages: the run succeeds" 0 $?
+events list-fine > "$T/list-fine.ev" 2>/dev/null
+expect_grep "list-fine: the tool was called and answered" '"type":"tool_result".*ok' "$T/list-fine.ev"
 
 # A model body of 63 MiB: refused at 16 MiB, never parsed.
 serve model

@@ -82,6 +82,40 @@ mkdir -p "$T/image/opt"
 cp "$T/keys/key" "$T/image/opt/key"
 manifest "$T/p/m3.yaml" "{\"worker\": \"w\", \"input\": \"x\", \"sandbox\": {\"image\": \"$T/image\"}}"
 refused "in an image folder" "$T/image/opt/key" "job j2 could read it .*at /opt/key" "$T/p/m3.yaml"
+# A delegate runs in its own worker's sandbox (and its caller's workspace), not the job's: a
+# delegate worker, or a delegate of a delegate, whose sandbox shows the key is refused too.
+dmanifest() {  # FILE HELPER-SANDBOX-JSON [DEPTH]: job j's worker delegates to helper (through DEPTH-1 others)
+	python3 - "$@" <<'PY2'
+import json, sys
+out, sbx = sys.argv[1], json.loads(sys.argv[2])
+depth = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+m = {"version": 1, "name": "k", "workspace": "ws",
+     "sandbox": {"backend": "namespace", "network": "none", "timeout": "30s"},
+     "models": {"s": {"provider": "scripted", "replies": [
+         {"tool_calls": [{"name": "final_result", "arguments": {}}]}]}},
+     "workers": {"w": {"model": "s", "instructions": "Do it.", "tools": [], "delegates": ["d1"],
+                       "approval": {"default": "allow"}}},
+     "jobs": {"j": {"worker": "w", "input": "Go"}}}
+for i in range(1, depth + 1):
+    m["workers"]["d%d" % i] = {"model": "s", "instructions": "Help.", "tools": ["shell"],
+                               "approval": {"default": "allow"}}
+    if i < depth:
+        m["workers"]["d%d" % i]["delegates"] = ["d%d" % (i + 1)]
+m["workers"]["d%d" % depth]["sandbox"] = sbx
+open(out, "w").write(json.dumps(m, indent=1))
+PY2
+}
+dmanifest "$T/p/d0.yaml" '{}'
+"$NS" run "$T/p/d0.yaml" --out "$T/druns" --sign "$T/keys/key" >/dev/null 2>"$T/err"
+expect_rc "a delegate whose sandbox shows nothing of the key: taken" 0 $?
+dmanifest "$T/p/d1.yaml" "{\"mounts\": [{\"source\": \"$T/keys\", \"target\": \"/keys\"}]}"
+refused "a delegate's mount of the key's folder" "$T/keys/key" "worker d1 .as a delegate. could read it .*/keys/key" "$T/p/d1.yaml"
+dmanifest "$T/p/d2.yaml" "{\"mounts\": [{\"source\": \"$T/keys\", \"target\": \"/k\", \"mode\": \"ro\"}]}" 3
+refused "a delegate's delegate's mount (depth 3)" "$T/keys/key" "worker d3 .as a delegate. could read it" "$T/p/d2.yaml"
+dmanifest "$T/p/d3.yaml" '{"backend": "none"}'
+refused "a delegate with backend none" "$T/keys/key" "worker d1 .as a delegate. could read it" "$T/p/d3.yaml"
+dmanifest "$T/p/d4.yaml" "{\"image\": \"$T/image\"}"
+refused "a delegate with an image folder holding the key" "$T/image/opt/key" "worker d1 .as a delegate. could read it .*at /opt/key" "$T/p/d4.yaml"
 # System folders image: host shows read-only, whatever the key's mode.
 for d in /opt /usr/local /etc; do
 	sub=$d/nightshift-keyreach-$$
