@@ -28,10 +28,13 @@ static const char replayhelp[] =
 	"  --manifest FILE  run this manifest (yours) instead of the archived one: its sandbox, mounts,\n"
 	"                   env and rules. Without it the archive's sandbox settings are a stranger's:\n"
 	"                   backend none, network, mounts, sandbox.env and a rootfs image are replaced\n"
-	"                   by the defaults, each one said on stderr\n"
+	"                   by the defaults, each one said on stderr, and its ${{ env.NAME }} expand\n"
+	"                   to nothing (a record gets none of your environment)\n"
 	"  --strict         drift counts as a divergence: any byte of output that differs exits 4\n"
 	"  --continue-live  where the record has no more replies (or its reply was an error) the live\n"
-	"                   model answers; differences are still listed, the exit code is the run's\n"
+	"                   model answers; differences are still listed, the exit code is the run's.\n"
+	"                   Needs --manifest FILE: the live models, their endpoints, keys, headers and\n"
+	"                   budgets are yours, never the record's (its --model overrides are dropped)\n"
 	"  --out DIR        folder to make the run directory in (default: beside RUN)\n"
 	"  --events PATH    every event as it happens, one JSON object a line (docs/events.md);\n"
 	"                   - writes them to stderr in place of the progress lines\n"
@@ -96,6 +99,12 @@ int cmdreplay(int argc, char **argv)
 	}
 	if (!run) {
 		usage("replay", "missing RUN");
+		goto done;
+	}
+	if (live && !mine) {
+		usage("replay", "--continue-live needs --manifest FILE: the record's models (endpoints, API key variables, "
+		      "headers, budgets) are a stranger's and are not trusted with your keys; give your own models with "
+		      "--manifest FILE");
 		goto done;
 	}
 	if (runopen(run, maxu, &real, &unpacked, &e) < 0) {

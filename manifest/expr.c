@@ -32,6 +32,20 @@ static int splitpath(const char *s, size_t n, struct strv *parts)
 	return 0;
 }
 
+/* Set by exprsealenv: env.* no longer reads the environment; how many reads were refused. */
+static int sealed;
+static size_t denied;
+
+void exprsealenv(void)
+{
+	sealed = 1;
+}
+
+size_t exprenvdenied(void)
+{
+	return denied;
+}
+
 static const char *setvalue(const struct strv *sets, const char *key)
 {
 	size_t n = strlen(key);
@@ -66,8 +80,10 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 		else
 			out = xstrdup(v);
 	} else if (strcmp(p.v[0], "env") == 0) {
-		const char *v = p.n == 2 ? getenv(p.v[1]) : NULL;
-		if (p.n != 2)
+		const char *v = p.n == 2 && !sealed ? getenv(p.v[1]) : NULL;
+		if (p.n == 2 && sealed)
+			out = xstrdup(""), denied++;
+		else if (p.n != 2)
 			errf(e, "bad expression: env.%s.%s: environment variables have no fields", p.v[1], p.v[2]);
 		else if (!v)
 			errf(e, "environment variable %s is not set", p.v[1]);

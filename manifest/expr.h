@@ -28,4 +28,10 @@ int exprcheck(const char *s, const struct exprenv *env, struct err *e);
  * inserted holds is never read again as an expression. NULL on error. */
 char *exprexpand(const char *s, const struct exprenv *env, struct err *e);
 
+/* From now on ${{ env.NAME }} expands to nothing in this process, never reading the environment
+ * (a record's manifest replayed: a stranger's text gets none of the user's variables). */
+void exprsealenv(void);
+/* How many env.* expressions were met after exprsealenv (each expanded to nothing). */
+size_t exprenvdenied(void);
+
 #endif

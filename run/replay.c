@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../artifacts/runjson.h"
 #include "../llm/modelspec.h"
+#include "../manifest/expr.h"
 #include "../manifest/manifest.h"
 #include "../manifest/netrule.h"
 #include "../policy/rulecheck.h"
@@ -237,6 +238,13 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "model_overrides"))
 		if (cJSON_IsString(it))
 			strvadd(&overrides, it->valuestring);
+	/* Going live, where requests go, which keys and headers they carry and what may be spent
+	 * come from the user's manifest only, never from the record's. */
+	if (o->live && !o->manifest) {
+		rc = errc(e, ERR_INPUT, "replay: --continue-live needs --manifest FILE: the record's models (endpoints, API key "
+		          "variables, headers, budgets) are a stranger's and are not trusted with your keys");
+		goto done;
+	}
 	if (!mfile || strchr(mfile, '/') || !runnameok(mfile)) {
 		rc = errc(e, ERR_INPUT, "replay: %s/run.json names no manifest file", o->run);
 		goto done;
@@ -262,7 +270,12 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	mpath = o->manifest ? xstrdup(o->manifest) : xasprintf("%s/manifest/%s", o->dir, mfile);
 	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = perws ? ws : NULL};
 	loaded = 1;
+	if (!o->manifest)
+		exprsealenv(); /* the record's text reads none of the user's environment */
 	rc = load(&m, mpath, &lo, e);
+	if (!o->manifest && exprenvdenied())
+		progressj(NULL, "replay: WARNING: the record's manifest reads ${{ env.* }}: a record gets none of your "
+		          "environment, each expands to nothing; give --manifest FILE to replay with values of your own");
 	free(top);
 	if (rc < 0)
 		goto done;
@@ -272,6 +285,13 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		if (m.jobs[i].sandbox.network_allow)
 			progressj(NULL, "replay: job %s's steps reach the hosts of its network.allow again, live: their connections are "
 			          "recorded as new ones, not served from the record or compared with it", m.jobs[i].id);
+	if (o->live && overrides.n) {
+		/* --model of the record: endpoints and key variables a stranger chose; yours decide. */
+		for (size_t i = 0; i < overrides.n; i++)
+			progressj(NULL, "replay: WARNING: the record's --model %s is not taken going live; the models of --manifest "
+			          "answer", overrides.v[i]);
+		strvfree(&overrides);
+	}
 	for (size_t i = 0; i < overrides.n; i++)
 		if ((rc = modelspec(&m, overrides.v[i], e)) < 0) {
 			errctx(e, "replay: the run was started with");
