@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "rootfs.h"
 #include "sandbox.h"
@@ -23,6 +24,45 @@ int sbxcheck(const struct sandboxconf *c, struct err *e)
 	if (!ops)
 		return errf(e, "unknown sandbox backend");
 	return ops->check ? ops->check(c, e) : 0;
+}
+
+/* Can uid:gid (no other groups: a container user has none unless the image says) write in
+   st's folder (write and search) or to st's file? */
+static int canwrite(const struct stat *st, int uid, int gid)
+{
+	mode_t need = S_ISDIR(st->st_mode) ? 3 : 2; /* w and x for a folder, w for a file */
+	if ((int)st->st_uid == uid)
+		return (st->st_mode >> 6 & need) == need;
+	if ((int)st->st_gid == gid)
+		return (st->st_mode >> 3 & need) == need;
+	return (st->st_mode & need) == need;
+}
+
+int sbxwritable(const struct sandboxconf *c, const char *workspace, struct err *e)
+{
+	/* namespace: outside, the steps are the runner itself; none: they are the runner */
+	if (c->backend != BACKEND_DOCKER)
+		return 0;
+	int uid = c->uid ? c->uid : SBX_STEPID, gid = c->uid ? c->gid : SBX_STEPID;
+	for (size_t i = 0; i <= c->nmounts; i++) {
+		const char *p = i ? c->mounts[i - 1].source : workspace;
+		struct stat st;
+		if ((i && !c->mounts[i - 1].rw) || !p || stat(p, &st) < 0 || canwrite(&st, uid, gid))
+			continue;
+		char fix[64] = "";
+		if (st.st_uid != 0 && st.st_uid != 65534 && st.st_gid != 0 && st.st_gid != 65534)
+			snprintf(fix, sizeof fix, st.st_gid == st.st_uid ? ", or set sandbox.uid: %u" : ", or set sandbox.uid: \"%u:%u\"",
+			         (unsigned)st.st_uid, (unsigned)st.st_gid);
+		char what[96] = "the workspace";
+		if (i)
+			snprintf(what, sizeof what, "the mount at %.40s (mode: rw), from", c->mounts[i - 1].target);
+		return errc(e, ERR_INPUT,
+		            "the docker sandbox's steps run as uid %d (sandbox.uid%s) and could not write %s %s: it is owned "
+		            "by uid %u, gid %u, mode %04o. Remedy: chown -R %d:%d %s%s",
+		            uid, c->uid ? "" : " unset: 1000:1000", what, p, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		            (unsigned)(st.st_mode & 07777), uid, gid, p, fix);
+	}
+	return 0;
 }
 
 /* Whether path is dir or below it, dir resolved when it exists. */
