@@ -241,11 +241,11 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 		else
 			add(out, "docker", CHECK_OK, "the engine answers and has image %s", s->image);
 	}
-	/* the steps' uid against each docker job's workspace and mode: rw mounts (run refuses the same) */
+	/* the steps' uid against each job's workspace and mode: rw mounts (run refuses the same) */
 	size_t owned = 0, bad = 0;
-	for (size_t i = 0; docker && i < m->njobs; i++) {
+	for (size_t i = 0; m && i < m->njobs; i++) {
 		const struct sandboxconf *s = &m->jobs[i].sandbox;
-		if (s->backend != BACKEND_DOCKER)
+		if (s->backend != BACKEND_DOCKER && s->backend != BACKEND_NAMESPACE)
 			continue;
 		struct err e = {0};
 		const char *ws = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
@@ -261,8 +261,7 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 		bad++;
 	}
 	if (owned && !bad)
-		add(out, "workspace owner", CHECK_OK, "the docker steps' uid can write each job's workspace and read-write "
-		                                      "mounts");
+		add(out, "workspace owner", CHECK_OK, "the steps' uid can write each job's workspace and read-write mounts");
 	if (none)
 		add(out, "backend none", CHECK_WARN, "a job uses sandbox backend 'none': its commands run on this machine with no "
 		                                     "isolation");

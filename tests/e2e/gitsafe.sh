@@ -3,7 +3,8 @@
 # sandbox sets safe.directory for the workspace through GIT_CONFIG_COUNT/KEY_n/VALUE_n, after the
 # manifest's own entries. Namespace backend (the runner root, the checkout uid 1001's, which the
 # sandbox does not map: nobody inside) and none backend (the runner root on a checkout of 1001).
-# The docker backend's case is in e2e/dockerowner.
+# A namespace checkout the runner could not write from the sandbox is refused up front.
+# The docker backend's cases are in e2e/dockerowner.
 source "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" != 0 ]; then
 	skip gitsafe "needs root to give the checkout to another uid"
@@ -76,6 +77,17 @@ for line in sys.stdin:
 one none
 if userns; then
 	one namespace
+	# and one the runner (root) could not write from the sandbox: refused before anything runs
+	chmod -R go-w "$T/ws-namespace"
+	(cd "$T" && "$NS" run namespace.yaml --out "$T/runs-ro" >/dev/null 2>"$T/nsro.err"); rc=$?
+	expect_rc "namespace: a checkout of 1001, 0755, under a root runner is refused (exit 2)" 2 "$rc"
+	expect_grep "naming the owner and the fix" "owned by uid 1001.*chown -R 0:0 $T/ws-namespace" "$T/nsro.err"
+	expect_nogrep "before the job started" "started" "$T/nsro.err"
+	(cd "$T" && "$NS" doctor namespace.yaml >"$T/nsro.doc" 2>&1)
+	expect_grep "doctor says the same" "^FAIL +workspace owner.*owned by uid 1001" "$T/nsro.doc"
+	chown 0:0 "$T/ws-namespace"
+	(cd "$T" && "$NS" doctor namespace.yaml >"$T/nsok.doc" 2>&1)
+	expect_grep "doctor passes it once the runner owns it" "^ok +workspace owner" "$T/nsok.doc"
 else
 	skip "gitsafe namespace" "no user namespaces here"
 fi
