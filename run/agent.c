@@ -289,7 +289,7 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 static void gitsafe(struct strv *env, const char *dir)
 {
 	long n = 0;
-	size_t at = env->n;
+	size_t at = (size_t)-1; /* where the manifest's GIT_CONFIG_COUNT is, if anywhere */
 	for (size_t i = 0; i < env->n; i++) {
 		if (strncmp(env->v[i], "GIT_CONFIG_COUNT=", 17) != 0)
 			continue;
@@ -313,7 +313,7 @@ static void gitsafe(struct strv *env, const char *dir)
 	}
 	free(star);
 	char *count = xasprintf("GIT_CONFIG_COUNT=%ld", n + 2);
-	if (at < env->n) {
+	if (at != (size_t)-1) {
 		free(env->v[at]);
 		env->v[at] = count;
 	} else {

@@ -75,6 +75,16 @@ for line in sys.stdin:
 	expect_eq "$b: safe.directory is appended to them" "$(printf '0\t3  ')" "$(sed -n 3p "$T/$b.res")"
 }
 one none
+# without GIT_CONFIG entries of the manifest's: safe.directory alone
+sed -i 's/env: \[PATH, .*\]/env: [PATH]/' "$T/none.yaml"
+(cd "$T" && "$NS" run none.yaml --out "$T/runs-bare" >"$T/bare.out" 2>"$T/bare.err"); rc=$?
+expect_rc "none, no GIT_CONFIG in the manifest: the job runs" 0 "$rc"
+expect_eq "and git log works" "0 first" "$(zstd -dcq "$(cat "$T/bare.out")/jobs/look/events.jsonl.zst" 2>/dev/null |
+	python3 -c 'import json,sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get("type") == "tool_result" and e.get("tool") == "shell":
+        print(e.get("exit_code"), (e.get("stdout") or "").strip()); break')"
 if userns; then
 	one namespace
 	# and one the runner (root) could not write from the sandbox: refused before anything runs
