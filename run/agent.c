@@ -281,9 +281,51 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 	return 0;
 }
 
+/* Git trusts the workspace whoever owns it (safe.directory, which git takes from its command-line
+ * scope: GIT_CONFIG_COUNT/KEY_n/VALUE_n), appended to the entries the manifest set, if any. A
+ * checkout of another uid (a root clone, root's cron; a namespace sandbox shows a uid it does not
+ * map as nobody) otherwise fails every git call with "dubious ownership". Git's check guards a
+ * user against a repository's config running commands as them; a step runs what it likes already. */
+static void gitsafe(struct strv *env, const char *dir)
+{
+	long n = 0;
+	size_t at = (size_t)-1; /* where the manifest's GIT_CONFIG_COUNT is, if anywhere */
+	for (size_t i = 0; i < env->n; i++) {
+		if (strncmp(env->v[i], "GIT_CONFIG_COUNT=", 17) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		n = strtol(env->v[i] + 17, &end, 10);
+		if (errno || end == env->v[i] + 17 || *end || n < 0 || n > 100000)
+			return; /* git refuses a bogus count itself: say nothing over it */
+		at = i;
+	}
+	const char *dirs[] = {dir, NULL};
+	char *star = xasprintf("%s/*", dir); /* the repositories inside (git 2.46 and later read it) */
+	dirs[1] = star;
+	for (int k = 0; k < 2; k++) {
+		char *kv = xasprintf("GIT_CONFIG_KEY_%ld=safe.directory", n + k);
+		strvadd(env, kv);
+		free(kv);
+		kv = xasprintf("GIT_CONFIG_VALUE_%ld=%s", n + k, dirs[k]);
+		strvadd(env, kv);
+		free(kv);
+	}
+	free(star);
+	char *count = xasprintf("GIT_CONFIG_COUNT=%ld", n + 2);
+	if (at != (size_t)-1) {
+		free(env->v[at]);
+		env->v[at] = count;
+	} else {
+		strvadd(env, count);
+		free(count);
+	}
+}
+
 /* The environment passed into the sandbox: a fixed base plus what the manifest lists, a NAME
- * with its value here, or a NAME=VALUE as written. */
-static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
+ * with its value here, or a NAME=VALUE as written; git's safe.directory for the workspace, where
+ * the steps see it (ws: on the host, for the none backend). */
+static void sandboxenv(const struct sandboxconf *sc, const char *ws, struct strv *env)
 {
 	strvadd(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	strvadd(env, "HOME=/tmp");
@@ -300,6 +342,7 @@ static void sandboxenv(const struct sandboxconf *sc, struct strv *env)
 		strvadd(env, kv);
 		free(kv);
 	}
+	gitsafe(env, sc->backend == BACKEND_NONE ? ws : "/workspace");
 }
 
 /* The job's sandbox settings as its steps get them (dst is overwritten). */
@@ -406,7 +449,7 @@ static int mcpstart(struct jobrun *jr, struct err *e)
 	struct strv env = {0};
 	memset(&sc, 0, sizeof sc);
 	jobsandbox(jr, &sc);
-	sandboxenv(&jr->j->sandbox, &env);
+	sandboxenv(&jr->j->sandbox, jr->ws->path, &env);
 	char *record = jr->rs->replay ? xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id) : NULL;
 	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev};
 	int rc = mcpjobopen(&jr->mcp, &mc, e);
@@ -630,7 +673,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		}
 		if (!jr->sbx && strcmp(c->name, "shell") == 0) {
 			struct strv env = {0};
-			sandboxenv(&jr->j->sandbox, &env);
+			sandboxenv(&jr->j->sandbox, jr->ws->path, &env);
 			sandboxfree(&jr->sc);
 			jobsandbox(jr, &jr->sc);
 			struct sbxconf sc = {&jr->sc, jr->ws->path, env.v, 0};

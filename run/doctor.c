@@ -241,6 +241,27 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 		else
 			add(out, "docker", CHECK_OK, "the engine answers and has image %s", s->image);
 	}
+	/* the steps' uid against each job's workspace and mode: rw mounts (run refuses the same) */
+	size_t owned = 0, bad = 0;
+	for (size_t i = 0; m && i < m->njobs; i++) {
+		const struct sandboxconf *s = &m->jobs[i].sandbox;
+		if (s->backend != BACKEND_DOCKER && s->backend != BACKEND_NAMESPACE)
+			continue;
+		struct err e = {0};
+		const char *ws = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
+		if (sbxwritable(s, ws, &e) == 0) {
+			owned++;
+			continue;
+		}
+		int said = 0;
+		for (size_t k = 0; k < out->n && !said; k++)
+			said = out->v[k].state == CHECK_FAIL && strstr(out->v[k].what, e.msg) != NULL;
+		if (!said)
+			add(out, "workspace owner", CHECK_FAIL, "job %s: %s", m->jobs[i].id, e.msg);
+		bad++;
+	}
+	if (owned && !bad)
+		add(out, "workspace owner", CHECK_OK, "the steps' uid can write each job's workspace and read-write mounts");
 	if (none)
 		add(out, "backend none", CHECK_WARN, "a job uses sandbox backend 'none': its commands run on this machine with no "
 		                                     "isolation");

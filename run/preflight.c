@@ -91,7 +91,7 @@ void preflightkeys(const struct manifest *m, struct strv *warnings)
 	free(ms);
 }
 
-int preflight(const struct manifest *m, const int *sel, int models, struct err *e)
+int preflight(const struct manifest *m, const int *sel, int models, int owners, struct err *e)
 {
 	int *ws = xcalloc(m->nworkers + 1, sizeof *ws), *ms = xcalloc(m->nmodels + 1, sizeof *ms);
 	struct buf why = {0};
@@ -123,6 +123,11 @@ int preflight(const struct manifest *m, const int *sel, int models, struct err *
 		struct err se = {0};
 		if (!seen && sbxcheck(c, &se) < 0)
 			bufprintf(&why, "%sjob '%s': %s", why.len ? "\n" : "", m->jobs[i].id, se.msg);
+		/* steps that could not write their workspace: said now, not as a night of failed steps */
+		const char *wsp = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
+		struct err oe = {0};
+		if (owners && sbxwritable(c, wsp, &oe) < 0 && !(why.data && strstr(why.data, oe.msg)))
+			bufprintf(&why, "%sjob '%s': %s", why.len ? "\n" : "", m->jobs[i].id, oe.msg);
 	}
 	int rc = 0;
 	if (why.len)

@@ -860,7 +860,7 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		sel[i] = !taken[i];
 	size_t n = order(m, sel, taken, ord);
 	/* Nothing spent, nothing made, when a key, a host, the engine or an image is missing. */
-	if (preflight(m, sel, !o->replay || o->live, e) < 0)
+	if (preflight(m, sel, !o->replay || o->live, !o->replay, e) < 0)
 		goto out;
 	secretsenv(&sec, &m->secrets);
 	mcpsecrets(m, &sec); /* values MCP headers take from ${{ env.X }} */

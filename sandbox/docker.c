@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -106,7 +107,114 @@ struct dockersbx {
 	char user[24];          /* "UID:GID" the steps run as */
 	char limits[128];
 	struct egress *eg; /* network.allow: the proxy, listening in the container too */
+	struct pump *pump; /* sbxspawn: the long-running program's streams, or NULL */
 };
+
+/* A long-running program (an MCP server) as an exec of its own, no wrapper: a thread copies the
+   caller's stdin pipe to the exec's stdin and the exec's frames to the stdout and stderr pipes. */
+struct pump {
+	CURL *conn;
+	int in, out, err; /* the sandbox's ends of the caller's pipes, -1 once closed */
+	int stop[2];      /* written by bclose: the thread ends */
+	pthread_t t;
+};
+
+/* Write all of b to fd (non-blocking) unless a stop comes first; -1 then, or when the reader is gone. */
+static int pumpwrite(struct pump *p, int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, b, n);
+		if (k > 0) {
+			b += k, n -= (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		struct pollfd pf[2] = {{fd, POLLOUT, 0}, {p->stop[0], POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			return -1;
+		if (pf[1].revents)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write the payload of the exec's frames to out or err; -1 when the stream is not frames. */
+static int pumpframes(struct pump *p, unsigned char *hdr, size_t *hlen, uint32_t *left, const char *b, size_t n)
+{
+	while (n) {
+		if (*hlen < 8) {
+			size_t k = 8 - *hlen < n ? 8 - *hlen : n;
+			memcpy(hdr + *hlen, b, k);
+			*hlen += k, b += k, n -= k;
+			if (*hlen == 8) {
+				if (hdr[0] > 2 || hdr[1] || hdr[2] || hdr[3])
+					return -1;
+				*left = (uint32_t)hdr[4] << 24 | (uint32_t)hdr[5] << 16 | (uint32_t)hdr[6] << 8 | hdr[7];
+				if (!*left)
+					*hlen = 0;
+			}
+			continue;
+		}
+		size_t k = *left < n ? *left : n;
+		int fd = hdr[0] == 2 ? p->err : hdr[0] == 1 ? p->out : -1;
+		if (fd >= 0 && pumpwrite(p, fd, b, k) < 0) { /* the reader or the sandbox is gone: drop the rest */
+			close(fd);
+			*(hdr[0] == 2 ? &p->err : &p->out) = -1;
+		}
+		*left -= (uint32_t)k, b += k, n -= k;
+		if (!*left)
+			*hlen = 0;
+	}
+	return 0;
+}
+
+static void *pumpmain(void *arg)
+{
+	struct pump *p = arg;
+	unsigned char hdr[8];
+	size_t hlen = 0;
+	uint32_t left = 0;
+	char buf[65536];
+	curl_socket_t sock;
+	if (curl_easy_getinfo(p->conn, CURLINFO_ACTIVESOCKET, &sock) != CURLE_OK || sock == CURL_SOCKET_BAD)
+		goto out;
+	for (;;) {
+		long k;
+		while ((k = dapirecv(p->conn, buf, sizeof buf, 0)) > 0) /* what TLS holds too, not only the socket */
+			if (pumpframes(p, hdr, &hlen, &left, buf, (size_t)k) < 0)
+				goto out;
+		if (k != -2)
+			goto out; /* the program ended (0) or the engine broke the stream */
+		struct pollfd pf[3] = {{sock, POLLIN, 0}, {p->stop[0], POLLIN, 0}, {p->in, POLLIN, 0}};
+		int r = poll(pf, p->in >= 0 ? 3 : 2, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || pf[1].revents)
+			goto out;
+		if (p->in >= 0 && pf[2].revents) {
+			ssize_t n = read(p->in, buf, sizeof buf);
+			struct err e;
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0) { /* the caller closed its end: so does the program's stdin */
+				close(p->in);
+				p->in = -1;
+				dapishutwr(p->conn);
+			} else if (dapisend(p->conn, buf, (size_t)n, nowms() + 30000, &e) < 0) {
+				goto out;
+			}
+		}
+	}
+out:
+	/* the caller reads the end of the program's output */
+	if (p->out >= 0)
+		close(p->out);
+	if (p->err >= 0)
+		close(p->err);
+	p->out = p->err = -1;
+	return NULL;
+}
 
 /* Which of the limits asked for a warning of create's says the engine dropped (moby's
    verifyPlatformContainerResources: "Your kernel does not support ... Limitation discarded.",
@@ -857,9 +965,109 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	return 0;
 }
 
+/* The program as an exec of `sh -c command` as the steps' user in /workspace, its streams pumped
+   from and to fds (dup'd: the caller closes its copies). The exec started ahead for a step is
+   ended first and waited for: its wrapper's kill -9 -1 would end the program. */
+static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
+{
+	struct dockersbx *d = (struct dockersbx *)s;
+	if (d->pump)
+		return errf(e, "docker sandbox: it runs a program already");
+	if (!d->id && containerup(d, e) < 0)
+		return -1;
+	if (d->next) {
+		dapiunhook(d->next); /* its stdin ends: the wrapper exits without running anything */
+		d->next = NULL;
+		struct err ignored;
+		execstatus(d, d->nextid, &ignored);
+		free(d->nextid);
+		d->nextid = NULL;
+	}
+	cJSON *x = cJSON_CreateObject(), *a;
+	cJSON_AddBoolToObject(x, "AttachStdin", 1);
+	cJSON_AddBoolToObject(x, "AttachStdout", 1);
+	cJSON_AddBoolToObject(x, "AttachStderr", 1);
+	cJSON_AddBoolToObject(x, "Tty", 0);
+	cJSON_AddStringToObject(x, "User", d->user);
+	cJSON_AddStringToObject(x, "WorkingDir", "/workspace");
+	a = cJSON_AddArrayToObject(x, "Env");
+	for (size_t i = 0; i < d->env.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(d->env.v[i]));
+	a = cJSON_AddArrayToObject(x, "Cmd");
+	cJSON_AddItemToArray(a, cJSON_CreateString("/bin/sh"));
+	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(command));
+	struct buf body = {0};
+	long st = 0;
+	char *path = xasprintf("/containers/%s/exec", d->id), *eid = NULL;
+	int rc = dapicall(&d->api, "POST", path, x, 30000, &st, &body, e);
+	cJSON_Delete(x);
+	free(path);
+	if (rc == 0) {
+		cJSON *j = cJSON_Parse(body.data);
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "Id");
+		if (st == 201 && hexid(id))
+			eid = xstrdup(id->valuestring);
+		cJSON_Delete(j);
+		if (!eid) {
+			char *m = dapimsg(&body);
+			rc = errf(e, "docker: exec in the container (engine at %s): HTTP %ld: %s", d->api.url, st, m);
+			free(m);
+		}
+	}
+	buffree(&body);
+	if (rc < 0)
+		return -1;
+	struct pump *p = xcalloc(1, sizeof *p);
+	p->in = p->out = p->err = p->stop[0] = p->stop[1] = -1;
+	cJSON *sb = cJSON_CreateObject();
+	cJSON_AddBoolToObject(sb, "Detach", 0);
+	cJSON_AddBoolToObject(sb, "Tty", 0);
+	path = xasprintf("/exec/%s/start", eid);
+	rc = dapihook(&d->api, path, sb, &st, &p->conn, e);
+	cJSON_Delete(sb);
+	free(path);
+	free(eid);
+	if (rc == 0 && ((p->in = fcntl(fds[0], F_DUPFD_CLOEXEC, 3)) < 0 || (p->out = fcntl(fds[1], F_DUPFD_CLOEXEC, 3)) < 0 ||
+	                (p->err = fcntl(fds[2], F_DUPFD_CLOEXEC, 3)) < 0 || pipe2(p->stop, O_CLOEXEC) < 0))
+		rc = errf(e, "docker sandbox: dup:");
+	if (rc == 0 && (fcntl(p->out, F_SETFL, O_NONBLOCK) < 0 || fcntl(p->err, F_SETFL, O_NONBLOCK) < 0))
+		rc = errf(e, "docker sandbox: fcntl:");
+	if (rc == 0 && (errno = pthread_create(&p->t, NULL, pumpmain, p)) != 0)
+		rc = errf(e, "docker sandbox: pthread_create:");
+	if (rc < 0) {
+		dapiunhook(p->conn);
+		for (int i = 0; i < 2; i++)
+			if (p->stop[i] >= 0)
+				close(p->stop[i]);
+		if (p->in >= 0)
+			close(p->in);
+		if (p->out >= 0)
+			close(p->out);
+		if (p->err >= 0)
+			close(p->err);
+		free(p);
+		return -1;
+	}
+	d->pump = p;
+	return 0;
+}
+
 static void bclose(struct sbx *s)
 {
 	struct dockersbx *d = (struct dockersbx *)s;
+	if (d->pump) {
+		struct pump *p = d->pump;
+		if (writeall(p->stop[1], "x", 1) < 0) /* a fresh pipe has room: it cannot fail */
+			abort();
+		pthread_join(p->t, NULL);
+		dapiunhook(p->conn);
+		close(p->stop[0]), close(p->stop[1]);
+		if (p->in >= 0)
+			close(p->in);
+		free(p);
+		d->pump = NULL;
+	}
 	containerdown(d);
 	egressclose(d->eg);
 	dapiclose(&d->api);
@@ -901,4 +1109,4 @@ static int bcheck(const struct sandboxconf *sc, struct err *e)
 	return rc;
 }
 
-const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, NULL, bcheck};
+const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, bspawn, bcheck};

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "rootfs.h"
 #include "sandbox.h"
@@ -23,6 +25,66 @@ int sbxcheck(const struct sandboxconf *c, struct err *e)
 	if (!ops)
 		return errf(e, "unknown sandbox backend");
 	return ops->check ? ops->check(c, e) : 0;
+}
+
+/* Can uid, with the groups gids, write in st's folder (write and search) or to st's file? */
+static int canwrite(const struct stat *st, int uid, const gid_t *gids, int ngids)
+{
+	mode_t need = S_ISDIR(st->st_mode) ? 3 : 2; /* w and x for a folder, w for a file */
+	if ((int)st->st_uid == uid)
+		return (st->st_mode >> 6 & need) == need;
+	for (int k = 0; k < ngids; k++)
+		if (st->st_gid == gids[k])
+			return (st->st_mode >> 3 & need) == need;
+	return (st->st_mode & need) == need;
+}
+
+int sbxwritable(const struct sandboxconf *c, const char *workspace, struct err *e)
+{
+	/* none: the steps are the runner. namespace: outside, the runner's uid and groups (mapped to
+	   the steps' uid inside, no capability over a file of an owner it does not map, even for
+	   root). docker: sandbox.uid or 1000, with no other group (the engine's user has none unless
+	   the image's /etc/group says). */
+	if (c->backend != BACKEND_DOCKER && c->backend != BACKEND_NAMESPACE)
+		return 0;
+	int ns = c->backend == BACKEND_NAMESPACE;
+	gid_t gids[256];
+	int ngids = 1, uid = c->uid ? c->uid : SBX_STEPID;
+	gids[0] = (gid_t)(c->uid ? c->gid : SBX_STEPID);
+	if (ns) {
+		uid = (int)getuid();
+		gids[0] = getgid();
+		int k = getgroups(255, gids + 1);
+		ngids = 1 + (k > 0 ? k : 0);
+	}
+	for (size_t i = 0; i <= c->nmounts; i++) {
+		const char *p = i ? c->mounts[i - 1].source : workspace;
+		struct stat st;
+		if ((i && !c->mounts[i - 1].rw) || !p || stat(p, &st) < 0 || canwrite(&st, uid, gids, ngids))
+			continue;
+		if (getxattr(p, "system.posix_acl_access", NULL, 0) >= 0)
+			continue; /* an ACL may grant it: the kernel knows, not the mode bits */
+		char what[96] = "the workspace";
+		if (i)
+			snprintf(what, sizeof what, "the mount at %.40s (mode: rw), from", c->mounts[i - 1].target);
+		if (ns)
+			return errc(e, ERR_INPUT,
+			            "the namespace sandbox's steps are, outside, your uid %d and could not write %s %s: it is owned "
+			            "by uid %u, gid %u, mode %04o (inside, an owner the sandbox does not map shows as nobody). "
+			            "Remedy: chown -R %d:%d %s, or run nightshift as uid %u",
+			            uid, what, p, (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777), uid,
+			            (int)gids[0], p, (unsigned)st.st_uid);
+		char fix[64] = "";
+		if (st.st_uid != 0 && st.st_uid != 65534 && st.st_gid != 0 && st.st_gid != 65534)
+			snprintf(fix, sizeof fix, st.st_gid == st.st_uid ? ", or set sandbox.uid: %u" : ", or set sandbox.uid: \"%u:%u\"",
+			         (unsigned)st.st_uid, (unsigned)st.st_gid);
+		return errc(e, ERR_INPUT,
+		            "the docker sandbox's steps run as uid %d (sandbox.uid%s) and could not write %s %s: it is owned "
+		            "by uid %u, gid %u, mode %04o. Remedy: chown -R %d:%d %s%s",
+		            uid, c->uid ? "" : " unset: 1000:1000", what, p, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		            (unsigned)(st.st_mode & 07777), uid, (int)gids[0], p, fix);
+	}
+	return 0;
 }
 
 /* Whether path is dir or below it, dir resolved when it exists. */

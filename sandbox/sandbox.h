@@ -52,6 +52,12 @@ int sbxcheck(const struct sandboxconf *c, struct err *e);
  * not. Where the backend's view cannot be planned (a folder missing yet) the workspace and the
  * mounts' sources count whole. */
 int sbxreads(const struct sandboxconf *c, const char *workspace, const char *path, char *why, size_t n);
+/* Could the steps of a sandbox of c write workspace (a host folder) and its mode: rw mounts? 0
+ * when they can (or the backend is none: the runner itself); -1 (ERR_INPUT) naming the steps'
+ * uid (docker: sandbox.uid; namespace: the runner's outside), the owner, and the fixes (chown,
+ * sandbox.uid) when they cannot.
+ * What a missing folder is, is said elsewhere: it passes. */
+int sbxwritable(const struct sandboxconf *c, const char *workspace, struct err *e);
 /* Tear the sandbox down, killing anything left in it. */
 void sbxclose(struct sbx *s);
 /* Wait for the helpers of closed sandboxes that are still exiting (10 s at most, then kill
