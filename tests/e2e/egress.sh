@@ -304,6 +304,8 @@ jobs:
   egress: { worker: w }
 YAML
 : > "$T/hits"
+# The steps run as uid 1000 (sandbox.uid unset): their workspace is theirs, as run checks first.
+[ "$(id -u)" = 0 ] && chown -R 1000:1000 "$T/ws"
 TMPDIR=$T/tmp NIGHTSHIFT_TEST_RESOLVE="api.test=127.0.0.2,other.test=127.0.0.3,evil.test=127.0.0.3,meta.test=169.254.169.254" \
 	"$NS" run "$T/d.yaml" --out "$T/runs-docker" > "$T/out" 2> "$T/err"
 rc=$?
