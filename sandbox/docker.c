@@ -753,15 +753,10 @@ static int oomsince(struct dockersbx *d, const struct timespec *since)
 	return 0;
 }
 
-/* Start the exec for the next step; 0 when it waits, 1 when the container is gone, -1 on error. */
-static int standby(struct dockersbx *d, struct err *e)
+/* An exec's request as every exec of the job's container makes it: stdio attached, no TTY, the
+ * steps' user in /workspace with their environment; *cmd the empty Cmd array to fill. */
+static cJSON *execrequest(const struct dockersbx *d, cJSON **cmd)
 {
-	unsigned char rnd[16];
-	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
-		return errf(e, "getrandom:");
-	for (int i = 0; i < 16; i++)
-		snprintf(d->nonce + 2 * i, 3, "%02x", rnd[i]);
-
 	cJSON *x = cJSON_CreateObject(), *a;
 	cJSON_AddBoolToObject(x, "AttachStdin", 1);
 	cJSON_AddBoolToObject(x, "AttachStdout", 1);
@@ -772,7 +767,20 @@ static int standby(struct dockersbx *d, struct err *e)
 	a = cJSON_AddArrayToObject(x, "Env");
 	for (size_t i = 0; i < d->env.n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(d->env.v[i]));
-	a = cJSON_AddArrayToObject(x, "Cmd");
+	*cmd = cJSON_AddArrayToObject(x, "Cmd");
+	return x;
+}
+
+/* Start the exec for the next step; 0 when it waits, 1 when the container is gone, -1 on error. */
+static int standby(struct dockersbx *d, struct err *e)
+{
+	unsigned char rnd[16];
+	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
+		return errf(e, "getrandom:");
+	for (int i = 0; i < 16; i++)
+		snprintf(d->nonce + 2 * i, 3, "%02x", rnd[i]);
+
+	cJSON *a, *x = execrequest(d, &a);
 	cJSON_AddItemToArray(a, cJSON_CreateString(WRAPSH));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(wrapper));
@@ -983,17 +991,7 @@ static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
 		free(d->nextid);
 		d->nextid = NULL;
 	}
-	cJSON *x = cJSON_CreateObject(), *a;
-	cJSON_AddBoolToObject(x, "AttachStdin", 1);
-	cJSON_AddBoolToObject(x, "AttachStdout", 1);
-	cJSON_AddBoolToObject(x, "AttachStderr", 1);
-	cJSON_AddBoolToObject(x, "Tty", 0);
-	cJSON_AddStringToObject(x, "User", d->user);
-	cJSON_AddStringToObject(x, "WorkingDir", "/workspace");
-	a = cJSON_AddArrayToObject(x, "Env");
-	for (size_t i = 0; i < d->env.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(d->env.v[i]));
-	a = cJSON_AddArrayToObject(x, "Cmd");
+	cJSON *a, *x = execrequest(d, &a);
 	cJSON_AddItemToArray(a, cJSON_CreateString("/bin/sh"));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(command));
