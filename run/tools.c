@@ -269,19 +269,6 @@ static const char *argstr(const cJSON *args, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, name));
 }
 
-/* The digest of a result as the record may show it: of its text with secrets masked when it holds
- * one (a digest of a secret's bytes would confirm a guess of them). */
-static void digest(const struct secrets *sec, const char *data, size_t len, char hex[65])
-{
-	char *clean = sec && len ? utf8clean(data, len) : NULL, *masked = clean ? secretsmask(sec, clean) : NULL;
-	if (masked)
-		sha256hex(masked, strlen(masked), hex);
-	else
-		sha256hex(data, len, hex);
-	free(masked);
-	free(clean);
-}
-
 /* Text with secrets masked, as a new string (a copy when there is none). */
 static char *masked(const struct toolopts *o, char *text)
 {
@@ -292,11 +279,16 @@ static char *masked(const struct toolopts *o, char *text)
 	return m;
 }
 
-/* Add captured output to the event, capped, with its full digest. */
-static void addout(cJSON *ev, const char *name, const struct buf *b, const struct secrets *sec)
+/* Add captured output to the event, capped, with its full digest: of the raw bytes, or of text
+ * (the stream cleaned and masked) when masking changed it, since a digest of a secret's bytes
+ * would confirm a guess of them. */
+static void addout(cJSON *ev, const char *name, const struct buf *b, const char *text)
 {
 	char hex[65], key[32];
-	digest(sec, b->data ? b->data : "", b->len, hex);
+	if (text)
+		sha256hex(text, strlen(text), hex);
+	else
+		sha256hex(b->data ? b->data : "", b->len, hex);
 	char *clean = utf8clean(b->data ? b->data : "", b->len < EVENT_OUT_MAX ? b->len : EVENT_OUT_MAX);
 	cJSON_AddStringToObject(ev, name, clean);
 	snprintf(key, sizeof key, "%s_sha256", name);
@@ -432,13 +424,19 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 		cJSON_AddStringToObject(ev, "limits", res.limits);
 	if (res.note[0])
 		cJSON_AddStringToObject(ev, "sandbox_note", res.note);
-	addout(ev, "stdout", &res.out, o ? o->sec : NULL);
-	addout(ev, "stderr", &res.err, o ? o->sec : NULL);
+	/* Each stream cleaned and masked once: for the digest and for what the model sees. */
+	char *out = utf8clean(res.out.data ? res.out.data : "", res.out.len);
+	char *er = utf8clean(res.err.data ? res.err.data : "", res.err.len);
+	char *mout = o && o->sec ? secretsmask(o->sec, out) : NULL, *merr = o && o->sec ? secretsmask(o->sec, er) : NULL;
+	addout(ev, "stdout", &res.out, mout);
+	addout(ev, "stderr", &res.err, merr);
+	if (mout)
+		free(out), out = mout;
+	if (merr)
+		free(er), er = merr;
 	struct buf msg = {0};
 	stepstatus(&msg, &res, o);
 	netevents(&res, r, &msg);
-	char *out = masked(o, utf8clean(res.out.data ? res.out.data : "", res.out.len));
-	char *er = masked(o, utf8clean(res.err.data ? res.err.data : "", res.err.len));
 	/* Each stream cut to its share of the limit: half each, or what the other leaves. */
 	size_t limit = o && o->limit ? o->limit : TOOL_OUTPUT_LIMIT, ol = strlen(out), el = strlen(er);
 	size_t olim = limit / 2, elim = limit - limit / 2;
