@@ -11,7 +11,7 @@
 
 static const char replayhelp[] =
 	"usage: nightshift replay RUN [--manifest FILE] [--out DIR] [--job ID]... [--strict] [--continue-live]\n"
-	"                        [--events PATH] [--quiet]\n"
+	"                        [--set KEY=VALUE]... [--events PATH] [--quiet]\n"
 	"\n"
 	"Restores the workspace from RUN's first snapshot into a fresh folder (modes and times too), runs\n"
 	"the manifest archived in RUN/manifest/ with the model's replies served from the record turn by\n"
@@ -29,7 +29,9 @@ static const char replayhelp[] =
 	"                   env and rules. Without it the archive's sandbox settings are a stranger's:\n"
 	"                   backend none, network, mounts, sandbox.env and a rootfs image are replaced\n"
 	"                   by the defaults, each one said on stderr, and its ${{ env.NAME }} expand\n"
-	"                   to nothing (a record gets none of your environment)\n"
+	"                   to nothing (a record gets none of your environment). Every file it names\n"
+	"                   is read from RUN/manifest/, never the host; its skills folders are not.\n"
+	"                   With --manifest the record's inputs are not given to yours: --set them\n"
 	"  --strict         drift counts as a divergence: any byte of output that differs exits 4\n"
 	"  --continue-live  where the record has no more replies (or its reply was an error) the live\n"
 	"                   model answers; differences are still listed, the exit code is the run's.\n"
@@ -39,7 +41,8 @@ static const char replayhelp[] =
 	"  --events PATH    every event as it happens, one JSON object a line (docs/events.md);\n"
 	"                   - writes them to stderr in place of the progress lines\n"
 	"  --quiet          no progress on stderr (errors still)\n"
-	"  --job ID         replay only this job and what it needs; repeatable\n" MAXUNPACKHELP
+	"  --job ID         replay only this job and what it needs; repeatable\n"
+	"  --set KEY=VALUE  an input for ${{ inputs.KEY }} (yours; wins over the record's); repeatable\n" MAXUNPACKHELP
 	"To make a night replayable: keep build caches and tool state out of its effects (list them in\n"
 	"the workspace's .gitignore, e.g. __pycache__/ and .pytest_cache/, or in snapshot.exclude), and\n"
 	"give --manifest when steps read mounted inputs. See docs/replay.md.\n"
@@ -50,7 +53,7 @@ static const char replayhelp[] =
 int cmdreplay(int argc, char **argv)
 {
 	const char *run = NULL, *out = NULL, *mine = NULL;
-	struct strv jobs = {0};
+	struct strv jobs = {0}, sets = {0};
 	struct err e = {0};
 	int rc = EXIT_USAGE, live = 0, strict = 0, quiet = 0;
 	const char *events = NULL;
@@ -67,6 +70,12 @@ int cmdreplay(int argc, char **argv)
 		} else if ((k = maxunpackflag("replay", argc, argv, &i, &maxu)) >= 0) {
 			if (k != EXIT_OK)
 				goto done;
+		} else if (strcmp(argv[i], "--set") == 0) {
+			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
+				usage("replay", "--set needs KEY=VALUE");
+				goto done;
+			}
+			strvadd(&sets, argv[++i]);
 		} else if (strcmp(argv[i], "--continue-live") == 0) {
 			live = 1;
 		} else if (strcmp(argv[i], "--strict") == 0) {
@@ -114,7 +123,7 @@ int cmdreplay(int argc, char **argv)
 	char *given = realpath(run, NULL);
 	defout = dirname_dup(given ? given : real);
 	free(given);
-	struct replayopts o = {run, real, out ? out : defout, mine, &jobs, live, maxu};
+	struct replayopts o = {run, real, out ? out : defout, mine, &jobs, &sets, live, maxu};
 	privacyapply(privacydeny(run) | privacydeny(o.outdir)); /* no more open than the run replayed */
 	if (progressstart("replay", quiet, events) < 0)
 		goto done;
@@ -147,6 +156,7 @@ int cmdreplay(int argc, char **argv)
 		rc = EXIT_OK;
 done:
 	strvfree(&jobs);
+	strvfree(&sets);
 	replayresultfree(&res);
 	free(defout);
 	runclose(real, unpacked);

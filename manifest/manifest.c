@@ -605,10 +605,37 @@ static int addfile(struct manifest *m, const char *path)
 	return 0;
 }
 
+/* Where a file the manifest names (rel, as written) is read from: beside the manifest; for a
+ * record's manifest (m->confine), the copy its run made beneath manifest/, named as
+ * artifacts/rundir.c rundircopy names it (a path with ".." or an absolute one by its last name). */
+static char *namedpath(const struct manifest *m, const char *rel)
+{
+	if (!m->confine)
+		return rel[0] == '/' ? xstrdup(rel) : pathjoin(m->dir, rel);
+	const char *r = rel;
+	while (r[0] == '.' && r[1] == '/')
+		r += 2;
+	if (r[0] == '/' || strstr(r, "..") || !*r)
+		r = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	return pathjoin(m->confine, r);
+}
+
+/* Read a file of the manifest (the manifest, a script, a worker file): at most MANIFESTFILEMAX
+ * bytes; for a record's manifest only a regular file beneath m->confine, never through a link. */
+static int readnamed(const struct manifest *m, const char *path, struct buf *text, struct err *e)
+{
+	if (!m->confine)
+		return readfilemax(path, MANIFESTFILEMAX, text, e);
+	size_t n = strlen(m->confine);
+	if (strncmp(path, m->confine, n) != 0 || path[n] != '/')
+		return errc(e, ERR_INPUT, "%s: not in the record's manifest folder %s", path, m->confine);
+	return readbeneath(m->confine, path + n + 1, MANIFESTFILEMAX, text, e);
+}
+
 /* Load a YAML file into y, remembering its name for positions. */
 static int loadyaml(struct manifest *m, const char *path, struct ydoc *y, struct buf *text, struct err *e)
 {
-	if (readfile(path, text, e) < 0)
+	if (readnamed(m, path, text, e) < 0)
 		return -1;
 	addfile(m, path);
 	return yload(y, m->filenames[m->nfilenames - 1], text->data, text->len, 0, e);
@@ -805,7 +832,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 		} else {
 			if (ystr(y, sv, &md->script) < 0)
 				return -1;
-			char *path = md->script[0] == '/' ? xstrdup(md->script) : pathjoin(m->dir, md->script);
+			char *path = namedpath(m, md->script);
 			struct ydoc sy = {0};
 			struct buf text = {0};
 			int rc = loadyaml(m, path, &sy, &text, e);
@@ -819,7 +846,7 @@ static int parsemodel(struct manifest *m, struct ydoc *y, const char *name, yaml
 				if (rc == 0 && !(md->replies = yjson(&sy, root)))
 					rc = -1;
 			} else if (!strstr(e->msg, ": YAML")) {
-				yfail(y, sv, "cannot read script %s", md->script);
+				yfail(y, sv, "cannot read script %s", e->msg);
 			}
 			yfree(&sy);
 			buffree(&text);
@@ -998,7 +1025,7 @@ static int outputlimit(struct ydoc *y, yaml_node_t *n, int64_t *out)
 /* A worker's key being read: the manifest (its MCP servers), the worker, and whether the keys
  * come from a worker file. */
 struct wkctx {
-	const struct manifest *m;
+	struct manifest *m;
 	struct worker *w;
 	int filemode;
 };
@@ -1065,6 +1092,16 @@ static int wkapproval(struct ydoc *y, struct ypair *p, struct wkctx *c)
 
 static int wkskills(struct ydoc *y, struct ypair *p, struct wkctx *c)
 {
+	if (c->m->confine) { /* a record's: folders of the host a stranger named, not read */
+		yaml_node_t *it;
+		for (size_t i = 0; (it = yitem(y, p->val, i)); i++)
+			if (it->type == YAML_SCALAR_NODE) {
+				char *s = xasprintf("worker %s: skills folder %.200s", c->w->name, (const char *)it->data.scalar.value);
+				strvadd(&c->m->unread, s);
+				free(s);
+			}
+		return 0;
+	}
 	return skillsload(y, p->val, c->w);
 }
 
@@ -1160,7 +1197,7 @@ static const struct workerkey {
 };
 #define NWORKERKEYS (sizeof workerkeys / sizeof *workerkeys)
 
-static int workerkeys_apply(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
+static int workerkeys_apply(struct manifest *m, struct ydoc *y, yaml_node_t *n, struct worker *w,
                             int filemode)
 {
 	const char *names[NWORKERKEYS + 1];
@@ -1189,11 +1226,11 @@ static int loadworkerfile(struct manifest *m, struct ydoc *y, yaml_node_t *fnode
 	char *rel = NULL;
 	if (ystr(y, fnode, &rel) < 0)
 		return -1;
-	char *path = rel[0] == '/' ? xstrdup(rel) : pathjoin(m->dir, rel);
+	char *path = namedpath(m, rel);
 	free(rel);
 	struct buf text = {0};
-	if (readfile(path, &text, e) < 0) {
-		yfail(y, fnode, "cannot read worker file %s", path);
+	if (readnamed(m, path, &text, e) < 0) {
+		yfail(y, fnode, "cannot read worker file %s", e->msg);
 		buffree(&text);
 		free(path);
 		return -1;
@@ -1298,7 +1335,10 @@ static int parseworkspace(struct manifest *m, struct ydoc *y, yaml_node_t *n, st
 	if (!*name || strcmp(name, WSDEFAULT) == 0 || strlen(name) > 128)
 		rc = yfail(y, n, "workspace '%s' makes the name '%s' for its snapshots, which is %s", ws, name,
 		           *name ? (strlen(name) > 128 ? "too long" : "the manifest's workspace's") : "empty");
-	else if (m->wsroot) {
+	else if (m->wsroot && m->onews) {
+		/* a replay of a record with one workspace: every job worked in it */
+		rc = existing(y, n, "/", m->workspace, 1, &j->workspace);
+	} else if (m->wsroot) {
 		/* a replay: a workspace the record has no chain for had no job of the run; it stays empty */
 		char *p = pathjoin(m->wsroot, name);
 		struct err me = {0};
@@ -2196,6 +2236,7 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 		strvadd(&m->sets, sets->v[i]);
 	m->path = xstrdup(path);
 	m->dir = dirname_dup(path);
+	m->confine = o->confine ? xstrdup(o->confine) : NULL;
 	defaults(m);
 	struct ydoc ay = {0}, cy = {0};
 	struct buf atext = {0}, ctext = {0};
@@ -2221,6 +2262,7 @@ int manifestloadopts(struct manifest *m, const char *path, const struct loadopts
 	}
 	y.errs = &m->errors;
 	m->wsroot = o->wsroot;
+	m->onews = o->onews;
 	rc = parse(m, &y, o->workspace, e);
 	m->wsroot = NULL;
 	m->cfg = NULL;
@@ -2489,6 +2531,8 @@ void manifestfree(struct manifest *m)
 		free(m->later);
 	}
 	free(m->laterwsroot);
+	free(m->confine);
+	strvfree(&m->unread);
 	mcpconffree(m);
 	sandboxfree(&m->sandbox);
 	strvfree(&m->snapshot.exclude);

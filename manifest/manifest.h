@@ -253,6 +253,9 @@ struct manifest {
 	struct ydoc *later; /* with a pending matrix: the document, read again by manifestexpand */
 	const struct strv *mxtainted; /* while a matrix member is read: its keys from a job's output */
 	char *laterwsroot;  /* and loadopts.wsroot */
+	int onews;          /* loadopts.onews */
+	char *confine;      /* loadopts.confine, or NULL */
+	struct strv unread; /* what a record's manifest named that was not read (skills folders) */
 	char *userconfig;   /* the user's defaults file read (manifest/layers.h), or NULL */
 	char *userout;      /* its out: (absolute), or NULL */
 	struct ydoc *cfg;   /* while loading: the user's defaults, for models the manifest lacks */
@@ -268,7 +271,13 @@ struct loadopts {
 	const struct strv *sets; /* KEY=VALUE inputs */
 	const char *workspace;   /* use this folder instead of the manifest's workspace (replay) */
 	const char *wsroot;      /* and WSROOT/<name> instead of each job's own workspace (replay) */
+	int onews;               /* with wsroot: the record had one workspace, every job's is workspace */
+	const char *confine;     /* a record's manifest folder: every file named is read from beneath it
+	                          * (never a link, never outside), skills folders are not read */
 };
+
+/* The largest file of a manifest (the manifest, a script, a worker file) that is read. */
+#define MANIFESTFILEMAX (4u << 20)
 
 /* The name of the manifest's workspace among jobs' own ones (snapshots/default/). */
 #define WSDEFAULT "default"

@@ -73,7 +73,7 @@ int gitignored(const char *ws, const struct strv *paths, unsigned char *flags, s
 	env[1] = xasprintf("HOME=%s", home);
 	env[2] = xasprintf("XDG_CONFIG_HOME=%s", home);
 	env[3] = xasprintf("GIT_DIR=%s", gitdir);
-	env[4] = xasprintf("GIT_WORK_TREE=%s", ws);
+	env[4] = xstrdup("GIT_WORK_TREE=."); /* the child starts in ws */
 	env[5] = xstrdup("GIT_CONFIG_NOSYSTEM=1");
 	env[6] = xstrdup("GIT_CONFIG_GLOBAL=/dev/null");
 	env[7] = NULL;

@@ -167,8 +167,9 @@ static int load(struct manifest *m, const char *path, const struct loadopts *lo,
 	return errc(e, ERR_INPUT, "%s: %zu mistakes", path, m->errors.n);
 }
 
-/* Restore each workspace of the record as before its first step into ws (several: ws/<name>),
- * noting where each chain went in map. */
+/* Restore each workspace of the record as before its first step into ws/<name> (the manifest's:
+ * ws/default), noting where each chain went in map. Every workspace of the replay lies in ws,
+ * whatever the record says. */
 static int restoreall(const struct replayopts *o, const cJSON *rj, const char *ws, struct wsmap *map, struct err *e)
 {
 	const cJSON *spaces = cJSON_GetObjectItemCaseSensitive(rj, "workspaces"), *sp;
@@ -177,19 +178,17 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 		if (!runnameok(sp->string))
 			return errc(e, ERR_INPUT, "replay: %s/run.json names a workspace '%.80s' that is not a name", o->run,
 			            sp->string);
-	if (spaces) {
-		char *top = pathjoin(ws, WSDEFAULT);
-		int rc = mkdirs(top, 0755, e);
-		free(top);
-		if (rc < 0)
-			return -1;
-	}
+	char *top = pathjoin(ws, WSDEFAULT);
+	int rc = mkdirs(top, 0755, e);
+	free(top);
+	if (rc < 0)
+		return -1;
 	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rj, "workspace"));
 	for (sp = spaces ? spaces->child : NULL;; sp = sp->next) {
 		if (spaces && !sp)
 			break;
 		const char *name = spaces ? sp->string : NULL;
-		char *to = name ? pathjoin(ws, name) : xstrdup(ws);
+		char *to = pathjoin(ws, name ? name : WSDEFAULT);
 		const char *chain = nsp > 1 ? name : ""; /* one workspace: its layers are in snapshots/ */
 		int first = firstlayer(o->dir, chain);
 		int src = snaprestorews(o->dir, *chain ? chain : NULL, first, to, 1, o->maxunpack, e);
@@ -227,14 +226,27 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		e->kind = ERR_INPUT;
 		return -1;
 	}
-	/* What the night ran with: its manifest file, its inputs, its model overrides. */
+	/* What the night ran with: its manifest file, its inputs, its model overrides. Inputs of
+	 * --set come first (they win); the record's go only into the record's own manifest: in yours
+	 * they would be a stranger's text in your paths, URLs and headers. */
 	const char *mfile = jsonstr(cJSON_GetObjectItemCaseSensitive(rj, "manifest"), "file", NULL);
+	for (size_t i = 0; o->sets && i < o->sets->n; i++)
+		strvadd(&sets, o->sets->v[i]);
+	struct buf untaken = {0};
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "inputs"))
 	{
+		if (o->manifest) {
+			bufprintf(&untaken, "%s%.80s", untaken.len ? ", " : "", it->string);
+			continue;
+		}
 		char *kv = xasprintf("%s=%s", it->string, cJSON_GetStringValue(it) ? it->valuestring : "");
 		strvadd(&sets, kv);
 		free(kv);
 	}
+	if (untaken.len)
+		progressj(NULL, "replay: the record's inputs (%s) are not given to --manifest %s; give --set KEY=VALUE for "
+		          "those it needs", untaken.data, o->manifest);
+	buffree(&untaken);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rj, "model_overrides"))
 		if (cJSON_IsString(it))
 			strvadd(&overrides, it->valuestring);
@@ -263,12 +275,14 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	}
 	if ((rc = restoreall(o, rj, ws, &map, e)) < 0)
 		goto done;
-	/* A run whose jobs had workspaces of their own: each in ws/<name>, the manifest's own in
-	 * ws/default (empty when no job of the run worked there). */
-	int perws = cJSON_GetObjectItemCaseSensitive(rj, "workspaces") != NULL;
-	char *top = perws ? pathjoin(ws, WSDEFAULT) : xstrdup(ws);
-	mpath = o->manifest ? xstrdup(o->manifest) : xasprintf("%s/manifest/%s", o->dir, mfile);
-	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = perws ? ws : NULL};
+	/* Each job's workspace in ws/<name>, the manifest's own in ws/default (empty when no job of
+	 * the run worked there); a record of one workspace: every job's is ws/default. The record's
+	 * manifest reads only the files its run copied beneath RUN/manifest/. */
+	int onews = cJSON_GetObjectItemCaseSensitive(rj, "workspaces") == NULL;
+	char *top = pathjoin(ws, WSDEFAULT), *confine = pathjoin(o->dir, "manifest");
+	mpath = o->manifest ? xstrdup(o->manifest) : pathjoin(confine, mfile);
+	struct loadopts lo = {.sets = &sets, .workspace = top, .wsroot = ws, .onews = onews,
+	                      .confine = o->manifest ? NULL : confine};
 	loaded = 1;
 	if (!o->manifest)
 		exprsealenv(); /* the record's text reads none of the user's environment */
@@ -277,8 +291,12 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		progressj(NULL, "replay: WARNING: the record's manifest reads ${{ env.* }}: a record gets none of your "
 		          "environment, each expands to nothing; give --manifest FILE to replay with values of your own");
 	free(top);
+	free(confine);
 	if (rc < 0)
 		goto done;
+	for (size_t i = 0; i < m.unread.n; i++)
+		progressj(NULL, "replay: WARNING: the record's %s is not read: a record names no host folder; give "
+		          "--manifest FILE to replay with skills", m.unread.v[i]);
 	if (!o->manifest)
 		distrustall(&m);
 	for (size_t i = 0; i < m.njobs; i++)

@@ -13,6 +13,7 @@ struct replayopts {
 	const char *outdir;       /* where the new run directory is made */
 	const char *manifest;     /* --manifest FILE (the user's own), or NULL: the record's, distrusted */
 	const struct strv *jobs;  /* --job selections; empty: the jobs the record ran */
+	const struct strv *sets;  /* --set KEY=VALUE inputs (the user's; they win over the record's) */
 	int live;                 /* --continue-live */
 	int64_t maxunpack;        /* bound for the layers restored (0: the default) */
 };

@@ -161,3 +161,28 @@ const char *beneathbad(const char *rel)
 		c += k + 1;
 	}
 }
+
+int readbeneath(const char *root, const char *rel, size_t max, struct buf *out, struct err *e)
+{
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = rfd < 0 ? -1 : openbeneath(rfd, rel, O_RDONLY | O_NONBLOCK, 0);
+	int err = errno;
+	if (rfd >= 0)
+		close(rfd);
+	if (fd < 0)
+		return errc(e, ERR_INPUT, "%s/%.200s: %s", root, rel,
+		            err == ELOOP ? "a name on the way is a symbolic link"
+		            : err == EXDEV ? "not a path beneath the folder" : strerror(err));
+	struct stat st;
+	int trunc = 0, rc = 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		rc = errc(e, ERR_INPUT, "%s/%.200s: not a regular file", root, rel);
+	else if (readfd(fd, max, out, &trunc) < 0)
+		rc = errf(e, "read %s/%.200s:", root, rel);
+	else if (trunc)
+		rc = errc(e, ERR_INPUT, "%s/%.200s: larger than %zu bytes", root, rel, max);
+	close(fd);
+	if (rc < 0)
+		buffree(out);
+	return rc;
+}

@@ -4,6 +4,11 @@
 #ifndef NS_BENEATH_H
 #define NS_BENEATH_H
 
+#include <stddef.h>
+
+struct buf;
+struct err;
+
 enum {
 	BENEATH_NOXDEV = 1, /* refuse (EXDEV) to cross into another mount */
 };
@@ -19,5 +24,8 @@ int beneathopenat2(void);
 /* Whether rel is a plain relative path a value may name: not empty, not absolute, at most 1024
  * bytes, no control character, no empty, "." or ".." name. NULL when it is, else why not. */
 const char *beneathbad(const char *rel);
+/* Read the regular file rel beneath the folder root (as openbeneath: no link, no "..", nothing
+ * absolute) into out, at most max bytes; 0, or -1 with e (ERR_INPUT) and out freed. */
+int readbeneath(const char *root, const char *rel, size_t max, struct buf *out, struct err *e);
 
 #endif

@@ -227,12 +227,19 @@ int readfd(int fd, size_t max, struct buf *out, int *truncated)
 
 int readfile(const char *path, struct buf *out, struct err *e)
 {
+	return readfilemax(path, SIZE_MAX, out, e);
+}
+
+int readfilemax(const char *path, size_t max, struct buf *out, struct err *e)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errc(e, ERR_INPUT, "%s:", path);
-	int had = out->data != NULL;
+	int had = out->data != NULL, trunc = 0;
 	size_t len = out->len;
-	int rc = readfd(fd, SIZE_MAX, out, NULL) < 0 ? errf(e, "read %s:", path) : 0;
+	int rc = readfd(fd, max, out, &trunc) < 0 ? errf(e, "read %s:", path) : 0;
+	if (rc == 0 && trunc)
+		rc = errc(e, ERR_INPUT, "%s: larger than %zu bytes", path, max);
 	close(fd);
 	if (rc < 0 && had) {
 		out->len = len; /* as it was */

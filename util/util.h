@@ -65,6 +65,8 @@ void strvfree(struct strv *s);
 int readfd(int fd, size_t max, struct buf *out, int *truncated);
 /* Read a whole file into *out (NUL-terminated, caller frees); on error *out is as it was. */
 int readfile(const char *path, struct buf *out, struct err *e);
+/* The same, refusing (ERR_INPUT) a file of more than max bytes. */
+int readfilemax(const char *path, size_t max, struct buf *out, struct err *e);
 /* Write all n bytes to fd, retrying short writes and EINTR; 0 or -1 with errno. */
 int writeall(int fd, const void *p, size_t n);
 /* Write s to an existing control file (/proc, cgroupfs) in one write(2), as such files want it:
