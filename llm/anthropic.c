@@ -405,7 +405,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return s.msg;
 }
 
-const struct llmops anthropicops = {request, parse, NULL, wirefree, stream, assemble};
+const struct llmops anthropicops = {request, parse, NULL, wirefree, stream, assemble, NULL};
 
 int anthropicopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -71,7 +71,12 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return inner(l)->assemble(l, text, len, status, e);
 }
 
-static const struct llmops ops = {request, parse, NULL, afree, stream, assemble};
+static char *text(struct llm *l, const cJSON *body, size_t hint)
+{
+	return inner(l)->text ? inner(l)->text(l, body, hint) : cJSON_PrintUnformatted(body);
+}
+
+static const struct llmops ops = {request, parse, NULL, afree, stream, assemble, text};
 
 int azureopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -140,7 +140,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return out;
 }
 
-static const struct llmops ops = {request, parse, NULL, bfree, stream, assemble};
+static const struct llmops ops = {request, parse, NULL, bfree, stream, assemble, NULL};
 
 int bedrockopen(struct llm **l, const struct model *m, int offline, struct err *e)
 {

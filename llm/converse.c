@@ -264,7 +264,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return c.out;
 }
 
-const struct llmops converseops = {request, parse, NULL, wirefree, NULL, assemble};
+const struct llmops converseops = {request, parse, NULL, wirefree, NULL, assemble, NULL};
 
 int converseopen(struct llm **l, const struct model *m, struct err *e)
 {

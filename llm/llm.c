@@ -231,10 +231,11 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 
 /* A body as sent: compact JSON, and only UTF-8, which is all the APIs take (tool output may hold
  * any bytes; invalid ones become U+FFFD). */
-static char *wiretext(const cJSON *body, size_t hint)
+static char *wiretext(struct llm *l, const cJSON *body, size_t hint)
 {
 	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
-	char *raw = cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
+	char *raw = l && l->ops->text ? l->ops->text(l, body, hint)
+	            : cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
 	size_t n = strlen(raw);
 	if (utf8valid(raw, n))
 		return raw; /* the usual case: no second copy */
@@ -304,7 +305,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		cJSON *sb = cJSON_Duplicate(body, 1);
 		streamurl = xstrdup(url);
 		if (l->ops->stream(l, sb, &streamurl))
-			sent = wiretext(sb, l->lastlen);
+			sent = wiretext(l, sb, l->lastlen);
 		cJSON_Delete(sb);
 	}
 	x->request = body;
@@ -488,7 +489,7 @@ int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err
 	} else {
 		q->body = neutral(c);
 	}
-	q->text = wiretext(q->body, l->lastlen);
+	q->text = wiretext(l->ops->request ? l : NULL, q->body, l->lastlen);
 	q->len = strlen(q->text);
 	l->lastlen = q->len;
 	sha256hex(q->text, q->len, q->digest);
@@ -509,7 +510,7 @@ int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
 	if (!body)
 		return -1;
-	char *text = wiretext(body, l->lastlen);
+	char *text = l->ops->request ? wiretext(l, body, l->lastlen) : wiretext(NULL, body, l->lastlen);
 	sha256hex(text, strlen(text), out);
 	free(text);
 	cJSON_Delete(body);
@@ -524,6 +525,8 @@ void llmclose(struct llm *l)
 	evrclose(l->record);
 	cJSON_Delete(l->keptsrc);
 	cJSON_Delete(l->keptwire);
+	strvfree(&l->kepttext);
+	free(l->sentmsgtext);
 	free(l->apikey);
 	l->ops->free(l);
 }

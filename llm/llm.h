@@ -113,6 +113,9 @@ struct llmops {
 	 * (429 for throttling, ...; left 0 when the stream says none). */
 	int (*stream)(struct llm *l, cJSON *body, char **url);
 	cJSON *(*assemble)(struct llm *l, const char *text, size_t len, int *status, struct err *e);
+	/* The body as cJSON prints it unformatted, from text the client kept between turns (NULL: no
+	 * such text; the body is printed whole). */
+	char *(*text)(struct llm *l, const cJSON *body, size_t hint);
 };
 struct llm {
 	const struct llmops *ops;
@@ -134,6 +137,9 @@ struct llm {
 	/* Chat completions (openai.c): the neutral messages last sent (copies) and their wire form, kept
 	 * between turns so that a turn converts only what is new; owned. */
 	cJSON *keptsrc, *keptwire;
+	struct strv kepttext;      /* each of keptwire printed, as sent */
+	const cJSON *sentmsgs;     /* the messages array of the request built last (in its body) */
+	char *sentmsgtext;         /* and that array printed, from kepttext; owned */
 	size_t lastlen;            /* the size of the last request built, to print the next in one buffer */
 };
 

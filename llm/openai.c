@@ -50,14 +50,41 @@ static cJSON *wiremessage(const cJSON *m)
 /* The neutral messages in chat-completions form. The client keeps the messages it converted last
  * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire): the prefix that is still
  * equal is taken from there, and only what changed or is new is converted (and kept in its turn). */
+/* Drop what was kept from item i on. */
+static void keptcut(struct llm *l, int i)
+{
+	while (cJSON_GetArraySize(l->keptsrc) > i) {
+		cJSON_DeleteItemFromArray(l->keptsrc, i);
+		cJSON_DeleteItemFromArray(l->keptwire, i);
+	}
+	while (l->kepttext.n > (size_t)i)
+		free(l->kepttext.v[--l->kepttext.n]);
+}
+
+static void textadd(struct buf *b, const char *t)
+{
+	if (b->len > 1)
+		bufputc(b, ',');
+	bufputs(b, t);
+}
+
+/* The neutral messages in chat-completions form. The client keeps the messages it converted last
+ * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire) and its text (l->kepttext):
+ * the prefix that is still equal is taken from there, and only what changed or is new is converted
+ * and printed (and kept in its turn). The array's text is l->sentmsgtext. */
 static cJSON *wiremessages(struct llm *l, const struct chat *c)
 {
 	cJSON *out = cJSON_CreateArray(), *m;
+	struct buf text = {0};
+	bufputc(&text, '[');
 	if (c->system && *c->system) {
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "role", "system");
 		cJSON_AddStringToObject(s, "content", c->system);
 		cJSON_AddItemToArray(out, s);
+		char *t = cJSON_PrintUnformatted(s);
+		textadd(&text, t);
+		free(t);
 	}
 	if (!l->keptsrc) {
 		l->keptsrc = cJSON_CreateArray();
@@ -69,30 +96,61 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 	{
 		if (same && src && cJSON_Compare(src, m, 1)) {
 			cJSON_AddItemToArray(out, cJSON_Duplicate(wire, 1));
+			textadd(&text, l->kepttext.v[i]);
 			src = src->next;
 			wire = wire->next;
 			i++;
 			continue;
 		}
-		if (same) {
-			/* the first change: what was kept from here on is stale */
-			while (cJSON_GetArraySize(l->keptsrc) > i) {
-				cJSON_DeleteItemFromArray(l->keptsrc, i);
-				cJSON_DeleteItemFromArray(l->keptwire, i);
-			}
+		if (same) { /* the first change: what was kept from here on is stale */
+			keptcut(l, i);
 			same = 0;
 		}
 		cJSON *w = wiremessage(m);
+		char *t = cJSON_PrintUnformatted(w);
 		cJSON_AddItemToArray(l->keptsrc, cJSON_Duplicate(m, 1));
 		cJSON_AddItemToArray(l->keptwire, w);
 		cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
+		textadd(&text, t);
+		strvadd(&l->kepttext, t);
+		free(t);
 	}
 	if (same)
-		while (cJSON_GetArraySize(l->keptsrc) > i) {
-			cJSON_DeleteItemFromArray(l->keptsrc, i);
-			cJSON_DeleteItemFromArray(l->keptwire, i);
-		}
+		keptcut(l, i);
+	bufputc(&text, ']');
+	free(l->sentmsgtext);
+	l->sentmsgtext = text.data;
+	l->sentmsgs = out;
 	return out;
+}
+
+/* The body printed as cJSON_PrintUnformatted prints it, with the messages array's text taken from
+ * wiremessages (the bulk of a request, printed once a message, not once a turn). */
+static char *text(struct llm *l, const cJSON *body, size_t hint)
+{
+	struct buf b = {0};
+	bufgrow(&b, hint + 4096);
+	bufputc(&b, '{');
+	const cJSON *ch;
+	cJSON_ArrayForEach(ch, body)
+	{
+		if (!ch->string || ch->string[strcspn(ch->string, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r"
+		                                               "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19"
+		                                               "\x1a\x1b\x1c\x1d\x1e\x1f")]) {
+			buffree(&b); /* a key cJSON would escape: none is made here, but print it whole */
+			return cJSON_PrintUnformatted(body);
+		}
+		bufprintf(&b, "%s\"%s\":", b.len > 1 ? "," : "", ch->string);
+		if (ch == l->sentmsgs && l->sentmsgtext) {
+			bufputs(&b, l->sentmsgtext);
+		} else {
+			char *t = cJSON_PrintUnformatted(ch);
+			bufputs(&b, t);
+			free(t);
+		}
+	}
+	bufputc(&b, '}');
+	return b.data;
 }
 
 static int request(struct llm *l, const struct chat *c, char **url, struct strv *headers, cJSON **body, struct err *e)
@@ -347,7 +405,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return c.out;
 }
 
-const struct llmops openaiops = {request, parse, NULL, wirefree, stream, assemble};
+const struct llmops openaiops = {request, parse, NULL, wirefree, stream, assemble, text};
 
 int openaiopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -242,7 +242,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return out;
 }
 
-const struct llmops responsesops = {request, parse, NULL, wirefree, stream, assemble};
+const struct llmops responsesops = {request, parse, NULL, wirefree, stream, assemble, NULL};
 
 int responsesopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -49,7 +49,7 @@ static void sfree(struct llm *l)
 	free(l);
 }
 
-static const struct llmops ops = {NULL, parse, complete, sfree, NULL, NULL};
+static const struct llmops ops = {NULL, parse, complete, sfree, NULL, NULL, NULL};
 
 int scriptedopen(struct llm **l, const struct model *m, struct err *e)
 {

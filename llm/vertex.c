@@ -84,7 +84,7 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	return anthropicops.assemble(l, text, len, status, e);
 }
 
-static const struct llmops ops = {request, parse, NULL, vfree, stream, assemble};
+static const struct llmops ops = {request, parse, NULL, vfree, stream, assemble, NULL};
 
 int vertexopen(struct llm **l, const struct model *m, struct err *e)
 {

@@ -825,7 +825,11 @@ static void openaikept(void)
 	ok(openaiopen(&l, &md, &e) == 0 && openaiopen(&fresh, &md, &e) == 0, "two clients");
 	cJSON *msgs = J(convo), *t = J(tools);
 	struct chat c = {"Be brief.", t, msgs, 0, NULL};
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 6; round++) {
+		if (round == 4) /* escapes, non-ASCII, a control character */
+			cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"c\\\"1\",\"content\":\"\\u00e4 \\t \\u0001 \\\" \\\\ </x>\"}"));
+		if (round == 5) /* the same again: all of it from what was kept */
+			;
 		if (round == 1)
 			cJSON_AddItemToArray(msgs, J("{\"role\":\"user\",\"content\":\"more\"}"));
 		if (round == 2)
@@ -839,6 +843,7 @@ static void openaikept(void)
 		char *text = cJSON_PrintUnformatted(want), dg[65];
 		sha256hex(text, strlen(text), dg);
 		ok(q.len == strlen(text) && strcmp(q.digest, dg) == 0, "size and digest of the bytes, round %d", round);
+		ok(strcmp(q.text, text) == 0, "the text from kept messages is cJSON's own print, round %d", round);
 		free(text);
 		cJSON_Delete(want);
 		llmreqfree(&q);
