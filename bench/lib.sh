@@ -12,7 +12,7 @@ benchbuild() {
 		make -C "$root" -s O="$tmp/build" "$tmp/build/libnightshift.a" >/dev/null || return 1
 		lib="$tmp/build/libnightshift.a"
 	fi
-	pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto" # the Makefile's PKGS
+	pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto zlib" # the Makefile's PKGS
 	# shellcheck disable=SC2046
 	cc -std=c11 -D_GNU_SOURCE -O2 $(pkg-config --cflags $pkgs) -o "$tmp/$1" "$here/$1.c" "$lib" \
 		$(pkg-config --libs $pkgs) -lpthread -lm
