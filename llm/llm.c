@@ -492,7 +492,7 @@ int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err
 	q->text = wiretext(l->ops->request ? l : NULL, q->body, l->lastlen);
 	q->len = strlen(q->text);
 	l->lastlen = q->len;
-	sha256hex(q->text, q->len, q->digest);
+	sha256growhex(&l->sent, q->text, q->len, q->digest);
 	if (!l->ops->request) {
 		cJSON_Delete(q->body); /* a local provider sends no body */
 		q->body = NULL;
@@ -526,6 +526,7 @@ void llmclose(struct llm *l)
 	cJSON_Delete(l->keptsrc);
 	cJSON_Delete(l->keptwire);
 	strvfree(&l->kepttext);
+	sha256growfree(&l->sent);
 	free(l->sentmsgtext);
 	free(l->apikey);
 	l->ops->free(l);

@@ -141,6 +141,7 @@ struct llm {
 	const cJSON *sentmsgs;     /* the messages array of the request built last (in its body) */
 	char *sentmsgtext;         /* and that array printed, from kepttext; owned */
 	size_t lastlen;            /* the size of the last request built, to print the next in one buffer */
+	struct sha256grow sent;    /* the last request's text, for the next one's digest */
 };
 
 /* Open a client that serves the replies recorded in a job's event log (no key, no network); a

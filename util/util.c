@@ -400,6 +400,51 @@ void sha256hex(const void *data, size_t n, char out[65])
 	hex(md, 32, out);
 }
 
+void sha256growhex(struct sha256grow *g, const char *text, size_t n, char out[65])
+{
+	size_t same = 0, lim = n < g->len ? n : g->len;
+	while (same < lim) {
+		size_t k = lim - same < SHA256STEP ? lim - same : SHA256STEP;
+		if (memcmp(text + same, g->text + same, k) != 0)
+			break;
+		same += k;
+	}
+	size_t use = same / SHA256STEP; /* kept states of whole steps both texts share */
+	while (g->nat > use)
+		EVP_MD_CTX_free(g->at[--g->nat]);
+	EVP_MD_CTX *c = sha256ctx();
+	if (use && !EVP_MD_CTX_copy_ex(c, g->at[use - 1]))
+		abort();
+	g->at = xrealloc(g->at, (n / SHA256STEP + 1) * sizeof *g->at);
+	for (size_t off = use * SHA256STEP; off < n;) {
+		size_t k = n - off < SHA256STEP ? n - off : SHA256STEP;
+		EVP_DigestUpdate(c, text + off, k);
+		off += k;
+		if (k == SHA256STEP) {
+			EVP_MD_CTX *keep = EVP_MD_CTX_new();
+			if (!keep || !EVP_MD_CTX_copy_ex(keep, c))
+				abort();
+			g->at[g->nat++] = keep;
+		}
+	}
+	unsigned char md[32];
+	unsigned int len = 0;
+	EVP_DigestFinal_ex(c, md, &len);
+	hex(md, 32, out);
+	g->text = xrealloc(g->text, n + 1);
+	memcpy(g->text, text, n);
+	g->len = n;
+}
+
+void sha256growfree(struct sha256grow *g)
+{
+	while (g->nat)
+		EVP_MD_CTX_free(g->at[--g->nat]);
+	free(g->at);
+	free(g->text);
+	memset(g, 0, sizeof *g);
+}
+
 int sha256file(const char *path, char out[65], struct err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

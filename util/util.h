@@ -83,6 +83,19 @@ char *dirname_dup(const char *path);
 
 /* SHA-256 of data as 64 lowercase hex characters plus NUL. */
 void sha256hex(const void *data, size_t n, char out[65]);
+/* SHA-256 of texts that mostly grow at their end (a conversation's requests): the hash state is
+ * kept every SHA256STEP bytes of the last text, and the next is hashed again only from the last
+ * state before the two differ. */
+#define SHA256STEP 16384
+struct sha256grow {
+	char *text;  /* the last text (a copy) */
+	size_t len;
+	void **at;   /* EVP_MD_CTX after each whole SHA256STEP bytes of it */
+	size_t nat;
+};
+/* sha256hex(text, n, out), from what g kept of the last text; g keeps this one. */
+void sha256growhex(struct sha256grow *g, const char *text, size_t n, char out[65]);
+void sha256growfree(struct sha256grow *g);
 /* SHA-256 of a file's contents. */
 int sha256file(const char *path, char out[65], struct err *e);
 /* The same of what is left to read on fd (not closed). */

@@ -856,11 +856,37 @@ static void openaikept(void)
 	llmclose(l);
 }
 
+/* A request's digest from the states kept of the last one: equal to a whole hash whatever the
+ * next text does (grows, changes in its middle, at a step's edge, shrinks, is empty). */
+static void growdigest(void)
+{
+	struct sha256grow g = {0};
+	size_t cap = 5 * SHA256STEP + 7;
+	char *t = xmalloc(cap), want[65], got[65];
+	for (size_t i = 0; i < cap; i++)
+		t[i] = (char)('a' + (i * 7919) % 26);
+	size_t lens[] = {0, 10, SHA256STEP, SHA256STEP + 1, 3 * SHA256STEP, 3 * SHA256STEP, cap, cap, 2 * SHA256STEP - 1, 0, cap};
+	for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+		if (k == 5)
+			t[SHA256STEP + 3]++; /* a change in the second step */
+		if (k == 7)
+			t[2 * SHA256STEP]++; /* at the first byte of a step */
+		if (k == 10)
+			t[cap - 1]++; /* at the last byte */
+		sha256hex(t, lens[k], want);
+		sha256growhex(&g, t, lens[k], got);
+		ok(strcmp(want, got) == 0, "grown digest of %zu bytes equals the whole hash (case %zu)", lens[k], k);
+	}
+	sha256growfree(&g);
+	free(t);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	openairequest();
 	openaikept();
+	growdigest();
 	openaiparse();
 	anthropicrequest();
 	anthropicparse();
