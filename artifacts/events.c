@@ -52,7 +52,7 @@ int evopen(struct evlog **lp, const char *path, const struct secrets *sec, struc
 	struct evlog *l = xcalloc(1, sizeof *l);
 	l->fd = fd;
 	l->sec = sec;
-	l->z = zstmemnew(3);
+	l->z = zstmemnew(1); /* a frame an event, written as it happens: the fastest level */
 	memset(l->prev, '0', 64);
 	/* Until the first line: an empty frame, so even a log with no line is a valid file. */
 	struct buf empty = {0};

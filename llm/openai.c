@@ -76,6 +76,7 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 {
 	cJSON *out = cJSON_CreateArray(), *m;
 	struct buf text = {0};
+	bufgrow(&text, l->lastlen + 4096); /* the last request's size: no regrowing */
 	bufputc(&text, '[');
 	if (c->system && *c->system) {
 		cJSON *s = cJSON_CreateObject();

@@ -431,7 +431,11 @@ void sha256growhex(struct sha256grow *g, const char *text, size_t n, char out[65
 	unsigned int len = 0;
 	EVP_DigestFinal_ex(c, md, &len);
 	hex(md, 32, out);
-	g->text = xrealloc(g->text, n + 1);
+	if (n + 1 > g->cap) {
+		free(g->text); /* its bytes are not needed: copied afresh below */
+		g->cap = n + n / 4 + 1;
+		g->text = xmalloc(g->cap);
+	}
 	memcpy(g->text, text, n);
 	g->len = n;
 }

@@ -89,7 +89,7 @@ void sha256hex(const void *data, size_t n, char out[65]);
 #define SHA256STEP 16384
 struct sha256grow {
 	char *text;  /* the last text (a copy) */
-	size_t len;
+	size_t len, cap;
 	void **at;   /* EVP_MD_CTX after each whole SHA256STEP bytes of it */
 	size_t nat;
 };
