@@ -35,7 +35,8 @@ static const char runhelp[] =
 	"              Jobs taken that did not succeed there fail this run too\n"
 	"  --resume RUN  rerun the jobs of RUN that did not succeed and the jobs that need them;\n"
 	"              the others are carried over from RUN (verified first) into the new run,\n"
-	"              with RUN's inputs unless --set is given; exits by the outcome of the whole\n"
+	"              with RUN's inputs unless --set is given (only from a RUN --allowed-signers\n"
+	"              checks; else --set must give them); exits by the outcome of the whole\n"
 	"  --sign KEY  sign the run: SHA256SUMS.sig, an OpenSSH signature (namespace nightshift) by the\n"
 	"              unencrypted Ed25519 private key file KEY (default: $NIGHTSHIFT_SIGNING_KEY, a path)\n"
 	"  --allowed-signers FILE  the runs of --resume and --from must be signed by a key FILE lists\n"
@@ -113,7 +114,10 @@ static const char *nextval(int argc, char **argv, int *i)
 }
 
 /* --resume without --set: the inputs RUN ran with (a matrix from an input makes the same jobs). */
-static int resumeinputs(const char *run, struct strv *sets)
+/* RUN's inputs for --resume without --set. A record's values would be a stranger's text in the
+ * manifest's paths, URLs, headers and prompts: taken only when --allowed-signers checks RUN
+ * (before anything runs); else the user gives them with --set, and this says which. */
+static int resumeinputs(const char *run, const char *allowed, struct strv *sets)
 {
 	struct err e = {0};
 	cJSON *r = runjsonread(run, &e), *it;
@@ -121,14 +125,23 @@ static int resumeinputs(const char *run, struct strv *sets)
 		usage("run", "--resume %s: %s", run, e.msg);
 		return -1;
 	}
+	struct buf names = {0};
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "inputs"))
 		if (cJSON_IsString(it)) {
 			char *kv = xasprintf("%s=%s", it->string, it->valuestring);
 			strvadd(sets, kv);
 			free(kv);
+			bufprintf(&names, "%s%.80s", names.len ? ", " : "", it->string);
 		}
 	cJSON_Delete(r);
-	return 0;
+	int rc = 0;
+	if (names.len && !allowed) {
+		usage("run", "--resume %s: its inputs (%s) are the record's, taken only from a run whose signature "
+		      "--allowed-signers FILE checks; give your values with --set KEY=VALUE", run, names.data);
+		rc = -1;
+	}
+	buffree(&names);
+	return rc;
 }
 
 int cmdrun(int argc, char **argv)
@@ -220,7 +233,7 @@ int cmdrun(int argc, char **argv)
 		usage("run", "--allowed-signers checks the runs of --resume and --from; give one of them");
 		goto done;
 	}
-	if (o.resume && !sets.n && resumeinputs(o.resume, &sets) < 0)
+	if (o.resume && !sets.n && resumeinputs(o.resume, o.allowed, &sets) < 0)
 		goto done;
 	o.from = &from;
 	struct manifest m;

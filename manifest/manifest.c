@@ -97,6 +97,11 @@ static int yenum(struct ydoc *y, yaml_node_t *n, const char *what, const char *c
 /* Resolve a path relative to base to an absolute one that must exist. */
 static int existing(struct ydoc *y, yaml_node_t *n, const char *base, const char *path, int wantdir, char **out)
 {
+	if (!base) { /* a record's sandbox path: dropped by replay, never looked up on the host */
+		free(*out);
+		*out = xstrdup(path);
+		return 0;
+	}
 	char *p = path[0] == '/' ? xstrdup(path) : pathjoin(base, path);
 	char real[PATH_MAX];
 	struct stat st;
@@ -119,6 +124,8 @@ static int existing(struct ydoc *y, yaml_node_t *n, const char *base, const char
 static int beneath(struct ydoc *y, yaml_node_t *n, const char *base, const char *path, size_t at, int wantdir,
                    char **out)
 {
+	if (!base)
+		return existing(y, n, base, path, wantdir, out);
 	size_t cut = at;
 	while (cut > 0 && path[cut - 1] != '/')
 		cut--;
@@ -1168,7 +1175,7 @@ static int wkoutputlimit(struct ydoc *y, struct ypair *p, struct wkctx *c)
 
 static int wksandbox(struct ydoc *y, struct ypair *p, struct wkctx *c)
 {
-	char *base = dirname_dup(y->file);
+	char *base = c->m->confine ? NULL : dirname_dup(y->file); /* NULL: a record's (existing) */
 	int rc = parsesandbox(y, p->val, base, &c->w->sandbox);
 	free(base);
 	return rc;
@@ -1305,6 +1312,8 @@ static char *wsnameof(const char *written)
 		         *p == '-' || *p == '_';
 		if (*p == '/' && (p[1] == '/' || p[1] == 0))
 			continue;
+		if (*p == '.' && b.len && b.data[b.len - 1] == '.')
+			ok = 0; /* never "..": a layer path holding one leaves the run, for verify */
 		bufputc(&b, ok ? *p : '_');
 	}
 	return b.data ? b.data : xstrdup("");
@@ -1665,7 +1674,7 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		else if (strcmp(p.key, "tool_output_limit") == 0)
 			rc = outputlimit(y, p.val, &j->tool_output_limit);
 		else if (strcmp(p.key, "sandbox") == 0)
-			rc = parsesandbox(y, p.val, m->dir, &j->sandbox);
+			rc = parsesandbox(y, p.val, m->confine ? NULL : m->dir, &j->sandbox);
 		else if (strcmp(p.key, "model") == 0)
 			rc = ystr(y, p.val, &j->model);
 		else if (strcmp(p.key, "workspace") == 0)
@@ -2027,7 +2036,7 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	} else if (existing(y, root, m->dir, ".", 1, &m->workspace) < 0) {
 		return -1;
 	}
-	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->dir, &m->sandbox) < 0)
+	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->confine ? NULL : m->dir, &m->sandbox) < 0)
 		bad = -1;
 	if (adminsandbox(&m->admin, y, v ? v : root, "sandbox", &m->sandbox) < 0)
 		bad = -1, ynote(y);

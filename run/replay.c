@@ -303,11 +303,12 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		if (m.jobs[i].sandbox.network_allow)
 			progressj(NULL, "replay: job %s's steps reach the hosts of its network.allow again, live: their connections are "
 			          "recorded as new ones, not served from the record or compared with it", m.jobs[i].id);
-	if (o->live && overrides.n) {
-		/* --model of the record: endpoints and key variables a stranger chose; yours decide. */
+	if (o->manifest && overrides.n) {
+		/* --model of the record: endpoints, key variables and script files a stranger chose, which
+		 * only the record's own manifest (reading beneath RUN/manifest/) may take; yours decide. */
 		for (size_t i = 0; i < overrides.n; i++)
-			progressj(NULL, "replay: WARNING: the record's --model %s is not taken going live; the models of --manifest "
-			          "answer", overrides.v[i]);
+			progressj(NULL, "replay: WARNING: the record's --model %s is not taken with --manifest; its models answer",
+			          overrides.v[i]);
 		strvfree(&overrides);
 	}
 	for (size_t i = 0; i < overrides.n; i++)

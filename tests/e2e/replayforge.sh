@@ -38,7 +38,7 @@ r["manifest"]["sha256"] = hashlib.sha256(open(d + "/manifest/m.yaml", "rb").read
 r.pop("workspaces", None)
 json.dump(r, open(d + "/run.json", "w"))
 PY
-	(cd "$T/$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > S && mv S SHA256SUMS)
+	(cd "$T/$1" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > "$T/sums" && mv "$T/sums" SHA256SUMS)
 }
 victimsame() { [ "$(ls -A "$T/victim")" = keep.txt ]; }
 
@@ -93,7 +93,7 @@ jobs:
 done
 printf -- '---\ninstructions_from: record\n---\nRECORD-COPY-instr\n' > "$T/f3/manifest/w.md"
 printf -- 'RECORD-COPY-instr\n' > "$T/f3/manifest/w.md"
-(cd "$T/f3" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > S && mv S SHA256SUMS)
+(cd "$T/f3" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > "$T/sums" && mv "$T/sums" SHA256SUMS)
 "$NS" replay "$T/f3" --out "$T/o3b" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "the record's own copy of the worker file is read" 0 $rc
 
@@ -189,4 +189,35 @@ expect_rc "--set without = is a usage error" 2 $rc
 # without --manifest the record's own inputs still serve its own manifest
 "$NS" replay "$run" --out "$T/o8" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "a plain replay of the honest record still matches" 0 $rc
+
+# 9. the record's --model overrides never reach --manifest: a scripted model's file on the host
+#    (a fifo would hold the replay forever) is not opened
+mkfifo "$T/outside/fifo"
+rm -rf "$T/f9"; cp -r "$run" "$T/f9"
+python3 - "$T/f9" "$T/outside/fifo" <<'PY'
+import json, sys
+d, fifo = sys.argv[1], sys.argv[2]
+r = json.load(open(d + "/run.json"))
+r["model_overrides"] = ["d=scripted:" + fifo]
+json.dump(r, open(d + "/run.json", "w"))
+PY
+(cd "$T/f9" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum > "$T/sums" && mv "$T/sums" SHA256SUMS)
+timeout 60 "$NS" replay "$T/f9" --manifest "$T/mine/i.yaml" --set url=x --out "$T/o9" >"$T/out" 2>"$T/err"; rc=$?
+check "a record's --model with --manifest: the fifo is not opened (no hang)" test "$rc" != 124
+expect_grep "it is said not taken" "record's --model d=scripted:.* is not taken with --manifest" "$T/err"
+
+# 10. a record's sandbox paths (mounts, an image folder) are dropped without being looked up on
+#     the host: one that does not exist here is no error
+forge f10 "version: 1
+workspace: ws
+sandbox: { image: /nonexistent/img, mounts: [ { source: /nonexistent/src, target: /data } ] }
+models:
+  d: { provider: scripted, replies: [ $reply ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }"
+"$NS" replay "$T/f10" --out "$T/o10" >"$T/out" 2>"$T/err"; rc=$?
+expect_nogrep "a record's sandbox paths are not looked up" "does not exist" "$T/err"
+expect_grep "the mount is said not made" "mount /nonexistent/src -> /data is not made" "$T/err"
 done_tests
