@@ -1,5 +1,6 @@
 /* http: libcurl easy interface, one request at a time. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,33 @@ int httppost(const char *url, const char *const *headers, const char *body, int6
 	return httpsend(url, headers, body, &o, r);
 }
 
+static pthread_once_t handleonce = PTHREAD_ONCE_INIT;
+static pthread_key_t handlekey;
+
+static void handlefree(void *c)
+{
+	curl_easy_cleanup(c);
+}
+
+static void handlekeymake(void)
+{
+	if (pthread_key_create(&handlekey, handlefree) != 0)
+		abort();
+}
+
+/* This thread's handle: kept between requests (reset after each), so that the next request to
+ * the same server goes over the connection the last one opened (no TCP or TLS handshake a turn). */
+static CURL *handle(void)
+{
+	pthread_once(&handleonce, handlekeymake);
+	CURL *c = pthread_getspecific(handlekey);
+	if (!c && (c = curl_easy_init()) && pthread_setspecific(handlekey, c) != 0) {
+		curl_easy_cleanup(c);
+		c = NULL;
+	}
+	return c;
+}
+
 int httpsend(const char *url, const char *const *headers, const char *body, const struct httpopts *o,
              struct httpresp *r)
 {
@@ -126,7 +154,7 @@ int httpsend(const char *url, const char *const *headers, const char *body, cons
 		r->interrupted = 1;
 		return -1;
 	}
-	CURL *c = curl_easy_init();
+	CURL *c = handle();
 	if (!c) {
 		snprintf(r->error, sizeof r->error, "cannot start libcurl");
 		return -1;
@@ -144,7 +172,6 @@ int httpsend(const char *url, const char *const *headers, const char *body, cons
 			snprintf(r->error, sizeof r->error, "%.200s", se.msg);
 			strvfree(&sent);
 			curl_slist_free_all(h);
-			curl_easy_cleanup(c);
 			return -1;
 		}
 		for (size_t i = 0; i < sig.n; i++)
@@ -190,8 +217,8 @@ int httpsend(const char *url, const char *const *headers, const char *body, cons
 	}
 	if (!r->body.data)
 		bufputs(&r->body, "");
+	curl_easy_reset(c); /* its options point at h, body and detail: forgotten; its connections kept */
 	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
 	return rc == CURLE_OK ? 0 : -1;
 }
 
