@@ -111,7 +111,7 @@ int cmdexport(int argc, char **argv)
 		httprespfree(&r);
 		strvfree(&h);
 	} else if (strcmp(to, "-") == 0) {
-		puts(body);
+		termjsonline(stdout, body); /* the run's text: no controls reach the terminal */
 	} else {
 		/* A new file renamed into place: a link at FILE is replaced, never written through. */
 		char *part;
