@@ -110,21 +110,15 @@ static int sealog(const char *path, const char *name, cJSON *run, struct err *e)
 	if (jobrecover(path, 1, &r, e) < 0)
 		return -1;
 	int rc = 0;
-	if (r.cut) {
-		char *tmp = xasprintf("%s.seal", path);
+	if (r.cut) { /* a new file renamed over the log: nothing the run folder holds is written through */
 		struct zstw *w;
-		rc = zstwopen(&w, tmp, 3, 0, 0, e);
+		rc = zstwopen(&w, path, 3, 0, ZSTW_PLACE, e);
 		if (rc == 0 && r.lines.len)
 			rc = zstwrite(w, r.lines.data, r.lines.len, e);
 		if (rc == 0)
 			rc = zstwclose(w, NULL, NULL, e);
 		else if (w)
 			zstwfree(w);
-		if (rc == 0 && rename(tmp, path) < 0)
-			rc = errf(e, "rename %s:", tmp);
-		if (rc < 0)
-			unlink(tmp);
-		free(tmp);
 	}
 	cJSON_AddNumberToObject(r.job, "events", (double)r.events);
 	cJSON_AddStringToObject(r.job, "events_head", r.head);

@@ -334,7 +334,7 @@ static void jsonendskipped(const char *run)
 		cJSON_AddItemToObject(o, "end_skipped", cJSON_Duplicate(x, 1));
 		char *t = cJSON_PrintUnformatted(o);
 		if (t)
-			printf("%s\n", t);
+			termjsonline(stdout, t); /* the run's text: no controls reach the terminal */
 		free(t);
 		cJSON_Delete(o);
 	}
@@ -397,11 +397,11 @@ static int table(const char *run, const struct filter *fp, int json)
 				bufputs(&line, ",\"reason\":");
 				bufjson(&line, call.reason ? call.reason : "");
 				if (call.has_result)
-					bufprintf(&line, ",\"exit_code\":%d,\"duration_ms\":%lld}\n", call.exit_code,
+					bufprintf(&line, ",\"exit_code\":%d,\"duration_ms\":%lld}", call.exit_code,
 					          (long long)call.duration_ms);
 				else
-					bufputs(&line, ",\"exit_code\":null,\"duration_ms\":null}\n");
-				fwrite(line.data, 1, line.len, stdout);
+					bufputs(&line, ",\"exit_code\":null,\"duration_ms\":null}");
+				termjsonline(stdout, line.data); /* recorded text: C1 and bidi controls as \u escapes */
 			} else {
 				char a[41], job[15], tool[29], rule[16], ex[8] = "-", ms[16] = "-";
 				const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(call.arguments, "command");
@@ -493,7 +493,7 @@ static int nettable(const char *run, const struct filter *f, int json)
 				cJSON_DeleteItemFromObjectCaseSensitive(o, "seq");
 				cJSON_AddStringToObject(o, "job", call.job);
 				char *t = cJSON_PrintUnformatted(o);
-				printf("%s\n", t);
+				termjsonline(stdout, t);
 				free(t);
 				cJSON_Delete(o);
 				continue;

@@ -70,7 +70,7 @@ int cmddoctor(int argc, char **argv)
 			cJSON_AddItemToArray(list, o);
 		}
 		char *s = cJSON_Print(list);
-		puts(s);
+		termjsonline(stdout, s); /* what a server answered, as JSON inert on a terminal */
 		free(s);
 		cJSON_Delete(list);
 	} else {

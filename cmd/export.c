@@ -111,13 +111,23 @@ int cmdexport(int argc, char **argv)
 		httprespfree(&r);
 		strvfree(&h);
 	} else if (strcmp(to, "-") == 0) {
-		puts(body);
+		termjsonline(stdout, body); /* the run's text: no controls reach the terminal */
 	} else {
-		FILE *f = fopen(to, "w");
-		if (!f || fputs(body, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "nightshift: export: cannot write %s: %m\n", to);
+		/* A new file renamed into place: a link at FILE is replaced, never written through. */
+		char *part;
+		int fd = outopen(to, &part, &e), rc = fd < 0 ? -1 : 0;
+		size_t n = strlen(body);
+		if (rc == 0 && (writeall(fd, body, n) < 0 || writeall(fd, "\n", 1) < 0))
+			rc = errf(&e, "write %s:", to);
+		if (fd >= 0 && close(fd) < 0 && rc == 0)
+			rc = errf(&e, "write %s:", to);
+		if (rc < 0 && part)
+			unlink(part);
+		if (rc < 0 || tmpplace(part, to, &e) < 0) {
+			fprintf(stderr, "nightshift: export: cannot write %s: %s\n", to, e.msg);
 			code = EXIT_FAILED;
 		}
+		free(part);
 	}
 	free(body);
 	return code;

@@ -85,7 +85,7 @@ int cmdplan(int argc, char **argv)
 		for (size_t k = 0; k < after.n; k++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(after.v[k]));
 		char *text = cJSON_PrintUnformatted(a);
-		printf("%s\n", text);
+		termjsonline(stdout, text);
 		free(text);
 		cJSON_Delete(a);
 		strvfree(&after);
@@ -121,7 +121,7 @@ int cmdplan(int argc, char **argv)
 	}
 	if (rc == EXIT_OK && json) {
 		char *text = cJSON_PrintUnformatted(matrix);
-		printf("%s\n", text);
+		termjsonline(stdout, text);
 		free(text);
 	}
 	if (rc == EXIT_OK && !json && after.n) {

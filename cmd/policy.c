@@ -103,7 +103,7 @@ static int rerun(const char *manifest, const char *run, const struct strv *sets,
 			cJSON_AddStringToObject(old, "reason", d->oldreason);
 			cJSON_AddStringToObject(nw, "reason", d->newreason);
 			char *s = cJSON_PrintUnformatted(o);
-			puts(s);
+			termjsonline(stdout, s); /* the recorded call: no controls reach the terminal */
 			free(s);
 			cJSON_Delete(o);
 		} else {
@@ -174,7 +174,7 @@ static void printjson(const struct verdict *v, const struct worker *w)
 	else
 		cJSON_AddNullToObject(o, "path");
 	char *s = cJSON_PrintUnformatted(o);
-	puts(s);
+	termjsonline(stdout, s);
 	free(s);
 	cJSON_Delete(o);
 }

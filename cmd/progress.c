@@ -341,9 +341,23 @@ int progressstart(const char *cmd, int quiet, const char *events)
 	if (events && strcmp(events, "-") == 0) {
 		P.events = stderr;
 		quiet = 1; /* the events take the progress lines' place */
-	} else if (events && !(P.events = fopen(events, "w"))) {
-		usage(cmd, "--events %s: %s", events, strerror(errno));
-		return -1;
+	} else if (events) {
+		/* A new file renamed into place before the first line (it is read as it grows): a link at
+		 * PATH is replaced, never written through; a pipe or device there is written as it is. */
+		struct err e = {0};
+		char *tmp;
+		int fd = outopen(events, &tmp, &e);
+		if (fd >= 0 && tmpplace(tmp, events, &e) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		free(tmp);
+		if (fd < 0 || !(P.events = fdopen(fd, "w"))) {
+			if (fd >= 0)
+				close(fd);
+			usage(cmd, "--events %s: %s", events, e.msg[0] ? e.msg : strerror(errno));
+			return -1;
+		}
 	}
 	P.quiet = quiet;
 	P.gha = ghaactive();

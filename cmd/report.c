@@ -1,4 +1,5 @@
 /* report: nightshift report RUN [--out FILE]: one self-contained HTML page of a run. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,21 +59,35 @@ int cmdreport(int argc, char **argv)
 		def = xasprintf("%.*s.html", (int)n, run);
 		outpath = def;
 	}
-	int tostdout = strcmp(outpath, "-") == 0, code = EXIT_OK;
-	char *part = tostdout ? NULL : xasprintf("%s.part", outpath);
-	FILE *f = tostdout ? stdout : fopen(part, "w");
+	int tostdout = strcmp(outpath, "-") == 0, code = EXIT_OK, fd = -1;
+	/* A new file beside outpath, renamed over it: never written through a link. A pipe or device
+	 * only where --out names one. */
+	char *part = NULL;
+	if (!tostdout)
+		fd = def ? tmpcreate(outpath, &part, &e) : outopen(outpath, &part, &e);
+	FILE *f = tostdout ? stdout : fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		fprintf(stderr, "nightshift: report: cannot write %s: %m\n", part);
+		if (fd >= 0) {
+			close(fd);
+			if (part)
+				unlink(part);
+		}
+		fprintf(stderr, "nightshift: report: cannot write %s: %s\n", outpath, fd < 0 ? e.msg : strerror(errno));
 		code = EXIT_FAILED;
 	} else if (reportwrite(dir, maxu, f, &warn, &e) < 0) {
 		code = report(&e);
 		if (!tostdout) {
 			fclose(f);
-			unlink(part);
+			if (part)
+				unlink(part);
 		}
-	} else if (!tostdout && (fclose(f) != 0 || rename(part, outpath) != 0)) {
+	} else if (!tostdout && fclose(f) != 0) {
 		fprintf(stderr, "nightshift: report: cannot write %s: %m\n", outpath);
-		unlink(part);
+		if (part)
+			unlink(part);
+		code = EXIT_FAILED;
+	} else if (!tostdout && tmpplace(part, outpath, &e) < 0) {
+		fprintf(stderr, "nightshift: report: cannot write %s: %s\n", outpath, e.msg);
 		code = EXIT_FAILED;
 	} else if (!tostdout) {
 		puts(outpath);

@@ -104,10 +104,11 @@ static int layererr(struct layer *l, const char *what, struct err *e)
 	return errf(e, "%s: %s", what, archive_error_string(l->a));
 }
 
-static int layeropen(struct layer *l, const char *tmp, int level, int threads, struct zstc *zc, struct err *e)
+/* A layer written beside path under a temporary name, renamed to path when its stream closes. */
+static int layeropen(struct layer *l, const char *path, int level, int threads, struct zstc *zc, struct err *e)
 {
 	memset(l, 0, sizeof *l);
-	if (zstwopenc(&l->z, tmp, level, threads, 0, zc, e) < 0)
+	if (zstwopenc(&l->z, path, level, threads, ZSTW_PLACE, zc, e) < 0)
 		return -1;
 	l->a = archive_write_new();
 	l->ent = archive_entry_new();
@@ -714,11 +715,10 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	int numbered = isdigit((unsigned char)name[0]);
 	const char *mark = numbered ? (full && s->layers > 0 ? "full" : NULL) : (full ? NULL : "delta");
 	char *path = xasprintf("%s/%s.tar.zst", s->dir, name);
-	char *tmp = xasprintf("%s/.%s.tar.zst.tmp", s->dir, name);
 	size_t count = quiet ? 0 : nw.n; /* quiet: no entry goes in */
 	uint8_t *cut = xcalloc(count + 1, 1);
 	struct layer l;
-	int rc = layeropen(&l, tmp, s->level, s->threads, s->zc, e);
+	int rc = layeropen(&l, path, s->level, s->threads, s->zc, e);
 	if (rc == 0 && mark)
 		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
@@ -766,11 +766,8 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		l.z = NULL;
 		rc = zstwclose(z, info->sha256, &info->bytes, e);
 	}
-	layerfree(&l);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = errf(e, "rename %s:", path);
+	layerfree(&l); /* on an error, its temporary goes too */
 	if (rc < 0) {
-		unlink(tmp);
 		errctx(e, "snapshot %s", name);
 	} else {
 		snprintf(info->path, sizeof info->path, "%s", path);
@@ -786,7 +783,6 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			s->layers++;
 	}
 	free(path);
-	free(tmp);
 	planfree(&p);
 	/* A layer cut short is no base for the next: that one is cut against the last complete one. */
 	if (rc == 0 && keep && !s->late) {

@@ -128,6 +128,14 @@ char *termjson(const char *json)
 	return b.data;
 }
 
+void termjsonline(FILE *f, const char *json)
+{
+	char *safe = termjson(json);
+	fputs(safe, f);
+	fputc('\n', f);
+	free(safe);
+}
+
 void termprintf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;

@@ -20,6 +20,8 @@ char *termclean(const char *s, int flags);
  * bidirectional controls and line separators escaped as \uNNNN, "##[" as "##\u005b" (JSON's C0
  * escapes are the printer's). For JSON lines written where a person may be watching. */
 char *termjson(const char *json);
+/* termjson of json written to f, then a newline: every --json line of recorded content. */
+void termjsonline(FILE *f, const char *json);
 /* termclean of the formatted text, written to f. */
 void termprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -277,15 +278,58 @@ int writectl(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+int tmpcreate(const char *path, char **tmp, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path + 1) : 0;
+	int fd = -1;
+	*tmp = NULL;
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		unsigned long r;
+		if (getrandom(&r, sizeof r, 0) != sizeof r)
+			r = (unsigned long)nowms() * 2654435761u + (unsigned long)getpid() * 40503u + (unsigned long)tries;
+		free(*tmp);
+		*tmp = xasprintf("%.*s.%s.tmp.%012lx", dlen, path, path + dlen, r & 0xffffffffffffUL);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		errf(e, "create %s:", *tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+int outopen(const char *path, char **tmp, struct err *e)
+{
+	struct stat st;
+	*tmp = NULL;
+	if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			errf(e, "open %s:", path);
+		return fd;
+	}
+	return tmpcreate(path, tmp, e);
+}
+
+int tmpplace(const char *tmp, const char *path, struct err *e)
+{
+	if (!tmp || rename(tmp, path) == 0)
+		return 0;
+	errf(e, "rename %s:", path);
+	unlink(tmp);
+	return -1;
+}
+
 int writefile(const char *path, const void *data, size_t n, struct err *e)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		errf(e, "create %s:", tmp);
-		free(tmp);
+	char *tmp;
+	int fd = tmpcreate(path, &tmp, e);
+	if (fd < 0)
 		return -1;
-	}
 	if (writeall(fd, data, n) < 0 || fsync(fd) < 0) {
 		errf(e, "write %s:", path);
 		close(fd);
@@ -294,13 +338,10 @@ int writefile(const char *path, const void *data, size_t n, struct err *e)
 		return -1;
 	}
 	close(fd);
-	if (rename(tmp, path) < 0) {
-		errf(e, "rename %s:", path);
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
+	int rc = tmpplace(tmp, path, e);
 	free(tmp);
+	if (rc < 0)
+		return -1;
 	/* The rename itself survives a power cut only once its folder is synced. */
 	char *dir = dirname_dup(path);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -72,7 +72,18 @@ int writeall(int fd, const void *p, size_t n);
 /* Write s to an existing control file (/proc, cgroupfs) in one write(2), as such files want it:
  * 0, or -1 with errno. Allocates nothing, so a child may call it between fork and exec. */
 int writectl(const char *path, const char *s);
-/* Write data to path atomically: temp file, fsync, rename, fsync of the folder. */
+/* Create a new file to become path, beside it under a fresh hidden name (DIR/.NAME.tmp.RANDOM) with
+ * O_EXCL and O_NOFOLLOW, so never a file or link that was there; *tmp gets the name (caller frees).
+ * The descriptor (mode 0644 less the umask), or -1. */
+int tmpcreate(const char *path, char **tmp, struct err *e);
+/* Open path for a command's output that the user named: a pipe or character device there
+ * (/dev/null, /dev/stdout) as it is, *tmp NULL; else tmpcreate (renamed by tmpplace, which does
+ * nothing for a NULL tmp). */
+int outopen(const char *path, char **tmp, struct err *e);
+/* Put tmp in path's place by rename: a link at path is itself replaced, never followed. On failure
+ * tmp is removed. A NULL tmp: nothing to do. */
+int tmpplace(const char *tmp, const char *path, struct err *e);
+/* Write data to path atomically: tmpcreate, fsync, tmpplace, fsync of the folder. */
 int writefile(const char *path, const void *data, size_t n, struct err *e);
 /* mkdir -p. */
 int mkdirs(const char *path, int mode, struct err *e);

@@ -12,6 +12,7 @@
 struct zstw {
 	int fd;
 	char *path;
+	char *tmp;      /* ZSTW_PLACE: what is written, renamed to path at the end */
 	ZSTD_CCtx *z;
 	int kept;       /* z belongs to a zstc */
 	EVP_MD_CTX *md;
@@ -83,13 +84,15 @@ int zstwopenc(struct zstw **wp, const char *path, int level, int threads, int fl
 	*wp = NULL;
 	if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
 		return errc(e, ERR_INPUT, "zstd level %d is outside %d..%d", level, ZSTD_minCLevel(), ZSTD_maxCLevel());
-	int of = O_WRONLY | O_CREAT | O_CLOEXEC | (flags & ZSTW_APPEND ? O_APPEND : O_TRUNC);
-	int fd = open(path, of, 0644);
+	char *tmp = NULL;
+	int of = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (flags & ZSTW_APPEND ? O_APPEND : O_TRUNC);
+	int fd = flags & ZSTW_PLACE ? tmpcreate(path, &tmp, e) : open(path, of, 0644);
 	if (fd < 0)
-		return errf(e, "create %s:", path);
+		return flags & ZSTW_PLACE ? -1 : errf(e, "create %s:", path);
 	struct zstw *w = xcalloc(1, sizeof *w);
 	w->fd = fd;
 	w->path = xstrdup(path);
+	w->tmp = tmp;
 	if (c && !c->z)
 		c->z = ZSTD_createCCtx();
 	if (c && c->z) /* the parameters set afresh below; its workers stay */
@@ -182,6 +185,11 @@ int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e)
 		hexdigest(w->md, sha256);
 	if (bytes)
 		*bytes = w->bytes;
+	if (rc == 0 && w->tmp) {
+		rc = tmpplace(w->tmp, w->path, e); /* removes it on failure */
+		free(w->tmp);
+		w->tmp = NULL;
+	}
 	zstwfree(w);
 	return rc;
 }
@@ -196,6 +204,9 @@ void zstwfree(struct zstw *w)
 		ZSTD_freeCCtx(w->z);
 	EVP_MD_CTX_free(w->md);
 	buffree(&w->out);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
 	free(w->path);
 	free(w);
 }

@@ -12,11 +12,13 @@ struct zstr;
 /* Flags of zstwopen. */
 enum {
 	ZSTW_APPEND = 1, /* add frames after what the file holds (a zstd file may hold many frames) */
+	ZSTW_PLACE = 2,  /* write a new temporary beside path (tmpcreate), renamed to path by zstwclose */
 };
 
 /* Create path (mode 0644) as a zstd stream at level with threads worker threads (0 = compress in
  * the calling thread; jobs of at most 4 MiB each); ZSTW_APPEND keeps what the file holds and adds
- * new frames after it. */
+ * new frames after it; ZSTW_PLACE never opens what is at path (a link is replaced, not followed)
+ * and the file appears there whole or not at all. Without either, a link at path is refused. */
 int zstwopen(struct zstw **w, const char *path, int level, int threads, int flags, struct err *e);
 /* A compressor kept for one stream after another, so that its worker threads are made once. */
 struct zstc;
@@ -32,10 +34,11 @@ int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e);
  * stream (`zstd -dc` reads it whole); else a block flush, readable up to here by a tolerant reader.
  * sync adds an fsync. */
 int zstwflush(struct zstw *w, int endframe, int sync, struct err *e);
-/* End the frame and close; sha256 (may be NULL) gets the digest of the bytes this writer wrote and
- * bytes (may be NULL) their count. w is freed even on error. */
+/* End the frame and close (ZSTW_PLACE: and rename into place); sha256 (may be NULL) gets the digest
+ * of the bytes this writer wrote and bytes (may be NULL) their count. w is freed even on error. */
 int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e);
-/* Free a writer without ending its stream (an error path); NULL is fine. */
+/* Free a writer without ending its stream (an error path; ZSTW_PLACE: its temporary is removed);
+ * NULL is fine. */
 void zstwfree(struct zstw *w);
 /* Worker threads zstd will really use for a wish of n (0 when libzstd was built without threads). */
 int zstthreads(int n);
