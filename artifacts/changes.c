@@ -559,29 +559,32 @@ const struct layerchanges *changesofstep(const struct runchanges *rc, const char
 	return base;
 }
 
-/* The workspace a job's event log names in its snapshot events (snapshots/<ws>/...), or NULL. */
-static char *eventsws(const char *rundir, const char *job)
+/* The workspace a job's event log names in its snapshot events (snapshots/<ws>/...) into *ws, or
+ * NULL; -1 when the log cannot be read (a missing log names none). */
+static int eventsws(const char *rundir, const char *job, char **ws, struct err *e)
 {
-	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, job), *ws = NULL;
+	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", rundir, job);
 	struct evreader *r;
-	struct err e = {0};
-	if (evropen(&r, path, &e) == 0) {
+	struct err oe = {0};
+	int rc = 0;
+	*ws = NULL;
+	if (evropen(&r, path, &oe) == 0) {
 		const char *line;
 		size_t len;
-		while (!ws && evrnext(r, &line, &len, &e) == 1) {
+		while (!*ws && (rc = evrnext(r, &line, &len, e)) == 1) {
 			if (!memmem(line, len, "\"snapshot\"", 10))
 				continue;
 			cJSON *ev = cJSON_ParseWithLength(line, len);
 			const char *type = jsonstr(ev, "type", ""), *layer = jsonstr(ev, "layer", "");
 			const char *slash = strchr(layer + (strncmp(layer, "snapshots/", 10) == 0 ? 10 : 0), '/');
 			if (strcmp(type, "snapshot") == 0 && strncmp(layer, "snapshots/", 10) == 0 && slash)
-				ws = xstrndup(layer + 10, (size_t)(slash - layer - 10));
+				*ws = xstrndup(layer + 10, (size_t)(slash - layer - 10));
 			cJSON_Delete(ev);
 		}
 		evrclose(r);
 	}
 	free(path);
-	return ws;
+	return rc < 0 ? -1 : 0;
 }
 
 char *changesstepws(const char *rundir, int step, struct err *e)
@@ -607,14 +610,15 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 	struct calls *c = NULL;
 	struct call k;
 	cJSON *run = NULL;
+	int rc = 0;
 	if (!found && callsopen(&c, rundir, e) == 0) {
-		while (!job && callsnext(c, &k, e) == 1)
+		while (!job && (rc = callsnext(c, &k, e)) == 1)
 			if (k.step == step && k.job)
 				job = k.job;
 		char *jobid = job ? xstrdup(job) : NULL;
 		callsclose(c);
 		struct err je = {0};
-		if (jobid && (run = runjsonread(rundir, &je))) {
+		if (rc >= 0 && jobid && (run = runjsonread(rundir, &je))) {
 			cJSON *j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "jobs"), jobid);
 			const char *parent = jsonstr(j, "parent", NULL), *w = jsonstr(j, "workspace", NULL);
 			if (!w && parent)
@@ -623,13 +627,18 @@ char *changesstepws(const char *rundir, int step, struct err *e)
 			if (w)
 				found = xstrdup(w);
 			if (!found)
-				found = eventsws(rundir, jobid);
-			if (!found && parent)
-				found = eventsws(rundir, parent);
+				rc = eventsws(rundir, jobid, &found, e);
+			if (rc == 0 && !found && parent)
+				rc = eventsws(rundir, parent, &found, e);
 		}
 		free(jobid);
 	}
 	cJSON_Delete(run);
+	if (rc < 0) {
+		free(found);
+		strvfree(&ws);
+		return NULL;
+	}
 	char *ret = NULL;
 	if (found) {
 		for (size_t i = 0; !ret && i < ws.n; i++)

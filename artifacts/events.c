@@ -129,6 +129,11 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 		line = masked;
 	}
 	size_t n = strlen(line);
+	if (n > EVLINEMAX) {
+		free(line);
+		return errc(e, ERR_FAIL, "event %s: %zu MiB, more than an event line may hold (%zu MiB): not written", type,
+		            n >> 20, EVLINEMAX >> 20);
+	}
 	line[n] = '\n';
 	int rc = compress(l, line, n + 1, e);
 	if (rc == 0)
@@ -202,8 +207,10 @@ int evfields(const char *line, size_t len, long *seq, char type[32], char prev[6
 
 struct evreader {
 	struct zstr *z;
+	char *path;
 	struct buf data; /* decompressed bytes not yet returned */
 	size_t off;      /* start of the next line in data */
+	size_t scanned;  /* bytes of it from off already searched for its newline */
 	int eof, truncated;
 };
 
@@ -214,6 +221,7 @@ int evropen(struct evreader **rp, const char *path, struct err *e)
 		return -1;
 	struct evreader *r = xcalloc(1, sizeof *r);
 	r->z = z;
+	r->path = xstrdup(path);
 	*rp = r;
 	return 0;
 }
@@ -237,18 +245,27 @@ static int fill(struct evreader *r, struct err *e)
 	return 1;
 }
 
+/* Each byte is searched for a newline once (a line arriving in many fills is not searched again
+ * from its start), and a line is kept only up to EVLINEMAX: time and memory stay linear in the
+ * bytes read, whatever the file holds. */
 int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e)
 {
 	for (;;) {
 		char *start = r->data.data ? r->data.data + r->off : NULL;
-		char *nl = start ? memchr(start, '\n', r->data.len - r->off) : NULL;
+		char *nl = start ? memchr(start + r->scanned, '\n', r->data.len - r->off - r->scanned) : NULL;
+		size_t n = nl ? (size_t)(nl - start) : r->data.len - r->off;
+		if (n > EVLINEMAX)
+			return errc(e, ERR_VERIFY, "%s: a line longer than %zu MiB (no event line is written that long)", r->path,
+			            EVLINEMAX >> 20);
 		if (nl) {
 			*nl = 0;
 			*line = start;
-			*len = nl - start;
+			*len = n;
 			r->off = nl + 1 - r->data.data;
+			r->scanned = 0;
 			return 1;
 		}
+		r->scanned = n;
 		/* Keep the partial line, drop what was returned. */
 		if (r->off) {
 			memmove(r->data.data, r->data.data + r->off, r->data.len - r->off);
@@ -276,6 +293,7 @@ void evrclose(struct evreader *r)
 	if (!r)
 		return;
 	zstrfree(r->z);
+	free(r->path);
 	buffree(&r->data);
 	free(r);
 }

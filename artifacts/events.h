@@ -7,11 +7,16 @@
 #include "../util/util.h"
 #include "../util/secrets.h"
 
+/* The longest event line, without its newline: evadd refuses to write a longer one, evrnext to
+ * read one (a record's bytes are a stranger's: a reader keeps at most this much of a line). */
+#define EVLINEMAX ((size_t)64 << 20)
+
 struct evlog;
 
 /* Create path and start a log; secrets (may be NULL) are masked in every line. */
 int evopen(struct evlog **l, const char *path, const struct secrets *sec, struct err *e);
-/* Append an event of type with the fields of obj (consumed); adds seq, time, type, prev. */
+/* Append an event of type with the fields of obj (consumed); adds seq, time, type, prev. A line
+ * longer than EVLINEMAX is not written: an error, the log stays as it was. */
 int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e);
 /* Hand every line written from now on (masked, without its newline) to fn with ctx, after it is
  * on disk; fn NULL stops it. For following a run as it happens (run --events). */
@@ -26,7 +31,9 @@ int evclose(struct evlog *l, struct err *e);
 /* Read a log line by line; tolerates a frame cut short by a crash (reports it via truncated). */
 struct evreader;
 int evropen(struct evreader **r, const char *path, struct err *e);
-/* Next line (without newline) into *line, valid until the next call; 1, 0 at the end, -1 on error. */
+/* Next line (without newline) into *line, valid until the next call; 1, 0 at the end, -1 on error
+ * (corrupt data, or a line longer than EVLINEMAX: ERR_VERIFY naming the file; every later call
+ * fails the same way). */
 int evrnext(struct evreader *r, const char **line, size_t *len, struct err *e);
 /* Whether the file ended inside a zstd frame or mid-line. */
 int evrtruncated(const struct evreader *r);

@@ -42,7 +42,8 @@ int jobrecover(const char *path, int keep, struct recovered *r, struct err *e)
 	const char *line;
 	size_t len;
 	struct err re = {0};
-	while (evrnext(rd, &line, &len, &re) == 1) {
+	int rc;
+	while ((rc = evrnext(rd, &line, &len, &re)) == 1) {
 		if (keep) {
 			bufadd(&r->lines, line, len);
 			bufputc(&r->lines, '\n');
@@ -70,6 +71,14 @@ int jobrecover(const char *path, int keep, struct recovered *r, struct err *e)
 	}
 	r->cut = evrtruncated(rd);
 	evrclose(rd);
+	if (rc < 0 && !r->cut) { /* not a crash's cut (its lines are kept): a line no writer makes */
+		cJSON_Delete(start);
+		cJSON_Delete(end);
+		cJSON_Delete(usage);
+		buffree(&r->lines);
+		*e = re;
+		return -1;
+	}
 	worker = jsonstr(start, "worker", NULL);
 	snprintf(r->started, sizeof r->started, "%s", jsonstr(start, "time", ""));
 	r->manifest = cJSON_DetachItemFromObjectCaseSensitive(start, "manifest");

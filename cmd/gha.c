@@ -272,7 +272,8 @@ static void readevents(struct jobview *jv, FILE *log)
 	const char *line;
 	size_t len;
 	long shown = 0, cut = 0;
-	while (evrnext(r, &line, &len, &e) == 1) {
+	int rc;
+	while ((rc = evrnext(r, &line, &len, &e)) == 1) {
 		long seq;
 		char type[32], prev[65];
 		if (evfields(line, len, &seq, type, prev) && strcmp(type, "decision") != 0 && strcmp(type, "net_connection") != 0 &&
@@ -296,6 +297,8 @@ static void readevents(struct jobview *jv, FILE *log)
 	}
 	if (log && cut)
 		fprintf(log, "[... %ld more events: nightshift audit RUN --job %s]\n", cut, jv->id);
+	if (log && rc < 0)
+		ghaline(log, "(the event log cannot be read further: %s)", e.msg);
 	evrclose(r);
 }
 

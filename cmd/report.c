@@ -21,7 +21,8 @@ static const char helptext[] =
 	"why, with a WARNING on stderr.\n"
 	"\n" MAXUNPACKHELP
 	"\n"
-	"exit codes: 0 written, 2 usage or input error (not a run), 1 the page could not be written\n";
+	"exit codes: 0 written, 2 usage or input error (not a run), 1 the page could not be written,\n"
+	"4 the record cannot be read as one (a link or a fifo in RUN, an event line past 64 MiB)\n";
 
 int cmdreport(int argc, char **argv)
 {

@@ -30,20 +30,24 @@ int llmreplayopen(struct llm **l, const struct model *m, const char *events, int
 	return 0;
 }
 
-/* The next event of the given type, or NULL at the end of the record. */
-static cJSON *nextof(struct evreader *r, const char *type)
+/* The next event of the given type into *ev: 1, 0 at the end of the record (*ev NULL), -1 when the
+ * record cannot be read. */
+static int nextof(struct evreader *r, const char *type, cJSON **ev, struct err *e)
 {
 	const char *line;
 	size_t len;
-	struct err e;
-	while (evrnext(r, &line, &len, &e) == 1) {
-		cJSON *ev = cJSON_ParseWithLength(line, len);
-		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
-		if (t && strcmp(t, type) == 0)
-			return ev;
-		cJSON_Delete(ev);
+	int rc;
+	*ev = NULL;
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		cJSON *o = cJSON_ParseWithLength(line, len);
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "type"));
+		if (t && strcmp(t, type) == 0) {
+			*ev = o;
+			return 1;
+		}
+		cJSON_Delete(o);
 	}
-	return NULL;
+	return rc;
 }
 
 /* Serve the recorded reply of the next turn, whatever the request holds: a replay goes by turns,
@@ -55,10 +59,16 @@ static int replaycomplete(struct llm *l, const struct chat *c, struct llmreply *
                           struct err *e)
 {
 	int turn = l->turns + 1;
-	cJSON *req = nextof(l->record, "model_request");
-	cJSON *resp = req ? nextof(l->record, "model_response") : NULL;
+	cJSON *req = NULL, *resp = NULL;
+	int rc = nextof(l->record, "model_request", &req, e);
+	if (rc == 1)
+		rc = nextof(l->record, "model_response", &resp, e);
+	if (rc < 0) { /* a record that cannot be read is no record that ended: never the live model */
+		cJSON_Delete(req);
+		return errctx(e, "turn %d: the record of model '%s'", turn, l->model->name);
+	}
+	rc = 0;
 	char digest[65] = "";
-	int rc = 0;
 	if (llmdigest(l, c, digest, e) < 0)
 		rc = -1;
 	else if (!resp)

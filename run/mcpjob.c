@@ -162,11 +162,11 @@ static int readrecord(struct mcpjob *mj, struct err *e)
 	struct evreader *r;
 	const char *line;
 	size_t len;
-	int got = 0;
+	int got = 0, rc;
 	if (evropen(&r, mj->conf.record, e) < 0)
 		return errctx(e, "the record of the MCP calls");
 	mj->results = cJSON_CreateArray();
-	while (evrnext(r, &line, &len, e) == 1) {
+	while ((rc = evrnext(r, &line, &len, e)) == 1) {
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "type"));
 		if (t && strcmp(t, "mcp_tools") == 0) {
@@ -179,6 +179,8 @@ static int readrecord(struct mcpjob *mj, struct err *e)
 		cJSON_Delete(ev);
 	}
 	evrclose(r);
+	if (rc < 0)
+		return errctx(e, "the record of the MCP calls");
 	if (!got)
 		return errc(e, ERR_VERIFY, "the record holds no MCP server events for this job");
 	return 0;

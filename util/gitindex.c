@@ -19,7 +19,21 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Read the entries with object ids of oidlen bytes; 0 when they parse to the end of the list. */
+/* How many bytes a and b begin with alike. */
+static size_t common(const char *a, size_t na, const unsigned char *b, size_t nb)
+{
+	size_t i = 0;
+	while (i < na && i < nb && (unsigned char)a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Read the entries with object ids of oidlen bytes; 0 when they parse to the end of the list.
+ * A path is hashed as the count of bytes it shares with the one before (8 bytes, big-endian) and
+ * the bytes after those, then its NUL: what is hashed depends on the paths alone, whatever the
+ * version, and each byte of a path is compared and hashed about once. (Hashing each whole path
+ * was quadratic: a version-4 entry names its path by its change from the one before, so a few
+ * bytes an entry grow one path without end.) */
 static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *md)
 {
 	uint32_t ver = be32(d + 4), count = be32(d + 8);
@@ -27,7 +41,7 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 	struct buf prev = {0};
 	int rc = 0;
 	for (uint32_t i = 0; i < count && rc == 0; i++) {
-		size_t start = off, fixed = 40 + oidlen + 2;
+		size_t start = off, fixed = 40 + oidlen + 2, same;
 		if (n - off < fixed) {
 			rc = -1;
 			break;
@@ -64,8 +78,10 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 				rc = -1;
 				break;
 			}
-			prev.len -= (size_t)drop;
-			bufadd(&prev, d + off, (size_t)(z - (d + off)));
+			size_t keep = prev.len - (size_t)drop, len = (size_t)(z - (d + off));
+			same = keep + (keep < prev.len ? common(prev.data + keep, prev.len - keep, d + off, len) : 0);
+			prev.len = keep;
+			bufadd(&prev, d + off, len);
 			off = (size_t)(z - d) + 1;
 		} else {
 			const unsigned char *z = memchr(d + off, 0, n - off);
@@ -73,6 +89,7 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 				rc = -1;
 				break;
 			}
+			same = prev.len ? common(prev.data, prev.len, d + off, (size_t)(z - (d + off))) : 0;
 			prev.len = 0;
 			bufadd(&prev, d + off, (size_t)(z - (d + off)));
 			size_t len = (size_t)(z - d) - start; /* up to the path's end, its NUL not counted */
@@ -89,7 +106,11 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 		meta[5] = (unsigned char)(ext >> 8);
 		meta[6] = (unsigned char)ext;
 		meta[7] = meta[8] = meta[9] = 0;
-		EVP_DigestUpdate(md, prev.data ? prev.data : "", prev.len + 1); /* the path and its NUL */
+		unsigned char shared[8];
+		for (int b = 0; b < 8; b++)
+			shared[b] = (unsigned char)((uint64_t)same >> (56 - 8 * b));
+		EVP_DigestUpdate(md, shared, sizeof shared);
+		EVP_DigestUpdate(md, prev.data ? prev.data + same : "", prev.len - same + 1); /* the rest and its NUL */
 		EVP_DigestUpdate(md, meta, sizeof meta);
 		EVP_DigestUpdate(md, oid, oidlen);
 	}

@@ -1,5 +1,5 @@
-/* test_events: the hash chain, secrets masking, reading a log cut short by a crash, and a log
- * whose writes fail (a full disk). */
+/* test_events: the hash chain, secrets masking, reading a log cut short by a crash, a log
+ * whose writes fail (a full disk), and lines at and past EVLINEMAX (written and read). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../../artifacts/events.h"
+#include "../../util/zst.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-events.XXXXXX";
@@ -38,6 +39,74 @@ static int readchain(const char *path, int *chainok, int *truncated)
 	*truncated = evrtruncated(r);
 	evrclose(r);
 	return n;
+}
+
+/* A zstd file at path holding n bytes of 'a', then the text tail. */
+static int longline(const char *path, size_t n, const char *tail)
+{
+	struct zstw *w;
+	struct err e = {0};
+	static char chunk[1 << 16];
+	memset(chunk, 'a', sizeof chunk);
+	if (zstwopen(&w, path, 1, 0, 0, &e) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t k; rc == 0 && n; n -= k) {
+		k = n < sizeof chunk ? n : sizeof chunk;
+		rc = zstwrite(w, chunk, k, &e);
+	}
+	if (rc == 0)
+		rc = zstwrite(w, tail, strlen(tail), &e);
+	if (rc < 0) {
+		zstwfree(w);
+		return -1;
+	}
+	return zstwclose(w, NULL, NULL, &e);
+}
+
+/* Lines at and past the cap: a reader keeps at most EVLINEMAX bytes of one, a writer writes none
+ * longer. */
+static void linecap(void)
+{
+	struct err e = {0};
+	struct evreader *r;
+	const char *line;
+	size_t len;
+	char *p = pathjoin(dir, "long.jsonl.zst");
+	ok(longline(p, EVLINEMAX, "\nnext\n") == 0, "a log with a line of EVLINEMAX bytes");
+	ok(evropen(&r, p, &e) == 0, "evropen: %s", e.msg);
+	ok(evrnext(r, &line, &len, &e) == 1 && len == EVLINEMAX && line[0] == 'a' && line[len - 1] == 'a',
+	   "a line of EVLINEMAX bytes reads");
+	ok(evrnext(r, &line, &len, &e) == 1 && len == 4 && !strcmp(line, "next"), "and the line after it");
+	ok(evrnext(r, &line, &len, &e) == 0 && !evrtruncated(r), "then the end");
+	evrclose(r);
+	unlink(p);
+	ok(longline(p, EVLINEMAX + 1, "\nnext\n") == 0, "a log with a line one byte longer");
+	ok(evropen(&r, p, &e) == 0, "evropen: %s", e.msg);
+	e.kind = ERR_FAIL;
+	ok(evrnext(r, &line, &len, &e) == -1 && e.kind == ERR_VERIFY && strstr(e.msg, p) && strstr(e.msg, "longer than 64 MiB"),
+	   "a line past EVLINEMAX is an error naming the file: %s", e.msg);
+	ok(evrnext(r, &line, &len, &e) == -1, "and stays one (the line after it is not read)");
+	evrclose(r);
+	unlink(p);
+
+	struct evlog *l;
+	ok(evopen(&l, p, NULL, &e) == 0, "evopen: %s", e.msg);
+	ok(evadd(l, "test", NULL, &e) == 0, "a line");
+	char *big = xmalloc(EVLINEMAX + 1);
+	memset(big, 'b', EVLINEMAX);
+	big[EVLINEMAX] = 0;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "text", big);
+	free(big);
+	ok(evadd(l, "test", o, &e) < 0 && strstr(e.msg, "more than an event line may hold"),
+	   "a line past EVLINEMAX is not written: %s", e.msg);
+	ok(evadd(l, "test", NULL, &e) == 0 && evcount(l) == 2, "the log goes on");
+	ok(evclose(l, &e) == 0, "evclose: %s", e.msg);
+	int chain, trunc;
+	ok(readchain(p, &chain, &trunc) == 2 && chain && !trunc, "both lines read back, the chain whole");
+	unlink(p);
+	free(p);
 }
 
 int main(void)
@@ -135,6 +204,8 @@ int main(void)
 		free(t);
 		free(full);
 	}
+
+	linecap();
 
 	char *rm = xasprintf("rm -rf %s", dir);
 	system(rm);

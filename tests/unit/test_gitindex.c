@@ -1,15 +1,75 @@
 /* test_gitindex: a git index judged by its entries: the same after git rewrites its stat data or
  * its version, different when an entry changes; what is not an index reads as such (-1). Real
- * indexes are made by the host's git; without git those checks say SKIPPED. */
+ * indexes are made by the host's git; without git those checks say SKIPPED. Crafted indexes:
+ * the same paths as version 2 and as version 4 (however its prefixes are cut) sum alike, and a
+ * version-4 index whose one path grows a byte an entry is hashed in bytes linear in its size
+ * (counted by this file's EVP_DigestUpdate, which the library's calls reach before OpenSSL's). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include "../../util/gitindex.h"
 #include "../../util/util.h"
 #include "t.h"
 
 static char dir[] = "/tmp/ns-gitindex-XXXXXX";
+
+/* Bytes hashed through EVP_DigestUpdate since it was last set to 0. */
+static size_t hashed;
+
+int EVP_DigestUpdate(EVP_MD_CTX *ctx, const void *d, size_t cnt)
+{
+	static int (*real)(EVP_MD_CTX *, const void *, size_t);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "EVP_DigestUpdate");
+	hashed += cnt;
+	return real(ctx, d, cnt);
+}
+
+static void be32put(struct buf *b, uint32_t v)
+{
+	unsigned char p[4] = {v >> 24, v >> 16, v >> 8, v};
+	bufadd(b, p, 4);
+}
+
+/* An index of version ver listing paths (SHA-1 ids, all zero stat data). Version 4 names each path
+ * by the bytes it drops from the one before: as few as git drops (greedy), or the whole path. */
+static void craft(struct buf *b, int ver, const char **paths, int n, int greedy)
+{
+	b->len = 0;
+	bufadd(b, "DIRC", 4);
+	be32put(b, (uint32_t)ver);
+	be32put(b, (uint32_t)n);
+	const char *prev = "";
+	for (int i = 0; i < n; i++) {
+		size_t start = b->len, len = strlen(paths[i]);
+		static const unsigned char zero[40];
+		bufadd(b, zero, 24);
+		be32put(b, 0100644);
+		bufadd(b, zero, 12);
+		for (int k = 0; k < 20; k++)
+			bufputc(b, (char)(i + k));
+		unsigned char flags[2] = {len >> 8 & 0x0f, len & 0xff};
+		bufadd(b, flags, 2);
+		if (ver == 4) {
+			size_t same = 0;
+			while (greedy && prev[same] && prev[same] == paths[i][same])
+				same++;
+			size_t drop = strlen(prev) - same; /* below 128 here: one byte of varint */
+			bufputc(b, (char)drop);
+			bufadd(b, paths[i] + same, len - same + 1);
+		} else {
+			bufadd(b, paths[i], len);
+			do
+				bufputc(b, 0);
+			while ((b->len - start) % 8);
+		}
+		prev = paths[i];
+	}
+	bufadd(b, "checksum, not checked", 20);
+}
 
 static int sh(const char *cmd)
 {
@@ -44,6 +104,38 @@ int main(void)
 	unsigned char a[32], b[32];
 	ok(gitindexsum("DIRC", 4, a) < 0, "too short");
 	ok(gitindexsum(NULL, 0, a) < 0, "nothing");
+
+	const char *paths[] = {"a", "a/b", "a/b/c", "a/bc", "a/c", "ab", "b", "b/a/a/a", "b/a/b"};
+	int np = sizeof paths / sizeof *paths;
+	struct buf idx = {0};
+	unsigned char v2[32], s4[32];
+	craft(&idx, 2, paths, np, 0);
+	ok(gitindexsum(idx.data, idx.len, v2) == 0, "a crafted version 2 index reads");
+	craft(&idx, 4, paths, np, 1);
+	ok(gitindexsum(idx.data, idx.len, s4) == 0 && memcmp(s4, v2, 32) == 0, "version 4, prefixes as git cuts them: the same");
+	craft(&idx, 4, paths, np, 0);
+	ok(gitindexsum(idx.data, idx.len, s4) == 0 && memcmp(s4, v2, 32) == 0, "version 4, whole paths: the same");
+	paths[3] = "a/bd";
+	craft(&idx, 4, paths, np, 1);
+	ok(gitindexsum(idx.data, idx.len, s4) == 0 && memcmp(s4, v2, 32) != 0, "a path changed: another sum");
+
+	/* 2 MiB of version-4 entries each adding a byte to the path before: 32 000 paths up to 32 000
+	 * bytes long, 500 MiB to hash as whole paths */
+	enum { GROW = 32000 };
+	char *path = xmalloc(GROW + 1);
+	memset(path, 'a', GROW);
+	const char **grow = xmalloc(GROW * sizeof *grow);
+	path[GROW] = 0;
+	for (int i = 0; i < GROW; i++)
+		grow[i] = path + GROW - 1 - i; /* "a", "aa", "aaa", ... */
+	craft(&idx, 4, grow, GROW, 1);
+	hashed = 0;
+	int rc = gitindexsum(idx.data, idx.len, s4);
+	ok(rc == 0, "an index of ever longer paths reads");
+	ok(hashed <= 2 * idx.len, "its paths hashed in %zu bytes for an index of %zu", hashed, idx.len);
+	free(grow);
+	free(path);
+	buffree(&idx);
 	if (!mkdtemp(dir) || system("git --version >/dev/null 2>&1") != 0) {
 		printf("SKIPPED gitindex: git is not installed: no real index to read\n");
 		return tdone();
