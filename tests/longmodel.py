@@ -30,6 +30,8 @@ def digest(m):
 
 
 class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the providers' APIs: a client may reuse its connection
+
     def log_message(self, *a):
         pass
 
