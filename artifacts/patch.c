@@ -35,11 +35,11 @@ static char *restored(const char *rundir, const char *ws, int step, int own, int
 
 /* The chain's change from before step from to before step to (0: its end). */
 static long chainpatch(const char *rundir, const char *ws, int from, int to, int own, int64_t maxbytes,
-                       const char *prefix, struct buf *out, struct err *e)
+                       const char *prefix, const struct secrets *sec, int *masked, struct buf *out, struct err *e)
 {
 	char *a = restored(rundir, ws, from, own, maxbytes, e);
 	char *b = a ? restored(rundir, ws, to, own, maxbytes, e) : NULL;
-	long n = b ? gitpatch(a, b, prefix, out, e) : -1;
+	long n = b ? gitpatch(a, b, prefix, sec, masked, out, e) : -1;
 	if (a)
 		snapremove(a);
 	if (b)
@@ -70,7 +70,8 @@ static size_t chainsteps(const char *dir, int **out)
 	return n;
 }
 
-long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, struct buf *out, struct err *e)
+long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, const struct secrets *sec, int *masked,
+              struct buf *out, struct err *e)
 {
 	if (!*job || strchr(job, '/') || !strcmp(job, ".") || !strcmp(job, ".."))
 		return errc(e, ERR_INPUT, "no job '%s' in %s", job, rundir);
@@ -118,7 +119,7 @@ long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, st
 			to = steps[i];
 	free(steps);
 	free(dir);
-	long files = chainpatch(rundir, ws, first, to, own, maxbytes, "", out, e);
+	long files = chainpatch(rundir, ws, first, to, own, maxbytes, "", sec, masked, out, e);
 	free(ws);
 	return files;
 }
@@ -141,7 +142,7 @@ long patchrun(const char *rundir, int64_t maxbytes, struct buf *out, struct err 
 		if (!from)
 			continue;
 		char *prefix = ws && chains.n > 1 ? xasprintf("%s/", ws) : xstrdup("");
-		long k = chainpatch(rundir, ws, from, 0, 0, maxbytes, prefix, out, e);
+		long k = chainpatch(rundir, ws, from, 0, 0, maxbytes, prefix, NULL, NULL, out, e);
 		files = k < 0 ? -1 : files + k;
 		free(prefix);
 	}

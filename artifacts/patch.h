@@ -9,7 +9,11 @@
  * run being sealed by this process (its layers are not yet in SHA256SUMS), else every layer is
  * held to SHA256SUMS as restore does. Returns the files changed (0: none, or the job took no
  * layer), -1 on error (code 2 no such job). */
-long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, struct buf *out, struct err *e);
+struct secrets;
+/* sec (may be NULL): every file's bytes masked before they go in (gitpatch); *masked counts the
+ * files that held a secret. */
+long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, const struct secrets *sec, int *masked,
+              struct buf *out, struct err *e);
 /* The run's whole change: each chain from its first layer to its end, paths prefixed with the
  * chain's workspace name when the run has several. */
 long patchrun(const char *rundir, int64_t maxbytes, struct buf *out, struct err *e);

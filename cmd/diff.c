@@ -90,7 +90,7 @@ static int wholediff(const char *run, const char *job, int64_t maxu)
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	struct buf out = {0};
-	long n = job ? patchjob(dir, job, 0, maxu, &out, &e) : patchrun(dir, maxu, &out, &e);
+	long n = job ? patchjob(dir, job, 0, maxu, NULL, NULL, &out, &e) : patchrun(dir, maxu, &out, &e);
 	runclose(dir, tmp);
 	int code = EXIT_OK;
 	if (n < 0) {

@@ -270,7 +270,8 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 		struct buf patch = {0};
 		struct err pe = {0};
 		const char *id = m->jobs[i].id;
-		long files = rc < 0 ? 0 : patchjob(rundir, id, 1, 0, &patch, &pe);
+		int held = 0; /* files whose bytes held a secret: masked before the patch was made */
+		long files = rc < 0 ? 0 : patchjob(rundir, id, 1, 0, sec, &held, &patch, &pe);
 		if (files < 0)
 			progressj(NULL, "job %s: warning: its changes.patch was not made: %s", id, pe.msg);
 		/* A patch is published (a pull request): a secret a step wrote into a file is masked in it,
@@ -278,12 +279,14 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 		if (files > 0 && patch.data && (strncmp(patch.data, "Binary files ", 13) == 0 || strstr(patch.data, "\nBinary files ")))
 			progressj(id, "warning: changes.patch leaves out files over %d MiB (each a 'Binary files ... differ' line); "
 			              "the layers hold them", GITPATCHFILEMAX >> 20);
-		char *masked = files > 0 && patch.data ? secretsmask(sec, patch.data) : NULL;
-		if (masked) {
+		char *masked = files > 0 && patch.data ? secretsmask(sec, patch.data) : NULL; /* names, too */
+		if (masked || held) {
 			progressj(id, "warning: a changed file holds a secret: masked in changes.patch, which does not reproduce it");
-			buffree(&patch);
-			patch.data = masked;
-			patch.len = strlen(masked);
+			if (masked) {
+				buffree(&patch);
+				patch.data = masked;
+				patch.len = strlen(masked);
+			}
 		}
 		if (files > 0) {
 			char *rel = xasprintf("jobs/%s/changes.patch", id), *path = pathjoin(rundir, rel);
@@ -294,7 +297,7 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 			cJSON_AddStringToObject(ev, "sha256", hex);
 			cJSON_AddNumberToObject(ev, "bytes", (double)patch.len);
 			cJSON_AddNumberToObject(ev, "files", (double)files);
-			if (masked)
+			if (masked || held)
 				cJSON_AddTrueToObject(ev, "secrets_masked");
 			if (writefile(path, patch.data, patch.len, e) < 0 || evadd(r->ev, "changes", ev, e) < 0)
 				rc = -1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 #include "gitpatch.h"
+#include "secrets.h"
 #include "linediff.h"
 
 enum { MAXEDITS = 2000 }; /* texts further apart than this go as binary literals (linediff's memory) */
@@ -291,7 +292,22 @@ static void putbig(struct buf *out, const char *prefix, const struct entry *a, c
 	bufputs(out, " differ\n");
 }
 
-long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e)
+/* A file's bytes as the patch may carry them: masked of every secret of sec. */
+static void maskcontent(const struct secrets *sec, struct buf *c, int *masked)
+{
+	size_t n = 0;
+	char *m = sec && c->len ? secretsmaskbytes(sec, c->data, c->len, &n) : NULL;
+	if (!m)
+		return;
+	buffree(c);
+	c->data = m;
+	c->len = n;
+	if (masked)
+		(*masked)++;
+}
+
+long gitpatch(const char *a, const char *b, const char *prefix, const struct secrets *sec, int *masked,
+              struct buf *out, struct err *e)
 {
 	struct tree ta = {0}, tb = {0};
 	walk(a, "", &ta, 0);
@@ -318,6 +334,10 @@ long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out,
 			rc = -1;
 			break;
 		}
+		if (ea)
+			maskcontent(sec, &ca, masked);
+		if (eb)
+			maskcontent(sec, &cb, masked);
 		if (ea && eb && ea->type != eb->type) {
 			/* a file became a symlink or the other way round: git shows a deletion and a new file */
 			putdiff(out, prefix, ea, &ca, NULL, NULL);

@@ -13,6 +13,11 @@
  * Returns the files changed, -1 on error. */
 enum { GITPATCHFILEMAX = 16 << 20 };
 
-long gitpatch(const char *a, const char *b, const char *prefix, struct buf *out, struct err *e);
+struct secrets;
+/* With sec (may be NULL), every file's bytes and link's target are masked (util/secrets.h) before
+ * they are compared or written, so that a secret is in no hunk, literal or blob id; *masked (may be
+ * NULL) counts the files that held one. */
+long gitpatch(const char *a, const char *b, const char *prefix, const struct secrets *sec, int *masked,
+              struct buf *out, struct err *e);
 
 #endif

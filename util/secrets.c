@@ -202,6 +202,50 @@ static long longest(const struct secrets *s, const char *p, size_t *used)
 	return which;
 }
 
+/* A copy of text with each tail of a secret (its last PREFIXMIN bytes or more, as raw or cleaned
+ * text shows it) masked: what is left where a cut took its head (a sandbox's kept tail, a clip);
+ * NULL when there is none. Run after secretsmask's own pass, so whole secrets are gone. */
+static char *tails(const struct secrets *s, const char *text)
+{
+	size_t n = strlen(text), at = 0;
+	struct buf out = {0};
+	int any = 0;
+	while (at < n) {
+		size_t best = n, start = 0; /* the first tail after at: where it starts and ends */
+		long who = -1;
+		for (size_t i = 0; i < s->values.n; i++)
+			for (const char *v = s->values.v[i]; v; v = v == s->values.v[i] ? s->clean.v[i] : NULL) {
+				size_t len = strlen(v);
+				if (len <= PREFIXMIN)
+					continue;
+				const char *t = v + len - PREFIXMIN;
+				for (const char *q = text + at; (q = memmem(q, n - (size_t)(q - text), t, PREFIXMIN)); q++) {
+					size_t end = (size_t)(q - text) + PREFIXMIN, k = PREFIXMIN; /* grow it back */
+					while (k < len && end - k > at && text[end - k - 1] == v[len - k - 1])
+						k++;
+					if (k == len) /* the whole of it: secretsmask's own pass */
+						continue;
+					if (end - k < best) {
+						best = end - k;
+						start = end;
+						who = (long)i;
+					}
+					break;
+				}
+			}
+		if (who < 0)
+			break;
+		bufadd(&out, text + at, best - at);
+		bufprintf(&out, "[secret:%s]", s->names.v[who]);
+		at = start;
+		any = 1;
+	}
+	if (!any)
+		return NULL;
+	bufputs(&out, text + at);
+	return out.data;
+}
+
 char *secretsmask(const struct secrets *s, const char *text)
 {
 	if (!s || !s->values.n || !secretsfound(s, text))
@@ -219,9 +263,42 @@ char *secretsmask(const struct secrets *s, const char *text)
 			bufputc(&out, *p++);
 		}
 	}
+	/* then what a cut left of one: its tail, after whole secrets and heads are placeholders */
+	char *cut = tails(s, out.data ? out.data : text);
+	if (cut) {
+		buffree(&out);
+		return cut;
+	}
 	if (!any)
 		buffree(&out);
 	return any ? out.data : NULL;
+}
+
+char *secretsmaskbytes(const struct secrets *s, const char *p, size_t n, size_t *outlen)
+{
+	if (!s || !s->values.n)
+		return NULL;
+	struct buf out = {0};
+	int any = 0;
+	for (size_t at = 0; at <= n;) {
+		const char *z = memchr(p + at, 0, n - at);
+		size_t k = z ? (size_t)(z - (p + at)) : n - at;
+		char *seg = xstrndup(p + at, k), *m = secretsmask(s, seg);
+		bufadd(&out, m ? m : seg, m ? strlen(m) : k);
+		any |= m != NULL;
+		free(m);
+		free(seg);
+		at += k;
+		if (at < n)
+			bufputc(&out, 0);
+		at++;
+	}
+	if (!any) {
+		buffree(&out);
+		return NULL;
+	}
+	*outlen = out.len;
+	return out.data;
 }
 
 int secretsfound(const struct secrets *s, const char *text)
@@ -231,7 +308,8 @@ int secretsfound(const struct secrets *s, const char *text)
 	size_t n = strlen(text);
 	for (size_t i = 0; i < s->values.n; i++)
 		for (const char *v = s->values.v[i]; v; v = v == s->values.v[i] ? s->clean.v[i] : NULL)
-			if (memmem(text, n, v, prefixmin(strlen(v))))
+			if (memmem(text, n, v, prefixmin(strlen(v))) ||
+			    (strlen(v) > PREFIXMIN && memmem(text, n, v + strlen(v) - PREFIXMIN, PREFIXMIN)))
 				return 1;
 	for (size_t i = 0; i < s->lines.n; i++)
 		if (memmem(text, n, s->lines.v[i], PREFIXMIN))

@@ -21,6 +21,9 @@ void secretsenv(struct secrets *s, const struct strv *names);
  * found raw, as cleaned UTF-8, JSON-escaped at any depth (\n, \", \u00e4, \\u00e4, ...) and
  * with its line ends as CRLF. */
 char *secretsmask(const struct secrets *s, const char *text);
+/* secretsmask for bytes that may hold NULs (a binary file): each run between NULs masked; NULL
+ * when nothing matched, else a new buffer of *outlen bytes. */
+char *secretsmaskbytes(const struct secrets *s, const char *p, size_t n, size_t *outlen);
 /* True when text holds any secret, or a prefix of one as secretsmask masks it. */
 int secretsfound(const struct secrets *s, const char *text);
 void secretsfree(struct secrets *s);

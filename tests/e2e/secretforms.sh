@@ -66,4 +66,33 @@ raw=$(printf '%s\n%s\n' "$NS_A" "$NS_B" | sha256sum | cut -c1-64)
 expect_nogrep "no digest of the unmasked output" "$raw" "$T/all"
 expect_grep "the events name the secrets" 'secret:NS_A' "$T/all"
 expect_grep "the invalid-UTF-8 one too" 'secret:NS_B' "$T/all"
+# A cut that takes a secret's head: the sandbox keeps a stream's last 512 KiB, and here they begin
+# 10 bytes into the secret; what is left of it (its tail) is masked too.
+export NS_T=ghp_AAAAAAAAAAQQQQQQQQQQzzzzzzzzzz0123456789xyz
+mkdir -p "$T/tail/ws"
+cat > "$T/tail/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+secrets: [NS_T]
+sandbox: { env: [NS_T] }
+models:
+  d: { provider: scripted, context_window: 2000000, replies: [ {tool_calls: [ {name: shell, arguments: {command: "head -c 600000 /dev/zero | tr '\\0' a; printf %s \"$NS_T\"; head -c 524254 /dev/zero | tr '\\0' b; printf '\\000bin=%s\\n' \"$NS_T\" > b.bin; printf 'text=%s\\n' \"$NS_T\" > a.txt"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow }, tool_output_limit: 1M }
+jobs:
+  j: { worker: w }
+YAML
+trun=$("$NS" run "$T/tail/m.yaml" --out "$T/tail/runs" 2>"$T/tail/err")
+zstd -dcq "$trun/jobs/j/events.jsonl.zst" > "$T/tail/events"
+expect_nogrep "a secret's tail after the sandbox's cut is not in the record" "QQQQQQQQzzzzzzzzzz0123456789xyz" "$T/tail/events"
+check "it is masked there" grep -q 'not kept by the sandbox.*secret:NS_T' "$T/tail/events"
+# A secret in a binary file: changes.patch carries it masked (no zlib literal of it), and the
+# index lines are ids of what the patch carries, not of the secret's bytes.
+mkdir -p "$T/tail/apply" && (cd "$T/tail/apply" && git init -q . && git apply "$trun/jobs/j/changes.patch")
+check "the patch applies" test -f "$T/tail/apply/b.bin"
+expect_nogrep "the applied binary file holds no secret" "$NS_T" "$T/tail/apply/b.bin"
+expect_nogrep "nor the text file" "$NS_T" "$T/tail/apply/a.txt"
+unmasked=$(printf 'text=%s\n' "$NS_T" | git hash-object --stdin)
+expect_nogrep "no index line is the blob id of the unmasked file" "$unmasked" "$trun/jobs/j/changes.patch"
+expect_grep "and it says so" 'holds a secret: masked in changes.patch' "$T/tail/err"
 done_tests

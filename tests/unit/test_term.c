@@ -100,6 +100,18 @@ int main(void)
 	m = secretsmask(&s, "{\"r\":\"abcdefghij\\\"TAIL\\\\END\"}");
 	okstr(m, "{\"r\":\"[secret:Q]\"}", "the same secret inside a JSON string, escaped");
 	free(m);
+	/* What a cut left of one: a tail of 8 bytes or more is masked, a shorter one is not, and a
+	 * tail after a whole one is found too. */
+	secretsadd(&s, "T", "tail-secret-QRSTUVWXYZ");
+	m = secretsmask(&s, "[... 9 bytes cut ...]\nQRSTUVWXYZ and more");
+	okstr(m, "[... 9 bytes cut ...]\n[secret:T] and more", "a secret's tail after a cut");
+	free(m);
+	m = secretsmask(&s, "x TUVWXYZ y");
+	ok(m == NULL, "a tail under 8 bytes is left be");
+	free(m);
+	m = secretsmask(&s, "tail-secret-QRSTUVWXYZ then et-QRSTUVWXYZ");
+	okstr(m, "[secret:T] then [secret:T]", "a whole one, then a tail");
+	free(m);
 	/* Spelled other ways by a step: escaped for JSON by a program (non-ASCII as \u, at any depth,
 	 * an emoji as a surrogate pair), its newlines as CRLF, its invalid bytes as cleaned text. */
 	secretsadd(&s, "U", "p\xc3\xa4ssw\xc3\xb6rd-\xf0\x9f\x94\x91-x");
