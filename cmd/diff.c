@@ -12,7 +12,6 @@
 #include "../artifacts/patch.h"
 #include "../util/term.h"
 #include "../util/linediff.h"
-#include "../util/term.h"
 
 static const char helptext[] =
 	"usage: nightshift diff RUN [--job J] [> changes.patch]\n"
@@ -22,7 +21,9 @@ static const char helptext[] =
 	"of the run (each workspace from its first layer to its end), as a git patch: `git apply`\n"
 	"takes it on a checkout of the starting tree (text hunks, GIT binary patch literals, modes,\n"
 	"new and deleted files, symlinks). The patch is raw bytes of the run's files, meant for a pipe\n"
-	"or a file; printed to a terminal, controls in it are shown escaped (util/term.h) instead.\n"
+	"or a file; printed to a terminal, controls in it are shown escaped (util/term.h) instead, and\n"
+	"under GitHub Actions (GITHUB_ACTIONS=true) anything but a redirect to a file is the step's log:\n"
+	"there workflow commands in it (\"::\" opening a line, \"##[\") are broken too; use > FILE.\n"
 	"Each job that changed its workspace also left it in RUN/jobs/J/changes.patch.\n"
 	"\n"
 	"With --step N: prints what step N changed in the workspace, read from RUN's snapshot layers: a unified diff\n"
@@ -82,7 +83,9 @@ static void printchange(const struct change *c)
 	buffree(&out);
 }
 
-/* A job's or the run's whole change as a patch: raw to a pipe or file, sanitised to a terminal. */
+/* A job's or the run's whole change as a patch: raw to a pipe or file, sanitised to a terminal
+ * and to the GitHub Actions log (a pipe under Actions: a workspace line "::error::x" or a model's
+ * "##[warning]" would be a workflow command there). */
 static int wholediff(const char *run, const char *job, int64_t maxu)
 {
 	struct err e = {0};
@@ -95,9 +98,9 @@ static int wholediff(const char *run, const char *job, int64_t maxu)
 	int code = EXIT_OK;
 	if (n < 0) {
 		code = report(&e);
-	} else if (isatty(STDOUT_FILENO)) {
+	} else if (isatty(STDOUT_FILENO) || termactionslog(STDOUT_FILENO)) {
 		bufputc(&out, 0);
-		char *clean = termclean(out.data, 0);
+		char *clean = termclean(out.data, termactionslog(STDOUT_FILENO) ? TERM_ACTIONS : 0);
 		fputs(clean, stdout);
 		free(clean);
 	} else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {

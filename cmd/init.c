@@ -55,21 +55,60 @@ static void list(FILE *out)
 	}
 }
 
-/* Make the folders above path (relative to dirfd's folder), one by one. */
-static int parents(const char *dir, const char *rel)
+/* The first folder or file on the way to rel (beneath rootfd) that is a symlink, as "rel-prefix
+ * -> target" (caller frees), or NULL: a checkout may hold .github or .nightshift as a link out of
+ * the repository, and init writes nothing through one. */
+static char *linkon(int rootfd, const char *rel)
 {
-	char *p = xstrdup(rel);
-	int rc = 0;
-	for (char *s = strchr(p, '/'); s && rc == 0; s = strchr(s + 1, '/')) {
+	char *p = xstrdup(rel), *found = NULL;
+	for (char *s = p;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
 		*s = 0;
-		char *full = pathjoin(dir, p);
-		if (mkdir(full, 0755) < 0 && errno != EEXIST)
-			rc = -1;
-		free(full);
-		*s = '/';
+		struct stat st;
+		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			char to[4096];
+			ssize_t n = readlinkat(rootfd, p, to, sizeof to - 1);
+			to[n > 0 ? n : 0] = 0;
+			found = xasprintf("%s -> %s", p, to);
+		}
+		*s = c;
+		if (found || !c)
+			break;
 	}
 	free(p);
-	return rc;
+	return found;
+}
+
+/* Make the folders above rel beneath rootfd, one by one, each made in its parent held open with
+ * O_NOFOLLOW (never through a link); then create rel there, new. The open file, or -1 with errno
+ * (ELOOP for a link on the way). */
+static int create(int rootfd, const char *rel)
+{
+	char *p = xstrdup(rel);
+	int cur = rootfd, fd = -1;
+	char *name = p;
+	for (char *s = strchr(name, '/'); s; s = strchr(name, '/')) {
+		*s = 0;
+		int next = -1;
+		if (mkdirat(cur, name, 0755) == 0 || errno == EEXIST)
+			next = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cur != rootfd)
+			close(cur);
+		cur = next;
+		if (cur < 0)
+			break;
+		name = s + 1;
+	}
+	if (cur >= 0)
+		fd = openat(cur, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int saved = errno;
+	if (cur >= 0 && cur != rootfd)
+		close(cur);
+	free(p);
+	errno = saved;
+	return fd;
 }
 
 int cmdinit(int argc, char **argv)
@@ -105,38 +144,53 @@ int cmdinit(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct stat st;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || fstat(rootfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (rootfd >= 0)
+			close(rootfd);
 		return usage("init", "--dir %s: not a folder", dir);
-	/* Nothing is written when any file is there already. */
+	}
+	/* Nothing is written when any file is there already, or when a folder or file on the way is
+	 * a symlink (the checkout's, pointing anywhere). */
 	for (size_t i = 0; i < nrecipefiles; i++) {
 		if (strcmp(recipefiles[i].recipe, recipe) != 0)
 			continue;
-		char *p = pathjoin(dir, recipefiles[i].path);
-		int there = lstat(p, &st) == 0;
-		if (there)
+		char *p = pathjoin(dir, recipefiles[i].path), *link = linkon(rootfd, recipefiles[i].path);
+		int there = !link && fstatat(rootfd, recipefiles[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (link)
+			termprintf(stderr, "nightshift: init: %s/%s is a symlink; nothing written (init writes nothing "
+			                   "through a link: make it a folder of the repository)\n", dir, link);
+		else if (there)
 			termprintf(stderr, "nightshift: init: %s is already there; nothing written (move it away, or "
 			                   "compare it with `nightshift init %s --dir EMPTY_DIR`)\n", p, recipe);
 		free(p);
-		if (there)
+		free(link);
+		if (link || there) {
+			close(rootfd);
 			return EXIT_USAGE;
+		}
 	}
 	for (size_t i = 0; i < nrecipefiles; i++) {
 		const struct recipefile *f = &recipefiles[i];
 		if (strcmp(f->recipe, recipe) != 0)
 			continue;
 		char *p = pathjoin(dir, f->path);
-		int fd = parents(dir, f->path) == 0 ? open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+		int fd = create(rootfd, f->path);
 		int ok = fd >= 0 && (f->len == 0 || write(fd, f->data, f->len) == (ssize_t)f->len);
 		if (fd >= 0 && close(fd) < 0)
 			ok = 0;
 		if (!ok) {
-			termprintf(stderr, "nightshift: init: %s: %s\n", p, strerror(errno));
+			int err = errno;
+			termprintf(stderr, "nightshift: init: %s: %s%s\n", p, strerror(err),
+			           err == ELOOP || err == ENOTDIR ? " (a symlink or a file on the way: nothing written through it)" : "");
 			free(p);
-			return errno == EEXIST ? EXIT_USAGE : EXIT_FAILED;
+			close(rootfd);
+			return err == EEXIST || err == ELOOP || err == ENOTDIR ? EXIT_USAGE : EXIT_FAILED;
 		}
 		termprintf(stdout, "%s\n", p);
 		free(p);
 	}
+	close(rootfd);
 	termprintf(stderr, "nightshift: init: next: read %s/.nightshift/%s/README.md, then `nightshift validate "
 	                   "%s/.nightshift/%s/nightshift.yaml`\n", dir, recipe, dir, recipe);
 	return EXIT_OK;

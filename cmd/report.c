@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "../artifacts/report.h"
+#include "../util/term.h"
 
 static const char helptext[] =
 	"usage: nightshift report RUN [--out FILE]\n"
@@ -16,7 +17,9 @@ static const char helptext[] =
 	"page loads nothing from anywhere (open it from a download or file://); everything in it that\n"
 	"came from the run is escaped, and its Content-Security-Policy lets only its own script run.\n"
 	"RUN is a run directory or its .tar.zst. The page goes to FILE (- for stdout); by default to\n"
-	"RUN.html beside RUN. The path written is printed on stdout. Snapshot layers that cannot be\n"
+	"RUN.html beside RUN. The path written is printed on stdout. Under GitHub Actions --out - is\n"
+	"refused unless stdout is a regular file (the step's log would take the run's text for workflow\n"
+	"commands). Snapshot layers that cannot be\n"
 	"read (past --max-unpack, or not valid) leave the page without the workspace's changes, saying\n"
 	"why, with a WARNING on stderr.\n"
 	"\n" MAXUNPACKHELP
@@ -61,6 +64,12 @@ int cmdreport(int argc, char **argv)
 		outpath = def;
 	}
 	int tostdout = strcmp(outpath, "-") == 0, code = EXIT_OK, fd = -1;
+	if (tostdout && termactionslog(STDOUT_FILENO)) {
+		runclose(dir, tmp);
+		free(def);
+		return usage("report", "--out -: under GitHub Actions stdout is the step's log, where the run's text "
+		                       "could be taken for workflow commands; use --out FILE (or redirect stdout to a file)");
+	}
 	/* A new file beside outpath, renamed over it: never written through a link. A pipe or device
 	 * only where --out names one. */
 	char *part = NULL;

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "term.h"
 #include "util.h"
 
@@ -10,6 +11,12 @@ static int termactions(void)
 {
 	const char *v = getenv("GITHUB_ACTIONS");
 	return v && strcmp(v, "true") == 0;
+}
+
+int termactionslog(int fd)
+{
+	struct stat st;
+	return termactions() && !(fstat(fd, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 /* Decode one UTF-8 character at p (n bytes left): its length, or 0 when the bytes are not UTF-8

@@ -16,6 +16,10 @@ enum {
  * GitHub Actions (GITHUB_ACTIONS=true) a line whose text starts with "::", and any "##[", is
  * broken ("%3A:", "##%5B") so that the runner takes neither for a workflow command. */
 char *termclean(const char *s, int flags);
+/* True when fd is the GitHub Actions log: GITHUB_ACTIONS=true and fd not a regular file (a pipe
+ * or terminal the runner reads; a redirect to a file keeps its bytes). Recorded text written there
+ * goes through termclean with TERM_ACTIONS, or is refused. */
+int termactionslog(int fd);
 /* A JSON text as the same JSON that cannot drive a terminal or the Actions runner: DEL, C1 and
  * bidirectional controls and line separators escaped as \uNNNN, "##[" as "##\u005b" (JSON's C0
  * escapes are the printer's). For JSON lines written where a person may be watching. */
