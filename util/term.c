@@ -114,8 +114,17 @@ char *termjson(const char *json)
 	struct buf b = {0};
 	const unsigned char *p = (const unsigned char *)(json ? json : "");
 	size_t n = strlen((const char *)p);
+	bufgrow(&b, n + 1);
 	bufputs(&b, "");
 	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && p[j] < 0x7f && p[j] != '#') /* ASCII passes as it is, a run at a time */
+			j++;
+		if (j > i) {
+			bufadd(&b, p + i, j - i);
+			i = j;
+			continue;
+		}
 		uint32_t c = 0;
 		size_t len = u8(p + i, n - i, &c);
 		if (!len) {
