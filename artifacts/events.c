@@ -100,6 +100,43 @@ static int commit(struct evlog *l, struct err *e)
 	return errf(e, "write event log:");
 }
 
+/* Every string of a tree (keys too) masked in place. */
+static void masktree(const struct secrets *sec, cJSON *j)
+{
+	for (cJSON *c = j ? j->child : NULL; c; c = c->next) {
+		char *m = c->string ? secretsmask(sec, c->string) : NULL;
+		if (m) {
+			if (!(c->type & cJSON_StringIsConst))
+				free(c->string);
+			c->string = m;
+			c->type &= ~cJSON_StringIsConst;
+		}
+		if (cJSON_IsString(c) && (m = secretsmask(sec, c->valuestring))) {
+			free(c->valuestring);
+			c->valuestring = m;
+		}
+		masktree(sec, c);
+	}
+}
+
+char *jsonmask(const struct secrets *sec, const cJSON *j, const char *printed, int formatted)
+{
+	char *m = secretsmask(sec, printed);
+	if (!m)
+		return NULL;
+	cJSON *back = cJSON_Parse(m);
+	if (back) { /* the usual case: every escaped form masked, and still the JSON it was */
+		cJSON_Delete(back);
+		return m;
+	}
+	free(m); /* a mask split an escape: mask each string apart, which cannot */
+	cJSON *copy = cJSON_Duplicate(j, 1);
+	masktree(sec, copy);
+	char *out = formatted ? cJSON_Print(copy) : cJSON_PrintUnformatted(copy);
+	cJSON_Delete(copy);
+	return out;
+}
+
 int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 {
 	if (l->failed) {
@@ -122,8 +159,8 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 		cJSON_Delete(obj);
 	}
 	char *line = cJSON_PrintUnformatted(ev);
+	char *masked = jsonmask(l->sec, ev, line, 0);
 	cJSON_Delete(ev);
-	char *masked = secretsmask(l->sec, line);
 	if (masked) {
 		free(line);
 		line = masked;

@@ -7,6 +7,11 @@
 #include "../util/util.h"
 #include "../util/secrets.h"
 
+/* printed (j printed, formatted or not) with every secret of sec masked, still JSON: the text
+ * masked as text (every escaped form), or where that would break its syntax (a mask ending inside
+ * an escape), each string of j masked apart and printed again; NULL when nothing matched. */
+char *jsonmask(const struct secrets *sec, const cJSON *j, const char *printed, int formatted);
+
 /* The longest event line, without its newline: evadd refuses to write a longer one, evrnext to
  * read one (a record's bytes are a stranger's: a reader keeps at most this much of a line). */
 #define EVLINEMAX ((size_t)64 << 20)

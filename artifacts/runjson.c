@@ -52,7 +52,7 @@ const char *jsonstr(const cJSON *obj, const char *key, const char *def)
 int jsonwrite(const char *path, const cJSON *j, const struct secrets *sec, struct err *e)
 {
 	char *text = cJSON_Print(j);
-	char *masked = secretsmask(sec, text);
+	char *masked = jsonmask(sec, j, text, 1);
 	struct buf b = {0};
 	bufprintf(&b, "%s\n", masked ? masked : text);
 	int rc = writefile(path, b.data, b.len, e);

@@ -202,6 +202,25 @@ static long longest(const struct secrets *s, const char *p, size_t *used)
 	return which;
 }
 
+/* A mask never splits an escape (a record's JSON stays JSON): whether the byte at p is escaped
+ * (an odd run of backslashes before it, back to start), and a match of u bytes at p shortened so
+ * that it does not end on an escape's backslash. */
+static int escaped(const char *start, const char *p)
+{
+	size_t n = 0;
+	while (p > start && p[-1] == '\\')
+		p--, n++;
+	return n & 1;
+}
+
+static size_t unsplit(const char *p, size_t u)
+{
+	size_t n = 0;
+	while (n < u && p[u - 1 - n] == '\\')
+		n++;
+	return n & 1 ? u - 1 : u;
+}
+
 /* A copy of text with each tail of a secret (its last PREFIXMIN bytes or more, as raw or cleaned
  * text shows it) masked: what is left where a cut took its head (a sandbox's kept tail, a clip);
  * NULL when there is none. Run after secretsmask's own pass, so whole secrets are gone. */
@@ -224,6 +243,12 @@ static char *tails(const struct secrets *s, const char *text)
 					while (k < len && end - k > at && text[end - k - 1] == v[len - k - 1])
 						k++;
 					if (k == len) /* the whole of it: secretsmask's own pass */
+						continue;
+					while (k > PREFIXMIN && escaped(text, text + end - k))
+						k--; /* it starts after an escape's backslash: start later */
+					if (unsplit(text + end - k, k) < k)
+						end--, k--; /* it ends on an escape's backslash: leave that be */
+					if (escaped(text, text + end - k) || k < PREFIXMIN - 1)
 						continue;
 					if (end - k < best) {
 						best = end - k;
@@ -253,8 +278,10 @@ char *secretsmask(const struct secrets *s, const char *text)
 	struct buf out = {0};
 	int any = 0;
 	for (const char *p = text; *p;) {
-		size_t used;
-		long i = longest(s, p, &used);
+		size_t used = 0;
+		long i = escaped(text, p) ? -1 : longest(s, p, &used);
+		if (i >= 0 && !(used = unsplit(p, used)))
+			i = -1;
 		if (i >= 0) {
 			bufprintf(&out, "[secret:%s]", s->names.v[i]);
 			p += used;

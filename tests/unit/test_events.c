@@ -117,12 +117,16 @@ int main(void)
 	struct secrets sec = {0};
 	secretsadd(&sec, "API_KEY", "sk-test-0123456789");
 	secretsadd(&sec, "QUOTE", "pa\"ss\\word");
+	secretsadd(&sec, "GCP", "{\"type\": \"service_account\", \"project_id\": \"p\"}");
 	struct evlog *l;
 	ok(evopen(&l, path, &sec, &e) == 0, "evopen: %s", e.msg);
 	for (int i = 0; i < 100; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "i", i);
-		cJSON_AddStringToObject(o, "text", i == 7 ? "key sk-test-0123456789 here" : i == 8 ? "pa\"ss\\word" : "x");
+		/* 9: the public head of a JSON credential, ending in a backslash: a mask of the printed
+		 * text would end inside the escape before the closing quote */
+		cJSON_AddStringToObject(o, "text", i == 7 ? "key sk-test-0123456789 here" : i == 8 ? "pa\"ss\\word"
+		                                   : i == 9 ? "{\"type\": \"service_account\\" : "x");
 		ok(evadd(l, "test", o, &e) == 0, "evadd %d", i);
 	}
 	char head[65];
@@ -145,6 +149,15 @@ int main(void)
 	ok(!strstr(b.data, "pa\\\"ss\\\\word"), "escaped secret masked");
 	ok(strstr(b.data, "[secret:API_KEY]") != NULL, "placeholder names the secret");
 	ok(strstr(b.data, "[secret:QUOTE]") != NULL, "placeholder for the escaped secret");
+	ok(strstr(b.data, "[secret:GCP]") != NULL && !strstr(b.data, "service_account"), "a credential's head masked");
+	int lines = 0, parsed = 0;
+	for (char *ln = b.data, *nl; ln && *ln; ln = nl ? nl + 1 : NULL, lines++) {
+		nl = strchr(ln, '\n');
+		cJSON *j = cJSON_ParseWithLength(ln, nl ? (size_t)(nl - ln) : strlen(ln));
+		parsed += j != NULL;
+		cJSON_Delete(j);
+	}
+	ok(lines == 100 && parsed == 100, "every masked line is still JSON (%d of %d)", parsed, lines);
 	buffree(&b);
 
 	/* A log whose writer died between lines: the file is an ended frame with every line. */

@@ -1,0 +1,10 @@
+build-dev/cmd/report.o: cmd/report.c cmd/cmd.h cmd/../manifest/manifest.h \
+ cmd/../manifest/../util/util.h cmd/../util/term.h cmd/../util/util.h \
+ cmd/../artifacts/report.h cmd/../artifacts/../util/util.h
+cmd/cmd.h:
+cmd/../manifest/manifest.h:
+cmd/../manifest/../util/util.h:
+cmd/../util/term.h:
+cmd/../util/util.h:
+cmd/../artifacts/report.h:
+cmd/../artifacts/../util/util.h:

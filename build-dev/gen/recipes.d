@@ -1,0 +1,2 @@
+build-dev/gen/recipes.o: build-dev/gen/recipes.c cmd/recipes.h
+cmd/recipes.h:

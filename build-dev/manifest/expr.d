@@ -1,0 +1,4 @@
+build-dev/manifest/expr.o: manifest/expr.c manifest/expr.h \
+ manifest/../util/util.h
+manifest/expr.h:
+manifest/../util/util.h:

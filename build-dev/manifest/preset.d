@@ -1,0 +1,2 @@
+build-dev/manifest/preset.o: manifest/preset.c manifest/preset.h
+manifest/preset.h:

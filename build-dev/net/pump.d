@@ -1,0 +1,2 @@
+build-dev/net/pump.o: net/pump.c net/pump.h
+net/pump.h:

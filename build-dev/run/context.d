@@ -1,0 +1,2 @@
+build-dev/run/context.o: run/context.c run/context.h
+run/context.h:

@@ -1,0 +1,3 @@
+build-dev/run/ignored.o: run/ignored.c run/ignored.h run/../util/util.h
+run/ignored.h:
+run/../util/util.h:

@@ -1,0 +1,34 @@
+build-dev/run/upstream.o: run/upstream.c run/../artifacts/runjson.h \
+ run/../artifacts/../util/util.h run/../artifacts/../util/secrets.h \
+ run/../artifacts/../util/util.h run/../artifacts/sign.h \
+ run/../artifacts/verify.h run/progress.h run/upstream.h \
+ run/../manifest/manifest.h run/../manifest/../util/util.h run/agent.h \
+ run/../artifacts/events.h run/../artifacts/rundir.h \
+ run/../artifacts/../manifest/manifest.h run/../snapshot/snapshot.h \
+ run/../snapshot/../manifest/manifest.h run/../snapshot/layername.h \
+ run/../util/secrets.h run/budget.h run/../llm/llm.h \
+ run/../llm/../manifest/manifest.h run/../llm/../util/secrets.h \
+ run/../llm/gate.h
+run/../artifacts/runjson.h:
+run/../artifacts/../util/util.h:
+run/../artifacts/../util/secrets.h:
+run/../artifacts/../util/util.h:
+run/../artifacts/sign.h:
+run/../artifacts/verify.h:
+run/progress.h:
+run/upstream.h:
+run/../manifest/manifest.h:
+run/../manifest/../util/util.h:
+run/agent.h:
+run/../artifacts/events.h:
+run/../artifacts/rundir.h:
+run/../artifacts/../manifest/manifest.h:
+run/../snapshot/snapshot.h:
+run/../snapshot/../manifest/manifest.h:
+run/../snapshot/layername.h:
+run/../util/secrets.h:
+run/budget.h:
+run/../llm/llm.h:
+run/../llm/../manifest/manifest.h:
+run/../llm/../util/secrets.h:
+run/../llm/gate.h:

@@ -1,0 +1,12 @@
+build-dev/tests/test_stream: tests/unit/test_stream.c tests/unit/t.h \
+ tests/unit/../../llm/llm.h tests/unit/../../llm/../manifest/manifest.h \
+ tests/unit/../../llm/../manifest/../util/util.h \
+ tests/unit/../../llm/../util/secrets.h \
+ tests/unit/../../llm/../util/util.h tests/unit/../../llm/sse.h
+tests/unit/t.h:
+tests/unit/../../llm/llm.h:
+tests/unit/../../llm/../manifest/manifest.h:
+tests/unit/../../llm/../manifest/../util/util.h:
+tests/unit/../../llm/../util/secrets.h:
+tests/unit/../../llm/../util/util.h:
+tests/unit/../../llm/sse.h:

@@ -1,0 +1,2 @@
+build-dev/util/cancel.o: util/cancel.c util/cancel.h
+util/cancel.h:

@@ -1,0 +1,3 @@
+build-dev/util/copy.o: util/copy.c util/copy.h util/util.h
+util/copy.h:
+util/util.h:

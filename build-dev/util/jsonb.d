@@ -1,0 +1,3 @@
+build-dev/util/jsonb.o: util/jsonb.c util/jsonb.h util/util.h
+util/jsonb.h:
+util/util.h:

@@ -1,0 +1,2 @@
+build-dev/util/util.o: util/util.c util/util.h
+util/util.h:
