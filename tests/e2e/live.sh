@@ -58,6 +58,7 @@ steps() {  # steps N: N shell calls, then final_result
 # printed while the job was still running.
 serve "{\"delay\": 0.2, \"script\": [{\"calls\": [[\"shell\", {\"command\": \"echo one\"}]]}, {\"text\": \"then \\u001b[31mred\\u001b[0m\", \"calls\": [[\"shell\", {\"command\": \"rm -rf x\"}]]}, {\"wait\": \"$T/go\", \"calls\": [[\"final_result\", {\"ok\": true}]]}]}"
 manifest "idle_timeout: 30s"
+rm -f "$T/err" "$T/out" # the shell empties them only in the forked job: no old line ends a wait
 "$NS" run "$T/m.yaml" --events "$T/ev.jsonl" >"$T/out" 2>"$T/err" & RUNPID=$!
 waitfor 60 grep -q "step 2: shell" "$T/err"
 check "run dir on stdout before the end" test -s "$T/out"
@@ -126,6 +127,7 @@ rm -f "$T/go"
 # --- the run directory survives SIGKILL ---
 serve "{\"delay\": 0.2, \"script\": [{\"calls\": [[\"shell\", {\"command\": \"echo one\"}]]}, {\"calls\": [[\"shell\", {\"command\": \"echo two\"}]]}, {\"wait\": \"$T/go\", \"calls\": [[\"final_result\", {\"ok\": true}]]}]}"
 manifest "idle_timeout: 30s"
+rm -f "$T/err" "$T/out"
 "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/err" & RUNPID=$!
 waitfor 60 grep -q "step 2: shell" "$T/err"
 kill -9 $RUNPID; wait $RUNPID 2>/dev/null; RUNPID=
@@ -266,16 +268,18 @@ expect_rc "heartbeat: the job succeeds" 0 $?
 expect_grep "heartbeat: a line while the step ran" "job j: still step 1: shell \([0-9]+s since its last news; turn 1, step 1\)" "$T/err"
 
 # --- GitHub Actions: the job's group is printed as the job runs ---
+# (a file of its own: the shell empties a redirect only once the job is forked, and an old err
+# holding "step 1: shell" would end the wait before this run wrote anything)
 serve "{\"script\": [{\"calls\": [[\"shell\", {\"command\": \"echo ::warning::x\"}]]}, {\"wait\": \"$T/go2\", \"calls\": [[\"final_result\", {\"ok\": true}]]}]}"
 manifest "retries: 0"
-GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/gh.out GITHUB_STEP_SUMMARY=$T/gh.sum "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/err" & RUNPID=$!
-waitfor 60 grep -q "step 1: shell" "$T/err"
-expect_eq "Actions: the group opened while the job runs" "::group::nightshift job j" "$(grep -m1 '^::group::' "$T/err")"
-expect_nogrep "Actions: no workflow command from the model's arguments" "^::warning" "$T/err"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/gh.out GITHUB_STEP_SUMMARY=$T/gh.sum "$NS" run "$T/m.yaml" >"$T/out" 2>"$T/errgha" & RUNPID=$!
+waitfor 60 grep -q "step 1: shell" "$T/errgha"
+expect_eq "Actions: the group opened while the job runs" "::group::nightshift job j" "$(grep -m1 '^::group::' "$T/errgha")"
+expect_nogrep "Actions: no workflow command from the model's arguments" "^::warning" "$T/errgha"
 touch "$T/go2"
 wait $RUNPID; RUNPID=
-expect_eq "Actions: one group, closed" "1 1" "$(grep -c '^::group::' "$T/err") $(grep -c '^::endgroup::' "$T/err")"
-expect_grep "Actions: the end line inside the group" "job j: succeeded" "$T/err"
+expect_eq "Actions: one group, closed" "1 1" "$(grep -c '^::group::' "$T/errgha") $(grep -c '^::endgroup::' "$T/errgha")"
+expect_grep "Actions: the end line inside the group" "job j: succeeded" "$T/errgha"
 
 # --- the new keys are checked ---
 cat > "$T/v.yaml" <<'YAML'
