@@ -1,4 +1,0 @@
-build-dev/artifacts/modeltext.o: artifacts/modeltext.c \
- artifacts/modeltext.h artifacts/../util/util.h
-artifacts/modeltext.h:
-artifacts/../util/util.h:

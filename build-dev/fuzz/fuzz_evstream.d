@@ -1,4 +1,0 @@
-build-dev/fuzz/fuzz_evstream: tests/fuzz/replay.c tests/fuzz/fuzz.h \
- tests/fuzz/../../util/util.h
-tests/fuzz/fuzz.h:
-tests/fuzz/../../util/util.h:

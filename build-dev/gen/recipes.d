@@ -1,2 +1,0 @@
-build-dev/gen/recipes.o: build-dev/gen/recipes.c cmd/recipes.h
-cmd/recipes.h:

@@ -1,7 +1,0 @@
-build-dev/llm/window.o: llm/window.c llm/llm.h llm/../manifest/manifest.h \
- llm/../manifest/../util/util.h llm/../util/secrets.h llm/../util/util.h
-llm/llm.h:
-llm/../manifest/manifest.h:
-llm/../manifest/../util/util.h:
-llm/../util/secrets.h:
-llm/../util/util.h:

@@ -1,2 +1,0 @@
-build-dev/net/pump.o: net/pump.c net/pump.h
-net/pump.h:

@@ -1,4 +1,0 @@
-build-dev/policy/danger.o: policy/danger.c policy/danger.h \
- policy/shellsplit.h
-policy/danger.h:
-policy/shellsplit.h:

@@ -1,4 +1,0 @@
-build-dev/sandbox/filter.o: sandbox/filter.c sandbox/filter.h \
- sandbox/../util/util.h
-sandbox/filter.h:
-sandbox/../util/util.h:

@@ -1,4 +1,0 @@
-build-dev/snapshot/layername.o: snapshot/layername.c \
- snapshot/../util/util.h snapshot/layername.h
-snapshot/../util/util.h:
-snapshot/layername.h:

@@ -1,4 +1,0 @@
-build-dev/tests/test_gitignore: tests/unit/test_gitignore.c \
- tests/unit/t.h tests/unit/../../util/gitignore.h
-tests/unit/t.h:
-tests/unit/../../util/gitignore.h:

@@ -1,2 +1,0 @@
-build-dev/util/cancel.o: util/cancel.c util/cancel.h
-util/cancel.h:

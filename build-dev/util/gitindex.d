@@ -1,3 +1,0 @@
-build-dev/util/gitindex.o: util/gitindex.c util/gitindex.h util/util.h
-util/gitindex.h:
-util/util.h:

@@ -1,2 +1,0 @@
-build-dev/util/privacy.o: util/privacy.c util/privacy.h
-util/privacy.h:

@@ -1,3 +1,0 @@
-build-dev/util/zst.o: util/zst.c util/zst.h util/util.h
-util/zst.h:
-util/util.h:
