@@ -234,7 +234,7 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 static char *wiretext(struct llm *l, const cJSON *body, size_t hint)
 {
 	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
-	char *raw = l && l->ops->text ? l->ops->text(l, body, hint)
+	char *raw = l->ops->text ? l->ops->text(l, body, hint)
 	            : cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
 	size_t n = strlen(raw);
 	if (utf8valid(raw, n))
@@ -489,7 +489,7 @@ int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err
 	} else {
 		q->body = neutral(c);
 	}
-	q->text = wiretext(l->ops->request ? l : NULL, q->body, l->lastlen);
+	q->text = wiretext(l, q->body, l->lastlen);
 	q->len = strlen(q->text);
 	l->lastlen = q->len;
 	sha256growhex(&l->sent, q->text, q->len, q->digest);
@@ -510,7 +510,7 @@ int llmdigest(struct llm *l, const struct chat *c, char out[65], struct err *e)
 	cJSON *body = l->ops->request ? llmbody(l, c, e ? e : &ignored) : neutral(c);
 	if (!body)
 		return -1;
-	char *text = l->ops->request ? wiretext(l, body, l->lastlen) : wiretext(NULL, body, l->lastlen);
+	char *text = wiretext(l, body, l->lastlen);
 	sha256hex(text, strlen(text), out);
 	free(text);
 	cJSON_Delete(body);

@@ -47,9 +47,6 @@ static cJSON *wiremessage(const cJSON *m)
 	return w;
 }
 
-/* The neutral messages in chat-completions form. The client keeps the messages it converted last
- * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire): the prefix that is still
- * equal is taken from there, and only what changed or is new is converted (and kept in its turn). */
 /* Drop what was kept from item i on. */
 static void keptcut(struct llm *l, int i)
 {
