@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "rundir.h"
 #include "../snapshot/scan.h"
+#include "../util/path.h"
 
 int rundircreate(struct rundir *r, const char *outdir, struct err *e)
 {
@@ -80,15 +81,9 @@ int rundircopy(struct rundir *r, const struct manifest *m, struct err *e)
 	size_t dlen = strlen(m->dir);
 	for (size_t i = 0; i < m->files.n; i++) {
 		const char *f = m->files.v[i];
-		const char *rel = f;
-		if (strncmp(f, m->dir, dlen) == 0 && f[dlen] == '/')
-			rel = f + dlen + 1;
-		else if (strrchr(f, '/'))
-			rel = strrchr(f, '/') + 1;
-		while (rel[0] == '.' && rel[1] == '/')
-			rel += 2;
-		if (strstr(rel, "..") || rel[0] == '/' || !*rel)
-			rel = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		/* beside the manifest: as written (replay reads it back by the same name); else its last name */
+		const char *rel = strncmp(f, m->dir, dlen) == 0 && f[dlen] == '/' ? pathcopyname(f + dlen + 1)
+		                  : strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
 		/* The layers of configuration under the manifest, by role (their names are no one's). */
 		if (m->admin.path && strcmp(f, m->admin.path) == 0)
 			rel = RUNADMINPOLICY;

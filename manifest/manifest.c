@@ -613,18 +613,13 @@ static int addfile(struct manifest *m, const char *path)
 }
 
 /* Where a file the manifest names (rel, as written) is read from: beside the manifest; for a
- * record's manifest (m->confine), the copy its run made beneath manifest/, named as
- * artifacts/rundir.c rundircopy names it (a path with ".." or an absolute one by its last name). */
+ * record's manifest (m->confine), the copy its run made beneath manifest/ (util/path.h
+ * pathcopyname, as artifacts/rundir.c rundircopy wrote it). */
 static char *namedpath(const struct manifest *m, const char *rel)
 {
 	if (!m->confine)
 		return rel[0] == '/' ? xstrdup(rel) : pathjoin(m->dir, rel);
-	const char *r = rel;
-	while (r[0] == '.' && r[1] == '/')
-		r += 2;
-	if (r[0] == '/' || strstr(r, "..") || !*r)
-		r = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-	return pathjoin(m->confine, r);
+	return pathjoin(m->confine, pathcopyname(rel));
 }
 
 /* Read a file of the manifest (the manifest, a script, a worker file): at most MANIFESTFILEMAX

@@ -77,3 +77,13 @@ char *pathclean(const char *p)
 	out[o] = 0;
 	return out;
 }
+
+const char *pathcopyname(const char *rel)
+{
+	const char *r = rel;
+	while (r[0] == '.' && r[1] == '/')
+		r += 2;
+	if (r[0] == '/' || strstr(r, "..") || !*r)
+		r = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	return r;
+}

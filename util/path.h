@@ -11,5 +11,9 @@ char *wspath(const char *p);
  * in a new string: an absolute path stays absolute ("/" for its root), an empty relative one is
  * "."; NULL when a ".." would climb above the start ("/.." and "a/../.." too). */
 char *pathclean(const char *p);
+/* The name a file a manifest names (rel as written, relative to the manifest's folder) keeps in a
+ * run's manifest/ folder: rel without leading "./", or its last name when it is absolute, empty
+ * or holds ".."; points into rel. Writing the copy and reading it back (replay) both use it. */
+const char *pathcopyname(const char *rel);
 
 #endif
