@@ -244,6 +244,31 @@ static char *wiretext(struct llm *l, const cJSON *body, size_t hint)
 	return text;
 }
 
+/* The text of body asking for a stream (the members the client's stream op adds, printed into
+ * text, which is body as sent, before its closing brace), or NULL when it has no stream here. The
+ * body is left as it was: the record and the digest are of the request, streamed or not. */
+static char *streamed(struct llm *l, cJSON *body, const char *text, char **url)
+{
+	cJSON *last = body->child ? body->child->prev : NULL; /* cJSON keeps the last item there */
+	int on = l->ops->stream(l, body, url);
+	struct buf b = {0};
+	size_t len = strlen(text);
+	if (on && len >= 2 && text[len - 1] == '}') {
+		bufgrow(&b, len + 256);
+		bufadd(&b, text, len - 1);
+		for (const cJSON *m = last ? last->next : body->child; m; m = m->next) {
+			char *v = cJSON_PrintUnformatted(m), *k = cJSON_PrintUnformatted(&(cJSON){.type = cJSON_String, .valuestring = m->string});
+			bufprintf(&b, "%s%s:%s", b.len > 1 ? "," : "", k, v);
+			free(k);
+			free(v);
+		}
+		bufputc(&b, '}');
+	}
+	for (cJSON *m; (m = last ? last->next : body->child);)
+		cJSON_Delete(cJSON_DetachItemViaPointer(body, m));
+	return b.data;
+}
+
 /* The neutral chat as one JSON value, for the digest of a local provider's request. */
 static cJSON *neutral(const struct chat *c)
 {
@@ -302,11 +327,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	 * same request streamed or not, and a replay matches it either way. */
 	char *sent = NULL, *streamurl = NULL;
 	if (l->ops->stream && !l->plain) {
-		cJSON *sb = cJSON_Duplicate(body, 1);
 		streamurl = xstrdup(url);
-		if (l->ops->stream(l, sb, &streamurl))
-			sent = wiretext(l, sb, l->lastlen);
-		cJSON_Delete(sb);
+		sent = streamed(l, body, text, &streamurl);
 	}
 	x->request = body;
 	x->errors = cJSON_CreateArray();
@@ -482,7 +504,10 @@ int llmprepare(struct llm *l, const struct chat *c, struct llmreq *q, struct err
 {
 	llmreqfree(q);
 	if (l->ops->request) {
-		if (l->ops->request(l, c, &q->url, &q->headers, &q->body, e) < 0) {
+		l->textonly = 1;
+		int rc = l->ops->request(l, c, &q->url, &q->headers, &q->body, e);
+		l->textonly = 0;
+		if (rc < 0) {
 			llmreqfree(q);
 			return -1;
 		}

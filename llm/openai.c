@@ -68,7 +68,8 @@ static void textadd(struct buf *b, const char *t)
 /* The neutral messages in chat-completions form. The client keeps the messages it converted last
  * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire) and its text (l->kepttext):
  * the prefix that is still equal is taken from there, and only what changed or is new is converted
- * and printed (and kept in its turn). The array's text is l->sentmsgtext. */
+ * and printed (and kept in its turn). The array's text is l->sentmsgtext; for llmprepare
+ * (l->textonly) the array itself stays empty, as only that text is sent. */
 static cJSON *wiremessages(struct llm *l, const struct chat *c)
 {
 	cJSON *out = cJSON_CreateArray(), *m;
@@ -79,10 +80,13 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "role", "system");
 		cJSON_AddStringToObject(s, "content", c->system);
-		cJSON_AddItemToArray(out, s);
 		char *t = cJSON_PrintUnformatted(s);
 		textadd(&text, t);
 		free(t);
+		if (l->textonly)
+			cJSON_Delete(s);
+		else
+			cJSON_AddItemToArray(out, s);
 	}
 	if (!l->keptsrc) {
 		l->keptsrc = cJSON_CreateArray();
@@ -93,7 +97,8 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 	cJSON_ArrayForEach(m, c->messages)
 	{
 		if (same && src && cJSON_Compare(src, m, 1)) {
-			cJSON_AddItemToArray(out, cJSON_Duplicate(wire, 1));
+			if (!l->textonly)
+				cJSON_AddItemToArray(out, cJSON_Duplicate(wire, 1));
 			textadd(&text, l->kepttext.v[i]);
 			src = src->next;
 			wire = wire->next;
@@ -108,7 +113,8 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		char *t = cJSON_PrintUnformatted(w);
 		cJSON_AddItemToArray(l->keptsrc, cJSON_Duplicate(m, 1));
 		cJSON_AddItemToArray(l->keptwire, w);
-		cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
+		if (!l->textonly)
+			cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
 		textadd(&text, t);
 		strvadd(&l->kepttext, t);
 		free(t);

@@ -119,6 +119,22 @@ static int ownmade(int fd, mode_t mode, int uid, int gid)
 	return 0;
 }
 
+/* Put the new file tmp in place of the old name, atomically: exchanged with it and the old file
+ * unlinked, which ext4 does without the writeback it starts when a rename replaces a file
+ * (auto_da_alloc: a cost per write, and disk traffic for a file the next turn may rewrite). A
+ * directory swapped in meanwhile is put back; where the exchange fails, a rename.
+ * Returns 0 or an errno. */
+static int swapin(int dfd, const char *tmp, const char *name)
+{
+	if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
+		return renameat(dfd, tmp, dfd, name) < 0 ? errno : 0; /* no exchange here, or the name is gone */
+	if (unlinkat(dfd, tmp, 0) == 0)
+		return 0;
+	int err = errno;
+	renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE); /* not a file any more: as it was */
+	return err;
+}
+
 int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int gid, struct err *e)
 {
 	char *p = xstrdup(path), *comp = p, *slash;
@@ -200,7 +216,9 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int
 		werr = errno;
 	if (close(fd) < 0 && !werr)
 		werr = errno;
-	if (!werr && renameat(dfd, tmp, dfd, comp) < 0)
+	if (!werr && had)
+		werr = swapin(dfd, tmp, comp);
+	else if (!werr && renameat(dfd, tmp, dfd, comp) < 0)
 		werr = errno;
 	if (werr) {
 		unlinkat(dfd, tmp, 0);

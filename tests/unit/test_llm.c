@@ -838,8 +838,11 @@ static void openaikept(void)
 			cJSON_DeleteItemFromArray(msgs, cJSON_GetArraySize(msgs) - 1);
 		struct llmreq q = {0};
 		ok(llmprepare(l, &c, &q, &e) == 0, "prepare, round %d", round);
-		cJSON *want = llmbody(fresh, &c, &e);
-		ok(cJSON_Compare(q.body, want, 1), "kept messages give a fresh client's body, round %d", round);
+		cJSON *want = llmbody(fresh, &c, &e), *sent = llmbody(l, &c, &e);
+		ok(cJSON_Compare(sent, want, 1), "kept messages give a fresh client's body, round %d", round);
+		ok(cJSON_GetArraySize(cJSON_GetObjectItem(q.body, "messages")) == 0,
+		   "a prepared body holds no copy of the messages (its text does), round %d", round);
+		cJSON_Delete(sent);
 		char *text = cJSON_PrintUnformatted(want), dg[65];
 		sha256hex(text, strlen(text), dg);
 		ok(q.len == strlen(text) && strcmp(q.digest, dg) == 0, "size and digest of the bytes, round %d", round);

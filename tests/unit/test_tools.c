@@ -1,4 +1,5 @@
 /* test_tools: file tools stay beneath the workspace whatever links the model planted. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,13 @@ int main(void)
 	ok(wsread(wsfd, "vendored.py", 100, &b, &trunc, &e) == 0 && strcmp(b.data, "PWNED") == 0, "the workspace name has the new bytes");
 	buffree(&b);
 	ok(stat(hin, &st) == 0 && (st.st_mode & 0777) == 0444, "with the old mode");
+	int left = 0; /* the old file, swapped out by the exchange, is gone with its temporary name */
+	DIR *dd = opendir(ws);
+	for (struct dirent *de; dd && (de = readdir(dd));)
+		left += strncmp(de->d_name, ".nightshift-write-", 18) == 0;
+	if (dd)
+		closedir(dd);
+	ok(left == 0, "no temporary name is left in the workspace (%d)", left);
 	free(hard);
 	free(hin);
 	free(rl);
