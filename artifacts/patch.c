@@ -91,6 +91,10 @@ long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, co
 	const char *line;
 	size_t len;
 	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+		long seq;
+		char type0[32], prev[65];
+		if (evfields(line, len, &seq, type0, prev) && !strncmp(type0, "model_", 6))
+			continue; /* a model's request or answer (the bulk of a log) names no step */
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const cJSON *step = cJSON_GetObjectItemCaseSensitive(ev, "step");
 		const char *type = jsonstr(ev, "type", ""), *layer = jsonstr(ev, "layer", NULL);
