@@ -552,7 +552,7 @@ void llmclose(struct llm *l)
 	cJSON_Delete(l->keptwire);
 	strvfree(&l->kepttext);
 	sha256growfree(&l->sent);
-	free(l->sentmsgtext);
+	free(l->sentsystem);
 	free(l->apikey);
 	l->ops->free(l);
 }

@@ -140,8 +140,8 @@ struct llm {
 	struct strv kepttext;      /* each of keptwire printed, as sent */
 	const cJSON *sentmsgs;     /* the messages array of the request built last (in its body) */
 	int textonly;              /* llmprepare: the body is only printed, so sentmsgs may stay empty
-	                            * (its text is sentmsgtext) instead of holding a copy of each message */
-	char *sentmsgtext;         /* and that array printed, from kepttext; owned */
+	                            * (its text is printed from kepttext) instead of holding a copy of each */
+	char *sentsystem;          /* its system message printed, or NULL; owned */
 	size_t lastlen;            /* the size of the last request built, to print the next in one buffer */
 	struct sha256grow sent;    /* the last request's text, for the next one's digest */
 };

@@ -58,31 +58,42 @@ static void keptcut(struct llm *l, int i)
 		free(l->kepttext.v[--l->kepttext.n]);
 }
 
-static void textadd(struct buf *b, const char *t)
+/* Whether two trees are equal member by member in the same order (a message kept is a copy of
+ * the one it was made from, so an equal one has its order; cJSON_Compare looks every key up, both
+ * ways). */
+static int same(const cJSON *a, const cJSON *b)
 {
-	if (b->len > 1)
-		bufputc(b, ',');
-	bufputs(b, t);
+	if ((a->type & 0xff) != (b->type & 0xff))
+		return 0;
+	if (cJSON_IsString(a) || cJSON_IsRaw(a))
+		return strcmp(a->valuestring, b->valuestring) == 0;
+	if (cJSON_IsNumber(a))
+		return a->valuedouble == b->valuedouble;
+	if (!cJSON_IsArray(a) && !cJSON_IsObject(a))
+		return 1; /* true, false, null */
+	const cJSON *x = a->child, *y = b->child;
+	for (; x && y; x = x->next, y = y->next)
+		if ((cJSON_IsObject(a) && strcmp(x->string, y->string) != 0) || !same(x, y))
+			return 0;
+	return !x && !y;
 }
 
 /* The neutral messages in chat-completions form. The client keeps the messages it converted last
  * time (a copy of each, l->keptsrc) beside their wire form (l->keptwire) and its text (l->kepttext):
  * the prefix that is still equal is taken from there, and only what changed or is new is converted
- * and printed (and kept in its turn). The array's text is l->sentmsgtext; for llmprepare
- * (l->textonly) the array itself stays empty, as only that text is sent. */
+ * and printed (and kept in its turn). The array is printed by text() from l->sentsystem and
+ * l->kepttext; for llmprepare (l->textonly) the array itself stays empty, as only that text is
+ * sent. */
 static cJSON *wiremessages(struct llm *l, const struct chat *c)
 {
 	cJSON *out = cJSON_CreateArray(), *m;
-	struct buf text = {0};
-	bufgrow(&text, l->lastlen + 4096); /* the last request's size: no regrowing */
-	bufputc(&text, '[');
+	free(l->sentsystem);
+	l->sentsystem = NULL;
 	if (c->system && *c->system) {
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "role", "system");
 		cJSON_AddStringToObject(s, "content", c->system);
-		char *t = cJSON_PrintUnformatted(s);
-		textadd(&text, t);
-		free(t);
+		l->sentsystem = cJSON_PrintUnformatted(s);
 		if (l->textonly)
 			cJSON_Delete(s);
 		else
@@ -93,37 +104,30 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		l->keptwire = cJSON_CreateArray();
 	}
 	cJSON *src = l->keptsrc->child, *wire = l->keptwire->child;
-	int same = 1, i = 0;
+	int kept = 1, i = 0;
 	cJSON_ArrayForEach(m, c->messages)
 	{
-		if (same && src && cJSON_Compare(src, m, 1)) {
+		if (kept && src && same(src, m)) {
 			if (!l->textonly)
 				cJSON_AddItemToArray(out, cJSON_Duplicate(wire, 1));
-			textadd(&text, l->kepttext.v[i]);
 			src = src->next;
 			wire = wire->next;
 			i++;
 			continue;
 		}
-		if (same) { /* the first change: what was kept from here on is stale */
+		if (kept) { /* the first change: what was kept from here on is stale */
 			keptcut(l, i);
-			same = 0;
+			kept = 0;
 		}
 		cJSON *w = wiremessage(m);
-		char *t = cJSON_PrintUnformatted(w);
 		cJSON_AddItemToArray(l->keptsrc, cJSON_Duplicate(m, 1));
 		cJSON_AddItemToArray(l->keptwire, w);
 		if (!l->textonly)
 			cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
-		textadd(&text, t);
-		strvadd(&l->kepttext, t);
-		free(t);
+		strvaddown(&l->kepttext, cJSON_PrintUnformatted(w));
 	}
-	if (same)
+	if (kept)
 		keptcut(l, i);
-	bufputc(&text, ']');
-	free(l->sentmsgtext);
-	l->sentmsgtext = text.data;
 	l->sentmsgs = out;
 	return out;
 }
@@ -145,8 +149,16 @@ static char *text(struct llm *l, const cJSON *body, size_t hint)
 			return cJSON_PrintUnformatted(body);
 		}
 		bufprintf(&b, "%s\"%s\":", b.len > 1 ? "," : "", ch->string);
-		if (ch == l->sentmsgs && l->sentmsgtext) {
-			bufputs(&b, l->sentmsgtext);
+		if (ch == l->sentmsgs) {
+			bufputc(&b, '[');
+			if (l->sentsystem)
+				bufputs(&b, l->sentsystem);
+			for (size_t i = 0; i < l->kepttext.n; i++) {
+				if (i || l->sentsystem)
+					bufputc(&b, ',');
+				bufputs(&b, l->kepttext.v[i]);
+			}
+			bufputc(&b, ']');
 		} else {
 			char *t = cJSON_PrintUnformatted(ch);
 			bufputs(&b, t);

@@ -179,14 +179,19 @@ void buffree(struct buf *b)
 	b->len = b->cap = 0;
 }
 
-void strvadd(struct strv *s, const char *str)
+void strvaddown(struct strv *s, char *str)
 {
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;
 		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
 	}
-	s->v[s->n++] = xstrdup(str);
+	s->v[s->n++] = str;
 	s->v[s->n] = NULL;
+}
+
+void strvadd(struct strv *s, const char *str)
+{
+	strvaddown(s, xstrdup(str));
 }
 
 void strvfree(struct strv *s)
