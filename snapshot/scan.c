@@ -403,7 +403,7 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 		/* With the tree in the cache a walk is stat calls that the CPU does: a second walker only
 		 * pays where a CPU is free for it. On two (the runner's compressor and the step want the
 		 * other) two walkers took more CPU for no less time: one each two CPUs, up to 4. */
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		long c = ncpus();
 		n = c <= 2 ? 1 : c / 2 > 4 ? 4 : (int)(c / 2);
 	}
 	pthread_mutex_init(&w->mu, NULL);

@@ -35,6 +35,7 @@
 #define OPAQUE ".wh..wh..opq"
 #define RACYFINE (50 * 1000000LL)     /* ns: above a coarse kernel tick on a fine-grained filesystem */
 #define RACYCOARSE (2 * 1000000000LL) /* ns: whole-second (or FAT's two-second) timestamps */
+#define SMALLLAYER (1 << 20) /* data below this is compressed without workers */
 #define MAXAUTOTHREADS 2 /* threads 0: one worker per CPU up to this (memory: ~10 MiB each) */
 
 enum { IOBUF = 1 << 20 }; /* reads as large as a tar block go to zstd without a copy */
@@ -717,8 +718,14 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	char *path = xasprintf("%s/%s.tar.zst", s->dir, name);
 	size_t count = quiet ? 0 : nw.n; /* quiet: no entry goes in */
 	uint8_t *cut = xcalloc(count + 1, 1);
+	/* A small layer (a step's few files) is compressed on this thread: handing a few KiB to the
+	 * workers and waiting for them costs more than the compression. */
+	int64_t data = 0;
+	for (size_t i = 0; i < count && data < SMALLLAYER; i++)
+		if ((full || p.emit[i]) && S_ISREG(nw.v[i].mode))
+			data += nw.v[i].size;
 	struct layer l;
-	int rc = layeropen(&l, path, s->level, s->threads, s->zc, e);
+	int rc = layeropen(&l, path, s->level, data < SMALLLAYER ? 0 : s->threads, s->zc, e);
 	if (rc == 0 && mark)
 		rc = header(&l, SNAPMARK, S_IFREG, 0, 0, NULL, NULL, mark, NULL, 0, e);
 	for (size_t i = 0; rc == 0 && i < p.wh.n; i++)
@@ -830,7 +837,7 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 	s->dir = xstrdup(dir);
 	s->level = level;
 	if (threads == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		long n = ncpus();
 		threads = n < 1 ? 1 : n > MAXAUTOTHREADS ? MAXAUTOTHREADS : (int)n;
 	}
 	s->threads = threads;

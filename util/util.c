@@ -617,3 +617,18 @@ const char *didyoumean(const char *word, const char *const *choices)
 	int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
 	return bestd <= limit ? best : NULL;
 }
+
+static long cpus = 1;
+
+static void cpusread(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpus = n < 1 ? 1 : n;
+}
+
+int ncpus(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, cpusread);
+	return cpus > INT32_MAX ? INT32_MAX : (int)cpus;
+}

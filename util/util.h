@@ -116,6 +116,8 @@ int sha256fd(int fd, char out[65], struct err *e);
 
 /* Milliseconds of the monotonic clock. */
 int64_t nowms(void);
+/* The CPUs online (at least 1), read once: sysconf reads /sys on every call. */
+int ncpus(void);
 /* Current UTC time as RFC 3339 with milliseconds, e.g. 2026-11-22T02:00:00.123Z. */
 void utcnow(char out[32]);
 
