@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
+#include "../util/jsonout.h"
 #include "../util/zst.h"
 
 /* An empty raw block with the last-block bit: ends the frame after the blocks before it. */
@@ -158,7 +159,7 @@ int evadd(struct evlog *l, const char *type, cJSON *obj, struct err *e)
 		}
 		cJSON_Delete(obj);
 	}
-	char *line = cJSON_PrintUnformatted(ev);
+	char *line = jsonprint(ev);
 	char *masked = jsonmask(l->sec, ev, line, 0);
 	cJSON_Delete(ev);
 	if (masked) {

@@ -5,6 +5,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include <curl/curl.h>
+#include "../util/jsonout.h"
 #include "../util/utf8.h"
 #include "gate.h"
 #include "http.h"
@@ -234,8 +235,13 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 static char *wiretext(struct llm *l, const cJSON *body, size_t hint)
 {
 	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
-	char *raw = l->ops->text ? l->ops->text(l, body, hint)
-	            : cJSON_PrintBuffered(body, hint + hint / 4 + 4096 < INT32_MAX ? (int)(hint + hint / 4 + 4096) : INT32_MAX, 0);
+	char *raw = l->ops->text ? l->ops->text(l, body, hint) : NULL;
+	if (!l->ops->text) {
+		struct buf b = {0};
+		bufgrow(&b, hint + hint / 4 + 4096);
+		jsonout(&b, body);
+		raw = b.data;
+	}
 	size_t n = strlen(raw);
 	if (utf8valid(raw, n))
 		return raw; /* the usual case: no second copy */

@@ -5,6 +5,7 @@
 #include "llm.h"
 #include "sse.h"
 #include "wire.h"
+#include "../util/jsonout.h"
 
 struct openai {
 	struct llm base;
@@ -93,7 +94,7 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		cJSON *s = cJSON_CreateObject();
 		cJSON_AddStringToObject(s, "role", "system");
 		cJSON_AddStringToObject(s, "content", c->system);
-		l->sentsystem = cJSON_PrintUnformatted(s);
+		l->sentsystem = jsonprint(s);
 		if (l->textonly)
 			cJSON_Delete(s);
 		else
@@ -124,7 +125,7 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		cJSON_AddItemToArray(l->keptwire, w);
 		if (!l->textonly)
 			cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
-		strvaddown(&l->kepttext, cJSON_PrintUnformatted(w));
+		strvaddown(&l->kepttext, jsonprint(w));
 	}
 	if (kept)
 		keptcut(l, i);
@@ -160,9 +161,7 @@ static char *text(struct llm *l, const cJSON *body, size_t hint)
 			}
 			bufputc(&b, ']');
 		} else {
-			char *t = cJSON_PrintUnformatted(ch);
-			bufputs(&b, t);
-			free(t);
+			jsonout(&b, ch);
 		}
 	}
 	bufputc(&b, '}');
