@@ -119,6 +119,40 @@ static int ownmade(int fd, mode_t mode, int uid, int gid)
 	return 0;
 }
 
+/* Write over an existing file that has no other name and no set-id bit (st: as it was found):
+ * no inode made and none deleted (ext4 looks past every inode deleted in the last minutes on each
+ * create, so a turn's new file and the one it replaced cost more and more), and none of the
+ * writeback a replacing rename or a truncation to nothing starts. The new bytes go over the old,
+ * then the file is cut to their length. The old bytes are in the layer taken before the step. 0,
+ * -1 when the file is not that (changed since, or linked): replace it instead; or an errno. */
+static int inplace(int dfd, const char *name, const struct stat *st, const char *data, size_t n)
+{
+	if (st->st_nlink != 1 || (st->st_mode & 07000))
+		return -1;
+	int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	struct stat now;
+	if (fd < 0)
+		return errno == ELOOP || errno == ENXIO || errno == ENOENT ? -1 : errno;
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_nlink != 1 || now.st_ino != st->st_ino ||
+	    now.st_dev != st->st_dev || (now.st_mode & 07000)) {
+		close(fd);
+		return -1;
+	}
+	int err = 0;
+	for (size_t off = 0; off < n && !err;) {
+		ssize_t w = pwrite(fd, data + off, n - off, (off_t)off);
+		if (w < 0 && errno != EINTR)
+			err = errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (!err && (int64_t)n != (int64_t)now.st_size && ftruncate(fd, (off_t)n) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	return err;
+}
+
 /* Put the new file tmp in place of the old name, atomically: exchanged with it and the old file
  * unlinked, which ext4 does without the writeback it starts when a rename replaces a file
  * (auto_da_alloc: a cost per write, and disk traffic for a file the next turn may rewrite). A
@@ -165,8 +199,9 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int
 		dfd = nfd;
 		comp = slash + 1;
 	}
-	/* A new file renamed over the old name: a hard link to the old file (a name outside the
-	   workspace too) keeps its content; the mode is the old file's, without set-id bits. */
+	/* A file with no other link is written in place (inplace). Otherwise a new file is put in
+	   place of the old name: a hard link to the old file (a name outside the workspace too) keeps
+	   its content; the mode is the old file's, without set-id bits. */
 	struct stat st;
 	mode_t mode = 0644;
 	int had = 0;
@@ -180,6 +215,19 @@ int wswrite(int wsfd, const char *path, const char *data, size_t n, int uid, int
 	} else if (errno != ENOENT) {
 		errf(e, "cannot write %s:", path);
 		goto fail;
+	}
+	if (had) {
+		int rc = inplace(dfd, comp, &st, data, n);
+		if (rc == 0) {
+			close(dfd);
+			free(p);
+			return 0;
+		}
+		if (rc > 0) {
+			errno = rc;
+			errf(e, "write %s:", path);
+			goto fail;
+		}
 	}
 	char tmp[64];
 	int fd = -1;

@@ -178,6 +178,29 @@ int main(void)
 	ok(wsread(wsfd, "vendored.py", 100, &b, &trunc, &e) == 0 && strcmp(b.data, "PWNED") == 0, "the workspace name has the new bytes");
 	buffree(&b);
 	ok(stat(hin, &st) == 0 && (st.st_mode & 0777) == 0444, "with the old mode");
+	/* A file with no other name is written in place: the same inode, the new bytes only (longer,
+	   then shorter, then none), its mode kept; one with a set-id bit is replaced without it. */
+	char *one = pathjoin(ws, "one.txt");
+	writefile(one, "0123456789", 10, &e);
+	chmod(one, 0640);
+	struct stat before, after;
+	stat(one, &before);
+	static const char *const texts[] = {"a longer text than the first one", "short", ""};
+	for (int i = 0; i < 3; i++) {
+		ok(wswrite(wsfd, "one.txt", texts[i], strlen(texts[i]), 0, 0, &e) == 0, "write in place %d: %s", i, e.msg);
+		b.len = 0;
+		ok(wsread(wsfd, "one.txt", 100, &b, &trunc, &e) == 0 && b.len == strlen(texts[i]) &&
+		       memcmp(b.data ? b.data : "", texts[i], b.len) == 0,
+		   "in place %d: the new bytes and no more (%zu)", i, b.len);
+		ok(stat(one, &after) == 0 && after.st_ino == before.st_ino && (after.st_mode & 0777) == 0640,
+		   "in place %d: the same file, its mode kept", i);
+	}
+	buffree(&b);
+	chmod(one, 04755);
+	ok(wswrite(wsfd, "one.txt", "x", 1, 0, 0, &e) == 0 && stat(one, &after) == 0 && after.st_ino != before.st_ino &&
+	       (after.st_mode & 07777) == 0755,
+	   "a set-id file is replaced, without the bit (mode %o)", (unsigned)(after.st_mode & 07777));
+	free(one);
 	int left = 0; /* the old file, swapped out by the exchange, is gone with its temporary name */
 	DIR *dd = opendir(ws);
 	for (struct dirent *de; dd && (de = readdir(dd));)
