@@ -193,9 +193,11 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		}
 		if (st.st_dev != w->rootdev)
 			watchlose(feed, 1); /* a mount inside the tree: the feed cannot vouch for it */
-		strvadd(&k->p.watched, j->path);
-		k->p.wds = xrealloc(k->p.wds, k->p.watched.n * sizeof *k->p.wds);
-		k->p.wds[k->p.watched.n - 1] = watchadd(feed, fd, j->path, st.st_ino);
+		if (!w->o->vouchonly) {
+			strvadd(&k->p.watched, j->path);
+			k->p.wds = xrealloc(k->p.wds, k->p.watched.n * sizeof *k->p.wds);
+			k->p.wds[k->p.watched.n - 1] = watchadd(feed, fd, j->path, st.st_ino);
+		}
 		if (!j->fresh && j->path[0])
 			add(&k->p, j->path, strlen(j->path), &st);
 	}

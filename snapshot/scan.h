@@ -50,6 +50,8 @@ struct scanopt {
 	dev_t skipdev;
 	ino_t skipino;
 	struct watch *watch;        /* the change feed: every directory read is watched (may be NULL) */
+	int vouchonly;              /* with watch: trust its watches, add none (a scan that is no base for
+	                               the next: a watch added now would vouch for what it never saw) */
 	int gitignore;              /* leave out what git ignores: each folder's .gitignore is read as the
 	                               walk enters it, .git/info/exclude first (util/gitignore.h); every
 	                               scan then reads the whole tree (scanagain does as scanrun) */

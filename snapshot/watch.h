@@ -24,6 +24,8 @@ int watchlive(struct watch *w, int wd, const char *path, uint64_t ino);
 int watchread(struct watch *w, int skipopen);
 /* Move the directories to read again into dirty (sorted, each once). */
 void watchdirty(struct watch *w, struct strv *dirty);
+/* Give directories back to read again: what watchdirty took for a layer that is no base. */
+void watchkeep(struct watch *w, const struct strv *dirty);
 /* Forget what was read and whether track was lost: a full scan follows. */
 void watchreset(struct watch *w);
 /* Mark the feed lost: the next scan must read everything; forgood: and every one after. */
