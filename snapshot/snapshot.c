@@ -930,6 +930,12 @@ int snapfeed(struct snap *s)
 	return s->watch != NULL;
 }
 
+void snapdistrust(struct snap *s)
+{
+	if (s && s->watch)
+		watchlose(s->watch, 1); /* the next layer drops it and scans everything */
+}
+
 void snapexclude(struct snap *s, const char *rel)
 {
 	char *all = xasprintf("%s/**", rel);

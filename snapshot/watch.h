@@ -1,6 +1,6 @@
 /* watch: the kernel's change feed (inotify) for a workspace, so that a scan reads again only the
  * directories something happened in. Trusted only where no process outlives the step that
- * started it (the namespace backend): then every change has been reported by the time the
+ * started it (run/wspace.c says which backends): then every change has been reported by the time the
  * next scan drains the queue. Whatever the feed cannot vouch for (a queue overflow, a watch
  * limit, a mount inside the tree, a filesystem other than a local one) makes it "lost", and the
  * caller scans everything. */
