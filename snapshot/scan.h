@@ -45,7 +45,8 @@ enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREA
 struct scanopt {
 	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
 	                               segments); a matching directory is left out with all under it */
-	int threads;                /* threads walking the tree (0: one per two CPUs, up to 4) */
+	int threads;                /* threads walking the tree (0: one per CPU up to 4 for a whole
+	                               tree, one for a walk again of a few folders) */
 	int haveskip;               /* leave out the directory with this device and inode (the run's own) */
 	dev_t skipdev;
 	ino_t skipino;
