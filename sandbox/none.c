@@ -161,9 +161,8 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 				keep[j] = t;
 			}
 	for (int i = 0; i <= 3; i++) {
-		unsigned hi = i < 3 ? (unsigned)keep[i] : ~0U;
-		if (hi > (unsigned)lo)
-			syscall(SYS_close_range, (unsigned)lo, hi - 1, 0);
+		if (i == 3 || keep[i] > lo)
+			syscall(SYS_close_range, (unsigned)lo, i < 3 ? (unsigned)keep[i] - 1 : ~0U, 0);
 		if (i < 3 && keep[i] + 1 > lo)
 			lo = keep[i] + 1;
 	}
