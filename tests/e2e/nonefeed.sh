@@ -70,4 +70,17 @@ expect_grep "the layers after it stat every entry" '"step":3,.*"scan":"stat"' "$
 expect_nogrep "none of them reads the feed" '"scan":"feed"' "$T/snaps2"
 expect_grep "what the survivor wrote is in the layer before step 3" '^sneak\.txt$' <(zstd -dcq "$dir/snapshots/0003.tar.zst" | tar -tf -)
 check "the survivor wrote its file" test -s "$T/ws2/sneak.txt"
+
+# A step out of time: the keeper, told by the runner, kills the shell and the escaped process.
+mkdir -p "$T/ws3"
+sh1='setsid sh -c "echo > up; sleep 2; echo late > late.txt" </dev/null >/dev/null 2>&1 & while [ ! -e up ]; do sleep 0.05; done; sleep 30'
+manifest ws3 "$sh1" | sed 's/sandbox: { backend: none }/sandbox: { backend: none, timeout: 1s }/' >"$T/m3.yaml"
+t0=$(date +%s)
+dir=$("$NS" run "$T/m3.yaml" --out "$T/runs3" 2>"$T/err3"); rc=$?
+expect_rc "the run with a step out of time ends" 0 "$rc"
+ev j | grep '"type":"tool_result"' >"$T/res3"
+expect_grep "step 1 ran out of time" '"timed_out":true' "$T/res3"
+expect_nogrep "and left nothing the keeper did not kill" '"leftover":true' "$T/res3"
+check "the run did not wait for the step's 30 s" test $(($(date +%s) - t0)) -lt 20
+check "the process that escaped the timed-out step is gone" test ! -e "$T/ws3/late.txt"
 done_tests
