@@ -693,6 +693,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			/* A stop (SIGINT/SIGTERM) that cut the step short shows as the sandbox's error: it is a cancel. */
 			return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "step %d: %s: %s", step, c->name, e->msg);
 		}
+		if (tr.leftover) { /* something of the step may write on behind the feed's back */
+			pthread_mutex_lock(&jr->ws->mu);
+			snapdistrust(jr->ws->snap);
+			pthread_mutex_unlock(&jr->ws->mu);
+		}
 		int g = gitguard(jr, step, &tr.content, e);
 		if (g) {
 			toolresfree(&tr);

@@ -480,6 +480,9 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	if (xrc < 0)
 		return -1;
 	cJSON *ev = r->event;
+	r->leftover = res.leftover;
+	if (res.leftover)
+		cJSON_AddBoolToObject(ev, "leftover", 1);
 	cJSON_AddNumberToObject(ev, "exit_code", res.exit_code);
 	cJSON_AddNumberToObject(ev, "signal", res.signal);
 	cJSON_AddBoolToObject(ev, "timed_out", res.timed_out);

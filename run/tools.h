@@ -17,6 +17,7 @@ struct toolres {
 	char *content; /* what the model is told */
 	cJSON *event;  /* fields for the tool_result event */
 	cJSON *net;    /* shell under network.allow: one net_connection event's fields per connection, or NULL */
+	int leftover;  /* shell: a process of the step may outlive it (sbxresult.leftover) */
 };
 
 enum { TOOL_OUTPUT_LIMIT = 32 << 10 };

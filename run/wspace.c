@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "../sandbox/dockerhost.h"
 #include "../snapshot/snapshot.h"
 #include "../util/term.h"
 #include "wspace.h"
@@ -74,15 +75,49 @@ static int lockworkspace(const char *ws, int *fd, struct err *e)
 	return -1;
 }
 
-/* Whether every step runs in the namespace sandbox, where no process outlives its step: then the
- * snapshots may take the kernel's change feed's word for what changed. */
-static int onlynamespace(const struct manifest *m)
+/* Whether a step on this backend leaves no process that could change the workspace unseen, so
+ * that the snapshots may take the kernel's change feed's word for what changed. Inotify is told
+ * of every change made through this kernel's VFS, whoever makes it, in whatever mount namespace;
+ * what it misses is a write through a shared mapping made by a process whose open came before
+ * the last layer: one that outlives its step.
+ *   namespace: the step's sandbox ends with its step.
+ *   docker: each step's wrapper kills every process of the steps' user before it reports, and a
+ *     step that did not report, or ran out of time, has its container removed (docker.c); the
+ *     workspace is a bind mount, whose writes pass through the host's VFS. Only with an engine
+ *     on this machine (a unix socket): a remote engine's workspace is another kernel's.
+ *   none: the step's keeper kills what the step left, escaped processes included, before the
+ *     step ends; when it cannot vouch (it was killed) the runner drops the feed for good
+ *     (sbxresult.leftover, snapdistrust).
+ * Whatever else changes the workspace (a process started outside the run) is no step's, and is
+ * seen as long as it writes with write calls. An MCP server lives across steps on every backend:
+ * the same holds for it. */
+static int feedbackend(const struct sandboxconf *sc, int *local)
 {
+	switch (sc->backend) {
+	case BACKEND_NAMESPACE:
+	case BACKEND_NONE:
+		return 1;
+	case BACKEND_DOCKER:
+		if (*local < 0) {
+			struct dhost h = {0};
+			struct err e = {0};
+			*local = dhostfind(&h, &e) == 0 && h.sock != NULL;
+			dhostfree(&h);
+		}
+		return *local;
+	}
+	return 0; /* a backend added later: scan until it is thought through */
+}
+
+/* Whether every step of the run may take the change feed's word (feedbackend). */
+static int feedtrusted(const struct manifest *m)
+{
+	int local = -1;
 	for (size_t i = 0; i < m->nworkers; i++)
-		if (m->workers[i].sandbox.backend != BACKEND_NAMESPACE)
+		if (!feedbackend(&m->workers[i].sandbox, &local))
 			return 0;
 	for (size_t i = 0; i < m->njobs; i++)
-		if (m->jobs[i].sandbox.backend != BACKEND_NAMESPACE)
+		if (!feedbackend(&m->jobs[i].sandbox, &local))
 			return 0;
 	return 1;
 }
@@ -183,7 +218,7 @@ static int openchain(struct runstate *rs, size_t i, struct err *e)
 	int rc = sub ? mkdirs(dir, 0755, e) : 0;
 	if (rc == 0)
 		rc = snapopen(&w->snap, w->path, &sconf, dir, e);
-	if (rc == 0 && onlynamespace(m))
+	if (rc == 0 && feedtrusted(m))
 		snapfeed(w->snap);
 	if (rc < 0 && sub)
 		errctx(e, "workspace %s", sub);

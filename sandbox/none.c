@@ -1,13 +1,22 @@
 /* none: steps run as plain host processes in the workspace, for trusted development
-   only. Each step gets its own process group, which is killed when the step's shell
-   ends or its time runs out; nothing else is isolated or limited (a process that
-   calls setsid escapes the group). The warning that nothing is isolated is cmd/'s. */
+   only; nothing is isolated or limited. The warning that nothing is isolated is cmd/'s.
+
+   A step's shell runs under a keeper: the runner's child, which makes itself the reaper of
+   every orphan below it (PR_SET_CHILD_SUBREAPER) and starts the shell in a process group of
+   its own. When the shell ends (or the runner's SIGTERM says its time ran out) the keeper
+   kills that group, then every process that left it (setsid, a double fork) and so came to
+   the keeper as its child, until it has none; then it writes the shell's wait status to a pipe
+   and exits. So no process of a step outlives it, and the runner may take the change feed's
+   word for what the step changed (run/wspace.c). A keeper that dies without writing its
+   record (the step killed it) leaves that unknown: the result says so (leftover), and the
+   runner stops trusting the feed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,10 +73,126 @@ static void child(const struct nonesbx *n, const char *command, int in, int out,
 	_exit(127);
 }
 
+static volatile sig_atomic_t keepstop; /* in a keeper: the runner said the step's time ran out */
+static volatile pid_t keepsh;          /* in a keeper: the shell, once in its group */
+
+static void onstop(int sig)
+{
+	(void)sig;
+	keepstop = 1;
+	if (keepsh > 0)
+		kill(-keepsh, SIGKILL);
+}
+
+/* The keeper's children now, from /proc (the orphans of the step that came to it): read with
+ * plain system calls, as a child forked from threads may call nothing that locks. */
+static size_t children(pid_t self, pid_t *v, size_t cap)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)self, (int)self);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (got < 0)
+		return (size_t)-1;
+	size_t n = 0;
+	long pid = 0;
+	for (ssize_t i = 0; i <= got && n < cap; i++) {
+		if (i < got && buf[i] >= '0' && buf[i] <= '9') {
+			pid = pid * 10 + (buf[i] - '0');
+		} else if (pid > 0) {
+			v[n++] = (pid_t)pid;
+			pid = 0;
+		}
+	}
+	return n;
+}
+
+/* Kill the group of the shell sh and every process below the keeper, until it has no child;
+ * 0 when none is left. */
+static int sweep(pid_t sh)
+{
+	pid_t self = getpid(), v[256];
+	kill(-sh, SIGKILL);
+	for (int rounds = 0; rounds < 10000; rounds++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		size_t n = children(self, v, sizeof v / sizeof *v);
+		if (n == (size_t)-1)
+			return -1; /* no /proc: what is left cannot be found */
+		if (n == 0) {
+			if (waitpid(-1, NULL, WNOHANG | __WALL) < 0 && errno == ECHILD)
+				return 0;
+			continue; /* one came to the keeper meanwhile */
+		}
+		for (size_t i = 0; i < n; i++) {
+			kill(-v[i], SIGKILL); /* its group, when it made one */
+			kill(v[i], SIGKILL);
+		}
+		while (waitpid(-1, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	return -1;
+}
+
+/* The keeper of one step (see the top): runs the shell, cleans up after it, and writes the
+ * shell's wait status on rec; never returns. */
+static void keeper(const struct nonesbx *n, const char *command, int out, int err, int rec)
+{
+	/* The runner's handlers and ignored signals must not leak into the step. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	struct sigaction sa = {0};
+	sa.sa_handler = onstop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigset_t all;
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		_exit(126);
+	/* It lives as long as the step: no copy of another step's pipe may live that long in it. */
+	int keep[3] = {out, err, rec}, lo = 3;
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (int i = 0; i <= 3; i++) {
+		if (i == 3 || keep[i] > lo)
+			syscall(SYS_close_range, (unsigned)lo, i < 3 ? (unsigned)keep[i] - 1 : ~0U, 0);
+		if (i < 3 && keep[i] + 1 > lo)
+			lo = keep[i] + 1;
+	}
+	pid_t sh = fork();
+	if (sh < 0)
+		_exit(126);
+	if (sh == 0) {
+		signal(SIGTERM, SIG_DFL);
+		child(n, command, -1, out, err);
+	}
+	setpgid(sh, sh);
+	keepsh = sh;
+	if (keepstop)
+		kill(-sh, SIGKILL);
+	close(out);
+	close(err);
+	int st = 0;
+	while (waitpid(sh, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(126);
+	if (sweep(sh) < 0)
+		_exit(125); /* something would not die: no record, the runner trusts nothing */
+	(void)!write(rec, &st, sizeof st);
+	_exit(0);
+}
+
 static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
 {
 	struct nonesbx *n = (struct nonesbx *)s;
-	int out[2], err[2], st = 0, pidfd = -1, rc = -1;
+	int out[2], err[2], rec[2], st = 0, pidfd = -1, rc = -1;
 	pid_t pid;
 
 	memset(r, 0, sizeof *r);
@@ -78,19 +203,26 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		close(out[0]), close(out[1]);
 		return errf(e, "pipe:");
 	}
+	if (pipe2(rec, O_CLOEXEC) < 0) {
+		close(out[0]), close(out[1]), close(err[0]), close(err[1]);
+		return errf(e, "pipe:");
+	}
 	struct capture cap = {.fd = {out[0], err[0]}, .b = {&r->out, &r->err}, .cap = n->cap};
 	int64_t start = nowms();
 	pid = fork();
 	if (pid < 0) {
-		close(out[1]), close(err[1]);
+		close(out[1]), close(err[1]), close(rec[0]), close(rec[1]);
 		captureclose(&cap);
 		return errf(e, "fork:");
 	}
-	if (pid == 0)
-		child(n, command, -1, out[1], err[1]);
-	setpgid(pid, pid); /* also here, so that kill(-pid) is right from the start */
+	if (pid == 0) {
+		setpgid(0, 0); /* out of reach of the step's kill 0 */
+		keeper(n, command, out[1], err[1], rec[1]);
+	}
+	setpgid(pid, pid);
 	close(out[1]);
 	close(err[1]);
+	close(rec[1]);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
 	int64_t deadline = n->timeout_ms > 0 ? start + n->timeout_ms : -1;
@@ -110,13 +242,20 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 			break;
 		if (cancelled || (deadline >= 0 && nowms() >= deadline)) {
 			r->timed_out = 1;
-			kill(-pid, SIGKILL);
+			kill(pid, SIGTERM); /* the keeper kills the step, and all it left */
 			break;
 		}
 	}
-	kill(-pid, SIGKILL); /* what the step left in the background */
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	int kst = 0;
+	while (waitpid(pid, &kst, 0) < 0 && errno == EINTR)
 		;
+	ssize_t got;
+	while ((got = read(rec[0], &st, sizeof st)) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof st) {
+		st = kst; /* the keeper died first: what the step left, if anything, is unknown */
+		r->leftover = 1;
+	}
 	r->duration_ms = nowms() - start;
 	capturedrain(&cap, 200); /* a process that left the group may hold the pipes: do not wait for it */
 	r->truncated = cap.truncated;
@@ -129,10 +268,11 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	rc = 0;
 out:
 	if (rc < 0) {
-		kill(-pid, SIGKILL);
+		kill(pid, SIGTERM);
 		waitpid(pid, &st, 0);
 		captureclose(&cap);
 	}
+	close(rec[0]);
 	if (pidfd >= 0)
 		close(pidfd);
 	return rc;

@@ -26,6 +26,8 @@ struct sbxresult {
 	int truncated;       /* 1 when output was cut at the cap */
 	char limits[128];    /* which limits were enforced, e.g. "cgroup1 memory pids cpu; rlimit core" */
 	char note[256];      /* what went wrong on the way and was overcome (a set-up tried twice), or "" */
+	int leftover;        /* a process of the step may outlive it (none: its keeper was killed), so
+	                        the change feed cannot vouch for the workspace from now on */
 	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
 	size_t nnet;
 };

@@ -45,11 +45,14 @@ enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREA
 struct scanopt {
 	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
 	                               segments); a matching directory is left out with all under it */
-	int threads;                /* threads walking the tree (0: one per two CPUs, up to 4) */
+	int threads;                /* threads walking the tree (0: one per CPU up to 4 for a whole
+	                               tree, one for a walk again of a few folders) */
 	int haveskip;               /* leave out the directory with this device and inode (the run's own) */
 	dev_t skipdev;
 	ino_t skipino;
 	struct watch *watch;        /* the change feed: every directory read is watched (may be NULL) */
+	int vouchonly;              /* with watch: trust its watches, add none (a scan that is no base for
+	                               the next: a watch added now would vouch for what it never saw) */
 	int gitignore;              /* leave out what git ignores: each folder's .gitignore is read as the
 	                               walk enters it, .git/info/exclude first (util/gitignore.h); every
 	                               scan then reads the whole tree (scanagain does as scanrun) */

@@ -650,8 +650,9 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	s->late = 0;
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return errc(e, ERR_INPUT, "snapshot: bad layer name '%s'", name);
-	/* A numbered layer with the change feed reads again only what it reports since the last;
-	 * "end" (not kept) scans everything and leaves the feed's news for the next. */
+	/* With the change feed a layer reads again only what it reports since the last numbered
+	 * one. "end" (not kept) reads the same, and hands the news back to the feed (watchkeep):
+	 * the next numbered layer is cut against prev too, and must read those directories again. */
 	struct scan nw;
 	struct scanopt opt = s->opt;
 	int src, quiet = 0;
@@ -659,10 +660,14 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		watchclose(s->watch);
 		s->watch = NULL;
 	}
-	opt.watch = keep ? s->watch : NULL;
+	opt.watch = s->watch;
 	if (opt.watch && s->haveprev && watchread(opt.watch, 0) == 0) {
 		struct strv dirty = {0};
 		watchdirty(opt.watch, &dirty);
+		if (!keep) {
+			watchkeep(opt.watch, &dirty);
+			opt.vouchonly = 1; /* a watch revived here would vouch for what changed while it was dead */
+		}
 		/* Nothing reported, and nothing in prev that plan would look at again by content or
 		 * through another link: the scan would be prev, the plan empty. The step costs nothing
 		 * per entry. */
@@ -676,6 +681,8 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		strvfree(&dirty);
 		info->feed = 1;
 	} else {
+		if (opt.watch && !keep)
+			opt.watch = NULL; /* lost: "end" scans alone, and the next numbered layer scans all */
 		if (opt.watch) {
 			watchread(opt.watch, 0);
 			watchreset(opt.watch);
@@ -809,7 +816,11 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		if (opt.watch)
 			watchread(opt.watch, 1);
 	} else {
-		if (opt.watch)
+		/* "end" done: the feed's news stays for the next numbered layer, but for the opens of
+		 * the files just read. Anything else leaves no base the feed could be read against. */
+		if (opt.watch && rc == 0 && !keep && !s->late)
+			watchread(opt.watch, 1);
+		else if (opt.watch)
 			watchlose(opt.watch, 0);
 		if (!quiet)
 			scanfree(&nw);
@@ -924,6 +935,12 @@ int snapfeed(struct snap *s)
 	if (!s->watch)
 		s->watch = watchopen(s->rootfd);
 	return s->watch != NULL;
+}
+
+void snapdistrust(struct snap *s)
+{
+	if (s && s->watch)
+		watchlose(s->watch, 1); /* the next layer drops it and scans everything */
 }
 
 void snapexclude(struct snap *s, const char *rel)

@@ -31,9 +31,11 @@ struct snap;
 /* Start snapshotting workspace into dir (the run's snapshots/ folder). */
 int snapopen(struct snap **s, const char *workspace, const struct snapconf *c, const char *dir, struct err *e);
 /* Let the kernel's change feed say which directories to read again for the next layers, not a
- * stat of every entry. Only when no process a step starts outlives the step (the namespace
- * backend). Returns 1 when the feed is on, 0 when this kernel or filesystem has none. */
+ * stat of every entry. Only when no process a step starts outlives the step (run/wspace.c says
+ * for which backends). Returns 1 when the feed is on, 0 when this kernel or filesystem has none. */
 int snapfeed(struct snap *s);
+/* Stop taking the change feed's word for good: a process may change the workspace unseen. */
+void snapdistrust(struct snap *s);
 /* Write layer dir/NAME.tar.zst: full the first time, else only what changed since the last. */
 int snaptake(struct snap *s, const char *name, struct snapinfo *info, struct err *e);
 /* The same, stopping once nowms() passes deadline (0: none): then the layer holds what went in by

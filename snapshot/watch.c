@@ -189,6 +189,14 @@ void watchdirty(struct watch *w, struct strv *dirty)
 	pthread_mutex_unlock(&w->mu);
 }
 
+void watchkeep(struct watch *w, const struct strv *dirty)
+{
+	pthread_mutex_lock(&w->mu);
+	for (size_t i = 0; i < dirty->n; i++)
+		strvadd(&w->dirty, dirty->v[i]);
+	pthread_mutex_unlock(&w->mu);
+}
+
 void watchreset(struct watch *w)
 {
 	pthread_mutex_lock(&w->mu);

@@ -1,6 +1,6 @@
 /* watch: the kernel's change feed (inotify) for a workspace, so that a scan reads again only the
  * directories something happened in. Trusted only where no process outlives the step that
- * started it (the namespace backend): then every change has been reported by the time the
+ * started it (run/wspace.c says which backends): then every change has been reported by the time the
  * next scan drains the queue. Whatever the feed cannot vouch for (a queue overflow, a watch
  * limit, a mount inside the tree, a filesystem other than a local one) makes it "lost", and the
  * caller scans everything. */
@@ -24,6 +24,8 @@ int watchlive(struct watch *w, int wd, const char *path, uint64_t ino);
 int watchread(struct watch *w, int skipopen);
 /* Move the directories to read again into dirty (sorted, each once). */
 void watchdirty(struct watch *w, struct strv *dirty);
+/* Give directories back to read again: what watchdirty took for a layer that is no base. */
+void watchkeep(struct watch *w, const struct strv *dirty);
 /* Forget what was read and whether track was lost: a full scan follows. */
 void watchreset(struct watch *w);
 /* Mark the feed lost: the next scan must read everything; forgood: and every one after. */
