@@ -36,6 +36,13 @@ def log(rec):
         f.write(json.dumps(rec) + "\n")
 
 
+def nodup(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key twice: %s" % sorted(k for k in keys if keys.count(k) > 1)[0])
+    return dict(pairs)
+
+
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -66,7 +73,10 @@ class H(BaseHTTPRequestHandler):
 
     def do_POST(self):
         raw = self.rfile.read(int(self.headers.get("content-length", "0")))
-        body = json.loads(raw)
+        try:  # a key twice is not JSON any API takes (a request spliced together wrongly)
+            body = json.loads(raw, object_pairs_hook=nodup)
+        except ValueError as e:
+            return self.send(400, {"error": {"message": "bad request body: %s" % e, "type": "invalid_request_error"}})
         anthropic = self.path.rstrip("/").endswith("/messages")
         streaming = bool(body.get("stream")) and config.get("stream", True)
         tokens = math.ceil(len(raw) / 4)
