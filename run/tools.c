@@ -129,10 +129,12 @@ static int inplace(int dfd, const char *name, const struct stat *st, const char 
 {
 	if (st->st_nlink != 1 || (st->st_mode & 07000))
 		return -1;
-	int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	/* Not across a mount: a file bound over the name (mount --bind) is another file, maybe one
+	 * outside the workspace, that only a rename could not have reached (EBUSY). */
+	int fd = openbeneath(dfd, name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, BENEATH_NOXDEV);
 	struct stat now;
 	if (fd < 0)
-		return errno == ELOOP || errno == ENXIO || errno == ENOENT ? -1 : errno;
+		return errno == ELOOP || errno == ENXIO || errno == ENOENT || errno == EXDEV ? -1 : errno;
 	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_nlink != 1 || now.st_ino != st->st_ino ||
 	    now.st_dev != st->st_dev || (now.st_mode & 07000)) {
 		close(fd);

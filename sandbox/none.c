@@ -192,7 +192,7 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
 {
 	struct nonesbx *n = (struct nonesbx *)s;
-	int out[2], err[2], rec[2], st = 0, pidfd = -1, rc = -1;
+	int out[2], err[2], rec[2], st = 0, pidfd = -1, rc = -1, stopped = 0;
 	pid_t pid;
 
 	memset(r, 0, sizeof *r);
@@ -234,26 +234,51 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		}
 		if (pidfd < 0 && (ms < 0 || ms > 20))
 			ms = 20; /* no pidfd (old kernel): look every 20 ms */
+		else if (ms < 0 || ms > 500)
+			ms = 500; /* a stopped keeper wakes no pidfd: look for it twice a second */
 		if (capturewait(&cap, pidfd, ms, e) < 0)
 			goto out;
 		/* Exited but not reaped: its pid, and so the group id, stays ours until waitpid. */
 		siginfo_t si = {0};
 		if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 			break;
+		si.si_pid = 0;
+		if (waitid(P_PID, pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+			stopped = 1; /* the step stopped its keeper (kill -STOP $PPID): it vouches no more */
+			kill(pid, SIGKILL);
+			break;
+		}
 		if (cancelled || (deadline >= 0 && nowms() >= deadline)) {
 			r->timed_out = 1;
 			kill(pid, SIGTERM); /* the keeper kills the step, and all it left */
+			kill(pid, SIGCONT);
 			break;
 		}
 	}
 	int kst = 0;
-	while (waitpid(pid, &kst, 0) < 0 && errno == EINTR)
-		;
+	/* A keeper told to end that does not (stopped again, or stuck) is killed after a grace:
+	 * the runner never waits on what the step can hold. */
+	for (int64_t until = nowms() + 5000;;) {
+		pid_t w = waitpid(pid, &kst, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (nowms() >= until) {
+			stopped = 1;
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &kst, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		usleep(10000);
+	}
 	ssize_t got;
 	while ((got = read(rec[0], &st, sizeof st)) < 0 && errno == EINTR)
 		;
-	if (got != (ssize_t)sizeof st) {
-		st = kst; /* the keeper died first: what the step left, if anything, is unknown */
+	/* The record counts only from a keeper that ended on its own, with 0: a step may write a
+	 * record into the keeper's pipe itself (/proc/$PPID/fd) and then kill it. */
+	if (got != (ssize_t)sizeof st || stopped || !WIFEXITED(kst) || WEXITSTATUS(kst) != 0) {
+		if (got != (ssize_t)sizeof st)
+			st = kst; /* the keeper died first: what the step left, if anything, is unknown */
 		r->leftover = 1;
 	}
 	r->duration_ms = nowms() - start;
