@@ -166,6 +166,14 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 		if (i < 3 && keep[i] + 1 > lo)
 			lo = keep[i] + 1;
 	}
+	/* Nor the runner's stdin, stdout and stderr: a step could write into them through
+	 * /proc/<keeper>/fd (a false run folder on the runner's stdout). */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3; fd++)
+		if (fd != out && fd != err && fd != rec && (null < 0 || dup2(null, fd) < 0))
+			_exit(126);
+	if (null > 2)
+		close(null);
 	pid_t sh = fork();
 	if (sh < 0)
 		_exit(126);
