@@ -5,8 +5,9 @@
  *       changed after the last layer, as the runner writes it);
  *       each CMD runs with `sh -c` in WS; writes RUN/SHA256SUMS; one line per layer on stdout;
  *       --feed: the change feed on, as for the namespace backend (snapfeed).
- *   snapdrive restore RUN N|end DIR [--force]
- *       snaprestore(); prints the time taken.
+ *   snapdrive restore RUN N|end DIR [--force] [--inorder]
+ *       snaprestore(); prints the time taken; --inorder: layer by layer, oldest first, as before
+ *       restores applied a chain in one pass (snaprestoreorder).
  * Both print "rss_kb N" (peak resident set) last. Built by the scripts against libnightshift.a. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,14 @@ static int restore(int argc, char **argv)
 	if (argc < 5)
 		return 2;
 	int step = strcmp(argv[3], "end") == 0 ? 0 : atoi(argv[3]);
-	int force = argc > 5 && strcmp(argv[5], "--force") == 0;
+	int force = 0;
+	for (int i = 5; i < argc; i++)
+		if (strcmp(argv[i], "--force") == 0)
+			force = 1;
+		else if (strcmp(argv[i], "--inorder") == 0)
+			snaprestoreorder(1);
+		else
+			return 2;
 	struct err e = {0};
 	double t = now();
 	if (snaprestore(argv[2], step, argv[4], force, &e) < 0) {
@@ -136,6 +144,6 @@ int main(int argc, char **argv)
 		rc = restore(argc, argv);
 	if (rc == 2)
 		fprintf(stderr, "usage: snapdrive steps WS RUN [--level L] [--threads T] [--exclude G]... [-- CMD...]\n"
-		                "       snapdrive restore RUN N|end DIR [--force]\n");
+		                "       snapdrive restore RUN N|end DIR [--force] [--inorder]\n");
 	return rc;
 }

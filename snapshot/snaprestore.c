@@ -1,14 +1,27 @@
-/* snaprestore: a run's layers applied in order into a directory (the restore half of snapshot.h).
+/* snaprestore: a run's layers applied into a directory (the restore half of snapshot.h).
+ *
+ * A chain is applied in one pass, newest layer first: each path is written once, from the newest
+ * layer that names it. An older layer's entry is skipped when a newer layer wrote or whited out
+ * its path, or cut off what lies beneath one of its parents (a whiteout, an opaque marker, or a
+ * non-directory there); nothing is ever removed, and directory modes and times are set after the
+ * whole chain, from each directory's newest entry, through descriptors opened beneath the target.
+ * A hard link whose target its own layer did not write (a newer layer replaced it, or an older
+ * layer holds it) cannot be made that way: then the target is emptied and the chain applied again
+ * layer by layer, oldest first, as before (whiteouts removing what they name, directory modes and
+ * times set at the end of each layer). Skipped entries are read all the same: every layer is read
+ * to its end, its digest checked, and its every entry checked and counted against the bounds.
  *
  * libarchive only reads. Every entry is made here through its parent's descriptor, reached one
  * name at a time beneath the target without following a symlink (O_NOFOLLOW at each step, and
  * openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS where a path is opened again); files are created
  * O_EXCL|O_NOFOLLOW after what was there is removed, so no hard link or symlink is written
- * through. Directory modes and times are set at the end of each layer through descriptors opened
- * beneath the target, never by a path fixed up later. A layer in which a whiteout or another
- * entry replaces a directory the same layer already wrote into is refused. Whiteouts never follow
- * a symlink nor leave the target's filesystem. Each layer's digest is computed over its
- * compressed bytes as they are read and checked against SHA256SUMS.
+ * through. A layer in which a whiteout or another entry replaces a directory the same layer
+ * already wrote into is refused; so is a chain whose older layer puts a non-directory where a
+ * newer one wrote beneath (layer by layer, the newer one would have found no directory there).
+ * Whiteouts never follow a symlink nor leave the target's filesystem (in one pass they touch
+ * nothing: a whiteout beneath an older layer's symlink, refused layer by layer, only hides).
+ * Each layer's digest is computed over its compressed bytes as they are read and checked against
+ * SHA256SUMS.
  *
  * The chain of layers one restore applies is bounded (bound.h): bytes of data, file sizes with
  * their holes, entries and decompressed bytes, each entry counted from its header before any of
@@ -37,11 +50,15 @@
 #include "../util/beneath.h"
 #include "../util/zst.h"
 
-enum { RBUF = 1 << 20, NBUF = 4 };
+enum { RBUF = 1 << 20, NBUF = 4, SMALL = 256 << 10, OPENDEPTH = 64 };
+
+static int bylayer; /* snaprestoreorder */
 
 /* A layer file read ahead: decompression and the digest run on their own thread, a few blocks
- * ahead of extraction. */
+ * ahead of extraction; a small file (most layers of a long chain) is read on the caller's thread,
+ * where starting another would cost more than it saves. */
 struct ahead {
+	int inline_;       /* no thread: aheadnext decompresses into buf[0] */
 	struct zstr *z;
 	pthread_t t;
 	pthread_mutex_t mu;
@@ -90,6 +107,13 @@ static int aheadopen(struct ahead **hp, const char *file, int flags, struct err 
 		free(h);
 		return -1;
 	}
+	struct stat st; /* a hint only: the file itself is opened as flags say */
+	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < SMALL) {
+		h->inline_ = 1;
+		h->buf[0] = xmalloc(RBUF);
+		*hp = h;
+		return 0;
+	}
 	for (int i = 0; i < NBUF; i++)
 		h->buf[i] = xmalloc(RBUF);
 	h->held = -1;
@@ -112,6 +136,10 @@ static int aheadopen(struct ahead **hp, const char *file, int flags, struct err 
  * end of the stream, -1 on error. */
 static ssize_t aheadnext(struct ahead *h, const void **p, struct err *e)
 {
+	if (h->inline_) {
+		*p = h->buf[0];
+		return zstread(h->z, h->buf[0], RBUF, e);
+	}
 	pthread_mutex_lock(&h->mu);
 	if (h->held >= 0) {
 		h->full[h->held] = 0;
@@ -138,18 +166,20 @@ static void aheadclose(struct ahead *h, char digest[65])
 {
 	if (!h)
 		return;
-	pthread_mutex_lock(&h->mu);
-	h->stop = 1;
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	pthread_join(h->t, NULL);
+	if (!h->inline_) {
+		pthread_mutex_lock(&h->mu);
+		h->stop = 1;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->t, NULL);
+		pthread_mutex_destroy(&h->mu);
+		pthread_cond_destroy(&h->cv);
+	}
 	if (digest)
 		zstrdigest(h->z, digest, NULL);
 	zstrfree(h->z);
 	for (int i = 0; i < NBUF; i++)
 		free(h->buf[i]);
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
 	free(h);
 }
 
@@ -172,10 +202,13 @@ struct restore {
 	struct strv early, earlyhex;
 	struct buf sums;             /* SHA256SUMS's bytes while it is written */
 	int pfd;      /* the parent of the last entry, kept open (-1: none) */
+	int open[OPENDEPTH]; /* it and the folders above it, from the top (those OPENDEPTH deep at most) */
+	size_t nopen;
 	int rootset;  /* a layer held the workspace folder itself ("."): its mode and times, set last */
 	mode_t rootmode;
 	struct timespec roottime[2];
 	char *ppath;  /* its path */
+	struct chain *c; /* a chain applied in one pass, newest layer first (NULL: in order, or a run archive) */
 };
 
 static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
@@ -308,11 +341,12 @@ static int whiteout(struct restore *r, const char *path, const char *base, const
 	return rc;
 }
 
-/* Check an entry before it is written: only files, directories, symlinks and hard links to files
- * already inside (a run archive: only files and directories); set-id bits dropped (the tar says
+/* Check an entry before it is written (live), or skipped as hidden in one pass: only files,
+ * directories, symlinks and hard links to files already inside (a run archive: only files and
+ * directories); set-id bits dropped (the tar says
  * uid 0, and a restore may run as root). Every entry counts against the bounds: a run archive's
  * files by their size, a layer's by their data (a sparse file's holes count only as size). */
-static int vet(struct restore *r, struct archive_entry *en, const char *path, struct err *e)
+static int vet(struct restore *r, struct archive_entry *en, const char *path, int live, struct err *e)
 {
 	const char *hl = archive_entry_hardlink(en);
 	mode_t type = archive_entry_filetype(en);
@@ -329,6 +363,8 @@ static int vet(struct restore *r, struct archive_entry *en, const char *path, st
 	} else if (hl) {
 		if (!safepath(hl))
 			return errf(e, "%s: hard link to %s, outside the target", path, hl);
+		if (!live)
+			return 0;
 		int fd = openbeneath(r->rootfd, hl, O_PATH, 0);
 		struct stat st;
 		int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -355,6 +391,8 @@ struct dslot {
 	mode_t mode; /* a parent opened up for the owner: the mode to put back (0: untouched) */
 	int held;    /* a directory of the layer: want is its mode */
 	mode_t want;
+	int layer;   /* in a chain's tables (struct chain): the newest layer naming the path, or cutting beneath it */
+	int wrote;   /* in its seen table: the layer whose entry was written at the path (0: none) */
 };
 
 struct dirset {
@@ -398,15 +436,21 @@ static struct dslot *dsget(struct dirset *s, const char *p, size_t n, int *made)
 	return &s->v[k];
 }
 
+/* The slot of path[0..n), or NULL. */
+static struct dslot *dsfind(const struct dirset *s, const char *p, size_t n)
+{
+	if (!s->cap)
+		return NULL;
+	for (size_t k = dshash(p, n) & (s->cap - 1); s->v[k].path; k = (k + 1) & (s->cap - 1))
+		if (strncmp(s->v[k].path, p, n) == 0 && !s->v[k].path[n])
+			return &s->v[k];
+	return NULL;
+}
+
 /* Whether path[0..n) has a slot. */
 static int dshas(const struct dirset *s, const char *p, size_t n)
 {
-	if (!s->cap)
-		return 0;
-	for (size_t k = dshash(p, n) & (s->cap - 1); s->v[k].path; k = (k + 1) & (s->cap - 1))
-		if (strncmp(s->v[k].path, p, n) == 0 && !s->v[k].path[n])
-			return 1;
-	return 0;
+	return dsfind(s, p, n) != NULL;
 }
 
 static void dsfree(struct dirset *s)
@@ -434,6 +478,86 @@ static size_t trimlen(const char *path)
 	while (n && path[n - 1] == '/')
 		n--;
 	return n;
+}
+
+/* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
+ * being read): each path is written once, from the newest layer naming it, and nothing is ever
+ * removed. seen: every path an entry or whiteout named, with the newest such layer, the layer that
+ * wrote it, and a directory's mode and times from its newest entry; cut: the paths beneath which
+ * older layers are hidden (a whiteout, an opaque marker, or a non-directory there), with the
+ * newest layer that cut. */
+struct chain {
+	struct dirset seen, cut;
+	int rootcut;  /* the newest layer with an opaque marker at the top: every older entry hidden */
+	int j;
+	int fallback; /* a hard link whose target this layer did not write: apply the chain in order */
+};
+
+/* Whether path[0..n) of layer j is hidden by a newer layer: named there, or beneath a cut. */
+static int hidden(const struct chain *c, const char *path, size_t n, int j)
+{
+	if (c->rootcut > j)
+		return 1;
+	const struct dslot *s = dsfind(&c->seen, path, n);
+	if (s && s->layer > j)
+		return 1;
+	for (const char *slash; c->cut.n && (slash = memrchr(path, '/', n));) {
+		n = slash - path;
+		if ((s = dsfind(&c->cut, path, n)) && s->layer > j)
+			return 1;
+	}
+	return 0;
+}
+
+/* Layer j hides what older layers hold beneath path[0..n) (n 0: the whole target). */
+static void chaincut(struct chain *c, const char *path, size_t n, int j)
+{
+	int made;
+	if (!n) {
+		if (!c->rootcut)
+			c->rootcut = j;
+		return;
+	}
+	struct dslot *s = dsget(&c->cut, path, n, &made);
+	if (made)
+		s->layer = j;
+}
+
+/* Layer j names path[0..n) (an entry or a whiteout): older layers' entries there are hidden. */
+static struct dslot *chainname(struct chain *c, const char *path, size_t n, int j)
+{
+	int made;
+	struct dslot *s = dsget(&c->seen, path, n, &made);
+	if (made)
+		s->layer = j;
+	return s;
+}
+
+static int bypathdesc(const void *a, const void *b)
+{
+	return -strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* After the whole chain: each directory gets the mode and times of its newest entry, the deepest
+ * first (a parent left without the owner's search bit still lets its children be opened). */
+static void chaindirs(struct restore *r, struct chain *c)
+{
+	struct strv held = {0};
+	for (size_t i = 0; i < c->seen.cap; i++)
+		if (c->seen.v[i].path && c->seen.v[i].held && c->seen.v[i].wrote)
+			strvadd(&held, c->seen.v[i].path);
+	if (held.n)
+		qsort(held.v, held.n, sizeof *held.v, bypathdesc);
+	for (size_t i = 0; i < held.n; i++) {
+		const struct dslot *s = dsfind(&c->seen, held.v[i], strlen(held.v[i]));
+		int fd = openbeneath(r->rootfd, held.v[i], O_RDONLY | O_DIRECTORY, 0);
+		if (fd >= 0) {
+			fchmod(fd, s->want);
+			futimens(fd, s->t);
+			close(fd);
+		}
+	}
+	strvfree(&held);
 }
 
 /* Before an entry is written: note a directory it is, with its mode and mtime; note its parent
@@ -484,60 +608,81 @@ static void dsrestore(struct restore *r, struct dirset *s)
 	}
 }
 
-/* Forget the parent kept open. */
+/* Forget the parents kept open. */
 static void parentdrop(struct restore *r)
 {
-	if (r->pfd >= 0 && r->pfd != r->rootfd)
-		close(r->pfd);
+	if (r->pfd >= 0 && (r->nopen == 0 || r->pfd != r->open[r->nopen - 1]))
+		close(r->pfd); /* deeper than the folders kept */
+	for (size_t i = 0; i < r->nopen; i++)
+		close(r->open[i]);
+	r->nopen = 0;
 	r->pfd = -1;
 	free(r->ppath);
 	r->ppath = NULL;
 }
 
-/* The directory path[0..n) (the folder of entry path) beneath the target, open (r keeps it; entries come sorted, so siblings
- * share it): walked one name at a time, never through a symlink; a missing one is made (0755, as
- * an archive without directory entries needs). -1 with e set when one is not a directory. */
+/* The directory path[0..n) (the folder of entry path) beneath the target, open (r keeps it, and
+ * the folders above it up to OPENDEPTH deep: entries come sorted, so the next entry's folder
+ * shares most of them): walked one name at a time from the deepest folder the two share, never
+ * through a symlink; a missing one is made (0755, as an archive without directory entries
+ * needs). -1 with e set when one is not a directory. */
 static int parentat(struct restore *r, const char *path, size_t n, struct err *e)
 {
 	if (n == 0)
 		return r->rootfd;
 	if (r->pfd >= 0 && strlen(r->ppath) == n && memcmp(r->ppath, path, n) == 0)
 		return r->pfd;
-	parentdrop(r);
-	char *p = xstrndup(path, n);
-	int dfd = r->rootfd;
-	for (char *c = p; dfd >= 0;) {
-		char *slash = strchr(c, '/');
-		if (slash)
-			*slash = 0;
-		int fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT && mkdirat(dfd, c, 0755) == 0)
-			fd = openat(dfd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			errc(e, ERR_VERIFY, "%s: %s is not a directory inside the target (a symlink or a file there?):", path, p);
-			if (slash)
-				*slash = '/';
-		}
-		if (dfd != r->rootfd)
+	/* The whole names the last folder shares with this one, each still open. */
+	size_t pl = r->ppath ? strlen(r->ppath) : 0, i = 0, keep = 0;
+	while (keep < r->nopen && i <= pl && i <= n) {
+		const char *a = memchr(r->ppath + i, '/', pl - i), *b = memchr(path + i, '/', n - i);
+		size_t ea = a ? (size_t)(a - r->ppath) : pl, eb = b ? (size_t)(b - path) : n;
+		if (ea != eb || memcmp(r->ppath + i, path + i, ea - i) != 0)
+			break;
+		keep++;
+		i = ea + 1;
+	}
+	if (r->pfd >= 0 && (r->nopen == 0 || r->pfd != r->open[r->nopen - 1]))
+		close(r->pfd);
+	while (r->nopen > keep)
+		close(r->open[--r->nopen]);
+	r->pfd = -1;
+	free(r->ppath);
+	r->ppath = NULL;
+	int dfd = keep ? r->open[keep - 1] : r->rootfd;
+	int held = 1; /* dfd is the target or one of r->open */
+	for (size_t c = i; c <= n;) {
+		const char *slash = memchr(path + c, '/', n - c);
+		size_t end = slash ? (size_t)(slash - path) : n;
+		char *name = xstrndup(path + c, end - c);
+		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && mkdirat(dfd, name, 0755) == 0)
+			fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			errc(e, ERR_VERIFY, "%s: %.*s is not a directory inside the target (a symlink or a file there?):", path,
+			     (int)end, path);
+		free(name);
+		if (!held)
 			close(dfd);
 		dfd = fd;
-		if (!slash)
+		if (fd < 0)
 			break;
-		*slash = '/';
-		c = slash + 1;
+		held = r->nopen < OPENDEPTH; /* the first OPENDEPTH folders are kept */
+		if (held)
+			r->open[r->nopen++] = fd;
+		c = end + 1;
 	}
 	if (dfd < 0) {
-		free(p);
+		parentdrop(r);
 		return -1;
 	}
+	r->pfd = dfd;
+	r->ppath = xstrndup(path, n);
 	struct stat st;
 	if (fstat(dfd, &st) < 0 || st.st_dev != r->dev) {
-		close(dfd);
-		free(p);
+		parentdrop(r);
 		return errc(e, ERR_VERIFY, "%s: %.*s is not on the target's filesystem", path, (int)n, path);
 	}
-	r->pfd = dfd;
-	r->ppath = p;
 	return dfd;
 }
 
@@ -551,6 +696,14 @@ static int makeroom(struct restore *r, int pfd, const char *base, const char *pa
 		return errno == ENOENT ? 0 : errf(e, "stat %s:", path);
 	if (S_ISDIR(st.st_mode) && wantdir)
 		return 1;
+	if (r->c) {
+		/* In one pass only a directory a newer layer made (to write beneath it) can be here,
+		 * unless this layer wrote the path before: applied in order, that layer would have found
+		 * this entry's non-directory in its way. */
+		const struct dslot *s = dsfind(&r->c->seen, path, trimlen(path));
+		if (!s || s->wrote != r->c->j)
+			return errc(e, ERR_VERIFY, "%s: a newer layer writes beneath it, and it is no directory; refusing the chain", path);
+	}
 	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
 		return errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
 	return rmat(r, pfd, base, path, e);
@@ -696,9 +849,14 @@ static void hashzeros(EVP_MD_CTX *md, int64_t n)
 /* Write a regular file's bytes (holes stay holes) into a new file base of pfd; a run archive's
  * are hashed as they are written and checked against its SHA256SUMS. */
 static int putfile(struct restore *r, struct archive *a, struct archive_entry *en, int pfd, const char *base,
-                     const char *path, struct err *e)
+                     const char *path, const struct dirset *used, struct err *e)
 {
 	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && r->c) { /* in one pass, room is made only when something is there */
+		if (makeroom(r, pfd, base, path, used, 0, e) < 0)
+			return -1;
+		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return errf(e, "create %s:", path);
 	int64_t size = archive_entry_size(en);
@@ -708,6 +866,7 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	la_int64_t off;
 	int st, rc = 0;
 	int64_t pos = 0; /* what md has taken */
+	int64_t endoff = 0; /* the end of the data written: the new file's size until truncated */
 	EVP_MD_CTX *md = r->plain ? EVP_MD_CTX_new() : NULL;
 	if (md && !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
 		rc = errc(e, ERR_FAIL, "%s: SHA-256 unavailable", path);
@@ -730,6 +889,8 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 				bufadd(&r->sums, p, n);
 			}
 		}
+		if (off + (int64_t)n > endoff)
+			endoff = off + (int64_t)n;
 		for (size_t done = 0; done < n;) {
 			ssize_t w = pwrite(fd, (const char *)p + done, n - done, off + (off_t)done);
 			if (w < 0) {
@@ -743,7 +904,8 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 		rc = errc(e, ERR_VERIFY, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
 	struct timespec t[2];
 	entrytimes(en, t);
-	if (rc == 0 && (ftruncate(fd, size) < 0 || fchmod(fd, archive_entry_perm(en) & 07777) < 0 || futimens(fd, t) < 0))
+	if (rc == 0 && ((endoff < size && ftruncate(fd, size) < 0) || fchmod(fd, archive_entry_perm(en) & 07777) < 0 ||
+	                futimens(fd, t) < 0))
 		rc = errf(e, "%s:", path);
 	if (close(fd) < 0 && rc == 0)
 		rc = errf(e, "write %s:", path);
@@ -761,6 +923,18 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 	return rc;
 }
 
+/* The checks of one layer alone, for an entry written or skipped: a non-directory where the layer
+ * already wrote beneath is refused; the directories it uses are noted. */
+static int usecheck(const char *path, int isdir, struct dirset *used, struct err *e)
+{
+	size_t n = trimlen(path);
+	const char *slash = memrchr(path, '/', n);
+	if (!isdir && dshas(used, path, n))
+		return errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+	markused(used, path, isdir ? n : slash ? (size_t)(slash - path) : 0);
+	return 0;
+}
+
 /* Write one entry (not a whiteout) at path. */
 static int writeentry(struct restore *r, struct archive *a, struct archive_entry *en, const char *path,
                       struct dirset *ds, struct dirset *used, struct err *e)
@@ -771,8 +945,8 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 	int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
 	char *base = slash ? xstrndup(slash + 1, n - (slash + 1 - path)) : xstrndup(path, n);
 	int rc = 0;
-	if (!isdir && dshas(used, path, n)) {
-		rc = errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
+	if (usecheck(path, isdir, used, e) < 0) {
+		rc = -1;
 		goto out;
 	}
 	int pfd = parentat(r, path, slash ? (size_t)(slash - path) : 0, e);
@@ -780,9 +954,11 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 		rc = -1;
 		goto out;
 	}
-	dsnote(r, ds, path, en, isdir, pfd);
-	markused(used, path, isdir ? n : slash ? (size_t)(slash - path) : 0);
-	int there = makeroom(r, pfd, base, path, used, isdir, e);
+	if (!r->c) /* in one pass, every directory's times and mode are set after the whole chain */
+		dsnote(r, ds, path, en, isdir, pfd);
+	/* A file in one pass: its O_EXCL create finds out whether anything is there (almost never). */
+	int there = r->c && !isdir && !hl && archive_entry_filetype(en) == AE_IFREG ? 0
+	            : makeroom(r, pfd, base, path, used, isdir, e);
 	if (there < 0) {
 		rc = -1;
 		goto out;
@@ -819,7 +995,7 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 		else if (symlinkat(to, pfd, base) < 0 || utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW) < 0)
 			rc = errf(e, "symlink %s:", path);
 	} else {
-		rc = putfile(r, a, en, pfd, base, path, e);
+		rc = putfile(r, a, en, pfd, base, path, used, e);
 	}
 out:
 	free(base);
@@ -872,6 +1048,8 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 				rc = errc(e, ERR_VERIFY, "entry %s: the workspace folder itself, but not a directory; refusing it", path);
 				break;
 			}
+			if (r->c && r->rootset)
+				continue; /* in one pass, a newer layer set it */
 			r->rootset = 1;
 			r->rootmode = archive_entry_perm(en) & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
 			entrytimes(en, r->roottime);
@@ -897,6 +1075,22 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			if (usedit)
 				rc = errc(e, ERR_VERIFY, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
+			if (rc == 0 && r->c) {
+				/* In one pass a whiteout removes nothing: it hides what older layers hold there. */
+				const char *name = base + 4;
+				if (strcmp(kind, "opaque") == 0)
+					chaincut(r->c, gone, gl, r->c->j);
+				else if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+					rc = errc(e, ERR_VERIFY, "whiteout %s names no entry", path);
+				else {
+					chainname(r->c, gone, strlen(gone), r->c->j);
+					chaincut(r->c, gone, strlen(gone), r->c->j);
+				}
+				free(gone);
+				if (rc < 0)
+					break;
+				continue;
+			}
 			free(gone);
 			if (rc < 0) /* no entry bound: a whiteout makes nothing, and its header counts in the stream's */
 				break;
@@ -904,11 +1098,45 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			rc = whiteout(r, path, base, kind, e);
 			continue;
 		}
-		if ((rc = vet(r, en, path, e)) < 0) {
+		const char *hl = archive_entry_hardlink(en);
+		int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
+		size_t pn = trimlen(path);
+		int live = !r->c || !hidden(r->c, path, pn, r->c->j);
+		if (r->c && live && hl) {
+			/* A link's target must be this layer's (a newer one may have replaced it since): when
+			 * this layer skipped it, or a layer before wrote it, one pass cannot make the link. */
+			const struct dslot *t = dsfind(&r->c->seen, hl, trimlen(hl));
+			if (!t || t->wrote != r->c->j) {
+				r->c->fallback = 1;
+				rc = errc(e, ERR_FAIL, "%s: hard link to %s, which one pass cannot make", path, hl);
+				break;
+			}
+		}
+		if ((rc = vet(r, en, path, live, e)) < 0) {
 			e->kind = ERR_VERIFY;
 			break;
 		}
-		rc = writeentry(r, a, en, path, &ds, &used, e);
+		if (!r->c) {
+			rc = writeentry(r, a, en, path, &ds, &used, e);
+			continue;
+		}
+		chainname(r->c, path, pn, r->c->j);
+		if (!isdir) /* a non-directory replaced whatever older layers hold beneath it */
+			chaincut(r->c, path, pn, r->c->j);
+		if (!live) {
+			rc = usecheck(path, isdir, &used, e);
+			continue;
+		}
+		if ((rc = writeentry(r, a, en, path, &ds, &used, e)) < 0)
+			break;
+		struct dslot *sl = dsfind(&r->c->seen, path, pn);
+		sl->wrote = r->c->j;
+		sl->held = isdir;
+		if (isdir) {
+			sl->t[0] = (struct timespec){0, UTIME_OMIT};
+			sl->t[1] = (struct timespec){archive_entry_mtime(en), archive_entry_mtime_nsec(en)};
+			sl->want = archive_entry_perm(en) & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+		}
 	}
 	parentdrop(r);
 	/* Read to the end of the file, so the digest covers every byte of it. */
@@ -1232,13 +1460,36 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		free(file);
 	}
 	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	/* In one pass, newest layer first; in order when a hard link needs it (then from scratch). */
+	struct chain c = {0};
+	r.c = bylayer ? NULL : &c;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		size_t i = r.c ? n - 1 - k : k;
 		char *file = pathjoin(snapdir, layers[i].name);
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
+		if (r.c)
+			c.j = (int)i + 1;
 		rc = applylayer(&r, file, rel, own ? NULL : want[i], e);
 		free(file);
 		free(rel);
+		if (rc < 0 && r.c && c.fallback) {
+			struct err ignored = {0};
+			if (rmchildren(&r, r.rootfd, to, &ignored) < 0) {
+				*e = ignored;
+				break;
+			}
+			boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
+			r.rootset = 0;
+			r.c = NULL;
+			k = (size_t)-1;
+			rc = 0;
+			*e = (struct err){0};
+		}
 	}
+	if (rc == 0 && r.c)
+		chaindirs(&r, &c);
+	dsfree(&c.seen);
+	dsfree(&c.cut);
 	if (rc == 0 && r.rootset && (fchmod(r.rootfd, r.rootmode) < 0 || futimens(r.rootfd, r.roottime) < 0))
 		rc = errf(e, "%s: its mode and times:", to);
 	if (rc < 0 && r.rootfd >= 0) {
@@ -1261,6 +1512,11 @@ out:
 	free(run);
 	buffree(&sums);
 	return rc;
+}
+
+void snaprestoreorder(int inorder)
+{
+	bylayer = inorder;
 }
 
 void snapremove(const char *dir)

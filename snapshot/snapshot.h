@@ -69,6 +69,9 @@ int snaprestorews(const char *rundir, const char *ws, int step, const char *to, 
 /* The same for the run this process is sealing (a folder, ws "" or a chain's name): its layers,
  * written here and not yet in SHA256SUMS, are read without their digests checked. */
 int snaprestoreown(const char *rundir, const char *ws, int step, const char *to, struct err *e);
+/* For tests and benches: apply a chain layer by layer, oldest first (1), as restores did before
+ * they applied it in one pass, newest first (0, the default). */
+void snaprestoreorder(int inorder);
 
 /* Unpack a .tar.zst of a run directory into a new folder *tmp under $TMPDIR (removed again on
  * failure); *run gets the run inside it (tmp itself, or its only folder when that holds

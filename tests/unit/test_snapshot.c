@@ -1476,6 +1476,7 @@ struct hent {
 	char type; /* f d l h p (fifo) c (char device) w (whiteout file) o (opaque) */
 	const char *arg; /* data, link target or hard link target */
 	unsigned mode;
+	long long mtime;
 };
 
 /* Write a layer file from entries, add it to SHA256SUMS. */
@@ -1526,6 +1527,7 @@ static void mklayer(const char *run, const char *name, const struct hent *v)
 			break;
 		}
 		archive_entry_set_size(en, n);
+		archive_entry_set_mtime(en, v->mtime, 0);
 		archive_write_header(a, en);
 		if (n)
 			archive_write_data(a, v->arg, n);
@@ -1567,65 +1569,75 @@ static int outsideintact(const char *outside)
 	return good;
 }
 
+/* Restore hostile layers in one pass and (into another folder, h/bylayer) layer by layer; mustfail
+ * 1: both refuse it, 2: only layer by layer (a whiteout beneath a symlink an older layer wrote: in
+ * one pass it removes nothing, it hides older entries). Leaves the one-pass restore in h/out. */
 static void hostile1(const char *what, const struct hent *l1, const struct hent *l2, int mustfail)
 {
-	char *run = tp("h/run"), *out = tp("h/out"), *outside = tp("h/outside");
+	char *run = tp("h/run"), *out = tp("h/out"), *outside = tp("h/outside"), *other = tp("h/bylayer");
 	sh("rm -rf '%s/h' && mkdir -p '%s' && echo keep > '%s/secret' && chmod 644 '%s/secret'", top, outside, outside, outside);
 	mklayer(run, "0001", l1);
 	if (l2)
 		mklayer(run, "0002", l2);
-	struct err e = {0};
-	int rc = snaprestore(run, l2 ? 2 : 1, out, 0, &e);
-	if (mustfail)
-		ok(rc < 0, "%s: refused (%s)", what, e.msg);
-	ok(outsideintact(outside), "%s: nothing outside the target changed (%s)", what, rc < 0 ? e.msg : "restore passed");
+	for (int inorder = 1; inorder >= 0; inorder--) {
+		struct err e = {0};
+		snaprestoreorder(inorder);
+		int rc = snaprestore(run, l2 ? 2 : 1, inorder ? other : out, 0, &e);
+		snaprestoreorder(0);
+		const char *how = inorder ? "layer by layer" : "one pass";
+		if (mustfail == 1 || (mustfail == 2 && inorder))
+			ok(rc < 0, "%s (%s): refused (%s)", what, how, e.msg);
+		ok(outsideintact(outside), "%s (%s): nothing outside the target changed (%s)", what, how,
+		   rc < 0 ? e.msg : "restore passed");
+	}
 	free(run);
 	free(out);
 	free(outside);
+	free(other);
 }
 
 static void hostile(void)
 {
 	char *abs = tp("h/outside/pwn"), *abssecret = tp("h/outside/secret");
-	hostile1("absolute path", (struct hent[]){{abs, 'f', "x\n", 0}, {0}}, NULL, 1);
-	hostile1("dot-dot", (struct hent[]){{"../outside/pwn", 'f', "x\n", 0}, {0}}, NULL, 1);
-	hostile1("dot-dot inside", (struct hent[]){{"a/../../outside/pwn", 'f', "x\n", 0}, {0}}, NULL, 1);
+	hostile1("absolute path", (struct hent[]){{abs, 'f', "x\n", 0, 0}, {0}}, NULL, 1);
+	hostile1("dot-dot", (struct hent[]){{"../outside/pwn", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
+	hostile1("dot-dot inside", (struct hent[]){{"a/../../outside/pwn", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
 	hostile1("symlink then a file through it",
-	         (struct hent[]){{"s", 'l', "../outside", 0}, {"s/pwn", 'f', "x\n", 0}, {0}}, NULL, 1);
+	         (struct hent[]){{"s", 'l', "../outside", 0, 0}, {"s/pwn", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
 	hostile1("symlink then overwrite through it",
-	         (struct hent[]){{"s", 'l', "../outside", 0}, {"s/secret", 'f', "x\n", 0}, {0}}, NULL, 1);
+	         (struct hent[]){{"s", 'l', "../outside", 0, 0}, {"s/secret", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
 	hostile1("absolute symlink then a file through it",
-	         (struct hent[]){{"s", 'l', abs, 0}, {"s", 'l', "/", 0}, {"s/tmp/pwn", 'f', "x\n", 0}, {0}}, NULL, 1);
-	hostile1("symlink in one layer, a file through it in the next", (struct hent[]){{"s", 'l', "../outside", 0}, {0}},
-	         (struct hent[]){{"s/pwn", 'f', "x\n", 0}, {0}}, 1);
-	hostile1("hard link out by dot-dot", (struct hent[]){{"h", 'h', "../outside/secret", 0}, {0}}, NULL, 1);
-	hostile1("hard link out by absolute path", (struct hent[]){{"h", 'h', abssecret, 0}, {0}}, NULL, 1);
+	         (struct hent[]){{"s", 'l', abs, 0, 0}, {"s", 'l', "/", 0, 0}, {"s/tmp/pwn", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
+	hostile1("symlink in one layer, a file through it in the next", (struct hent[]){{"s", 'l', "../outside", 0, 0}, {0}},
+	         (struct hent[]){{"s/pwn", 'f', "x\n", 0, 0}, {0}}, 1);
+	hostile1("hard link out by dot-dot", (struct hent[]){{"h", 'h', "../outside/secret", 0, 0}, {0}}, NULL, 1);
+	hostile1("hard link out by absolute path", (struct hent[]){{"h", 'h', abssecret, 0, 0}, {0}}, NULL, 1);
 	hostile1("hard link through a symlink",
-	         (struct hent[]){{"s", 'l', "../outside", 0}, {"h", 'h', "s/secret", 0}, {"h", 'f', "x\n", 0}, {0}}, NULL, 1);
+	         (struct hent[]){{"s", 'l', "../outside", 0, 0}, {"h", 'h', "s/secret", 0, 0}, {"h", 'f', "x\n", 0, 0}, {0}}, NULL, 1);
 	hostile1("hard link with data through a symlink",
-	         (struct hent[]){{"s", 'l', "../outside", 0}, {"h", 'h', "s/secret", 0}, {0}}, NULL, 1);
-	hostile1("whiteout through a symlink", (struct hent[]){{"s", 'l', "../outside", 0}, {0}},
-	         (struct hent[]){{"s/.wh.secret", 'w', NULL, 0}, {0}}, 1);
-	hostile1("opaque through a symlink", (struct hent[]){{"s", 'l', "../outside", 0}, {0}},
-	         (struct hent[]){{"s/.wh..wh..opq", 'o', NULL, 0}, {0}}, 1);
-	hostile1("whiteout of ..", (struct hent[]){{"d", 'd', NULL, 0755}, {0}},
-	         (struct hent[]){{"d/.wh..", 'w', NULL, 0}, {"d/.wh...", 'w', NULL, 0}, {0}}, 1);
-	hostile1("whiteout at the top of ..", (struct hent[]){{"d", 'd', NULL, 0755}, {0}},
-	         (struct hent[]){{"../.wh.outside", 'w', NULL, 0}, {0}}, 1);
-	hostile1("fifo", (struct hent[]){{"p", 'p', NULL, 0}, {0}}, NULL, 1);
-	hostile1("device", (struct hent[]){{"null", 'c', NULL, 0}, {0}}, NULL, 1);
+	         (struct hent[]){{"s", 'l', "../outside", 0, 0}, {"h", 'h', "s/secret", 0, 0}, {0}}, NULL, 1);
+	hostile1("whiteout through a symlink", (struct hent[]){{"s", 'l', "../outside", 0, 0}, {0}},
+	         (struct hent[]){{"s/.wh.secret", 'w', NULL, 0, 0}, {0}}, 2);
+	hostile1("opaque through a symlink", (struct hent[]){{"s", 'l', "../outside", 0, 0}, {0}},
+	         (struct hent[]){{"s/.wh..wh..opq", 'o', NULL, 0, 0}, {0}}, 2);
+	hostile1("whiteout of ..", (struct hent[]){{"d", 'd', NULL, 0755, 0}, {0}},
+	         (struct hent[]){{"d/.wh..", 'w', NULL, 0, 0}, {"d/.wh...", 'w', NULL, 0, 0}, {0}}, 1);
+	hostile1("whiteout at the top of ..", (struct hent[]){{"d", 'd', NULL, 0755, 0}, {0}},
+	         (struct hent[]){{"../.wh.outside", 'w', NULL, 0, 0}, {0}}, 1);
+	hostile1("fifo", (struct hent[]){{"p", 'p', NULL, 0, 0}, {0}}, NULL, 1);
+	hostile1("device", (struct hent[]){{"null", 'c', NULL, 0, 0}, {0}}, NULL, 1);
 	/* A file that is called .wh.x without the marker is just a file. */
-	hostile1("unmarked .wh. file", (struct hent[]){{"keep", 'f', "k\n", 0}, {".wh.keep", 'f', "", 0}, {0}}, NULL, 0);
+	hostile1("unmarked .wh. file", (struct hent[]){{"keep", 'f', "k\n", 0, 0}, {".wh.keep", 'f', "", 0, 0}, {0}}, NULL, 0);
 	char *k = tp("h/out/keep"), *wk = tp("h/out/.wh.keep");
 	struct stat st;
 	ok(lstat(k, &st) == 0 && lstat(wk, &st) == 0, "an unmarked .wh. file is restored as a file");
 	/* Set-id bits are dropped. */
-	hostile1("setuid", (struct hent[]){{"su", 'f', "#!/bin/sh\n", 06755}, {0}}, NULL, 0);
+	hostile1("setuid", (struct hent[]){{"su", 'f', "#!/bin/sh\n", 06755, 0}, {0}}, NULL, 0);
 	char *su = tp("h/out/su");
 	ok(lstat(su, &st) == 0 && (st.st_mode & 07777) == 0755, "set-id bits dropped: %o", st.st_mode & 07777);
 	/* Whiteouts remove a tree, and an opaque marker empties a directory. */
-	hostile1("whiteouts", (struct hent[]){{"d", 'd', NULL, 0755}, {"d/x", 'f', "1", 0}, {"e", 'd', NULL, 0755}, {"e/y", 'f', "2", 0}, {0}},
-	         (struct hent[]){{".wh.d", 'w', NULL, 0}, {"e/.wh..wh..opq", 'o', NULL, 0}, {"e/z", 'f', "3", 0}, {0}}, 0);
+	hostile1("whiteouts", (struct hent[]){{"d", 'd', NULL, 0755, 0}, {"d/x", 'f', "1", 0, 0}, {"e", 'd', NULL, 0755, 0}, {"e/y", 'f', "2", 0, 0}, {0}},
+	         (struct hent[]){{".wh.d", 'w', NULL, 0, 0}, {"e/.wh..wh..opq", 'o', NULL, 0, 0}, {"e/z", 'f', "3", 0, 0}, {0}}, 0);
 	char *d = tp("h/out/d"), *ey = tp("h/out/e/y"), *ez = tp("h/out/e/z");
 	ok(lstat(d, &st) < 0 && lstat(ey, &st) < 0 && lstat(ez, &st) == 0, "whiteout and opaque applied");
 	free(d);
@@ -1636,6 +1648,197 @@ static void hostile(void)
 	free(wk);
 	free(abs);
 	free(abssecret);
+}
+
+/* ---- one pass against layer by layer ---- */
+
+/* Restore a chain of forged layers (NULL-ended) in one pass into c/out and layer by layer into
+ * c/bylayer: the same tree (with the target's own mode and mtime), or both refused; nothing
+ * outside changes. Returns whether the one-pass restore passed. */
+static int chaineq(const char *what, const struct hent *const *layers, int mustfail)
+{
+	char *run = tp("c/run"), *out = tp("c/out"), *other = tp("c/bylayer"), *outside = tp("c/outside");
+	sh("chmod -R u+rwx '%s/c' 2>/dev/null; rm -rf '%s/c' && mkdir -p '%s' && echo keep > '%s/secret' && "
+	   "chmod 644 '%s/secret'", top, top, outside, outside, outside);
+	int n = 0;
+	for (; layers[n]; n++) {
+		char name[16];
+		snprintf(name, sizeof name, "%04d", n + 1);
+		mklayer(run, name, layers[n]);
+	}
+	struct err e1 = {0}, e2 = {0};
+	int r1 = snaprestore(run, n, out, 0, &e1);
+	snaprestoreorder(1);
+	int r2 = snaprestore(run, n, other, 0, &e2);
+	snaprestoreorder(0);
+	if (mustfail) {
+		ok(r1 < 0 && r2 < 0, "%s: refused in one pass (%s) and layer by layer (%s)", what, e1.msg, e2.msg);
+		struct stat st;
+		ok(lstat(out, &st) < 0 && lstat(other, &st) < 0, "%s: a refused restore leaves nothing", what);
+	} else {
+		ok(r1 == 0 && r2 == 0, "%s: restored in one pass (%s) and layer by layer (%s)", what, e1.msg, e2.msg);
+		struct tree a, b;
+		capture(out, &a);
+		capture(other, &b);
+		char why[1024] = "";
+		ok(treeeq(&b, &a, why, sizeof why), "%s: one pass gives what layer by layer does: %s", what, why);
+		int root = 0; /* a layer holds the target's own entry: its mtime too */
+		for (int i = 0; i < n; i++)
+			for (const struct hent *v = layers[i]; v->path; v++)
+				root |= strcmp(v->path, ".") == 0;
+		struct stat sa, sb;
+		ok(stat(out, &sa) == 0 && stat(other, &sb) == 0 && sa.st_mode == sb.st_mode && (!root || sa.st_mtime == sb.st_mtime),
+		   "%s: the target's own mode and mtime agree (%o %o)", what, sa.st_mode & 07777, sb.st_mode & 07777);
+		treefree(&a);
+		treefree(&b);
+	}
+	ok(outsideintact(outside), "%s: nothing outside the target changed", what);
+	free(run);
+	free(out);
+	free(other);
+	free(outside);
+	return r1 == 0;
+}
+
+/* The contents of c/out/rel, or "" (static). */
+static const char *outfile(const char *rel)
+{
+	static struct buf b;
+	char *p = tp("c/out/%s", rel);
+	struct err e = {0};
+	buffree(&b);
+	memset(&b, 0, sizeof b);
+	if (readfile(p, &b, &e) < 0)
+		bufadd(&b, "", 1);
+	free(p);
+	return b.data ? b.data : "";
+}
+
+static int outtype(const char *rel)
+{
+	char *p = tp("c/out/%s", rel);
+	struct stat st;
+	int t = lstat(p, &st) < 0 ? 0 : S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : '?';
+	free(p);
+	return t;
+}
+
+static void onepass(void)
+{
+	/* a file rewritten in every layer, beside ones written once */
+	const struct hent l1[] = {{".", 'd', NULL, 0755, 100}, {"d", 'd', NULL, 0755, 100}, {"d/f", 'f', "v1\n", 0644, 1},
+	                          {"g", 'f', "g\n", 0600, 2}, {0}};
+	struct hent mid[6][3];
+	const struct hent *rewrite[8] = {l1};
+	static const char *const vs[] = {"v2\n", "v3\n", "v4\n", "v5\n", "v6\n", "v7\n"};
+	for (int i = 0; i < 6; i++) {
+		mid[i][0] = (struct hent){"d/f", 'f', vs[i], i % 2 ? 0600 : 0644, 10 + i};
+		mid[i][1] = (struct hent){0};
+		rewrite[i + 1] = mid[i];
+	}
+	if (chaineq("rewritten in every layer", rewrite, 0))
+		ok(strcmp(outfile("d/f"), "v7\n") == 0 && strcmp(outfile("g"), "g\n") == 0, "the newest d/f: %s", outfile("d/f"));
+	/* deleted then made again; deleted last */
+	const struct hent r1[] = {{"f", 'f', "1\n", 0, 1}, {"x", 'f', "x\n", 0, 1}, {0}}, r2[] = {{".wh.f", 'w', NULL, 0, 0}, {0}},
+	                  r3[] = {{"f", 'f', "3\n", 0, 3}, {0}}, r4[] = {{".wh.x", 'w', NULL, 0, 0}, {0}};
+	if (chaineq("deleted and made again", (const struct hent *const[]){r1, r2, r3, r4, NULL}, 0))
+		ok(strcmp(outfile("f"), "3\n") == 0 && !outtype("x"), "f made again, x gone");
+	/* a directory replaced by a file, then by a directory again */
+	const struct hent d1[] = {{"a", 'd', NULL, 0755, 5}, {"a/x", 'f', "x", 0, 5}, {"a/y", 'd', NULL, 0755, 5},
+	                          {"a/y/z", 'f', "z", 0, 5}, {0}},
+	                  d2[] = {{".wh.a", 'w', NULL, 0, 0}, {"a", 'f', "file", 0, 6}, {0}},
+	                  d3[] = {{"a", 'd', NULL, 0700, 7}, {"a/w", 'f', "w", 0, 7}, {0}};
+	if (chaineq("dir, file, dir", (const struct hent *const[]){d1, d2, d3, NULL}, 0))
+		ok(outtype("a") == 'd' && outtype("a/w") == 'f' && !outtype("a/x") && !outtype("a/y"), "only the newest dir's entry");
+	if (chaineq("dir, then file", (const struct hent *const[]){d1, d2, NULL}, 0))
+		ok(outtype("a") == 'f' && strcmp(outfile("a"), "file") == 0, "the file replaced the dir");
+	/* the same without the whiteout: the file alone replaces the tree */
+	const struct hent d2b[] = {{"a", 'f', "file", 0, 6}, {0}};
+	chaineq("dir replaced by a file without a whiteout", (const struct hent *const[]){d1, d2b, d3, NULL}, 0);
+	/* hard links: the target rewritten later (one pass falls back to layer by layer), and a pair
+	 * written together in the newest layer */
+	const struct hent h1[] = {{"t", 'f', "old\n", 0, 1}, {"u", 'h', "t", 0, 1}, {0}}, h2[] = {{"t", 'f', "new\n", 0, 2}, {0}},
+	                  h3[] = {{"v", 'f', "v\n", 0, 3}, {"w", 'h', "v", 0, 3}, {0}};
+	if (chaineq("a hard link whose target a later layer rewrote", (const struct hent *const[]){h1, h2, NULL}, 0))
+		ok(strcmp(outfile("u"), "old\n") == 0 && strcmp(outfile("t"), "new\n") == 0, "the link keeps the old content");
+	chaineq("hard links written together, newest", (const struct hent *const[]){h1, h2, h3, NULL}, 0);
+	const struct hent h4[] = {{"t", 'f', "newer\n", 0, 4}, {"u", 'h', "t", 0, 4}, {0}};
+	if (chaineq("a hard link pair rewritten", (const struct hent *const[]){h1, h2, h4, NULL}, 0)) {
+		char *t = tp("c/out/t"), *u = tp("c/out/u");
+		struct stat st, su;
+		ok(stat(t, &st) == 0 && stat(u, &su) == 0 && st.st_ino == su.st_ino && strcmp(outfile("u"), "newer\n") == 0,
+		   "the newest pair is one inode");
+		free(t);
+		free(u);
+	}
+	/* whiteouts of directories holding files from older layers */
+	const struct hent w1[] = {{"d", 'd', NULL, 0755, 1}, {"d/e", 'd', NULL, 0755, 1}, {"d/e/f", 'f', "f", 0, 1},
+	                          {"d/g", 'f', "g", 0, 1}, {"k", 'd', NULL, 0755, 1}, {"k/keep", 'f', "k", 0, 1}, {0}},
+	                  w2[] = {{"d/e/h", 'f', "h", 0, 2}, {0}}, w3[] = {{".wh.d", 'w', NULL, 0, 0}, {0}},
+	                  w4[] = {{"d", 'd', NULL, 0750, 4}, {"d/k", 'f', "k", 0, 4}, {0}};
+	if (chaineq("whiteout of a dir with older files", (const struct hent *const[]){w1, w2, w3, w4, NULL}, 0))
+		ok(outtype("d/k") == 'f' && !outtype("d/e") && !outtype("d/g") && outtype("k/keep") == 'f', "only the new d/k");
+	/* opaque directories */
+	const struct hent o1[] = {{"o", 'd', NULL, 0755, 1}, {"o/a", 'f', "a", 0, 1}, {"o/b", 'd', NULL, 0755, 1},
+	                          {"o/b/c", 'f', "c", 0, 1}, {0}},
+	                  o2[] = {{"o/.wh..wh..opq", 'o', NULL, 0, 0}, {"o", 'd', NULL, 0711, 2}, {"o/new", 'f', "n", 0, 2}, {0}},
+	                  o3[] = {{"o/b", 'd', NULL, 0755, 3}, {"o/b/d", 'f', "d", 0, 3}, {0}},
+	                  o4[] = {{".wh..wh..opq", 'o', NULL, 0, 0}, {"top", 'f', "t", 0, 4}, {0}};
+	if (chaineq("opaque dirs", (const struct hent *const[]){o1, o2, o3, NULL}, 0))
+		ok(outtype("o/new") == 'f' && outtype("o/b/d") == 'f' && !outtype("o/a") && !outtype("o/b/c"), "the opaque dir hid o/a, o/b/c");
+	if (chaineq("opaque at the top", (const struct hent *const[]){o1, o2, o3, o4, NULL}, 0))
+		ok(outtype("top") == 'f' && !outtype("o"), "the top opaque marker hid every older entry");
+	/* symlinks: retargeted, made a directory, a file; dangling and outside-pointing ones kept as links */
+	const struct hent s1[] = {{"s", 'l', "t", 0, 0}, {"t", 'f', "t", 0, 1}, {"s2", 'l', "x", 0, 0}, {"s3", 'd', NULL, 0755, 1},
+	                          {"s3/in", 'f', "i", 0, 1}, {0}},
+	                  s2[] = {{"s", 'l', "u", 0, 0}, {"s2", 'd', NULL, 0755, 2}, {"s2/f", 'f', "f", 0, 2}, {0}},
+	                  s3[] = {{".wh.t", 'w', NULL, 0, 0}, {".wh.s3", 'w', NULL, 0, 0}, {"s3", 'l', "../outside", 0, 0}, {0}};
+	if (chaineq("symlinks", (const struct hent *const[]){s1, s2, s3, NULL}, 0))
+		ok(outtype("s") == 'l' && outtype("s2/f") == 'f' && outtype("s3") == 'l' && !outtype("t"), "symlinks as the newest layer has them");
+	/* directory modes and mtimes: from the newest entry, whatever older layers write into them */
+	const struct hent m1[] = {{".", 'd', NULL, 0755, 100}, {"m", 'd', NULL, 0755, 100}, {"m/f", 'f', "f", 0, 1},
+	                          {"r", 'd', NULL, 0755, 100}, {"r/a", 'f', "a", 0, 1}, {"r/s", 'd', NULL, 0755, 100},
+	                          {"r/s/deep", 'f', "d", 0, 1}, {0}},
+	                  m2[] = {{".", 'd', NULL, 0750, 200}, {"m", 'd', NULL, 0700, 200}, {"m/g", 'f', "g", 0, 2},
+	                          {"r", 'd', NULL, 0555, 300}, {"r/b", 'f', "b", 0, 3}, {"r/s", 'd', NULL, 0500, 300}, {0}},
+	                  m3[] = {{"m/h", 'f', "h", 0, 3}, {0}};
+	chaineq("dir modes and mtimes", (const struct hent *const[]){m1, m2, m3, NULL}, 0);
+
+	/* Attacks: a newer layer's symlink at a path an older one writes beneath */
+	const struct hent a1[] = {{"a", 'd', NULL, 0755, 1}, {"a/pwn", 'f', "x\n", 0, 1}, {"a/secret", 'f', "x\n", 0, 1}, {0}},
+	                  a2[] = {{".wh.a", 'w', NULL, 0, 0}, {"a", 'l', "../outside", 0, 0}, {0}}, a2b[] = {{"a", 'l', "../outside", 0, 0}, {0}};
+	if (chaineq("attack: a newer symlink over an older dir", (const struct hent *const[]){a1, a2, NULL}, 0))
+		ok(outtype("a") == 'l', "the symlink is restored, nothing written through it");
+	chaineq("attack: a newer symlink over an older dir, no whiteout", (const struct hent *const[]){a1, a2b, NULL}, 0);
+	/* an older symlink where a newer layer writes beneath: refused as layer by layer refuses it */
+	const struct hent b1[] = {{"a", 'l', "../outside", 0, 0}, {0}}, b2[] = {{"a/pwn", 'f', "x\n", 0, 2}, {0}},
+	                  b2b[] = {{"a", 'd', NULL, 0755, 2}, {"a/secret", 'f', "x\n", 0, 2}, {0}};
+	chaineq("attack: a file beneath an older symlink", (const struct hent *const[]){b1, b2, NULL}, 1);
+	chaineq("a dir replacing an older symlink", (const struct hent *const[]){b1, b2b, NULL}, 0);
+	/* an older hard link through a newer symlink, and to an older layer's file */
+	const struct hent c1[] = {{"h", 'h', "a/secret", 0, 0}, {0}}, c2[] = {{"a", 'l', "../outside", 0, 0}, {0}};
+	chaineq("attack: an older hard link through a newer symlink", (const struct hent *const[]){c1, c2, NULL}, 1);
+	const struct hent e1[] = {{"t", 'f', "one\n", 0, 1}, {0}}, e2[] = {{"l", 'h', "t", 0, 2}, {0}}, e3[] = {{"t", 'f', "three\n", 0, 3}, {0}};
+	if (chaineq("a hard link to an older layer's file", (const struct hent *const[]){e1, e2, e3, NULL}, 0))
+		ok(strcmp(outfile("l"), "one\n") == 0, "the link has the file as its layer saw it: %s", outfile("l"));
+	/* the bounds count every layer's entries, hidden ones too */
+	struct hent big[40];
+	for (int i = 0; i < 39; i++)
+		big[i] = (struct hent){xasprintf("f%02d", i), 'f', "0123456789", 0, 1};
+	big[39] = (struct hent){0};
+	char *run = tp("c/run"), *out = tp("c/out");
+	sh("chmod -R u+rwx '%s/c' 2>/dev/null; rm -rf '%s/c' && mkdir -p '%s/c'", top, top, top);
+	mklayer(run, "0001", big);
+	mklayer(run, "0002", big);
+	mklayer(run, "0003", big);
+	struct err e = {0};
+	ok(snaprestorews(run, NULL, 3, out, 0, 3 * 39 * 10 - 1, &e) < 0 && access(out, F_OK) < 0,
+	   "hidden entries count against the bound: %s", e.msg);
+	ok(snaprestorews(run, NULL, 3, out, 0, 3 * 39 * 10, &e) == 0, "the chain within the bound: %s", e.msg);
+	for (int i = 0; i < 39; i++)
+		free((char *)big[i].path);
+	free(run);
+	free(out);
 }
 
 /* The zstd helper: frames appended, block flushes, digests, truncation. */
@@ -1737,6 +1940,7 @@ int main(int argc, char **argv)
 	lost();
 	digests();
 	hostile();
+	onepass();
 	for (int i = 1; i <= seeds; i++)
 		property((uint64_t)i, i % 2 ? 1 : 3, i % 3, i % 2 == 0);
 	for (int i = 1; i <= seeds; i++)
