@@ -9,16 +9,7 @@
 # 4. A step cannot write into the runner's stdout or stderr through its keeper's descriptors.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
-command -v zstd >/dev/null || { skip attack10 "zstd is not installed"; 
-# 4. the runner's stdout and stderr through the keeper
-mkdir -p "$T/ws4"
-sh4='echo FAKE$((1 + 1))DIR >/proc/$PPID/fd/1; echo FAKE$((1 + 1))ERR >/proc/$PPID/fd/2; true'
-manifest ws4 30s "{ name: shell, arguments: { command: '$sh4' } }" >"$T/m4.yaml"
-timeout -s KILL 30 "$NS" run "$T/m4.yaml" --out "$T/runs4" >"$T/out4" 2>"$T/err4"; rc=$?
-expect_rc "the run whose step wrote to its keeper's stdio ends" 0 "$rc"
-expect_nogrep "the runner's stdout holds only its own words" FAKE2DIR "$T/out4"
-expect_nogrep "nor its stderr (the command's text is shown, not what it wrote)" FAKE2ERR "$T/err4"
-done_tests; exit; }
+command -v zstd >/dev/null || { skip attack10 "zstd is not installed"; done_tests; exit; }
 manifest() { # workspace, timeout, then one tool call per argument (YAML flow maps)
 	local ws=$1 to=$2
 	shift 2
