@@ -151,6 +151,7 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
 		_exit(126);
+	prctl(PR_SET_NAME, "ns-keeper"); /* in ps, and to a step looking for the runner: not it */
 	/* It lives as long as the step: no copy of another step's pipe may live that long in it. */
 	int keep[3] = {out, err, rec}, lo = 3;
 	for (int i = 0; i < 3; i++)
