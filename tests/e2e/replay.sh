@@ -198,7 +198,8 @@ YAML
 mrun=$("$NS" run "$T/modes/m.yaml" --out "$T/modes/runs" 2>"$T/err"); rc=$?
 expect_rc "the night that changes modes runs" 0 "$rc"
 cp -r "$mrun" "$T/modes/edited"
-zstd -q -dc "$T/modes/edited/snapshots/end.tar.zst" | python3 -c '
+# (read from the run, written to the copy: one pipeline that read and wrote the same file raced)
+zstd -q -dc "$mrun/snapshots/end.tar.zst" | python3 -c '
 import sys, tarfile, io
 src = tarfile.open(fileobj=io.BytesIO(sys.stdin.buffer.read()))
 with tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT) as out:
