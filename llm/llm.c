@@ -235,8 +235,10 @@ static void scrub(const struct llm *l, char *msg, size_t cap)
 static char *wiretext(struct llm *l, const cJSON *body, size_t hint)
 {
 	/* printed into a buffer the size of the last body and some, not grown from 256 bytes */
-	char *raw = l->ops->text ? l->ops->text(l, body, hint) : NULL;
-	if (!l->ops->text) {
+	char *raw;
+	if (l->ops->text) {
+		raw = l->ops->text(l, body, hint);
+	} else {
 		struct buf b = {0};
 		bufgrow(&b, hint + hint / 4 + 4096);
 		jsonout(&b, body);
@@ -263,10 +265,11 @@ static char *streamed(struct llm *l, cJSON *body, const char *text, char **url)
 		bufgrow(&b, len + 256);
 		bufadd(&b, text, len - 1);
 		for (const cJSON *m = last ? last->next : body->child; m; m = m->next) {
-			char *v = cJSON_PrintUnformatted(m), *k = cJSON_PrintUnformatted(&(cJSON){.type = cJSON_String, .valuestring = m->string});
-			bufprintf(&b, "%s%s:%s", b.len > 1 ? "," : "", k, v);
-			free(k);
-			free(v);
+			if (b.len > 1)
+				bufputc(&b, ',');
+			jsonout(&b, &(cJSON){.type = cJSON_String, .valuestring = m->string}); /* the key */
+			bufputc(&b, ':');
+			jsonout(&b, m);
 		}
 		bufputc(&b, '}');
 	}

@@ -140,14 +140,7 @@ static int inplace(int dfd, const char *name, const struct stat *st, const char 
 		close(fd);
 		return -1;
 	}
-	int err = 0;
-	for (size_t off = 0; off < n && !err;) {
-		ssize_t w = pwrite(fd, data + off, n - off, (off_t)off);
-		if (w < 0 && errno != EINTR)
-			err = errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
+	int err = writeall(fd, data, n) < 0 ? errno : 0; /* from offset 0: just opened */
 	if (!err && (int64_t)n != (int64_t)now.st_size && ftruncate(fd, (off_t)n) < 0)
 		err = errno;
 	if (close(fd) < 0 && !err)
