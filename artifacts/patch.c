@@ -70,6 +70,26 @@ static size_t chainsteps(const char *dir, int **out)
 	return n;
 }
 
+/* The step of an event line whose first member after prev is "step":N (as the runner writes a
+ * decision or a tool result), else 0. For a valid line it is what a parse finds: the first
+ * "step" member. */
+static long leadstep(const char *line, size_t len)
+{
+	const char *end = line + len, *p = memmem(line, len, "\"prev\":\"", 8);
+	static const char key[] = "\",\"step\":";
+	if (!p || end - p < 8 + 64 + (long)sizeof key)
+		return 0;
+	p += 8 + 64;
+	if (memcmp(p, key, sizeof key - 1) != 0)
+		return 0;
+	p += sizeof key - 1;
+	long s = 0;
+	const char *d = p;
+	while (p < end && *p >= '0' && *p <= '9' && p - d < 9)
+		s = s * 10 + (*p++ - '0');
+	return p > d && p < end && (*p == ',' || *p == '}') && s >= 1 ? s : 0;
+}
+
 long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, const struct secrets *sec, int *masked,
               struct buf *out, struct err *e)
 {
@@ -93,8 +113,15 @@ long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, co
 	while ((rc = evrnext(r, &line, &len, e)) == 1) {
 		long seq;
 		char type0[32], prev[65];
-		if (evfields(line, len, &seq, type0, prev) && !strncmp(type0, "model_", 6))
+		int known = evfields(line, len, &seq, type0, prev);
+		if (known && !strncmp(type0, "model_", 6))
 			continue; /* a model's request or answer (the bulk of a log) names no step */
+		long quick = known && strcmp(type0, "snapshot") != 0 ? leadstep(line, len) : 0;
+		if (quick) { /* a decision's or a result's step, read without parsing its arguments */
+			if (quick > last)
+				last = (int)quick;
+			continue;
+		}
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const cJSON *step = cJSON_GetObjectItemCaseSensitive(ev, "step");
 		const char *type = jsonstr(ev, "type", ""), *layer = jsonstr(ev, "layer", NULL);

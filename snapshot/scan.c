@@ -184,6 +184,16 @@ static int vouched(struct walker *w, const char *path, size_t len, const struct 
 	return 1;
 }
 
+/* The watch a directory read again still has: live, made for this path and inode; else -1. */
+static int livewd(struct walker *w, const char *path, const struct stat *st)
+{
+	struct sent x = {0};
+	if (*path)
+		return vouched(w, path, strlen(path), st, &x) ? x.wd : -1;
+	int wd = w->prev->rootwd;
+	return watchlive(w->o->watch, wd, "", st->st_ino) ? wd : -1;
+}
+
 /* Read one directory into k's part; its subdirectories go to *subs. getdents64 rather than readdir:
  * fdopendir's checks cost three system calls a directory. */
 static int readone(struct worker *k, const struct dirjob *j, struct dirjob **subs, size_t *nsubs, size_t *capsubs,
@@ -209,8 +219,9 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	if (w->gi)
 		ignorefile(w->gi, fd, ".gitignore", j->path);
 	if (feed) {
-		/* Watched before it is read: a change from now on is reported. Read again, its own
-		 * entry is refreshed too (its times change with its entries; its parent may be quiet). */
+		/* Watched before it is read: a change from now on is reported (read again under the watch
+		 * it had, still live for this very inode: no new one). Read again, its own entry is
+		 * refreshed too (its times change with its entries; its parent may be quiet). */
 		struct stat st;
 		if (fstat(fd, &st) < 0) {
 			close(fd);
@@ -221,7 +232,8 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		if (!w->o->vouchonly) {
 			strvadd(&k->p.watched, j->path);
 			k->p.wds = xrealloc(k->p.wds, k->p.watched.n * sizeof *k->p.wds);
-			k->p.wds[k->p.watched.n - 1] = watchadd(feed, fd, j->path, st.st_ino);
+			int wd = j->fresh ? -1 : livewd(w, j->path, &st);
+			k->p.wds[k->p.watched.n - 1] = wd >= 0 ? wd : watchadd(feed, fd, j->path, st.st_ino);
 		}
 		if (!j->fresh && j->path[0])
 			add(&k->p, j->path, strlen(j->path), &st);

@@ -728,7 +728,11 @@ static void feedeq(uint64_t seed)
 		"mkdir -p G && echo a > G/f", "rm -rf G && mkdir G && echo bb > G/g",
 		"mkdir -p H/x", "mv H/x H/y && mkdir H/x && mv H/y H/x/y && echo c > H/x/y/f",
 		"mkdir -p J/a/b && echo a > J/a/b/f", "mv J/a K && echo b > K/b/f && echo c > K/g && mv K J/a",
-		"rm -rf C D E G H J K", "true",
+		/* a folder read again keeps its watch, and one replaced at its path gets a new one: what
+		 * changes in it later is seen */
+		"mkdir -p L M && echo a > L/f && echo a > M/f", "echo b > L/f && mv L L.old && mkdir L && echo c > L/g",
+		"echo d > L/h && echo b > M/f", "echo e > L/g && echo c > M/g", "echo f > L/f && echo d > M/f",
+		"rm -rf C D E G H J K L L.old M", "true",
 	};
 	for (size_t t = 0; t < 2 * sizeof tricks / sizeof *tricks; t++) {
 		const char *cmd = tricks[t % (sizeof tricks / sizeof *tricks)]; /* twice: inode numbers come back */
