@@ -1161,26 +1161,67 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	return rc;
 }
 
-/* The digest SHA256SUMS gives for name (a path relative to the run), or NULL. */
-static const char *sumfor(const struct buf *sums, const char *name, char out[65])
+/* A line of SHA256SUMS: its name, and where its digest starts. */
+struct sumline {
+	const char *name, *digest;
+	size_t len;
+};
+
+static int byname(const void *a, const void *b)
 {
-	size_t nl = strlen(name);
+	const struct sumline *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	if (c || x->len != y->len)
+		return c ? c : x->len < y->len ? -1 : 1;
+	return x->digest < y->digest ? -1 : x->digest > y->digest; /* the first line first */
+}
+
+/* The lines of SHA256SUMS that name a file, sorted by name: one pass, however many layers are
+ * looked up (a chain of 5,000 looked each up from the top). */
+static size_t sumlines(const struct buf *sums, struct sumline **out)
+{
+	size_t n = 0, cap = 0;
+	struct sumline *v = NULL;
 	for (const char *l = sums->data; l && *l;) {
 		const char *end = strchrnul(l, '\n');
 		if (end - l > 66 && (l[64] == ' ') && (l[65] == ' ' || l[65] == '*')) {
 			const char *p = l + 66;
 			if (strncmp(p, "./", 2) == 0)
 				p += 2;
-			if ((size_t)(end - p) == nl && memcmp(p, name, nl) == 0) {
-				for (int i = 0; i < 64; i++)
-					out[i] = (char)((l[i] >= 'A' && l[i] <= 'F') ? l[i] + 32 : l[i]);
-				out[64] = 0;
-				return strspn(out, "0123456789abcdef") == 64 ? out : NULL;
-			}
+			if (n == cap)
+				v = xrealloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+			v[n++] = (struct sumline){p, l, (size_t)(end - p)};
 		}
 		l = *end ? end + 1 : end;
 	}
-	return NULL;
+	if (n)
+		qsort(v, n, sizeof *v, byname);
+	*out = v;
+	return n;
+}
+
+/* The digest SHA256SUMS gives for name (a path relative to the run), or NULL; its first line for
+ * name when there are several. */
+static const char *sumfor(const struct sumline *v, size_t n, const char *name, char out[65])
+{
+	struct sumline key = {name, NULL, strlen(name)};
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first line not before name */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sumline *m = &v[mid];
+		int c = memcmp(m->name, name, m->len < key.len ? m->len : key.len);
+		if (c < 0 || (c == 0 && m->len < key.len))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || v[lo].len != key.len || memcmp(v[lo].name, name, key.len) != 0)
+		return NULL;
+	const char *l = v[lo].digest;
+	for (int i = 0; i < 64; i++)
+		out[i] = (char)((l[i] >= 'A' && l[i] <= 'F') ? l[i] + 32 : l[i]);
+	out[64] = 0;
+	return strspn(out, "0123456789abcdef") == 64 ? out : NULL;
 }
 
 struct layerent {
@@ -1196,14 +1237,34 @@ static int bystep(const void *a, const void *b)
 
 /* Whether a layer file is a full tree: what its SNAPMARK says, else what its place implies (the
  * first of a chain, and end, are full; the rest hold changes). */
+struct peek {
+	struct zstr *z;
+	char buf[16384];
+};
+
+static la_ssize_t peekcb(struct archive *a, void *arg, const void **p)
+{
+	(void)a;
+	struct peek *k = arg;
+	struct err ignored = {0};
+	*p = k->buf;
+	ssize_t n = zstread(k->z, k->buf, sizeof k->buf, &ignored);
+	return n < 0 ? ARCHIVE_FATAL : n;
+}
+
 static int layerfull(const char *file, int first, int end)
 {
+	int full = first || end;
+	struct peek *k = xmalloc(sizeof *k);
+	struct err ignored = {0};
+	if (zstropen(&k->z, file, ZSTR_NOFOLLOW, &ignored) < 0) {
+		free(k); /* applying it says why */
+		return full;
+	}
 	struct archive *a = archive_read_new();
 	archive_read_support_format_tar(a);
-	archive_read_support_filter_zstd(a);
-	int full = first || end;
 	struct archive_entry *en;
-	if (archive_read_open_filename(a, file, 1 << 16) == ARCHIVE_OK && archive_read_next_header(a, &en) >= ARCHIVE_WARN) {
+	if (archive_read_open(a, k, NULL, peekcb, NULL) == ARCHIVE_OK && archive_read_next_header(a, &en) >= ARCHIVE_WARN) {
 		const char *p = archive_entry_pathname(en);
 		const char *kind = p && strcmp(p, SNAPMARK) == 0 ? snapwhiteout(en, p) : NULL;
 		if (kind && strcmp(kind, "full") == 0)
@@ -1212,6 +1273,8 @@ static int layerfull(const char *file, int first, int end)
 			full = 0;
 	}
 	archive_read_free(a);
+	zstrfree(k->z);
+	free(k);
 	return full;
 }
 
@@ -1440,12 +1503,15 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	}
 	/* Every layer must be listed before anything is written (but the runner's own, not yet listed). */
 	want = xcalloc(n + 1, sizeof *want);
+	struct sumline *lines = NULL;
+	size_t nlines = own ? 0 : sumlines(&sums, &lines);
 	for (size_t i = 0; i < n && rc == 0 && !own; i++) {
 		char *rel = xasprintf("%s/%s", sub, layers[i].name);
-		if (!sumfor(&sums, rel, want[i]))
+		if (!sumfor(lines, nlines, rel, want[i]))
 			rc = errc(e, ERR_VERIFY, "layer %s is not listed in %s", rel, sumpath);
 		free(rel);
 	}
+	free(lines);
 	if (rc < 0 || preparetarget(&r, to, run, force, e) < 0) {
 		rc = -1;
 		goto out;
