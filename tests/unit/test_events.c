@@ -188,11 +188,11 @@ int main(void)
 	/* A write that fails midway (a full disk, here a file size limit): the partial line is
 	 * cut off again and the frame ended after the last whole line; nothing more is written. */
 	for (int k = 0; k < 24; k++) {
-		int lines = k % 2 ? 3 : 0, room = k / 2; /* the disk fills room bytes past the frame */
+		int nlines = k % 2 ? 3 : 0, room = k / 2; /* the disk fills room bytes past the frame */
 		char *full = xasprintf("%s/full%d.jsonl.zst", dir, k);
 		ok(evopen(&l, full, NULL, &e) == 0, "evopen full");
 		int added = 0;
-		for (int i = 0; i < lines; i++)
+		for (int i = 0; i < nlines; i++)
 			added += evadd(l, "test", cJSON_CreateObject(), &e) == 0;
 		struct stat st;
 		stat(full, &st);
@@ -210,8 +210,8 @@ int main(void)
 		ok(evadd(l, "test", cJSON_CreateObject(), &e) < 0, "nothing is written after a failed write");
 		ok(evcount(l) == added, "the count is of whole lines (%d)", added);
 		ok(evclose(l, &e) == 0, "close after a failed write: %s", e.msg);
-		ok(readchain(full, &chain, &trunc) == lines && chain && !trunc,
-		   "%d whole lines read back, chain intact, the frame ended (disk full %d bytes on)", lines, room);
+		ok(readchain(full, &chain, &trunc) == nlines && chain && !trunc,
+		   "%d whole lines read back, chain intact, the frame ended (disk full %d bytes on)", nlines, room);
 		char *t = xasprintf("zstd -tq %s", full);
 		ok(system(t) == 0, "stock zstd accepts the log");
 		free(t);

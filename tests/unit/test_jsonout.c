@@ -21,7 +21,7 @@ static char *randstr(void)
 	char *s = malloc(n + 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned k = rnd() % 10;
-		s[i] = (char)(k < 5 ? 'a' + rnd() % 26 : k < 7 ? 1 + rnd() % 0x2f : k < 8 ? "\"\\/"[rnd() % 3] : 1 + rnd() % 255);
+		s[i] = (char)(k < 5 ? 'a' + rnd() % 26 : k < 7 ? 1 + rnd() % 0x2f : k < 8 ? (unsigned)"\"\\/"[rnd() % 3] : 1 + rnd() % 255);
 	}
 	s[n] = 0;
 	return s;

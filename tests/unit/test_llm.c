@@ -828,8 +828,7 @@ static void openaikept(void)
 	for (int round = 0; round < 6; round++) {
 		if (round == 4) /* escapes, non-ASCII, a control character */
 			cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"c\\\"1\",\"content\":\"\\u00e4 \\t \\u0001 \\\" \\\\ </x>\"}"));
-		if (round == 5) /* the same again: all of it from what was kept */
-			;
+		/* round 5: the same again, all of it from what was kept */
 		if (round == 1)
 			cJSON_AddItemToArray(msgs, J("{\"role\":\"user\",\"content\":\"more\"}"));
 		if (round == 2)
