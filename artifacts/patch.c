@@ -72,7 +72,7 @@ static size_t chainsteps(const char *dir, int **out)
 
 /* The step of an event line whose first member after prev is "step":N (as the runner writes a
  * decision or a tool result), else 0. For a valid line it is what a parse finds: the first
- * "step" member. */
+ * "step" member; a line cut short or a number JSON refuses is left to the parse. */
 static long leadstep(const char *line, size_t len)
 {
 	const char *end = line + len, *p = memmem(line, len, "\"prev\":\"", 8);
@@ -85,6 +85,10 @@ static long leadstep(const char *line, size_t len)
 	p += sizeof key - 1;
 	long s = 0;
 	const char *d = p;
+	if (p < end && *p == '0')
+		return 0; /* JSON has no leading zero: the parse decides */
+	if (line[len - 1] != '}')
+		return 0; /* cut short (a crash mid-write): the parse decides */
 	while (p < end && *p >= '0' && *p <= '9' && p - d < 9)
 		s = s * 10 + (*p++ - '0');
 	return p > d && p < end && (*p == ',' || *p == '}') && s >= 1 ? s : 0;
