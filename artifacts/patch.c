@@ -79,6 +79,11 @@ static long leadstep(const char *line, size_t len)
 	static const char key[] = "\",\"step\":";
 	if (!p || end - p < 8 + 64 + (long)sizeof key)
 		return 0;
+	/* prev as the runner writes it, 64 hex digits: a quote in it would open members the text
+	 * below is not at (its "step" nested, or not the first), where a parse reads another */
+	for (const char *h = p + 8; h < p + 8 + 64; h++)
+		if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+			return 0;
 	p += 8 + 64;
 	if (memcmp(p, key, sizeof key - 1) != 0)
 		return 0;
