@@ -93,7 +93,7 @@ static long leadstep(const char *line, size_t len)
 	if (p < end && *p == '0')
 		return 0; /* JSON has no leading zero: the parse decides */
 	if (line[len - 1] != '}')
-		return 0; /* cut short (a crash mid-write): the parse decides */
+		return 0; /* not ending as an object ends: the parse decides */
 	while (p < end && *p >= '0' && *p <= '9' && p - d < 9)
 		s = s * 10 + (*p++ - '0');
 	return p > d && p < end && (*p == ',' || *p == '}') && s >= 1 ? s : 0;

@@ -1167,13 +1167,18 @@ struct sumline {
 	size_t len;
 };
 
+/* Names of lengths al and bl in byte order, a prefix first. */
+static int namecmp(const char *a, size_t al, const char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : al < bl ? -1 : al > bl;
+}
+
 static int byname(const void *a, const void *b)
 {
 	const struct sumline *x = a, *y = b;
-	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-	if (c || x->len != y->len)
-		return c ? c : x->len < y->len ? -1 : 1;
-	return x->digest < y->digest ? -1 : x->digest > y->digest; /* the first line first */
+	int c = namecmp(x->name, x->len, y->name, y->len);
+	return c ? c : x->digest < y->digest ? -1 : x->digest > y->digest; /* the first line first */
 }
 
 /* The lines of SHA256SUMS that name a file, sorted by name: one pass, however many layers are
@@ -1204,18 +1209,15 @@ static size_t sumlines(const struct buf *sums, struct sumline **out)
  * name when there are several. */
 static const char *sumfor(const struct sumline *v, size_t n, const char *name, char out[65])
 {
-	struct sumline key = {name, NULL, strlen(name)};
-	size_t lo = 0, hi = n;
+	size_t len = strlen(name), lo = 0, hi = n;
 	while (lo < hi) { /* the first line not before name */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct sumline *m = &v[mid];
-		int c = memcmp(m->name, name, m->len < key.len ? m->len : key.len);
-		if (c < 0 || (c == 0 && m->len < key.len))
+		if (namecmp(v[mid].name, v[mid].len, name, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == n || v[lo].len != key.len || memcmp(v[lo].name, name, key.len) != 0)
+	if (lo == n || namecmp(v[lo].name, v[lo].len, name, len) != 0)
 		return NULL;
 	const char *l = v[lo].digest;
 	for (int i = 0; i < 64; i++)
@@ -1235,8 +1237,7 @@ static int bystep(const void *a, const void *b)
 	return x->step < y->step ? -1 : x->step > y->step;
 }
 
-/* Whether a layer file is a full tree: what its SNAPMARK says, else what its place implies (the
- * first of a chain, and end, are full; the rest hold changes). */
+/* A layer's first bytes, for layerfull: libarchive reads them through zstropen. */
 struct peek {
 	struct zstr *z;
 	char buf[16384];
@@ -1252,6 +1253,8 @@ static la_ssize_t peekcb(struct archive *a, void *arg, const void **p)
 	return n < 0 ? ARCHIVE_FATAL : n;
 }
 
+/* Whether a layer file is a full tree: what its SNAPMARK says, else what its place implies (the
+ * first of a chain, and end, are full; the rest hold changes). */
 static int layerfull(const char *file, int first, int end)
 {
 	int full = first || end;

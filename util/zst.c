@@ -283,7 +283,8 @@ static ZSTD_DCtx *dctxget(void)
 static void dctxput(ZSTD_DCtx *z)
 {
 	pthread_once(&spareonce, sparemake);
-	if (z && sparekeyed && ZSTD_sizeof_DCtx(z) <= (4u << 20) && !pthread_getspecific(sparekey) && pthread_setspecific(sparekey, z) == 0)
+	int keep = z && sparekeyed && ZSTD_sizeof_DCtx(z) <= (4u << 20) && !pthread_getspecific(sparekey);
+	if (keep && pthread_setspecific(sparekey, z) == 0)
 		return;
 	ZSTD_freeDCtx(z);
 }
