@@ -623,6 +623,8 @@ int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, cons
 			r->content = cut;
 		}
 	}
+	if (rc < 0)
+		toolresfree(r); /* a shell step that failed (a stop, the engine gone): nothing to hand back */
 	return rc;
 }
 

@@ -34,7 +34,8 @@ struct toolopts {
 
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never
  * following a link out of it. path is the policy's normalised path for file tools. The result the
- * model sees is cut to o->limit; the event keeps the full output's size and digest. */
+ * model sees is cut to o->limit; the event keeps the full output's size and digest. On error r
+ * holds nothing. */
 int toolrun(struct sbx *sbx, int wsfd, const char *tool, const cJSON *args, const char *path,
             const struct toolopts *o, struct toolres *r, struct err *e);
 /* Text cut to about limit bytes: its head and its tail, with a line between them saying how many

@@ -297,6 +297,7 @@ kill -TERM $npid
 wait $npid; rc=$?
 echo "nightshift exited $rc after SIGTERM"
 expect_rc "SIGTERM mid-step in docker: exit 130" 130 "$rc"
+[ "$rc" = 130 ] || cat "$T/err.term"
 waitfor 60 eval '[ "$(ours $npid)" = 0 ]'
 expect_eq "container removed after SIGTERM" 0 "$(ours $npid)"
 

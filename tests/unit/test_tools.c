@@ -162,6 +162,14 @@ int main(void)
 		toolresfree(&tr);
 		cJSON_Delete(args);
 	}
+	{
+		/* A step that fails hands nothing back (the caller frees nothing; sanitizers see a leak) */
+		struct toolres tr;
+		cJSON *args = cJSON_Parse("{\"cmd\":\"true\"}");
+		ok(toolrun(NULL, wsfd, "shell", args, NULL, &(struct toolopts){0}, &tr, &e) < 0 && !tr.event && !tr.content,
+		   "a failed shell call holds no event and no content: %s", e.msg);
+		cJSON_Delete(args);
+	}
 	buffree(&b);
 
 	/* A hard link to a file outside the workspace (uv, pnpm, git clone of a local path make them),
