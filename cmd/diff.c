@@ -37,8 +37,8 @@ static const char helptext[] =
 	"step: what changed after it, until the end layer (as restore --step end restores it).\n"
 	"\n" MAXUNPACKHELP
 	"\n"
-	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer cannot be read\n"
-	"            or would expand past --max-unpack\n";
+	"exit codes: 0 printed, 2 usage or input error (no such run or step), 4 a layer or the job's log is\n"
+	"            not as SHA256SUMS holds it, cannot be read, or would expand past --max-unpack\n";
 
 static const char *kindname(char type)
 {
@@ -93,7 +93,12 @@ static int wholediff(const char *run, const char *job, int64_t maxu)
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
 	struct buf out = {0};
-	long n = job ? patchjob(dir, job, 0, maxu, NULL, NULL, &out, &e) : patchrun(dir, maxu, &out, &e);
+	/* a job's steps are read from its event log: only as SHA256SUMS holds it, as its layers are */
+	char *held = job ? xasprintf("jobs/%s/", job) : NULL;
+	long n = -1;
+	if (!held || rundirheld(dir, held, &e) == 0)
+		n = job ? patchjob(dir, job, 0, maxu, NULL, NULL, &out, &e) : patchrun(dir, maxu, &out, &e);
+	free(held);
 	runclose(dir, tmp);
 	int code = EXIT_OK;
 	if (n < 0) {

@@ -146,4 +146,16 @@ PY
 expect_rc "diff --step of a forged layer: exit 4" 4 $?
 expect_grep "it names the layer" 'snapshots/end.tar.zst is not in SHA256SUMS as it is' "$T/forged.err"
 expect_nogrep "and shows none of its bytes" 'FORGED' "$T/forged.out"
+
+# An event log edited after sealing (a step moved to another job's count): diff --job reads a job's
+# steps from it, so it refuses the log as verification does, and prints no patch.
+ev="$dir/jobs/fix/events.jsonl.zst"
+zstd -dcq "$ev" >"$T/ev.orig"
+sed 's/"step":1,/"step":9,/' "$T/ev.orig" >"$T/ev.edited"
+check "the edit changed the log" test "$(md5sum <"$T/ev.orig")" != "$(md5sum <"$T/ev.edited")"
+zstd -qfo "$ev" "$T/ev.edited"
+"$NS" diff "$dir" --job fix >"$T/edited.out" 2>"$T/edited.err"
+expect_rc "diff --job of an edited event log: exit 4" 4 $?
+expect_grep "it names the log" 'jobs/fix/events.jsonl.zst is not in SHA256SUMS as it is' "$T/edited.err"
+expect_eq "and prints no patch" "" "$(cat "$T/edited.out")"
 done_tests
