@@ -17,5 +17,11 @@ long patchjob(const char *rundir, const char *job, int own, int64_t maxbytes, co
 /* The run's whole change: each chain from its first layer to its end, paths prefixed with the
  * chain's workspace name when the run has several. */
 long patchrun(const char *rundir, int64_t maxbytes, struct buf *out, struct err *e);
+/* The change of a chain (ws NULL: the only one) from before step from to before step to (0: its
+ * end), every layer held to SHA256SUMS. */
+long patchsteps(const char *rundir, const char *ws, int from, int to, int64_t maxbytes, struct buf *out, struct err *e);
+/* For tests and benches: restore both states whole (1), as patches were made before they
+ * restored only the paths that changed (0, the default). */
+void patchrestorewhole(int whole);
 
 #endif

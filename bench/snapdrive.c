@@ -8,7 +8,12 @@
  *   snapdrive restore RUN N|end DIR [--force] [--inorder]
  *       snaprestore(); prints the time taken; --inorder: layer by layer, oldest first, as before
  *       restores applied a chain in one pass (snaprestoreorder).
- * Both print "rss_kb N" (peak resident set) last. Built by the scripts against libnightshift.a. */
+ *   snapdrive patch RUN FROM TO|end [--whole]
+ *       the chain's change from before step FROM to before TO as a git patch on stdout (patchsteps),
+ *       the time taken on stderr; --whole: both states restored whole (patchrestorewhole), as
+ *       before only the paths the layers between them name were restored.
+ * All print "rss_kb N" (peak resident set) last (patch: on stderr). Built by the scripts against
+ * libnightshift.a. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../snapshot/snapshot.h"
+#include "../artifacts/patch.h"
 
 static double now(void)
 {
@@ -135,6 +141,28 @@ static int restore(int argc, char **argv)
 	return 0;
 }
 
+static int patch(int argc, char **argv)
+{
+	if (argc < 5 || (argc == 6 && strcmp(argv[5], "--whole") != 0) || argc > 6)
+		return 2;
+	patchrestorewhole(argc == 6);
+	struct err e = {0};
+	struct buf out = {0};
+	double t = now();
+	long n = patchsteps(argv[2], NULL, atoi(argv[3]), strcmp(argv[4], "end") == 0 ? 0 : atoi(argv[4]), 0, &out, &e);
+	if (n < 0) {
+		fprintf(stderr, "snapdrive: %s\n", e.msg);
+		buffree(&out);
+		return 1;
+	}
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buffree(&out);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "patch ms %.1f files %ld\nrss_kb %ld\n", now() - t, n, ru.ru_maxrss);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -142,8 +170,11 @@ int main(int argc, char **argv)
 		rc = steps(argc, argv);
 	else if (argc > 1 && strcmp(argv[1], "restore") == 0)
 		rc = restore(argc, argv);
+	else if (argc > 1 && strcmp(argv[1], "patch") == 0)
+		rc = patch(argc, argv);
 	if (rc == 2)
 		fprintf(stderr, "usage: snapdrive steps WS RUN [--level L] [--threads T] [--exclude G]... [-- CMD...]\n"
-		                "       snapdrive restore RUN N|end DIR [--force] [--inorder]\n");
+		                "       snapdrive restore RUN N|end DIR [--force] [--inorder]\n"
+		                "       snapdrive patch RUN FROM TO|end [--whole]\n");
 	return rc;
 }

@@ -209,6 +209,8 @@ struct restore {
 	struct timespec roottime[2];
 	char *ppath;  /* its path */
 	struct chain *c; /* a chain applied in one pass, newest layer first (NULL: in order, or a run archive) */
+	const struct snapset *only; /* write only the paths it wants (NULL: all) */
+	int outside;  /* a wanted hard link's target is not wanted: only a whole restore makes it */
 };
 
 static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
@@ -478,6 +480,66 @@ static size_t trimlen(const char *path)
 	while (n && path[n - 1] == '/')
 		n--;
 	return n;
+}
+
+/* The paths the layers after one step name (entries, and what whiteouts remove), sorted and
+ * trimmed; sub[i]: p[i] replaced what lay beneath it (a non-directory or a whiteout). Restoring
+ * only what it wants, at that step and at a later one, gives two trees that differ as the whole
+ * ones do. */
+struct snapset {
+	char **p;
+	unsigned char *sub;
+	size_t n;
+};
+
+/* Names of lengths al and bl in byte order, a prefix first. */
+static int namecmp(const char *a, size_t al, const char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : al < bl ? -1 : al > bl;
+}
+
+/* The first index whose name is not before key[0..n). */
+static size_t setlower(const struct snapset *s, const char *key, size_t n)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (namecmp(s->p[mid], strlen(s->p[mid]), key, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int setat(const struct snapset *s, const char *key, size_t n)
+{
+	size_t i = setlower(s, key, n);
+	return i < s->n && strlen(s->p[i]) == n && memcmp(s->p[i], key, n) == 0 ? (int)i : -1;
+}
+
+/* Whether path is in the set, beneath a name that replaced what lay beneath it, or a folder above
+ * a name of the set (a folder holding what changed). */
+static int setwants(const struct snapset *s, const char *path)
+{
+	size_t n = trimlen(path);
+	if (setat(s, path, n) >= 0)
+		return 1;
+	for (size_t k = n; k;) {
+		const char *slash = memrchr(path, '/', k);
+		if (!slash)
+			break;
+		k = slash - path;
+		int i = setat(s, path, k);
+		if (i >= 0 && s->sub[i])
+			return 1;
+	}
+	char *below = xasprintf("%.*s/", (int)n, path);
+	size_t i = setlower(s, below, n + 1);
+	int above = i < s->n && strncmp(s->p[i], below, n + 1) == 0;
+	free(below);
+	return above;
 }
 
 /* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
@@ -1075,6 +1137,10 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			if (usedit)
 				rc = errc(e, ERR_VERIFY, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
+			if (rc == 0 && r->only && *gone && !setwants(r->only, gone)) {
+				free(gone); /* it removes what this restore does not write */
+				continue;
+			}
 			if (rc == 0 && r->c) {
 				/* In one pass a whiteout removes nothing: it hides what older layers hold there. */
 				const char *name = base + 4;
@@ -1102,6 +1168,13 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
 		size_t pn = trimlen(path);
 		int live = !r->c || !hidden(r->c, path, pn, r->c->j);
+		int wanted = !r->only || setwants(r->only, path);
+		if (wanted && hl && r->only && !setwants(r->only, hl)) {
+			r->outside = 1;
+			rc = errc(e, ERR_FAIL, "%s: hard link to %s, which this restore does not write", path, hl);
+			break;
+		}
+		live = live && wanted;
 		if (r->c && live && hl) {
 			/* A link's target must be this layer's (a newer one may have replaced it since): when
 			 * this layer skipped it, or a layer before wrote it, one pass cannot make the link. */
@@ -1117,7 +1190,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			break;
 		}
 		if (!r->c) {
-			rc = writeentry(r, a, en, path, &ds, &used, e);
+			rc = wanted ? writeentry(r, a, en, path, &ds, &used, e) : usecheck(path, isdir, &used, e);
 			continue;
 		}
 		chainname(r->c, path, pn, r->c->j);
@@ -1166,13 +1239,6 @@ struct sumline {
 	const char *name, *digest;
 	size_t len;
 };
-
-/* Names of lengths al and bl in byte order, a prefix first. */
-static int namecmp(const char *a, size_t al, const char *b, size_t bl)
-{
-	int c = memcmp(a, b, al < bl ? al : bl);
-	return c ? c : al < bl ? -1 : al > bl;
-}
 
 static int byname(const void *a, const void *b)
 {
@@ -1457,40 +1523,51 @@ static char *pickws(const char *run, const char *snapdir, const char *ws, int st
 	return found;
 }
 
-static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
-                      int own, struct err *e)
+/* A chain's layers for step (0: end): run is rundir made absolute, sub the chain's folder relative
+ * to it (snapshots or snapshots/<ws>), layers what listlayers gives. */
+struct chainat {
+	char *run, *sub, *snapdir;
+	struct layerent *layers;
+	size_t n;
+};
+
+static void chainatfree(struct chainat *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->layers[i].name);
+	free(c->layers);
+	free(c->run);
+	free(c->sub);
+	free(c->snapdir);
+	memset(c, 0, sizeof *c);
+}
+
+static int chainat(const char *rundir, const char *ws, int step, struct chainat *c, struct err *e)
+{
+	memset(c, 0, sizeof *c);
 	if (step < 0)
 		return errc(e, ERR_INPUT, "step %d: want 1 or more, or end", step);
 	/* Absolute, since the layers are read from inside the target. */
-	char *run = realpath(rundir, NULL);
-	if (!run)
+	if (!(c->run = realpath(rundir, NULL)))
 		return errc(e, ERR_INPUT, "%s:", rundir);
-	char *top = pathjoin(run, "snapshots");
-	char *name = pickws(run, top, ws, step, e);
+	char *top = pathjoin(c->run, "snapshots");
+	char *name = pickws(c->run, top, ws, step, e);
 	free(top);
 	if (!name) {
-		free(run);
+		chainatfree(c);
 		return -1;
 	}
 	/* layers are named relative to the run: snapshots/NNNN.tar.zst or snapshots/<ws>/NNNN.tar.zst */
-	char *sub = *name ? xasprintf("snapshots/%s", name) : xstrdup("snapshots");
+	c->sub = *name ? xasprintf("snapshots/%s", name) : xstrdup("snapshots");
 	free(name);
-	struct buf sums = {0};
-	char *sumpath = pathjoin(run, "SHA256SUMS");
-	char *snapdir = pathjoin(run, sub);
-	struct layerent *layers = NULL;
-	size_t n = 0;
-	char (*want)[65] = NULL;
-	struct restore r = {.rootfd = -1, .root = geteuid() == 0};
-	int rc = 0;
+	c->snapdir = pathjoin(c->run, c->sub);
 	/* A resumed run carries the layers of the run it resumed (its steps up to origin.last_step);
 	 * its own chain starts after them with a full layer. */
 	int base = 0;
 	cJSON *rj = NULL;
 	struct buf rjb = {0};
 	struct err je = {0};
-	char *rjpath = pathjoin(run, "run.json");
+	char *rjpath = pathjoin(c->run, "run.json");
 	if (readfile(rjpath, &rjb, &je) == 0)
 		rj = cJSON_ParseWithLength(rjb.data, rjb.len);
 	free(rjpath);
@@ -1500,7 +1577,28 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	    (step == 0 || step > last->valuedouble)) /* end is the resumed run's own too */
 		base = (int)last->valuedouble;
 	cJSON_Delete(rj);
-	if ((!own && readfile(sumpath, &sums, e) < 0) || listlayers(snapdir, step, base, &layers, &n, e) < 0) {
+	if (listlayers(c->snapdir, step, base, &c->layers, &c->n, e) < 0) {
+		chainatfree(c);
+		return -1;
+	}
+	return 0;
+}
+
+static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
+                      int own, const struct snapset *only, struct err *e)
+{
+	struct chainat ch;
+	if (chainat(rundir, ws, step, &ch, e) < 0)
+		return -1;
+	const char *run = ch.run, *sub = ch.sub, *snapdir = ch.snapdir;
+	struct layerent *layers = ch.layers;
+	size_t n = ch.n;
+	struct buf sums = {0};
+	char *sumpath = pathjoin(run, "SHA256SUMS");
+	char (*want)[65] = NULL;
+	struct restore r = {.rootfd = -1, .root = geteuid() == 0, .only = only};
+	int rc = 0;
+	if (!own && readfile(sumpath, &sums, e) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1571,15 +1669,152 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 out:
 	if (r.rootfd >= 0)
 		close(r.rootfd);
-	for (size_t i = 0; i < n; i++)
-		free(layers[i].name);
-	free(layers);
+	chainatfree(&ch);
 	free(want);
 	free(sumpath);
-	free(snapdir);
-	free(sub);
-	free(run);
 	buffree(&sums);
+	return rc < 0 && r.outside ? 1 : rc;
+}
+
+struct setname {
+	char *p;
+	unsigned char sub;
+};
+
+static int bysetname(const void *a, const void *b)
+{
+	return strcmp(((const struct setname *)a)->p, ((const struct setname *)b)->p);
+}
+
+#define SETMAX (1 << 20) /* names; past it a whole restore costs no more */
+
+/* Add the names layer file holds to v; 0, or -1 when only a whole restore will do. */
+static int setlayer(const char *file, struct restore *r, struct setname **v, size_t *n, size_t *cap)
+{
+	struct err e = {0};
+	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW, &e) < 0)
+		return -1;
+	r->zfailed = 0;
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	int rc = archive_read_open(a, r, NULL, readcb, NULL) == ARCHIVE_OK ? 0 : -1;
+	while (rc == 0) {
+		struct archive_entry *en;
+		int st = archive_read_next_header(a, &en);
+		if (st == ARCHIVE_EOF)
+			break;
+		const char *path = st < ARCHIVE_WARN ? NULL : archive_entry_pathname(en);
+		if (path && (strcmp(path, ".") == 0 || strcmp(path, "./") == 0))
+			continue; /* the workspace folder's own mode and times: no patch shows them */
+		if (!path || !safepath(path) || strlen(path) >= PATH_MAX || archive_entry_hardlink(en) || *n >= SETMAX) {
+			rc = -1;
+			break;
+		}
+		size_t pn = trimlen(path);
+		const char *slash = memrchr(path, '/', pn);
+		const char *base = slash ? slash + 1 : path;
+		const char *kind = snapwhiteout(en, base);
+		char *name;
+		if (kind && strcmp(kind, "delta") == 0)
+			continue;
+		if (kind && strcmp(kind, "full") == 0)
+			rc = -1, name = NULL; /* the chain began again: everything may differ */
+		else if (kind && strcmp(kind, "opaque") == 0)
+			name = slash ? xstrndup(path, slash - path) : NULL; /* NULL: the whole target */
+		else if (kind)
+			name = slash ? xasprintf("%.*s%s", (int)(base - path), path, base + 4) : xstrdup(base + 4);
+		else
+			name = xstrndup(path, pn);
+		if (!name) {
+			rc = -1;
+			break;
+		}
+		if (*n == *cap)
+			*v = xrealloc(*v, (*cap = *cap ? 2 * *cap : 256) * sizeof **v);
+		(*v)[(*n)++] = (struct setname){name, kind || archive_entry_filetype(en) != AE_IFDIR};
+	}
+	archive_read_free(a);
+	aheadclose(r->h, NULL);
+	r->h = NULL;
+	return rc;
+}
+
+struct snapset *snapsetof(const char *rundir, const char *ws, int from, int to, int64_t maxbytes)
+{
+	struct chainat at, end;
+	struct err e = {0};
+	if (from < 1 || chainat(rundir, ws, from, &at, &e) < 0)
+		return NULL;
+	if (chainat(rundir, ws, to, &end, &e) < 0) {
+		chainatfree(&at);
+		return NULL;
+	}
+	locale_t old = snappin();
+	/* from's layers must be the first of to's: the rest hold every change between them */
+	int ok = strcmp(at.sub, end.sub) == 0 && at.n <= end.n;
+	for (size_t i = 0; ok && i < at.n; i++)
+		ok = strcmp(at.layers[i].name, end.layers[i].name) == 0;
+	int64_t packed = 0;
+	for (size_t i = at.n; ok && i < end.n; i++) {
+		struct stat st;
+		char *file = pathjoin(end.snapdir, end.layers[i].name);
+		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
+			packed += st.st_size;
+		free(file);
+	}
+	struct restore r = {.rootfd = -1};
+	boundinit(&r.b, "the layers read for a patch", maxbytes, packed, BOUND_WRITEENTRIES);
+	struct setname *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = at.n; ok && i < end.n; i++) {
+		char *file = pathjoin(end.snapdir, end.layers[i].name);
+		ok = setlayer(file, &r, &v, &n, &cap) == 0;
+		free(file);
+	}
+	snapunpin(old);
+	chainatfree(&at);
+	chainatfree(&end);
+	struct snapset *set = NULL;
+	if (ok) {
+		if (n)
+			qsort(v, n, sizeof *v, bysetname);
+		set = xcalloc(1, sizeof *set);
+		set->p = xmalloc((n ? n : 1) * sizeof *set->p);
+		set->sub = xmalloc(n ? n : 1);
+		for (size_t i = 0; i < n; i++) {
+			if (set->n && strcmp(set->p[set->n - 1], v[i].p) == 0) {
+				set->sub[set->n - 1] |= v[i].sub; /* named twice: replaced beneath if either says so */
+				free(v[i].p);
+				continue;
+			}
+			set->p[set->n] = v[i].p;
+			set->sub[set->n++] = v[i].sub;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			free(v[i].p);
+	}
+	free(v);
+	return set;
+}
+
+void snapsetfree(struct snapset *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->p[i]);
+	free(s->p);
+	free(s->sub);
+	free(s);
+}
+
+int snaprestoreset(const char *rundir, const char *ws, int step, const char *to, int own, int64_t maxbytes,
+                   const struct snapset *set, struct err *e)
+{
+	locale_t old = snappin();
+	int rc = restoredir(rundir, ws, step, to, !own, own ? 0 : maxbytes, own, set, e);
+	snapunpin(old);
 	return rc;
 }
 
@@ -1679,11 +1914,11 @@ static int restore(const char *rundir, const char *ws, int step, const char *to,
 	if (stat(rundir, &st) < 0)
 		return errc(e, ERR_INPUT, "%s:", rundir);
 	if (!S_ISREG(st.st_mode))
-		return restoredir(rundir, ws, step, to, force, maxbytes, 0, e);
+		return restoredir(rundir, ws, step, to, force, maxbytes, 0, NULL, e);
 	char *tmp = NULL, *run = NULL;
 	int rc = unpackrun(rundir, maxbytes, &tmp, &run, e);
 	if (rc == 0)
-		rc = restoredir(run, ws, step, to, force, maxbytes, 0, e);
+		rc = restoredir(run, ws, step, to, force, maxbytes, 0, NULL, e);
 	if (tmp)
 		snapremove(tmp);
 	free(tmp);
@@ -1721,7 +1956,7 @@ int snaprestorews(const char *rundir, const char *ws, int step, const char *to, 
 int snaprestoreown(const char *rundir, const char *ws, int step, const char *to, struct err *e)
 {
 	locale_t old = snappin();
-	int rc = restoredir(rundir, ws, step, to, 0, 0, 1, e);
+	int rc = restoredir(rundir, ws, step, to, 0, 0, 1, NULL, e);
 	snapunpin(old);
 	return rc;
 }

@@ -69,6 +69,17 @@ int snaprestorews(const char *rundir, const char *ws, int step, const char *to, 
 /* The same for the run this process is sealing (a folder, ws "" or a chain's name): its layers,
  * written here and not yet in SHA256SUMS, are read without their digests checked. */
 int snaprestoreown(const char *rundir, const char *ws, int step, const char *to, struct err *e);
+/* What a chain's layers after step from, up to step to (0: its end), name: the paths a restore at
+ * from and one at to must write to differ as whole restores do. NULL when only whole restores show
+ * the change (a full layer or a hard link among those layers, over a million names, a layer that
+ * does not read: the restore says why). */
+struct snapset *snapsetof(const char *rundir, const char *ws, int from, int to, int64_t maxbytes);
+void snapsetfree(struct snapset *s);
+/* snaprestorews of the run folder rundir (own: snaprestoreown) writing only what set holds, lies
+ * beneath a name of it that replaced a folder, or holds a name of it. 1 when a hard link there
+ * reaches a file the set leaves out (restore whole instead; to is left empty). */
+int snaprestoreset(const char *rundir, const char *ws, int step, const char *to, int own, int64_t maxbytes,
+                   const struct snapset *set, struct err *e);
 /* For tests and benches: apply a chain layer by layer, oldest first (1), as restores did before
  * they applied it in one pass, newest first (0, the default). */
 void snaprestoreorder(int inorder);

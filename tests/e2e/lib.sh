@@ -33,6 +33,22 @@ expect_nogrep() {
 	if ! grep -Eq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1: /$2/ found in $3"; fi
 }
 
+# snapdrive_build: $T/snapdrive (bench/snapdrive.c) against the libnightshift.a beside $TESTBIN
+# (built here when there is none), with the sanitizer runtimes when that library has them;
+# the compiler's words in $T/cc.log.
+snapdrive_build() {
+	local pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto" lib san=
+	lib=${TESTBIN:+$(dirname "$TESTBIN")/libnightshift.a}
+	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+		make -C "$ROOT" -s O="$T/build" "$T/build/libnightshift.a" >/dev/null 2>&1
+		lib=$T/build/libnightshift.a
+	fi
+	nm "$lib" 2>/dev/null | grep -q __asan_ && san="-fsanitize=address,undefined"
+	# shellcheck disable=SC2046
+	cc -std=c11 -D_GNU_SOURCE -O2 $san $(pkg-config --cflags $pkgs) -o "$T/snapdrive" "$ROOT/bench/snapdrive.c" "$lib" \
+		$(pkg-config --libs $pkgs) -lpthread 2>"$T/cc.log"
+}
+
 # waitfor SECONDS COMMAND...: runs COMMAND every 50 ms until it succeeds (0) or SECONDS have
 # passed (1). For conditions a test waits on: bounds are generous, a loaded machine is slow.
 waitfor() {

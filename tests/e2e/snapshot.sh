@@ -8,16 +8,7 @@
 command -v tar >/dev/null && tar --version 2>/dev/null | grep -q 'GNU tar' || { skip snapshot "GNU tar is not installed"; done_tests; exit; }
 command -v zstd >/dev/null || { skip snapshot "zstd is not installed"; done_tests; exit; }
 
-pkgs="libcurl libcjson yaml-0.1 libarchive libzstd libseccomp libcrypto"
-lib=${TESTBIN:+$(dirname "$TESTBIN")/libnightshift.a}
-if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-	make -C "$ROOT" -s O="$T/build" "$T/build/libnightshift.a" >/dev/null 2>&1
-	lib=$T/build/libnightshift.a
-fi
-# A library built with SANITIZE=1 needs the sanitizer runtimes linked in too.
-san=; nm "$lib" 2>/dev/null | grep -q __asan_ && san="-fsanitize=address,undefined"
-cc -std=c11 -D_GNU_SOURCE -O2 $san $(pkg-config --cflags $pkgs) -o "$T/snapdrive" "$ROOT/bench/snapdrive.c" "$lib" \
-	$(pkg-config --libs $pkgs) -lpthread 2>"$T/cc.log"
+snapdrive_build
 check "driver builds" test -x "$T/snapdrive"
 [ -x "$T/snapdrive" ] || { cat "$T/cc.log"; done_tests; exit; }
 
