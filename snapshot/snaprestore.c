@@ -1161,6 +1161,19 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	return rc;
 }
 
+/* The compressed bytes a file brings to a default bound: those on disk. A regular file's size, but
+ * no more than its blocks: a sparse file's holes read as zeros that a zstd skippable frame (or
+ * bytes after the last frame) may hold, so a layer of 1 GiB of holes raised the chain's bound to
+ * 100 GiB for the layers applied before it was read (attack12). Not a regular file (a symlink, a
+ * fifo): nothing, it is refused when read. */
+static int64_t ondisk(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_size < 0)
+		return 0;
+	int64_t used = st->st_blocks > INT64_MAX / 512 ? INT64_MAX : (int64_t)st->st_blocks * 512;
+	return used < st->st_size ? used : st->st_size;
+}
+
 /* A line of SHA256SUMS: its name, and where its digest starts. */
 struct sumline {
 	const char *name, *digest;
@@ -1524,8 +1537,8 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		char *file = pathjoin(snapdir, layers[i].name);
-		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
-			packed += st.st_size;
+		if (lstat(file, &st) == 0 && ondisk(&st) < INT64_MAX - packed)
+			packed += ondisk(&st);
 		free(file);
 	}
 	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
@@ -1621,7 +1634,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	int rc = 0;
 	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
 	 * compresses well is its JSON and declared files). */
-	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0, BOUND_WRITEENTRIES);
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? ondisk(&st) : 0, BOUND_WRITEENTRIES);
 	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {
