@@ -1009,7 +1009,7 @@ out:
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	/* a run's layer is read as verification reads it: never through a link */
-	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW : 0, e) < 0)
+	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;
@@ -1161,19 +1161,6 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	return rc;
 }
 
-/* The compressed bytes a file brings to a default bound: those on disk. A regular file's size, but
- * no more than its blocks: a sparse file's holes read as zeros that a zstd skippable frame (or
- * bytes after the last frame) may hold, so a layer of 1 GiB of holes raised the chain's bound to
- * 100 GiB for the layers applied before it was read (attack12). Not a regular file (a symlink, a
- * fifo): nothing, it is refused when read. */
-static int64_t ondisk(const struct stat *st)
-{
-	if (!S_ISREG(st->st_mode) || st->st_size < 0)
-		return 0;
-	int64_t used = st->st_blocks > INT64_MAX / 512 ? INT64_MAX : (int64_t)st->st_blocks * 512;
-	return used < st->st_size ? used : st->st_size;
-}
-
 /* A line of SHA256SUMS: its name, and where its digest starts. */
 struct sumline {
 	const char *name, *digest;
@@ -1273,7 +1260,7 @@ static int layerfull(const char *file, int first, int end)
 	int full = first || end;
 	struct peek *k = xmalloc(sizeof *k);
 	struct err ignored = {0};
-	if (zstropen(&k->z, file, ZSTR_NOFOLLOW, &ignored) < 0) {
+	if (zstropen(&k->z, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, &ignored) < 0) {
 		free(k); /* applying it says why */
 		return full;
 	}
@@ -1537,8 +1524,8 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		char *file = pathjoin(snapdir, layers[i].name);
-		if (lstat(file, &st) == 0 && ondisk(&st) < INT64_MAX - packed)
-			packed += ondisk(&st);
+		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
+			packed += boundondisk(&st);
 		free(file);
 	}
 	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
@@ -1634,7 +1621,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	int rc = 0;
 	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
 	 * compresses well is its JSON and declared files). */
-	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? ondisk(&st) : 0, BOUND_WRITEENTRIES);
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? boundondisk(&st) : 0, BOUND_WRITEENTRIES);
 	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {

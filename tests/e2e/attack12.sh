@@ -6,6 +6,8 @@
 #    layers are applied first, so one of them wrote a 200 MB file through the 64 MiB default (and
 #    the restore succeeded). The same padding at the end of a RUN.tar.zst let its unpacking write
 #    as much. Now the bytes a file brings to a bound are those on disk (its blocks, at most its size).
+#    And a layer holding a skippable frame is refused (nightshift writes none): a layer of 16 GiB
+#    of holes in four of them, its digest wrong, was read to its end before the digest refused it.
 # 2. Held (regression checks of commit 60ed3fb): SHA256SUMS indexed sorted, the first line for a
 #    name still wins (in either order, with "./", upper-case hex, a thousand bad lines first); a
 #    layer of a 128 MiB window (a decoder not kept as the spare) followed by ordinary ones; a
@@ -67,7 +69,17 @@ big=$((200 << 20))
 # capped CMD...: CMD with what a bypass would write held under 400 MiB.
 capped() { (ulimit -f $((400 << 10)) && "$@"); }
 
-# 1a. A run directory: 0001 padded (sparse), 0002 the bomb.
+# 1a. A run directory: 0001 a sparse file of 2 GiB of holes (no zstd at all: it is read last, after
+#     the bomb), 0002 the bomb.
+r=$T/holes && cp -r "$dir" "$r"
+rm "$r/snapshots/0001.tar.zst" && truncate -s 2G "$r/snapshots/0001.tar.zst"
+bomb $big >"$r/snapshots/0002.tar.zst"
+relist "$r" snapshots/0001.tar.zst snapshots/0002.tar.zst
+capped "$NS" restore "$r" --step 2 --to "$T/o0" 2>"$T/e0"; rc=$?
+expect_rc "restore: a layer of holes does not raise the bound (exit 4)" 4 "$rc"
+expect_grep "restore: the bomb is refused by the bound" "big.bin: $big bytes would take the restored workspace past 67108864 bytes" "$T/e0"
+check "restore: nothing is left" test ! -e "$T/o0"
+# The same with 0001 a real layer padded by a skippable frame of 1 GiB of holes (it decodes the same).
 r=$T/sparse && cp -r "$dir" "$r"
 pad "$r/snapshots/0001.tar.zst"
 bomb $big >"$r/snapshots/0002.tar.zst"
@@ -75,14 +87,78 @@ relist "$r" snapshots/0001.tar.zst snapshots/0002.tar.zst
 expect_eq "the padded layer still decodes to its tar" "$(zstd -dc "$dir/snapshots/0001.tar.zst" | sha256sum)" \
 	"$(zstd -dc "$r/snapshots/0001.tar.zst" | sha256sum)"
 capped "$NS" restore "$r" --step 2 --to "$T/o1" 2>"$T/e1"; rc=$?
-expect_rc "restore: a sparse layer does not raise the bound (exit 4)" 4 "$rc"
+expect_rc "restore: a sparse padded layer does not raise the bound (exit 4)" 4 "$rc"
 expect_grep "restore: it says which bound" "big.bin: $big bytes would take the restored workspace past 67108864 bytes" "$T/e1"
 check "restore: nothing is left in the target" test ! -e "$T/o1/big.bin"
-# The same chain with --max-unpack large enough restores (the padding itself is harmless).
+# With a bound that lets the bomb through, the padded layer itself is refused: nightshift writes
+# no skippable frame.
 capped "$NS" restore "$r" --step 2 --to "$T/o1b" --max-unpack 300M 2>"$T/e1b"; rc=$?
-expect_rc "restore --max-unpack 300M: the padded chain restores" 0 "$rc"
-expect_eq "restore --max-unpack 300M: the bomb's file is whole" "$big" "$(stat -c %s "$T/o1b/big.bin" 2>/dev/null)"
-rm -rf "$T/o1b"
+expect_rc "restore --max-unpack 300M: a layer with a skippable frame is refused (exit 4)" 4 "$rc"
+expect_grep "restore --max-unpack 300M: it says where" "0001.tar.zst: corrupt zstd data: a skippable frame at byte" "$T/e1b"
+check "restore --max-unpack 300M: nothing is left" test ! -e "$T/o1b"
+# diff reads layers through its own reader, to the tar's end: a skippable frame of 1 GiB of holes
+# before the tar was read through; now refused the same.
+r=$T/front && cp -r "$dir" "$r"
+python3 - "$dir/snapshots/0002.tar.zst" "$r/snapshots/0002.tar.zst" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+f = open(sys.argv[2], "wb")
+n = (1 << 30) - 8
+f.write(struct.pack("<II", 0x184D2A50, n)); f.seek(8 + n); f.write(data)
+PY
+relist "$r" snapshots/0002.tar.zst
+"$NS" diff "$r" --step 2 >/dev/null 2>"$T/e1c"; rc=$?
+expect_rc "diff --step: a layer starting with a skippable frame is refused (exit 4)" 4 "$rc"
+expect_grep "diff --step: it says where" "0002.tar.zst: corrupt zstd data: a skippable frame at byte 0" "$T/e1c"
+"$NS" restore "$r" --step 3 --to "$T/o1c" 2>"$T/e1d"; rc=$?
+expect_rc "restore: the same layer is refused (exit 4)" 4 "$rc"
+expect_grep "restore: it says where" "0002.tar.zst: corrupt zstd data: a skippable frame at byte 0" "$T/e1d"
+
+# 1d. A layer of 16 GiB of holes in four skippable frames (16 KB on disk), its digest wrong: it was
+#     read to its end before the digest refused it (71 s here); now refused at the first frame.
+r=$T/slow && cp -r "$dir" "$r"
+python3 - "$r/snapshots/0003.tar.zst" <<'PY'
+import struct, sys
+f = open(sys.argv[1], "r+b"); f.seek(0, 2)
+n = (1 << 32) - 1
+for i in range(4):
+    p = f.tell(); f.write(struct.pack("<II", 0x184D2A50, n)); f.seek(p + 8 + n)
+f.truncate(f.tell())
+PY
+start=$(date +%s)
+timeout 60 "$NS" restore "$r" --step 3 --to "$T/o5" 2>"$T/e5"; rc=$?
+expect_rc "restore: 16 GiB of skippable holes refused (exit 4, not a minute's read)" 4 "$rc"
+expect_grep "restore: it says where" "0003.tar.zst: corrupt zstd data: a skippable frame at byte" "$T/e5"
+check "restore: within 10 s" test $(($(date +%s) - start)) -le 10
+# 1e. A skippable frame whose magic straddles the reader's 128 KiB buffer (the frame before it ends
+#     2 bytes short of it) is seen too; the same frames without it restore.
+head -c 300000 /dev/urandom >"$T/rnd"
+python3 - "$T/rnd" "$T/straddle" <<'PY'
+import io, struct, subprocess, sys, tarfile
+data = open(sys.argv[1], "rb").read()
+b = io.BytesIO(); t = tarfile.open(fileobj=b, mode="w", format=tarfile.PAX_FORMAT)
+ti = tarfile.TarInfo("x.bin"); ti.size = len(data); ti.mtime = 1700000000; t.addfile(ti, io.BytesIO(data)); t.close()
+T = b.getvalue()
+z = lambda d: subprocess.run(["zstd", "-q", "-1", "-c"], input=d, capture_output=True, check=True).stdout
+target = 131075 - 2  # ZSTD_DStreamInSize() - 2
+k = target - 20
+for _ in range(50):
+    f1 = z(T[:k])
+    if len(f1) == target:
+        break
+    k += target - len(f1)
+assert len(f1) == target
+open(sys.argv[2] + ".bad", "wb").write(f1 + struct.pack("<II", 0x184D2A50, 16) + bytes(16) + z(T[k:]))
+open(sys.argv[2] + ".ok", "wb").write(f1 + z(T[k:]))
+PY
+for v in bad ok; do
+	r=$T/straddle$v && cp -r "$dir" "$r" && cp "$T/straddle.$v" "$r/snapshots/0003.tar.zst"
+	relist "$r" snapshots/0003.tar.zst
+	"$NS" restore "$r" --step 3 --to "$T/o6$v" 2>"$T/e6$v"; rc=$?
+	expect_rc "restore: frames of 131073 bytes then $v" "$([ $v = ok ] && echo 0 || echo 4)" "$rc"
+done
+expect_grep "restore: the straddling magic is seen" "a skippable frame at byte 131073" "$T/e6bad"
+check "restore: the frames without it give the file" cmp -s "$T/rnd" "$T/o6ok/x.bin"
 
 # 1b. A run archive: the bomb as a file of the run, the archive padded the same way.
 r=$T/arun && cp -r "$dir" "$r"
