@@ -7,6 +7,7 @@
  * data, padding, what follows the end of the tar) cannot keep a reader busy. */
 #include <archive.h>
 #include <archive_entry.h>
+#include <sys/stat.h>
 #include "bound.h"
 
 enum { BOUNDMIN = 64 << 20, ENTRYBYTES = 4096, SIZEFACTOR = 1024 };
@@ -25,6 +26,17 @@ void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed, l
 	b->maxsize = b->maxbytes > INT64_MAX / SIZEFACTOR ? INT64_MAX : b->maxbytes * SIZEFACTOR;
 	int64_t headers = b->maxentries > INT64_MAX / ENTRYBYTES ? INT64_MAX : b->maxentries * ENTRYBYTES;
 	b->maxstream = b->maxbytes > INT64_MAX - headers ? INT64_MAX : b->maxbytes + headers;
+}
+
+/* A sparse file's holes read as zeros, which a zstd skippable frame (or bytes after the last frame)
+ * may hold: a layer of 1 GiB of holes, 4 KB on disk, raised a chain's bound to 100 GiB for the
+ * layers applied before it was read (attack12). */
+int64_t boundondisk(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_size < 0)
+		return 0;
+	int64_t used = st->st_blocks > INT64_MAX / 512 ? INT64_MAX : (int64_t)st->st_blocks * 512;
+	return used < st->st_size ? used : st->st_size;
 }
 
 int64_t bounddata(struct archive_entry *en)

@@ -6,6 +6,7 @@
 #include "../util/util.h"
 
 struct archive_entry;
+struct stat;
 
 /* Counts against limits, across everything one command expands (a run archive, or the chain of
  * layers one restore applies). */
@@ -26,6 +27,9 @@ void boundinit(struct bound *b, const char *what, int64_t max, int64_t packed, l
  * of a chain: a table of paths, where a workspace of many tiny files, which pack to a few bytes
  * each, is no cost). */
 enum { BOUND_WRITEENTRIES = 100000, BOUND_READENTRIES = 1000000 };
+/* The compressed bytes a file brings to a default bound (packed): those it takes on disk, its
+ * size but no more than its blocks; 0 when it is not a regular file (refused when read). */
+int64_t boundondisk(const struct stat *st);
 /* The bytes of data entry en carries: its sparse map's data, or its size (0 when it is no file). */
 int64_t bounddata(struct archive_entry *en);
 /* Count an entry of data bytes and size bytes (holes included) at path before any of it is

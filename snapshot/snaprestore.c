@@ -1071,7 +1071,7 @@ out:
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	/* a run's layer is read as verification reads it: never through a link */
-	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW : 0, e) < 0)
+	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;
@@ -1326,7 +1326,7 @@ static int layerfull(const char *file, int first, int end)
 	int full = first || end;
 	struct peek *k = xmalloc(sizeof *k);
 	struct err ignored = {0};
-	if (zstropen(&k->z, file, ZSTR_NOFOLLOW, &ignored) < 0) {
+	if (zstropen(&k->z, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, &ignored) < 0) {
 		free(k); /* applying it says why */
 		return full;
 	}
@@ -1622,8 +1622,8 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		char *file = pathjoin(snapdir, layers[i].name);
-		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
-			packed += st.st_size;
+		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
+			packed += boundondisk(&st);
 		free(file);
 	}
 	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
@@ -1856,7 +1856,7 @@ static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run,
 	int rc = 0;
 	/* Not told: 100 times the archive (a run's layers and logs are compressed already; what
 	 * compresses well is its JSON and declared files). */
-	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? st.st_size : 0, BOUND_WRITEENTRIES);
+	boundinit(&r.b, "the unpacked run", maxbytes, stat(abs, &st) == 0 ? boundondisk(&st) : 0, BOUND_WRITEENTRIES);
 	if (r.rootfd < 0 || fstat(r.rootfd, &st) < 0)
 		rc = errf(e, "open %s:", *tmp);
 	if (rc == 0) {

@@ -33,6 +33,7 @@ struct zstr {
 	int eof;
 	int flags;     /* ZSTR_* */
 	int truncated; /* ended inside a frame (ZSTR_CUT) */
+	int atframe;   /* the next input byte starts a frame (ZSTR_NOSKIP looks at its magic) */
 };
 
 static void hexdigest(EVP_MD_CTX *md, char out[65])
@@ -294,9 +295,15 @@ int zstropen(struct zstr **rp, const char *path, int flags, struct err *e)
 	*rp = NULL;
 	/* A fifo or a device is no compressed file: refused at once rather than waited on. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (flags & ZSTR_NOFOLLOW ? O_NOFOLLOW : 0));
-	struct stat st;
 	if (fd < 0)
 		return errf(e, "%s:", path);
+	return zstrfdopen(rp, fd, path, flags, e);
+}
+
+int zstrfdopen(struct zstr **rp, int fd, const char *path, int flags, struct err *e)
+{
+	*rp = NULL;
+	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return errc(e, ERR_VERIFY, "%s: not a regular file", path);
@@ -305,6 +312,7 @@ int zstropen(struct zstr **rp, const char *path, int flags, struct err *e)
 	struct zstr *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
 	r->flags = flags;
+	r->atframe = 1;
 	r->path = xstrdup(path);
 	r->z = dctxget();
 	r->md = EVP_MD_CTX_new();
@@ -315,6 +323,28 @@ int zstropen(struct zstr **rp, const char *path, int flags, struct err *e)
 	}
 	*rp = r;
 	return 0;
+}
+
+/* Read more of the file after the input not yet decoded (moved to the front of the buffer): 0 at
+ * the end of the file, -1 on error. */
+static ssize_t zstrfill(struct zstr *r, struct err *e)
+{
+	size_t left = r->inb.size - r->inb.pos;
+	if (left && r->inb.pos)
+		memmove(r->in, r->in + r->inb.pos, left);
+	for (;;) {
+		ssize_t got = read(r->fd, r->in + left, ZSTD_DStreamInSize() - left);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errf(e, "read %s:", r->path);
+		if (got == 0)
+			r->eof = 1;
+		EVP_DigestUpdate(r->md, r->in + left, got);
+		r->bytes += got;
+		r->inb = (ZSTD_inBuffer){r->in, left + (size_t)got, 0};
+		return got;
+	}
 }
 
 ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
@@ -339,13 +369,25 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 		}
 		if (r->eof && r->bytes == 0)
 			return r->flags & ZSTR_CUT ? 0 : errf(e, "%s: empty file, not a zstd stream", r->path);
+		if ((r->flags & ZSTR_NOSKIP) && r->atframe) {
+			/* A frame's first 4 bytes, whole, before the decoder takes them. */
+			while (r->inb.size - r->inb.pos < 4 && !r->eof)
+				if (zstrfill(r, e) < 0)
+					return -1;
+			const unsigned char *m = (const unsigned char *)r->in + r->inb.pos;
+			if (r->inb.size - r->inb.pos >= 4 && (m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18)
+				return errc(e, ERR_VERIFY, "%s: corrupt zstd data: a skippable frame at byte %lld", r->path,
+				            (long long)(r->bytes - (int64_t)(r->inb.size - r->inb.pos)));
+		}
 		/* Called with no input left too: the decoder may still hold output. */
 		size_t before = r->inb.pos;
 		size_t ret = ZSTD_decompressStream(r->z, &out, &r->inb);
 		if (ZSTD_isError(ret))
 			return errf(e, "%s: corrupt zstd data: %s", r->path, ZSTD_getErrorName(ret));
-		if (r->inb.pos != before || out.pos)
+		if (r->inb.pos != before || out.pos) {
 			r->last = ret; /* a call that did nothing says nothing about the frame */
+			r->atframe = ret == 0;
+		}
 		if (out.pos > 0)
 			return (ssize_t)out.pos;
 		if (r->eof && r->inb.pos == r->inb.size) {

@@ -60,11 +60,16 @@ enum {
 	ZSTR_CUT = 1, /* a stream cut short (a file that ends inside a frame, or holds no byte) ends
 	               * without an error, as a log a crash left; zstrtruncated says whether it was */
 	ZSTR_NOFOLLOW = 2, /* path's last name is not followed when it is a symbolic link (a run's file) */
+	ZSTR_NOSKIP = 4,   /* a skippable frame is corrupt data: nightshift writes none, and one of
+	                    * 4 GiB of a sparse file's holes is read through with no byte out (attack12) */
 };
 
 /* Open path to read the zstd stream it holds (any number of frames); a fifo or a device is refused
  * (ERR_VERIFY), never waited on. */
 int zstropen(struct zstr **r, const char *path, int flags, struct err *e);
+/* The same from an open descriptor, which the reader owns from then on (closed on failure too);
+ * path names it in messages. */
+int zstrfdopen(struct zstr **r, int fd, const char *path, int flags, struct err *e);
 /* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
  * (corrupt data, or, without ZSTR_CUT, a file that ends inside a frame or is empty). */
 ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e);
