@@ -1692,7 +1692,7 @@ static int bysetname(const void *a, const void *b)
 static int setlayer(const char *file, struct restore *r, struct setname **v, size_t *n, size_t *cap)
 {
 	struct err e = {0};
-	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW, &e) < 0)
+	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, &e) < 0)
 		return -1;
 	r->zfailed = 0;
 	struct archive *a = archive_read_new();
@@ -1758,8 +1758,8 @@ struct snapset *snapsetof(const char *rundir, const char *ws, int from, int to, 
 	for (size_t i = at.n; ok && i < end.n; i++) {
 		struct stat st;
 		char *file = pathjoin(end.snapdir, end.layers[i].name);
-		if (stat(file, &st) == 0 && st.st_size < INT64_MAX - packed)
-			packed += st.st_size;
+		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
+			packed += boundondisk(&st);
 		free(file);
 	}
 	struct restore r = {.rootfd = -1};
