@@ -16,6 +16,8 @@
 # Needs about (2 + 3 x rounds) x the tree's size free in $TMPDIR (or /tmp).
 # Timings of ours are taken around the library calls by bench/snapdrive.c; the peer's around
 # the whole pipeline (its start-up, a few ms, included). The page cache is warm for both.
+# Also a job's patch after the one-file step (changes.patch): its two states restored with only the
+# paths that changed, against both restored whole (goal <= 0.1x) and git status (<= 2.0x).
 # Every figure is printed by lib.sh's goal, beside its goal.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,6 +75,17 @@ for i in $(seq "$reps"); do
 	grep -q 'layer 0003 .* changed 1 ' "$tmp/gout" || echo "note: stat scan: layer 0003 did not see exactly 1 changed file"
 done
 rm -rf "$tmp/grun"
+# A job's patch (changes.patch, diff --job) after the one-file step: both of its states restored
+# with only what the layers between them name, against both restored whole, as before.
+"$tmp/snapdrive" steps "$gt" "$tmp/grun" --level 1 --feed -- "$one" >/dev/null
+ppart="" pwhole=""
+for i in $(seq "$reps"); do
+	t=$(date +%s%N); "$tmp/snapdrive" patch "$tmp/grun" 1 end >"$tmp/ppart" 2>/dev/null; ppart=$(usmin "$ppart" $(( ($(date +%s%N) - t) / 1000 )))
+done
+t=$(date +%s%N); "$tmp/snapdrive" patch "$tmp/grun" 1 end --whole >"$tmp/pwhole" 2>/dev/null; pwhole=$(( ($(date +%s%N) - t) / 1000 ))
+cmp -s "$tmp/ppart" "$tmp/pwhole" || echo "note: the patches differ"
+(cd "$gt" && git checkout -q .)
+rm -rf "$tmp/grun"
 usms() { awk -v a="$1" 'BEGIN { printf "%.2f", a / 1000 }'; }
 goal "git status (untracked cache)" "$(usms "$gstat")" ms '>=' 0
 # The change feed is what every step of namespace, none and docker on a local engine takes, and
@@ -84,6 +97,9 @@ goal "unchanged step, change feed / git status" "$(ratio "$funch" "$gstat")" x '
 goal "one-file step, change feed / git status" "$(ratio "$fone" "$gstat")" x '<=' 0.3
 goal "unchanged step, stat scan fallback / git status" "$(ratio "$sunch1" "$gstat")" x '<=' 1.0
 goal "one-file step, stat scan fallback / git status" "$(ratio "$sone" "$gstat")" x '<=' 1.0
+goal "one-file job's patch, changed paths only" "$(usms "$ppart")" ms '>=' 0
+goal "one-file job's patch / whole restores" "$(ratio "$ppart" "$pwhole")" x '<=' 0.1
+goal "one-file job's patch / git status" "$(ratio "$ppart" "$gstat")" x '<=' 2.0
 rm -rf "$gt"
 
 # The tree: headers, then other shared files, then larger libraries, until both floors are met.

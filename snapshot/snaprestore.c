@@ -1193,6 +1193,10 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			rc = wanted ? writeentry(r, a, en, path, &ds, &used, e) : usecheck(path, isdir, &used, e);
 			continue;
 		}
+		if (!wanted) { /* nothing beneath it is wanted either: what it hides does not matter */
+			rc = usecheck(path, isdir, &used, e);
+			continue;
+		}
 		chainname(r->c, path, pn, r->c->j);
 		if (!isdir) /* a non-directory replaced whatever older layers hold beneath it */
 			chaincut(r->c, path, pn, r->c->j);
