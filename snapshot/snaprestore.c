@@ -483,12 +483,17 @@ static size_t trimlen(const char *path)
 }
 
 /* The paths the layers after one step name (entries, and what whiteouts remove), sorted and
- * trimmed; sub[i]: p[i] replaced what lay beneath it (a non-directory or a whiteout). Restoring
+ * trimmed; sub: the path replaced what lay beneath it (a non-directory or a whiteout). Restoring
  * only what it wants, at that step and at a later one, gives two trees that differ as the whole
  * ones do. */
+struct setname {
+	char *p;
+	size_t len;
+	unsigned char sub;
+};
+
 struct snapset {
-	char **p;
-	unsigned char *sub;
+	struct setname *v;
 	size_t n;
 };
 
@@ -505,7 +510,7 @@ static size_t setlower(const struct snapset *s, const char *key, size_t n)
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (namecmp(s->p[mid], strlen(s->p[mid]), key, n) < 0)
+		if (namecmp(s->v[mid].p, s->v[mid].len, key, n) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -516,7 +521,7 @@ static size_t setlower(const struct snapset *s, const char *key, size_t n)
 static int setat(const struct snapset *s, const char *key, size_t n)
 {
 	size_t i = setlower(s, key, n);
-	return i < s->n && strlen(s->p[i]) == n && memcmp(s->p[i], key, n) == 0 ? (int)i : -1;
+	return i < s->n && namecmp(s->v[i].p, s->v[i].len, key, n) == 0 ? (int)i : -1;
 }
 
 /* Whether path is in the set, beneath a name that replaced what lay beneath it, or a folder above
@@ -532,12 +537,12 @@ static int setwants(const struct snapset *s, const char *path)
 			break;
 		k = slash - path;
 		int i = setat(s, path, k);
-		if (i >= 0 && s->sub[i])
+		if (i >= 0 && s->v[i].sub)
 			return 1;
 	}
 	char *below = xasprintf("%.*s/", (int)n, path);
 	size_t i = setlower(s, below, n + 1);
-	int above = i < s->n && strncmp(s->p[i], below, n + 1) == 0;
+	int above = i < s->n && strncmp(s->v[i].p, below, n + 1) == 0;
 	free(below);
 	return above;
 }
@@ -1588,6 +1593,20 @@ static int chainat(const char *rundir, const char *ws, int step, struct chainat 
 	return 0;
 }
 
+/* What layers [from, to) of snapdir take on disk, as a chain's bound counts them (boundondisk). */
+static int64_t ondisk(const char *snapdir, const struct layerent *layers, size_t from, size_t to)
+{
+	int64_t packed = 0;
+	for (size_t i = from; i < to; i++) {
+		struct stat st;
+		char *file = pathjoin(snapdir, layers[i].name);
+		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
+			packed += boundondisk(&st);
+		free(file);
+	}
+	return packed;
+}
+
 static int restoredir(const char *rundir, const char *ws, int step, const char *to, int force, int64_t maxbytes,
                       int own, const struct snapset *only, struct err *e)
 {
@@ -1622,14 +1641,7 @@ static int restoredir(const char *rundir, const char *ws, int step, const char *
 		goto out;
 	}
 	/* The chain together within one bound: by default 100 times its compressed bytes. */
-	int64_t packed = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		char *file = pathjoin(snapdir, layers[i].name);
-		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
-			packed += boundondisk(&st);
-		free(file);
-	}
+	int64_t packed = ondisk(snapdir, layers, 0, n);
 	boundinit(&r.b, "the restored workspace", maxbytes, packed, BOUND_WRITEENTRIES);
 	/* In one pass, newest layer first; in order when a hard link needs it (then from scratch). */
 	struct chain c = {0};
@@ -1679,11 +1691,6 @@ out:
 	buffree(&sums);
 	return rc < 0 && r.outside ? 1 : rc;
 }
-
-struct setname {
-	char *p;
-	unsigned char sub;
-};
 
 static int bysetname(const void *a, const void *b)
 {
@@ -1735,7 +1742,7 @@ static int setlayer(const char *file, struct restore *r, struct setname **v, siz
 		}
 		if (*n == *cap)
 			*v = xrealloc(*v, (*cap = *cap ? 2 * *cap : 256) * sizeof **v);
-		(*v)[(*n)++] = (struct setname){name, kind || archive_entry_filetype(en) != AE_IFDIR};
+		(*v)[(*n)++] = (struct setname){name, strlen(name), kind || archive_entry_filetype(en) != AE_IFDIR};
 	}
 	archive_read_free(a);
 	aheadclose(r->h, NULL);
@@ -1758,14 +1765,7 @@ struct snapset *snapsetof(const char *rundir, const char *ws, int from, int to, 
 	int ok = strcmp(at.sub, end.sub) == 0 && at.n <= end.n;
 	for (size_t i = 0; ok && i < at.n; i++)
 		ok = strcmp(at.layers[i].name, end.layers[i].name) == 0;
-	int64_t packed = 0;
-	for (size_t i = at.n; ok && i < end.n; i++) {
-		struct stat st;
-		char *file = pathjoin(end.snapdir, end.layers[i].name);
-		if (lstat(file, &st) == 0 && boundondisk(&st) < INT64_MAX - packed)
-			packed += boundondisk(&st);
-		free(file);
-	}
+	int64_t packed = ok ? ondisk(end.snapdir, end.layers, at.n, end.n) : 0;
 	struct restore r = {.rootfd = -1};
 	boundinit(&r.b, "the layers read for a patch", maxbytes, packed, BOUND_WRITEENTRIES);
 	struct setname *v = NULL;
@@ -1778,27 +1778,24 @@ struct snapset *snapsetof(const char *rundir, const char *ws, int from, int to, 
 	snapunpin(old);
 	chainatfree(&at);
 	chainatfree(&end);
-	struct snapset *set = NULL;
-	if (ok) {
-		if (n)
-			qsort(v, n, sizeof *v, bysetname);
-		set = xcalloc(1, sizeof *set);
-		set->p = xmalloc((n ? n : 1) * sizeof *set->p);
-		set->sub = xmalloc(n ? n : 1);
-		for (size_t i = 0; i < n; i++) {
-			if (set->n && strcmp(set->p[set->n - 1], v[i].p) == 0) {
-				set->sub[set->n - 1] |= v[i].sub; /* named twice: replaced beneath if either says so */
-				free(v[i].p);
-				continue;
-			}
-			set->p[set->n] = v[i].p;
-			set->sub[set->n++] = v[i].sub;
-		}
-	} else {
+	if (!ok) {
 		for (size_t i = 0; i < n; i++)
 			free(v[i].p);
+		free(v);
+		return NULL;
 	}
-	free(v);
+	if (n)
+		qsort(v, n, sizeof *v, bysetname);
+	struct snapset *set = xcalloc(1, sizeof *set);
+	set->v = v;
+	for (size_t i = 0; i < n; i++) {
+		if (set->n && strcmp(v[set->n - 1].p, v[i].p) == 0) {
+			v[set->n - 1].sub |= v[i].sub; /* named twice: replaced beneath if either says so */
+			free(v[i].p);
+			continue;
+		}
+		v[set->n++] = v[i];
+	}
 	return set;
 }
 
@@ -1807,9 +1804,8 @@ void snapsetfree(struct snapset *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		free(s->p[i]);
-	free(s->p);
-	free(s->sub);
+		free(s->v[i].p);
+	free(s->v);
 	free(s);
 }
 
