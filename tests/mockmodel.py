@@ -261,6 +261,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         with lock:
             inflight += 1
+            self.seen = inflight  # in flight as this one arrived, read under the same lock
         try:
             self.answer()
         finally:
@@ -292,7 +293,7 @@ class Handler(BaseHTTPRequestHandler):
             problems = check(body, dict(self.headers))
         with lock, open(logfile, "a") as f:
             f.write(json.dumps({"n": n, "path": self.path, "headers": dict(self.headers), "body": body,
-                                "time": time.time(), "inflight": inflight, "problems": problems}) + "\n")
+                                "time": time.time(), "inflight": self.seen, "problems": problems}) + "\n")
         if problems:
             entry = {"status": 400, "body": errbody(self.path, 400, "; ".join(problems))}
         if entry.get("hold"):
