@@ -552,7 +552,8 @@ static int setwants(const struct snapset *s, const char *path)
  * removed. seen: every path an entry or whiteout named, with the newest such layer, the layer that
  * wrote it, and a directory's mode and times from its newest entry; cut: the paths beneath which
  * older layers are hidden (a whiteout, an opaque marker, or a non-directory there), with the
- * newest layer that cut. */
+ * newest layer that cut. The oldest layer (j 1) notes only its directories: it hides nothing, and a
+ * non-directory that no newer layer named (nor cut above) can only be its own. */
 struct chain {
 	struct dirset seen, cut;
 	int rootcut;  /* the newest layer with an opaque marker at the top: every older entry hidden */
@@ -768,7 +769,8 @@ static int makeroom(struct restore *r, int pfd, const char *base, const char *pa
 		 * unless this layer wrote the path before: applied in order, that layer would have found
 		 * this entry's non-directory in its way. */
 		const struct dslot *s = dsfind(&r->c->seen, path, trimlen(path));
-		if (!s || s->wrote != r->c->j)
+		int mine = (s && s->wrote == r->c->j) || (r->c->j == 1 && !S_ISDIR(st.st_mode)); /* see struct chain */
+		if (!mine)
 			return errc(e, ERR_VERIFY, "%s: a newer layer writes beneath it, and it is no directory; refusing the chain", path);
 	}
 	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
@@ -1183,8 +1185,10 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		if (r->c && live && hl) {
 			/* A link's target must be this layer's (a newer one may have replaced it since): when
 			 * this layer skipped it, or a layer before wrote it, one pass cannot make the link. */
-			const struct dslot *t = dsfind(&r->c->seen, hl, trimlen(hl));
-			if (!t || t->wrote != r->c->j) {
+			size_t hn = trimlen(hl);
+			const struct dslot *t = dsfind(&r->c->seen, hl, hn);
+			int mine = r->c->j == 1 ? !t && !hidden(r->c, hl, hn, 1) : t && t->wrote == r->c->j;
+			if (!mine) {
 				r->c->fallback = 1;
 				rc = errc(e, ERR_FAIL, "%s: hard link to %s, which one pass cannot make", path, hl);
 				break;
@@ -1202,8 +1206,10 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			rc = usecheck(path, isdir, &used, e);
 			continue;
 		}
-		chainname(r->c, path, pn, r->c->j);
-		if (!isdir) /* a non-directory replaced whatever older layers hold beneath it */
+		int note = isdir || r->c->j > 1; /* see struct chain */
+		if (note)
+			chainname(r->c, path, pn, r->c->j);
+		if (note && !isdir) /* a non-directory replaced whatever older layers hold beneath it */
 			chaincut(r->c, path, pn, r->c->j);
 		if (!live) {
 			rc = usecheck(path, isdir, &used, e);
@@ -1211,6 +1217,8 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		}
 		if ((rc = writeentry(r, a, en, path, &ds, &used, e)) < 0)
 			break;
+		if (!note)
+			continue;
 		struct dslot *sl = dsfind(&r->c->seen, path, pn);
 		sl->wrote = r->c->j;
 		sl->held = isdir;

@@ -1825,6 +1825,31 @@ static void onepass(void)
 	const struct hent e1[] = {{"t", 'f', "one\n", 0, 1}, {0}}, e2[] = {{"l", 'h', "t", 0, 2}, {0}}, e3[] = {{"t", 'f', "three\n", 0, 3}, {0}};
 	if (chaineq("a hard link to an older layer's file", (const struct hent *const[]){e1, e2, e3, NULL}, 0))
 		ok(strcmp(outfile("l"), "one\n") == 0, "the link has the file as its layer saw it: %s", outfile("l"));
+	/* The oldest layer notes only its directories: its own duplicates, its hard links, and what a
+	 * newer layer did to its paths without naming them */
+	const struct hent q1[] = {{"f", 'f', "a\n", 0, 1}, {"f", 'f', "b\n", 0, 1}, {"x", 'f', "x", 0, 1}, {"x", 'd', NULL, 0755, 1},
+	                          {"x/y", 'f', "y", 0, 1}, {0}},
+	                  q2[] = {{"z", 'f', "z", 0, 2}, {0}};
+	if (chaineq("the oldest layer names a path twice", (const struct hent *const[]){q1, q2, NULL}, 0))
+		ok(strcmp(outfile("f"), "b\n") == 0 && outtype("x") == 'd', "its later entry wins: %s", outfile("f"));
+	const struct hent q3[] = {{"x", 'd', NULL, 0755, 1}, {"x/y", 'f', "y", 0, 1}, {"x", 'f', "x", 0, 1}, {0}};
+	chaineq("the oldest layer replaces a dir it wrote into", (const struct hent *const[]){q3, q2, NULL}, 1);
+	const struct hent q4[] = {{"x", 'f', "x", 0, 1}, {0}}, q5[] = {{"x/y", 'f', "y", 0, 2}, {0}};
+	chaineq("a newer layer writes beneath the oldest one's file", (const struct hent *const[]){q4, q5, NULL}, 1);
+	const struct hent k1[] = {{"t", 'f', "t\n", 0, 1}, {"u", 'h', "t", 0, 1}, {0}};
+	if (chaineq("a hard link in the oldest layer, untouched since", (const struct hent *const[]){k1, q2, NULL}, 0)) {
+		char *t = tp("c/out/t"), *u = tp("c/out/u");
+		struct stat st, su;
+		ok(stat(t, &st) == 0 && stat(u, &su) == 0 && st.st_ino == su.st_ino, "one inode in one pass");
+		free(t);
+		free(u);
+	}
+	const struct hent k2[] = {{"u", 'h', "t", 0, 1}, {"t", 'f', "t\n", 0, 1}, {0}};
+	chaineq("attack: the oldest layer links to a file it writes later", (const struct hent *const[]){k2, q2, NULL}, 1);
+	const struct hent k3[] = {{"d", 'd', NULL, 0755, 1}, {"d/t", 'f', "t\n", 0, 1}, {"u", 'h', "d/t", 0, 1}, {0}},
+	                  k4[] = {{".wh.d", 'w', NULL, 0, 0}, {0}};
+	if (chaineq("the oldest layer's link to a file a newer layer removed with its dir", (const struct hent *const[]){k3, k4, NULL}, 0))
+		ok(strcmp(outfile("u"), "t\n") == 0 && !outtype("d"), "the link keeps the content: %s", outfile("u"));
 	/* the bounds count every layer's entries, hidden ones too */
 	struct hent big[40];
 	for (int i = 0; i < 39; i++)
