@@ -1947,6 +1947,85 @@ static int openfds(void)
 	return n;
 }
 
+/* ---- attack14: the oldest layer notes only its directories ---- */
+
+#define L(...) ((const struct hent[]){__VA_ARGS__, {0}})
+#define C(...) ((const struct hent *const[]){__VA_ARGS__, NULL})
+
+static void attack14(void)
+{
+	const struct hent *z = L({"z", 'f', "z", 0, 9});
+	/* duplicates and hard links inside the oldest layer */
+	chaineq("a14: oldest: t, link u to t, t again", C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"t", 'f', "b\n", 0, 1}), z), 0);
+	chaineq("a14: oldest: t, link u to t, u a file", C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"u", 'f', "c\n", 0, 1}), z), 0);
+	chaineq("a14: oldest: the same link twice", C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"u", 'h', "t", 0, 1}), z), 0);
+	chaineq("a14: oldest: links to two versions of t",
+	        C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"t", 'f', "b\n", 0, 1}, {"v", 'h', "t", 0, 1}), z), 0);
+	chaineq("a14: oldest: a link chain u->t, v->u", C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"v", 'h', "u", 0, 1}), z), 0);
+	chaineq("a14: oldest: a link relinked over its target's name",
+	        C(L({"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}, {"t", 'h', "u", 0, 1}), z), 0);
+	chaineq("a14: oldest: a link to itself", C(L({"t", 'f', "a\n", 0, 1}, {"t", 'h', "t", 0, 1}), z), 1);
+	/* whiteouts and opaque markers inside the oldest layer, after what they name. BUG (older than the
+	 * change, any layer): a whiteout (or a top opaque marker) after the entry it removes in the same
+	 * layer removes it layer by layer, and removes nothing in one pass: both pass, the trees differ. */
+	chaineq("a14: oldest: t then its whiteout", C(L({"t", 'f', "a\n", 0, 1}, {".wh.t", 'w', NULL, 0, 0}), z), 0);
+	chaineq("a14: middle: t then its whiteout", C(z, L({"t", 'f', "a\n", 0, 1}, {".wh.t", 'w', NULL, 0, 0}), L({"y", 'f', "y", 0, 9})), 0);
+	chaineq("a14: oldest: t, its whiteout, a link to t",
+	        C(L({"t", 'f', "a\n", 0, 1}, {".wh.t", 'w', NULL, 0, 0}, {"u", 'h', "t", 0, 1}), z), 1);
+	chaineq("a14: oldest: whiteout, t, link", C(L({".wh.t", 'w', NULL, 0, 0}, {"t", 'f', "a\n", 0, 1}, {"u", 'h', "t", 0, 1}), z), 0);
+	chaineq("a14: oldest: d/f then an opaque d", C(L({"d", 'd', NULL, 0755, 1}, {"d/f", 'f', "f", 0, 1}, {"d/.wh..wh..opq", 'o', NULL, 0, 0}), z), 1);
+	chaineq("a14: oldest: an opaque d first", C(L({"d/.wh..wh..opq", 'o', NULL, 0, 0}, {"d", 'd', NULL, 0755, 1}, {"d/f", 'f', "f", 0, 1}), z), 0);
+	chaineq("a14: oldest: top opaque after a file", C(L({"f", 'f', "f", 0, 1}, {".wh..wh..opq", 'o', NULL, 0, 0}), z), 0);
+	/* type changes at one path in the oldest layer, a newer layer writing beneath it. FAILS (older than
+	 * the change): layer by layer passes, one pass refuses ("a newer layer writes beneath it") */
+	chaineq("a14: oldest: file, dir, x/y; newer x/z",
+	        C(L({"x", 'f', "x", 0, 1}, {"x", 'd', NULL, 0755, 1}, {"x/y", 'f', "y", 0, 1}), L({"x/z", 'f', "z", 0, 2})), 0);
+	chaineq("a14: oldest: symlink out, dir; newer s/z",
+	        C(L({"s", 'l', "../outside", 0, 1}, {"s", 'd', NULL, 0755, 1}), L({"s/secret", 'f', "z", 0, 2})), 0);
+	chaineq("a14: oldest: dir, symlink out; newer s/secret",
+	        C(L({"s", 'd', NULL, 0755, 1}, {"s", 'l', "../outside", 0, 1}), L({"s/secret", 'f', "z", 0, 2})), 1);
+	chaineq("a14: oldest: file, symlink out; newer s/secret",
+	        C(L({"s", 'f', "s", 0, 1}, {"s", 'l', "../outside", 0, 1}), L({"s/secret", 'f', "z", 0, 2})), 1);
+	chaineq("a14: oldest: symlink, file, symlink", C(L({"s", 'l', "t", 0, 1}, {"s", 'f', "s", 0, 1}, {"s", 'l', "../outside", 0, 1}), z), 0);
+	/* hard links to directories and symlinks */
+	chaineq("a14: oldest: link to a dir", C(L({"d", 'd', NULL, 0755, 1}, {"u", 'h', "d", 0, 1}), z), 1);
+	chaineq("a14: oldest: link to a symlink", C(L({"t", 'f', "t", 0, 1}, {"s", 'l', "t", 0, 1}, {"u", 'h', "s", 0, 1}), z), 1);
+	chaineq("a14: oldest: link to a symlink out", C(L({"s", 'l', "../outside/secret", 0, 1}, {"u", 'h', "s", 0, 1}), z), 1);
+	chaineq("a14: oldest: link to a file, then the file a symlink",
+	        C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}, {"t", 'l', "../outside/secret", 0, 1}), z), 0);
+	chaineq("a14: oldest: link through a symlink dir", C(L({"d", 'd', NULL, 0755, 1}, {"d/t", 'f', "t", 0, 1}, {"s", 'l', "d", 0, 1},
+	                                                       {"u", 'h', "s/t", 0, 1}), z), 1);
+	/* hard links in the oldest layer to what a newer layer made or named */
+	chaineq("a14: oldest link to a newer layer's implicit parent", C(L({"u", 'h', "p", 0, 1}), L({"p/x", 'f', "x", 0, 2})), 1);
+	chaineq("a14: oldest link to a newer layer's file", C(L({"u", 'h', "p", 0, 1}), L({"p", 'f', "x", 0, 2})), 1);
+	chaineq("a14: oldest link to its file in a newer implicit dir", C(L({"p", 'd', NULL, 0755, 1}, {"p/t", 'f', "t", 0, 1}, {"u", 'h', "p/t", 0, 1}), L({"p/x", 'f', "x", 0, 2})), 0);
+	chaineq("a14: oldest link, the target's dir made a symlink out", C(L({"d", 'd', NULL, 0755, 1}, {"d/t", 'f', "t", 0, 1}, {"u", 'h', "d/t", 0, 1}),
+	                                                                  L({"d", 'l', "../outside", 0, 2})), 0);
+	chaineq("a14: oldest link, the target's dir made opaque", C(L({"d", 'd', NULL, 0755, 1}, {"d/t", 'f', "t", 0, 1}, {"u", 'h', "d/t", 0, 1}),
+	                                                           L({"d/.wh..wh..opq", 'o', NULL, 0, 0}, {"d", 'd', NULL, 0755, 2})), 0);
+	chaineq("a14: oldest link, the target made a dir", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({"t", 'd', NULL, 0755, 2}, {"t/x", 'f', "x", 0, 2})), 0);
+	chaineq("a14: oldest link, target whited out then remade", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({".wh.t", 'w', NULL, 0, 0}),
+	                                                             L({"t", 'f', "new", 0, 3})), 0);
+	chaineq("a14: oldest link, the link's name a newer dir", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({"u/x", 'f', "x", 0, 2})), 1);
+	chaineq("a14: oldest link, a newer link to the oldest's file", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({"v", 'h', "u", 0, 2})), 0);
+	chaineq("a14: oldest link, top opaque newer", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({".wh..wh..opq", 'o', NULL, 0, 0}, {"t", 'f', "n", 0, 2})), 0);
+	chaineq("a14: oldest link, the target a newer symlink", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({"t", 'l', "../outside/secret", 0, 2})), 0);
+	chaineq("a14: oldest link, the target's whiteout in the middle, a newer t dir",
+	        C(L({"d", 'd', NULL, 0755, 1}, {"d/t", 'f', "t", 0, 1}, {"u", 'h', "d/t", 0, 1}), L({".wh.d", 'w', NULL, 0, 0}), L({"d", 'd', NULL, 0755, 3}, {"d/t", 'd', NULL, 0755, 3}, {"d/t/x", 'f', "x", 0, 3})), 0);
+	/* symlinks in the oldest layer with newer entries beneath */
+	/* documented difference (hostile1 mustfail 2: one pass passes, layer by layer refuses; nothing outside changes):
+	 * chaineq("a14: oldest symlink out, newer whiteout beneath", C(L({"s", 'l', "../outside", 0, 1}), L({"s/.wh.secret", 'w', NULL, 0, 0}), z), 0); */
+	chaineq("a14: oldest symlink out, newer link beneath", C(L({"s", 'l', "../outside", 0, 1}), L({"s/h", 'h', "z", 0, 2}, {"z", 'f', "z", 0, 2})), 1);
+	chaineq("a14: oldest symlink out, newer link to beneath", C(L({"s", 'l', "../outside", 0, 1}), L({"h", 'h', "s/secret", 0, 2})), 1);
+	/* documented difference (hostile1 mustfail 2: one pass passes, layer by layer refuses; nothing outside changes):
+	 * chaineq("a14: oldest file, newer opaque beneath it", C(L({"t", 'f', "t", 0, 1}, {"u", 'h', "t", 0, 1}), L({"t/.wh..wh..opq", 'o', NULL, 0, 0})), 0); */
+	/* read-only dirs of the oldest layer, a newer layer writing beneath */
+	chaineq("a14: oldest read-only dir, newer beneath", C(L({"r", 'd', NULL, 0500, 1}, {"r/t", 'f', "t", 0, 1}, {"r/u", 'h', "r/t", 0, 1}),
+	                                                     L({"r/n", 'f', "n", 0, 2})), 0);
+	chaineq("a14: oldest read-only dir listed after its file", C(L({"r/t", 'f', "t", 0, 1}, {"r", 'd', NULL, 0500, 1}, {"u", 'h', "r/t", 0, 1}),
+	                                                            L({"r/n", 'f', "n", 0, 2})), 0);
+}
+
 int main(int argc, char **argv)
 {
 	int fds = openfds();
@@ -1970,6 +2049,7 @@ int main(int argc, char **argv)
 	digests();
 	hostile();
 	onepass();
+	attack14();
 	for (int i = 1; i <= seeds; i++)
 		property((uint64_t)i, i % 2 ? 1 : 3, i % 3, i % 2 == 0);
 	for (int i = 1; i <= seeds; i++)
