@@ -770,8 +770,10 @@ static int makeroom(struct restore *r, int pfd, const char *base, const char *pa
 		 * this entry's non-directory in its way. */
 		const struct dslot *s = dsfind(&r->c->seen, path, trimlen(path));
 		int mine = (s && s->wrote == r->c->j) || (r->c->j == 1 && !S_ISDIR(st.st_mode)); /* see struct chain */
-		if (!mine)
-			return errc(e, ERR_VERIFY, "%s: a newer layer writes beneath it, and it is no directory; refusing the chain", path);
+		if (!mine) { /* or this layer named the path twice: layer by layer decides */
+			r->c->fallback = 1;
+			return errc(e, ERR_FAIL, "%s: a newer layer writes beneath it, and it is no directory", path);
+		}
 	}
 	if (S_ISDIR(st.st_mode) && dshas(used, path, trimlen(path)))
 		return errc(e, ERR_VERIFY, "%s replaces a directory that the same layer already wrote into; refusing the layer", path);
@@ -1083,6 +1085,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	r->zfailed = 0;
 	r->pfd = -1;
 	struct dirset ds = {0}, used = {0};
+	int entries = 0; /* an entry has been read: a whiteout now is out of place */
 	struct archive *a = archive_read_new();
 	archive_read_support_format_tar(a);
 	int rc = 0;
@@ -1134,6 +1137,11 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
 		if (kind && (strcmp(kind, "full") == 0 || strcmp(kind, "delta") == 0))
 			continue; /* the layer's SNAPMARK: listlayers read it */
+		if (kind && entries) {
+			rc = errc(e, ERR_VERIFY, "whiteout %s after the layer's entries (a layer holds its whiteouts first); refusing the layer", path);
+			break;
+		}
+		entries |= !kind;
 		if (kind) {
 			/* A whiteout of what this layer already wrote into would let a symlink take its
 			 * place under the entries written there. */
