@@ -1137,11 +1137,6 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 		const char *kind = r->plain ? NULL : snapwhiteout(en, base);
 		if (kind && (strcmp(kind, "full") == 0 || strcmp(kind, "delta") == 0))
 			continue; /* the layer's SNAPMARK: listlayers read it */
-		if (kind && entries) {
-			rc = errc(e, ERR_VERIFY, "whiteout %s after the layer's entries (a layer holds its whiteouts first); refusing the layer", path);
-			break;
-		}
-		entries |= !kind;
 		if (kind) {
 			/* A whiteout of what this layer already wrote into would let a symlink take its
 			 * place under the entries written there. */
@@ -1152,6 +1147,8 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			if (usedit)
 				rc = errc(e, ERR_VERIFY, "whiteout %s removes %s, which the same layer already wrote into; refusing the layer",
 				          path, *gone ? gone : "the whole target");
+			else if (entries)
+				rc = errc(e, ERR_VERIFY, "whiteout %s after the layer's entries (a layer holds its whiteouts first); refusing the layer", path);
 			if (rc == 0 && r->only && *gone && !setwants(r->only, gone)) {
 				free(gone); /* it removes what this restore does not write */
 				continue;
@@ -1179,6 +1176,7 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			rc = whiteout(r, path, base, kind, e);
 			continue;
 		}
+		entries = 1;
 		const char *hl = archive_entry_hardlink(en);
 		int isdir = !hl && archive_entry_filetype(en) == AE_IFDIR;
 		size_t pn = trimlen(path);
