@@ -558,7 +558,8 @@ struct chain {
 	struct dirset seen, cut;
 	int rootcut;  /* the newest layer with an opaque marker at the top: every older entry hidden */
 	int j;
-	int fallback; /* a hard link whose target this layer did not write: apply the chain in order */
+	int fallback; /* one pass cannot decide (a hard link whose target this layer did not write, a
+	               * non-directory in the way of a newer layer): apply the chain in order */
 };
 
 /* Whether path[0..n) of layer j is hidden by a newer layer: named there, or beneath a cut. */
