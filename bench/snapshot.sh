@@ -15,7 +15,7 @@
 #     root, each in an ext4 made fresh for it (a loop device: the disk's work without its history)
 #   peak RSS of the driver                                         (target <= 64 MB)
 # plus the manifest's default settings (level 3, threads 0) against tar | zstd -3 -T0.
-# Needs about (2 + 3 x rounds) x the tree's size free in $TMPDIR (or /tmp).
+# Needs about (2 + 3 x rounds) x the tree's size free in $TMPDIR (or /tmp), and 1.5 x more as root.
 # Timings of ours are taken around the library calls by bench/snapdrive.c; the peer's around
 # the whole pipeline (its start-up, a few ms, included). The page cache is warm for both.
 # Also a job's patch after the one-file step (changes.patch): its two states restored with only the
@@ -25,7 +25,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 reps=${SNAP_BENCH_REPS:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ns-bench-snap.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+shm="" fs=""
+cleanup() {
+	if [ -n "$fs" ]; then umount "$fs" 2>/dev/null || true; fi
+	rm -rf "$tmp" ${shm:+"$shm"}
+}
+trap cleanup EXIT
 
 source "$here/lib.sh"
 benchbuild snapdrive || exit 1
@@ -126,17 +131,15 @@ change10='find usr/include -name "*.h" | LC_ALL=C sort | head -n 10 | while read
 # Each round runs ours and the peer's back to back, so both see the same machine; best of the rounds.
 tar -cf "$tmp/peer.tar" -C "$tree" .
 # tmpfs for the in-memory restore figure, when there is room for two trees
-shm=""
 if [ -d /dev/shm ] && [ "$(df -Pm /dev/shm | awk 'NR == 2 { print $4 }')" -gt $((3 * mb)) ]; then
 	shm=$(mktemp -d /dev/shm/ns-bench-snap.XXXXXX)
-	trap 'rm -rf "$tmp" "$shm"' EXIT
 fi
 ours_m="" peerm=""
 # As root: a fresh ext4 (journaled, mkfs's defaults) for each restore and each tar -xf. On a used
 # disk both meet what came before: ext4 without a journal scans every inode deleted in the last
-# minute (up to six when not yet written) for each file it creates, and writeback of the last
-# round runs beside the next; that moved one restore between 0.7 and 8 s here.
-img="" fs="" ours_f="" peerf=""
+# minute (six while the inode table is not yet written) for each file it creates, and writeback of
+# the last round runs beside the next; that moved one restore between 0.7 and 8 s here.
+img="" ours_f="" peerf=""
 freshfs() {
 	truncate -s 0 "$img" && truncate -s "$(((mb * 3) / 2 + 256))M" "$img" &&
 		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" && mount -o loop "$img" "$fs" && sync
@@ -144,9 +147,21 @@ freshfs() {
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null && [ "$(df -Pm "$tmp" | awk 'NR == 2 { print $4 }')" -gt $((2 * mb + 512)) ]; then
 	img=$tmp/fs.img fs=$tmp/fs
 	mkdir "$fs"
-	trap 'umount "$fs" 2>/dev/null || true; rm -rf "$tmp" "$shm"' EXIT
 	if freshfs; then umount "$fs"; else img=""; fi
 fi
+# Restore step 3 into $1 (ours: the library call's own time; its output stays in $tmp/rout), or
+# tar -xf the full tar into a new folder $1 (the whole command): milliseconds. Who goes first
+# alternates by round $1 (order).
+ourms() {
+	"$tmp/snapdrive" restore "$tmp/run" 3 "$1" >"$tmp/rout"
+	awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout"
+}
+tarms() {
+	local t
+	mkdir "$1"; sync
+	t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$1"; ms "$t"
+}
+order() { [ $(($1 % 2)) = 1 ] && echo ours tar || echo tar ours; }
 peerfull="" peerdef="" peerx="" peerzx="" full="" unch="" ch10="" ours_x="" def="" defunch="" sunch="" sch10=""
 rss=0 rrss=0 drss=0 bytes=0 bytes0=0 bytes10=0 dbytes=0
 for i in $(seq "$reps"); do
@@ -173,34 +188,28 @@ for i in $(seq "$reps"); do
 	# thousands slow (it skips recently deleted inodes), which would swamp both figures.
 	# Which goes first alternates: ext4's state after the last round (writeback, freed inodes)
 	# moves both by seconds, whichever meets it.
-	for who in $([ $((i % 2)) = 1 ] && echo ours tar || echo tar ours); do
+	for who in $(order "$i"); do
 		sync
 		if [ "$who" = ours ]; then
-			"$tmp/snapdrive" restore "$tmp/run" 3 "$tmp/x.$i" >"$tmp/rout"
-			ours_x=$(min "$ours_x" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
+			ours_x=$(min "$ours_x" "$(ourms "$tmp/x.$i")")
 			r=$(awk '$1 == "rss_kb" { print $2 }' "$tmp/rout"); [ "$r" -gt "$rrss" ] && rrss=$r
 		else
-			mkdir "$tmp/y.$i"; sync
-			t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$tmp/y.$i"; peerx=$(min "$peerx" "$(ms "$t")")
+			peerx=$(min "$peerx" "$(tarms "$tmp/y.$i")")
 		fi
 	done
 	# The same in memory (tmpfs), where the disk's state moves neither: the runner's own cost.
 	if [ -n "$shm" ]; then
-		"$tmp/snapdrive" restore "$tmp/run" 3 "$shm/x" >"$tmp/rout"
-		ours_m=$(min "$ours_m" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
-		mkdir "$shm/y"
-		t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$shm/y"; peerm=$(min "$peerm" "$(ms "$t")")
+		ours_m=$(min "$ours_m" "$(ourms "$shm/x")")
+		peerm=$(min "$peerm" "$(tarms "$shm/y")")
 		rm -rf "$shm/x" "$shm/y"
 	fi
 	if [ -n "$img" ]; then
-		for who in $([ $((i % 2)) = 1 ] && echo ours tar || echo tar ours); do
+		for who in $(order "$i"); do
 			freshfs || { echo "note: a fresh ext4 could not be made"; break; }
 			if [ "$who" = ours ]; then
-				"$tmp/snapdrive" restore "$tmp/run" 3 "$fs/x" >"$tmp/rout"
-				ours_f=$(min "$ours_f" "$(awk '$1 == "restore" { printf "%d", $3 }' "$tmp/rout")")
+				ours_f=$(min "$ours_f" "$(ourms "$fs/x")")
 			else
-				mkdir "$fs/y"; sync
-				t=$(date +%s%N); tar -xf "$tmp/peer.tar" -C "$fs/y"; peerf=$(min "$peerf" "$(ms "$t")")
+				peerf=$(min "$peerf" "$(tarms "$fs/y")")
 			fi
 			umount "$fs"
 		done
