@@ -62,6 +62,7 @@ struct part {
 	size_t left;
 	struct strv skipped;
 	int finetime;
+	size_t same;         /* directories whose names came from the walker's names scan */
 	struct strv watched; /* directories read, each with its watch in wds */
 	int *wds;
 	struct strv kept;    /* directories not read again: the change feed vouches for them */
@@ -153,6 +154,9 @@ struct walker {
 	dev_t rootdev;
 	const struct scanopt *o;
 	const struct scan *prev; /* scanagain: the scan before */
+	const struct scan *names; /* scanwith: the scan before, whose names stand in for reading a
+	                             directory unchanged since */
+	int64_t before;          /* scanwith: a directory changed at or after this (ns) is read */
 	struct gitignore *gi;    /* o->gitignore: the rules read so far */
 	struct err err;
 };
@@ -192,6 +196,138 @@ static int livewd(struct walker *w, const char *path, const struct stat *st)
 		return vouched(w, path, strlen(path), st, &x) ? x.wd : -1;
 	int wd = w->prev->rootwd;
 	return watchlive(w->o->watch, wd, "", st->st_ino) ? wd : -1;
+}
+
+/* The entries of s under the directory path (all of s for ""): [*lo, *hi). */
+static void below(const struct scan *s, const char *path, size_t *lo, size_t *hi)
+{
+	size_t len = strlen(path);
+	if (!len) {
+		*lo = 0, *hi = s->n;
+		return;
+	}
+	size_t a = 0, b = s->n;
+	while (a < b) { /* the first entry not before "path/" */
+		size_t mid = a + (b - a) / 2;
+		const char *p = s->v[mid].path;
+		int c = strncmp(p, path, len);
+		if (c == 0)
+			c = p[len] == 0 ? -1 : (unsigned char)p[len] < '/' ? -1 : (unsigned char)p[len] > '/' ? 1 : 0;
+		if (c < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	while (b < s->n && strncmp(s->v[b].path, path, len) == 0 && s->v[b].path[len] == '/')
+		b++;
+	*hi = b;
+}
+
+/* Whether the directory at path[0..len), with st, is as the names scan has it: same inode, type,
+ * mode and times, on the root's filesystem, and last changed before that scan began by more than
+ * a timestamp's granularity (a change within the tick of the last would leave the times as they
+ * were). Its names are then that scan's. */
+static int unchanged(const struct walker *w, const char *path, size_t len, const struct stat *st)
+{
+	ssize_t i = w->names ? scanfind(w->names, path, len) : -1;
+	if (i < 0)
+		return 0;
+	const struct sent *x = &w->names->v[i];
+	return x->mode == st->st_mode && x->ino == st->st_ino && x->dev == st->st_dev && st->st_dev == w->rootdev &&
+	       x->mtime == ns(st->st_mtim) && x->ctime == ns(st->st_ctim) && x->ctime < w->before;
+}
+
+/* Stat name (in directory j, open as fd; path holds j's path, base bytes of it) into k's part;
+ * a subdirectory to read goes to *subs. */
+static int entry(struct worker *k, const struct dirjob *j, int fd, const char *name, size_t base,
+                 struct dirjob **subs, size_t *nsubs, size_t *capsubs, struct err *e)
+{
+	struct walker *w = k->w;
+	struct buf *path = &k->path;
+	path->len = base;
+	if (base)
+		bufputc(path, '/');
+	bufputs(path, name);
+	struct stat st;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0; /* gone since it was listed */
+		return errf(e, "stat %s:", path->data);
+	}
+	if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
+		return 0;
+	if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
+		return 0;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		skip(&k->p, SKIPSPECIAL, path->data);
+		return 0;
+	}
+	add(&k->p, path->data, path->len, &st);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if (!j->fresh && vouched(w, path->data, path->len, &st, &k->p.v[k->p.n - 1])) {
+		strvadd(&k->p.kept, path->data);
+		return 0;
+	}
+	if (j->depth + 1 >= MAXDEPTH) {
+		skip(&k->p, SKIPDEEP, path->data); /* its entry is kept, not what is below it */
+		return 0;
+	}
+	if (*nsubs == *capsubs) {
+		*capsubs = *capsubs ? 2 * *capsubs : 64;
+		*subs = xrealloc(*subs, *capsubs * sizeof **subs);
+	}
+	/* Opened here by its name, one lookup, while few are held open; else later by path. */
+	int sfd = -1;
+	if (__atomic_fetch_add(&w->fds, 1, __ATOMIC_RELAXED) < MAXOPEN)
+		sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
+	(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd, 1};
+	return 0;
+}
+
+/* The names of directory j (unchanged) from the walker's names scan, each stat'ed as read. */
+static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t base, struct dirjob **subs,
+                     size_t *nsubs, size_t *capsubs, struct err *e)
+{
+	const struct scan *n = k->w->names;
+	size_t lo, hi, len = strlen(j->path);
+	below(n, j->path, &lo, &hi);
+	for (size_t i = lo; i < hi;) {
+		const char *rest = n->v[i].path + len + 1, *slash = strchr(rest, '/');
+		if (slash) { /* below one of its subdirectories: past all of that */
+			char *sub = xstrndup(n->v[i].path, (size_t)(slash - n->v[i].path));
+			size_t a, b;
+			below(n, sub, &a, &b);
+			free(sub);
+			i = b > i ? b : i + 1;
+			continue;
+		}
+		if (entry(k, j, fd, rest, base, subs, nsubs, capsubs, e) < 0)
+			return -1;
+		i++;
+	}
+	/* and the names it left out as not a file, directory or symlink (the others have entries) */
+	const struct strv *sk = &n->skipped;
+	size_t a = 0, b = sk->n;
+	while (a < b) { /* the first not before "path/" */
+		size_t mid = a + (b - a) / 2;
+		int c = strncmp(sk->v[mid] + 1, j->path, len);
+		if (c == 0)
+			c = (unsigned char)sk->v[mid][len + 1] < '/' ? -1 : (unsigned char)sk->v[mid][len + 1] > '/' ? 1 : 0;
+		if (c < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < sk->n && strncmp(sk->v[a] + 1, j->path, len) == 0 && sk->v[a][len + 1] == '/'; a++) {
+		const char *rest = sk->v[a] + len + 2;
+		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, subs, nsubs, capsubs, e) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Read one directory into k's part; its subdirectories go to *subs. getdents64 rather than readdir:
@@ -243,6 +379,15 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	bufputs(path, j->path);
 	size_t base = path->len;
 	int rc = 0;
+	/* Unchanged since the names scan, checked through the very descriptor it is read by: the
+	 * names are that scan's. A change from here on is seen by the next scan, as after getdents. */
+	struct stat st;
+	if (w->names && base && fstat(fd, &st) == 0 && unchanged(w, j->path, base, &st)) {
+		rc = samenames(k, j, fd, base, subs, nsubs, capsubs, e);
+		k->p.same++;
+		close(fd);
+		return rc;
+	}
 	for (;;) {
 		ssize_t got = getdents64(fd, k->dbuf, DBUF);
 		if (got < 0 && errno == EINTR)
@@ -259,47 +404,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			const char *name = de->d_name;
 			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 				continue;
-			path->len = base;
-			if (base)
-				bufputc(path, '/');
-			bufputs(path, name);
-			struct stat st;
-			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno == ENOENT)
-					continue; /* gone since it was listed */
-				rc = errf(e, "stat %s:", path->data);
-				break;
-			}
-			if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
-				continue;
-			if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
-				continue;
-			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
-				skip(&k->p, SKIPSPECIAL, path->data);
-				continue;
-			}
-			add(&k->p, path->data, path->len, &st);
-			if (!S_ISDIR(st.st_mode))
-				continue;
-			if (!j->fresh && vouched(w, path->data, path->len, &st, &k->p.v[k->p.n - 1])) {
-				strvadd(&k->p.kept, path->data);
-				continue;
-			}
-			if (j->depth + 1 >= MAXDEPTH) {
-				skip(&k->p, SKIPDEEP, path->data); /* its entry is kept, not what is below it */
-				continue;
-			}
-			if (*nsubs == *capsubs) {
-				*capsubs = *capsubs ? 2 * *capsubs : 64;
-				*subs = xrealloc(*subs, *capsubs * sizeof **subs);
-			}
-			/* Opened here by its name, one lookup, while few are held open; else later by path. */
-			int sfd = -1;
-			if (__atomic_fetch_add(&w->fds, 1, __ATOMIC_RELAXED) < MAXOPEN)
-				sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sfd < 0)
-				__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
-			(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd, 1};
+			rc = entry(k, j, fd, name, base, subs, nsubs, capsubs, e);
 		}
 		if (rc)
 			break;
@@ -518,6 +623,7 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 				strvadd(&f->watched, p->watched.v[j]);
 		}
 		s->finetime |= p->finetime;
+		s->same += p->same;
 		free(p->v);
 		free(p->blocks);
 		p->v = NULL, p->blocks = NULL, p->nblocks = 0;
@@ -574,7 +680,8 @@ static int walkerinit(struct walker *w, int rootfd, const struct scanopt *o, str
 	return 0;
 }
 
-int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
+/* A walk of the whole tree; with names, a directory unchanged since is not read (unchanged). */
+static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *names, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->rootwd = -1;
@@ -582,6 +689,12 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	struct walker w;
 	if (walkerinit(&w, rootfd, o, e) < 0)
 		return -1;
+	struct stat st;
+	if (names && fstat(rootfd, &st) == 0) {
+		w.names = names;
+		w.rootdev = st.st_dev;
+		w.before = names->start - (names->finetime ? RACYFINE : RACYCOARSE);
+	}
 	if (o->gitignore) {
 		w.gi = gitignorenew();
 		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
@@ -600,30 +713,17 @@ int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 	return rc < 0 ? -1 : 0;
 }
 
-/* The entries of s under the directory path (all of s for ""): [*lo, *hi). */
-static void below(const struct scan *s, const char *path, size_t *lo, size_t *hi)
+int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 {
-	size_t len = strlen(path);
-	if (!len) {
-		*lo = 0, *hi = s->n;
-		return;
-	}
-	size_t a = 0, b = s->n;
-	while (a < b) { /* the first entry not before "path/" */
-		size_t mid = a + (b - a) / 2;
-		const char *p = s->v[mid].path;
-		int c = strncmp(p, path, len);
-		if (c == 0)
-			c = p[len] == 0 ? -1 : (unsigned char)p[len] < '/' ? -1 : (unsigned char)p[len] > '/' ? 1 : 0;
-		if (c < 0)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	*lo = a;
-	while (b < s->n && strncmp(s->v[b].path, path, len) == 0 && s->v[b].path[len] == '/')
-		b++;
-	*hi = b;
+	return scanall(s, rootfd, o, NULL, e);
+}
+
+int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, struct err *e)
+{
+	/* Not with the feed (its watches are added as each directory is read), nor where a changed
+	 * .gitignore changes what is below it, nor where directory times cannot be trusted. */
+	int use = !o->watch && !o->gitignore && watchlocal(rootfd);
+	return scanall(s, rootfd, o, use ? prev : NULL, e);
 }
 
 static int instrv(const struct strv *v, const char *s)

@@ -9,6 +9,11 @@
 #include "../util/beneath.h"
 #include "watch.h"
 
+/* A change within this of a scan's start may leave the times it saw unchanged ("racy"): the
+ * scan cannot tell it by the times alone. */
+#define RACYFINE (50 * 1000000LL)     /* ns: above a coarse kernel tick on a fine-grained filesystem */
+#define RACYCOARSE (2 * 1000000000LL) /* ns: whole-second (or FAT's two-second) timestamps */
+
 struct sent {
 	const char *path; /* relative to the root, no "./"; points into the scan's blocks */
 	uint32_t mode;    /* st_mode: type and permission bits */
@@ -35,6 +40,7 @@ struct scan {
 	                     count for nothing */
 	int finetime;     /* some timestamp had a fraction of a second (a fine-grained filesystem) */
 	int rootwd;       /* the change feed's watch on the root, or -1 */
+	size_t same;      /* scanwith: directories whose names were taken from the scan before */
 	struct strv skipped; /* entries left out, each a kind (SKIP*) then its path, sorted by path */
 };
 
@@ -61,6 +67,12 @@ struct scanopt {
 /* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel where
  * o->threads allows. */
 int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e);
+/* Walk the whole tree as scanrun does, but take the names of a directory unchanged since prev
+ * (the last scan with the same options: same inode and times, changed before prev began) from
+ * prev instead of reading it, as git's untracked cache does; every entry is still stat'ed. Reads
+ * every directory with a change feed, gitignore, or a filesystem not known to keep directory
+ * times. */
+int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, struct err *e);
 /* Scan again from prev, the last scan with the same options, reading only the directories in
  * dirty (sorted; from the change feed) and any directory below them that the feed does not vouch
  * for; the result is what scanrun would give. */

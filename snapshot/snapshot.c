@@ -33,8 +33,6 @@
 #include "../util/zst.h"
 
 #define OPAQUE ".wh..wh..opq"
-#define RACYFINE (50 * 1000000LL)     /* ns: above a coarse kernel tick on a fine-grained filesystem */
-#define RACYCOARSE (2 * 1000000000LL) /* ns: whole-second (or FAT's two-second) timestamps */
 #define SMALLLAYER (1 << 20) /* data below this is compressed without workers */
 #define MAXAUTOTHREADS 2 /* threads 0: one worker per CPU up to this (memory: ~10 MiB each) */
 
@@ -687,7 +685,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			watchread(opt.watch, 0);
 			watchreset(opt.watch);
 		}
-		src = scanrun(&nw, s->rootfd, &opt, e);
+		src = s->haveprev ? scanwith(&nw, s->rootfd, &opt, &s->prev, e) : scanrun(&nw, s->rootfd, &opt, e);
 	}
 	if (src < 0) {
 		if (opt.watch)

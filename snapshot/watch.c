@@ -38,10 +38,12 @@ struct watch {
 	struct strv dirty;
 };
 
-/* Local filesystems whose changes all pass through this kernel's VFS. */
-static int localfs(long type)
+int watchlocal(int fd)
 {
-	switch ((unsigned long)type) {
+	struct statfs fs;
+	if (fstatfs(fd, &fs) < 0)
+		return 0;
+	switch ((unsigned long)fs.f_type) {
 	case 0xEF53UL:     /* ext2/3/4 */
 	case 0x58465342UL: /* xfs */
 	case 0x9123683EUL: /* btrfs */
@@ -54,8 +56,7 @@ static int localfs(long type)
 
 struct watch *watchopen(int rootfd)
 {
-	struct statfs fs;
-	if (fstatfs(rootfd, &fs) < 0 || !localfs((long)fs.f_type))
+	if (!watchlocal(rootfd))
 		return NULL;
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0)

@@ -12,6 +12,10 @@
 
 struct watch;
 
+/* Whether the filesystem under fd is a local one whose changes all pass through this kernel
+ * (ext2/3/4, xfs, btrfs, tmpfs, f2fs), each change of a name giving its directory new times. A
+ * network or FUSE filesystem may change unseen, or serve times from a cache. */
+int watchlocal(int fd);
 /* A feed for the tree under rootfd; NULL when this kernel or filesystem cannot give one. */
 struct watch *watchopen(int rootfd);
 /* Watch the directory open as fd, at path ("" for the root) with inode ino; thread-safe.

@@ -661,6 +661,22 @@ static int scaneq(const struct scan *a, const struct scan *b, char *why, size_t 
 	return 1;
 }
 
+/* Moves that bring a directory back to where it was, same inode, with a change made while it
+ * was away; a directory deleted and made again (its inode number may come back). */
+static const char *const tricks[] = {
+	/* set-up, scanned; then the trick */
+	"mkdir -p C/sub && echo a > C/sub/f", "mv C D && echo b > D/sub/f && echo c > D/f && mv D C",
+	"mkdir -p E/sub && echo a > E/sub/f", "mv E/sub E/tmp && echo b > E/tmp/g && mv E/tmp E/sub",
+	"mkdir -p G && echo a > G/f", "rm -rf G && mkdir G && echo bb > G/g",
+	"mkdir -p H/x", "mv H/x H/y && mkdir H/x && mv H/y H/x/y && echo c > H/x/y/f",
+	"mkdir -p J/a/b && echo a > J/a/b/f", "mv J/a K && echo b > K/b/f && echo c > K/g && mv K J/a",
+	/* a folder read again keeps its watch, and one replaced at its path gets a new one: what
+	 * changes in it later is seen */
+	"mkdir -p L M && echo a > L/f && echo a > M/f", "echo b > L/f && mv L L.old && mkdir L && echo c > L/g",
+	"echo d > L/h && echo b > M/f", "echo e > L/g && echo c > M/g", "echo f > L/f && echo d > M/f",
+	"rm -rf C D E G H J K L L.old M", "true",
+};
+
 static void feedeq(uint64_t seed)
 {
 	rstate = seed * 0x2545F4914F6CDD1Dull + 7;
@@ -719,21 +735,6 @@ static void feedeq(uint64_t seed)
 	}
 	ok(rounds > 30 && quiet > 0 && lost == 0, "feed seed %llu: %d rounds, %d with no news, %d lost", (unsigned long long)seed,
 	   rounds, quiet, lost);
-	/* Moves that bring a directory back to where it was, same inode, with a change made while it
-	 * was away; a directory deleted and made again (its inode number may come back). */
-	static const char *const tricks[] = {
-		/* set-up, scanned; then the trick */
-		"mkdir -p C/sub && echo a > C/sub/f", "mv C D && echo b > D/sub/f && echo c > D/f && mv D C",
-		"mkdir -p E/sub && echo a > E/sub/f", "mv E/sub E/tmp && echo b > E/tmp/g && mv E/tmp E/sub",
-		"mkdir -p G && echo a > G/f", "rm -rf G && mkdir G && echo bb > G/g",
-		"mkdir -p H/x", "mv H/x H/y && mkdir H/x && mv H/y H/x/y && echo c > H/x/y/f",
-		"mkdir -p J/a/b && echo a > J/a/b/f", "mv J/a K && echo b > K/b/f && echo c > K/g && mv K J/a",
-		/* a folder read again keeps its watch, and one replaced at its path gets a new one: what
-		 * changes in it later is seen */
-		"mkdir -p L M && echo a > L/f && echo a > M/f", "echo b > L/f && mv L L.old && mkdir L && echo c > L/g",
-		"echo d > L/h && echo b > M/f", "echo e > L/g && echo c > M/g", "echo f > L/f && echo d > M/f",
-		"rm -rf C D E G H J K L L.old M", "true",
-	};
 	for (size_t t = 0; t < 2 * sizeof tricks / sizeof *tricks; t++) {
 		const char *cmd = tricks[t % (sizeof tricks / sizeof *tricks)]; /* twice: inode numbers come back */
 		sh("cd '%s' && %s", ws, cmd);
@@ -752,6 +753,94 @@ static void feedeq(uint64_t seed)
 	}
 	scanfree(&prev);
 	watchclose(w);
+	close(rootfd);
+	free(ws);
+}
+
+/* The stat scan with names from the scan before (scanwith, the fallback without a feed) against
+ * a full scan after random changes, some made at once (their folders within the racy window: read
+ * again) and some after a pause (unchanged folders: names reused); and the tricks above. */
+static void witheq(uint64_t seed)
+{
+	rstate = seed * 0x9E3779B97F4A7C15ull + 11;
+	char *ws = tp("ww");
+	sh("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", ws, ws);
+	mkdir(ws, 0755);
+	static const int grow[] = {0, 0, 0, 13, 13, 12, 8};
+	for (int i = 0; i < 80; i++)
+		mutate(ws, grow[rn(7)]);
+	int rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct scanopt o = {.threads = (int)(seed % 3)}, plain = {.threads = 1};
+	struct scan prev, again, full;
+	struct err e = {0};
+	usleep(60000);
+	ok(scanrun(&prev, rootfd, &o, &e) == 0, "with seed %llu: first scan: %s", (unsigned long long)seed, e.msg);
+	size_t same = 0;
+	int n = 40 + (int)(sizeof tricks / sizeof *tricks);
+	for (int r = 0; r < n; r++) {
+		const char *trick = r >= 40 ? tricks[r - 40] : NULL;
+		if (trick)
+			sh("cd '%s' && %s", ws, trick);
+		else
+			for (int i = (int)rn(4); i > 0; i--)
+				mutate(ws, -1);
+		if (rn(2))
+			usleep(60000); /* what changed is out of the racy window of the next scan's prev */
+		int a = scanwith(&again, rootfd, &o, &prev, &e);
+		ok(a == 0, "with seed %llu round %d: scan: %s", (unsigned long long)seed, r, e.msg);
+		ok(scanrun(&full, rootfd, &plain, &e) == 0, "full scan: %s", e.msg);
+		char why[512] = "";
+		if (a == 0) {
+			ok(scaneq(&again, &full, why, sizeof why), "with seed %llu round %d%s%s: equals a full scan: %s",
+			   (unsigned long long)seed, r, trick ? ": " : "", trick ? trick : "", why);
+			same += again.same;
+		}
+		scanfree(&full);
+		scanfree(&prev);
+		if (a == 0)
+			prev = again;
+		else
+			scanrun(&prev, rootfd, &o, &e);
+	}
+	ok(same > 0, "with seed %llu: %zu folders' names were taken from the scan before", (unsigned long long)seed, same);
+	scanfree(&prev);
+	close(rootfd);
+	free(ws);
+}
+
+/* What scanwith trusts: a folder whose times are as prev has them, older than prev's racy window,
+ * is not read (a name prev lacks stays unseen), and one changed within the window is read. */
+static void withtrust(void)
+{
+	char *ws = tp("wt");
+	sh("rm -rf '%s' && mkdir -p '%s/old' '%s/new' && echo a > '%s/old/a' && echo b > '%s/old/b' && mkfifo '%s/old/p'",
+	   ws, ws, ws, ws, ws, ws);
+	usleep(60000);
+	sh("echo a > '%s/new/a' && echo b > '%s/new/b'", ws, ws);
+	int rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct scanopt o = {.threads = 1};
+	struct scan prev, got;
+	struct err e = {0};
+	ok(scanrun(&prev, rootfd, &o, &e) == 0 && prev.skipped.n == 1, "trust: first scan: %s", e.msg);
+	/* take "b" out of both folders in prev, as if it had not been there */
+	size_t w = 0;
+	for (size_t i = 0; i < prev.n; i++)
+		if (strcmp(prev.v[i].path, "old/b") != 0 && strcmp(prev.v[i].path, "new/b") != 0)
+			prev.v[w++] = prev.v[i];
+	prev.n = w;
+	ok(scanwith(&got, rootfd, &o, &prev, &e) == 0, "trust: scan with: %s", e.msg);
+	ok(got.same == 1, "trust: one folder's names reused: %zu", got.same);
+	ok(scanfind(&got, "old/b", 5) < 0 && scanfind(&got, "old/a", 5) >= 0, "trust: the old folder was not read");
+	ok(scanfind(&got, "new/b", 5) >= 0, "trust: the folder changed within the racy window was read");
+	ok(got.skipped.n == 1 && strcmp(got.skipped.v[0] + 1, "old/p") == 0, "trust: the fifo of the reused folder is still left out");
+	scanfree(&got);
+	/* a folder replaced at its path, and one with a name added since, are read */
+	sh("cd '%s' && mv old gone && mkdir old && echo c > old/c", ws);
+	ok(scanwith(&got, rootfd, &o, &prev, &e) == 0 && got.same == 0 && scanfind(&got, "old/c", 5) >= 0 &&
+	   scanfind(&got, "old/a", 5) < 0 && scanfind(&got, "gone/b", 6) >= 0,
+	   "trust: a folder replaced at its path is read: %s", e.msg);
+	scanfree(&got);
+	scanfree(&prev);
 	close(rootfd);
 	free(ws);
 }
@@ -2054,6 +2143,9 @@ int main(int argc, char **argv)
 		property((uint64_t)i, i % 2 ? 1 : 3, i % 3, i % 2 == 0);
 	for (int i = 1; i <= seeds; i++)
 		feedeq((uint64_t)i);
+	for (int i = 1; i <= seeds; i++)
+		witheq((uint64_t)i);
+	withtrust();
 	feedmount();
 	feedend();
 	ok(whiteouts > 0 && opaques > 0, "the property test made whiteouts (%d) and opaque markers (%d)", whiteouts, opaques);
