@@ -677,16 +677,24 @@ static const char *const tricks[] = {
 	"rm -rf C D E G H J K L L.old M", "true",
 };
 
-static void feedeq(uint64_t seed)
+/* A new tree of 80 random changes under top/name (freed by the caller), opened as *rootfd. */
+static char *growntree(const char *name, int *rootfd)
 {
-	rstate = seed * 0x2545F4914F6CDD1Dull + 7;
-	char *ws = tp("fw");
+	char *ws = tp("%s", name);
 	sh("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", ws, ws);
 	mkdir(ws, 0755);
 	static const int grow[] = {0, 0, 0, 13, 13, 12, 8};
 	for (int i = 0; i < 80; i++)
 		mutate(ws, grow[rn(7)]);
-	int rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return ws;
+}
+
+static void feedeq(uint64_t seed)
+{
+	rstate = seed * 0x2545F4914F6CDD1Dull + 7;
+	int rootfd;
+	char *ws = growntree("fw", &rootfd);
 	struct watch *w = watchopen(rootfd);
 	if (!w) {
 		printf("SKIPPED change feed (seed %llu): no inotify here, or %s is on a filesystem it cannot vouch for\n",
@@ -763,13 +771,8 @@ static void feedeq(uint64_t seed)
 static void witheq(uint64_t seed)
 {
 	rstate = seed * 0x9E3779B97F4A7C15ull + 11;
-	char *ws = tp("ww");
-	sh("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", ws, ws);
-	mkdir(ws, 0755);
-	static const int grow[] = {0, 0, 0, 13, 13, 12, 8};
-	for (int i = 0; i < 80; i++)
-		mutate(ws, grow[rn(7)]);
-	int rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rootfd;
+	char *ws = growntree("ww", &rootfd);
 	struct scanopt o = {.threads = (int)(seed % 3)}, plain = {.threads = 1};
 	struct scan prev, again, full;
 	struct err e = {0};
