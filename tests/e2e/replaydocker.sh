@@ -31,7 +31,7 @@ models:
   d:
     provider: scripted
     replies:
-      - tool_calls: [ { name: shell, arguments: { command: "ls -la /workspace; date; echo pid \$\$" } } ]
+      - tool_calls: [ { name: shell, arguments: { command: "ls -la /workspace; date; echo pid \$\$; cat /proc/sys/kernel/random/uuid" } } ]
       - tool_calls: [ { name: shell, arguments: { command: "mkdir -p out && sort -r src/a.txt > out/sorted.txt && cp /data/input.txt out/input.txt && date +%s" } } ]
       - tool_calls: [ { name: write_file, arguments: { path: out/note.md, content: "done\n" } } ]
       - tool_calls: [ { name: final_result, arguments: { files: 3 } } ]
