@@ -66,6 +66,7 @@ struct part {
 	struct strv watched; /* directories read, each with its watch in wds */
 	int *wds;
 	struct strv kept;    /* directories not read again: the change feed vouches for them */
+	struct strv unread;  /* directories whose names were not read whole (struct sent unread) */
 };
 
 /* n bytes for an array of entries, freed with free. A scan of 100,000 entries fills 11 MB that
@@ -132,6 +133,13 @@ static void skip(struct part *p, int kind, const char *path)
 	free(k);
 }
 
+/* Note directory path as not read whole. */
+static void unread(struct part *p, const char *path)
+{
+	if (*path)
+		strvadd(&p->unread, path);
+}
+
 /* A directory waiting to be read. */
 struct dirjob {
 	char *path; /* "" for the root */
@@ -140,6 +148,7 @@ struct dirjob {
 	int fresh;  /* 1: new since the last scan, read all below; 0: read again because the change
 	               feed said so: its entry is refreshed, and only subdirectories it does not
 	               vouch for are read */
+	uint64_t ino, dev; /* the inode its entry was stat'ed as (0: the entry is made here) */
 };
 
 /* The shared state of the walking threads: a stack of directories to read. */
@@ -234,7 +243,7 @@ static int unchanged(const struct walker *w, const char *path, size_t len, const
 	if (i < 0)
 		return 0;
 	const struct sent *x = &w->names->v[i];
-	return x->mode == st->st_mode && x->ino == st->st_ino && x->dev == st->st_dev && st->st_dev == w->rootdev &&
+	return !x->unread && x->mode == st->st_mode && x->ino == st->st_ino && x->dev == st->st_dev && st->st_dev == w->rootdev &&
 	       x->mtime == ns(st->st_mtim) && x->ctime == ns(st->st_ctim) && x->ctime < w->before;
 }
 
@@ -284,7 +293,7 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 		sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		__atomic_fetch_sub(&w->fds, 1, __ATOMIC_RELAXED);
-	(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd, 1};
+	(*subs)[(*nsubs)++] = (struct dirjob){xstrdup(path->data), j->depth + 1, sfd, 1, st.st_ino, st.st_dev};
 	return 0;
 }
 
@@ -344,22 +353,33 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		fd = openbeneath(w->rootfd, j->path, O_RDONLY | O_DIRECTORY, 0);
 	else
 		fd = openat(w->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && (errno == ENOENT || (!j->fresh && (errno == ENOTDIR || errno == ELOOP))))
+	if (fd < 0 && (errno == ENOENT || (!j->fresh && (errno == ENOTDIR || errno == ELOOP)))) {
+		unread(&k->p, j->path);
 		return 0; /* gone since it was listed, or replaced: its parent is read again too */
+	}
 	if (fd < 0 && j->path[0] && (errno == EACCES || errno == EPERM)) {
 		skip(&k->p, SKIPUNREAD, j->path); /* its entry is kept; what it holds is unknown */
+		unread(&k->p, j->path);
 		return 0;
 	}
 	if (fd < 0)
 		return errf(e, "open %s:", j->path[0] ? j->path : "workspace");
+	/* Opened by path, it may be another directory than the one its entry was stat'ed as (a
+	 * parent moved meanwhile): its names are read, but never reused as that entry's. */
+	struct stat st;
+	if (j->path[0] && fstat(fd, &st) < 0) {
+		close(fd);
+		return errf(e, "stat %s:", j->path);
+	}
+	if (j->ino && (st.st_ino != j->ino || st.st_dev != j->dev))
+		unread(&k->p, j->path);
 	if (w->gi)
 		ignorefile(w->gi, fd, ".gitignore", j->path);
 	if (feed) {
 		/* Watched before it is read: a change from now on is reported (read again under the watch
 		 * it had, still live for this very inode: no new one). Read again, its own entry is
 		 * refreshed too (its times change with its entries; its parent may be quiet). */
-		struct stat st;
-		if (fstat(fd, &st) < 0) {
+		if (!j->path[0] && fstat(fd, &st) < 0) {
 			close(fd);
 			return errf(e, "stat %s:", j->path[0] ? j->path : "workspace");
 		}
@@ -381,8 +401,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	int rc = 0;
 	/* Unchanged since the names scan, checked through the very descriptor it is read by: the
 	 * names are that scan's. A change from here on is seen by the next scan, as after getdents. */
-	struct stat st;
-	if (w->names && base && fstat(fd, &st) == 0 && unchanged(w, j->path, base, &st)) {
+	if (w->names && base && unchanged(w, j->path, base, &st)) {
 		rc = samenames(k, j, fd, base, subs, nsubs, capsubs, e);
 		k->p.same++;
 		close(fd);
@@ -392,8 +411,10 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		ssize_t got = getdents64(fd, k->dbuf, DBUF);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0 && errno == ENOENT && base)
+		if (got < 0 && errno == ENOENT && base) {
+			unread(&k->p, j->path);
 			break; /* removed while read (a gc packing .git/objects/XX away): what it held is gone */
+		}
 		if (got < 0)
 			rc = errf(e, "read directory %s:", base ? j->path : "workspace");
 		if (got <= 0)
@@ -474,6 +495,7 @@ static void partfree(struct part *p)
 	strvfree(&p->watched);
 	free(p->wds);
 	strvfree(&p->kept);
+	strvfree(&p->unread);
 }
 
 static int bystring(const void *a, const void *b)
@@ -524,12 +546,13 @@ static void hardlinks(struct scan *s)
 
 /* What the walk found beside the entries. */
 struct found {
-	struct strv skipped, watched, kept;
+	struct strv skipped, watched, kept, unread;
 	int *wds;
 };
 
 static void foundfree(struct found *f)
 {
+	strvfree(&f->unread);
 	strvfree(&f->skipped);
 	strvfree(&f->watched);
 	strvfree(&f->kept);
@@ -616,6 +639,8 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 			strvadd(&f->skipped, p->skipped.v[j]);
 		for (size_t j = 0; j < p->kept.n; j++)
 			strvadd(&f->kept, p->kept.v[j]);
+		for (size_t j = 0; j < p->unread.n; j++)
+			strvadd(&f->unread, p->unread.v[j]);
 		if (p->watched.n) {
 			f->wds = xrealloc(f->wds, (f->watched.n + p->watched.n) * sizeof *f->wds);
 			memcpy(f->wds + f->watched.n, p->wds, p->watched.n * sizeof *p->wds);
@@ -650,6 +675,11 @@ static void finish(struct scan *s, struct found *f)
 			s->bytes += s->v[i].size;
 			s->used += s->v[i].blocks * 512;
 		}
+	for (size_t i = 0; i < f->unread.n; i++) {
+		ssize_t j = scanfind(s, f->unread.v[i], strlen(f->unread.v[i]));
+		if (j >= 0)
+			s->v[j].unread = 1;
+	}
 	for (size_t i = 0; i < f->watched.n; i++) {
 		const char *p = f->watched.v[i];
 		ssize_t j = *p ? scanfind(s, p, strlen(p)) : -1;
@@ -703,7 +733,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 			close(info);
 		}
 	}
-	struct dirjob root = {xstrdup(""), 0, -1, 1};
+	struct dirjob root = {xstrdup(""), 0, -1, 1, 0, 0};
 	struct found f;
 	int rc = walk(s, &w, &root, 1, 1, &f, e);
 	if (rc == 0)
@@ -784,7 +814,7 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 		int depth = 0; /* as deep as the walk from the root would have found it */
 		for (const char *c = uniq.v[i]; *c; c++)
 			depth += c == uniq.v[i] || *c == '/';
-		seeds[i] = (struct dirjob){xstrdup(uniq.v[i]), depth, -1, 0};
+		seeds[i] = (struct dirjob){xstrdup(uniq.v[i]), depth, -1, 0, 0, 0};
 	}
 	struct scan fresh = {0};
 	struct found f;

@@ -26,6 +26,8 @@ struct sent {
 	                     (its own index when it is the first); -1 otherwise */
 	int32_t wd;       /* directories: the change feed's watch on it, or -1 */
 	uint8_t hashed;   /* hash holds the SHA-256 of the content last put in a layer */
+	uint8_t unread;   /* a directory whose names this scan did not read whole (gone, unreadable, or
+	                     not the inode its entry was stat'ed as when opened): never reused */
 	uint8_t hash[32]; /* file data, or the link target of a symlink */
 };
 

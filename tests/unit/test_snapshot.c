@@ -837,6 +837,16 @@ static void withtrust(void)
 	ok(scanfind(&got, "new/b", 5) >= 0, "trust: the folder changed within the racy window was read");
 	ok(got.skipped.n == 1 && strcmp(got.skipped.v[0] + 1, "old/p") == 0, "trust: the fifo of the reused folder is still left out");
 	scanfree(&got);
+	/* a folder the last scan could not read whole (it was gone, unreadable, or another inode
+	 * when opened) is read, however old its times */
+	ssize_t old = scanfind(&prev, "old", 3);
+	if (old >= 0)
+		prev.v[old].unread = 1;
+	ok(scanwith(&got, rootfd, &o, &prev, &e) == 0 && got.same == 0 && scanfind(&got, "old/b", 5) >= 0,
+	   "trust: a folder the last scan did not read whole is read: %zu reused", got.same);
+	if (old >= 0)
+		prev.v[old].unread = 0;
+	scanfree(&got);
 	/* a folder replaced at its path, and one with a name added since, are read */
 	sh("cd '%s' && mv old gone && mkdir old && echo c > old/c", ws);
 	ok(scanwith(&got, rootfd, &o, &prev, &e) == 0 && got.same == 0 && scanfind(&got, "old/c", 5) >= 0 &&
@@ -1152,6 +1162,18 @@ static void lost(void)
 			if (tarentries(ui.path) >= 0 && whiteouts == 0)
 				bits |= 16;
 		}
+		/* the folder it could not open is marked unread: its (no) names are never reused */
+		int ufd = open(uws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct scanopt uo = {.threads = 1};
+		struct scan usc;
+		if (ufd >= 0 && scanrun(&usc, ufd, &uo, &ue) == 0) {
+			ssize_t d = scanfind(&usc, "dir", 3);
+			if (d >= 0 && usc.v[d].unread && scanfind(&usc, "secret", 6) >= 0 && !usc.v[scanfind(&usc, "secret", 6)].unread)
+				bits |= 32;
+			scanfree(&usc);
+		}
+		if (ufd >= 0)
+			close(ufd);
 		snapinfofree(&ui);
 		snapclose(us);
 		_exit(bits);
@@ -1167,6 +1189,7 @@ static void lost(void)
 		ok(bits >= 0 && (bits & 4), "lost: the unreadable folder is named with the reason");
 		ok(bits >= 0 && (bits & 8), "lost: the change beside them went in, and what the folder holds is not taken for gone");
 		ok(bits >= 0 && (bits & 16), "lost: no whiteout for what the unreadable folder holds");
+		ok(bits >= 0 && (bits & 32), "lost: the folder that could not be opened is marked unread");
 	}
 	free(uws);
 	free(usd);
