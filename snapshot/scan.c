@@ -183,14 +183,15 @@ struct worker {
 };
 
 /* A subdirectory found again where the last scan had it, same inode, under a watch still live:
- * nothing below it changed but what the feed reports, so it is not read; x takes its watch. */
+ * nothing below it changed but what the feed reports, so it is not read; x takes its watch. One
+ * the last scan did not read whole (unread) is read. */
 static int vouched(struct walker *w, const char *path, size_t len, const struct stat *st, struct sent *x)
 {
 	ssize_t i = scanfind(w->prev, path, len);
 	if (i < 0)
 		return 0;
 	const struct sent *old = &w->prev->v[i];
-	if (!S_ISDIR(old->mode) || old->ino != st->st_ino || old->dev != st->st_dev ||
+	if (!S_ISDIR(old->mode) || old->unread || old->ino != st->st_ino || old->dev != st->st_dev ||
 	    !watchlive(w->o->watch, old->wd, path, st->st_ino))
 		return 0;
 	x->wd = old->wd;
