@@ -208,10 +208,20 @@ static int livewd(struct walker *w, const char *path, const struct stat *st)
 	return watchlive(w->o->watch, wd, "", st->st_ino) ? wd : -1;
 }
 
-/* The entries of s under the directory path (all of s for ""): [*lo, *hi). */
-static void below(const struct scan *s, const char *path, size_t *lo, size_t *hi)
+/* Where p sorts against the paths under directory path[0..len) ("path/..."): before them (< 0),
+ * among them (0), or after them (> 0). */
+static int dircmp(const char *p, const char *path, size_t len)
 {
-	size_t len = strlen(path);
+	int c = strncmp(p, path, len);
+	if (c)
+		return c;
+	unsigned char next = (unsigned char)p[len];
+	return next < '/' ? -1 : next > '/' ? 1 : 0;
+}
+
+/* The entries of s under the directory path[0..len) (all of s for ""): [*lo, *hi). */
+static void below(const struct scan *s, const char *path, size_t len, size_t *lo, size_t *hi)
+{
 	if (!len) {
 		*lo = 0, *hi = s->n;
 		return;
@@ -219,17 +229,13 @@ static void below(const struct scan *s, const char *path, size_t *lo, size_t *hi
 	size_t a = 0, b = s->n;
 	while (a < b) { /* the first entry not before "path/" */
 		size_t mid = a + (b - a) / 2;
-		const char *p = s->v[mid].path;
-		int c = strncmp(p, path, len);
-		if (c == 0)
-			c = p[len] == 0 ? -1 : (unsigned char)p[len] < '/' ? -1 : (unsigned char)p[len] > '/' ? 1 : 0;
-		if (c < 0)
+		if (dircmp(s->v[mid].path, path, len) < 0)
 			a = mid + 1;
 		else
 			b = mid;
 	}
 	*lo = a;
-	while (b < s->n && strncmp(s->v[b].path, path, len) == 0 && s->v[b].path[len] == '/')
+	while (b < s->n && dircmp(s->v[b].path, path, len) == 0)
 		b++;
 	*hi = b;
 }
@@ -304,14 +310,12 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 {
 	const struct scan *n = k->w->names;
 	size_t lo, hi, len = strlen(j->path);
-	below(n, j->path, &lo, &hi);
+	below(n, j->path, len, &lo, &hi);
 	for (size_t i = lo; i < hi;) {
 		const char *rest = n->v[i].path + len + 1, *slash = strchr(rest, '/');
 		if (slash) { /* below one of its subdirectories: past all of that */
-			char *sub = xstrndup(n->v[i].path, (size_t)(slash - n->v[i].path));
 			size_t a, b;
-			below(n, sub, &a, &b);
-			free(sub);
+			below(n, n->v[i].path, (size_t)(slash - n->v[i].path), &a, &b);
 			i = b > i ? b : i + 1;
 			continue;
 		}
@@ -324,15 +328,12 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 	size_t a = 0, b = sk->n;
 	while (a < b) { /* the first not before "path/" */
 		size_t mid = a + (b - a) / 2;
-		int c = strncmp(sk->v[mid] + 1, j->path, len);
-		if (c == 0)
-			c = (unsigned char)sk->v[mid][len + 1] < '/' ? -1 : (unsigned char)sk->v[mid][len + 1] > '/' ? 1 : 0;
-		if (c < 0)
+		if (dircmp(sk->v[mid] + 1, j->path, len) < 0)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	for (; a < sk->n && strncmp(sk->v[a] + 1, j->path, len) == 0 && sk->v[a][len + 1] == '/'; a++) {
+	for (; a < sk->n && dircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
 		const char *rest = sk->v[a] + len + 2;
 		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, subs, nsubs, capsubs, e) < 0)
 			return -1;
@@ -368,9 +369,9 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 	/* Opened by path, it may be another directory than the one its entry was stat'ed as (a
 	 * parent moved meanwhile): its names are read, but never reused as that entry's. */
 	struct stat st;
-	if (j->path[0] && fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return errf(e, "stat %s:", j->path);
+		return errf(e, "stat %s:", j->path[0] ? j->path : "workspace");
 	}
 	if (j->ino && (st.st_ino != j->ino || st.st_dev != j->dev))
 		unread(&k->p, j->path);
@@ -380,10 +381,6 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 		/* Watched before it is read: a change from now on is reported (read again under the watch
 		 * it had, still live for this very inode: no new one). Read again, its own entry is
 		 * refreshed too (its times change with its entries; its parent may be quiet). */
-		if (!j->path[0] && fstat(fd, &st) < 0) {
-			close(fd);
-			return errf(e, "stat %s:", j->path[0] ? j->path : "workspace");
-		}
 		if (st.st_dev != w->rootdev)
 			watchlose(feed, 1); /* a mount inside the tree: the feed cannot vouch for it */
 		if (!w->o->vouchonly) {
@@ -835,7 +832,7 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 	struct strv gone = {0}; /* directories left out with all below them */
 	for (size_t d = 0; d < uniq.n; d++) {
 		size_t lo, hi, plen = strlen(uniq.v[d]);
-		below(prev, uniq.v[d], &lo, &hi);
+		below(prev, uniq.v[d], plen, &lo, &hi);
 		for (size_t i = lo; i < hi; i++) {
 			const char *rest = prev->v[i].path + (plen ? plen + 1 : 0);
 			if (strchr(rest, '/'))
@@ -843,7 +840,7 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 			drop[i] = 1;
 			if (S_ISDIR(prev->v[i].mode) && !instrv(&f.kept, prev->v[i].path)) {
 				size_t a, b;
-				below(prev, prev->v[i].path, &a, &b);
+				below(prev, prev->v[i].path, strlen(prev->v[i].path), &a, &b);
 				memset(drop + a, 1, b - a);
 				strvadd(&gone, prev->v[i].path);
 			}
