@@ -765,6 +765,51 @@ static void feedeq(uint64_t seed)
 	free(ws);
 }
 
+/* The feed never vouches for a folder the last scan did not read whole (unread): read again
+ * through its parent, its names are read, not taken as the last scan's (here: none). */
+static void feedunread(void)
+{
+	char *ws = tp("fu");
+	sh("rm -rf '%s' && mkdir -p '%s/top/sub' && echo a > '%s/top/sub/a'", ws, ws, ws);
+	int rootfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct watch *w = watchopen(rootfd);
+	if (!w) {
+		printf("SKIPPED feed unread: no inotify here, or %s is on a filesystem it cannot vouch for\n", ws);
+		close(rootfd);
+		free(ws);
+		return;
+	}
+	struct scanopt fo = {.threads = 1, .watch = w};
+	struct scan prev, again;
+	struct err e = {0};
+	ok(scanrun(&prev, rootfd, &fo, &e) == 0, "feed unread: first scan: %s", e.msg);
+	/* as if "top/sub" could not be read: no names below it, and marked so */
+	size_t n = 0;
+	for (size_t i = 0; i < prev.n; i++)
+		if (strcmp(prev.v[i].path, "top/sub/a") != 0)
+			prev.v[n++] = prev.v[i];
+	prev.n = n;
+	ssize_t sub = scanfind(&prev, "top/sub", 7);
+	ok(sub >= 0 && prev.v[sub].wd >= 0, "feed unread: the folder has a live watch");
+	if (sub >= 0)
+		prev.v[sub].unread = 1;
+	watchread(w, 1);
+	sh("echo x > '%s/top/x'", ws);
+	struct strv dirty = {0};
+	ok(watchread(w, 0) == 0, "feed unread: not lost");
+	watchdirty(w, &dirty);
+	ok(dirty.n == 1 && strcmp(dirty.v[0], "top") == 0, "feed unread: only its parent is dirty (%zu)", dirty.n);
+	ok(scanagain(&again, rootfd, &fo, &prev, &dirty, &e) == 0, "feed unread: scan again: %s", e.msg);
+	ok(scanfind(&again, "top/x", 5) >= 0 && scanfind(&again, "top/sub/a", 9) >= 0,
+	   "feed unread: the folder the last scan did not read whole is read");
+	strvfree(&dirty);
+	scanfree(&again);
+	scanfree(&prev);
+	watchclose(w);
+	close(rootfd);
+	free(ws);
+}
+
 /* The stat scan with names from the scan before (scanwith, the fallback without a feed) against
  * a full scan after random changes, some made at once (their folders within the racy window: read
  * again) and some after a pause (unchanged folders: names reused); and the tricks above. */
@@ -2172,6 +2217,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i <= seeds; i++)
 		witheq((uint64_t)i);
 	withtrust();
+	feedunread();
 	feedmount();
 	feedend();
 	ok(whiteouts > 0 && opaques > 0, "the property test made whiteouts (%d) and opaque markers (%d)", whiteouts, opaques);
