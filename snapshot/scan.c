@@ -67,7 +67,10 @@ struct part {
 	int *wds;
 	struct strv kept;    /* directories not read again: the change feed vouches for them */
 	struct strv unread;  /* directories whose names were not read whole (struct sent unread) */
+	size_t *from;        /* per entry: its index in the walker's names scan, or NONAME */
 };
+
+#define NONAME SIZE_MAX
 
 /* n bytes for an array of entries, freed with free. A scan of 100,000 entries fills 11 MB that
  * a new layer's scan has never touched: at 4 KiB a page fault that was most of a one-file
@@ -102,12 +105,15 @@ static const char *pathput(struct part *p, const char *path, size_t len)
 	return at;
 }
 
-static void add(struct part *p, const char *path, size_t len, const struct stat *st)
+/* Add path with st; from: its index in the names scan (reused from there), or NONAME. */
+static void add(struct part *p, const char *path, size_t len, const struct stat *st, size_t from)
 {
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 1024;
 		p->v = bigalloc(p->v, p->cap * sizeof *p->v);
+		p->from = xrealloc(p->from, p->cap * sizeof *p->from);
 	}
+	p->from[p->n] = from;
 	struct sent *x = &p->v[p->n++];
 	memset(x, 0, sizeof *x);
 	x->path = pathput(p, path, len);
@@ -180,6 +186,8 @@ struct worker {
 	int started;
 	struct buf path;
 	char *dbuf; /* getdents64 records */
+	const struct sent **order; /* when its walk is over: its entries not from the names scan, sorted */
+	size_t norder;
 };
 
 /* A subdirectory found again where the last scan had it, same inode, under a watch still live:
@@ -235,8 +243,13 @@ static void below(const struct scan *s, const char *path, size_t len, size_t *lo
 			b = mid;
 	}
 	*lo = a;
-	while (b < s->n && dircmp(s->v[b].path, path, len) == 0)
-		b++;
+	for (b = s->n; a < b;) { /* the first entry after them */
+		size_t mid = a + (b - a) / 2;
+		if (dircmp(s->v[mid].path, path, len) <= 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
 	*hi = b;
 }
 
@@ -255,16 +268,19 @@ static int unchanged(const struct walker *w, const char *path, size_t len, const
 }
 
 /* Stat name (in directory j, open as fd; path holds j's path, base bytes of it) into k's part;
- * a subdirectory to read goes to *subs. */
-static int entry(struct worker *k, const struct dirjob *j, int fd, const char *name, size_t base,
+ * a subdirectory to read goes to *subs. from: the name's index in the names scan, or NONAME. */
+static int entry(struct worker *k, const struct dirjob *j, int fd, const char *name, size_t base, size_t from,
                  struct dirjob **subs, size_t *nsubs, size_t *capsubs, struct err *e)
 {
 	struct walker *w = k->w;
 	struct buf *path = &k->path;
+	size_t nl = strlen(name);
 	path->len = base;
+	bufgrow(path, 1 + nl);
 	if (base)
-		bufputc(path, '/');
-	bufputs(path, name);
+		path->data[path->len++] = '/';
+	memcpy(path->data + path->len, name, nl + 1);
+	path->len += nl;
 	struct stat st;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
@@ -279,7 +295,7 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 		skip(&k->p, SKIPSPECIAL, path->data);
 		return 0;
 	}
-	add(&k->p, path->data, path->len, &st);
+	add(&k->p, path->data, path->len, &st, from);
 	if (!S_ISDIR(st.st_mode))
 		return 0;
 	if (!j->fresh && vouched(w, path->data, path->len, &st, &k->p.v[k->p.n - 1])) {
@@ -319,7 +335,7 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 			i = b > i ? b : i + 1;
 			continue;
 		}
-		if (entry(k, j, fd, rest, base, subs, nsubs, capsubs, e) < 0)
+		if (entry(k, j, fd, rest, base, i, subs, nsubs, capsubs, e) < 0)
 			return -1;
 		i++;
 	}
@@ -335,7 +351,7 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 	}
 	for (; a < sk->n && dircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
 		const char *rest = sk->v[a] + len + 2;
-		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, subs, nsubs, capsubs, e) < 0)
+		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -390,7 +406,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			k->p.wds[k->p.watched.n - 1] = wd >= 0 ? wd : watchadd(feed, fd, j->path, st.st_ino);
 		}
 		if (!j->fresh && j->path[0])
-			add(&k->p, j->path, strlen(j->path), &st);
+			add(&k->p, j->path, strlen(j->path), &st, NONAME);
 	}
 	struct buf *path = &k->path;
 	path->len = 0;
@@ -423,7 +439,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 			const char *name = de->d_name;
 			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 				continue;
-			rc = entry(k, j, fd, name, base, subs, nsubs, capsubs, e);
+			rc = entry(k, j, fd, name, base, NONAME, subs, nsubs, capsubs, e);
 		}
 		if (rc)
 			break;
@@ -434,7 +450,7 @@ static int readone(struct worker *k, const struct dirjob *j, struct dirjob **sub
 
 static int bypath(const void *a, const void *b)
 {
-	return strcmp(((const struct sent *)a)->path, ((const struct sent *)b)->path);
+	return strcmp((*(const struct sent *const *)a)->path, (*(const struct sent *const *)b)->path);
 }
 
 static void *work(void *arg)
@@ -477,9 +493,14 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&w->mu);
 	}
 	free(subs);
-	/* Each thread sorts what it found; scanrun merges the runs. */
-	if (k->p.n)
-		qsort(k->p.v, k->p.n, sizeof *k->p.v, bypath);
+	/* Each thread sorts what it found, but what came from the names scan (walk puts those in its
+	 * order): pointers, as an entry is 112 bytes. walk merges the runs. */
+	k->order = xmalloc((k->p.n + 1) * sizeof *k->order);
+	for (size_t i = 0; i < k->p.n; i++)
+		if (k->p.from[i] == NONAME)
+			k->order[k->norder++] = &k->p.v[i];
+	if (k->norder)
+		qsort(k->order, k->norder, sizeof *k->order, bypath);
 	return NULL;
 }
 
@@ -489,6 +510,7 @@ static void partfree(struct part *p)
 		free(p->blocks[i]);
 	free(p->blocks);
 	free(p->v);
+	free(p->from);
 	strvfree(&p->skipped);
 	strvfree(&p->watched);
 	free(p->wds);
@@ -604,8 +626,10 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 	pthread_cond_destroy(&w->cv);
 	if (w->failed) {
 		*e = w->err;
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			partfree(&k[i].p);
+			free(k[i].order);
+		}
 		free(k);
 		return -1;
 	}
@@ -613,20 +637,49 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 	for (int i = 0; i < n; i++)
 		total += k[i].p.n;
 	s->v = bigalloc(NULL, (total + 1) * sizeof *s->v);
-	size_t *at = xcalloc(n, sizeof *at);
-	for (;;) {
-		int best = -1;
+	/* Runs to merge: each thread's sorted entries; what came from the names scan, in its order
+	 * (placed by index: no comparisons); and any that named an index twice, sorted. */
+	struct run {
+		const struct sent **v;
+		size_t n, at;
+	} *runs = xcalloc(n + 2, sizeof *runs);
+	for (int i = 0; i < n; i++)
+		runs[i] = (struct run){k[i].order, k[i].norder, 0};
+	struct run *held = &runs[n], *late = &runs[n + 1];
+	if (w->names) {
+		held->v = xcalloc(w->names->n + 1, sizeof *held->v);
+		late->v = xmalloc((total + 1) * sizeof *late->v);
 		for (int i = 0; i < n; i++)
-			if (at[i] < k[i].p.n && (best < 0 || strcmp(k[i].p.v[at[i]].path, k[best].p.v[at[best]].path) < 0))
-				best = i;
-		if (best < 0)
+			for (size_t j = 0; j < k[i].p.n; j++) {
+				size_t from = k[i].p.from[j];
+				if (from == NONAME)
+					continue;
+				if (from < w->names->n && !held->v[from])
+					held->v[from] = &k[i].p.v[j];
+				else
+					late->v[late->n++] = &k[i].p.v[j];
+			}
+		for (size_t j = 0; j < w->names->n; j++)
+			if (held->v[j])
+				held->v[held->n++] = held->v[j];
+		if (late->n)
+			qsort(late->v, late->n, sizeof *late->v, bypath);
+	}
+	for (;;) {
+		struct run *best = NULL;
+		for (int i = 0; i < n + 2; i++)
+			if (runs[i].at < runs[i].n && (!best || strcmp(runs[i].v[runs[i].at]->path, best->v[best->at]->path) < 0))
+				best = &runs[i];
+		if (!best)
 			break;
-		const struct sent *x = &k[best].p.v[at[best]++];
+		const struct sent *x = best->v[best->at++];
 		/* Read again, a directory is found both by itself and by its parent: once is enough. */
 		if (!s->n || strcmp(s->v[s->n - 1].path, x->path) != 0)
 			s->v[s->n++] = *x;
 	}
-	free(at);
+	free(held->v);
+	free(late->v);
+	free(runs);
 	for (int i = 0; i < n; i++) {
 		struct part *p = &k[i].p;
 		s->blocks = xrealloc(s->blocks, (s->nblocks + p->nblocks + 1) * sizeof *s->blocks);
@@ -651,6 +704,7 @@ static int walk(struct scan *s, struct walker *w, struct dirjob *seeds, size_t n
 		free(p->blocks);
 		p->v = NULL, p->blocks = NULL, p->nblocks = 0;
 		partfree(p);
+		free(k[i].order);
 	}
 	free(k);
 	return 0;
