@@ -540,11 +540,19 @@ static int setwants(const struct snapset *s, const char *path)
 		if (i >= 0 && s->v[i].sub)
 			return 1;
 	}
-	char *below = xasprintf("%.*s/", (int)n, path);
-	size_t i = setlower(s, below, n + 1);
-	int above = i < s->n && strncmp(s->v[i].p, below, n + 1) == 0;
-	free(below);
-	return above;
+	size_t lo = 0, hi = s->n; /* the first name not before "path/" */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct setname *x = &s->v[mid];
+		int c = memcmp(x->p, path, x->len < n ? x->len : n);
+		if (!c) /* a prefix of path sorts before it; else the byte after path against '/' */
+			c = x->len <= n || (unsigned char)x->p[n] < '/' ? -1 : 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->v[lo].len > n && memcmp(s->v[lo].p, path, n) == 0 && s->v[lo].p[n] == '/';
 }
 
 /* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
