@@ -216,11 +216,9 @@ static int livewd(struct walker *w, const char *path, const struct stat *st)
 	return watchlive(w->o->watch, wd, "", st->st_ino) ? wd : -1;
 }
 
-/* Where p sorts against the paths under directory path[0..len) ("path/..."): before them (< 0),
- * among them (0), or after them (> 0). */
-static int dircmp(const char *p, const char *path, size_t len)
+int scandircmp(const char *p, const char *dir, size_t len)
 {
-	int c = strncmp(p, path, len);
+	int c = strncmp(p, dir, len);
 	if (c)
 		return c;
 	unsigned char next = (unsigned char)p[len];
@@ -237,7 +235,7 @@ static void below(const struct scan *s, const char *path, size_t len, size_t *lo
 	size_t a = 0, b = s->n;
 	while (a < b) { /* the first entry not before "path/" */
 		size_t mid = a + (b - a) / 2;
-		if (dircmp(s->v[mid].path, path, len) < 0)
+		if (scandircmp(s->v[mid].path, path, len) < 0)
 			a = mid + 1;
 		else
 			b = mid;
@@ -245,7 +243,7 @@ static void below(const struct scan *s, const char *path, size_t len, size_t *lo
 	*lo = a;
 	for (b = s->n; a < b;) { /* the first entry after them */
 		size_t mid = a + (b - a) / 2;
-		if (dircmp(s->v[mid].path, path, len) <= 0)
+		if (scandircmp(s->v[mid].path, path, len) <= 0)
 			a = mid + 1;
 		else
 			b = mid;
@@ -344,12 +342,12 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 	size_t a = 0, b = sk->n;
 	while (a < b) { /* the first not before "path/" */
 		size_t mid = a + (b - a) / 2;
-		if (dircmp(sk->v[mid] + 1, j->path, len) < 0)
+		if (scandircmp(sk->v[mid] + 1, j->path, len) < 0)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	for (; a < sk->n && dircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
+	for (; a < sk->n && scandircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
 		const char *rest = sk->v[a] + len + 2;
 		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
 			return -1;

@@ -85,6 +85,9 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 int scanunknown(const struct scan *s, const char *path);
 /* The words for a skipped kind. */
 const char *scanwhy(int kind);
+/* Where path p sorts by bytes against the paths under directory dir[0..len) ("dir/..."): before
+ * them (< 0), among them (0), or after them (> 0). */
+int scandircmp(const char *p, const char *dir, size_t len);
 /* The index of the entry for path[0..len) in s, or -1. */
 ssize_t scanfind(const struct scan *s, const char *path, size_t len);
 /* Free what s holds and zero it. */

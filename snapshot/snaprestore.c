@@ -543,16 +543,12 @@ static int setwants(const struct snapset *s, const char *path)
 	size_t lo = 0, hi = s->n; /* the first name not before "path/" */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct setname *x = &s->v[mid];
-		int c = memcmp(x->p, path, x->len < n ? x->len : n);
-		if (!c) /* a prefix of path sorts before it; else the byte after path against '/' */
-			c = x->len <= n || (unsigned char)x->p[n] < '/' ? -1 : 1;
-		if (c < 0)
+		if (scandircmp(s->v[mid].p, path, n) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->n && s->v[lo].len > n && memcmp(s->v[lo].p, path, n) == 0 && s->v[lo].p[n] == '/';
+	return lo < s->n && scandircmp(s->v[lo].p, path, n) == 0;
 }
 
 /* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
