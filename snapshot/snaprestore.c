@@ -46,6 +46,7 @@
 #include "bound.h"
 #include <cjson/cJSON.h>
 #include "snapshot.h"
+#include "frames.h"
 #include "scan.h"
 #include "../util/beneath.h"
 #include "../util/zst.h"
@@ -99,11 +100,20 @@ static void *aheadrun(void *arg)
 	return NULL;
 }
 
-static int aheadopen(struct ahead **hp, const char *file, int flags, struct err *e)
+struct snapset;
+static int pickframes(struct zstr *z, const struct snapset *s, struct err *e);
+
+/* Open a layer to read ahead; with a set (only), only the frames that can hold what it wants. */
+static int aheadopen(struct ahead **hp, const char *file, int flags, const struct snapset *only, struct err *e)
 {
 	struct ahead *h = xcalloc(1, sizeof *h);
 	*hp = NULL;
 	if (zstropen(&h->z, file, flags, e) < 0) {
+		free(h);
+		return -1;
+	}
+	if (only && pickframes(h->z, only, e) < 0) {
+		zstrfree(h->z);
 		free(h);
 		return -1;
 	}
@@ -549,6 +559,74 @@ static int setwants(const struct snapset *s, const char *path)
 			hi = mid;
 	}
 	return lo < s->n && scandircmp(s->v[lo].p, path, n) == 0;
+}
+
+/* The frame of f holding key[0..n): the last whose first path is not after it (the first's is ""). */
+static size_t frameof(const struct frames *f, const char *key, size_t n)
+{
+	size_t lo = 1, hi = f->n; /* the first frame after key */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (namecmp(f->v[mid].first, strlen(f->v[mid].first), key, n) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/* Decode only the frames of a layer's index (frames.h) that can hold what s wants: the first (the
+ * mark and the whiteouts), the one holding ".", and those any path setwants takes falls in: a
+ * name of s, each folder above it, and what lies beneath a name that replaced what was there. A
+ * layer without an index is decoded whole. */
+static int pickframes(struct zstr *z, const struct snapset *s, struct err *e)
+{
+	struct buf b = {0};
+	int64_t end;
+	struct frames f;
+	int rc = zstrtrailer(z, &b, &end, e);
+	if (rc > 0 && framesread(&b, end, &f, e) < 0)
+		rc = -1;
+	buffree(&b);
+	if (rc <= 0)
+		return rc;
+	unsigned char *want = xcalloc(f.n, 1);
+	want[0] = want[frameof(&f, ".", 1)] = 1;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *p = s->v[i].p;
+		size_t n = s->v[i].len;
+		for (const char *c = p; (c = memchr(c, '/', n - (size_t)(c - p))); c++)
+			want[frameof(&f, p, (size_t)(c - p))] = 1;
+		want[frameof(&f, p, n)] = 1;
+		if (!s->v[i].sub)
+			continue;
+		/* beneath it: the paths from "p/" up to, not with, "p0" ('0' follows '/') */
+		char *k = xmalloc(n + 1);
+		memcpy(k, p, n);
+		k[n] = '/';
+		size_t lo = frameof(&f, k, n + 1);
+		k[n] = '0';
+		size_t hi = frameof(&f, k, n + 1);
+		if (hi > lo && strlen(f.v[hi].first) == n + 1 && memcmp(f.v[hi].first, k, n + 1) == 0)
+			hi--; /* it starts at "p0" itself */
+		free(k);
+		memset(want + lo, 1, hi - lo + 1);
+	}
+	int64_t (*at)[2] = xmalloc(f.n * sizeof *at);
+	size_t na = 0;
+	for (size_t i = 0; i < f.n; i++) {
+		if (!want[i])
+			continue;
+		if (na && at[na - 1][1] == f.v[i].at)
+			at[na - 1][1] += f.v[i].len;
+		else
+			at[na][0] = f.v[i].at, at[na][1] = f.v[i].at + f.v[i].len, na++;
+	}
+	zstrpick(z, (const int64_t (*)[2])at, na);
+	free(at);
+	free(want);
+	framesfree(&f);
+	return 0;
 }
 
 /* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
@@ -1085,7 +1163,7 @@ out:
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	/* a run's layer is read as verification reads it: never through a link */
-	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, e) < 0)
+	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, r->only, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;
@@ -1722,7 +1800,7 @@ static int bysetname(const void *a, const void *b)
 static int setlayer(const char *file, struct restore *r, struct setname **v, size_t *n, size_t *cap)
 {
 	struct err e = {0};
-	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, &e) < 0)
+	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, NULL, &e) < 0)
 		return -1;
 	r->zfailed = 0;
 	struct archive *a = archive_read_new();

@@ -28,6 +28,7 @@
 #include <archive_entry.h>
 #include <openssl/evp.h>
 #include "snapshot.h"
+#include "frames.h"
 #include "scan.h"
 #include "../util/beneath.h"
 #include "../util/zst.h"
@@ -63,13 +64,28 @@ struct snap {
 	size_t next, extcap;
 };
 
-/* One layer being written: libarchive hands its blocks to the zstd writer. */
+/* A frame to start where the tar reaches at, with the entry first there. */
+struct cut {
+	int64_t at;
+	char *first;
+};
+
+/* One layer being written: libarchive hands its blocks to the zstd writer, which starts a new
+ * frame where an entry of the sorted part passes the frame's length (frames.h). */
 struct layer {
 	struct archive *a;
 	struct archive_entry *ent;
 	struct zstw *z;
 	struct err zerr; /* the zstd writer's error, when the callback failed */
 	int zfailed;
+	int64_t frame;   /* tar between cuts: zstd's frame at the layer's level (zstframelen) */
+	int64_t tar;     /* tar bytes handed to the zstd writer */
+	int64_t from;    /* where the last cut was asked for */
+	struct cut *cuts; /* asked for, in order; those before next are made */
+	size_t ncut, next, capcut;
+	int64_t *at;     /* for each cut made, the zstd frame it starts (the first: frame 0, "") */
+	char **first;    /* and its entry's path */
+	size_t nat;
 };
 
 static int64_t nsof(struct timespec t)
@@ -82,10 +98,41 @@ static int racy(const struct scan *sc, const struct sent *x)
 	return x->ctime >= sc->start - (sc->finetime ? RACYFINE : RACYCOARSE);
 }
 
+/* End the zstd frame being written; the next starts with the entry first. */
+static int frameend(struct layer *l, const char *first, struct err *e)
+{
+	int64_t k;
+	if (zstwframe(l->z, &k, e) < 0)
+		return -1;
+	if (l->nat % 64 == 0) {
+		l->at = xrealloc(l->at, (l->nat + 64) * sizeof *l->at);
+		l->first = xrealloc(l->first, (l->nat + 64) * sizeof *l->first);
+	}
+	l->at[l->nat] = k;
+	l->first[l->nat++] = xstrdup(first);
+	return 0;
+}
+
 static la_ssize_t writecb(struct archive *a, void *ctx, const void *p, size_t n)
 {
 	struct layer *l = ctx;
-	if (zstwrite(l->z, p, n, &l->zerr) < 0) {
+	const char *b = p;
+	size_t left = n;
+	int rc = 0;
+	while (rc == 0 && l->next < l->ncut && l->cuts[l->next].at <= l->tar + (int64_t)left) {
+		struct cut *c = &l->cuts[l->next++];
+		size_t k = (size_t)(c->at - l->tar);
+		rc = zstwrite(l->z, b, k, &l->zerr);
+		if (rc == 0)
+			rc = frameend(l, c->first, &l->zerr);
+		b += k, left -= k, l->tar += k;
+		free(c->first);
+		c->first = NULL;
+	}
+	if (rc == 0)
+		rc = zstwrite(l->z, b, left, &l->zerr);
+	l->tar += left;
+	if (rc < 0) {
 		l->zfailed = 1;
 		archive_set_error(a, EIO, "%s", l->zerr.msg);
 		return -1;
@@ -107,6 +154,7 @@ static int layererr(struct layer *l, const char *what, struct err *e)
 static int layeropen(struct layer *l, const char *path, int level, int threads, struct zstc *zc, struct err *e)
 {
 	memset(l, 0, sizeof *l);
+	l->frame = zstframelen(level);
 	if (zstwopenc(&l->z, path, level, threads, ZSTW_PLACE, zc, e) < 0)
 		return -1;
 	l->a = archive_write_new();
@@ -126,7 +174,59 @@ static void layerfree(struct layer *l)
 		archive_write_free(l->a);
 	archive_entry_free(l->ent);
 	zstwfree(l->z);
+	for (size_t i = l->next; i < l->ncut; i++)
+		free(l->cuts[i].first);
+	free(l->cuts);
+	for (size_t i = 0; i < l->nat; i++)
+		free(l->first[i]);
+	free(l->first);
+	free(l->at);
 	memset(l, 0, sizeof *l);
+}
+
+/* Before the header of path, an entry of the sorted part: start a new frame with it once the
+ * frame being written holds its length of tar. */
+static int framecut(struct layer *l, const char *path, struct err *e)
+{
+	if (archive_filter_bytes(l->a, 0) - l->from < l->frame)
+		return 0;
+	if (archive_write_finish_entry(l->a) < ARCHIVE_WARN) /* the last entry's padding, written */
+		return layererr(l, path, e);
+	if (l->ncut == l->capcut)
+		l->cuts = xrealloc(l->cuts, (l->capcut = l->capcut ? 2 * l->capcut : 8) * sizeof *l->cuts);
+	l->from = archive_filter_bytes(l->a, 0);
+	l->cuts[l->ncut++] = (struct cut){l->from, xstrdup(path)};
+	return 0;
+}
+
+/* Close the layer's stream: when cut, with the index of its parts in its trailer (frames.h). */
+static int layerclose(struct layer *l, struct snapinfo *info, struct err *e)
+{
+	if (archive_write_close(l->a) != ARCHIVE_OK)
+		return layererr(l, "tar", e);
+	int rc = 0;
+	if (l->nat) {
+		int64_t end;
+		size_t n;
+		const int64_t *len = zstwframe(l->z, &end, e) == 0 ? zstwsizes(l->z, &n, e) : NULL;
+		if (!len || n != (size_t)end)
+			return len ? errc(e, ERR_FAIL, "%s: %zu frames written of %lld", info->path, n, (long long)end) : -1;
+		struct buf index = {0};
+		for (size_t i = 0, k = 0; i <= l->nat; i++) { /* part i: frames k up to the next cut's */
+			int64_t upto = i < l->nat ? l->at[i] : end, sum = 0;
+			for (; (int64_t)k < upto; k++)
+				sum += len[k];
+			framesput(&index, sum, i ? l->first[i - 1] : "");
+		}
+		/* An index past the trailer's bound (parts whose first paths are all some KiB long) is
+		 * left out: the layer is whole without it. */
+		if (index.len <= ZSTTRAILMAX)
+			rc = zstwtrailer(l->z, index.data, index.len, e);
+		buffree(&index);
+	}
+	struct zstw *z = l->z;
+	l->z = NULL;
+	return rc < 0 ? (zstwfree(z), -1) : zstwclose(z, info->sha256, &info->bytes, e);
 }
 
 /* Write one header; mode carries the type, ns the mtime; a sparse file's data extents in ext. */
@@ -749,7 +849,9 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 				break;
 			}
 			rootput = 1;
-			rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
+			rc = framecut(&l, ".", e);
+			if (rc == 0)
+				rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
 			if (rc < 0)
 				break;
 		}
@@ -758,7 +860,9 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 				s->late = 1;
 				break;
 			}
-			rc = putentry(s, &l, &nw, i, keep, cut, info, e);
+			rc = framecut(&l, nw.v[i].path, e);
+			if (rc == 0)
+				rc = putentry(s, &l, &nw, i, keep, cut, info, e);
 			/* Each file read is an open in the feed's queue: drop them before it overflows. */
 			if (opt.watch && ++put % 4096 == 0)
 				watchread(opt.watch, 1);
@@ -771,13 +875,8 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
 	}
 	free(cut);
-	if (rc == 0 && archive_write_close(l.a) != ARCHIVE_OK)
-		rc = layererr(&l, "tar", e);
-	if (rc == 0) {
-		struct zstw *z = l.z;
-		l.z = NULL;
-		rc = zstwclose(z, info->sha256, &info->bytes, e);
-	}
+	if (rc == 0)
+		rc = layerclose(&l, info, e);
 	layerfree(&l); /* on an error, its temporary goes too */
 	if (rc < 0) {
 		errctx(e, "snapshot %s", name);

@@ -19,6 +19,18 @@ struct zstw {
 	EVP_MD_CTX *md;
 	int64_t bytes;
 	struct buf out; /* compressed, not yet written */
+	int fed;        /* bytes went in since the last frame ended */
+	int sealed;     /* the trailer is written: nothing may follow */
+	int level;
+	int64_t frames; /* frames ended (handed to the workers, or written) */
+	int64_t *sizes; /* the compressed length of each written, in order */
+	size_t nsizes;
+	struct pool *pool; /* workers compressing frames (NULL: this thread, one stream) */
+	int ownpool;
+	int64_t framelen;
+	int64_t endat;     /* without workers: where the last frame zstwframe ended ends */
+	size_t fill, tail; /* the slot being filled; the oldest not yet written */
+	int inflight;      /* slots handed to the workers, not yet written */
 };
 
 struct zstr {
@@ -34,7 +46,26 @@ struct zstr {
 	int flags;     /* ZSTR_* */
 	int truncated; /* ended inside a frame (ZSTR_CUT) */
 	int atframe;   /* the next input byte starts a frame (ZSTR_NOSKIP looks at its magic) */
+	int64_t size;  /* the file's size when opened */
+	int64_t (*pick)[2]; /* zstrpick: the ranges to decode (NULL: all) */
+	size_t npick, ipick;
 };
+
+/* A trailer's skippable frame: its magic, then the payload's length; the payload, then its length
+ * again and TRAILTAG, so that it is found from the file's end. */
+#define TRAILMAGIC 0x184D2A5Bu
+static const char TRAILTAG[4] = {'n', 's', 't', 'r'};
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> 8 * i);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static void hexdigest(EVP_MD_CTX *md, char out[65])
 {
@@ -59,8 +90,108 @@ int zstthreads(int n)
 	return n > b.upperBound ? b.upperBound : n;
 }
 
+/* With workers, a stream is cut into frames of zstframelen bytes (or where zstwframe asks), each
+ * compressed alone by the next free worker and written in order by the writer's thread: frames
+ * that decode alone (frames.h) and no wait at a frame's end, as zstd's own workers would make. A
+ * ring of one slot more than the workers: the writer fills one while they compress the rest. */
+enum { FREE, QUEUED, WORKING, DONE };
+
+struct slot {
+	struct buf in, out;
+	int state, level;
+	size_t rc; /* ZSTD_compress2's, to test with ZSTD_isError */
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	pthread_t *t;
+	int nt, stop;
+	struct slot *s;
+	size_t ns, next; /* next: the slot a worker takes next (slots are queued in ring order) */
+};
+
+static void *poolrun(void *arg)
+{
+	struct pool *p = arg;
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->stop && p->s[p->next].state != QUEUED)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->stop)
+			break;
+		struct slot *sl = &p->s[p->next];
+		p->next = (p->next + 1) % p->ns;
+		sl->state = WORKING;
+		pthread_mutex_unlock(&p->mu);
+		size_t cap = ZSTD_compressBound(sl->in.len);
+		sl->out.len = 0;
+		bufgrow(&sl->out, cap);
+		if (!z) {
+			sl->rc = (size_t)-1; /* an error code: no compressor */
+		} else {
+			ZSTD_CCtx_reset(z, ZSTD_reset_session_and_parameters);
+			ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, sl->level);
+			ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+			sl->rc = ZSTD_compress2(z, sl->out.data, cap, sl->in.data, sl->in.len);
+		}
+		if (!ZSTD_isError(sl->rc))
+			sl->out.len = sl->rc;
+		pthread_mutex_lock(&p->mu);
+		sl->state = DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	ZSTD_freeCCtx(z);
+	return NULL;
+}
+
+/* A pool of n workers, or NULL when not one thread could be started. */
+static struct pool *poolnew(int n)
+{
+	struct pool *p = xcalloc(1, sizeof *p);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->ns = (size_t)n + 1;
+	p->s = xcalloc(p->ns, sizeof *p->s);
+	p->t = xcalloc((size_t)n, sizeof *p->t);
+	while (p->nt < n && pthread_create(&p->t[p->nt], NULL, poolrun, p) == 0)
+		p->nt++;
+	if (p->nt)
+		return p;
+	free(p->t);
+	free(p->s);
+	free(p);
+	return NULL;
+}
+
+static void poolfree(struct pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nt; i++)
+		pthread_join(p->t[i], NULL);
+	for (size_t i = 0; i < p->ns; i++) {
+		buffree(&p->s[i].in);
+		buffree(&p->s[i].out);
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	free(p->t);
+	free(p->s);
+	free(p);
+}
+
 struct zstc {
 	ZSTD_CCtx *z;
+	struct pool *pool;
 };
 
 struct zstc *zstcnew(void)
@@ -70,9 +201,18 @@ struct zstc *zstcnew(void)
 
 void zstcfree(struct zstc *c)
 {
-	if (c)
-		ZSTD_freeCCtx(c->z);
+	if (!c)
+		return;
+	ZSTD_freeCCtx(c->z);
+	poolfree(c->pool);
 	free(c);
+}
+
+int64_t zstframelen(int level)
+{
+	/* zstd's windows for a stream of unknown length: 512 KiB at level 1, 1 MiB at 2, 2 MiB at 3
+	 * to 7, 4 MiB and more from 8 */
+	return level <= 1 ? 1 << 20 : level == 2 ? 2 << 20 : level <= 7 ? 4 << 20 : 8 << 20;
 }
 
 int zstwopen(struct zstw **wp, const char *path, int level, int threads, int flags, struct err *e)
@@ -95,27 +235,33 @@ int zstwopenc(struct zstw **wp, const char *path, int level, int threads, int fl
 	w->fd = fd;
 	w->path = xstrdup(path);
 	w->tmp = tmp;
-	if (c && !c->z)
-		c->z = ZSTD_createCCtx();
-	if (c && c->z) /* the parameters set afresh below; its workers stay */
-		ZSTD_CCtx_reset(c->z, ZSTD_reset_session_and_parameters);
-	w->z = c ? c->z : ZSTD_createCCtx();
-	w->kept = c != NULL;
+	w->level = level;
 	w->md = EVP_MD_CTX_new();
-	if (!w->z || !w->md || !EVP_DigestInit_ex(w->md, EVP_sha256(), NULL)) {
+	int t = zstthreads(threads);
+	if (t > 0 && c && (c->pool || (c->pool = poolnew(t))) && c->pool->nt >= t)
+		w->pool = c->pool;
+	else if (t > 0 && !c && (w->pool = poolnew(t)))
+		w->ownpool = 1;
+	if (w->pool) {
+		w->framelen = zstframelen(level);
+		w->fill = w->tail = w->pool->next;
+		w->pool->s[w->fill].in.len = 0;
+	} else {
+		if (c && !c->z)
+			c->z = ZSTD_createCCtx();
+		if (c && c->z)
+			ZSTD_CCtx_reset(c->z, ZSTD_reset_session_and_parameters);
+		w->z = c ? c->z : ZSTD_createCCtx();
+		w->kept = c != NULL;
+	}
+	if ((!w->pool && !w->z) || !w->md || !EVP_DigestInit_ex(w->md, EVP_sha256(), NULL)) {
 		zstwfree(w);
 		return errf(e, "zstd: cannot set up a compressor for %s", path);
 	}
-	ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, level);
-	ZSTD_CCtx_setParameter(w->z, ZSTD_c_checksumFlag, 1);
-	int t = zstthreads(threads);
-	if (t > 0 && ZSTD_isError(ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, t)))
-		t = 0, ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, 0);
-	/* Workers take jobs of 4 x the window by default (8 MiB at level 3, each held twice or more).
-	 * 3 MiB: a level-3 layer of 360 MB at 2 workers peaks at 56 MB, not 60-67 MB as at 4 MiB, for
-	 * 0.6% more bytes (2 MiB: 47 MB for 3.2%). */
-	if (t > 0 && level >= 3) /* where the window reaches 2 MiB */
-		ZSTD_CCtx_setParameter(w->z, ZSTD_c_jobSize, 3 << 20);
+	if (w->z) {
+		ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, level);
+		ZSTD_CCtx_setParameter(w->z, ZSTD_c_checksumFlag, 1);
+	}
 	*wp = w;
 	return 0;
 }
@@ -138,22 +284,27 @@ static int encode(ZSTD_CCtx *z, const void *p, size_t n, ZSTD_EndDirective dir, 
 	}
 }
 
-/* Write the output buffer to the file, hashing it. */
-static int drain(struct zstw *w, struct err *e)
+/* Write a buffer to the file, hashing it, and empty it. */
+static int drainbuf(struct zstw *w, struct buf *b, struct err *e)
 {
 	size_t off = 0;
-	EVP_DigestUpdate(w->md, w->out.data, w->out.len);
-	while (off < w->out.len) {
-		ssize_t n = write(w->fd, w->out.data + off, w->out.len - off);
+	EVP_DigestUpdate(w->md, b->data, b->len);
+	while (off < b->len) {
+		ssize_t n = write(w->fd, b->data + off, b->len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return errf(e, "write %s:", w->path);
 		off += n;
 	}
-	w->bytes += w->out.len;
-	w->out.len = 0;
+	w->bytes += b->len;
+	b->len = 0;
 	return 0;
+}
+
+static int drain(struct zstw *w, struct err *e)
+{
+	return drainbuf(w, &w->out, e);
 }
 
 /* Compress with a directive; write out once a block's worth is held, and always after flush or end. */
@@ -164,15 +315,156 @@ static int push(struct zstw *w, const void *p, size_t n, ZSTD_EndDirective dir, 
 	return dir != ZSTD_e_continue || w->out.len >= ZSTD_CStreamOutSize() ? drain(w, e) : 0;
 }
 
+/* A frame's compressed length, in the order they are written. */
+static void sized(struct zstw *w, int64_t n)
+{
+	if (w->nsizes % 64 == 0)
+		w->sizes = xrealloc(w->sizes, (w->nsizes + 64) * sizeof *w->sizes);
+	w->sizes[w->nsizes++] = n;
+}
+
+/* Write the oldest slot once its worker is done (wait: wait for it): 1 when one was written, 0 when
+ * none is waiting (or, without wait, done yet), -1 on error. */
+static int poolwrite(struct zstw *w, int wait, struct err *e)
+{
+	struct pool *p = w->pool;
+	struct slot *sl = &p->s[w->tail];
+	pthread_mutex_lock(&p->mu);
+	while (wait && (sl->state == QUEUED || sl->state == WORKING))
+		pthread_cond_wait(&p->done, &p->mu);
+	int ready = sl->state == DONE && w->inflight > 0;
+	pthread_mutex_unlock(&p->mu);
+	if (!ready)
+		return 0;
+	int rc = 0;
+	if (ZSTD_isError(sl->rc)) {
+		rc = errf(e, "%s: zstd: %s", w->path, ZSTD_getErrorName(sl->rc));
+	} else {
+		sized(w, (int64_t)sl->out.len);
+		rc = drainbuf(w, &sl->out, e);
+	}
+	pthread_mutex_lock(&p->mu);
+	sl->state = FREE;
+	pthread_mutex_unlock(&p->mu);
+	w->tail = (w->tail + 1) % p->ns;
+	w->inflight--;
+	return rc < 0 ? -1 : 1;
+}
+
+/* Hand the slot being filled to the workers (an empty one too when force: an empty stream's one
+ * frame) and wait for the next to be free, writing what is done meanwhile. */
+static int poolsubmit(struct zstw *w, int force, struct err *e)
+{
+	struct pool *p = w->pool;
+	struct slot *sl = &p->s[w->fill];
+	if (!sl->in.len && !force)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	sl->level = w->level;
+	sl->state = QUEUED;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	w->fill = (w->fill + 1) % p->ns;
+	w->inflight++;
+	w->frames++;
+	for (int r; (r = poolwrite(w, w->fill == w->tail, e)) != 0;)
+		if (r < 0)
+			return -1;
+	p->s[w->fill].in.len = 0;
+	return 0;
+}
+
+/* Write every frame handed to the workers. */
+static int pooldrain(struct zstw *w, struct err *e)
+{
+	while (w->inflight > 0)
+		if (poolwrite(w, 1, e) < 0)
+			return -1;
+	return 0;
+}
+
 int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e)
 {
-	return n ? push(w, p, n, ZSTD_e_continue, e) : 0;
+	if (w->sealed && n) {
+		errno = EINVAL;
+		return errf(e, "%s: written after its trailer", w->path);
+	}
+	w->fed |= n > 0;
+	if (!w->pool)
+		return n ? push(w, p, n, ZSTD_e_continue, e) : 0;
+	const char *b = p;
+	while (n) {
+		struct buf *in = &w->pool->s[w->fill].in;
+		size_t k = (size_t)(2 * w->framelen) - in->len;
+		if (k > n)
+			k = n;
+		bufadd(in, b, k);
+		b += k, n -= k;
+		if ((int64_t)in->len >= 2 * w->framelen && poolsubmit(w, 0, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int zstwframe(struct zstw *w, int64_t *k, struct err *e)
+{
+	if (w->pool) {
+		if (poolsubmit(w, 0, e) < 0)
+			return -1;
+	} else if (w->fed) {
+		if (push(w, "", 0, ZSTD_e_end, e) < 0)
+			return -1;
+		sized(w, w->bytes - w->endat); /* push drained all after the end */
+		w->endat = w->bytes;
+		w->frames++;
+	}
+	w->fed = 0;
+	*k = w->frames;
+	return 0;
+}
+
+const int64_t *zstwsizes(struct zstw *w, size_t *n, struct err *e)
+{
+	if (w->pool && pooldrain(w, e) < 0)
+		return NULL;
+	*n = w->nsizes;
+	return w->sizes;
+}
+
+int zstwtrailer(struct zstw *w, const void *p, size_t n, struct err *e)
+{
+	int64_t k;
+	if (n > ZSTTRAILMAX)
+		return errc(e, ERR_FAIL, "%s: a trailer of %zu bytes", w->path, n);
+	if (zstwframe(w, &k, e) < 0 || (w->pool && pooldrain(w, e) < 0))
+		return -1;
+	unsigned char h[8], t[8];
+	le32(h, TRAILMAGIC);
+	le32(h + 4, (uint32_t)n + 8);
+	le32(t, (uint32_t)n);
+	memcpy(t + 4, TRAILTAG, 4);
+	bufadd(&w->out, h, 8);
+	bufadd(&w->out, p, n);
+	bufadd(&w->out, t, 8);
+	w->sealed = 1;
+	return drain(w, e);
 }
 
 int zstwflush(struct zstw *w, int endframe, int sync, struct err *e)
 {
-	if (push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0)
-		return -1;
+	if (w->pool) { /* frames only: every flush ends one */
+		if (!w->sealed && (poolsubmit(w, w->frames == 0, e) < 0 || pooldrain(w, e) < 0))
+			return -1;
+		w->fed = 0;
+	} else {
+		/* An ended frame is a complete stream already (and nothing may follow a trailer); an
+		 * empty file still gets its one empty frame. */
+		int skip = w->sealed || (endframe && !w->fed && w->bytes > 0);
+		if (!skip && push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0)
+			return -1;
+		if (endframe)
+			w->fed = 0;
+	}
 	if (sync && fsync(w->fd) < 0)
 		return errf(e, "fsync %s:", w->path);
 	return 0;
@@ -201,12 +493,27 @@ void zstwfree(struct zstw *w)
 {
 	if (!w)
 		return;
+	if (w->pool) { /* what the workers hold is dropped: a writer given up on */
+		while (w->inflight > 0) {
+			pthread_mutex_lock(&w->pool->mu);
+			while (w->pool->s[w->tail].state != DONE)
+				pthread_cond_wait(&w->pool->done, &w->pool->mu);
+			w->pool->s[w->tail].state = FREE;
+			pthread_mutex_unlock(&w->pool->mu);
+			w->tail = (w->tail + 1) % w->pool->ns;
+			w->inflight--;
+		}
+		w->pool->s[w->fill].in.len = 0;
+		if (w->ownpool)
+			poolfree(w->pool);
+	}
 	if (w->fd >= 0)
 		close(w->fd);
 	if (!w->kept)
 		ZSTD_freeCCtx(w->z);
 	EVP_MD_CTX_free(w->md);
 	buffree(&w->out);
+	free(w->sizes);
 	if (w->tmp)
 		unlink(w->tmp);
 	free(w->tmp);
@@ -311,6 +618,7 @@ int zstrfdopen(struct zstr **rp, int fd, const char *path, int flags, struct err
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	struct zstr *r = xcalloc(1, sizeof *r);
 	r->fd = fd;
+	r->size = st.st_size;
 	r->flags = flags;
 	r->atframe = 1;
 	r->path = xstrdup(path);
@@ -369,15 +677,43 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 		}
 		if (r->eof && r->bytes == 0)
 			return r->flags & ZSTR_CUT ? 0 : errf(e, "%s: empty file, not a zstd stream", r->path);
+		if (r->pick && r->atframe) {
+			int64_t at = r->bytes - (int64_t)(r->inb.size - r->inb.pos);
+			while (r->ipick < r->npick && at >= r->pick[r->ipick][1])
+				r->ipick++;
+			if (r->ipick == r->npick || at < r->pick[r->ipick][0]) {
+				/* not picked: hashed as it is read, never decoded */
+				int64_t to = r->ipick < r->npick ? r->pick[r->ipick][0] : INT64_MAX;
+				size_t skip = r->inb.size - r->inb.pos;
+				if (!skip && r->eof) {
+					if (to != INT64_MAX)
+						return errc(e, ERR_VERIFY, "%s: truncated zstd stream: it ends before byte %lld", r->path,
+						            (long long)to);
+					r->last = 0;
+					return 0;
+				}
+				if ((int64_t)skip > to - at)
+					skip = (size_t)(to - at);
+				r->inb.pos += skip;
+				continue;
+			}
+		}
 		if ((r->flags & ZSTR_NOSKIP) && r->atframe) {
 			/* A frame's first 4 bytes, whole, before the decoder takes them. */
 			while (r->inb.size - r->inb.pos < 4 && !r->eof)
 				if (zstrfill(r, e) < 0)
 					return -1;
+			while (r->inb.size - r->inb.pos < 8 && !r->eof)
+				if (zstrfill(r, e) < 0)
+					return -1;
 			const unsigned char *m = (const unsigned char *)r->in + r->inb.pos;
-			if (r->inb.size - r->inb.pos >= 4 && (m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18)
+			size_t have = r->inb.size - r->inb.pos;
+			int64_t at = r->bytes - (int64_t)have;
+			if (have >= 4 && (m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18 &&
+			    !(have >= 8 && get32(m) == TRAILMAGIC && get32(m + 4) <= ZSTTRAILMAX + 8 &&
+			      at + 8 + (int64_t)get32(m + 4) == r->size))
 				return errc(e, ERR_VERIFY, "%s: corrupt zstd data: a skippable frame at byte %lld", r->path,
-				            (long long)(r->bytes - (int64_t)(r->inb.size - r->inb.pos)));
+				            (long long)at);
 		}
 		/* Called with no input left too: the decoder may still hold output. */
 		size_t before = r->inb.pos;
@@ -397,6 +733,38 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 			return 0;
 		}
 	}
+}
+
+int zstrtrailer(struct zstr *r, struct buf *out, int64_t *where, struct err *e)
+{
+	out->len = 0;
+	*where = r->size;
+	unsigned char t[8], h[8];
+	if (r->size < 16)
+		return 0;
+	if (pread(r->fd, t, 8, r->size - 8) != 8)
+		return errf(e, "read %s:", r->path);
+	if (memcmp(t + 4, TRAILTAG, 4) != 0)
+		return 0;
+	uint32_t n = get32(t);
+	int64_t at = r->size - 16 - (int64_t)n;
+	if (n > ZSTTRAILMAX || at < 0 || pread(r->fd, h, 8, at) != 8 || get32(h) != TRAILMAGIC || get32(h + 4) != n + 8)
+		return errc(e, ERR_VERIFY, "%s: its end names a trailer of %u bytes that is not there", r->path, n);
+	bufgrow(out, n);
+	if (pread(r->fd, out->data, n, at + 8) != (ssize_t)n)
+		return errf(e, "read %s:", r->path);
+	out->len = n;
+	*where = at;
+	return 1;
+}
+
+void zstrpick(struct zstr *r, const int64_t (*at)[2], size_t n)
+{
+	free(r->pick);
+	r->pick = xmalloc((n ? n : 1) * sizeof *r->pick);
+	memcpy(r->pick, at, n * sizeof *at);
+	r->npick = n;
+	r->ipick = 0;
 }
 
 int zstrtruncated(const struct zstr *r)
@@ -420,6 +788,7 @@ void zstrfree(struct zstr *r)
 		close(r->fd);
 	dctxput(r->z);
 	EVP_MD_CTX_free(r->md);
+	free(r->pick);
 	free(r->in);
 	free(r->path);
 	free(r);

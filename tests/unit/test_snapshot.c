@@ -20,6 +20,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include "t.h"
+#include "../../snapshot/frames.h"
 #include "../../snapshot/scan.h"
 #include "../../snapshot/snapshot.h"
 #include "../../util/zst.h"
@@ -2095,6 +2096,283 @@ static void zstd(void)
 	free(p);
 }
 
+/* Frames, a trailer, and a reader that decodes only the frames it is given. */
+static void zstdframes(void)
+{
+	char *p = tp("zf.zst");
+	struct zstw *w;
+	struct err e = {0};
+	int64_t at[4], k[3];
+	ok(zstwopen(&w, p, 1, 0, 0, &e) == 0, "frames: zstwopen: %s", e.msg);
+	zstwrite(w, "one\n", 4, &e);
+	ok(zstwframe(w, &k[0], &e) == 0 && zstwframe(w, &k[1], &e) == 0 && k[0] == 1 && k[1] == 1,
+	   "frames: an empty frame is not made (%lld %lld)", (long long)k[0], (long long)k[1]);
+	zstwrite(w, "two\n", 4, &e);
+	zstwframe(w, &k[1], &e);
+	zstwrite(w, "three\n", 6, &e);
+	zstwframe(w, &k[2], &e);
+	size_t nz = 0;
+	const int64_t *len = zstwsizes(w, &nz, &e);
+	ok(len && nz == 3 && k[2] == 3, "frames: three frames, each one's length (%zu)", nz);
+	at[0] = 0;
+	for (int i = 0; i < 3; i++)
+		at[i + 1] = at[i] + (len && nz == 3 ? len[i] : 0);
+	ok(zstwtrailer(w, "index", 5, &e) == 0, "frames: a trailer: %s", e.msg);
+	ok(zstwrite(w, "x", 1, &e) < 0, "frames: nothing is written after the trailer");
+	ok(zstwclose(w, NULL, NULL, &e) == 0, "frames: close: %s", e.msg);
+	sh("zstd -qt '%s' 2>/dev/null || echo 'FAIL frames: zstd -t refuses the trailer'", p);
+	sh("test \"$(zstd -qdc '%s')\" = \"$(printf 'one\\ntwo\\nthree')\" || echo 'FAIL frames: zstd -dc'", p);
+	struct zstr *r;
+	struct buf b = {0}, t = {0};
+	char buf[64];
+	ssize_t n;
+	int64_t where = 0;
+	ok(zstropen(&r, p, ZSTR_NOSKIP, &e) == 0 && zstrtrailer(r, &t, &where, &e) == 1 && t.len == 5 &&
+	   memcmp(t.data, "index", 5) == 0 && where == at[3], "frames: the trailer reads back, where it starts");
+	while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
+		bufadd(&b, buf, n);
+	ok(n == 0 && b.len == 14, "frames: NOSKIP reads through its trailer: %zd %zu %s", n, b.len, e.msg);
+	zstrfree(r);
+	const int64_t mid[1][2] = {{at[1], at[2]}}, ends[2][2] = {{0, at[1]}, {at[2], at[3]}};
+	const int64_t past[1][2] = {{at[3] + 100, at[3] + 200}}, inside[1][2] = {{at[1] + 1, at[2]}};
+	const struct {
+		const int64_t (*at)[2];
+		size_t n;
+		const char *want; /* NULL: an error */
+	} picks[] = {{mid, 1, "two\n"}, {ends, 2, "one\nthree\n"}, {past, 1, NULL}, {inside, 1, NULL}, {mid, 0, ""}};
+	for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+		b.len = 0;
+		ok(zstropen(&r, p, ZSTR_NOSKIP, &e) == 0, "frames: open");
+		zstrpick(r, picks[i].at, picks[i].n);
+		while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
+			bufadd(&b, buf, n);
+		if (picks[i].want)
+			ok(n == 0 && b.len == strlen(picks[i].want) && memcmp(b.data, picks[i].want, b.len) == 0,
+			   "frames: pick %zu decodes only its frames: %zd %.*s", i, n, (int)b.len, b.data);
+		else
+			ok(n < 0 && (strstr(e.msg, "corrupt") || strstr(e.msg, "truncated")), "frames: pick %zu is corrupt data: %s", i, e.msg);
+		char d1[65], d2[65];
+		if (picks[i].want) {
+			zstrdigest(r, d1, NULL);
+			sha256file(p, d2, &e);
+			ok(strcmp(d1, d2) == 0, "frames: pick %zu: the digest covers every byte", i);
+		}
+		zstrfree(r);
+	}
+	/* A trailer's magic in the middle, or one whose end does not say it, is a skippable frame. */
+	char *q = tp("zf2.zst");
+	sh("cp '%s' '%s' && printf x >> '%s'", p, q, q);
+	ok(zstropen(&r, q, ZSTR_NOSKIP, &e) == 0 && zstrtrailer(r, &t, &where, &e) == 0, "frames: a byte after it: no trailer");
+	while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
+		;
+	ok(n < 0 && strstr(e.msg, "skippable frame"), "frames: ... and its frame is refused: %s", e.msg);
+	zstrfree(r);
+	sh("head -c %lld '%s' > '%s' && printf '\\133\\052\\115\\030\\010\\000\\000\\001abcdefgh\\000\\000\\000\\000nstr' >> '%s'",
+	   (long long)at[3], p, q, q);
+	ok(zstropen(&r, q, ZSTR_NOSKIP, &e) == 0 && zstrtrailer(r, &t, &where, &e) < 0 && e.kind == ERR_VERIFY,
+	   "frames: an end that names a trailer not there: %s", e.msg);
+	while ((n = zstread(r, buf, sizeof buf, &e)) > 0)
+		;
+	ok(n < 0 && strstr(e.msg, "skippable frame"), "frames: a trailer frame longer than the file is refused: %s", e.msg);
+	zstrfree(r);
+	buffree(&b);
+	buffree(&t);
+	free(q);
+	free(p);
+}
+
+/* With workers: frames of zstframelen cut by the writer and where zstwframe says, written in
+ * order, each of them decoding alone; a writer given up on mid-way stops cleanly. */
+static void zstdpool(void)
+{
+	char *p = tp("zp.zst");
+	struct zstc *c = zstcnew();
+	struct err e = {0};
+	size_t big = (size_t)zstframelen(1) * 5 + 12345;
+	char *data = xmalloc(big);
+	randbytes(data, big);
+	for (int round = 0; round < 3; round++) { /* the workers are kept from one writer to the next */
+		struct zstw *w;
+		ok(zstwopenc(&w, p, 1, 2, 0, c, &e) == 0, "pool %d: open: %s", round, e.msg);
+		int64_t k0, k1;
+		zstwrite(w, data, 1000, &e);
+		zstwframe(w, &k0, &e);
+		ok(zstwrite(w, data + 1000, big - 1000, &e) == 0, "pool %d: write", round);
+		zstwframe(w, &k1, &e);
+		size_t n = 0;
+		const int64_t *len = zstwsizes(w, &n, &e);
+		ok(k0 == 1 && k1 == 4 && n == 4 && len, "pool %d: frames %lld %lld %zu", round, (long long)k0, (long long)k1, n);
+		int64_t sum = 0, second = len && n > 1 ? len[0] : 0, secondlen = len && n > 1 ? len[1] : 0;
+		for (size_t i = 0; len && i < n; i++)
+			sum += len[i];
+		int64_t bytes = 0;
+		ok(zstwclose(w, NULL, &bytes, &e) == 0 && bytes == sum, "pool %d: the frames are the file (%lld %lld)", round,
+		   (long long)bytes, (long long)sum);
+		struct buf got = {0};
+		struct zstr *r;
+		char buf[65536];
+		ssize_t m;
+		ok(zstropen(&r, p, ZSTR_NOSKIP, &e) == 0, "pool %d: reopen", round);
+		while ((m = zstread(r, buf, sizeof buf, &e)) > 0)
+			bufadd(&got, buf, m);
+		zstrfree(r);
+		ok(m == 0 && got.len == big && memcmp(got.data, data, big) == 0, "pool %d: it reads back whole", round);
+		got.len = 0;
+		const int64_t one[1][2] = {{second, second + secondlen}}; /* len went with the writer */
+		ok(zstropen(&r, p, ZSTR_NOSKIP, &e) == 0, "pool %d: reopen", round);
+		zstrpick(r, one, 1);
+		while ((m = zstread(r, buf, sizeof buf, &e)) > 0)
+			bufadd(&got, buf, m);
+		zstrfree(r);
+		ok(m == 0 && got.len == 2 * (size_t)zstframelen(1) && memcmp(got.data, data + 1000, got.len) == 0,
+		   "pool %d: its second frame decodes alone (%zu)", round, got.len);
+		buffree(&got);
+	}
+	struct zstw *w;
+	ok(zstwopenc(&w, p, 3, 2, 0, c, &e) == 0, "pool: open again: %s", e.msg);
+	zstwrite(w, data, big, &e);
+	zstwfree(w); /* given up on with frames in flight */
+	ok(zstwopenc(&w, p, 1, 2, 0, c, &e) == 0 && zstwclose(w, NULL, NULL, &e) == 0, "pool: a writer after it");
+	sh("test \"$(zstd -qdc '%s' | wc -c)\" = 0 || echo 'FAIL pool: an empty stream is one empty frame'", p);
+	zstcfree(c);
+	free(data);
+	free(p);
+}
+
+/* The path of the first entry frame k of layer decodes to alone (a folder's without its '/'). */
+static void framefirst(const char *layer, const struct frame *f, char *out, size_t cap)
+{
+	struct zstr *z;
+	struct err e = {0};
+	struct buf all = {0};
+	out[0] = 0;
+	if (zstropen(&z, layer, ZSTR_NOSKIP, &e) < 0)
+		return;
+	const int64_t at[1][2] = {{f->at, f->at + f->len}};
+	zstrpick(z, at, 1);
+	char buf[65536];
+	ssize_t n;
+	while ((n = zstread(z, buf, sizeof buf, &e)) > 0)
+		bufadd(&all, buf, n);
+	zstrfree(z);
+	struct archive *a = archive_read_new();
+	archive_read_support_format_tar(a);
+	struct archive_entry *en;
+	if (n == 0 && archive_read_open_memory(a, all.data, all.len) == ARCHIVE_OK && archive_read_next_header(a, &en) >= ARCHIVE_WARN) {
+		snprintf(out, cap, "%s", archive_entry_pathname(en));
+		size_t k = strlen(out);
+		if (k > 1 && out[k - 1] == '/')
+			out[k - 1] = 0;
+	}
+	archive_read_free(a);
+	buffree(&all);
+}
+
+/* A layer's frame index, or n 0. */
+static void layerframes(const char *layer, struct frames *f)
+{
+	struct zstr *z;
+	struct err e = {0};
+	struct buf b = {0};
+	int64_t where;
+	memset(f, 0, sizeof *f);
+	if (zstropen(&z, layer, ZSTR_NOSKIP, &e) == 0 && zstrtrailer(z, &b, &where, &e) == 1)
+		framesread(&b, where, f, &e);
+	zstrfree(z);
+	buffree(&b);
+}
+
+/* A restore of a set into a fresh folder: its rc, and its tree into t. */
+static int setrestore(const char *run, int step, const struct snapset *set, struct tree *t)
+{
+	char *out = tp("fr/out");
+	sh("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", out, out);
+	struct err e = {0};
+	int rc = snaprestoreset(run, NULL, step, out, 0, 0, set, &e);
+	if (rc < 0)
+		fprintf(stderr, "note: set restore of %s step %d: %s\n", run, step, e.msg);
+	capture(out, t);
+	free(out);
+	return rc;
+}
+
+/* Large layers are cut into frames at entries, indexed in their trailer: stock zstd and tar read
+ * them, each frame decodes alone from its named first entry, and a restore of a few paths (a
+ * patch's) that decodes only the frames they fall in writes what one that decodes every frame
+ * writes. */
+static void framed(uint64_t seed)
+{
+	rstate = seed * 0x9E3779B97F4A7C15ull + 7;
+	char label[32];
+	snprintf(label, sizeof label, "framed %llu", (unsigned long long)seed);
+	char *ws = tp("fr/ws"), *run = tp("fr/run"), *plain = tp("fr/plain"), *snapdir = tp("fr/run/snapshots");
+	sh("chmod -R u+rwx '%s/fr' 2>/dev/null; rm -rf '%s/fr'; mkdir -p '%s' '%s'", top, top, ws, snapdir);
+	static const int grow[] = {0, 0, 0, 0, 13, 13, 12, 8};
+	for (int i = 0; i < 500; i++)
+		mutate(ws, grow[rn(8)]);
+	struct snapconf conf = {.level = 1, .threads = 0};
+	struct snap *s = openws(ws, snapdir, &conf);
+	struct snapinfo info;
+	struct err e = {0};
+	const char *layer[] = {"0001", "0002", "0003", "end"};
+	for (int k = 0; s && k < 4; k++) {
+		if (k)
+			for (int m = 1 + (int)rn(6); m > 0; m--)
+				mutate(ws, -1);
+		int rc = k < 3 ? snaptake(s, layer[k], &info, &e) : snapend(s, layer[k], &info, &e);
+		ok(rc == 0, "%s: layer %s: %s", label, layer[k], e.msg);
+		if (rc == 0)
+			addsum(run, info.path);
+		snapinfofree(&info);
+	}
+	snapclose(s);
+	char *l1 = xasprintf("%s/0001.tar.zst", snapdir);
+	struct frames f;
+	layerframes(l1, &f);
+	ok(f.n >= 4, "%s: the first layer has %zu frames", label, f.n);
+	int firsts = 0;
+	for (size_t k = 1; k < f.n; k++) {
+		char first[4096];
+		framefirst(l1, &f.v[k], first, sizeof first);
+		firsts += strcmp(first, f.v[k].first) == 0;
+	}
+	ok(f.n && firsts == (int)f.n - 1, "%s: each frame decodes alone from its first entry (%d of %zu)", label, firsts, f.n - 1);
+	framesfree(&f);
+	sh("zstd -qt '%s' && test \"$(tar --zstd -tf '%s' 2>/dev/null | wc -l)\" -gt 100 || echo 'FAIL %s: stock zstd and tar'", l1, l1, label);
+	/* The same run with every trailer cut off: a restore decodes every frame. */
+	sh("cp -r '%s' '%s' && rm '%s/SHA256SUMS'", run, plain, plain);
+	for (int k = 0; k < 4; k++) {
+		char *lp = xasprintf("%s/snapshots/%s.tar.zst", plain, layer[k]);
+		struct zstr *z;
+		struct buf b = {0};
+		int64_t where = -1;
+		if (zstropen(&z, lp, 0, &e) == 0 && zstrtrailer(z, &b, &where, &e) >= 0)
+			ok(truncate(lp, where) == 0, "%s: cut %s", label, layer[k]);
+		zstrfree(z);
+		buffree(&b);
+		addsum(plain, lp);
+		free(lp);
+	}
+	for (int from = 1; from <= 3; from++) {
+		struct snapset *set = snapsetof(run, NULL, from, 0, 0);
+		for (int step = from; set && step <= 4; step++) {
+			struct tree a, b;
+			int ra = setrestore(run, step % 4, set, &a), rb = setrestore(plain, step % 4, set, &b);
+			char why[1024] = "";
+			ok(ra == rb && (ra != 0 || treeeq(&b, &a, why, sizeof why)),
+			   "%s: a set from %d, restored at %d, picking frames: rc %d/%d %s", label, from, step % 4, ra, rb, why);
+			treefree(&a);
+			treefree(&b);
+		}
+		snapsetfree(set);
+	}
+	free(l1);
+	free(ws);
+	free(run);
+	free(plain);
+	free(snapdir);
+}
+
 /* Open descriptors of this process. */
 static int openfds(void)
 {
@@ -2196,6 +2474,8 @@ int main(int argc, char **argv)
 	}
 	int seeds = argc > 1 ? atoi(argv[1]) : 6;
 	zstd();
+	zstdframes();
+	zstdpool();
 	unchanged();
 	quiet();
 	skipped();
@@ -2216,6 +2496,8 @@ int main(int argc, char **argv)
 		feedeq((uint64_t)i);
 	for (int i = 1; i <= seeds; i++)
 		witheq((uint64_t)i);
+	for (int i = 1; i <= 3; i++)
+		framed((uint64_t)i);
 	withtrust();
 	feedunread();
 	feedmount();

@@ -1,0 +1,33 @@
+/* frames: a layer's index of its zstd frames, kept in the layer file's trailer (zst.h).
+ *
+ * A large layer is compressed in frames of about a MiB of tar each, every one starting at an entry
+ * of the sorted part (after the mark and the whiteouts), so that a frame decodes alone into whole
+ * entries. The index names, for each frame in file order, its compressed length and the path of
+ * its first entry (the first frame's is ""): a restore of a few paths decodes only the frames that
+ * can hold them. The index is a hint read from the layer's own bytes: what is decoded is checked
+ * as any layer is, and the file's digest covers it. */
+#ifndef NS_FRAMES_H
+#define NS_FRAMES_H
+
+#include <stdint.h>
+#include "../util/util.h"
+
+struct frame {
+	int64_t at, len; /* its bytes in the file */
+	char *first;     /* the path of its first entry */
+};
+
+struct frames {
+	struct frame *v;
+	size_t n;
+};
+
+/* Append to b the record of a frame of len compressed bytes whose first entry is first. */
+void framesput(struct buf *b, int64_t len, const char *first);
+/* Read an index (b, from a trailer that starts at byte end of the file) into f: 0, or -1 when it
+ * is not one (ERR_VERIFY): frames that do not tile the file before the trailer, or first paths
+ * out of their order or too long. */
+int framesread(const struct buf *b, int64_t end, struct frames *f, struct err *e);
+void framesfree(struct frames *f);
+
+#endif
