@@ -44,16 +44,19 @@ static char *tp(const char *fmt, ...)
 	return b.data;
 }
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
+/* Run a shell command: 0 when it succeeded (a check takes ok(sh(...) == 0, ...)). */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
 {
 	char cmd[8192];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof cmd, fmt, ap);
 	va_end(ap);
-	if (system(cmd) != 0)
-		fprintf(stderr, "note: command failed: %s\n", cmd);
+	if (system(cmd) == 0)
+		return 0;
+	fprintf(stderr, "note: command failed: %s\n", cmd);
+	return -1;
 }
 
 /* Write a file; 0 when it was written. */
@@ -587,7 +590,7 @@ static void property(uint64_t seed, int level, int threads, int feed)
 	snapinfofree(&info);
 	ok(snapend(s, "end2", &info, &e) == 0, "%s: snapend again: %s", label, e.msg);
 	snapinfofree(&info);
-	sh("cmp -s '%s/end.tar.zst' '%s/end2.tar.zst' || echo 'FAIL end and end2 differ'", snapdir, snapdir);
+	ok(sh("cmp -s '%s/end.tar.zst' '%s/end2.tar.zst'", snapdir, snapdir) == 0, "end and end2 are the same bytes");
 	/* The same tree gives the same bytes: again here, and from a copy elsewhere. */
 	ok(snapfull(s, "whole", &info, &e) == 0, "%s: snapfull: %s", label, e.msg);
 	snapinfofree(&info);
@@ -2047,7 +2050,7 @@ static void zstd(void)
 	ok(zstwflush(w, 1, 1, &e) == 0, "flush a frame");
 	zstwrite(w, "again\n", 6, &e);
 	ok(zstwclose(w, NULL, &n2, &e) == 0, "close");
-	sh("zstd -qdc '%s' > '%s.out' 2>/dev/null || echo 'FAIL zstd -dc of frames'", p, p);
+	ok(sh("zstd -qdc '%s' > '%s.out' 2>/dev/null", p, p) == 0, "zstd -dc of frames");
 	char *o = xasprintf("%s.out", p);
 	struct buf b = {0};
 	readfile(o, &b, &e);
@@ -2120,8 +2123,8 @@ static void zstdframes(void)
 	ok(zstwtrailer(w, "index", 5, &e) == 0, "frames: a trailer: %s", e.msg);
 	ok(zstwrite(w, "x", 1, &e) < 0, "frames: nothing is written after the trailer");
 	ok(zstwclose(w, NULL, NULL, &e) == 0, "frames: close: %s", e.msg);
-	sh("zstd -qt '%s' 2>/dev/null || echo 'FAIL frames: zstd -t refuses the trailer'", p);
-	sh("test \"$(zstd -qdc '%s')\" = \"$(printf 'one\\ntwo\\nthree')\" || echo 'FAIL frames: zstd -dc'", p);
+	ok(sh("zstd -qt '%s' 2>/dev/null", p) == 0, "frames: zstd -t takes the trailer");
+	ok(sh("test \"$(zstd -qdc '%s')\" = \"$(printf 'one\\ntwo\\nthree')\"", p) == 0, "frames: zstd -dc");
 	struct zstr *r;
 	struct buf b = {0}, t = {0};
 	char buf[64];
@@ -2233,7 +2236,7 @@ static void zstdpool(void)
 	zstwrite(w, data, big, &e);
 	zstwfree(w); /* given up on with frames in flight */
 	ok(zstwopenc(&w, p, 1, 2, 0, c, &e) == 0 && zstwclose(w, NULL, NULL, &e) == 0, "pool: a writer after it");
-	sh("test \"$(zstd -qdc '%s' | wc -c)\" = 0 || echo 'FAIL pool: an empty stream is one empty frame'", p);
+	ok(sh("test \"$(zstd -qdc '%s' | wc -c)\" = 0", p) == 0, "pool: an empty stream is one empty frame");
 	zstcfree(c);
 	free(data);
 	free(p);
@@ -2338,7 +2341,7 @@ static void framed(uint64_t seed)
 	}
 	ok(f.n && firsts == (int)f.n - 1, "%s: each frame decodes alone from its first entry (%d of %zu)", label, firsts, f.n - 1);
 	framesfree(&f);
-	sh("zstd -qt '%s' && test \"$(tar --zstd -tf '%s' 2>/dev/null | wc -l)\" -gt 100 || echo 'FAIL %s: stock zstd and tar'", l1, l1, label);
+	ok(sh("zstd -qt '%s' && test \"$(tar --zstd -tf '%s' 2>/dev/null | wc -l)\" -gt 100", l1, l1) == 0, "%s: stock zstd and tar", label);
 	/* The same run with every trailer cut off: a restore decodes every frame. */
 	sh("cp -r '%s' '%s' && rm '%s/SHA256SUMS'", run, plain, plain);
 	for (int k = 0; k < 4; k++) {
@@ -2371,6 +2374,89 @@ static void framed(uint64_t seed)
 	free(run);
 	free(plain);
 	free(snapdir);
+}
+
+/* A run's first layer with its frame index rewritten by a python expression over idx (a list of
+ * [length, first path]), SHA256SUMS made to match: a restore of a set either refuses the layer
+ * (4) or writes a subset of what it holds, never outside its target. */
+static void framedlie(const char *what, const char *expr, int mustfail)
+{
+	char *run = tp("fr/run"), *lie = tp("fr/lie"), *out = tp("fr/lieout"), *outside = tp("fr/outside");
+	sh("chmod -R u+rwx '%s' '%s' 2>/dev/null; rm -rf '%s' '%s' '%s'; cp -r '%s' '%s' && mkdir -p '%s'", lie, out, lie, out,
+	   outside, run, lie, outside);
+	sh("python3 - '%s/snapshots/0001.tar.zst' <<'PY'\n"
+	   "import struct, sys\n"
+	   "f = open(sys.argv[1], 'r+b'); b = f.read()\n"
+	   "n, tag = struct.unpack('<I4s', b[-8:]); assert tag == b'nstr'\n"
+	   "at = len(b) - 16 - n; p = b[at + 8:at + 8 + n]; assert p[:4] == b'nsf1'\n"
+	   "idx = []; i = 4\n"
+	   "while i < len(p):\n"
+	   "    ln, k = struct.unpack('<QH', p[i:i + 10]); idx.append([ln, p[i + 10:i + 10 + k]]); i += 10 + k\n"
+	   "%s\n"
+	   "q = b'nsf1' + b''.join(struct.pack('<QH', ln, len(nm)) + nm for ln, nm in idx)\n"
+	   "f.seek(at); f.truncate(); f.write(struct.pack('<II', 0x184D2A5B, len(q) + 8) + q + struct.pack('<I4s', len(q), b'nstr'))\n"
+	   "PY",
+	   lie, expr);
+	sh("cd '%s' && rm -f SHA256SUMS && sha256sum snapshots/* > SHA256SUMS", lie);
+	struct snapset *set = snapsetof(lie, NULL, 1, 0, 0);
+	struct err e = {0};
+	ok(set != NULL, "frame index %s: a set of the layers after step 1", what);
+	int rc = set ? snaprestoreset(lie, NULL, 1, out, 0, 0, set, &e) : -2;
+	if (mustfail)
+		ok(rc < 0 && e.kind == ERR_VERIFY, "frame index %s: refused (4): %d %s", what, rc, e.msg);
+	else if (!strcmp(expr, "pass"))
+		ok(sh("test \"$(cat '%s/zz/last')\" = one && test \"$(ls '%s/big' | wc -l)\" = 40", out, out) == 0, "frame index %s: the set restored", what);
+	else
+		ok(rc == 0 || (rc < 0 && e.kind == ERR_VERIFY), "frame index %s: a restore, or refused (4): %d %s", what, rc, e.msg);
+	struct tree t;
+	capture(outside, &t);
+	ok(t.n == 0, "frame index %s: nothing beside the target", what);
+	treefree(&t);
+	snapsetfree(set);
+	free(run);
+	free(lie);
+	free(out);
+	free(outside);
+}
+
+static void framedlies(void)
+{
+	/* files and folders only (no hard link: a set then restores alone), one changed in step 1 */
+	rstate = 0x5eed;
+	char *ws = tp("fr/ws"), *run = tp("fr/run"), *snapdir = tp("fr/run/snapshots");
+	sh("chmod -R u+rwx '%s/fr' 2>/dev/null; rm -rf '%s/fr'; mkdir -p '%s' '%s'", top, top, ws, snapdir);
+	static const int grow[] = {0, 0, 0, 13};
+	for (int i = 0; i < 400; i++)
+		mutate(ws, grow[rn(4)]);
+	sh("cd '%s' && mkdir -p zz big && echo one > zz/last && for i in $(seq 10 49); do head -c 100000 /dev/urandom > big/$i; done", ws);
+	struct snapconf conf = {.level = 1, .threads = 0};
+	struct snap *s = openws(ws, snapdir, &conf);
+	struct snapinfo info;
+	struct err e = {0};
+	ok(s && snaptake(s, "0001", &info, &e) == 0, "lies: layer 0001: %s", e.msg);
+	snapinfofree(&info);
+	sh("echo two > '%s/zz/last' && rm -r '%s/big' && echo file > '%s/big'", ws, ws, ws); /* a folder of frames replaced */
+	ok(s && snapend(s, "end", &info, &e) == 0, "lies: end: %s", e.msg);
+	snapinfofree(&info);
+	snapclose(s);
+	struct frames f;
+	char *l1 = xasprintf("%s/0001.tar.zst", snapdir);
+	layerframes(l1, &f);
+	ok(f.n >= 3, "lies: the first layer has %zu frames", f.n);
+	framesfree(&f);
+	free(l1);
+	free(ws);
+	free(run);
+	free(snapdir);
+	framedlie("lengths that do not tile the file", "idx[1][0] += 1", 1);
+	framedlie("first paths out of order", "idx[1][1], idx[2][1] = idx[2][1], idx[1][1]", 1);
+	framedlie("a first frame with a path", "idx[0][1] = b'a'", 1);
+	framedlie("a zero-length frame", "idx.insert(1, [0, b'\\x01'])", 1);
+	framedlie("a path over PATH_MAX", "idx[1][1] = b'a' * 5000", 1);
+	framedlie("boundaries a byte off", "idx[0][0] += 1; idx[1][0] -= 1", 0);
+	framedlie("every frame named after the last path", "idx[1:] = [[sum(l for l, _ in idx[1:]), b'\\xff' * 8]]", 0);
+	framedlie("the truth", "pass", 0);
+	framedlie("one frame", "idx[:] = [[sum(l for l, _ in idx), b'']]", 0);
 }
 
 /* Open descriptors of this process. */
@@ -2498,6 +2584,7 @@ int main(int argc, char **argv)
 		witheq((uint64_t)i);
 	for (int i = 1; i <= 3; i++)
 		framed((uint64_t)i);
+	framedlies();
 	withtrust();
 	feedunread();
 	feedmount();
