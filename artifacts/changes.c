@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 #include "../snapshot/bound.h"
+#include "../snapshot/frames.h"
 #include "calls.h"
 #include "changes.h"
 #include "events.h"
@@ -147,6 +148,7 @@ struct reader {
 	char buf[1 << 16];
 	struct bound *b; /* what reading the chain may take */
 	int64_t seen;    /* decompressed bytes counted against b so far */
+	struct framecheck fc; /* its entries held to its frame index */
 };
 
 /* Count what the layer decompressed since the last call against the bound. */
@@ -158,9 +160,13 @@ static int readerbound(struct reader *r, struct err *e)
 	return rc;
 }
 
-/* Count an entry against the bound before its data is read. */
+/* Count an entry against the bound before its data is read, and hold it to the frame index. */
 static int readerentry(struct reader *r, struct archive_entry *en, const char *path, struct err *e)
 {
+	const char *b = strrchr(path, '/');
+	b = b && b[1] ? b + 1 : path;
+	if (framecheckentry(&r->fc, archive_read_header_position(r->a), path, snapwhiteout(en, b) != NULL, e) < 0)
+		return -1;
 	int64_t size = archive_entry_filetype(en) == AE_IFREG && !archive_entry_hardlink(en) ? archive_entry_size(en) : 0;
 	if (boundentry(r->b, path, bounddata(en), size, e) < 0)
 		return -1;
@@ -171,6 +177,15 @@ static void closelayer(struct reader *r)
 {
 	archive_read_free(r->a);
 	zstrfree(r->z);
+	framecheckfree(&r->fc);
+}
+
+/* After the tar's end: whether the layer read to it whole (rc the last header's), its index held. */
+static int readerend(struct reader *r, int rc, const char *file, struct err *e)
+{
+	if (rc != ARCHIVE_EOF)
+		return errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r->a));
+	return framecheckend(&r->fc, e) < 0 ? errctx(e, "%s", file) : 0;
 }
 
 /* The layer decompressed through zst (no skippable frame: 4 GiB of a sparse file's holes were
@@ -194,8 +209,13 @@ static int openlayer(struct reader *r, const char *file, struct bound *b, struct
 	char *dir = slash ? xasprintf("%.*s", (int)(slash - file), file) : xstrdup(".");
 	int fd = rundiropen(dir, slash ? slash + 1 : file, e);
 	free(dir);
+	memset(&r->fc, 0, sizeof r->fc);
 	if (fd < 0 || zstrfdopen(&r->z, fd, file, ZSTR_NOSKIP, e) < 0)
 		return -1;
+	if (framecheckopen(&r->fc, r->z, e) < 0) {
+		zstrfree(r->z);
+		return errctx(e, "%s", file);
+	}
 	r->a = archive_read_new();
 	archive_read_support_format_tar(r->a);
 	if (archive_read_open(r->a, r, NULL, readercb, NULL) != ARCHIVE_OK) {
@@ -232,9 +252,7 @@ static int wanted(const char *dir, const struct strv *names, struct table *want,
 				find(want, p, 1);
 			free(p);
 		}
-		int bad = rc != ARCHIVE_EOF;
-		if (bad)
-			errc(e, ERR_VERIFY, "%s: %s", names->v[i], archive_error_string(r.a));
+		int bad = readerend(&r, rc, names->v[i], e) < 0;
 		closelayer(&r);
 		if (bad)
 			return -1;
@@ -466,12 +484,10 @@ static int applyone(const char *file, struct table *t, const struct table *want,
 			break;
 	}
 	buffree(&data);
-	int bad = over || rc != ARCHIVE_EOF;
+	int bad = over || readerend(&r, rc, file, e) < 0;
 	if (over)
 		errctx(e, "layer %s", file);
-	else if (bad)
-		errc(e, ERR_VERIFY, "%s: %s", file, archive_error_string(r.a));
-	else if (*full && l)
+	else if (!bad && *full && l)
 		rebase(t, gen, l);
 	closelayer(&r);
 	return bad ? -1 : 0;

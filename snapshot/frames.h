@@ -30,4 +30,28 @@ void framesput(struct buf *b, int64_t len, const char *first);
 int framesread(const struct buf *b, int64_t end, struct frames *f, struct err *e);
 void framesfree(struct frames *f);
 
+struct zstr;
+
+/* A layer's entries held to its index as they are read, whole or by its frames: the entries after
+ * its mark and whiteouts in rising order of path, each frame decoded starting at an entry of its
+ * first path and holding none past the next frame's. So a layer that reads whole holds what a
+ * restore of some of its frames finds there; one that breaks it is refused (ERR_VERIFY). */
+struct framecheck {
+	struct frames f;   /* the index (n 0: none, nothing is checked) */
+	int64_t *at, *met; /* each frame's start in the file, and in the stream (zstrmarks) */
+	size_t next;       /* the first frame not yet met */
+	size_t cur;        /* the frame the last entry was in */
+	char *last;        /* the last entry's path after the mark and whiteouts (NULL: none yet) */
+};
+
+/* Read z's index (before z is read) and have z note where its frames start. 0, or -1 when the
+ * index is not one (ERR_VERIFY) or on a read error. */
+int framecheckopen(struct framecheck *c, struct zstr *z, struct err *e);
+/* An entry of the layer, its header at pos in the stream, named path (a folder's '/' last is
+ * fine), special when it is the mark or a whiteout. */
+int framecheckentry(struct framecheck *c, int64_t pos, const char *path, int special, struct err *e);
+/* After the last entry: every frame decoded held its first entry. */
+int framecheckend(struct framecheck *c, struct err *e);
+void framecheckfree(struct framecheck *c);
+
 #endif

@@ -101,10 +101,12 @@ static void *aheadrun(void *arg)
 }
 
 struct snapset;
-static int pickframes(struct zstr *z, const struct snapset *s, struct err *e);
+static void pickframes(struct zstr *z, const struct frames *f, const struct snapset *s);
 
-/* Open a layer to read ahead; with a set (only), only the frames that can hold what it wants. */
-static int aheadopen(struct ahead **hp, const char *file, int flags, const struct snapset *only, struct err *e)
+/* Open a layer to read ahead; with fc, its entries held to its frame index (frames.h), and with a
+ * set (only), only the frames that can hold what it wants decoded. */
+static int aheadopen(struct ahead **hp, const char *file, int flags, struct framecheck *fc,
+                     const struct snapset *only, struct err *e)
 {
 	struct ahead *h = xcalloc(1, sizeof *h);
 	*hp = NULL;
@@ -112,11 +114,13 @@ static int aheadopen(struct ahead **hp, const char *file, int flags, const struc
 		free(h);
 		return -1;
 	}
-	if (only && pickframes(h->z, only, e) < 0) {
+	if (fc && framecheckopen(fc, h->z, e) < 0) {
 		zstrfree(h->z);
 		free(h);
 		return -1;
 	}
+	if (fc && only && fc->f.n)
+		pickframes(h->z, &fc->f, only);
 	struct stat st; /* a hint only: the file itself is opened as flags say */
 	if (lstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < SMALL) {
 		h->inline_ = 1;
@@ -220,6 +224,7 @@ struct restore {
 	char *ppath;  /* its path */
 	struct chain *c; /* a chain applied in one pass, newest layer first (NULL: in order, or a run archive) */
 	const struct snapset *only; /* write only the paths it wants (NULL: all) */
+	struct framecheck fc; /* the layer being read, held to its frame index */
 	int outside;  /* a wanted hard link's target is not wanted: only a whole restore makes it */
 };
 
@@ -577,19 +582,10 @@ static size_t frameof(const struct frames *f, const char *key, size_t n)
 
 /* Decode only the frames of a layer's index (frames.h) that can hold what s wants: the first (the
  * mark and the whiteouts), the one holding ".", and those any path setwants takes falls in: a
- * name of s, each folder above it, and what lies beneath a name that replaced what was there. A
- * layer without an index is decoded whole. */
-static int pickframes(struct zstr *z, const struct snapset *s, struct err *e)
+ * name of s, each folder above it, and what lies beneath a name that replaced what was there. */
+static void pickframes(struct zstr *z, const struct frames *fr, const struct snapset *s)
 {
-	struct buf b = {0};
-	int64_t end;
-	struct frames f;
-	int rc = zstrtrailer(z, &b, &end, e);
-	if (rc > 0 && framesread(&b, end, &f, e) < 0)
-		rc = -1;
-	buffree(&b);
-	if (rc <= 0)
-		return rc;
+	const struct frames f = *fr;
 	unsigned char *want = xcalloc(f.n, 1);
 	want[0] = want[frameof(&f, ".", 1)] = 1;
 	for (size_t i = 0; i < s->n; i++) {
@@ -625,8 +621,6 @@ static int pickframes(struct zstr *z, const struct snapset *s, struct err *e)
 	zstrpick(z, (const int64_t (*)[2])at, na);
 	free(at);
 	free(want);
-	framesfree(&f);
-	return 0;
 }
 
 /* A chain applied in one pass, newest layer first (layers numbered 1..n oldest first; j the one
@@ -1163,7 +1157,7 @@ out:
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	/* a run's layer is read as verification reads it: never through a link */
-	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, r->only, e) < 0)
+	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, &r->fc, r->only, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;
@@ -1186,6 +1180,14 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			break;
 		}
 		const char *path = archive_entry_pathname(en);
+		if (path && r->fc.f.n) {
+			const char *b = strrchr(path, '/');
+			b = b && b[1] ? b + 1 : path;
+			if (framecheckentry(&r->fc, archive_read_header_position(a), path, snapwhiteout(en, b) != NULL, e) < 0) {
+				rc = -1;
+				break;
+			}
+		}
 		if (r->plain && path && (strncmp(path, "./", 2) == 0 || strcmp(path, ".") == 0)) {
 			/* GNU tar's `-C RUN .` names entries "./x"; layers never do. */
 			while (path[0] == '.' && path[1] == '/')
@@ -1326,9 +1328,12 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			e->kind = ERR_VERIFY;
 			rc = -1;
 		}
+	if (rc == 0 && framecheckend(&r->fc, e) < 0)
+		rc = -1;
 	char got[65];
 	aheadclose(r->h, rc == 0 ? got : NULL);
 	r->h = NULL;
+	framecheckfree(&r->fc);
 	if (rc == 0 && want && strcmp(got, want) != 0)
 		rc = errc(e, ERR_VERIFY, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
 	dsrestore(r, &ds);
@@ -1800,7 +1805,7 @@ static int bysetname(const void *a, const void *b)
 static int setlayer(const char *file, struct restore *r, struct setname **v, size_t *n, size_t *cap)
 {
 	struct err e = {0};
-	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, NULL, &e) < 0)
+	if (aheadopen(&r->h, file, ZSTR_NOFOLLOW | ZSTR_NOSKIP, NULL, NULL, &e) < 0)
 		return -1;
 	r->zfailed = 0;
 	struct archive *a = archive_read_new();

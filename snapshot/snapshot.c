@@ -1,7 +1,8 @@
 /* snapshot: workspace layers as deterministic tar.zst, incremental from a stat cache.
  *
  * A layer is a pax tar: entries sorted by path bytes, uid/gid 0 without names, mtime kept (ns),
- * no atime or ctime, so the same tree gives the same bytes. The workspace folder itself is the
+ * no atime or ctime, so the same tree gives the same bytes. It is compressed in zstd frames that
+ * start at entries, indexed in a trailer (frames.h), so a restore of a few paths decodes a few. The workspace folder itself is the
  * entry "." (its mode and mtime), in a full layer and in a later one where either changed.
  * The first layer holds every entry;
  * a later one holds whiteouts first (deletions, OCI style: ".wh.NAME", and ".wh..wh..opq" in a

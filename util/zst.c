@@ -1,4 +1,6 @@
-/* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass. */
+/* zst: zstd streams to and from files, with the SHA-256 of the compressed bytes as they pass.
+ * A writer with workers compresses frames on a pool of its own; a reader can decode only some
+ * frames (zstrpick) and find a trailer at the file's end (zstrtrailer). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -49,6 +51,10 @@ struct zstr {
 	int64_t size;  /* the file's size when opened */
 	int64_t (*pick)[2]; /* zstrpick: the ranges to decode (NULL: all) */
 	size_t npick, ipick;
+	const int64_t *mark; /* zstrmarks: frame starts to note, and where each was met */
+	int64_t *met;
+	size_t nmark, imark;
+	int64_t out;         /* decompressed bytes handed out */
 };
 
 /* A trailer's skippable frame: its magic, then the payload's length; the payload, then its length
@@ -406,17 +412,25 @@ int zstwrite(struct zstw *w, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
+/* Without workers: end the frame, and note its length. */
+static int endone(struct zstw *w, struct err *e)
+{
+	if (push(w, "", 0, ZSTD_e_end, e) < 0)
+		return -1;
+	sized(w, w->bytes - w->endat); /* push drained all after the end */
+	w->endat = w->bytes;
+	w->frames++;
+	w->fed = 0;
+	return 0;
+}
+
 int zstwframe(struct zstw *w, int64_t *k, struct err *e)
 {
 	if (w->pool) {
 		if (poolsubmit(w, 0, e) < 0)
 			return -1;
-	} else if (w->fed) {
-		if (push(w, "", 0, ZSTD_e_end, e) < 0)
-			return -1;
-		sized(w, w->bytes - w->endat); /* push drained all after the end */
-		w->endat = w->bytes;
-		w->frames++;
+	} else if (w->fed && endone(w, e) < 0) {
+		return -1;
 	}
 	w->fed = 0;
 	*k = w->frames;
@@ -460,10 +474,8 @@ int zstwflush(struct zstw *w, int endframe, int sync, struct err *e)
 		/* An ended frame is a complete stream already (and nothing may follow a trailer); an
 		 * empty file still gets its one empty frame. */
 		int skip = w->sealed || (endframe && !w->fed && w->bytes > 0);
-		if (!skip && push(w, "", 0, endframe ? ZSTD_e_end : ZSTD_e_flush, e) < 0)
+		if (!skip && (endframe ? endone(w, e) : push(w, "", 0, ZSTD_e_flush, e)) < 0)
 			return -1;
-		if (endframe)
-			w->fed = 0;
 	}
 	if (sync && fsync(w->fd) < 0)
 		return errf(e, "fsync %s:", w->path);
@@ -694,9 +706,17 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 				}
 				if ((int64_t)skip > to - at)
 					skip = (size_t)(to - at);
+				while (r->imark < r->nmark && r->mark[r->imark] < at + (int64_t)skip)
+					__atomic_store_n(&r->met[r->imark++], ZSTSKIPPED, __ATOMIC_RELEASE);
 				r->inb.pos += skip;
 				continue;
 			}
+		}
+		if (r->imark < r->nmark && r->atframe) {
+			int64_t at = r->bytes - (int64_t)(r->inb.size - r->inb.pos);
+			while (r->imark < r->nmark && r->mark[r->imark] <= at)
+				__atomic_store_n(&r->met[r->imark], r->mark[r->imark] == at ? r->out : ZSTINSIDE, __ATOMIC_RELEASE),
+				r->imark++;
 		}
 		if ((r->flags & ZSTR_NOSKIP) && r->atframe) {
 			/* A frame's first 4 bytes, whole, before the decoder takes them. */
@@ -724,8 +744,10 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 			r->last = ret; /* a call that did nothing says nothing about the frame */
 			r->atframe = ret == 0;
 		}
-		if (out.pos > 0)
+		if (out.pos > 0) {
+			r->out += (int64_t)out.pos;
 			return (ssize_t)out.pos;
+		}
 		if (r->eof && r->inb.pos == r->inb.size) {
 			if (r->last != 0 && !(r->flags & ZSTR_CUT))
 				return errf(e, "%s: truncated zstd stream", r->path);
@@ -758,8 +780,24 @@ int zstrtrailer(struct zstr *r, struct buf *out, int64_t *where, struct err *e)
 	return 1;
 }
 
+void zstrmarks(struct zstr *r, const int64_t *at, int64_t *met, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&met[i], ZSTNOTYET, __ATOMIC_RELEASE);
+	r->mark = at;
+	r->met = met;
+	r->nmark = n;
+	r->imark = 0;
+}
+
 void zstrpick(struct zstr *r, const int64_t (*at)[2], size_t n)
 {
+	/* A file with holes is decoded whole: what is passed over is still read, and holes read
+	 * through cost time for no byte on disk (attack12). nightshift writes none. */
+	off_t hole = lseek(r->fd, 0, SEEK_HOLE);
+	lseek(r->fd, 0, SEEK_SET);
+	if (hole >= 0 && hole < r->size)
+		return;
 	free(r->pick);
 	r->pick = xmalloc((n ? n : 1) * sizeof *r->pick);
 	memcpy(r->pick, at, n * sizeof *at);

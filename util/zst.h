@@ -90,9 +90,16 @@ enum { ZSTTRAILMAX = 8 << 20 };
  * read error. Reads with pread: the stream's position does not move. */
 int zstrtrailer(struct zstr *r, struct buf *out, int64_t *where, struct err *e);
 /* Decode only the frames within the byte ranges of the file in at[0..n) ([start, end), sorted,
- * apart); the bytes around them are read and hashed, not decoded. Before the first zstread. A
- * range that does not hold whole frames is corrupt data at its end. */
+ * apart); the bytes around them are read and hashed, not decoded (a file with holes is decoded
+ * whole). Before the first zstread. A range that does not hold whole frames is corrupt data at
+ * its end. */
 void zstrpick(struct zstr *r, const int64_t (*at)[2], size_t n);
+/* Note where in the decompressed stream each frame starting at the file's bytes at[0..n) (sorted)
+ * begins, into met[i] as it is met (stored atomically: another thread may read them): the count
+ * of bytes zstread handed out before it; ZSTSKIPPED when zstrpick passed over it, ZSTINSIDE when no
+ * frame starts there, ZSTNOTYET until then. at and met must outlive the reader's reads. */
+enum { ZSTNOTYET = -1, ZSTSKIPPED = -2, ZSTINSIDE = -3 };
+void zstrmarks(struct zstr *r, const int64_t *at, int64_t *met, size_t n);
 /* Read up to n decompressed bytes into p: the count, 0 at the end of the stream, -1 on error
  * (corrupt data, or, without ZSTR_CUT, a file that ends inside a frame or is empty). */
 ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e);
