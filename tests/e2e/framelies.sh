@@ -6,8 +6,9 @@
 #    `restore` wrote EVIL, the tar's last entry. Now every whole read (restore, diff --step) holds
 #    the entries to the index (in order, each once, each frame starting at its first path) and
 #    refuses the layer (exit 4): what reads whole and what reads by frames cannot disagree.
-# 2. 4 GiB of holes indexed as a frame after the first (4 KB on disk): `diff --job` read through all
-#    of it to hash it, 1.5 s a GiB. Now a layer with holes is decoded whole, refused at once.
+# 2. 4 GiB of holes indexed as a frame after the first (4 KB on disk), named so that every entry a
+#    patch decodes holds to the index: `diff --job` read through all of it to hash it, 1.5 s a
+#    GiB, and then showed the patch. Now a layer with holes is decoded whole, refused at once.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns framelies
@@ -71,10 +72,11 @@ expect_nogrep "diff --step end: no EVIL shown" "EVIL" "$T/d1"
 expect_nogrep "diff --job: what it shows holds no EVIL either" "EVIL" "$T/d1c"
 
 # 2. 4 GiB of holes as a frame after the first.
+check "the first layer has two frames or more" sh -c "[ \$(tail -c 12 '$dir/snapshots/0001.tar.zst' | head -c 4 | od -An -tu4) -gt 30 ]"
 r=$T/hole && cp -r "$dir" "$r"
-python3 - "$r/snapshots/0001.tar.zst" $((4 << 30)) m/20 <<'PY'
+python3 - "$r/snapshots/0001.tar.zst" $((4 << 30)) <<'PY'
 import struct, sys
-path, hole, name = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode()
+path, hole = sys.argv[1], int(sys.argv[2])
 b = open(path, "rb").read()
 n, tag = struct.unpack("<I4s", b[-8:]); assert tag == b"nstr"
 at = len(b) - 16 - n; p = b[at + 8:at + 8 + n]
@@ -82,7 +84,9 @@ idx = []; i = 4
 while i < len(p):
     ln, k = struct.unpack("<QH", p[i:i + 10]); idx.append([ln, p[i + 10:i + 10 + k]]); i += 10 + k
 first, rest = b[:idx[0][0]], b[idx[0][0]:at]
-idx.insert(1, [hole, name])
+# named just before the next frame's first path, so every entry the patch decodes holds to it
+nxt = idx[1][1]
+idx.insert(1, [hole, nxt[:-1] + bytes([nxt[-1] - 1]) + b"\xff"])
 q = b"nsf1" + b"".join(struct.pack("<QH", ln, len(nm)) + nm for ln, nm in idx)
 with open(path, "wb") as o:
     o.write(first); o.seek(len(first) + hole); o.write(rest)
