@@ -36,12 +36,6 @@ YAML
 dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
 expect_rc "the night" 0 "$rc"; [ "$rc" = 0 ] || cat "$T/err"
 
-# relist RUN FILE...: FILE's lines of RUN/SHA256SUMS made anew from the files as they are.
-relist() {
-	local r=$1; shift
-	for f in "$@"; do grep -v "  $f\$" "$r/SHA256SUMS" >"$r/S" && mv "$r/S" "$r/SHA256SUMS"; done
-	(cd "$r" && sha256sum "$@" >>SHA256SUMS)
-}
 # bomb SIZE: a tar (one file big.bin of SIZE bytes of "x") on stdout, zstd-compressed: ~3 KB a 100 MB.
 bomb() {
 	python3 - "$1" <<'PY' | zstd -qc

@@ -32,11 +32,6 @@ jobs:
 YAML
 dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
 expect_rc "the night" 0 "$rc"; [ "$rc" = 0 ] || cat "$T/err"
-relist() {
-	local r=$1; shift
-	for f in "$@"; do grep -v "  $f\$" "$r/SHA256SUMS" >"$r/S" && mv "$r/S" "$r/SHA256SUMS"; done
-	(cd "$r" && sha256sum "$@" >>SHA256SUMS)
-}
 check "the first layer has a frame index" sh -c "tail -c 4 '$dir/snapshots/0001.tar.zst' | grep -q nstr"
 "$NS" diff "$dir" --job j >"$T/d0" 2>&1; rc=$?
 expect_rc "diff --job of the run as written" 0 "$rc"
