@@ -50,7 +50,9 @@ int framesread(const struct buf *b, int64_t end, struct frames *f, struct err *e
 		uint64_t len = getle(p, 8);
 		size_t n = getle(p + 8, 2);
 		p += 10;
-		if ((size_t)(stop - p) < n || n >= PATH_MAX || memchr(p, 0, n) || len == 0 || len > (uint64_t)(end - at))
+		/* a first path is a scan's: no '/' last, which would sort it apart from its entry */
+		if ((size_t)(stop - p) < n || n >= PATH_MAX || memchr(p, 0, n) || (n && p[n - 1] == '/') || len == 0 ||
+		    len > (uint64_t)(end - at))
 			goto bad;
 		char *first = xstrndup((const char *)p, n);
 		p += n;

@@ -65,7 +65,8 @@ struct snap {
 	size_t next, extcap;
 };
 
-/* A frame to start where the tar reaches at, with the entry first there. */
+/* A frame to start where the tar reaches at, with the entry first there (NULL until header() writes
+ * it; never, when the rest of the layer was left out). */
 struct cut {
 	int64_t at;
 	char *first;
@@ -121,7 +122,12 @@ static la_ssize_t writecb(struct archive *a, void *ctx, const void *p, size_t n)
 	size_t left = n;
 	int rc = 0;
 	while (rc == 0 && l->next < l->ncut && l->cuts[l->next].at <= l->tar + (int64_t)left) {
-		struct cut *c = &l->cuts[l->next++];
+		struct cut *c = &l->cuts[l->next];
+		if (!c->first && c->at == l->tar + (int64_t)left)
+			break; /* its entry's header is still to come */
+		l->next++;
+		if (!c->first) /* no entry came after it (the rest was left out): no frame starts there */
+			continue;
 		size_t k = (size_t)(c->at - l->tar);
 		rc = zstwrite(l->z, b, k, &l->zerr);
 		if (rc == 0)
@@ -185,8 +191,9 @@ static void layerfree(struct layer *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Before the header of path, an entry of the sorted part: start a new frame with it once the
- * frame being written holds its length of tar. */
+/* Before the header of path, an entry of the sorted part: start a new frame there once the frame
+ * being written holds its length of tar. The frame is named after the entry header() writes there
+ * next (path's own may yet be left out, as vanished). */
 static int framecut(struct layer *l, const char *path, struct err *e)
 {
 	if (archive_filter_bytes(l->a, 0) - l->from < l->frame)
@@ -196,7 +203,7 @@ static int framecut(struct layer *l, const char *path, struct err *e)
 	if (l->ncut == l->capcut)
 		l->cuts = xrealloc(l->cuts, (l->capcut = l->capcut ? 2 * l->capcut : 8) * sizeof *l->cuts);
 	l->from = archive_filter_bytes(l->a, 0);
-	l->cuts[l->ncut++] = (struct cut){l->from, xstrdup(path)};
+	l->cuts[l->ncut++] = (struct cut){l->from, NULL};
 	return 0;
 }
 
@@ -235,6 +242,8 @@ static int header(struct layer *l, const char *path, uint32_t mode, int64_t size
                   const char *hardlink, const char *symlink, const char *whiteout, const int64_t (*ext)[2],
                   size_t next, struct err *e)
 {
+	if (l->ncut && !l->cuts[l->ncut - 1].first && l->next < l->ncut) /* the frame cut here starts with it */
+		l->cuts[l->ncut - 1].first = xstrdup(path);
 	struct archive_entry *en = l->ent;
 	archive_entry_clear(en);
 	archive_entry_copy_pathname(en, path);

@@ -2453,6 +2453,7 @@ static void framedlies(void)
 	framedlie("a first frame with a path", "idx[0][1] = b'a'", 1);
 	framedlie("a zero-length frame", "idx.insert(1, [0, b'\\x01'])", 1);
 	framedlie("a path over PATH_MAX", "idx[1][1] = b'a' * 5000", 1);
+	framedlie("a first path with a '/' last", "idx[1][1] += b'/'", 1);
 	framedlie("boundaries a byte off", "idx[0][0] += 1; idx[1][0] -= 1", 0);
 	framedlie("every frame named after the last path", "idx[1:] = [[sum(l for l, _ in idx[1:]), b'\\xff' * 8]]", 0);
 	framedlie("the truth", "pass", 0);
