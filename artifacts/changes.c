@@ -163,9 +163,7 @@ static int readerbound(struct reader *r, struct err *e)
 /* Count an entry against the bound before its data is read, and hold it to the frame index. */
 static int readerentry(struct reader *r, struct archive_entry *en, const char *path, struct err *e)
 {
-	const char *b = strrchr(path, '/');
-	b = b && b[1] ? b + 1 : path;
-	if (framecheckentry(&r->fc, archive_read_header_position(r->a), path, snapwhiteout(en, b) != NULL, e) < 0)
+	if (framecheckentry(&r->fc, r->a, en, snapspecial(en), e) < 0)
 		return -1;
 	int64_t size = archive_entry_filetype(en) == AE_IFREG && !archive_entry_hardlink(en) ? archive_entry_size(en) : 0;
 	if (boundentry(r->b, path, bounddata(en), size, e) < 0)

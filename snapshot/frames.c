@@ -2,6 +2,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <archive.h>
+#include <archive_entry.h>
 #include "frames.h"
 #include "../util/zst.h"
 
@@ -115,10 +117,12 @@ static int pathcmp(const char *a, const char *b)
 	return d ? d : al < bl ? -1 : al > bl;
 }
 
-int framecheckentry(struct framecheck *c, int64_t pos, const char *path, int special, struct err *e)
+int framecheckentry(struct framecheck *c, struct archive *a, struct archive_entry *en, int special, struct err *e)
 {
-	if (!c->f.n)
+	const char *path = archive_entry_pathname(en);
+	if (!c->f.n || !path)
 		return 0;
+	int64_t pos = archive_read_header_position(a);
 	for (; c->next < c->f.n; c->next++) { /* the frames that start before or at this entry */
 		int64_t m = met(c, c->next);
 		if (m == ZSTSKIPPED)

@@ -47,9 +47,11 @@ struct framecheck {
 /* Read z's index (before z is read) and have z note where its frames start. 0, or -1 when the
  * index is not one (ERR_VERIFY) or on a read error. */
 int framecheckopen(struct framecheck *c, struct zstr *z, struct err *e);
-/* An entry of the layer, its header at pos in the stream, named path (a folder's '/' last is
- * fine), special when it is the mark or a whiteout. */
-int framecheckentry(struct framecheck *c, int64_t pos, const char *path, int special, struct err *e);
+struct archive;
+struct archive_entry;
+/* The entry a has just read from the layer (its header's place in the stream, its path); special
+ * when it is the mark or a whiteout (snapspecial). */
+int framecheckentry(struct framecheck *c, struct archive *a, struct archive_entry *en, int special, struct err *e);
 /* After the last entry: every frame decoded held its first entry. */
 int framecheckend(struct framecheck *c, struct err *e);
 void framecheckfree(struct framecheck *c);

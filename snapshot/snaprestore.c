@@ -583,40 +583,39 @@ static size_t frameof(const struct frames *f, const char *key, size_t n)
 /* Decode only the frames of a layer's index (frames.h) that can hold what s wants: the first (the
  * mark and the whiteouts), the one holding ".", and those any path setwants takes falls in: a
  * name of s, each folder above it, and what lies beneath a name that replaced what was there. */
-static void pickframes(struct zstr *z, const struct frames *fr, const struct snapset *s)
+static void pickframes(struct zstr *z, const struct frames *f, const struct snapset *s)
 {
-	const struct frames f = *fr;
-	unsigned char *want = xcalloc(f.n, 1);
-	want[0] = want[frameof(&f, ".", 1)] = 1;
+	unsigned char *want = xcalloc(f->n, 1);
+	want[0] = want[frameof(f, ".", 1)] = 1;
 	for (size_t i = 0; i < s->n; i++) {
 		const char *p = s->v[i].p;
 		size_t n = s->v[i].len;
 		for (const char *c = p; (c = memchr(c, '/', n - (size_t)(c - p))); c++)
-			want[frameof(&f, p, (size_t)(c - p))] = 1;
-		want[frameof(&f, p, n)] = 1;
+			want[frameof(f, p, (size_t)(c - p))] = 1;
+		want[frameof(f, p, n)] = 1;
 		if (!s->v[i].sub)
 			continue;
 		/* beneath it: the paths from "p/" up to, not with, "p0" ('0' follows '/') */
 		char *k = xmalloc(n + 1);
 		memcpy(k, p, n);
 		k[n] = '/';
-		size_t lo = frameof(&f, k, n + 1);
+		size_t lo = frameof(f, k, n + 1);
 		k[n] = '0';
-		size_t hi = frameof(&f, k, n + 1);
-		if (hi > lo && strlen(f.v[hi].first) == n + 1 && memcmp(f.v[hi].first, k, n + 1) == 0)
+		size_t hi = frameof(f, k, n + 1);
+		if (hi > lo && strlen(f->v[hi].first) == n + 1 && memcmp(f->v[hi].first, k, n + 1) == 0)
 			hi--; /* it starts at "p0" itself */
 		free(k);
 		memset(want + lo, 1, hi - lo + 1);
 	}
-	int64_t (*at)[2] = xmalloc(f.n * sizeof *at);
+	int64_t (*at)[2] = xmalloc(f->n * sizeof *at);
 	size_t na = 0;
-	for (size_t i = 0; i < f.n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		if (!want[i])
 			continue;
-		if (na && at[na - 1][1] == f.v[i].at)
-			at[na - 1][1] += f.v[i].len;
+		if (na && at[na - 1][1] == f->v[i].at)
+			at[na - 1][1] += f->v[i].len;
 		else
-			at[na][0] = f.v[i].at, at[na][1] = f.v[i].at + f.v[i].len, na++;
+			at[na][0] = f->v[i].at, at[na][1] = f->v[i].at + f->v[i].len, na++;
 	}
 	zstrpick(z, (const int64_t (*)[2])at, na);
 	free(at);
@@ -1180,13 +1179,9 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 			break;
 		}
 		const char *path = archive_entry_pathname(en);
-		if (path && r->fc.f.n) {
-			const char *b = strrchr(path, '/');
-			b = b && b[1] ? b + 1 : path;
-			if (framecheckentry(&r->fc, archive_read_header_position(a), path, snapwhiteout(en, b) != NULL, e) < 0) {
-				rc = -1;
-				break;
-			}
+		if (framecheckentry(&r->fc, a, en, snapspecial(en), e) < 0) {
+			rc = -1;
+			break;
 		}
 		if (r->plain && path && (strncmp(path, "./", 2) == 0 || strcmp(path, ".") == 0)) {
 			/* GNU tar's `-C RUN .` names entries "./x"; layers never do. */

@@ -100,18 +100,21 @@ static int racy(const struct scan *sc, const struct sent *x)
 	return x->ctime >= sc->start - (sc->finetime ? RACYFINE : RACYCOARSE);
 }
 
-/* End the zstd frame being written; the next starts with the entry first. */
-static int frameend(struct layer *l, const char *first, struct err *e)
+/* End the zstd frame being written; the next starts with the entry first (taken over, freed on
+ * failure too). */
+static int frameend(struct layer *l, char *first, struct err *e)
 {
 	int64_t k;
-	if (zstwframe(l->z, &k, e) < 0)
+	if (zstwframe(l->z, &k, e) < 0) {
+		free(first);
 		return -1;
+	}
 	if (l->nat % 64 == 0) {
 		l->at = xrealloc(l->at, (l->nat + 64) * sizeof *l->at);
 		l->first = xrealloc(l->first, (l->nat + 64) * sizeof *l->first);
 	}
 	l->at[l->nat] = k;
-	l->first[l->nat++] = xstrdup(first);
+	l->first[l->nat++] = first;
 	return 0;
 }
 
@@ -130,11 +133,13 @@ static la_ssize_t writecb(struct archive *a, void *ctx, const void *p, size_t n)
 			continue;
 		size_t k = (size_t)(c->at - l->tar);
 		rc = zstwrite(l->z, b, k, &l->zerr);
-		if (rc == 0)
-			rc = frameend(l, c->first, &l->zerr);
-		b += k, left -= k, l->tar += k;
-		free(c->first);
+		char *first = c->first;
 		c->first = NULL;
+		if (rc == 0)
+			rc = frameend(l, first, &l->zerr);
+		else
+			free(first);
+		b += k, left -= k, l->tar += k;
 	}
 	if (rc == 0)
 		rc = zstwrite(l->z, b, left, &l->zerr);
@@ -1079,6 +1084,15 @@ void snapinfofree(struct snapinfo *i)
 	strvfree(&i->skipped);
 	strvfree(&i->why);
 	strvfree(&i->setid);
+}
+
+int snapspecial(struct archive_entry *en)
+{
+	const char *path = archive_entry_pathname(en);
+	if (!path)
+		return 0;
+	const char *base = strrchr(path, '/');
+	return snapwhiteout(en, base && base[1] ? base + 1 : path) != NULL;
 }
 
 const char *snapwhiteout(struct archive_entry *en, const char *base)

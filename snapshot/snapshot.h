@@ -111,6 +111,8 @@ struct archive_entry;
 /* The kind of whiteout a layer entry is ("file" or "opaque"; for the SNAPMARK entry at the top,
  * "full" or "delta"), or NULL for an ordinary entry; base is the last component of its path. */
 const char *snapwhiteout(struct archive_entry *en, const char *base);
+/* Whether an entry is a whiteout or the SNAPMARK (snapwhiteout of its own last name). */
+int snapspecial(struct archive_entry *en);
 /* The chains of rundir's snapshots/: "" first when layers lie in snapshots/ itself (a run with one
  * workspace), then the name of each folder of snapshots/ (a workspace's chain), sorted by name. */
 void snapchains(const char *rundir, struct strv *out);

@@ -86,6 +86,12 @@ static void hexdigest(EVP_MD_CTX *md, char out[65])
 	out[64] = 0;
 }
 
+/* Where in the file the next byte the decoder has not taken lies. */
+static int64_t zstrat(const struct zstr *r)
+{
+	return r->bytes - (int64_t)(r->inb.size - r->inb.pos);
+}
+
 int zstthreads(int n)
 {
 	if (n <= 0)
@@ -329,9 +335,9 @@ static void sized(struct zstw *w, int64_t n)
 	w->sizes[w->nsizes++] = n;
 }
 
-/* Write the oldest slot once its worker is done (wait: wait for it): 1 when one was written, 0 when
- * none is waiting (or, without wait, done yet), -1 on error. */
-static int poolwrite(struct zstw *w, int wait, struct err *e)
+/* Write the oldest slot once its worker is done (wait: wait for it; drop: free it unwritten, e may
+ * be NULL): 1 when one was taken, 0 when none is waiting (or, without wait, done yet), -1 on error. */
+static int poolwrite(struct zstw *w, int wait, int drop, struct err *e)
 {
 	struct pool *p = w->pool;
 	struct slot *sl = &p->s[w->tail];
@@ -343,7 +349,9 @@ static int poolwrite(struct zstw *w, int wait, struct err *e)
 	if (!ready)
 		return 0;
 	int rc = 0;
-	if (ZSTD_isError(sl->rc)) {
+	if (drop) {
+		sl->out.len = 0;
+	} else if (ZSTD_isError(sl->rc)) {
 		rc = errf(e, "%s: zstd: %s", w->path, ZSTD_getErrorName(sl->rc));
 	} else {
 		sized(w, (int64_t)sl->out.len);
@@ -373,7 +381,7 @@ static int poolsubmit(struct zstw *w, int force, struct err *e)
 	w->fill = (w->fill + 1) % p->ns;
 	w->inflight++;
 	w->frames++;
-	for (int r; (r = poolwrite(w, w->fill == w->tail, e)) != 0;)
+	for (int r; (r = poolwrite(w, w->fill == w->tail, 0, e)) != 0;)
 		if (r < 0)
 			return -1;
 	p->s[w->fill].in.len = 0;
@@ -384,7 +392,7 @@ static int poolsubmit(struct zstw *w, int force, struct err *e)
 static int pooldrain(struct zstw *w, struct err *e)
 {
 	while (w->inflight > 0)
-		if (poolwrite(w, 1, e) < 0)
+		if (poolwrite(w, 1, 0, e) < 0)
 			return -1;
 	return 0;
 }
@@ -506,15 +514,8 @@ void zstwfree(struct zstw *w)
 	if (!w)
 		return;
 	if (w->pool) { /* what the workers hold is dropped: a writer given up on */
-		while (w->inflight > 0) {
-			pthread_mutex_lock(&w->pool->mu);
-			while (w->pool->s[w->tail].state != DONE)
-				pthread_cond_wait(&w->pool->done, &w->pool->mu);
-			w->pool->s[w->tail].state = FREE;
-			pthread_mutex_unlock(&w->pool->mu);
-			w->tail = (w->tail + 1) % w->pool->ns;
-			w->inflight--;
-		}
+		while (w->inflight > 0)
+			poolwrite(w, 1, 1, NULL);
 		w->pool->s[w->fill].in.len = 0;
 		if (w->ownpool)
 			poolfree(w->pool);
@@ -690,7 +691,7 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 		if (r->eof && r->bytes == 0)
 			return r->flags & ZSTR_CUT ? 0 : errf(e, "%s: empty file, not a zstd stream", r->path);
 		if (r->pick && r->atframe) {
-			int64_t at = r->bytes - (int64_t)(r->inb.size - r->inb.pos);
+			int64_t at = zstrat(r);
 			while (r->ipick < r->npick && at >= r->pick[r->ipick][1])
 				r->ipick++;
 			if (r->ipick == r->npick || at < r->pick[r->ipick][0]) {
@@ -713,22 +714,20 @@ ssize_t zstread(struct zstr *r, void *p, size_t n, struct err *e)
 			}
 		}
 		if (r->imark < r->nmark && r->atframe) {
-			int64_t at = r->bytes - (int64_t)(r->inb.size - r->inb.pos);
+			int64_t at = zstrat(r);
 			while (r->imark < r->nmark && r->mark[r->imark] <= at)
 				__atomic_store_n(&r->met[r->imark], r->mark[r->imark] == at ? r->out : ZSTINSIDE, __ATOMIC_RELEASE),
 				r->imark++;
 		}
 		if ((r->flags & ZSTR_NOSKIP) && r->atframe) {
-			/* A frame's first 4 bytes, whole, before the decoder takes them. */
-			while (r->inb.size - r->inb.pos < 4 && !r->eof)
-				if (zstrfill(r, e) < 0)
-					return -1;
+			/* A frame's first 8 bytes (a skippable frame's magic and length), whole, before the
+			 * decoder takes them. */
 			while (r->inb.size - r->inb.pos < 8 && !r->eof)
 				if (zstrfill(r, e) < 0)
 					return -1;
 			const unsigned char *m = (const unsigned char *)r->in + r->inb.pos;
 			size_t have = r->inb.size - r->inb.pos;
-			int64_t at = r->bytes - (int64_t)have;
+			int64_t at = zstrat(r);
 			if (have >= 4 && (m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18 &&
 			    !(have >= 8 && get32(m) == TRAILMAGIC && get32(m + 4) <= ZSTTRAILMAX + 8 &&
 			      at + 8 + (int64_t)get32(m + 4) == r->size))
