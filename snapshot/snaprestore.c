@@ -1156,7 +1156,8 @@ out:
 static int applylayer(struct restore *r, const char *file, const char *label, const char *want, struct err *e)
 {
 	/* a run's layer is read as verification reads it: never through a link */
-	if (aheadopen(&r->h, file, label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0, &r->fc, r->only, e) < 0)
+	int flags = (label ? ZSTR_NOFOLLOW | ZSTR_NOSKIP : 0) | (want ? ZSTR_DIGESTED : 0);
+	if (aheadopen(&r->h, file, flags, &r->fc, r->only, e) < 0)
 		return label ? errctx(e, "layer %s", label) : -1;
 	r->zfailed = 0;
 	r->pfd = -1;

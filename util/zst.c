@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <openssl/evp.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_d_forceIgnoreChecksum, in libzstd since 1.4.7 */
 #include <zstd.h>
 #include "zst.h"
 
@@ -638,7 +639,8 @@ int zstrfdopen(struct zstr **rp, int fd, const char *path, int flags, struct err
 	r->z = dctxget();
 	r->md = EVP_MD_CTX_new();
 	r->in = xmalloc(ZSTD_DStreamInSize());
-	if (!r->z || !r->md || !EVP_DigestInit_ex(r->md, EVP_sha256(), NULL)) {
+	if (!r->z || !r->md || !EVP_DigestInit_ex(r->md, EVP_sha256(), NULL) ||
+	    ((flags & ZSTR_DIGESTED) && ZSTD_isError(ZSTD_DCtx_setParameter(r->z, ZSTD_d_forceIgnoreChecksum, 1)))) {
 		zstrfree(r);
 		return errf(e, "zstd: cannot set up a decompressor for %s", path);
 	}

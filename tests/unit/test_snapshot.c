@@ -1536,6 +1536,48 @@ static void maxsize(void)
 	free(sd);
 }
 
+/* A byte of a file's data changed inside a layer where zstd keeps it raw: only the frame checksum
+ * (which a restore of a listed layer does not verify) and the layer's digest can tell. The digest
+ * refuses it, and the target written so far is taken away. */
+static void rawflip(void)
+{
+	char *ws = tp("g/ws"), *run = tp("g/run"), *sd = tp("g/run/snapshots"), *out = tp("g/out");
+	char *l1 = tp("g/run/snapshots/0001.tar.zst"), *data = tp("g/ws/data");
+	sh("rm -rf '%s/g' && mkdir -p '%s' '%s'", top, ws, run);
+	sh("head -c 65536 /dev/urandom > '%s'", data); /* incompressible: stored raw */
+	struct buf raw = {0};
+	struct err e = {0};
+	readfile(data, &raw, &e);
+	struct snap *s = openws(ws, sd, NULL);
+	struct snapinfo i;
+	ok(snaptake(s, "0001", &i, &e) == 0, "a layer of raw data: %s", e.msg);
+	snapinfofree(&i);
+	snapclose(s);
+	addsum(run, l1);
+	struct buf b = {0};
+	readfile(l1, &b, &e);
+	char *at = b.data && raw.len == 65536 ? memmem(b.data, b.len, raw.data + 30000, 64) : NULL;
+	ok(at != NULL, "the file's bytes lie raw in the layer");
+	if (at) {
+		at[10] ^= 0x20;
+		put(l1, b.data, b.len);
+	}
+	buffree(&b);
+	buffree(&raw);
+	ok(sh("zstd -qt '%s' 2>/dev/null", l1) != 0, "zstd -t still finds the frame checksum wrong");
+	e = (struct err){0};
+	ok(snaprestore(run, 1, out, 0, &e) < 0 && e.kind == ERR_VERIFY && strstr(e.msg, "digest mismatch"),
+	   "the layer's digest refuses it: %s", e.msg);
+	struct stat st;
+	ok(lstat(out, &st) < 0, "nothing of the refused restore stays");
+	free(ws);
+	free(run);
+	free(sd);
+	free(out);
+	free(l1);
+	free(data);
+}
+
 /* Digests, listing, and the target directory's rules. */
 static void digests(void)
 {
@@ -2574,6 +2616,7 @@ int main(int argc, char **argv)
 	layernames();
 	lost();
 	digests();
+	rawflip();
 	hostile();
 	onepass();
 	attack14();
