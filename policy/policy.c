@@ -104,8 +104,8 @@ static int callmatches(const struct rule *r, const struct subject *s)
 }
 
 /* The strictest decision of the rules matching s; *rule is the first rule giving it, or -1 when
- * the default decided. live, when given, holds callmatches() of each rule for this call. */
-static enum decision judge(const struct approval *a, const struct subject *s, const unsigned char *live, int *rule)
+ * the default decided. */
+static enum decision judge(const struct approval *a, const struct subject *s, int *rule)
 {
 	int best = -1;
 	*rule = -1;
@@ -113,7 +113,7 @@ static enum decision judge(const struct approval *a, const struct subject *s, co
 		const struct rule *r = &a->rules[k];
 		if ((int)r->decision <= best || (r->decision == DEC_ALLOW && !s->provable))
 			continue;
-		if (live ? !live[k] : !callmatches(r, s))
+		if (!callmatches(r, s))
 			continue;
 		if (r->command && (!s->words || !globcmd(r->command, s->words, s->nwords)))
 			continue;
@@ -220,8 +220,10 @@ static size_t asgname(const char *w)
  * which means the same), or -1 when it does not begin with one. */
 static long patasg(const char *pat)
 {
-	const char *p = pat + strspn(pat, " \t\n");
-	if (!strncmp(p, "env", 3) && (p[3] == ' ' || p[3] == '\t')) {
+	const char *p = pat;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (p[0] == 'e' && p[1] == 'n' && p[2] == 'v' && (p[3] == ' ' || p[3] == '\t')) {
 		const char *q = p + 3 + strspn(p + 3, " \t\n");
 		if (asgname(q))
 			return q - pat;
@@ -290,24 +292,23 @@ static void subjwords(struct subjwords *sw, const struct shcmd *cmd, const struc
 /* A rule's command pattern against a command: as its words alone, or, for a pattern led by
  * assignments, with the assignments it runs with in front (they must match literally, word for
  * word: "PYTHONPATH=src python3 *" allows exactly that prefix). */
-static int cmdmatch(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, int could)
+static int cmdmatch(const struct rule *r, long at, const struct shcmd *cmd, const struct subjwords *sw, int could)
 {
-	long at = patasg(r->command);
 	if (at < 0)
 		return globcmdx(r->command, cmd->argv, cmd->wf, cmd->argc, could);
 	return sw && sw->nasg && globcmdx(r->command + at, sw->w, sw->f, sw->n, could);
 }
 
-/* For a pattern led by assignments that matched: a dangerous variable the command runs with
- * that the pattern does not assign itself (an assignment a '*' swallowed), or NULL. */
-static const char *asgmiss(const char *pat, const struct subjwords *sw)
+/* For a pattern led by assignments (from at) that matched: a dangerous variable the command runs
+ * with that the pattern does not assign itself (an assignment a '*' swallowed), or NULL. */
+static const char *asgmiss(const char *pat, long at, const struct subjwords *sw)
 {
 	for (size_t k = 0; k < sw->nasg; k++) {
 		size_t nl = asgname(sw->w[k]);
 		if (!nl || !dangerenv(sw->w[k], nl))
 			continue;
 		int named = 0;
-		for (const char *p = pat + patasg(pat); !named && asgname(p);) {
+		for (const char *p = pat + at; !named && asgname(p);) {
 			named = asgname(p) == nl && !strncmp(p, sw->w[k], nl);
 			p += strcspn(p, " \t\n");
 			p += strspn(p, " \t\n");
@@ -318,9 +319,53 @@ static const char *asgmiss(const char *pat, const struct subjwords *sw)
 	return NULL;
 }
 
-/* Does rule r (whose tool matches) decide cmd? FCOULD: a deny or abort rule that the command's
- * run-time parts could be hiding. *miss says why an allow rule whose pattern matched does not. */
-static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const struct subjwords *sw, const char **miss)
+/* A rule as one call sees it, worked out once a call rather than once a command: whether it
+ * applies to the call (callmatches), and where its command pattern's leading assignments start
+ * (patasg; -1: none, or no pattern). */
+struct live {
+	int on;
+	long asg;
+	const char *prog; /* the pattern's first word when it is plain text and no assignment leads it */
+	size_t progn;     /* (a command whose program is known and another never matches), or NULL */
+};
+
+/* The live rule k's view: callmatches, patasg and the plain first word of its pattern. */
+static void liveset(struct live *l, const struct rule *r, const struct subject *s)
+{
+	l->on = callmatches(r, s);
+	l->asg = l->on && r->command ? patasg(r->command) : -1;
+	l->prog = NULL;
+	if (!l->on || !r->command || l->asg >= 0)
+		return;
+	const char *p = r->command;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	static const unsigned char stop[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, [0] = 1, ['*'] = 2, ['?'] = 2,
+	                                        ['['] = 2, [']'] = 2, ['\\'] = 2, ['\''] = 2, ['"'] = 2};
+	size_t n = 0;
+	while (!stop[(unsigned char)p[n]])
+		n++;
+	if (n && stop[(unsigned char)p[n]] == 1) /* no glob, quote or escape in it */
+		l->prog = p, l->progn = n;
+}
+
+/* Whether rule k (l) cannot decide cmd, whose program (with a known name, and base after its last
+ * '/' or NULL) is another than its pattern's plain first word: what fitcmd would find, sooner. */
+static int otherprog(const struct live *l, const struct rule *r, const char *prog, const char *base)
+{
+	if (!l->prog || !prog)
+		return 0;
+	if (prog[0] == l->prog[0] && strncmp(prog, l->prog, l->progn) == 0 && !prog[l->progn])
+		return 0;
+	return r->decision == DEC_ALLOW || !base || base[0] != l->prog[0] || strncmp(base, l->prog, l->progn) != 0 ||
+	       base[l->progn];
+}
+
+/* Does rule r (whose tool matches; its assignments from at) decide cmd? FCOULD: a deny or abort
+ * rule that the command's run-time parts could be hiding. *miss says why an allow rule whose
+ * pattern matched does not. */
+static enum fit fitcmd(const struct rule *r, long at, const struct shcmd *cmd, const struct subjwords *sw,
+                       const char **miss)
 {
 	if (!r->command)
 		return FYES; /* a shell rule without command: every line, opaque parts included */
@@ -329,7 +374,7 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const stru
 	if (!cmd->argc)
 		return FNO;
 	if (r->decision == DEC_ALLOW) {
-		if (!cmdmatch(r, cmd, sw, 0))
+		if (!cmdmatch(r, at, cmd, sw, 0))
 			return FNO;
 		if (globcmdwild(r->command))
 			return FYES; /* "*", "g* *": any program, so any option and any redirection */
@@ -343,8 +388,8 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const stru
 			        "and /tmp)";
 			return FNO;
 		}
-		int led = patasg(r->command) >= 0;
-		const char *am = led ? asgmiss(r->command, sw) : NULL;
+		int led = at >= 0;
+		const char *am = led ? asgmiss(r->command, at, sw) : NULL;
 		if (am) {
 			*miss = am;
 			return FNO;
@@ -357,21 +402,21 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const stru
 		}
 		return FYES;
 	}
-	if (cmdmatch(r, cmd, sw, 0))
+	if (cmdmatch(r, at, cmd, sw, 0))
 		return FYES;
 	int unknown = 0;
 	for (size_t k = 0; k < cmd->argc; k++)
 		unknown |= cmd->wf[k] & SHW_UNKNOWN;
 	for (size_t k = 0; sw && k < sw->nasg; k++)
 		unknown |= sw->f[k] & SHW_UNKNOWN;
-	if (unknown && cmdmatch(r, cmd, sw, 1))
+	if (unknown && cmdmatch(r, at, cmd, sw, 1))
 		return FCOULD;
 	const char *slash = strrchr(cmd->argv[0], '/');
 	if (slash && slash[1]) { /* /usr/bin/curl, ./curl: the program is curl for a deny rule */
 		char **w = cmd->argv;
 		char *a0 = w[0];
 		w[0] = (char *)slash + 1;
-		enum fit f = cmdmatch(r, cmd, sw, 0) ? FYES : unknown && cmdmatch(r, cmd, sw, 1) ? FCOULD : FNO;
+		enum fit f = cmdmatch(r, at, cmd, sw, 0) ? FYES : unknown && cmdmatch(r, at, cmd, sw, 1) ? FCOULD : FNO;
 		w[0] = a0;
 		return f;
 	}
@@ -381,17 +426,24 @@ static enum fit fitcmd(const struct rule *r, const struct shcmd *cmd, const stru
 /* The decision for one command: the strictest rule; *rule is -1 when the default decided;
  * *could when a deny came from a rule that could be hiding there; *near an allow rule whose
  * pattern matched but that did not apply (with *miss why), or -1. */
-static enum decision judgecmd(const struct approval *a, const unsigned char *live, const struct shcmd *cmd,
+static enum decision judgecmd(const struct approval *a, const struct live *live, const struct shcmd *cmd,
                               const struct subjwords *sw, int *rule, int *could, int *near, const char **miss)
 {
 	int best = -1;
 	*rule = -1, *could = 0, *near = -1, *miss = NULL;
+	/* the program, when its name is known (a deny rule also meets it by its last name) */
+	const char *prog = cmd->argc && !cmd->opaque && !(cmd->wf[0] & SHW_UNKNOWN) && !strchr(cmd->argv[0], SHUNK)
+	                       ? cmd->argv[0] : NULL;
+	const char *base = prog ? strrchr(prog, '/') : NULL;
+	base = base && base[1] ? base + 1 : NULL;
 	for (size_t k = 0; k < a->nrules && best != DEC_ABORT; k++) {
 		const struct rule *r = &a->rules[k];
-		if (!live[k] || (int)r->decision < best || ((int)r->decision == best && !*could))
+		if (!live[k].on || (int)r->decision < best || ((int)r->decision == best && !*could))
+			continue;
+		if (otherprog(&live[k], r, prog, base))
 			continue;
 		const char *m = NULL;
-		enum fit f = fitcmd(r, cmd, sw, &m);
+		enum fit f = fitcmd(r, live[k].asg, cmd, sw, &m);
 		if (f == FNO) {
 			if (m && *near < 0)
 				*near = (int)k, *miss = m;
@@ -413,7 +465,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	char what[96], rn[48];
 	if (!cJSON_IsString(c) || !c->valuestring) {
 		s->provable = 0;
-		v->decision = judge(a, s, NULL, &v->rule);
+		v->decision = judge(a, s, &v->rule);
 		if (v->rule >= 0) {
 			rulename(rn, sizeof rn, a, v->rule);
 			snprintf(v->reason, sizeof v->reason, "%s %s a shell call without a command", rn, verb(v->decision));
@@ -441,9 +493,9 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	int worst = -1, wrule = -1, wcould = 0, wnear = -1, rules[8], nrules = 0, judged = 0;
 	const char *wmiss = NULL;
 	size_t wcmd = 0;
-	unsigned char sbuf[256], *live = a->nrules <= sizeof sbuf ? sbuf : xmalloc(a->nrules);
+	struct live sbuf[64], *live = a->nrules <= 64 ? sbuf : xmalloc(a->nrules * sizeof *live);
 	for (size_t k = 0; k < a->nrules; k++)
-		live[k] = (unsigned char)callmatches(&a->rules[k], s);
+		liveset(&live[k], &a->rules[k], s);
 	v->percmd = xcalloc(sp.ncmds ? sp.ncmds : 1, sizeof *v->percmd);
 	int lineww = 0; /* a redirection of no command ("> b", "{ cat a; } > b") writes the workspace */
 	for (size_t k = 0; k < sp.ncmds; k++)
@@ -480,8 +532,6 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		struct shcmd empty = {.argv = none, .via = -1};
 		int r, could, near;
 		const char *miss;
-		for (size_t k = 0; k < a->nrules; k++)
-			live[k] = (unsigned char)callmatches(&a->rules[k], s);
 		v->decision = judgecmd(a, live, &empty, NULL, &r, &could, &near, &miss);
 		v->rule = r;
 		clip(what, sizeof what, c->valuestring);
@@ -594,7 +644,7 @@ void policydecide(const struct approval *a, const char *worker, const char *tool
 		snprintf(what, sizeof what, s.kind == KDELEGATE ? "delegating to %.100s" : "%.100s", tool);
 	}
 	s.provable = !unsafe;
-	v->decision = judge(a, &s, NULL, &v->rule);
+	v->decision = judge(a, &s, &v->rule);
 	if (v->rule < 0 && s.kind == KFILE && unsafe) {
 		snprintf(v->reason, sizeof v->reason, "%.60s cannot be judged (%.100s), so no rule with a path pattern %s it; "
 		         "default %s", what, unsafe, a->def == DEC_ALLOW ? "or the allow default" : "allows",

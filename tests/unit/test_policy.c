@@ -1060,6 +1060,67 @@ static void assignments(void)
 	ok(policycheck(&b, &e) < 0 && strstr(e.msg, "m.yaml:3:5"), "assignments alone: %s", e.msg);
 }
 
+/* A rule whose pattern starts with a plain word is passed over for a command that runs another
+ * program (a deny rule: by its last name too) without being matched: the same verdicts, reasons
+ * and per-command rules as with that word quoted, which the full matcher reads. */
+static void progfilter(void)
+{
+	static const char *const pats[][2] = {
+		{"git log *", "allow"}, {"git diff *", "allow"}, {"ls *", "allow"}, {"cat *", "allow"}, {"grep *", "allow"},
+		{"make *", "allow"}, {"python3 *", "allow"}, {"npm test", "allow"}, {"echo *", "allow"}, {"cd *", "allow"},
+		{"./run.sh *", "allow"}, {"sed -n *", "allow"}, {"env", "allow"}, {"find . -name *", "allow"},
+		{"git push *", "deny"}, {"rm *", "deny"}, {"sed *", "deny"}, {"npm *", "deny"}, {"python3 -c *", "deny"},
+		{"command *", "deny"}, {"/usr/bin/curl *", "abort"}, {"curl *", "abort"}, {"wget *", "abort"},
+		{"b*sh *", "deny"}, {"PYTHONPATH=src python3 *", "allow"}, {"env A=1 make *", "allow"},
+	};
+	static const char *const more[] = {
+		"/usr/bin/curl http://x", "./curl x", "$CMD x", "c$(echo url) x", "env A=1 make all", "A=1 curl x",
+		"command curl x", "x/rm -rf /", "/bin/rm a", "rm", "'rm' a", "r\\m a", "git log | /usr/bin/grep x",
+		"ls; /usr/local/bin/git push", "python3 -c 'import os'", "npm test", "npm test x", "./run.sh a", "r$X -rf /",
+		"${RM} a", "/usr/bin/$X a", "$HOME/bin/curl x", "cu'rl' x", "\\curl x", "/usr/bin/env curl x", "env",
+	};
+	enum { NP = sizeof pats / sizeof pats[0] };
+	struct rule plain[NP], quoted[NP];
+	char *q[NP];
+	for (size_t i = 0; i < NP; i++) {
+		const char *p = pats[i][0];
+		size_t n = strcspn(p, " ");
+		int lit = !strchr(p, '=') && strcspn(p, "*?[]\\'\"") >= n;
+		q[i] = lit ? xasprintf("'%.*s'%s", (int)n, p, p + n) : xstrdup(p);
+		enum decision d = !strcmp(pats[i][1], "allow") ? DEC_ALLOW : !strcmp(pats[i][1], "deny") ? DEC_DENY : DEC_ABORT;
+		plain[i] = (struct rule){.tool = "shell", .command = (char *)p, .decision = d, .num = (int)i + 1};
+		quoted[i] = plain[i];
+		quoted[i].command = q[i];
+	}
+	size_t nl = sizeof agentlines / sizeof agentlines[0], nm = sizeof more / sizeof more[0], same = 0;
+	for (int def = 0; def < 2; def++) {
+		struct approval a = {.def = def ? DEC_ALLOW : DEC_DENY, .rules = plain, .nrules = NP};
+		struct approval b = {.def = a.def, .rules = quoted, .nrules = NP};
+		for (size_t i = 0; i < nl + nm; i++) {
+			const char *line = i < nl ? agentlines[i] : more[i - nl];
+			cJSON *args = cJSON_CreateObject();
+			cJSON_AddStringToObject(args, "command", line);
+			struct verdict v, w;
+			policydecide(&a, "w", "shell", args, &v);
+			policydecide(&b, "w", "shell", args, &w);
+			int eq = v.decision == w.decision && v.rule == w.rule && !strcmp(v.reason, w.reason) &&
+			         v.commands.n == w.commands.n;
+			for (size_t k = 0; eq && k < v.commands.n; k++)
+				eq = v.percmd[k].decision == w.percmd[k].decision && v.percmd[k].rule == w.percmd[k].rule;
+			if (eq)
+				same++;
+			else
+				ok(0, "[%s]: %s / quoted: %s", line, v.reason, w.reason);
+			verdictfree(&v);
+			verdictfree(&w);
+			cJSON_Delete(args);
+		}
+	}
+	ok(same == 2 * (nl + nm), "plain first words decide as quoted ones on %zu lines", same);
+	for (size_t i = 0; i < NP; i++)
+		free(q[i]);
+}
+
 int main(void)
 {
 	assignments();
@@ -1068,6 +1129,7 @@ int main(void)
 	paths();
 	check();
 	allowall();
+	progfilter();
 	hiding();
 	dangerous();
 	presets();
