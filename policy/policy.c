@@ -404,11 +404,13 @@ static enum fit fitcmd(const struct rule *r, long at, const struct shcmd *cmd, c
 	}
 	if (cmdmatch(r, at, cmd, sw, 0))
 		return FYES;
+	/* a word known only at run time, or one that may be any number of words (an unquoted glob,
+	 * bash's 10> or {fd}> read by dash as a word): the could pass reads both */
 	int unknown = 0;
 	for (size_t k = 0; k < cmd->argc; k++)
-		unknown |= cmd->wf[k] & SHW_UNKNOWN;
+		unknown |= cmd->wf[k] & (SHW_UNKNOWN | SHW_SPLIT);
 	for (size_t k = 0; sw && k < sw->nasg; k++)
-		unknown |= sw->f[k] & SHW_UNKNOWN;
+		unknown |= sw->f[k] & (SHW_UNKNOWN | SHW_SPLIT);
 	if (unknown && cmdmatch(r, at, cmd, sw, 1))
 		return FCOULD;
 	const char *slash = strrchr(cmd->argv[0], '/');
@@ -431,8 +433,10 @@ static enum decision judgecmd(const struct approval *a, const struct live *live,
 {
 	int best = -1;
 	*rule = -1, *could = 0, *near = -1, *miss = NULL;
-	/* the program, when its name is known (a deny rule also meets it by its last name) */
-	const char *prog = cmd->argc && !cmd->opaque && !(cmd->wf[0] & SHW_UNKNOWN) && !strchr(cmd->argv[0], SHUNK)
+	/* the program, when its name is known and it is surely a word (a deny rule also meets it by
+	 * its last name) */
+	const char *prog = cmd->argc && !cmd->opaque && !(cmd->wf[0] & (SHW_UNKNOWN | SHW_SPLIT)) &&
+	                           !strchr(cmd->argv[0], SHUNK)
 	                       ? cmd->argv[0] : NULL;
 	const char *base = prog ? strrchr(prog, '/') : NULL;
 	base = base && base[1] ? base + 1 : NULL;
@@ -565,7 +569,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	} else if (wcould) {
 		rulename(rn, sizeof rn, a, wrule);
 		snprintf(v->reason, sizeof v->reason, "%s (%s) could be hiding in %s: %s", rn, verb(a->rules[wrule].decision),
-		         what, cmd->opaque ? cmd->opaque : "its words are only known at run time");
+		         what, cmd->opaque ? cmd->opaque : "some of its words are only known when it runs");
 	} else if (v->decision == DEC_ALLOW && judged > 1) {
 		char list[64] = "";
 		for (int j = 0, o = 0; j < nrules && o < (int)sizeof list - 8; j++)

@@ -276,6 +276,24 @@ static void closeup(int fd, mode_t old)
 
 static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e);
 
+/* Open directory name of dfd that its owner (not root) may not read, to remove it: given back
+ * its owner's rights first, through its own descriptor (a name swapped for a link meanwhile is
+ * never followed). A descriptor to read it, or -1. */
+static int openshut(int dfd, const char *name)
+{
+	int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (p < 0)
+		return -1;
+	char self[40];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", p);
+	int fd = -1;
+	if (fstat(p, &st) == 0 && chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0)
+		fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(p);
+	return fd;
+}
+
 /* Remove everything inside directory fd. */
 static int rmchildren(struct restore *r, int fd, const char *shown, struct err *e)
 {
@@ -313,6 +331,8 @@ static int rmat(struct restore *r, int dfd, const char *name, const char *shown,
 		if (st.st_dev != r->dev)
 			return errf(e, "%s/%s is a mount point; refusing to remove it", shown, name);
 		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == EACCES && !r->root)
+			fd = openshut(dfd, name);
 		if (fd < 0)
 			return errf(e, "open %s/%s:", shown, name);
 		if (fstat(fd, &st) < 0 || st.st_dev != r->dev) {
@@ -1332,7 +1352,8 @@ static int applylayer(struct restore *r, const char *file, const char *label, co
 	framecheckfree(&r->fc);
 	if (rc == 0 && want && strcmp(got, want) != 0)
 		rc = errc(e, ERR_VERIFY, "digest mismatch: SHA256SUMS has %s, the file has %s", want, got);
-	dsrestore(r, &ds);
+	if (rc == 0) /* a layer refused is taken away: its folders' modes would only stand in the way */
+		dsrestore(r, &ds);
 	dsfree(&ds);
 	dsfree(&used);
 	archive_read_free(a);

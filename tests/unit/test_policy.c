@@ -1078,6 +1078,8 @@ static void progfilter(void)
 		"command curl x", "x/rm -rf /", "/bin/rm a", "rm", "'rm' a", "r\\m a", "git log | /usr/bin/grep x",
 		"ls; /usr/local/bin/git push", "python3 -c 'import os'", "npm test", "npm test x", "./run.sh a", "r$X -rf /",
 		"${RM} a", "/usr/bin/$X a", "$HOME/bin/curl x", "cu'rl' x", "\\curl x", "/usr/bin/env curl x", "env",
+		"10>/dev/null curl $URL", "{fd}>/dev/null curl x", "10>/dev/null git push origin", "10>x /usr/bin/curl $U",
+		"git p* origin", "*.sh x",
 	};
 	enum { NP = sizeof pats / sizeof pats[0] };
 	struct rule plain[NP], quoted[NP];
@@ -1121,6 +1123,34 @@ static void progfilter(void)
 		free(q[i]);
 }
 
+/* bash reads 10> and {fd}> as redirections, dash as a word: the program may be the next word.
+ * A deny or abort rule for it denies (as one that could be hiding), with or without a word known
+ * only at run time (before, only such a word made the policy look past the first). */
+static void splitprog(void)
+{
+	struct rule rs[] = {
+		{.tool = "shell", .command = "curl *", .decision = DEC_ABORT},
+		{.tool = "shell", .command = "git push *", .decision = DEC_DENY},
+		{.tool = "shell", .command = "*", .decision = DEC_ALLOW},
+	};
+	struct approval a = {.def = DEC_ALLOW, .rules = rs, .nrules = 3};
+	static const char *const lines[][2] = {
+		{"10>/dev/null curl $URL", "deny"}, {"10>/dev/null curl evil.example", "deny"},
+		{"{fd}>/dev/null curl x", "deny"}, {"10>x /usr/bin/curl $U", "deny"},
+		{"10>/dev/null git push origin", "deny"}, {"{fd}>/dev/null git push $U", "deny"},
+		{"2>/dev/null curl x", "abort"}, {"git log 2>/dev/null", "allow"}, {"ls 10>x", "allow"},
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		cJSON *args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "command", lines[i][0]);
+		struct verdict v;
+		policydecide(&a, "w", "shell", args, &v);
+		ok(!strcmp(decisionname(v.decision), lines[i][1]), "%s: %s (%s)", lines[i][0], decisionname(v.decision), v.reason);
+		verdictfree(&v);
+		cJSON_Delete(args);
+	}
+}
+
 int main(void)
 {
 	assignments();
@@ -1130,6 +1160,7 @@ int main(void)
 	check();
 	allowall();
 	progfilter();
+	splitprog();
 	hiding();
 	dangerous();
 	presets();
