@@ -274,8 +274,6 @@ static void closeup(int fd, mode_t old)
 		fchmod(fd, old);
 }
 
-static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e);
-
 /* Open directory name of dfd that its owner (not root) may not read, to remove it: given back
  * its owner's rights first, through its own descriptor (a name swapped for a link meanwhile is
  * never followed). A descriptor to read it, or -1. */
@@ -294,8 +292,32 @@ static int openshut(int dfd, const char *name)
 	return fd;
 }
 
-/* Remove everything inside directory fd. */
-static int rmchildren(struct restore *r, int fd, const char *shown, struct err *e)
+/* A removal under way. It holds one descriptor a folder level, RMDEPTH at most: a folder deeper
+ * than that is moved up into the folder the removal started in (under a new name, never over
+ * another) and removed from there, so a tree nested to PATH_MAX (a stranger's layer) is removed
+ * whole within any open-file limit. */
+enum { RMDEPTH = 32 };
+
+struct rmtop {
+	int fd;             /* the folder the removal started in */
+	struct strv later;  /* names of folders moved up into it, still to remove */
+	unsigned moved;
+};
+
+static int rmname(struct restore *r, struct rmtop *top, int depth, int dfd, const char *name, const char *shown,
+                  struct err *e);
+
+/* Remove what was moved up into top (which moves deeper folders up again). */
+static int rmlater(struct restore *r, struct rmtop *top, const char *shown, struct err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < top->later.n; i++)
+		rc = rmname(r, top, 0, top->fd, top->later.v[i], shown, e);
+	return rc;
+}
+
+/* Remove everything inside directory fd, depth levels below top. */
+static int rmin(struct restore *r, struct rmtop *top, int depth, int fd, const char *shown, struct err *e)
 {
 	int dup_ = dup(fd);
 	DIR *d = dup_ < 0 ? NULL : fdopendir(dup_);
@@ -315,14 +337,33 @@ static int rmchildren(struct restore *r, int fd, const char *shown, struct err *
 	openup(r, fd, &old);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < names.n; i++)
-		rc = rmat(r, fd, names.v[i], shown, e);
+		rc = rmname(r, top, depth, fd, names.v[i], shown, e);
+	if (rc == 0 && fd == top->fd)
+		rc = rmlater(r, top, shown, e);
 	closeup(fd, old);
 	strvfree(&names);
 	return rc;
 }
 
-/* Remove name (a whole tree if a directory) from directory dfd, on the target's filesystem only. */
-static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e)
+/* Move folder name of dfd up into top, to be removed from there. */
+static int rmup(struct rmtop *top, int dfd, const char *name, const char *shown, struct err *e)
+{
+	char up[64];
+	for (;;) {
+		snprintf(up, sizeof up, ".nightshift-rm.%ld.%u", (long)getpid(), top->moved++);
+		if (renameat2(dfd, name, top->fd, up, RENAME_NOREPLACE) == 0)
+			break;
+		if (errno != EEXIST)
+			return errf(e, "move %s/%s up to remove it:", shown, name);
+	}
+	strvadd(&top->later, up);
+	return 0;
+}
+
+/* Remove name (a whole tree if a directory) from directory dfd, depth levels below top, on the
+ * target's filesystem only. */
+static int rmname(struct restore *r, struct rmtop *top, int depth, int dfd, const char *name, const char *shown,
+                  struct err *e)
 {
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -330,6 +371,8 @@ static int rmat(struct restore *r, int dfd, const char *name, const char *shown,
 	if (S_ISDIR(st.st_mode)) {
 		if (st.st_dev != r->dev)
 			return errf(e, "%s/%s is a mount point; refusing to remove it", shown, name);
+		if (depth >= RMDEPTH)
+			return rmup(top, dfd, name, shown, e);
 		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == EACCES && !r->root)
 			fd = openshut(dfd, name);
@@ -339,7 +382,7 @@ static int rmat(struct restore *r, int dfd, const char *name, const char *shown,
 			close(fd);
 			return errf(e, "%s/%s changed while being removed", shown, name);
 		}
-		int rc = rmchildren(r, fd, shown, e);
+		int rc = rmin(r, top, depth + 1, fd, shown, e);
 		close(fd);
 		if (rc < 0)
 			return -1;
@@ -349,6 +392,25 @@ static int rmat(struct restore *r, int dfd, const char *name, const char *shown,
 	return 0;
 }
 
+/* Remove everything inside directory fd. */
+static int rmchildren(struct restore *r, int fd, const char *shown, struct err *e)
+{
+	struct rmtop top = {.fd = fd};
+	int rc = rmin(r, &top, 0, fd, shown, e);
+	strvfree(&top.later);
+	return rc;
+}
+
+/* Remove name (a whole tree if a directory) from directory dfd (which the caller lets it write). */
+static int rmat(struct restore *r, int dfd, const char *name, const char *shown, struct err *e)
+{
+	struct rmtop top = {.fd = dfd};
+	int rc = rmname(r, &top, 0, dfd, name, shown, e);
+	if (rc == 0)
+		rc = rmlater(r, &top, shown, e);
+	strvfree(&top.later);
+	return rc;
+}
 
 /* Apply a whiteout at path: remove what it names, or empty its directory. */
 static int whiteout(struct restore *r, const char *path, const char *base, const char *kind, struct err *e)

@@ -5,6 +5,8 @@
 # The restore is refused (exit 4), and before, as a user who is not root, the folder's mode was set
 # from the refused layer and the cleanup could not open it: the target stayed, with the file. Now a
 # refused layer's folder modes are not set, and the cleanup opens up a folder it cannot read.
+# A refused layer nested 1,400 folders deep (within PATH_MAX): the cleanup held a descriptor a
+# level and ran out under `ulimit -n 256`, leaving the file; now it holds at most 32.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 if ! command -v zstd >/dev/null || ! command -v python3 >/dev/null; then
@@ -48,6 +50,28 @@ echo keep >"$T/out0/old"
 "${as[@]}" "$NS" restore "$T/run" --step 2 --to "$T/out0" --force 2>"$T/e2"; rc=$?
 expect_rc "a refused chain into a folder (--force)" 4 "$rc"
 check "the folder given is left empty" sh -c "[ -d '$T/out0' ] && [ -z \"\$(ls -A '$T/out0')\" ]"
+# 1,400 folders deep, its digest wrong, under a limit of 256 open files
+mkdir -p "$T/deep/snapshots"
+python3 - "$T" <<'PY'
+import io, sys, tarfile
+t = sys.argv[1]
+with tarfile.open(t + "/deep.tar", "w", format=tarfile.PAX_FORMAT) as tf:
+    name = ""
+    for _ in range(1400):
+        name += "a/"
+        i = tarfile.TarInfo(name); i.type = tarfile.DIRTYPE; i.mode = 0o755; i.mtime = 1700000000
+        tf.addfile(i)
+    i = tarfile.TarInfo(name + "f"); i.size = 5; i.mode = 0o644; i.mtime = 1700000000
+    tf.addfile(i, io.BytesIO(b"DEEP\n"))
+PY
+zstd -q "$T/deep.tar" -o "$T/deep/snapshots/0001.tar.zst"
+echo "$(printf '0%.0s' $(seq 64))  snapshots/0001.tar.zst" >"$T/deep/SHA256SUMS"
+chmod -R a+rX "$T/deep"
+(ulimit -n 256 && exec "${as[@]}" "$NS" restore "$T/deep" --step 1 --to "$T/outdeep") 2>"$T/e4"; rc=$?
+expect_rc "a refused layer 1,400 folders deep" 4 "$rc"
+check "the deep target is gone (ulimit -n 256)" test ! -e "$T/outdeep"
+[ "$rc" = 4 ] || head -c 600 "$T/e4"
+
 # the same chain with its digests right restores, as the same user
 (cd "$T/run" && sha256sum snapshots/0001.tar.zst snapshots/0002.tar.zst) >"$T/run/SHA256SUMS"
 "${as[@]}" "$NS" restore "$T/run" --step 2 --to "$T/good" 2>"$T/e3"; rc=$?
