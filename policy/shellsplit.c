@@ -1091,8 +1091,14 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const char *shortarg, co
 				return -1; /* it could be an option */
 			return 0;
 		}
-		if (a[0] != '-' || !a[1])
+		if (a[0] != '-')
 			return 0;
+		if (!a[1]) { /* "-": an option where flags says so (env's, like -i), else the command */
+			if (!strchr(flags, '-'))
+				return 0;
+			(*k)++;
+			continue;
+		}
 		(*k)++;
 		if (!strcmp(a, "--"))
 			return 0;
@@ -1369,6 +1375,8 @@ static void wcommand(struct sp *p, size_t idx, const struct wrapper *w)
 		k++;
 	if (k < cmd->argc && (!strcmp(cmd->argv[k], "-v") || !strcmp(cmd->argv[k], "-V")))
 		return;
+	if (k < cmd->argc && !strcmp(cmd->argv[k], "--"))
+		k++;
 	inner(p, idx, k, 0, 0);
 }
 
@@ -1400,13 +1408,23 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 	const char *n = w->name;
 	for (size_t j = 1; j < argc; j++) {
 		const char *a = av[j];
-		const char *s = NULL;
-		if ((!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
+		const char *s = NULL, *c = NULL;
+		if (a[0] == '-' && a[1] && a[1] != '-' && !(wf[j] & SHW_UNKNOWN)) { /* -c, or -qc, -c'cmd' */
+			for (const char *o = a + 1; *o && !c; o++) {
+				if (*o == 'c')
+					c = o;
+				else if (strchr(w->argopts, *o))
+					break; /* the rest of the word, or the next, is that option's */
+			}
+		}
+		if (((c && !c[1]) || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
 			if (wf[j + 1] & SHW_UNKNOWN) {
 				emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "a command string only known at run time");
 				return;
 			}
 			s = av[j + 1];
+		} else if (c && c[1]) {
+			s = c + 1;
 		} else if (!strncmp(a, "--command=", 10)) {
 			s = a + 10;
 		}
@@ -1568,6 +1586,18 @@ static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 }
 
 /* Their options are many; when they run something, it is not read. */
+/* bash's hash -p PATH NAME: NAME runs PATH from then on, whatever the line says it runs. */
+static void whash(struct sp *p, size_t idx, const struct wrapper *w)
+{
+	struct shcmd *cmd = &p->c->out->cmds[idx];
+	(void)w;
+	for (size_t j = 1; j < cmd->argc && cmd->argv[j][0] == '-' && strcmp(cmd->argv[j], "--"); j++)
+		if (strchr(cmd->argv[j], 'p') || (cmd->wf[j] & SHW_UNKNOWN)) {
+			emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "hash -p makes a name run another program");
+			return;
+		}
+}
+
 static void wopaque(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1592,12 +1622,14 @@ static const char *const flockla[] = {"--timeout", "--wait", "--conflict-exit-co
 static const char *const flocklf[] = {"--shared", "--exclusive", "--unlock", "--nonblock", "--close", "--no-fork", "--verbose", NULL};
 static const char *const sudola[] = {"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chroot", NULL};
 static const char *const sudolf[] = {"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--non-interactive", "--shell", "--stdin", "--reset-timestamp", "--remove-timestamp", NULL};
-static const char *const envla[] = {"--unset", "--chdir", "--split-string", "--default-signal", "--ignore-signal", "--block-signal", NULL};
-static const char *const envlf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", NULL};
-static const char *const xargsla[] = {"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
-static const char *const xargslf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", NULL};
-static const char *const watchla[] = {"--interval", "--differences", NULL};
-static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", NULL};
+/* A long option whose argument is optional (--replace[=R]) takes it only joined with '=': it is
+ * listed with the flags. */
+static const char *const envla[] = {"--unset", "--chdir", "--split-string", NULL};
+static const char *const envlf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", "--default-signal", "--ignore-signal", "--block-signal", NULL};
+static const char *const xargsla[] = {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
+static const char *const xargslf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", "--eof", "--replace", "--max-lines", NULL};
+static const char *const watchla[] = {"--interval", NULL};
+static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", "--differences", NULL};
 
 #define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 #define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL}
@@ -1620,7 +1652,7 @@ static const struct wrapper wrappers[] = {
 	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
 	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL},
 	SHELL("elvish"),
-	{"env", wenv, "uCS", envla, envlf, "i0v", 0, NULL, NULL},
+	{"env", wenv, "uCS", envla, envlf, "i0v-", 0, NULL, NULL},
 	SHELL("es"),
 	PLAIN("eval", weval),
 	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL},
@@ -1631,6 +1663,7 @@ static const struct wrapper wrappers[] = {
 	OPAQUE("firejail"),
 	SHELL("fish"),
 	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL},
+	PLAIN("hash", whash),
 	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL},
 	SHELL("ksh"),
 	SHELL("ksh93"),
@@ -1653,14 +1686,14 @@ static const struct wrapper wrappers[] = {
 	SHELL("pwsh"),
 	SHELL("rbash"),
 	SHELL("rc"),
-	PLAIN("runuser", wsu),
+	{"runuser", wsu, "usgGw", NULL, NULL, NULL, 0, NULL, NULL},
 	OPAQUE("screen"),
-	PLAIN("script", wsu),
+	{"script", wsu, "tTBIOEmo", NULL, NULL, NULL, 0, NULL, NULL},
 	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
 	SHELL("sh"),
 	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL},
 	OPAQUE("strace"),
-	PLAIN("su", wsu),
+	{"su", wsu, "sgGw", NULL, NULL, NULL, 0, NULL, NULL},
 	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL},
 	OPAQUE("systemd-run"),
 	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL},
@@ -2238,7 +2271,9 @@ static int command(struct sp *p)
 			if (!strcmp(kw, "time")) {
 				skipblank(p);
 				if (cur(p) == '-' && nxt(p) == 'p' && delim(at(p, sk(p, p->i) + 2)))
-					adv(p), adv(p);
+					adv(p), adv(p), skipblank(p);
+				if (cur(p) == '-' && nxt(p) == '-' && delim(at(p, sk(p, p->i) + 2)))
+					adv(p), adv(p); /* time -- cmd runs cmd */
 				continue;
 			}
 			if (!strcmp(kw, "coproc")) {

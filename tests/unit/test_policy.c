@@ -1151,6 +1151,39 @@ static void splitprog(void)
 	}
 }
 
+/* Wrappers read as they run what follows (helper-43): a lone '-' after env is -i; a long option
+ * whose argument is optional takes it only joined with '='; su, runuser and script read -c in a
+ * cluster (-qc, -c'cmd'); command and time take "--"; bash's hash -p makes the line opaque. Under
+ * default allow, an abort rule for curl stops each. */
+static void wrapped(void)
+{
+	struct rule rs[] = {{.tool = "shell", .command = "curl *", .decision = DEC_ABORT}};
+	struct approval a = {.def = DEC_ALLOW, .rules = rs, .nrules = 1};
+	static const char *const lines[][2] = {
+		{"env - curl x", "abort"}, {"env -iv - curl x", "abort"}, {"env --default-signal curl x", "abort"},
+		{"env --ignore-signal curl x", "abort"}, {"env --block-signal=INT curl x", "abort"},
+		{"echo a | xargs --replace curl x", "abort"}, {"xargs --max-lines curl x", "abort"},
+		{"xargs --eof curl x", "abort"}, {"watch --differences curl x", "abort"},
+		{"script -qc 'curl x' /dev/null", "abort"}, {"script -ec 'curl x' /dev/null", "abort"},
+		{"script -c'curl x' /dev/null", "abort"}, {"su -lc 'curl x'", "abort"}, {"command -- curl x", "abort"},
+		{"command -p -- curl x", "abort"}, {"time -- curl x", "abort"}, {"time -p -- curl x", "abort"},
+		{"hash -p /usr/bin/curl ls; ls x", "deny"},
+		/* what they do not run stays allowed */
+		{"env - ls", "allow"}, {"xargs --replace=X echo X", "allow"}, {"script -q /dev/null", "allow"},
+		{"hash -r", "allow"}, {"command -v curl", "allow"}, {"time -- ls", "allow"},
+		{"script -t/dev/null -c ls /dev/null", "allow"}, {"su -s /bin/sh -c ls", "allow"},
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		cJSON *args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "command", lines[i][0]);
+		struct verdict v;
+		policydecide(&a, "w", "shell", args, &v);
+		ok(!strcmp(decisionname(v.decision), lines[i][1]), "%s: %s (%s)", lines[i][0], decisionname(v.decision), v.reason);
+		verdictfree(&v);
+		cJSON_Delete(args);
+	}
+}
+
 int main(void)
 {
 	assignments();
@@ -1161,6 +1194,7 @@ int main(void)
 	allowall();
 	progfilter();
 	splitprog();
+	wrapped();
 	hiding();
 	dangerous();
 	presets();
