@@ -449,7 +449,7 @@ int dangerenv(const char *name, size_t n)
 	                                    "RUBYOPT", "PERL5OPT", "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME",
 	                                    "CDPATH", "GLOBIGNORE", "BASH_XTRACEFD", "TMPDIR", "SSH_ASKPASS", "SUDO_ASKPASS",
 	                                    "GCONV_PATH", "CURL_HOME", "WGETRC", "SQLITE_HISTORY", "EXINIT", "VIMINIT",
-	                                    "MYVIMRC", "INPUTRC", "HISTFILE", NULL};
+	                                    "MYVIMRC", "INPUTRC", "HISTFILE", "SHELL", NULL};
 	static const char *const prefix[] = {"LD_", "GIT_", "DYLD_", "BASH_FUNC_", "NPM_CONFIG_", "PIP_", NULL};
 	for (const char *const *e = exact; *e; e++)
 		if (strlen(*e) == n && !strncmp(*e, name, n))

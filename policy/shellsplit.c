@@ -1078,59 +1078,6 @@ static int isopt(const struct shcmd *cmd, size_t k)
 	return k < cmd->argc && cmd->argv[k][0] == '-' && cmd->argv[k][1] && !(cmd->wf[k] & SHW_UNKNOWN);
 }
 
-/* Skip options of a wrapper at *k: shortarg holds the short options that take a value, longarg
- * the long ones ("--name" or "--name=v"); a "--" ends them. Returns -1 at an option it does not
- * know when strict (a word that could take the next word or not). */
-static int skipopts(const struct shcmd *cmd, size_t *k, const char *shortarg, const char *const *longarg,
-                    const char *const *longflag, const char *flags)
-{
-	while (*k < cmd->argc) {
-		const char *a = cmd->argv[*k];
-		if (cmd->wf[*k] & SHW_UNKNOWN) {
-			if (a[0] == SHUNK)
-				return -1; /* it could be an option */
-			return 0;
-		}
-		if (a[0] != '-')
-			return 0;
-		if (!a[1]) { /* "-": an option where flags says so (env's, like -i), else the command */
-			if (!strchr(flags, '-'))
-				return 0;
-			(*k)++;
-			continue;
-		}
-		(*k)++;
-		if (!strcmp(a, "--"))
-			return 0;
-		if (a[1] == '-') {
-			const char *eq = strchr(a, '=');
-			size_t n = eq ? (size_t)(eq - a) : strlen(a);
-			int found = 0;
-			for (const char *const *l = longarg; l && *l && !found; l++)
-				if (strlen(*l) == n && !strncmp(*l, a, n)) {
-					found = 1;
-					if (!eq)
-						(*k)++;
-				}
-			for (const char *const *l = longflag; l && *l && !found; l++)
-				found = strlen(*l) == n && !strncmp(*l, a, n);
-			if (!found)
-				return -1;
-			continue;
-		}
-		for (const char *s = a + 1; *s; s++) {
-			if (strchr(shortarg, *s)) {
-				if (!s[1])
-					(*k)++;
-				break;
-			}
-			if (!strchr(flags, *s) && !(isdigit((unsigned char)*s) && strchr(flags, '#')))
-				return -1;
-		}
-	}
-	return 0;
-}
-
 static const char *base(const char *a)
 {
 	const char *s = strrchr(a, '/');
@@ -1226,9 +1173,89 @@ struct wrapper {
 	int operands;                 /* words between its options and the command (timeout's duration) */
 	const char *const *stops;     /* options after which it runs nothing of the line's (-p PID) */
 	const char *bare;             /* why it is opaque when nothing follows (chroot runs a shell), or NULL */
+	const char *glued;            /* short options whose value is optional, glued to them (xargs -i) */
 };
 
 static const char *const nolong[] = {NULL};
+
+/* A wrapper option whose value is a command string it runs (env -S): its letter and long name. */
+struct stropt {
+	char letter;
+	const char *lng;
+};
+
+/* Skip a wrapper's options at *k as its row reads them: argopts take a value (the rest of the
+ * word, or the next), glued ones an optional value (only the rest of the word: xargs -i, watch
+ * -d), longargs a value ("--name v" or "--name=v"), longflags none or one joined with '=' (an
+ * optional value); "--" ends them, a lone "-" is an option where flags holds '-'. When str names
+ * an option whose value is a command string (env -S, --split-string), skipping stops after that
+ * value, returning 1 with *val set (NULL when the value is only known at run time). Returns -1 at
+ * an option it does not know (a word that could take the next word or not), else 0. */
+static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w, const struct stropt *str,
+                    const char **val)
+{
+	const char *const *longarg = w->longargs ? w->longargs : nolong;
+	const char *const *longflag = w->longflags ? w->longflags : nolong;
+	const char *shortarg = w->argopts ? w->argopts : "", *flags = w->flags ? w->flags : "";
+	while (*k < cmd->argc) {
+		const char *a = cmd->argv[*k];
+		if (cmd->wf[*k] & SHW_UNKNOWN) {
+			if (a[0] == SHUNK)
+				return -1; /* it could be an option */
+			return 0;
+		}
+		if (a[0] != '-')
+			return 0;
+		if (!a[1]) { /* "-": an option where flags says so (env's, like -i), else the command */
+			if (!strchr(flags, '-'))
+				return 0;
+			(*k)++;
+			continue;
+		}
+		(*k)++;
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[1] == '-') {
+			const char *eq = strchr(a, '=');
+			size_t n = eq ? (size_t)(eq - a) : strlen(a);
+			if (str && str->lng && strlen(str->lng) == n && !strncmp(str->lng, a, n)) {
+				*val = eq ? eq + 1 : *k < cmd->argc && !(cmd->wf[*k] & SHW_UNKNOWN) ? cmd->argv[*k] : NULL;
+				*k += !eq;
+				return 1;
+			}
+			int found = 0;
+			for (const char *const *l = longarg; *l && !found; l++)
+				if (strlen(*l) == n && !strncmp(*l, a, n)) {
+					found = 1;
+					if (!eq)
+						(*k)++;
+				}
+			for (const char *const *l = longflag; *l && !found; l++)
+				found = strlen(*l) == n && !strncmp(*l, a, n);
+			if (!found)
+				return -1;
+			continue;
+		}
+		for (const char *o = a + 1; *o; o++) {
+			if (str && *o == str->letter) {
+				*val = o[1] ? o + 1 : *k < cmd->argc && !(cmd->wf[*k] & SHW_UNKNOWN) ? cmd->argv[*k] : NULL;
+				*k += !o[1];
+				return 1;
+			}
+			if (strchr(shortarg, *o)) {
+				if (!o[1])
+					(*k)++;
+				break;
+			}
+			if (w->glued && strchr(w->glued, *o))
+				break; /* its value, if any, is the rest of the word */
+			if (!strchr(flags, *o) && !(isdigit((unsigned char)*o) && strchr(flags, '#')))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 
 /* The command from argv[k] on is one of its own; rc < 0 (an option skipopts did not know) makes
  * the whole opaque. more: xargs adds words to it. */
@@ -1258,8 +1285,7 @@ static void wopts(struct sp *p, size_t idx, const struct wrapper *w)
 	size_t k = 1;
 	if (stopped(cmd, w->stops))
 		return;
-	int rc = skipopts(cmd, &k, w->argopts, w->longargs ? w->longargs : nolong, w->longflags ? w->longflags : nolong,
-	                  w->flags);
+	int rc = skipopts(cmd, &k, w, NULL, NULL);
 	k += (size_t)w->operands;
 	if (w->bare && k >= cmd->argc && rc >= 0) {
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, w->bare);
@@ -1353,7 +1379,7 @@ static void wwatch(struct sp *p, size_t idx, const struct wrapper *w)
 	int exec = 0;
 	for (size_t j = 1; j < cmd->argc && cmd->argv[j][0] == '-'; j++)
 		exec |= !strcmp(cmd->argv[j], "-x") || !strcmp(cmd->argv[j], "--exec");
-	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	int rc = skipopts(cmd, &k, w, NULL, NULL);
 	if (rc < 0 || exec) {
 		inner(p, idx, k, rc, 0);
 		return;
@@ -1371,10 +1397,16 @@ static void wcommand(struct sp *p, size_t idx, const struct wrapper *w)
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	size_t k = 1;
 	(void)w;
-	while (k < cmd->argc && !strcmp(cmd->argv[k], "-p"))
-		k++;
-	if (k < cmd->argc && (!strcmp(cmd->argv[k], "-v") || !strcmp(cmd->argv[k], "-V")))
-		return;
+	/* -p, -v, -V in any cluster (-pp is -p -p): -v or -V only says what a name is */
+	for (; isopt(cmd, k) && strcmp(cmd->argv[k], "--") != 0; k++) {
+		const char *a = cmd->argv[k];
+		if (strspn(a + 1, "pvV") != strlen(a + 1)) {
+			emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a wrapper with an option the splitter does not know");
+			return;
+		}
+		if (strpbrk(a, "vV"))
+			return;
+	}
 	if (k < cmd->argc && !strcmp(cmd->argv[k], "--"))
 		k++;
 	inner(p, idx, k, 0, 0);
@@ -1399,55 +1431,132 @@ static void wflock(struct sp *p, size_t idx, const struct wrapper *w)
 	wopts(p, idx, w);
 }
 
+/* The long options of su, runuser and script: those that take a value, those that take none. A
+ * word that is a prefix of one only (getopt_long takes --comm for --command) is that one. */
+static const char *const sula[] = {"--command", "--session-command", "--shell", "--group", "--supp-group", "--user",
+                                   "--whitelist-environment", "--echo", "--timing", "--log-in", "--log-out",
+                                   "--log-io", "--log-timing", "--logging-format", "--output-limit", NULL};
+static const char *const sulf[] = {"--login", "--preserve-environment", "--pty", "--fast", "--quiet", "--append",
+                                   "--flush", "--force", "--return", "--help", "--version", NULL};
+
+/* The long option a word names (its full name), or NULL when it names none or more than one. */
+static const char *longname(const char *a, size_t n)
+{
+	const char *hit = NULL;
+	for (int pass = 0; pass < 2; pass++)
+		for (const char *const *l = pass ? sulf : sula; *l; l++) {
+			if (strlen(*l) == n && !strncmp(*l, a, n))
+				return *l;
+			if (n > 2 && strlen(*l) > n && !strncmp(*l, a, n))
+				hit = hit ? (const char *)-1 : *l;
+		}
+	return hit == (const char *)-1 ? NULL : hit;
+}
+
+/* su, runuser and script: a -c string (-c, -qc, -c'cmd', --command, --comm=) is a script run by
+ * the user's shell, or by -s SHELL when that is a POSIX shell (else opaque: "su -s curl -c x"
+ * runs curl); runuser -u USER runs the command after its options; an option it does not know,
+ * or a word only known at run time where an option could be, makes the whole opaque. */
 static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	char **av = cmd->argv;
 	unsigned char *wf = cmd->wf;
-	size_t argc = cmd->argc;
-	const char *n = w->name;
-	for (size_t j = 1; j < argc; j++) {
+	size_t argc = cmd->argc, run = 0; /* run: where runuser -u's command starts */
+	const char *str = NULL, *shell = NULL, *n = w->name, *why = NULL;
+	int user = 0, strunknown = 0;
+	for (size_t j = 1; j < argc && !why && !run; j++) {
 		const char *a = av[j];
-		const char *s = NULL, *c = NULL;
-		if (a[0] == '-' && a[1] && a[1] != '-' && !(wf[j] & SHW_UNKNOWN)) { /* -c, or -qc, -c'cmd' */
-			for (const char *o = a + 1; *o && !c; o++) {
-				if (*o == 'c')
-					c = o;
-				else if (strchr(w->argopts, *o))
-					break; /* the rest of the word, or the next, is that option's */
-			}
+		if (wf[j] & SHW_UNKNOWN) {
+			if (a[0] == SHUNK || (wf[j] & SHW_SPLIT))
+				why = "a word only known at run time where an option could be";
+			else if (user)
+				run = j;
+			continue;
 		}
-		if (((c && !c[1]) || !strcmp(a, "--command") || !strcmp(a, "--session-command")) && j + 1 < argc) {
-			if (wf[j + 1] & SHW_UNKNOWN) {
-				emitopaque(p, idx, av + j + 1, wf + j + 1, 1, "a command string only known at run time");
-				return;
-			}
-			s = av[j + 1];
-		} else if (c && c[1]) {
-			s = c + 1;
-		} else if (!strncmp(a, "--command=", 10)) {
-			s = a + 10;
+		if (a[0] != '-' || !a[1]) {
+			if (user)
+				run = j; /* runuser -u USER [options] COMMAND */
+			continue;
 		}
-		if (s) {
-			char *t = xstrdup(s);
+		if (!strcmp(a, "--")) {
+			if (user)
+				run = j + 1;
+			continue;
+		}
+		const char *opt = NULL, *v = NULL; /* the option (its long name, or "-X") and its value */
+		size_t taken = 0;                  /* 1: the value is the next word */
+		char one[3] = "-?";
+		if (a[1] == '-') {
+			const char *eq = strchr(a, '=');
+			opt = longname(a, eq ? (size_t)(eq - a) : strlen(a));
+			if (!opt) {
+				why = "a wrapper with an option the splitter does not know";
+				break;
+			}
+			int hasval = 0;
+			for (const char *const *l = sula; *l && !hasval; l++)
+				hasval = *l == opt;
+			if (hasval)
+				v = eq ? eq + 1 : (taken = 1, j + 1 < argc ? av[j + 1] : NULL);
+		} else {
+			for (const char *o = a + 1; *o; o++) {
+				if (*o == 'c' || strchr(w->argopts, *o)) {
+					one[1] = *o;
+					opt = one;
+					v = o[1] ? o + 1 : (taken = 1, j + 1 < argc ? av[j + 1] : NULL);
+					break;
+				}
+				if (!strchr(w->flags, *o)) {
+					why = "a wrapper with an option the splitter does not know";
+					break;
+				}
+			}
+			if (why || !opt)
+				continue;
+		}
+		int vunknown = taken && j + 1 < argc && (wf[j + 1] & SHW_UNKNOWN);
+		if (!strcmp(opt, "-c") || opt == sula[0] || opt == sula[1]) {
+			str = v, strunknown = vunknown;
+		} else if (!strcmp(opt, "-s") || opt == sula[2]) {
+			shell = vunknown ? "" : v;
+		} else if (!strcmp(opt, "-u") || opt == sula[5]) {
+			user = !strcmp(n, "runuser");
+		} else if (!strcmp(opt, "-t") && !strcmp(n, "script")) {
+			taken = 0; /* script -t[FILE]: its value only glued */
+		}
+		j += taken;
+	}
+	if (!why && str && shell) {
+		const char *b = strrchr(shell, '/');
+		if (!posixsh(b ? b + 1 : shell))
+			why = "su -s runs its -c string with a program the splitter does not read";
+	}
+	if (!why && (str || strunknown)) {
+		if (strunknown || !str) {
+			why = "a command string only known at run time";
+		} else {
+			char *t = xstrdup(str);
 			emitscript(p, idx, t);
 			free(t);
 			return;
 		}
 	}
-	if (!strcmp(n, "runuser")) {
-		for (size_t j = 1; j < argc; j++)
-			if (!strcmp(av[j], "-u") && j + 2 < argc) {
-				size_t k = j + 2;
-				if (!strcmp(av[k], "--"))
-					k++;
-				inner(p, idx, k, 0, 0);
-				return;
+	if (!why && run) {
+		/* runuser reads options anywhere before "--" (runuser -u U ls -m x runs ls x) */
+		for (size_t j = run; j < argc && strcmp(av[j - 1], "--") != 0; j++)
+			if (av[j][0] == '-' && av[j][1]) {
+				why = "runuser reads options after its command";
+				break;
 			}
+		if (!why) {
+			inner(p, idx, run, 0, 0);
+			return;
+		}
 	}
-	if (!strcmp(n, "script") && argc > 1)
+	if (!why && !strcmp(n, "script") && argc > 1)
 		return; /* script FILE: a shell reading the terminal, which a step has not */
-	emitopaque(p, idx, av, wf, argc, "a shell started by su, runuser or script");
+	emitopaque(p, idx, av, wf, argc, why ? why : "a shell started by su, runuser or script");
 }
 
 /* VAR=value words after sudo's or env's options: a variable that changes what programs run is
@@ -1483,7 +1592,7 @@ static void wsudo(struct sp *p, size_t idx, const struct wrapper *w)
 		    !strcmp(av[j], "-V") || !strcmp(av[j], "-e") || !strcmp(av[j], "-h") || !strcmp(av[j], "--list") ||
 		    !strcmp(av[j], "--edit") || !strcmp(av[j], "--validate"))
 			return;
-	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	int rc = skipopts(cmd, &k, w, NULL, NULL);
 	assigns(p, idx, &k, 0, "sudo VAR=value sets a variable that changes what programs run");
 	if (k >= argc && shell && rc >= 0) {
 		emitopaque(p, idx, av, cmd->wf, argc, "a shell started by sudo or doas");
@@ -1498,30 +1607,23 @@ static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
 	char **av = cmd->argv;
 	unsigned char *wf = cmd->wf;
 	size_t argc = cmd->argc, k = 1;
-	for (size_t j = 1; j < argc && isopt(cmd, j); j++) {
-		const char *s = NULL;
-		if (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string"))
-			s = j + 1 < argc && !(wf[j + 1] & SHW_UNKNOWN) ? av[j + 1] : "";
-		else if (!strncmp(av[j], "-S", 2))
-			s = av[j] + 2;
-		else if (!strncmp(av[j], "--split-string=", 15))
-			s = av[j] + 15;
-		if (s) { /* env -S: the string split into words, roughly as a shell would */
-			if (!*s) {
-				emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
-				return;
-			}
-			char *t = joinwords(cmd, j + (!strcmp(av[j], "-S") || !strcmp(av[j], "--split-string") ? 2 : 1));
-			char *u = t ? xasprintf("%s %s", s, t) : NULL;
-			if (u)
-				emitscript(p, idx, u);
-			else
-				emitopaque(p, idx, av, wf, argc, "env -S with words only known at run time");
-			free(t), free(u);
+	static const struct stropt split = {'S', "--split-string"};
+	const char *s = NULL;
+	int rc = skipopts(cmd, &k, w, &split, &s);
+	if (rc == 1) { /* env -S: the string split into words, roughly as a shell would (-vS, -u X -S) */
+		if (!s || !*s) {
+			emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
 			return;
 		}
+		char *t = joinwords(cmd, k);
+		char *u = t ? xasprintf("%s %s", s, t) : NULL;
+		if (u)
+			emitscript(p, idx, u);
+		else
+			emitopaque(p, idx, av, wf, argc, "env -S with words only known at run time");
+		free(t), free(u);
+		return;
 	}
-	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
 	assigns(p, idx, &k, 1, "env VAR=value sets a variable that changes what programs run");
 	if (k < argc && (wf[k] & SHW_UNKNOWN) && av[k][0] == SHUNK)
 		rc = -1;
@@ -1532,7 +1634,7 @@ static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	size_t k = 1;
-	int rc = skipopts(cmd, &k, w->argopts, w->longargs, w->longflags, w->flags);
+	int rc = skipopts(cmd, &k, w, NULL, NULL);
 	if (rc >= 0 && k >= cmd->argc) {
 		static char *echo[] = {"echo"};
 		static unsigned char f0[] = {0};
@@ -1576,6 +1678,11 @@ static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	const char *sub = w->flags; /* the subcommand that runs one */
+	if (isopt(cmd, 1) || (cmd->argc > 1 && (cmd->wf[1] & SHW_UNKNOWN))) {
+		/* uv --quiet run curl: global options before the subcommand are not read */
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
+		return;
+	}
 	if (cmd->argc <= 2 || strcmp(cmd->argv[1], sub) != 0)
 		return;
 	if (!strcmp(sub, "run") && isopt(cmd, 2)) {
@@ -1606,6 +1713,8 @@ static void wopaque(struct sp *p, size_t idx, const struct wrapper *w)
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a wrapper whose options the splitter does not read");
 }
 
+static const char *const fakerootla[] = {"--lib", "--faked", NULL};
+static const char *const fakerootlf[] = {"--unknown-is-real", "--help", "--version", NULL};
 static const char *const timela[] = {"--output", "--format", NULL};
 static const char *const timelf[] = {"--fork", "--wait", "--ctty", "--portability", "--verbose", "--append", NULL};
 static const char *const timeoutla[] = {"--signal", "--kill-after", NULL};
@@ -1624,90 +1733,109 @@ static const char *const sudola[] = {"--user", "--group", "--close-from", "--chd
 static const char *const sudolf[] = {"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--non-interactive", "--shell", "--stdin", "--reset-timestamp", "--remove-timestamp", NULL};
 /* A long option whose argument is optional (--replace[=R]) takes it only joined with '=': it is
  * listed with the flags. */
-static const char *const envla[] = {"--unset", "--chdir", "--split-string", NULL};
+static const char *const envla[] = {"--unset", "--chdir", NULL};
 static const char *const envlf[] = {"--ignore-environment", "--null", "--debug", "--list-signal-handling", "--default-signal", "--ignore-signal", "--block-signal", NULL};
 static const char *const xargsla[] = {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", NULL};
 static const char *const xargslf[] = {"--null", "--open-tty", "--interactive", "--no-run-if-empty", "--verbose", "--exit", "--show-limits", "--eof", "--replace", "--max-lines", NULL};
 static const char *const watchla[] = {"--interval", NULL};
 static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", "--differences", NULL};
 
-#define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL}
-#define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL}
-#define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
+#define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
+#define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
 /* Every wrapper, sorted by name: wrapfind searches it. */
 static const struct wrapper wrappers[] = {
 	PLAIN("alias", walias),
 	SHELL("ash"),
 	SHELL("bash"),
 	PLAIN("builtin", wcommand),
-	{"bundle", wrunner, NULL, NULL, NULL, "exec", 0, NULL, NULL},
+	{"bundle", wrunner, NULL, NULL, NULL, "exec", 0, NULL, NULL, NULL},
 	PLAIN("busybox", wbusybox),
 	OPAQUE("bwrap"),
-	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
-	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell"},
-	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL},
+	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	OPAQUE("choom"),
+	OPAQUE("chpst"),
+	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell", NULL},
+	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL},
 	PLAIN("command", wcommand),
 	SHELL("csh"),
 	SHELL("dash"),
-	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
-	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL},
+	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL, NULL},
 	SHELL("elvish"),
-	{"env", wenv, "uCS", envla, envlf, "i0v-", 0, NULL, NULL},
+	{"env", wenv, "uC", envla, envlf, "i0v-", 0, NULL, NULL, NULL},
+	OPAQUE("envdir"),
+	OPAQUE("envuidgid"),
 	SHELL("es"),
 	PLAIN("eval", weval),
-	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL},
+	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL, NULL},
 	OPAQUE("expect"),
-	{"fakeroot", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"fakeroot", wopts, "lfisb", fakerootla, fakerootlf, "uvh", 0, NULL, NULL, NULL},
 	PLAIN("fc", wfc),
 	PLAIN("find", wfind),
 	OPAQUE("firejail"),
 	SHELL("fish"),
-	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL},
+	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL, NULL},
 	PLAIN("hash", whash),
-	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL},
+	OPAQUE("i386"),
+	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL, NULL},
 	SHELL("ksh"),
 	SHELL("ksh93"),
+	OPAQUE("linux32"),
+	OPAQUE("linux64"),
 	SHELL("lksh"),
 	OPAQUE("ltrace"),
 	SHELL("mksh"),
-	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL},
-	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL, NULL},
+	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
 	OPAQUE("nsenter"),
 	SHELL("nu"),
 	SHELL("oksh"),
 	OPAQUE("parallel"),
 	SHELL("pdksh"),
-	{"pdm", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
-	{"pipenv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	{"pdm", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
+	OPAQUE("pgrphack"),
+	{"pipenv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
 	OPAQUE("pkexec"),
-	{"poetry", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	{"poetry", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
 	SHELL("posh"),
+	OPAQUE("prlimit"),
 	OPAQUE("proot"),
 	SHELL("pwsh"),
 	SHELL("rbash"),
 	SHELL("rc"),
-	{"runuser", wsu, "usgGw", NULL, NULL, NULL, 0, NULL, NULL},
+	OPAQUE("run-parts"),
+	OPAQUE("runcon"),
+	{"runuser", wsu, "usgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL},
 	OPAQUE("screen"),
-	{"script", wsu, "tTBIOEmo", NULL, NULL, NULL, 0, NULL, NULL},
-	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL},
+	{"script", wsu, "tTBIOEmo", NULL, NULL, "aefqhV", 0, NULL, NULL, NULL},
+	OPAQUE("setarch"),
+	OPAQUE("setpriv"),
+	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	OPAQUE("setuidgid"),
 	SHELL("sh"),
-	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL},
+	OPAQUE("softlimit"),
+	OPAQUE("start-stop-daemon"),
+	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL, NULL},
 	OPAQUE("strace"),
-	{"su", wsu, "sgGw", NULL, NULL, NULL, 0, NULL, NULL},
-	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL},
+	{"su", wsu, "sgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL},
+	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL, NULL},
 	OPAQUE("systemd-run"),
-	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL},
+	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL},
 	SHELL("tcsh"),
-	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL},
-	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL},
+	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL, NULL},
 	OPAQUE("tmux"),
 	PLAIN("toybox", wbusybox),
 	PLAIN("trap", wtrap),
+	OPAQUE("uclampset"),
+	OPAQUE("uname26"),
 	OPAQUE("unshare"),
-	{"uv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL},
+	{"uv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
 	OPAQUE("valgrind"),
-	{"watch", wwatch, "n", watchla, watchlf, "bcdegptwx", 0, NULL, NULL},
-	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtxeil", 0, NULL, NULL}, /* -e -i -l: value glued or none */
+	{"watch", wwatch, "n", watchla, watchlf, "bcegptwx", 0, NULL, NULL, "d"}, /* -d[=permanent] */
+	OPAQUE("x86_64"),
+	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtx", 0, NULL, NULL, "eil"}, /* -e -i -l: value glued or none */
 	SHELL("xonsh"),
 	OPAQUE("xvfb-run"),
 	SHELL("yash"),

@@ -1168,10 +1168,28 @@ static void wrapped(void)
 		{"script -c'curl x' /dev/null", "abort"}, {"su -lc 'curl x'", "abort"}, {"command -- curl x", "abort"},
 		{"command -p -- curl x", "abort"}, {"time -- curl x", "abort"}, {"time -p -- curl x", "abort"},
 		{"hash -p /usr/bin/curl ls; ls x", "deny"},
+		/* helper-44: clusters, options before -S, glued values, abbreviations, -s SHELL, options
+		 * runuser reads after its command, fakeroot -f, wrappers the table lacked */
+		{"env -vS'curl x'", "abort"}, {"env -vS 'curl x'", "abort"}, {"env -0S 'curl x'", "abort"},
+		{"env -iS '/usr/bin/curl x'", "abort"}, {"env -u X -S 'curl x'", "abort"}, {"env -C /tmp -S 'curl x'", "abort"},
+		{"env --unset X -S 'curl x'", "abort"}, {"echo y | xargs -in curl x", "abort"}, {"xargs -en curl x", "abort"},
+		{"xargs -ia curl x", "abort"}, {"xargs -iI curl x", "abort"}, {"watch -dn curl x", "abort"},
+		{"command -pp /usr/bin/curl x", "abort"}, {"script -q --com 'curl x' /dev/null", "abort"},
+		{"script --comm='curl x' /dev/null", "abort"}, {"su -s /usr/bin/curl -c x root", "deny"},
+		{"su --shell=/usr/bin/curl -c x root", "deny"}, {"su -c x -s /usr/bin/curl root", "deny"},
+		{"runuser -s /usr/bin/curl -c x root", "deny"}, {"runuser -u root -m curl x", "abort"},
+		{"runuser -u root -w X curl x", "abort"}, {"runuser -u root -g root curl x", "abort"},
+		{"runuser -u root ls -m curl", "deny"}, {"fakeroot -f faked-sysv curl x", "abort"},
+		{"setpriv curl x", "deny"}, {"prlimit --nofile=100 curl x", "deny"}, {"setarch x86_64 curl x", "deny"},
+		{"linux64 curl x", "deny"}, {"busybox linux64 curl x", "deny"}, {"choom -n 0 curl x", "deny"},
+		{"uv --quiet run curl x", "deny"}, {"su --bogus -c x", "deny"}, {"su $OPT x", "deny"},
 		/* what they do not run stays allowed */
 		{"env - ls", "allow"}, {"xargs --replace=X echo X", "allow"}, {"script -q /dev/null", "allow"},
 		{"hash -r", "allow"}, {"command -v curl", "allow"}, {"time -- ls", "allow"},
 		{"script -t/dev/null -c ls /dev/null", "allow"}, {"su -s /bin/sh -c ls", "allow"},
+		{"env -u X ls", "allow"}, {"xargs -i echo {}", "allow"}, {"watch -d ls", "allow"}, {"command -p ls", "allow"},
+		{"script -q -c ls /dev/null", "allow"}, {"su -l -c ls", "allow"}, {"runuser -u nobody -- ls -l", "allow"},
+		{"fakeroot -u ls", "allow"}, {"uv run ls", "allow"}, {"su --login --command=ls", "allow"},
 	};
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
 		cJSON *args = cJSON_CreateObject();
