@@ -1123,6 +1123,20 @@ static void progfilter(void)
 		free(q[i]);
 }
 
+/* Each line's shell call decided by a as its pair says ("allow", "deny", "abort"). */
+static void decidesall(const struct approval *a, const char *const (*lines)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		cJSON *args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "command", lines[i][0]);
+		struct verdict v;
+		policydecide(a, "w", "shell", args, &v);
+		ok(!strcmp(decisionname(v.decision), lines[i][1]), "%s: %s (%s)", lines[i][0], decisionname(v.decision), v.reason);
+		verdictfree(&v);
+		cJSON_Delete(args);
+	}
+}
+
 /* bash reads 10> and {fd}> as redirections, dash as a word: the program may be the next word.
  * A deny or abort rule for it denies (as one that could be hiding), with or without a word known
  * only at run time (before, only such a word made the policy look past the first). */
@@ -1140,15 +1154,7 @@ static void splitprog(void)
 		{"10>/dev/null git push origin", "deny"}, {"{fd}>/dev/null git push $U", "deny"},
 		{"2>/dev/null curl x", "abort"}, {"git log 2>/dev/null", "allow"}, {"ls 10>x", "allow"},
 	};
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		cJSON *args = cJSON_CreateObject();
-		cJSON_AddStringToObject(args, "command", lines[i][0]);
-		struct verdict v;
-		policydecide(&a, "w", "shell", args, &v);
-		ok(!strcmp(decisionname(v.decision), lines[i][1]), "%s: %s (%s)", lines[i][0], decisionname(v.decision), v.reason);
-		verdictfree(&v);
-		cJSON_Delete(args);
-	}
+	decidesall(&a, lines, sizeof lines / sizeof lines[0]);
 }
 
 /* Wrappers read as they run what follows (helper-43): a lone '-' after env is -i; a long option
@@ -1191,15 +1197,7 @@ static void wrapped(void)
 		{"script -q -c ls /dev/null", "allow"}, {"su -l -c ls", "allow"}, {"runuser -u nobody -- ls -l", "allow"},
 		{"fakeroot -u ls", "allow"}, {"uv run ls", "allow"}, {"su --login --command=ls", "allow"},
 	};
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		cJSON *args = cJSON_CreateObject();
-		cJSON_AddStringToObject(args, "command", lines[i][0]);
-		struct verdict v;
-		policydecide(&a, "w", "shell", args, &v);
-		ok(!strcmp(decisionname(v.decision), lines[i][1]), "%s: %s (%s)", lines[i][0], decisionname(v.decision), v.reason);
-		verdictfree(&v);
-		cJSON_Delete(args);
-	}
+	decidesall(&a, lines, sizeof lines / sizeof lines[0]);
 }
 
 int main(void)
