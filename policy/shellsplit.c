@@ -1434,10 +1434,11 @@ static void wflock(struct sp *p, size_t idx, const struct wrapper *w)
 /* The long options of su, runuser and script: those that take a value, those that take none. A
  * word that is a prefix of one only (getopt_long takes --comm for --command) is that one. */
 static const char *const sula[] = {"--command", "--session-command", "--shell", "--group", "--supp-group", "--user",
-                                   "--whitelist-environment", "--echo", "--timing", "--log-in", "--log-out",
+                                   "--whitelist-environment", "--echo", "--log-in", "--log-out",
                                    "--log-io", "--log-timing", "--logging-format", "--output-limit", NULL};
 static const char *const sulf[] = {"--login", "--preserve-environment", "--pty", "--fast", "--quiet", "--append",
-                                   "--flush", "--force", "--return", "--help", "--version", NULL};
+                                   "--flush", "--force", "--return", "--help", "--version",
+                                   "--timing", NULL}; /* --timing[=FILE]: its value only joined */
 
 /* The long option a word names (its full name), or NULL when it names none or more than one. */
 static const char *longname(const char *a, size_t n)
@@ -1464,7 +1465,7 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 	unsigned char *wf = cmd->wf;
 	size_t argc = cmd->argc, run = 0; /* run: where runuser -u's command starts */
 	const char *str = NULL, *shell = NULL, *n = w->name, *why = NULL;
-	int user = 0, strunknown = 0;
+	int user = 0, strunknown = 0, early = 0; /* early: a word before runuser's -u that is no option */
 	for (size_t j = 1; j < argc && !why && !run; j++) {
 		const char *a = av[j];
 		if (wf[j] & SHW_UNKNOWN) {
@@ -1472,11 +1473,14 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 				why = "a word only known at run time where an option could be";
 			else if (user)
 				run = j;
+			else
+				early = 1;
 			continue;
 		}
 		if (a[0] != '-' || !a[1]) {
 			if (user)
 				run = j; /* runuser -u USER [options] COMMAND */
+			early |= a[1] || a[0] != '-';
 			continue;
 		}
 		if (!strcmp(a, "--")) {
@@ -1522,6 +1526,8 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 			shell = vunknown ? "" : v;
 		} else if (!strcmp(opt, "-u") || opt == sula[5]) {
 			user = !strcmp(n, "runuser");
+			if (user && early) /* runuser curl -u root x: getopt moves -u first, curl runs */
+				why = "runuser's command before its -u";
 		} else if (!strcmp(opt, "-t") && !strcmp(n, "script")) {
 			taken = 0; /* script -t[FILE]: its value only glued */
 		}
@@ -1615,6 +1621,11 @@ static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
 			emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
 			return;
 		}
+		if (strpbrk(s, "#\\") || s[strspn(s, " \t")] == '-') {
+			/* env splits '#', '\c', '\_' otherwise than a shell, and reads options again */
+			emitopaque(p, idx, av, wf, argc, "env -S with a string env splits otherwise than a shell");
+			return;
+		}
 		char *t = joinwords(cmd, k);
 		char *u = t ? xasprintf("%s %s", s, t) : NULL;
 		if (u)
@@ -1679,8 +1690,13 @@ static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	const char *sub = w->flags; /* the subcommand that runs one */
 	if (isopt(cmd, 1) || (cmd->argc > 1 && (cmd->wf[1] & SHW_UNKNOWN))) {
-		/* uv --quiet run curl: global options before the subcommand are not read */
-		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
+		/* uv --quiet run curl: global options before the subcommand are not read; uv --version,
+		 * uv -v pip list run nothing of the line's */
+		for (size_t j = 2; j < cmd->argc; j++)
+			if (!strcmp(cmd->argv[j], sub) || (cmd->wf[j] & SHW_UNKNOWN)) {
+				emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
+				return;
+			}
 		return;
 	}
 	if (cmd->argc <= 2 || strcmp(cmd->argv[1], sub) != 0)

@@ -1189,6 +1189,12 @@ static void wrapped(void)
 		{"setpriv curl x", "deny"}, {"prlimit --nofile=100 curl x", "deny"}, {"setarch x86_64 curl x", "deny"},
 		{"linux64 curl x", "deny"}, {"busybox linux64 curl x", "deny"}, {"choom -n 0 curl x", "deny"},
 		{"uv --quiet run curl x", "deny"}, {"su --bogus -c x", "deny"}, {"su $OPT x", "deny"},
+		/* helper-45 */
+		{"script --timing -c 'curl x' /dev/null", "abort"}, {"script --t -c 'curl x' /dev/null", "abort"},
+		{"script --timing --command='curl x' /dev/null", "abort"}, {"runuser curl --user=root x", "deny"},
+		{"runuser curl -u root x", "deny"}, {"runuser curl -u root -- x", "deny"}, {"env -S '#c' curl x", "deny"},
+		{"env -S '\\c' curl x", "deny"}, {"env -S 'curl\\_x'", "deny"}, {"env -S'-- curl x'", "deny"},
+		{"env -S '-u X curl x'", "deny"}, {"poetry -C sub run curl x", "deny"},
 		/* what they do not run stays allowed */
 		{"env - ls", "allow"}, {"xargs --replace=X echo X", "allow"}, {"script -q /dev/null", "allow"},
 		{"hash -r", "allow"}, {"command -v curl", "allow"}, {"time -- ls", "allow"},
@@ -1196,6 +1202,8 @@ static void wrapped(void)
 		{"env -u X ls", "allow"}, {"xargs -i echo {}", "allow"}, {"watch -d ls", "allow"}, {"command -p ls", "allow"},
 		{"script -q -c ls /dev/null", "allow"}, {"su -l -c ls", "allow"}, {"runuser -u nobody -- ls -l", "allow"},
 		{"fakeroot -u ls", "allow"}, {"uv run ls", "allow"}, {"su --login --command=ls", "allow"},
+		{"uv --version", "allow"}, {"uv -v pip list", "allow"}, {"poetry -n install", "allow"},
+		{"script --timing=t -c ls /dev/null", "allow"}, {"env -S 'ls -l'", "allow"},
 	};
 	decidesall(&a, lines, sizeof lines / sizeof lines[0]);
 }
