@@ -1169,11 +1169,12 @@ struct wrapper {
 	const char *argopts;          /* short options that take an argument (skipopts) */
 	const char *const *longargs;  /* long options that take one */
 	const char *const *longflags; /* long options that take none */
-	const char *flags;            /* short options that take none (wrunner: the subcommand that runs one) */
+	const char *flags;            /* short options that take none */
 	int operands;                 /* words between its options and the command (timeout's duration) */
 	const char *const *stops;     /* options after which it runs nothing of the line's (-p PID) */
 	const char *bare;             /* why it is opaque when nothing follows (chroot runs a shell), or NULL */
 	const char *glued;            /* short options whose value is optional, glued to them (xargs -i) */
+	const char *sub;              /* wrunner: the subcommand that runs one (uv run, bundle exec) */
 };
 
 static const char *const nolong[] = {NULL};
@@ -1377,9 +1378,16 @@ static void wwatch(struct sp *p, size_t idx, const struct wrapper *w)
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	size_t k = 1;
 	int exec = 0;
-	for (size_t j = 1; j < cmd->argc && cmd->argv[j][0] == '-'; j++)
-		exec |= !strcmp(cmd->argv[j], "-x") || !strcmp(cmd->argv[j], "--exec");
 	int rc = skipopts(cmd, &k, w, NULL, NULL);
+	for (size_t j = 1; j < k; j++) { /* -x alone, in a cluster (-tx), or after -n 1 */
+		const char *a = cmd->argv[j];
+		if (a[0] != '-' || (cmd->wf[j] & SHW_UNKNOWN))
+			continue;
+		if (a[1] == '-')
+			exec |= !strcmp(a, "--exec");
+		else
+			exec |= strcspn(a, "xn") < strlen(a) && a[strcspn(a, "xn")] == 'x';
+	}
 	if (rc < 0 || exec) {
 		inner(p, idx, k, rc, 0);
 		return;
@@ -1538,6 +1546,8 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 		if (!posixsh(b ? b + 1 : shell))
 			why = "su -s runs its -c string with a program the splitter does not read";
 	}
+	if (!why && str && str[0] == '-')
+		why = "a -c string the shell reads as its options (su -c -- 'cmd')";
 	if (!why && (str || strunknown)) {
 		if (strunknown || !str) {
 			why = "a command string only known at run time";
@@ -1621,13 +1631,16 @@ static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
 			emitopaque(p, idx, av, wf, argc, "env -S with a string only known at run time");
 			return;
 		}
-		if (strpbrk(s, "#\\") || s[strspn(s, " \t")] == '-') {
-			/* env splits '#', '\c', '\_' otherwise than a shell, and reads options again */
-			emitopaque(p, idx, av, wf, argc, "env -S with a string env splits otherwise than a shell");
-			return;
-		}
+		/* env splits its string by rules of its own ('#', '\\c', quotes, '>' is no redirection) and
+		 * reads options again after it: only plain words are read as a shell would read them */
+		static const char plainch[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%^ \t";
 		char *t = joinwords(cmd, k);
 		char *u = t ? xasprintf("%s %s", s, t) : NULL;
+		if (strspn(s, plainch) != strlen(s) || (u && u[strspn(u, " \t")] == '-')) {
+			emitopaque(p, idx, av, wf, argc, "env -S with a string env splits otherwise than a shell");
+			free(t), free(u);
+			return;
+		}
 		if (u)
 			emitscript(p, idx, u);
 		else
@@ -1688,24 +1701,25 @@ static void wfind(struct sp *p, size_t idx, const struct wrapper *w)
 static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
-	const char *sub = w->flags; /* the subcommand that runs one */
-	if (isopt(cmd, 1) || (cmd->argc > 1 && (cmd->wf[1] & SHW_UNKNOWN))) {
-		/* uv --quiet run curl: global options before the subcommand are not read; uv --version,
-		 * uv -v pip list run nothing of the line's */
-		for (size_t j = 2; j < cmd->argc; j++)
-			if (!strcmp(cmd->argv[j], sub) || (cmd->wf[j] & SHW_UNKNOWN)) {
+	size_t k = 1;
+	int rc = skipopts(cmd, &k, w, NULL, NULL); /* its own options before the subcommand */
+	if (rc < 0) {
+		/* an option it does not know: opaque when the subcommand, or a word only known at run
+		 * time, follows (uv --bogus run curl); uv --bogus pip list runs nothing of the line's */
+		for (size_t j = k; j < cmd->argc; j++)
+			if (!strcmp(cmd->argv[j], w->sub) || (cmd->wf[j] & SHW_UNKNOWN)) {
 				emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
 				return;
 			}
 		return;
 	}
-	if (cmd->argc <= 2 || strcmp(cmd->argv[1], sub) != 0)
+	if (k + 1 >= cmd->argc || strcmp(cmd->argv[k], w->sub) != 0)
 		return;
-	if (!strcmp(sub, "run") && isopt(cmd, 2)) {
+	if (!strcmp(w->sub, "run") && isopt(cmd, k + 1)) {
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a runner with options the splitter does not read");
 		return;
 	}
-	inner(p, idx, 2, 0, 0);
+	inner(p, idx, k + 1, 0, 0);
 }
 
 /* Their options are many; when they run something, it is not read. */
@@ -1729,6 +1743,23 @@ static void wopaque(struct sp *p, size_t idx, const struct wrapper *w)
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "a wrapper whose options the splitter does not read");
 }
 
+/* The runners' options before their subcommand (uv --quiet run, poetry -C DIR run). */
+static const char *const uvla[] = {"--color", "--cache-dir", "--python-preference", "--directory", "--project",
+                                   "--config-file", "--allow-insecure-host", NULL};
+static const char *const uvlf[] = {"--quiet", "--verbose", "--native-tls", "--offline", "--no-cache",
+                                   "--no-python-downloads", "--no-config", "--no-progress", "--managed-python",
+                                   "--no-managed-python", "--help", "--version", NULL};
+static const char *const poetryla[] = {"--directory", "--project", NULL};
+static const char *const poetrylf[] = {"--no-interaction", "--quiet", "--verbose", "--ansi", "--no-ansi",
+                                       "--no-plugins", "--no-cache", "--help", "--version", NULL};
+static const char *const pdmla[] = {"--config", NULL};
+static const char *const pdmlf[] = {"--verbose", "--quiet", "--no-cache", "--ignore-python", "--non-interactive",
+                                    "--help", "--version", NULL};
+static const char *const pipenvla[] = {"--python", "--pypi-mirror", NULL};
+static const char *const pipenvlf[] = {"--where", "--venv", "--py", "--envs", "--rm", "--bare", "--man", "--support",
+                                       "--site-packages", "--clear", "--quiet", "--verbose", "--version", "--help", NULL};
+static const char *const bundlela[] = {"--retry", NULL};
+static const char *const bundlelf[] = {"--no-color", "--verbose", "--help", "--version", NULL};
 static const char *const fakerootla[] = {"--lib", "--faked", NULL};
 static const char *const fakerootlf[] = {"--unknown-is-real", "--help", "--version", NULL};
 static const char *const timela[] = {"--output", "--format", NULL};
@@ -1756,45 +1787,45 @@ static const char *const xargslf[] = {"--null", "--open-tty", "--interactive", "
 static const char *const watchla[] = {"--interval", NULL};
 static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", "--differences", NULL};
 
-#define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
-#define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
-#define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
+#define SHELL(n) {n, wshell, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
+#define OPAQUE(n) {n, wopaque, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
+#define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
 /* Every wrapper, sorted by name: wrapfind searches it. */
 static const struct wrapper wrappers[] = {
 	PLAIN("alias", walias),
 	SHELL("ash"),
 	SHELL("bash"),
 	PLAIN("builtin", wcommand),
-	{"bundle", wrunner, NULL, NULL, NULL, "exec", 0, NULL, NULL, NULL},
+	{"bundle", wrunner, "r", bundlela, bundlelf, "Vh", 0, NULL, NULL, NULL, "exec"},
 	PLAIN("busybox", wbusybox),
 	OPAQUE("bwrap"),
-	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("choom"),
 	OPAQUE("chpst"),
-	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell", NULL},
-	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL},
+	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell", NULL, NULL},
+	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL, NULL},
 	PLAIN("command", wcommand),
 	SHELL("csh"),
 	SHELL("dash"),
-	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
-	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL, NULL},
+	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL, NULL, NULL},
 	SHELL("elvish"),
-	{"env", wenv, "uC", envla, envlf, "i0v-", 0, NULL, NULL, NULL},
+	{"env", wenv, "uC", envla, envlf, "i0v-", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("envdir"),
 	OPAQUE("envuidgid"),
 	SHELL("es"),
 	PLAIN("eval", weval),
-	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL, NULL},
+	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("expect"),
-	{"fakeroot", wopts, "lfisb", fakerootla, fakerootlf, "uvh", 0, NULL, NULL, NULL},
+	{"fakeroot", wopts, "lfisb", fakerootla, fakerootlf, "uvh", 0, NULL, NULL, NULL, NULL},
 	PLAIN("fc", wfc),
 	PLAIN("find", wfind),
 	OPAQUE("firejail"),
 	SHELL("fish"),
-	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL, NULL},
+	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL, NULL, NULL},
 	PLAIN("hash", whash),
 	OPAQUE("i386"),
-	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL, NULL},
+	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL, NULL, NULL},
 	SHELL("ksh"),
 	SHELL("ksh93"),
 	OPAQUE("linux32"),
@@ -1802,18 +1833,18 @@ static const struct wrapper wrappers[] = {
 	SHELL("lksh"),
 	OPAQUE("ltrace"),
 	SHELL("mksh"),
-	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL, NULL},
-	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL, NULL, NULL},
+	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("nsenter"),
 	SHELL("nu"),
 	SHELL("oksh"),
 	OPAQUE("parallel"),
 	SHELL("pdksh"),
-	{"pdm", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
+	{"pdm", wrunner, "c", pdmla, pdmlf, "vqInhV", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("pgrphack"),
-	{"pipenv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
+	{"pipenv", wrunner, "", pipenvla, pipenvlf, "qvh", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("pkexec"),
-	{"poetry", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
+	{"poetry", wrunner, "CP", poetryla, poetrylf, "nqvhV", 0, NULL, NULL, NULL, "run"},
 	SHELL("posh"),
 	OPAQUE("prlimit"),
 	OPAQUE("proot"),
@@ -1822,36 +1853,36 @@ static const struct wrapper wrappers[] = {
 	SHELL("rc"),
 	OPAQUE("run-parts"),
 	OPAQUE("runcon"),
-	{"runuser", wsu, "usgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL},
+	{"runuser", wsu, "usgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("screen"),
-	{"script", wsu, "tTBIOEmo", NULL, NULL, "aefqhV", 0, NULL, NULL, NULL},
+	{"script", wsu, "tTBIOEmo", NULL, NULL, "aefqhV", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("setarch"),
 	OPAQUE("setpriv"),
-	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
+	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("setuidgid"),
 	SHELL("sh"),
 	OPAQUE("softlimit"),
 	OPAQUE("start-stop-daemon"),
-	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL, NULL},
+	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("strace"),
-	{"su", wsu, "sgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL},
-	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL, NULL},
+	{"su", wsu, "sgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL, NULL},
+	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("systemd-run"),
-	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL},
+	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL, NULL},
 	SHELL("tcsh"),
-	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL, NULL},
-	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL, NULL},
+	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL, NULL, NULL},
 	OPAQUE("tmux"),
 	PLAIN("toybox", wbusybox),
 	PLAIN("trap", wtrap),
 	OPAQUE("uclampset"),
 	OPAQUE("uname26"),
 	OPAQUE("unshare"),
-	{"uv", wrunner, NULL, NULL, NULL, "run", 0, NULL, NULL, NULL},
+	{"uv", wrunner, "", uvla, uvlf, "qvnhV", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("valgrind"),
-	{"watch", wwatch, "n", watchla, watchlf, "bcegptwx", 0, NULL, NULL, "d"}, /* -d[=permanent] */
+	{"watch", wwatch, "n", watchla, watchlf, "bcegptwx", 0, NULL, NULL, "d", NULL}, /* -d[=permanent] */
 	OPAQUE("x86_64"),
-	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtx", 0, NULL, NULL, "eil"}, /* -e -i -l: value glued or none */
+	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtx", 0, NULL, NULL, "eil", NULL}, /* -e -i -l: value glued or none */
 	SHELL("xonsh"),
 	OPAQUE("xvfb-run"),
 	SHELL("yash"),

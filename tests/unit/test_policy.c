@@ -1188,13 +1188,18 @@ static void wrapped(void)
 		{"runuser -u root ls -m curl", "deny"}, {"fakeroot -f faked-sysv curl x", "abort"},
 		{"setpriv curl x", "deny"}, {"prlimit --nofile=100 curl x", "deny"}, {"setarch x86_64 curl x", "deny"},
 		{"linux64 curl x", "deny"}, {"busybox linux64 curl x", "deny"}, {"choom -n 0 curl x", "deny"},
-		{"uv --quiet run curl x", "deny"}, {"su --bogus -c x", "deny"}, {"su $OPT x", "deny"},
+		{"uv --quiet run curl x", "abort"}, {"su --bogus -c x", "deny"}, {"su $OPT x", "deny"},
 		/* helper-45 */
 		{"script --timing -c 'curl x' /dev/null", "abort"}, {"script --t -c 'curl x' /dev/null", "abort"},
 		{"script --timing --command='curl x' /dev/null", "abort"}, {"runuser curl --user=root x", "deny"},
 		{"runuser curl -u root x", "deny"}, {"runuser curl -u root -- x", "deny"}, {"env -S '#c' curl x", "deny"},
 		{"env -S '\\c' curl x", "deny"}, {"env -S 'curl\\_x'", "deny"}, {"env -S'-- curl x'", "deny"},
-		{"env -S '-u X curl x'", "deny"}, {"poetry -C sub run curl x", "deny"},
+		{"env -S '-u X curl x'", "deny"}, {"poetry -C sub run curl x", "abort"},
+		/* helper-46 */
+		{"env -S 'A=1>' curl x", "deny"}, {"env -S' ' -- curl x", "deny"}, {"env -S '\"-i\" curl x'", "deny"},
+		{"su root -c -- 'curl x'", "deny"}, {"su -m root -c -e 'curl x'", "deny"},
+		{"runuser -m root -c -e 'curl x'", "deny"}, {"watch -tx env 'A=1>' curl x", "abort"},
+		{"watch -n 1 -x env 'A=1>' curl x", "abort"}, {"uv --bogus run curl x", "deny"},
 		/* what they do not run stays allowed */
 		{"env - ls", "allow"}, {"xargs --replace=X echo X", "allow"}, {"script -q /dev/null", "allow"},
 		{"hash -r", "allow"}, {"command -v curl", "allow"}, {"time -- ls", "allow"},
@@ -1204,6 +1209,9 @@ static void wrapped(void)
 		{"fakeroot -u ls", "allow"}, {"uv run ls", "allow"}, {"su --login --command=ls", "allow"},
 		{"uv --version", "allow"}, {"uv -v pip list", "allow"}, {"poetry -n install", "allow"},
 		{"script --timing=t -c ls /dev/null", "allow"}, {"env -S 'ls -l'", "allow"},
+		{"uv -q run pytest", "allow"}, {"uv --directory sub run pytest", "allow"},
+		{"poetry --no-interaction run pytest", "allow"}, {"pipenv --python 3.11 run pytest", "allow"},
+		{"pdm -v run pytest", "allow"}, {"uv --directory run sync", "allow"}, {"watch -n 1 -x ls", "allow"},
 	};
 	decidesall(&a, lines, sizeof lines / sizeof lines[0]);
 }
