@@ -1179,6 +1179,17 @@ struct wrapper {
 
 static const char *const nolong[] = {NULL};
 
+static const struct wrapper *wrapfind(const char *n);
+
+/* Whether s is one of the words of l. */
+static int instrs(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
 /* A wrapper option whose value is a command string it runs (env -S): its letter and long name. */
 struct stropt {
 	char letter;
@@ -1346,7 +1357,8 @@ static void weval(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	(void)w;
-	char *s = joinwords(cmd, 1);
+	/* bash's eval takes "--" (dash would run a command named "--": reading the rest is stricter) */
+	char *s = joinwords(cmd, cmd->argc > 1 && !strcmp(cmd->argv[1], "--") ? 2 : 1);
 	if (!s) {
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "eval of a string only known at run time");
 		return;
@@ -1366,6 +1378,20 @@ static void walias(struct sp *p, size_t idx, const struct wrapper *w)
 			return;
 		}
 		if (eq) {
+			/* e=env; e curl x: the words after a use of the name go to the value's program, so a
+			 * value naming one that runs others (or one the splitter cannot read plainly) is opaque */
+			const char *v = eq + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t n = strcspn(v, " \t");
+			char *first = xstrndup(v, n);
+			const char *slash = strrchr(first, '/');
+			int runs = strpbrk(v, "'\"\\$`") || strchr(first, '=') || wrapfind(slash ? slash + 1 : first);
+			free(first);
+			if (runs) {
+				emitopaque(p, idx, cmd->argv + k, cmd->wf + k, 1, "an alias for a program that runs others");
+				return;
+			}
 			char *s = xstrdup(eq + 1);
 			emitscript(p, idx, s);
 			free(s);
@@ -1668,31 +1694,78 @@ static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 	inner(p, idx, k, rc, 1);
 }
 
+/* find's primaries whose value is the next word (a word there is never read as a primary). */
+static const char *const findval[] = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
+                                      "-iregex", "-lname", "-ilname", "-type", "-xtype", "-user", "-group", "-uid",
+                                      "-gid", "-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime",
+                                      "-cmin", "-used", "-newer", "-anewer", "-cnewer", "-samefile", "-inum",
+                                      "-links", "-maxdepth", "-mindepth", "-printf", "-fprint", "-fprint0", "-fls",
+                                      "-context", "-regextype", "-files0-from", NULL};
+
+static int findexec(const char *a)
+{
+	return !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") || !strcmp(a, "-okdir");
+}
+
+/* Where the command of the -exec at j ends (its ";", or "+" after "{}"), or argc. */
+static size_t findend(const struct shcmd *cmd, size_t j)
+{
+	size_t s = j + 1;
+	for (j = s; j < cmd->argc; j++)
+		if (!strcmp(cmd->argv[j], ";") || (j > s && !strcmp(cmd->argv[j], "+") && !strcmp(cmd->argv[j - 1], "{}")))
+			break;
+	return j;
+}
+
+/* find: what each -exec, -execdir, -ok and -okdir runs, every one of them read, an -exec inside
+ * another's words too (a word only known at run time may be ";" and end the first early). A word
+ * that may be a primary (-exec) when only known at run time, where find reads primaries, makes the
+ * whole opaque: E=-exec; find a $E curl x \; runs curl. */
 static void wfind(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
 	char **av = cmd->argv;
 	unsigned char *wf = cmd->wf;
-	size_t argc = cmd->argc;
+	size_t argc = cmd->argc, end = 0;
+	int early = 0; /* a word in this -exec's command may end it early */
 	(void)w;
 	for (size_t j = 1; j < argc; j++) {
-		if (strcmp(av[j], "-exec") && strcmp(av[j], "-execdir") && strcmp(av[j], "-ok") && strcmp(av[j], "-okdir"))
+		if (j >= end)
+			early = 0;
+		if (j >= end && findexec(av[j]) && !(wf[j] & SHW_UNKNOWN)) {
+			end = findend(cmd, j);
 			continue;
-		size_t s = ++j;
-		while (j < argc && strcmp(av[j], ";") && !(j > s && !strcmp(av[j], "+") && !strcmp(av[j - 1], "{}")))
-			j++;
-		if (j == s)
+		}
+		int could = !(wf[j] & SHW_NODASH) && (((wf[j] & SHW_UNKNOWN) && av[j][0] == SHUNK) ||
+		                                      ((wf[j] & SHW_SPLIT) && strchr("*?[", av[j][0])));
+		if (!could || (j > 1 && !(wf[j - 1] & SHW_UNKNOWN) && instrs(findval, av[j - 1])))
+			continue;
+		/* -exec needs its ";" or "+": in the word itself (unquoted, it may be many), or after it */
+		int term = (wf[j] & SHW_SPLIT) != 0;
+		for (size_t q = j + 1; q < argc && !term; q++)
+			term = !strcmp(av[q], ";") || !strcmp(av[q], "+") || (wf[q] & SHW_UNKNOWN);
+		if ((j >= end || early) && term) {
+			emitopaque(p, idx, av, wf, argc, "a word only known at run time where find reads its primaries");
+			return;
+		}
+		early = 1;
+	}
+	for (size_t j = 1; j < argc; j++) {
+		if (!findexec(av[j]) || (wf[j] & SHW_UNKNOWN))
+			continue;
+		size_t s = j + 1, e = findend(cmd, j);
+		if (e == s)
 			continue;
 		/* {} is a path found, "./name" or below the start: it never starts with '-' */
-		char **ws = xmalloc((j - s) * sizeof *ws);
-		unsigned char *f = xmalloc(j - s);
+		char **ws = xmalloc((e - s) * sizeof *ws);
+		unsigned char *f = xmalloc(e - s);
 		static char unk[] = {SHUNK, 0};
-		for (size_t q = s; q < j; q++) {
+		for (size_t q = s; q < e; q++) {
 			int br = strstr(av[q], "{}") != NULL;
 			ws[q - s] = br && !strcmp(av[q], "{}") ? unk : av[q];
 			f[q - s] = br ? (unsigned char)(wf[q] | SHW_UNKNOWN | SHW_NODASH) : wf[q];
 		}
-		emitinner(p, idx, ws, f, j - s, 0);
+		emitinner(p, idx, ws, f, e - s, 0);
 		free(ws), free(f);
 	}
 }

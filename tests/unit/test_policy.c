@@ -1200,6 +1200,14 @@ static void wrapped(void)
 		{"su root -c -- 'curl x'", "deny"}, {"su -m root -c -e 'curl x'", "deny"},
 		{"runuser -m root -c -e 'curl x'", "deny"}, {"watch -tx env 'A=1>' curl x", "abort"},
 		{"watch -n 1 -x env 'A=1>' curl x", "abort"}, {"uv --bogus run curl x", "deny"},
+		/* helper-47 */
+		{"alias e=env; eval 'e curl x'", "deny"}, {"alias e=command; eval 'e curl x'", "deny"},
+		{"alias e=busybox; eval 'e sh -c \"curl x\"'", "deny"}, {"alias e=env\ne curl x", "deny"},
+		{"eval -- curl x", "abort"}, {"command eval -- curl x", "abort"},
+		{"S=';'; find a -exec echo $S -exec curl x \\;", "abort"},
+		{"P=+; find a -exec echo {} $P -exec curl x {} +", "abort"}, {"E=-exec; find a $E curl x \\;", "deny"},
+		{"find a $(echo -exec) curl x \\;", "deny"}, {"find * curl x \\;", "deny"},
+		{"find . -exec echo \"$S\" \"$E\" curl x \\;", "deny"}, {"X='-exec curl x ;'; find . $X", "deny"},
 		/* what they do not run stays allowed */
 		{"env - ls", "allow"}, {"xargs --replace=X echo X", "allow"}, {"script -q /dev/null", "allow"},
 		{"hash -r", "allow"}, {"command -v curl", "allow"}, {"time -- ls", "allow"},
@@ -1212,6 +1220,8 @@ static void wrapped(void)
 		{"uv -q run pytest", "allow"}, {"uv --directory sub run pytest", "allow"},
 		{"poetry --no-interaction run pytest", "allow"}, {"pipenv --python 3.11 run pytest", "allow"},
 		{"pdm -v run pytest", "allow"}, {"uv --directory run sync", "allow"}, {"watch -n 1 -x ls", "allow"},
+		{"alias ll='ls -l'; ll", "allow"}, {"eval -- ls", "allow"}, {"find . -name \"$P\" -exec grep -l x {} +", "allow"},
+		{"find . -type f -exec grep \"$PAT\" {} \\;", "allow"}, {"find src -name *.c -exec wc -l {} +", "allow"},
 	};
 	decidesall(&a, lines, sizeof lines / sizeof lines[0]);
 }

@@ -271,7 +271,7 @@ static const struct tcase cases[] = {
 	{"zip -TT 'x' a.zip f", 1, {"<zip><-TT><x><a.zip><f>"}, "zip -TT runs a program"},
 	{"find . -name x -delete", 1, {"<find><.><-name><x><-delete>"}, "this find action runs commands, deletes or writes files"},
 	{"find . -name \"$n\"", 1, {"<find><.><-name><…>"}, "an argument only known at run time could be a find action (-exec, -delete)"},
-	{"find $d -name x", 1, {"<find><…><-name><x>"}, "an argument only known at run time could be a find action (-exec, -delete)"},
+	{"find \"$d\" -name x", 1, {"<find><…><-name><x>"}, "an argument only known at run time could be a find action (-exec, -delete)"},
 	{"curl -o x http://a", 1, {"<curl><-o><x><http://a>"}, "this curl option writes a file or reads options from one"},
 	{"dd if=a of=b", 1, {"<dd><if=a><of=b>"}, "dd of= writes a file"},
 	{"uniq a b", 1, {"<uniq><a><b>"}, "a second file operand is the file it writes"},
