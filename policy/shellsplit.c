@@ -2477,7 +2477,7 @@ static int command(struct sp *p)
 			continue;
 		}
 		size_t end;
-		char kw[12];
+		char kw[12] = ""; /* keyword() fills it only when it finds one */
 		int k = after ? KWNONE : keyword(p, &end, kw);
 		if (k == KWOTHER && p->shadow && strcmp(kw, "case") && strcmp(kw, "for") && strcmp(kw, "esac"))
 			k = KWNONE; /* dash has no [[, function, select, coproc or time */
