@@ -216,13 +216,19 @@ static size_t asgname(const char *w)
 	return w[n] == '=' || (w[n] == '+' && w[n + 1] == '=') ? n : 0;
 }
 
+/* p past its leading blanks (a loop: strspn costs more on a pattern's few). */
+static const char *pastblanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return p;
+}
+
 /* Where a command pattern's leading assignments start ("A=1 prog *", or "env A=1 prog *",
  * which means the same), or -1 when it does not begin with one. */
 static long patasg(const char *pat)
 {
-	const char *p = pat;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
+	const char *p = pastblanks(pat);
 	if (p[0] == 'e' && p[1] == 'n' && p[2] == 'v' && (p[3] == ' ' || p[3] == '\t')) {
 		const char *q = p + 3 + strspn(p + 3, " \t\n");
 		if (asgname(q))
@@ -325,8 +331,9 @@ static const char *asgmiss(const char *pat, long at, const struct subjwords *sw)
 struct live {
 	int on;
 	long asg;
-	const char *prog; /* the pattern's first word when it is plain text and no assignment leads it */
-	size_t progn;     /* (a command whose program is known and another never matches), or NULL */
+	const char *prog; /* the pattern's first word, when it is plain text and no assignment leads it
+	                   * (a command whose known program is another never matches), or NULL */
+	size_t progn;     /* its length */
 };
 
 /* The live rule k's view: callmatches, patasg and the plain first word of its pattern. */
@@ -337,9 +344,7 @@ static void liveset(struct live *l, const struct rule *r, const struct subject *
 	l->prog = NULL;
 	if (!l->on || !r->command || l->asg >= 0)
 		return;
-	const char *p = r->command;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
+	const char *p = pastblanks(r->command);
 	static const unsigned char stop[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, [0] = 1, ['*'] = 2, ['?'] = 2,
 	                                        ['['] = 2, [']'] = 2, ['\\'] = 2, ['\''] = 2, ['"'] = 2};
 	size_t n = 0;

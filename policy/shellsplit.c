@@ -1085,13 +1085,19 @@ static const char *base(const char *a)
 }
 
 /* Shells whose -c script the splitter reads; zsh, fish, csh and the like read other languages. */
+/* Whether s is one of the words of l. */
+static int instrs(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
 static int posixsh(const char *n)
 {
 	static const char *const sh[] = {"sh", "bash", "dash", "ash", "ksh", "mksh", "posh", "yash", "rbash", "lksh", "pdksh", NULL};
-	for (const char *const *s = sh; *s; s++)
-		if (!strcmp(n, *s))
-			return 1;
-	return 0;
+	return instrs(sh, n);
 }
 
 /* A shell at argv[k]: its -c script read, a file it runs left as it is, its standard input
@@ -1180,15 +1186,6 @@ struct wrapper {
 static const char *const nolong[] = {NULL};
 
 static const struct wrapper *wrapfind(const char *n);
-
-/* Whether s is one of the words of l. */
-static int instrs(const char *const *l, const char *s)
-{
-	for (; *l; l++)
-		if (!strcmp(*l, s))
-			return 1;
-	return 0;
-}
 
 /* A wrapper option whose value is a command string it runs (env -S): its letter and long name. */
 struct stropt {
@@ -1284,9 +1281,8 @@ static void inner(struct sp *p, size_t idx, size_t k, int rc, int more)
 static int stopped(const struct shcmd *cmd, const char *const *stops)
 {
 	for (size_t j = 1; stops && j < cmd->argc; j++)
-		for (const char *const *s = stops; *s; s++)
-			if (!strcmp(cmd->argv[j], *s))
-				return 1;
+		if (instrs(stops, cmd->argv[j]))
+			return 1;
 	return 0;
 }
 
@@ -1412,7 +1408,7 @@ static void wwatch(struct sp *p, size_t idx, const struct wrapper *w)
 		if (a[1] == '-')
 			exec |= !strcmp(a, "--exec");
 		else
-			exec |= strcspn(a, "xn") < strlen(a) && a[strcspn(a, "xn")] == 'x';
+			exec |= a[strcspn(a, "xn")] == 'x'; /* before -n, whose value ends the cluster */
 	}
 	if (rc < 0 || exec) {
 		inner(p, idx, k, rc, 0);
@@ -1514,7 +1510,7 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 		if (a[0] != '-' || !a[1]) {
 			if (user)
 				run = j; /* runuser -u USER [options] COMMAND */
-			early |= a[1] || a[0] != '-';
+			early |= a[0] != '-'; /* a word, not a lone "-" */
 			continue;
 		}
 		if (!strcmp(a, "--")) {
@@ -1532,10 +1528,7 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 				why = "a wrapper with an option the splitter does not know";
 				break;
 			}
-			int hasval = 0;
-			for (const char *const *l = sula; *l && !hasval; l++)
-				hasval = *l == opt;
-			if (hasval)
+			if (instrs(sula, opt))
 				v = eq ? eq + 1 : (taken = 1, j + 1 < argc ? av[j + 1] : NULL);
 		} else {
 			for (const char *o = a + 1; *o; o++) {
@@ -1704,7 +1697,8 @@ static const char *const findval[] = {"-name", "-iname", "-path", "-ipath", "-wh
 
 static int findexec(const char *a)
 {
-	return !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") || !strcmp(a, "-okdir");
+	static const char *const run[] = {"-exec", "-execdir", "-ok", "-okdir", NULL};
+	return instrs(run, a);
 }
 
 /* Where the command of the -exec at j ends (its ";", or "+" after "{}"), or argc. */
@@ -1770,7 +1764,8 @@ static void wfind(struct sp *p, size_t idx, const struct wrapper *w)
 	}
 }
 
-/* uv run, poetry run, pipenv run, pdm run; bundle exec (row flags "exec"): the command after. */
+/* uv run, poetry run, pipenv run, pdm run; bundle exec (the row's sub): the command after, its
+ * own options before the subcommand read from its row. */
 static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1795,7 +1790,6 @@ static void wrunner(struct sp *p, size_t idx, const struct wrapper *w)
 	inner(p, idx, k + 1, 0, 0);
 }
 
-/* Their options are many; when they run something, it is not read. */
 /* bash's hash -p PATH NAME: NAME runs PATH from then on, whatever the line says it runs. */
 static void whash(struct sp *p, size_t idx, const struct wrapper *w)
 {
@@ -1808,6 +1802,7 @@ static void whash(struct sp *p, size_t idx, const struct wrapper *w)
 		}
 }
 
+/* Their options are many; when they run something, it is not read. */
 static void wopaque(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
