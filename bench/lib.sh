@@ -18,6 +18,16 @@ benchbuild() {
 		$(pkg-config --libs $pkgs) -lpthread -lm
 }
 
+# freshext4 IMG MB DIR: makes a new ext4 of MB megabytes in the file IMG (journaled, mkfs's
+# defaults, inode tables written now) and mounts it on DIR. Root only; fails when it cannot.
+# A used disk carries its history: ext4 without a journal scans every inode deleted in the last
+# minute for each file it creates, so a job that replaces files slows every later create.
+freshext4() {
+	[ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null || return 1
+	truncate -s 0 "$1" && truncate -s "$2M" "$1" &&
+		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$1" && mount -o loop "$1" "$3" && sync
+}
+
 # goal LABEL VALUE UNIT OP LIMIT: prints one figure beside its goal and a verdict, e.g.
 #   goal "audit --verify" 1.42 s '<=' 2   ->   audit --verify  1.42 s   goal <= 2 s: met
 # OP is <= or >=. A goal missed is said, not failed: figures depend on the machine.

@@ -140,10 +140,7 @@ ours_m="" peerm=""
 # minute (six while the inode table is not yet written) for each file it creates, and writeback of
 # the last round runs beside the next; that moved one restore between 0.7 and 8 s here.
 img="" ours_f="" peerf=""
-freshfs() {
-	truncate -s 0 "$img" && truncate -s "$(((mb * 3) / 2 + 256))M" "$img" &&
-		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$img" && mount -o loop "$img" "$fs" && sync
-}
+freshfs() { freshext4 "$img" "$(((mb * 3) / 2 + 256))" "$fs"; }
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null && [ "$(df -Pm "$tmp" | awk 'NR == 2 { print $4 }')" -gt $((2 * mb + 512)) ]; then
 	img=$tmp/fs.img fs=$tmp/fs
 	mkdir "$fs"

@@ -8,7 +8,12 @@
 #  - a 5,000-turn job of the same finishes; bytes sent in its second half over its first (linear: 1)
 #  - utf8clean on 250 KB of ASCII against malloc+memcpy, the floor, and the byte-by-byte path it
 #    replaced
-# TURNS_LONG=N runs the long job with N turns instead; QUICK=1 runs only the 100-turn job.
+# The jobs run twice when the bench is root: in /tmp as it is, and in an ext4 made fresh for them
+# (journaled, mkfs's defaults: what a CI runner's disk is). A job replaces its files each turn,
+# and ext4 without a journal (this machine's /tmp) scans every inode deleted in the last minute
+# for each file it creates: a cost of the disk's history, not of the runner, that grows with the
+# job. The goals are held in both; the long job runs on the fresh one when there is one.
+# TURNS_LONG=N runs the long job with N turns instead; QUICK=1 runs only the 100-turn job in /tmp.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -17,12 +22,14 @@ NS=${NIGHTSHIFT:-$root/nightshift}
 [ -x "$NS" ] || make -C "$root" -s nightshift >/dev/null
 tmp=$(mktemp -d /tmp/ns-bench-turns.XXXXXX)
 mp=
-trap '[ -n "$mp" ] && kill $mp 2>/dev/null; [ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
+fs=""
+trap '[ -n "$mp" ] && kill $mp 2>/dev/null; [ -n "$fs" ] && umount "$fs"; [ -n "${KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"' EXIT
 LONG=${TURNS_LONG:-5000}
 
-# job N: runs an N-turn job; prints "CPU_SECONDS STATUS TURNS FIRST_HALF_BYTES SECOND_HALF_BYTES"
+# job DIR N: runs an N-turn job in DIR/jobN; prints "CPU_SECONDS STATUS TURNS FIRST_HALF_BYTES
+# SECOND_HALF_BYTES AVERAGE_BYTES"
 job() {
-	local n=$1 d="$tmp/job$1"
+	local n=$2 d="$1/job$2"
 	mkdir -p "$d/ws"
 	echo "{\"window\": 128000, \"roles\": {\"main\": {\"turns\": $n, \"write\": 20480, \"output\": [40, 200]}}}" > "$d/config.json"
 	python3 "$root/tests/longmodel.py" "$d/config.json" "$d/port" "$d/log" & mp=$!
@@ -63,30 +70,49 @@ PY
 
 # CPU per turn at N: (CPU of an N-turn job - CPU of a 10-turn one) / (N - 10): the start-up and the
 # end (manifest, workspace, sealing the run) are paid once, not per turn.
-read -r c10 _ t10 _ _ _ <<<"$(job 10)"
-read -r c100 s100 t100 _ _ b100 <<<"$(job 100)"
-[ -n "${QUICK:-}" ] && { echo "100 turns: ${c100}s CPU, $t100 turns, $s100"; exit 0; }
-read -r c800 s800 t800 _ _ b800 <<<"$(job 800)"
-echo "100 turns: $s100, $t100 turns, ${c100}s CPU, requests $((b100 / 1024)) KB on average"
-echo "800 turns: $s800, $t800 turns, ${c800}s CPU, requests $((b800 / 1024)) KB on average"
-echo "10 turns: ${c10}s CPU (start-up and end, subtracted below)"
-p100=$(awk -v c="$c100" -v t="$t100" -v c0="$c10" -v t0="$t10" 'BEGIN { printf "%.2f", (c - c0) * 1000 / (t - t0) }')
-p800=$(awk -v c="$c800" -v t="$t800" -v c0="$c10" -v t0="$t10" 'BEGIN { printf "%.2f", (c - c0) * 1000 / (t - t0) }')
-goal "CPU per turn, 100 turns" "$p100" ms '<=' 2
-goal "CPU per turn, 800 turns" "$p800" ms '<=' 2
-goal "CPU per turn, 800 over 100 turns" "$(awk -v a="$p800" -v b="$p100" 'BEGIN { printf "%.2f", a / b }')" x '<=' 1.15
+perturn() { awk -v c="$1" -v t="$2" -v c0="$3" -v t0="$4" 'BEGIN { printf "%.2f", (c - c0) * 1000 / (t - t0) }'; }
+
+# flat DIR LABEL: the 10-, 100- and 800-turn jobs in DIR, their figures beside the goals; leaves
+# the 10-turn job's CPU and turns in c10 and t10 for the long job.
+flat() {
+	local s100 t100 c100 b100 s800 t800 c800 b800 p100 p800
+	read -r c10 _ t10 _ _ _ <<<"$(job "$1" 10)"
+	read -r c100 s100 t100 _ _ b100 <<<"$(job "$1" 100)"
+	[ -n "${QUICK:-}" ] && { echo "100 turns: ${c100}s CPU, $t100 turns, $s100"; exit 0; }
+	read -r c800 s800 t800 _ _ b800 <<<"$(job "$1" 800)"
+	echo "$2: 100 turns: $s100, $t100 turns, ${c100}s CPU, requests $((b100 / 1024)) KB on average"
+	echo "$2: 800 turns: $s800, $t800 turns, ${c800}s CPU, requests $((b800 / 1024)) KB on average"
+	echo "$2: 10 turns: ${c10}s CPU (start-up and end, subtracted below)"
+	p100=$(perturn "$c100" "$t100" "$c10" "$t10")
+	p800=$(perturn "$c800" "$t800" "$c10" "$t10")
+	goal "CPU per turn, 100 turns, $2" "$p100" ms '<=' 2
+	goal "CPU per turn, 800 turns, $2" "$p800" ms '<=' 2
+	goal "CPU per turn, 800 over 100, $2" "$(awk -v a="$p800" -v b="$p100" 'BEGIN { printf "%.2f", a / b }')" x '<=' 1.15
+	[ "$s100" = succeeded ] && [ "$s800" = succeeded ] || ok=0
+}
+ok=1
+flat "$tmp" "/tmp"
+where=$tmp venue=/tmp
+mkdir "$tmp/fs"
+if freshext4 "$tmp/fs.img" 1024 "$tmp/fs"; then
+	fs=$tmp/fs
+	flat "$fs" "fresh ext4"
+	where=$fs venue="fresh ext4"
+else
+	echo "SKIPPED the jobs in a fresh ext4: needs root, mkfs.ext4 and a loop device"
+fi
 
 start=$(date +%s.%N)
-read -r cl sl tl f1 f2 bl <<<"$(job "$LONG")"
+read -r cl sl tl f1 f2 bl <<<"$(job "$where" "$LONG")"
 secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
-echo "$LONG turns: $sl, $tl turns in ${secs}s, ${cl}s CPU, requests $((bl / 1024)) KB on average; bytes sent $f1 in the first half, $f2 in the second"
+echo "$venue: $LONG turns: $sl, $tl turns in ${secs}s, ${cl}s CPU, requests $((bl / 1024)) KB on average; bytes sent $f1 in the first half, $f2 in the second"
 goal "$LONG-turn job finishes (turns done)" "$tl" turns '>=' "$LONG"
 goal "bytes sent, second half over first" "$(awk -v a="$f2" -v b="$f1" 'BEGIN { printf "%.3f", a / b }')" x '<=' 1.15
-goal "CPU per turn, $LONG turns" "$(awk -v c="$cl" -v t="$tl" -v c0="$c10" -v t0="$t10" 'BEGIN { printf "%.2f", (c - c0) * 1000 / (t - t0) }')" ms '<=' 2
+goal "CPU per turn, $LONG turns, $venue" "$(perturn "$cl" "$tl" "$c10" "$t10")" ms '<=' 2
 
 benchbuild utf8
 read -r _ u _ m _ o <<<"$("$tmp/utf8")"
 echo "utf8clean on 250 KB of ASCII: ${u} ms; memcpy ${m} ms; byte by byte ${o} ms"
 goal "utf8clean over malloc+memcpy (250 KB ASCII)" "$(awk -v a="$u" -v b="$m" 'BEGIN { printf "%.2f", a / b }')" x '<=' 1.5
 echo "the byte-by-byte path it replaced: $(awk -v a="$o" -v b="$u" 'BEGIN { printf "%.1f", a / b }')x utf8clean's time"
-[ "$s100" = succeeded ] && [ "$s800" = succeeded ] && [ "$sl" = succeeded ]
+[ "$ok" = 1 ] && [ "$sl" = succeeded ]
