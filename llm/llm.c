@@ -559,7 +559,8 @@ void llmclose(struct llm *l)
 	evrclose(l->record);
 	cJSON_Delete(l->keptsrc);
 	cJSON_Delete(l->keptwire);
-	strvfree(&l->kepttext);
+	buffree(&l->kepttext);
+	free(l->keptend);
 	sha256growfree(&l->sent);
 	free(l->sentsystem);
 	free(l->apikey);

@@ -137,7 +137,8 @@ struct llm {
 	/* Chat completions (openai.c): the neutral messages last sent (copies) and their wire form, kept
 	 * between turns so that a turn converts only what is new; owned. */
 	cJSON *keptsrc, *keptwire;
-	struct strv kepttext;      /* each of keptwire printed, as sent */
+	struct buf kepttext;       /* keptwire printed, as sent: each message, a comma after each */
+	size_t *keptend, keptcap;  /* where each message's text ends in kepttext (its comma after) */
 	const cJSON *sentmsgs;     /* the messages array of the request built last (in its body) */
 	int textonly;              /* llmprepare: the body is only printed, so sentmsgs may stay empty
 	                            * (its text is printed from kepttext) instead of holding a copy of each */

@@ -55,8 +55,20 @@ static void keptcut(struct llm *l, int i)
 		cJSON_DeleteItemFromArray(l->keptsrc, i);
 		cJSON_DeleteItemFromArray(l->keptwire, i);
 	}
-	while (l->kepttext.n > (size_t)i)
-		free(l->kepttext.v[--l->kepttext.n]);
+	l->kepttext.len = i ? l->keptend[i - 1] : 0;
+}
+
+/* Keep the text of w, the i-th message kept. */
+static void keptadd(struct llm *l, int i, const cJSON *w)
+{
+	if ((size_t)i >= l->keptcap) {
+		l->keptcap = l->keptcap ? 2 * l->keptcap : 64;
+		l->keptend = xrealloc(l->keptend, l->keptcap * sizeof *l->keptend);
+	}
+	if (jsonout(&l->kepttext, w) < 0)
+		bufputs(&l->kepttext, "null"); /* none is made here: a type cJSON cannot print */
+	bufputc(&l->kepttext, ',');
+	l->keptend[i] = l->kepttext.len;
 }
 
 /* Whether two trees are equal member by member in the same order (a message kept is a copy of
@@ -125,7 +137,7 @@ static cJSON *wiremessages(struct llm *l, const struct chat *c)
 		cJSON_AddItemToArray(l->keptwire, w);
 		if (!l->textonly)
 			cJSON_AddItemToArray(out, cJSON_Duplicate(w, 1));
-		strvaddown(&l->kepttext, jsonprint(w));
+		keptadd(l, i++, w);
 	}
 	if (kept)
 		keptcut(l, i);
@@ -152,13 +164,13 @@ static char *text(struct llm *l, const cJSON *body, size_t hint)
 		bufprintf(&b, "%s\"%s\":", b.len > 1 ? "," : "", ch->string);
 		if (ch == l->sentmsgs) {
 			bufputc(&b, '[');
-			if (l->sentsystem)
+			if (l->sentsystem) {
 				bufputs(&b, l->sentsystem);
-			for (size_t i = 0; i < l->kepttext.n; i++) {
-				if (i || l->sentsystem)
+				if (l->kepttext.len)
 					bufputc(&b, ',');
-				bufputs(&b, l->kepttext.v[i]);
 			}
+			if (l->kepttext.len) /* without the last comma */
+				bufadd(&b, l->kepttext.data, l->kepttext.len - 1);
 			bufputc(&b, ']');
 		} else {
 			jsonout(&b, ch);

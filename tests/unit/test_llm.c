@@ -825,7 +825,12 @@ static void openaikept(void)
 	ok(openaiopen(&l, &md, &e) == 0 && openaiopen(&fresh, &md, &e) == 0, "two clients");
 	cJSON *msgs = J(convo), *t = J(tools);
 	struct chat c = {"Be brief.", t, msgs, 0, NULL};
-	for (int round = 0; round < 6; round++) {
+	for (int round = 0; round < 8; round++) {
+		if (round == 6) /* no system message: the array starts with the kept text */
+			c.system = NULL;
+		if (round == 7) /* nothing at all: an empty array */
+			while (cJSON_GetArraySize(msgs))
+				cJSON_DeleteItemFromArray(msgs, 0);
 		if (round == 4) /* escapes, non-ASCII, a control character */
 			cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"c\\\"1\",\"content\":\"\\u00e4 \\t \\u0001 \\\" \\\\ </x>\"}"));
 		/* round 5: the same again, all of it from what was kept */
