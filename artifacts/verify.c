@@ -341,7 +341,8 @@ void verdictrunfree(struct verdictrun *v)
 }
 
 /* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
-static void verifyshard(const char *dir, const char *rel, const cJSON *pin, const cJSON *jobs, struct verdictrun *v)
+static void verifyshard(const char *dir, const char *rel, const cJSON *run, const cJSON *pin, const cJSON *jobs,
+                        struct verdictrun *v)
 {
 	char *sub = pathjoin(dir, rel), *sums = pathjoin(rel, "SHA256SUMS"), hex[65];
 	struct err e = {0};
@@ -377,6 +378,11 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 			verdictrunfree(&sv);
 		}
 	}
+	const char *ours = jsonstr(cJSON_GetObjectItemCaseSensitive(run, "manifest"), "sha256", "");
+	const char *theirs = jsonstr(cJSON_GetObjectItemCaseSensitive(sr, "manifest"), "sha256", "");
+	if (sr && strcmp(ours, theirs) != 0)
+		verdictproblem(v, "run.json: manifest.sha256 is %.16s..., %s/run.json ran %.16s...", *ours ? ours : "absent", rel,
+		               *theirs ? theirs : "absent");
 	if (rundirsha(dir, sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
 		verdictproblem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
 	/* Each job the shard ran is at the top, with its status and the same output. */
@@ -427,7 +433,7 @@ static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 			continue;
 		}
 		strvadd(&dirs, rel);
-		verifyshard(dir, rel, s, jobs, v);
+		verifyshard(dir, rel, run, s, jobs, v);
 	}
 	cJSON_ArrayForEach(j, jobs)
 	{
