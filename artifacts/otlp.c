@@ -10,7 +10,11 @@
 #include "otlp.h"
 #include "runjson.h"
 
-enum { KIND_INTERNAL = 1, KIND_CLIENT = 3, STATUS_OK = 1, STATUS_ERROR = 2 };
+enum {
+	KIND_INTERNAL = 1, KIND_CLIENT = 3, STATUS_OK = 1, STATUS_ERROR = 2,
+	EXPORTMAX = 96 << 20 /* bytes the span tree may hold (about 30 000 spans): a log of a few hundred KB can
+	                       * decompress to millions of calls */
+};
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -128,7 +132,24 @@ struct jobctx {
 	const char *runid, *job, *trace;
 	char jid[17];
 	cJSON *spans;
+	size_t *held; /* bytes the spans hold so far (nodes and their strings) */
 };
+
+/* The bytes the nodes from n on (its siblings after it, and all below them) hold. */
+static size_t treesize(const cJSON *n)
+{
+	size_t s = 0;
+	for (; n; n = n->next)
+		s += sizeof *n + (n->string ? strlen(n->string) : 0) + (n->valuestring ? strlen(n->valuestring) : 0) +
+		     treesize(n->child);
+	return s;
+}
+
+/* The last span of spans, NULL when there is none. */
+static const cJSON *lastspan(const cJSON *spans)
+{
+	return spans->child ? spans->child->prev : NULL;
+}
 
 /* A tool call: from its decision d to its result res (NULL for a refused call, which ends there). */
 static void toolspan(const struct jobctx *c, const cJSON *d, const cJSON *res)
@@ -221,9 +242,9 @@ static void chatspan(const struct jobctx *c, const cJSON *models, const char *mo
 	}
 }
 
-/* The spans of one job under the run's span. */
+/* The spans of one job under the run's span; *full set when they passed EXPORTMAX before its log ended. */
 static int jobspans(const char *dir, const char *runid, const char *job, const char *trace, const char *root,
-                    const cJSON *models, cJSON *spans, struct err *e)
+                    const cJSON *models, cJSON *spans, size_t *held, int *full, struct err *e)
 {
 	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", dir, job);
 	struct evreader *r;
@@ -231,7 +252,7 @@ static int jobspans(const char *dir, const char *runid, const char *job, const c
 	free(path);
 	if (rc < 0)
 		return 0; /* a job that never started has no log */
-	struct jobctx c = {runid, job, trace, "", spans};
+	struct jobctx c = {runid, job, trace, "", spans, held};
 	char *key = xasprintf("job/%s", job);
 	spanid(runid, key, 8, c.jid);
 	free(key);
@@ -239,9 +260,10 @@ static int jobspans(const char *dir, const char *runid, const char *job, const c
 	char *model = xstrdup("default");
 	const char *line;
 	size_t len;
-	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+	while (!(*full = *held > EXPORTMAX) && (rc = evrnext(r, &line, &len, e)) == 1) {
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const char *type = jsonstr(ev, "type", ""), *time = jsonstr(ev, "time", NULL);
+		const cJSON *was = lastspan(spans);
 		if (strcmp(type, "job_start") == 0 && !jspan) {
 			free(model);
 			model = xstrdup(jsonstr(ev, "model", "default"));
@@ -287,6 +309,9 @@ static int jobspans(const char *dir, const char *runid, const char *job, const c
 			else
 				status(jspan, STATUS_ERROR, jsonstr(ev, "error", st));
 		}
+		const cJSON *now = lastspan(spans);
+		if (now != was)
+			*held += sizeof *now + treesize(now->child);
 		cJSON_Delete(ev);
 	}
 	cJSON_Delete(req);
@@ -296,7 +321,7 @@ static int jobspans(const char *dir, const char *runid, const char *job, const c
 	return rc < 0 ? -1 : 0;
 }
 
-cJSON *otlptraces(const char *dir, struct err *e)
+cJSON *otlptraces(const char *dir, int *cut, struct err *e)
 {
 	cJSON *run = runjsonread(dir, e);
 	if (!run) {
@@ -336,12 +361,19 @@ cJSON *otlptraces(const char *dir, struct err *e)
 		attrdouble(a, "nightshift.cost.usd", get(run, "cost")->valuedouble);
 	status(sp, strcmp(jsonstr(run, "status", ""), "succeeded") == 0 ? STATUS_OK : STATUS_ERROR, NULL);
 	const cJSON *j;
-	int rc = 0;
+	int rc = 0, full = 0;
+	size_t held = 0;
 	cJSON_ArrayForEach(j, get(run, "jobs"))
 	{
-		if (runnameok(j->string) && (rc = jobspans(dir, runid, j->string, trace, root, models, spans, e)) < 0)
+		if (runnameok(j->string) &&
+		    (rc = jobspans(dir, runid, j->string, trace, root, models, spans, &held, &full, e)) < 0)
+			break;
+		if (full)
 			break;
 	}
+	if (full)
+		attrstr(a, "nightshift.export.truncated", "the spans passed 96 MiB in memory; the rest is not exported");
+	*cut = full;
 	cJSON_Delete(models);
 	cJSON_Delete(run);
 	if (rc < 0) {

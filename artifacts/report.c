@@ -28,7 +28,8 @@ enum {
 	FOLDED = 16 << 10, /* bytes of an output behind "more", head and tail */
 	TEXTFOLD = 600,    /* model text longer than this is folded */
 	DIFFMAX = 32 << 10, /* bytes of one file's diff on the page */
-	CHUNK = 100         /* timeline items in one list, which the browser lays out only near the view */
+	CHUNK = 100,        /* timeline items in one list, which the browser lays out only near the view */
+	PAGEMAX = 64 << 20  /* bytes of markup and fold text the page holds: past it, no more events are read */
 };
 
 static const char style[] =
@@ -157,9 +158,17 @@ static void cost(struct buf *b, const cJSON *o)
 		bufputs(b, "<span class=\"mute\">no price</span>");
 }
 
+/* The folds of the page: their lists of blocks, how many there are, and the bytes they hold
+ * (their text, and a cJSON node's worth for each block and fold). */
+struct folds {
+	cJSON *all;
+	int n;
+	size_t bytes;
+};
+
 /* The texts behind folds: a JSON array with an entry per fold, each a list of blocks
  * [kind, text] (kind p, pre, bad or mute) or ["more", text, summary], the text already visible. */
-static void block(cJSON *body, const char *kind, const char *s, size_t n, const char *summary)
+static void block(struct folds *f, cJSON *body, const char *kind, const char *s, size_t n, const char *summary)
 {
 	struct buf v = {0};
 	visible(&v, s, n, 0);
@@ -170,51 +179,47 @@ static void block(cJSON *body, const char *kind, const char *s, size_t n, const 
 	if (summary)
 		cJSON_AddItemToArray(k, cJSON_CreateString(summary));
 	cJSON_AddItemToArray(body, k);
+	f->bytes += v.len + (summary ? strlen(summary) : 0) + 4 * sizeof(cJSON);
 	buffree(&v);
 }
-
-/* The folds of the page: their lists of blocks, and how many there are. */
-struct folds {
-	cJSON *all;
-	int n;
-};
 
 /* A new fold: its number written to b as a data-i attribute, its (borrowed) list of blocks. */
 static cJSON *fold(struct buf *b, struct folds *f)
 {
 	bufprintf(b, " data-i=\"%d\"", f->n++);
+	f->bytes += sizeof(cJSON);
 	cJSON *body = cJSON_CreateArray();
 	cJSON_AddItemToArray(f->all, body);
 	return body;
 }
 
 /* A long text: the head and tail shown, the middle behind a fold of its own. */
-static void cut(cJSON *body, const char *s, size_t n)
+static void cut(struct folds *f, cJSON *body, const char *s, size_t n)
 {
 	if (n <= 2 * SHOWN) {
-		block(body, "pre", s, n, NULL);
+		block(f, body, "pre", s, n, NULL);
 		return;
 	}
-	block(body, "pre", s, SHOWN, NULL);
+	block(f, body, "pre", s, SHOWN, NULL);
 	size_t mid = n - 2 * SHOWN;
 	char sum[64];
 	snprintf(sum, sizeof sum, "%zu more bytes", mid);
 	if (mid <= 2 * FOLDED) {
-		block(body, "more", s + SHOWN, mid, sum);
+		block(f, body, "more", s + SHOWN, mid, sum);
 	} else {
 		struct buf m = {0};
 		bufadd(&m, s + SHOWN, FOLDED);
 		bufprintf(&m, "\n[... %zu bytes not in the report; the event log holds the whole output ...]\n", mid - 2 * FOLDED);
 		bufadd(&m, s + n - SHOWN - FOLDED, FOLDED);
-		block(body, "more", m.data, m.len, sum);
+		block(f, body, "more", m.data, m.len, sum);
 		buffree(&m);
 	}
-	block(body, "pre", s + n - SHOWN, SHOWN, NULL);
+	block(f, body, "pre", s + n - SHOWN, SHOWN, NULL);
 }
 
-static void cutstr(cJSON *body, const char *s)
+static void cutstr(struct folds *f, cJSON *body, const char *s)
 {
-	cut(body, s ? s : "", s ? strlen(s) : 0);
+	cut(f, body, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* The data block: JSON with every '<' escaped, so that nothing in it ends the element. */
@@ -328,7 +333,11 @@ static void jobtable(struct buf *b, const cJSON *run, const cJSON *needs, const 
 		          num(u, "input", 0), num(u, "output", 0));
 		cost(b, j);
 		double nd = cJSON_IsNumber(d) ? d->valuedouble : cJSON_IsArray(d) ? cJSON_GetArraySize(d) : 0;
-		bufprintf(b, "</td><td>%s%.0f%s</td></tr>\n", nd > 0 ? "<span class=\"bad\">" : "", nd, nd > 0 ? "</span>" : "");
+		if (cJSON_IsString(d)) /* a job the page stopped in or before: what was read, or "?" */
+			bufprintf(b, "</td><td>%s</td></tr>\n", d->valuestring);
+		else
+			bufprintf(b, "</td><td>%s%.0f%s</td></tr>\n", nd > 0 ? "<span class=\"bad\">" : "", nd,
+			          nd > 0 ? "</span>" : "");
 	}
 	bufputs(b, "</tbody></table></section>\n");
 }
@@ -509,9 +518,9 @@ static void decision(struct timeline *t, const cJSON *ev)
 	else
 		bufputs(c, " by the default");
 	const char *reason = jsonstr(ev, "reason", "");
-	block(t->body, "p", reason, strlen(reason), NULL);
+	block(t->folds, t->body, "p", reason, strlen(reason), NULL);
 	char *args = cJSON_Print(get(ev, "arguments"));
-	block(t->body, "pre", args ? args : "", args ? strlen(args) : 0, NULL);
+	block(t->folds, t->body, "pre", args ? args : "", args ? strlen(args) : 0, NULL);
 	free(args);
 }
 
@@ -534,14 +543,14 @@ static void result(struct timeline *t, const cJSON *ev)
 	const char *err = jsonstr(ev, "error", NULL);
 	if (err) {
 		bufputs(c, " &middot; <span class=\"bad\">error</span>");
-		block(t->body, "bad", err, strlen(err), NULL);
+		block(t->folds, t->body, "bad", err, strlen(err), NULL);
 	}
 	const char *names[] = {"stdout", "stderr", "output"};
 	for (int i = 0; i < 3; i++) {
 		const char *s = jsonstr(ev, names[i], NULL);
 		if (s && *s) {
-			block(t->body, "mute", names[i], strlen(names[i]), NULL);
-			cutstr(t->body, s);
+			block(t->folds, t->body, "mute", names[i], strlen(names[i]), NULL);
+			cutstr(t->folds, t->body, s);
 		}
 	}
 }
@@ -579,7 +588,7 @@ static void response(struct timeline *t, const cJSON *ev)
 	size_t n = strlen(text);
 	if (n > TEXTFOLD) {
 		bufputs(b, "<details");
-		cut(fold(b, t->folds), text, n);
+		cut(t->folds, fold(b, t->folds), text, n);
 		bufprintf(b, "><summary>the model said (%zu bytes)</summary></details>", n);
 	} else if (n) {
 		bufputs(b, "<pre>");
@@ -596,7 +605,7 @@ static void folded(struct timeline *t, const char *summary, const char *s)
 	closecall(t);
 	item(t);
 	bufputs(t->b, "<li class=\"other\"><details");
-	cutstr(fold(t->b, t->folds), s);
+	cutstr(t->folds, fold(t->b, t->folds), s);
 	bufputs(t->b, "><summary>");
 	txt(t->b, summary);
 	bufputs(t->b, "</summary></details></li>\n");
@@ -646,8 +655,16 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 	}
 }
 
+/* The page holds PAGEMAX bytes at most: a record decompresses to any size (a log of a few hundred
+ * KB can hold millions of calls), so past it the page says so and reads no more. */
+static int pagefull(const struct buf *b, const struct folds *folds)
+{
+	return b->len + folds->bytes > PAGEMAX;
+}
+
+/* Job's timeline into b; *full set when the page filled up before its log ended. */
 static int jobsection(struct buf *b, struct folds *folds, const char *dir, const char *job, const struct runchanges *ch,
-                      const char *ws, unsigned char *shown, int *denials, struct err *e)
+                      const char *ws, unsigned char *shown, int *denials, int *full, struct err *e)
 {
 	char *path = xasprintf("%s/jobs/%s/events.jsonl.zst", dir, job);
 	struct evreader *r;
@@ -667,7 +684,7 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	struct timeline t = {.b = b, .folds = folds, .ch = ch, .ws = ws, .shown = shown};
 	const char *line;
 	size_t len;
-	while ((rc = evrnext(r, &line, &len, e)) == 1) {
+	while (!(*full = pagefull(b, folds)) && (rc = evrnext(r, &line, &len, e)) == 1) {
 		cJSON *ev = cJSON_ParseWithLength(line, len);
 		const char *type = jsonstr(ev, "type", NULL);
 		if (type)
@@ -676,6 +693,10 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	}
 	closecall(&t);
 	buffree(&t.call);
+	if (*full)
+		bufprintf(b, "<li class=\"other bad\">&#10007; the page stops here: the report holds at most %d MiB of a "
+		             "run's events; the rest of this job's event log is not shown (nightshift audit lists every "
+		             "call)</li>\n", PAGEMAX >> 20);
 	if (evrtruncated(r))
 		bufputs(b, "<li class=\"other bad\">&#10007; the event log ends inside a line: the run was cut short</li>\n");
 	evrclose(r);
@@ -692,7 +713,9 @@ int reportwrite(const char *dir, int64_t maxbytes, FILE *out, struct err *warn, 
 	struct runchanges ch = {0};
 	struct err ce = {0};
 	int haschanges = changesread(dir, maxbytes, &ch, &ce) == 0;
-	*warn = haschanges ? (struct err){0} : ce;
+	*warn = (struct err){0};
+	if (!haschanges)
+		errc(warn, ce.kind, "the page shows no workspace changes: %s", ce.msg);
 	cJSON *needs = needsof(dir, run);
 	char sd[64] = {0}, jd[64] = {0};
 	cspdigest(style, sd);
@@ -711,29 +734,50 @@ int reportwrite(const char *dir, int64_t maxbytes, FILE *out, struct err *warn, 
 	            "long texts open empty; the event logs hold them (zstd -dc RUN/jobs/JOB/events.jsonl.zst).</p></noscript>\n");
 	struct buf body = {0};
 	cJSON *denials = cJSON_CreateObject();
-	struct folds folds = {cJSON_CreateArray(), 0};
+	struct folds folds = {cJSON_CreateArray(), 0, 0};
 	if (!haschanges) {
 		bufputs(&body, "<p class=\"bad\">The snapshot layers cannot be read: ");
 		txt(&body, ce.msg);
 		bufputs(&body, "</p>\n");
 	}
 	const cJSON *j;
-	int rc = 0;
+	int rc = 0, full = 0;
 	unsigned char *shown = xcalloc(ch.n + 1, 1);
 	cJSON_ArrayForEach(j, get(run, "jobs"))
 	{
 		if (!runnameok(j->string))
 			continue;
+		if (full) {
+			bufputs(&body, "<section class=\"job\" id=\"job-");
+			txt(&body, j->string);
+			bufputs(&body, "\"><h2>Job ");
+			txt(&body, j->string);
+			bufputs(&body, "</h2><p class=\"bad\">Not shown: the page is full.</p></section>\n");
+			cJSON_AddStringToObject(denials, j->string, "?");
+			continue;
+		}
 		int nd = 0;
 		/* a job's workspace (a delegate's is its caller's): with several, each has a chain of its own */
 		const char *ws = jsonstr(j, "workspace", NULL), *parent = jsonstr(j, "parent", NULL);
 		if (!ws && parent)
 			ws = jsonstr(get(get(run, "jobs"), parent), "workspace", NULL);
-		if (jobsection(&body, &folds, dir, j->string, haschanges ? &ch : NULL, ws, shown, &nd, e) < 0) {
+		if (jobsection(&body, &folds, dir, j->string, haschanges ? &ch : NULL, ws, shown, &nd, &full, e) < 0) {
 			rc = -1;
 			break;
 		}
-		cJSON_AddNumberToObject(denials, j->string, nd);
+		if (full) {
+			char at[32];
+			snprintf(at, sizeof at, "%d+", nd);
+			cJSON_AddStringToObject(denials, j->string, at);
+		} else {
+			cJSON_AddNumberToObject(denials, j->string, nd);
+		}
+	}
+	if (full) {
+		char was[sizeof warn->msg];
+		snprintf(was, sizeof was, "%s", warn->msg);
+		errc(warn, ERR_INPUT, "the page stops where it holds %d MiB of the run's events: the logs hold more than it "
+		     "shows%s%s", PAGEMAX >> 20, was[0] ? "; " : "", was);
 	}
 	free(shown);
 	jobtable(&b, run, needs, denials);

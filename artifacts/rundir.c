@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "rundir.h"
+#include "../snapshot/layername.h"
 #include "../snapshot/scan.h"
 #include "../util/path.h"
 
@@ -345,4 +346,46 @@ void rundirfree(struct rundir *r)
 	r->lock = 0;
 	free(r->path);
 	r->path = NULL;
+}
+
+int rundirlayers(const char *dir, struct strv *files, struct err *e)
+{
+	struct strv all = {0};
+	char *sd = pathjoin(dir, "snapshots");
+	struct stat st;
+	int rc = lstat(sd, &st) == 0 ? rundirfiles(sd, &all, e) : 0;
+	for (size_t i = 0; rc == 0 && i < all.n; i++) {
+		char *p = xasprintf("snapshots/%s", all.v[i]);
+		strvadd(files, p);
+		free(p);
+	}
+	strvfree(&all);
+	free(sd);
+	return rc;
+}
+
+cJSON *rundirsealed(const char *dir, const struct strv *carried, struct err *e)
+{
+	struct strv files = {0};
+	if (rundirlayers(dir, &files, e) < 0)
+		return NULL;
+	cJSON *out = cJSON_CreateObject();
+	for (size_t i = 0; i < files.n; i++) {
+		const char *base = strrchr(files.v[i], '/') + 1;
+		enum layerkind k = layerparse(base, NULL);
+		int take = k == LAYER_END || k == LAYER_OLDEND;
+		for (size_t j = 0; !take && carried && j < carried->n; j++)
+			take = strcmp(carried->v[j], files.v[i]) == 0;
+		char hex[65];
+		if (!take)
+			continue;
+		if (rundirsha(dir, files.v[i], hex, e) < 0) {
+			cJSON_Delete(out);
+			out = NULL;
+			break;
+		}
+		cJSON_AddStringToObject(out, files.v[i], hex);
+	}
+	strvfree(&files);
+	return out;
 }

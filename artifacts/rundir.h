@@ -46,6 +46,13 @@ int rundirlock(const char *dir);
 /* The process holding run directory dir's lock: its pid (as /proc/locks shows it), -1 when a
  * live process holds it but its pid cannot be read, 0 when none does (the run is dead). */
 long rundirholder(const char *dir);
+/* The layers under dir/snapshots/ that no event of the run records, with their SHA-256, as run.json's
+ * sealed_layers ({"snapshots/end.tar.zst": "HEX", ...}): every end layer (end.tar.zst,
+ * NNNN.end.tar.zst) and the paths in carried (layers a resumed run copied in) that are still there.
+ * NULL with e set when one cannot be read. */
+cJSON *rundirsealed(const char *dir, const struct strv *carried, struct err *e);
+/* Every file under dir/snapshots/ as paths relative to dir ("snapshots/0001.tar.zst"), sorted. */
+int rundirlayers(const char *dir, struct strv *files, struct err *e);
 /* True when dir holds run.json, SHA256SUMS or a jobs/ folder: a run, finished or not. */
 int rundirisrun(const char *dir);
 void rundirfree(struct rundir *r);

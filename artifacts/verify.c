@@ -114,7 +114,8 @@ static void unlisted(const char *root, struct strv *listed, struct verdictrun *v
 
 /* One chain (rel): seq from 0, prev links, head and count as info (run.json's entry) says; layers
  * exist. Lines that claims are checked against go into f when given. */
-static void checkchain(const char *dir, const char *rel, const cJSON *info, struct verdictrun *v, struct facts *f)
+static void checkchain(const char *dir, const char *rel, const cJSON *info, struct verdictrun *v, struct facts *f,
+                       struct strv *layers)
 {
 	char *path = pathjoin(dir, rel);
 	if (f)
@@ -158,6 +159,7 @@ static void checkchain(const char *dir, const char *rel, const cJSON *info, stru
 		const char *layer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "layer"));
 		const char *digest = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "sha256"));
 		if (strcmp(type, "snapshot") == 0 && layer) {
+			strvadd(layers, layer);
 			char hex[65];
 			struct err le = {0};
 			if (strstr(layer, "..") || layer[0] == '/')
@@ -198,6 +200,46 @@ static void checkchain(const char *dir, const char *rel, const cJSON *info, stru
 }
 
 static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v);
+
+/* Every file under snapshots/ is a layer an event recorded (its digest checked there) or one that
+ * run.json's sealed_layers lists, with the digest it lists: nothing added to or swapped into a
+ * chain (a layer between two steps, another end layer) passes with SHA256SUMS written again. A run
+ * from before sealed_layers is not held to it. */
+static void sealedlayers(const char *dir, const cJSON *run, struct strv *seen, struct verdictrun *v)
+{
+	const cJSON *sealed = cJSON_GetObjectItemCaseSensitive(run, "sealed_layers"), *s;
+	if (!sealed)
+		return;
+	if (!cJSON_IsObject(sealed)) {
+		verdictproblem(v, "run.json: sealed_layers is not an object");
+		return;
+	}
+	struct strv files = {0};
+	struct err e = {0};
+	if (rundirlayers(dir, &files, &e) < 0)
+		verdictproblem(v, "%s", e.msg);
+	if (seen->n)
+		qsort(seen->v, seen->n, sizeof *seen->v, cmpstr);
+	for (size_t i = 0; i < files.n; i++) {
+		if (seen->n && bsearch(&files.v[i], seen->v, seen->n, sizeof *seen->v, cmpstr))
+			continue;
+		const char *want = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sealed, files.v[i]));
+		char hex[65];
+		if (!want)
+			verdictproblem(v, "%s: a layer no event and no run.json sealed_layers entry records (added)", files.v[i]);
+		else if (rundirsha(dir, files.v[i], hex, &e) < 0 || strcmp(hex, want) != 0)
+			verdictproblem(v, "%s: digest differs from run.json's sealed_layers", files.v[i]);
+	}
+	cJSON_ArrayForEach(s, sealed)
+	{
+		size_t k = 0;
+		while (k < files.n && strcmp(files.v[k], s->string) != 0)
+			k++;
+		if (k == files.n)
+			verdictproblem(v, "%.200s: in run.json's sealed_layers, missing", s->string);
+	}
+	strvfree(&files);
+}
 
 /* A sealed run has an end layer in each chain of snapshots/ (one there, or one per workspace folder). */
 static void endlayers(const char *dir, struct verdictrun *v)
@@ -263,14 +305,15 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 		struct facts rf = {0}, *jf = xcalloc(nj + 1, sizeof *jf);
 		struct strv problems = {0};
 		int finalized = cJSON_GetObjectItemCaseSensitive(run, "finalized") != NULL;
-		checkchain(dir, "events.jsonl.zst", run, v, &rf);
+		struct strv seen = {0};
+		checkchain(dir, "events.jsonl.zst", run, v, &rf, &seen);
 		cJSON_ArrayForEach(j, jobs)
 		{
 			if (!runnameok(j->string)) {
 				verdictproblem(v, "run.json: job '%.80s' is not a job id", j->string);
 			} else if (cJSON_GetObjectItemCaseSensitive(j, "events_head")) {
 				char *rel = xasprintf("jobs/%s/events.jsonl.zst", j->string);
-				checkchain(dir, rel, j, v, &jf[k]);
+				checkchain(dir, rel, j, v, &jf[k], &seen);
 				claimsjob(dir, j->string, j, &jf[k], finalized, &problems);
 				free(rel);
 			} else if (!cJSON_GetObjectItemCaseSensitive(j, "run")) {
@@ -289,6 +332,8 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 		}
 		if (!finalized && !cJSON_GetObjectItemCaseSensitive(run, "shards"))
 			endlayers(dir, v);
+		sealedlayers(dir, run, &seen, v);
+		strvfree(&seen);
 		for (size_t i = 0; i < problems.n; i++)
 			verdictproblem(v, "%s", problems.v[i]);
 		strvfree(&problems);
@@ -304,7 +349,9 @@ int runverify(const char *dir, struct verdictrun *v, struct err *e)
 		while (d && (de = readdir(d)))
 			if (de->d_name[0] != '.') {
 				char *rel = xasprintf("jobs/%s/events.jsonl.zst", de->d_name);
-				checkchain(dir, rel, NULL, v, NULL);
+				struct strv seen = {0}; /* an unfinished run has no run.json to hold its layers to */
+				checkchain(dir, rel, NULL, v, NULL, &seen);
+				strvfree(&seen);
 				free(rel);
 			}
 		if (d)
@@ -341,7 +388,8 @@ void verdictrunfree(struct verdictrun *v)
 }
 
 /* The shard at dir/rel: a whole run, pinned, and agreeing with the jobs the top says it ran. */
-static void verifyshard(const char *dir, const char *rel, const cJSON *pin, const cJSON *jobs, struct verdictrun *v)
+static void verifyshard(const char *dir, const char *rel, const cJSON *run, const cJSON *pin, const cJSON *jobs,
+                        struct verdictrun *v)
 {
 	char *sub = pathjoin(dir, rel), *sums = pathjoin(rel, "SHA256SUMS"), hex[65];
 	struct err e = {0};
@@ -377,6 +425,11 @@ static void verifyshard(const char *dir, const char *rel, const cJSON *pin, cons
 			verdictrunfree(&sv);
 		}
 	}
+	const char *ours = jsonstr(cJSON_GetObjectItemCaseSensitive(run, "manifest"), "sha256", "");
+	const char *theirs = jsonstr(cJSON_GetObjectItemCaseSensitive(sr, "manifest"), "sha256", "");
+	if (sr && strcmp(ours, theirs) != 0)
+		verdictproblem(v, "run.json: manifest.sha256 is %.16s..., %s/run.json ran %.16s...", *ours ? ours : "absent", rel,
+		               *theirs ? theirs : "absent");
 	if (rundirsha(dir, sums, hex, &e) < 0 || strcmp(hex, jsonstr(pin, "sha256sums", "")) != 0)
 		verdictproblem(v, "%s/SHA256SUMS: digest differs from the one run.json pinned at the merge", rel);
 	/* Each job the shard ran is at the top, with its status and the same output. */
@@ -427,7 +480,7 @@ static void mergeverify(const char *dir, const cJSON *run, struct verdictrun *v)
 			continue;
 		}
 		strvadd(&dirs, rel);
-		verifyshard(dir, rel, s, jobs, v);
+		verifyshard(dir, rel, run, s, jobs, v);
 	}
 	cJSON_ArrayForEach(j, jobs)
 	{

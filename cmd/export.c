@@ -86,12 +86,20 @@ int cmdexport(int argc, char **argv)
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
-	cJSON *req = otlptraces(dir, &e);
+	int cut = 0;
+	cJSON *req = otlptraces(dir, &cut, &e);
 	runclose(dir, tmp);
 	if (!req)
 		return report(&e);
+	if (cut)
+		fprintf(stderr, "nightshift: export: WARNING: the spans passed 96 MiB in memory; the rest of the run's "
+		                "events are not exported\n");
 	char *body = cJSON_PrintUnformatted(req);
 	cJSON_Delete(req);
+	if (!body) {
+		errc(&e, ERR_FAIL, "export: out of memory printing the traces");
+		return report(&e);
+	}
 	int code = EXIT_OK;
 	if (strncmp(to, "http://", 7) == 0 || strncmp(to, "https://", 8) == 0) {
 		struct strv h = {0};

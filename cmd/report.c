@@ -103,7 +103,7 @@ int cmdreport(int argc, char **argv)
 		puts(outpath);
 	}
 	if (warn.msg[0] && code == EXIT_OK)
-		termprintf(stderr, "nightshift: report: WARNING: the page shows no workspace changes: %s\n", warn.msg);
+		termprintf(stderr, "nightshift: report: WARNING: %s\n", warn.msg);
 	free(part);
 	free(def);
 	runclose(dir, tmp);

@@ -50,6 +50,7 @@ struct runstate {
 	size_t nnested;
 	struct strv setid;     /* files whose set-id bits the end layer removed */
 	cJSON *endskipped;     /* what the end layers left out: [{layer, path, reason}], or NULL */
+	struct strv carried;   /* layers a resumed run copied in (snapshots/...), which no event of it records */
 	int failondeny;        /* run --fail-on-deny */
 	pthread_mutex_t bmu;   /* guards every budget of the run */
 	struct budget budget;  /* the run's: budget.cost, shared by its jobs (set up with budgetinit) */

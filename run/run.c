@@ -178,6 +178,13 @@ static int writerunjson(struct rundir *rd, const struct manifest *m, const struc
 	}
 	if (rs->endskipped)
 		cJSON_AddItemToObject(r, "end_skipped", cJSON_Duplicate(rs->endskipped, 1));
+	/* the layers no event records (end layers, carried ones), sealed with their digests */
+	cJSON *sealed = rundirsealed(rd->path, &rs->carried, e);
+	if (!sealed) {
+		cJSON_Delete(r);
+		return -1;
+	}
+	cJSON_AddItemToObject(r, "sealed_layers", sealed);
 	if (o->nshards) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "%d/%d", o->shard, o->nshards);
@@ -911,7 +918,8 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 		rs.step = rsm.last; /* steps count on from the run resumed, so carried layers keep their names */
 		/* a run resumed with one chain in snapshots/ whose resume has several: that chain stays
 		 * as it was, closed by its own end layer, and each workspace starts its own */
-		if (resumecarry(&rsm, m, taken, rd.path, rs.perws && !carrychains(o->resume), e) < 0)
+		if (resumecarry(&rsm, m, taken, rd.path, rs.perws && !carrychains(o->resume), e) < 0 ||
+		    rundirlayers(rd.path, &rs.carried, e) < 0)
 			goto seal;
 		for (size_t i = 0; i < m->njobs; i++)
 			if (taken[i] && scope[i])
@@ -1019,6 +1027,7 @@ out:
 	secretsfree(&sec);
 	nestedfree(&rs);
 	strvfree(&rs.setid);
+	strvfree(&rs.carried);
 	cJSON_Delete(rs.endskipped);
 	spacesclose(&rs);
 	return rc < 0 ? -1 : (int)end;

@@ -6,6 +6,10 @@
 # on a line (EVLINEMAX, docs/security.md), within 20 s each and under 256 MiB of peak memory.
 # Before, the reader rescanned the partial line after every 128 KiB: 200 MB took audit 10 s (exit
 # 0), replay 30 s, their memory growing with the line.
+# Then the same job's log as a 60 KB stream of 500 000 calls (one zstd frame of 10 000 calls,
+# repeated): report and export --otlp build one document in memory, and grew with the log (2
+# million calls in 145 KB took report past 2.8 GB, where it aborted, and export past 2.9 GB, where
+# it crashed). Now the page stops at 64 MiB of events and the spans at 96 MiB, each saying so.
 source "$(dirname "$0")/lib.sh"
 # Under SANITIZE=1, ASan's quarantine (256 MiB by default) keeps freed buffers and would count
 # in the peak as the program's own.
@@ -79,4 +83,32 @@ refused diffjob 4 "$LINE" diff "$T/job" --job j
 
 hostile runlog events.jsonl.zst
 refused runverify 4 '^events.jsonl.zst:1: .*events.jsonl.zst: a line longer than 64 MiB' audit "$T/runlog" --verify
+
+# Many calls in few bytes: the job's log is its own first line, then frames of 10 000 calls each.
+python3 - "$RUN/jobs/j/events.jsonl.zst" "$T/calls.zst" <<'PY'
+import json, subprocess, sys
+first = subprocess.run(["zstd", "-dcq", sys.argv[1]], capture_output=True, check=True).stdout.split(b"\n")[0]
+z = lambda b: subprocess.run(["zstd", "-q", "-19", "-c"], input=b, capture_output=True, check=True).stdout
+call = (json.dumps({"seq": 1, "time": "2026-11-22T02:00:00.000Z", "type": "decision", "prev": "0" * 64, "step": 1,
+                    "call_id": "c", "tool": "shell", "arguments": {"command": "echo " + "x" * 300},
+                    "decision": "allow", "rule": 1, "reason": "rule 1 allows it"}) + "\n" +
+        json.dumps({"seq": 2, "time": "2026-11-22T02:00:01.000Z", "type": "tool_result", "prev": "0" * 64, "step": 1,
+                    "call_id": "c", "tool": "shell", "exit_code": 0, "stdout": "y" * 400}) + "\n").encode()
+frame = z(call * 10000)
+open(sys.argv[2], "wb").write(z(first + b"\n") + frame * 50)
+PY
+cp -r "$RUN" "$T/calls"
+cp "$T/calls.zst" "$T/calls/jobs/j/events.jsonl.zst"
+(cd "$T/calls" && find . -type f ! -name SHA256SUMS | sed 's|^./||' | sort | xargs sha256sum >SHA256SUMS)
+echo "note: $(stat -c %s "$T/calls.zst") bytes of log, $(zstd -dcq "$T/calls.zst" | wc -c) decompressed"
+refused report-calls 0 'WARNING: the page stops where it holds 64 MiB' report "$T/calls" --out "$T/calls.html"
+expect_grep "report-calls: the page says where it stops" 'the page stops here' "$T/calls.html"
+expect_grep "report-calls: the page is whole" '</html>' "$T/calls.html"
+refused export-calls 0 'WARNING: the spans passed 96 MiB' export "$T/calls" --otlp "$T/calls.otlp"
+check "export-calls: the traces parse and say they were cut" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+spans = d["resourceSpans"][0]["scopeSpans"][0]["spans"]
+assert 1000 < len(spans) < 500000, len(spans)
+assert any(a["key"] == "nightshift.export.truncated" for a in spans[0]["attributes"])' "$T/calls.otlp"
 done_tests
