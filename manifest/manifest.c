@@ -1403,10 +1403,18 @@ static int parseconfig(struct manifest *m, struct ydoc *y)
 		bad = -1;
 	if ((v = yget(y, root, "out"))) {
 		char *out = NULL;
-		if (ystr(y, v, &out) < 0)
+		const char *home = getenv("HOME");
+		if (ystr(y, v, &out) < 0) {
 			bad = -1;
-		else
+		} else if (out[0] == '~' && (out[1] == '/' || !out[1])) { /* ~/runs, as a shell reads it */
+			if (!home || *home != '/') {
+				bad = yfail(y, v, "out: '%s' needs HOME set to an absolute path", out);
+			} else {
+				m->userout = out[1] ? pathjoin(home, out + 2) : xstrdup(home);
+			}
+		} else {
 			m->userout = out[0] == '/' ? xstrdup(out) : pathjoin(dir, out);
+		}
 		free(out);
 	}
 	if ((v = yget(y, root, "models")) && ymap(y, v, "models", NULL) < 0)

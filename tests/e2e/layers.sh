@@ -146,6 +146,12 @@ urun=$(cat "$T/u.out")
 check "the run keeps the user's defaults" cmp -s "$T/xdg/nightshift/config.yaml" "$urun/manifest/layers/user-config.yaml"
 XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m5.yaml" >"$T/c5.out" 2>&1
 expect_grep "config says where the model came from" "model default: .*\(user defaults, $T/xdg/nightshift/config.yaml:2\)" "$T/c5.out"
+# out: ~/DIR is beneath HOME, as a shell would read it (docs/install.md's example).
+mkdir -p "$T/home/.config/nightshift"
+sed "s|^out: .*|out: ~/tilderuns|" "$T/xdg/nightshift/config.yaml" >"$T/home/.config/nightshift/config.yaml"
+HOME=$T/home XDG_CONFIG_HOME= ns "$NS" run "$T/m5.yaml" >"$T/t.out" 2>"$T/t.err"
+expect_rc "a user config with out: ~/DIR runs" 0 $?
+expect_grep "its runs go beneath HOME" "^$T/home/tilderuns/" "$T/t.out"
 ns "$NS" validate "$T/m5.yaml" 2>"$T/m5.err"
 expect_rc "without the user's defaults the manifest lacks models" 2 $?
 expect_grep "and says where they could come from" "missing 'models'" "$T/m5.err"
