@@ -70,6 +70,8 @@ int cmdmerge(int argc, char **argv)
 		usage("merge", "missing --out DIR");
 		goto done;
 	}
+	if ((rc = signersopt("merge", allowed)) != EXIT_OK)
+		goto done;
 	if ((rc = signkeyopt("merge", signpath, NULL, &key)) != EXIT_OK)
 		goto done;
 	/* the joined run is no more open than the most private shard */
