@@ -74,8 +74,12 @@ int cmdconfig(int argc, char **argv)
 	struct err e = {0};
 	int rc = path ? loadmanifest(&m, path, &(struct loadopts){0}, &e) : manifestlayers(&m, &e);
 	if (rc < 0) {
-		for (size_t i = 1; i < m.errors.n; i++) /* the first is e's */
-			termprintf(stderr, "nightshift: %s\n", m.errors.v[i]);
+		/* loadmanifest has said every mistake of a manifest already; the layers alone are said here */
+		if (!path && m.errors.n > 1) {
+			for (size_t i = 0; i < m.errors.n; i++)
+				termprintf(stderr, "nightshift: %s\n", m.errors.v[i]);
+			errc(&e, ERR_INPUT, "the layers of configuration: %zu mistakes", m.errors.n);
+		}
 		rc = report(&e);
 		manifestfree(&m);
 		return rc;

@@ -152,6 +152,15 @@ sed "s|^out: .*|out: ~/tilderuns|" "$T/xdg/nightshift/config.yaml" >"$T/home/.co
 HOME=$T/home XDG_CONFIG_HOME= ns "$NS" run "$T/m5.yaml" >"$T/t.out" 2>"$T/t.err"
 expect_rc "a user config with out: ~/DIR runs" 0 $?
 expect_grep "its runs go beneath HOME" "^$T/home/tilderuns/" "$T/t.out"
+# config says each mistake once, of a manifest or of the layers alone.
+printf 'version: 1\nworkspace: ws\nmodels: { default: { provider: scripted, script: script.yaml } }\nworkers: { w: { instructions: x, tols: [] } }\njobs: { j: { worker: w, inptu: go } }\n' >"$T/m6.yaml"
+XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m6.yaml" >/dev/null 2>"$T/c6.err"
+expect_rc "config of a manifest with mistakes: exit 2" 2 $?
+expect_eq "config says each of its mistakes once" 2 "$(grep -c 'unknown key' "$T/c6.err")"
+mkdir -p "$T/xdg7/nightshift" && printf 'outt: x\nsandbox: { timeout: abc }\n' >"$T/xdg7/nightshift/config.yaml"
+XDG_CONFIG_HOME=$T/xdg7 ns "$NS" config >/dev/null 2>"$T/c7.err"
+expect_rc "config with a user config with mistakes: exit 2" 2 $?
+expect_eq "config says each of the layers' mistakes once" 2 "$(grep -c 'config.yaml:[0-9]*:[0-9]*: ' "$T/c7.err")"
 ns "$NS" validate "$T/m5.yaml" 2>"$T/m5.err"
 expect_rc "without the user's defaults the manifest lacks models" 2 $?
 expect_grep "and says where they could come from" "missing 'models'" "$T/m5.err"
