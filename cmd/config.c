@@ -95,6 +95,8 @@ int cmdconfig(int argc, char **argv)
 		termprintf(stdout, "user defaults: %s\n", m.userconfig);
 		if (m.userout)
 			termprintf(stdout, "  out: %s\n", m.userout);
+		if (m.usersandbox)
+			termprintf(stdout, "  sandbox: %s (under the manifest's own sandbox: keys)\n", m.usersandbox);
 	} else {
 		termprintf(stdout, "user defaults: none (%s does not exist)\n", user ? user : "no HOME");
 	}
@@ -104,7 +106,8 @@ int cmdconfig(int argc, char **argv)
 		const char *from = md->pos.file && m.userconfig && strcmp(md->pos.file, m.userconfig) == 0 ? "user defaults"
 		                   : path                                                                ? "manifest"
 		                                                                                         : "user defaults";
-		termprintf(stdout, "model %s: %s%s%s (%s, %s:%d)\n", md->name, md->model ? md->model : "",
+		termprintf(stdout, "model %s: %s%s%s (%s, %s:%d)\n", md->name,
+		           md->model ? md->model : md->provider == PROV_SCRIPTED ? "scripted" : "",
 		           md->base_url ? " at " : "", md->base_url ? md->base_url : "", from,
 		           md->pos.file ? md->pos.file : "?", md->pos.line);
 	}

@@ -1399,8 +1399,13 @@ static int parseconfig(struct manifest *m, struct ydoc *y)
 	if (root->type != YAML_MAPPING_NODE)
 		return -1;
 	char *dir = dirname_dup(y->file);
-	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, dir, &m->sandbox) < 0)
+	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, dir, &m->sandbox) < 0) {
 		bad = -1;
+	} else if (v) {
+		cJSON *j = yjson(y, v);
+		m->usersandbox = j ? cJSON_PrintUnformatted(j) : NULL;
+		cJSON_Delete(j);
+	}
 	if ((v = yget(y, root, "out"))) {
 		char *out = NULL;
 		const char *home = getenv("HOME");
@@ -2514,6 +2519,7 @@ void manifestfree(struct manifest *m)
 	adminfree(&m->admin);
 	free(m->userconfig);
 	free(m->userout);
+	free(m->usersandbox);
 	for (size_t i = 0; i < m->nmodels; i++)
 		modelfree(&m->models[i]);
 	free(m->models);

@@ -146,6 +146,7 @@ urun=$(cat "$T/u.out")
 check "the run keeps the user's defaults" cmp -s "$T/xdg/nightshift/config.yaml" "$urun/manifest/layers/user-config.yaml"
 XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m5.yaml" >"$T/c5.out" 2>&1
 expect_grep "config says where the model came from" "model default: .*\(user defaults, $T/xdg/nightshift/config.yaml:2\)" "$T/c5.out"
+expect_grep "config prints the user's sandbox defaults" '^  sandbox: \{"timeout":"20s"\}' "$T/c5.out"
 # out: ~/DIR is beneath HOME, as a shell would read it (docs/install.md's example).
 mkdir -p "$T/home/.config/nightshift"
 sed "s|^out: .*|out: ~/tilderuns|" "$T/xdg/nightshift/config.yaml" >"$T/home/.config/nightshift/config.yaml"
