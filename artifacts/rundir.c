@@ -188,7 +188,7 @@ int rundirsums(struct rundir *r, struct err *e)
 		rc = sha256file(full, hex, e);
 		free(full);
 		if (rc == 0)
-			bufprintf(&sums, "%s  %s\n", hex, files.v[i]);
+			sumsput(&sums, hex, files.v[i]);
 	}
 	if (rc == 0) {
 		char *p = pathjoin(r->path, "SHA256SUMS");
@@ -220,16 +220,18 @@ int rundirheld(const char *dir, const char *under, struct err *e)
 	for (size_t i = 0; rc == 0 && i < files.n; i++) {
 		if (strncmp(files.v[i], under, ul) != 0)
 			continue;
-		char hex[65], *line;
+		char hex[65];
+		struct buf line = {0};
 		if (rundirsha(dir, files.v[i], hex, e) < 0) {
 			rc = -1;
 			break;
 		}
-		line = xasprintf("\n%s  %s\n", hex, files.v[i]); /* a whole line of SHA256SUMS */
-		if (strncmp(sums.data, line + 1, strlen(line + 1)) != 0 && !strstr(sums.data, line))
+		bufputc(&line, '\n');
+		sumsput(&line, hex, files.v[i]); /* a whole line of SHA256SUMS */
+		if (strncmp(sums.data, line.data + 1, line.len - 1) != 0 && !strstr(sums.data, line.data))
 			rc = errc(e, ERR_VERIFY, "%s: %s is not in SHA256SUMS as it is (changed, or added after sealing)", dir,
 			          files.v[i]);
-		free(line);
+		buffree(&line);
 	}
 	free(sp);
 	buffree(&sums);

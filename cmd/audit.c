@@ -311,6 +311,8 @@ int cmdaudit(int argc, char **argv)
 		return usage("audit", "--net lists connections: it goes with neither --verify nor --tool");
 	if (f.decision && strcmp(f.decision, "allow") && strcmp(f.decision, "deny") && strcmp(f.decision, "abort"))
 		return usage("audit", "--decision %s: expected allow, deny or abort", f.decision);
+	if (signersopt("audit", allowed) != EXIT_OK)
+		return EXIT_USAGE;
 	struct err e = {0};
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)

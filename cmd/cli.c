@@ -1,9 +1,12 @@
 /* cli: what every subcommand shares: usage errors, reporting, RUN arguments, loading a manifest. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "../artifacts/rundir.h"
 #include "../artifacts/sign.h"
 #include "../snapshot/snapshot.h"
@@ -156,6 +159,19 @@ int loadorsay(struct manifest *m, const char *path, const struct strv *sets)
 		return EXIT_OK;
 	manifestfree(m);
 	return report(&e);
+}
+
+int signersopt(const char *cmd, const char *path)
+{
+	struct stat st;
+	int fd;
+	if (!path)
+		return EXIT_OK;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return usage(cmd, "--allowed-signers %s: %s", path, strerror(errno));
+	int reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	return reg ? EXIT_OK : usage(cmd, "--allowed-signers %s: not a regular file", path);
 }
 
 int signkeyopt(const char *cmd, const char *path, const struct manifest *m, struct signkey **k)

@@ -75,6 +75,9 @@ struct signkey;
  * into *k (NULL when neither is given). A key that cannot be read, or, when m is given, one that a
  * step of m's jobs could read (keyreach), is a usage error: the message is printed, EXIT_USAGE returned. */
 int signkeyopt(const char *cmd, const char *path, const struct manifest *m, struct signkey **k);
+/* The allowed_signers file of --allowed-signers (path may be NULL): one that cannot be read is a
+ * usage error, said before any run is read (printed, EXIT_USAGE returned). */
+int signersopt(const char *cmd, const char *path);
 /* True when argv[i] is "--help" or "-h". */
 int ishelp(const char *arg);
 /* Load a manifest and check its approval rules and examples: -1 with the first mistake (the caller

@@ -74,8 +74,12 @@ int cmdconfig(int argc, char **argv)
 	struct err e = {0};
 	int rc = path ? loadmanifest(&m, path, &(struct loadopts){0}, &e) : manifestlayers(&m, &e);
 	if (rc < 0) {
-		for (size_t i = 1; i < m.errors.n; i++) /* the first is e's */
-			termprintf(stderr, "nightshift: %s\n", m.errors.v[i]);
+		/* loadmanifest has said every mistake of a manifest already; the layers alone are said here */
+		if (!path && m.errors.n > 1) {
+			for (size_t i = 0; i < m.errors.n; i++)
+				termprintf(stderr, "nightshift: %s\n", m.errors.v[i]);
+			errc(&e, ERR_INPUT, "the layers of configuration: %zu mistakes", m.errors.n);
+		}
 		rc = report(&e);
 		manifestfree(&m);
 		return rc;
@@ -91,6 +95,8 @@ int cmdconfig(int argc, char **argv)
 		termprintf(stdout, "user defaults: %s\n", m.userconfig);
 		if (m.userout)
 			termprintf(stdout, "  out: %s\n", m.userout);
+		if (m.usersandbox)
+			termprintf(stdout, "  sandbox: %s (under the manifest's own sandbox: keys)\n", m.usersandbox);
 	} else {
 		termprintf(stdout, "user defaults: none (%s does not exist)\n", user ? user : "no HOME");
 	}
@@ -100,7 +106,8 @@ int cmdconfig(int argc, char **argv)
 		const char *from = md->pos.file && m.userconfig && strcmp(md->pos.file, m.userconfig) == 0 ? "user defaults"
 		                   : path                                                                ? "manifest"
 		                                                                                         : "user defaults";
-		termprintf(stdout, "model %s: %s%s%s (%s, %s:%d)\n", md->name, md->model ? md->model : "",
+		termprintf(stdout, "model %s: %s%s%s (%s, %s:%d)\n", md->name,
+		           md->model ? md->model : md->provider == PROV_SCRIPTED ? "scripted" : "",
 		           md->base_url ? " at " : "", md->base_url ? md->base_url : "", from,
 		           md->pos.file ? md->pos.file : "?", md->pos.line);
 	}

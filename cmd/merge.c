@@ -13,9 +13,9 @@ static const char mergehelp[] =
 	"usage: nightshift merge RUN... --out DIR [--sign KEY] [--allowed-signers FILE]\n"
 	"\n"
 	"Joins the runs of the shards of one manifest (nightshift run --shard I/N) into one new run\n"
-	"directory made in DIR, and prints its path. Each run must pass `audit --verify` and have run\n"
-	"the same manifest with the same inputs; each job must have run in one of them. The new run\n"
-	"holds each shard whole under shards/<run-id>/, every job's output and files under jobs/,\n"
+	"directory made in DIR, and prints its absolute path. Each run must pass `audit --verify` and\n"
+	"have run the same manifest with the same inputs; each job must have run in one of them. The new\n"
+	"run holds each shard whole under shards/<run-id>/, every job's output and files under jobs/,\n"
 	"a run.json listing the shards and jobs, and SHA256SUMS over everything; with --sign KEY (or\n"
 	"$NIGHTSHIFT_SIGNING_KEY) SHA256SUMS.sig too, as nightshift run --sign writes it.\n"
 	"  --allowed-signers FILE  each run must be signed by a key FILE lists (ssh-keygen's\n"
@@ -70,6 +70,8 @@ int cmdmerge(int argc, char **argv)
 		usage("merge", "missing --out DIR");
 		goto done;
 	}
+	if ((rc = signersopt("merge", allowed)) != EXIT_OK)
+		goto done;
 	if ((rc = signkeyopt("merge", signpath, NULL, &key)) != EXIT_OK)
 		goto done;
 	/* the joined run is no more open than the most private shard */
@@ -94,6 +96,11 @@ int cmdmerge(int argc, char **argv)
 	if (rc < 0) {
 		rc = report(&e);
 	} else {
+		char *abs = realpath(merged, NULL); /* as run prints it: a script may cd elsewhere */
+		if (abs) {
+			free(merged);
+			merged = abs;
+		}
 		printf("%s\n", merged);
 		fflush(stdout);
 		fprintf(stderr, "nightshift: merge: %zu runs joined into %s\n", runs.n, merged);

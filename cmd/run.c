@@ -233,6 +233,8 @@ int cmdrun(int argc, char **argv)
 		usage("run", "--allowed-signers checks the runs of --resume and --from; give one of them");
 		goto done;
 	}
+	if (signersopt("run", o.allowed) != EXIT_OK)
+		goto done;
 	if (o.resume && !sets.n && resumeinputs(o.resume, o.allowed, &sets) < 0)
 		goto done;
 	o.from = &from;

@@ -1399,14 +1399,27 @@ static int parseconfig(struct manifest *m, struct ydoc *y)
 	if (root->type != YAML_MAPPING_NODE)
 		return -1;
 	char *dir = dirname_dup(y->file);
-	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, dir, &m->sandbox) < 0)
+	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, dir, &m->sandbox) < 0) {
 		bad = -1;
+	} else if (v) {
+		cJSON *j = yjson(y, v);
+		m->usersandbox = j ? cJSON_PrintUnformatted(j) : NULL;
+		cJSON_Delete(j);
+	}
 	if ((v = yget(y, root, "out"))) {
 		char *out = NULL;
-		if (ystr(y, v, &out) < 0)
+		const char *home = getenv("HOME");
+		if (ystr(y, v, &out) < 0) {
 			bad = -1;
-		else
+		} else if (out[0] == '~' && (out[1] == '/' || !out[1])) { /* ~/runs, as a shell reads it */
+			if (!home || *home != '/') {
+				bad = yfail(y, v, "out: '%s' needs HOME set to an absolute path", out);
+			} else {
+				m->userout = out[1] ? pathjoin(home, out + 2) : xstrdup(home);
+			}
+		} else {
 			m->userout = out[0] == '/' ? xstrdup(out) : pathjoin(dir, out);
+		}
 		free(out);
 	}
 	if ((v = yget(y, root, "models")) && ymap(y, v, "models", NULL) < 0)
@@ -2506,6 +2519,7 @@ void manifestfree(struct manifest *m)
 	adminfree(&m->admin);
 	free(m->userconfig);
 	free(m->userout);
+	free(m->usersandbox);
 	for (size_t i = 0; i < m->nmodels; i++)
 		modelfree(&m->models[i]);
 	free(m->models);

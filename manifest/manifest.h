@@ -258,6 +258,7 @@ struct manifest {
 	struct strv unread; /* what a record's manifest named that was not read (skills folders) */
 	char *userconfig;   /* the user's defaults file read (manifest/layers.h), or NULL */
 	char *userout;      /* its out: (absolute), or NULL */
+	char *usersandbox;  /* its sandbox: as compact JSON, as written, or NULL */
 	struct ydoc *cfg;   /* while loading: the user's defaults, for models the manifest lacks */
 	struct adminpolicy admin;
 };

@@ -959,18 +959,11 @@ static void sumsload(struct restore *r, const char *path)
 	struct strv paths = {0}, hexes = {0};
 	for (const char *l = r->sums.data; l && *l;) {
 		const char *end = strchrnul(l, '\n');
-		if (end - l > 66 && l[64] == ' ' && (l[65] == ' ' || l[65] == '*')) {
-			const char *q = l + 66;
-			if (strncmp(q, "./", 2) == 0)
-				q += 2;
-			char *h = xstrndup(l, 64);
-			for (char *c = h; *c; c++)
-				*c = (char)((*c >= 'A' && *c <= 'F') ? *c + 32 : *c);
-			char *pth = xstrndup(q, end - q);
-			strvadd(&paths, pth);
+		char h[65], *name;
+		if (sumsget(l, (size_t)(end - l), h, &name) == 0) {
+			strvadd(&paths, strncmp(name, "./", 2) == 0 ? name + 2 : name);
 			strvadd(&hexes, h);
-			free(pth);
-			free(h);
+			free(name);
 		}
 		l = *end ? end + 1 : end;
 	}

@@ -632,3 +632,52 @@ int ncpus(void)
 	pthread_once(&once, cpusread);
 	return cpus > INT32_MAX ? INT32_MAX : (int)cpus;
 }
+
+void sumsput(struct buf *b, const char *hex, const char *name)
+{
+	int esc = strpbrk(name, "\\\n\r") != NULL;
+	bufprintf(b, "%s%s  ", esc ? "\\" : "", hex);
+	for (const char *c = name; *c; c++) {
+		if (esc && (*c == '\\' || *c == '\n' || *c == '\r'))
+			bufputs(b, *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : "\\r");
+		else
+			bufputc(b, *c);
+	}
+	bufputc(b, '\n');
+}
+
+int sumsget(const char *line, size_t len, char hex[65], char **name)
+{
+	int esc = len > 0 && line[0] == '\\';
+	line += esc;
+	len -= esc;
+	if (len < 67 || line[64] != ' ' || (line[65] != ' ' && line[65] != '*'))
+		return -1;
+	for (int i = 0; i < 64; i++) {
+		char c = line[i] >= 'A' && line[i] <= 'F' ? (char)(line[i] + 32) : line[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return -1;
+		hex[i] = c;
+	}
+	hex[64] = 0;
+	struct buf n = {0};
+	for (size_t i = 66; i < len; i++) {
+		char c = line[i];
+		if (!c) {
+			buffree(&n);
+			return -1;
+		}
+		if (esc && c == '\\') {
+			c = ++i < len ? line[i] : 0;
+			if (c != '\\' && c != 'n' && c != 'r') {
+				buffree(&n);
+				return -1;
+			}
+			c = c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+		}
+		bufputc(&n, c);
+	}
+	bufputc(&n, 0);
+	*name = n.data;
+	return 0;
+}

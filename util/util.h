@@ -113,6 +113,14 @@ void sha256growfree(struct sha256grow *g);
 int sha256file(const char *path, char out[65], struct err *e);
 /* The same of what is left to read on fd (not closed). */
 int sha256fd(int fd, char out[65], struct err *e);
+/* One line of a SHA256SUMS file, as GNU sha256sum writes it: "HEX  NAME\n", or, for a name
+ * holding a backslash, a newline or a carriage return, "\HEX  NAME\n" with those escaped as
+ * \\, \n and \r (so `sha256sum -c` reads every name back). */
+void sumsput(struct buf *b, const char *hex, const char *name);
+/* One line of a SHA256SUMS file (len bytes, no newline) as sumsput writes it ("*" for binary
+ * mode taken too): the digest, lowercase, into hex and the name, unescaped, into *name (freed by
+ * the caller); -1 for a malformed line. */
+int sumsget(const char *line, size_t len, char hex[65], char **name);
 
 /* Milliseconds of the monotonic clock. */
 int64_t nowms(void);

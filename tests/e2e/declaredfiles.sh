@@ -43,4 +43,31 @@ expect_eq "the job that never writes it fails" failed "$(js never status)"
 expect_grep "its error names the file" "declared file out/never.txt not in the workspace at final_result \(the model was told\)" <(js never error)
 expect_grep "and the turn budget that ended it" "turn" <(js never error)
 check "the run verifies" "$NS" audit "$dir" --verify
+
+# Declared files whose names hold a backslash or a newline: SHA256SUMS escapes them as GNU
+# sha256sum does, so `sha256sum -c` and audit --verify (of the folder and of its archive) pass.
+cat > "$T/odd.yaml" <<'YAML'
+version: 1
+workspace: ws2
+sandbox: { backend: none }
+models:
+  default:
+    provider: scripted
+    replies:
+      - tool_calls: [ { name: write_file, arguments: { path: "out/c\\d.txt", content: "y" } } ]
+      - tool_calls: [ { name: write_file, arguments: { path: "out/e\nf.txt", content: "z" } } ]
+      - tool_calls: [ { name: final_result, arguments: {} } ]
+workers:
+  w: { instructions: x, tools: [write_file], approval: { default: allow } }
+jobs:
+  odd: { worker: w, files: ["out/c\\d.txt", "out/e\nf.txt"] }
+YAML
+mkdir -p "$T/ws2"
+odd=$("$NS" run "$T/odd.yaml" --out "$T/oddruns" 2>"$T/odd.err"); rc=$?
+expect_rc "files with a backslash and a newline in their names: the run succeeds" 0 "$rc"
+expect_eq "both are among its outputs" "yz" "$(cat "$odd/jobs/odd/files/out/c\\d.txt" "$odd/jobs/odd/files/out/e"$'\n'"f.txt")"
+check "sha256sum -c SHA256SUMS passes" bash -c "cd '$odd' && sha256sum -c --quiet SHA256SUMS"
+check "the run verifies" "$NS" audit "$odd" --verify
+tar --zstd -cf "$T/odd.tar.zst" -C "$T/oddruns" "$(basename "$odd")"
+check "its archive verifies" "$NS" audit "$T/odd.tar.zst" --verify
 done_tests

@@ -146,6 +146,22 @@ urun=$(cat "$T/u.out")
 check "the run keeps the user's defaults" cmp -s "$T/xdg/nightshift/config.yaml" "$urun/manifest/layers/user-config.yaml"
 XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m5.yaml" >"$T/c5.out" 2>&1
 expect_grep "config says where the model came from" "model default: .*\(user defaults, $T/xdg/nightshift/config.yaml:2\)" "$T/c5.out"
+expect_grep "config prints the user's sandbox defaults" '^  sandbox: \{"timeout":"20s"\}' "$T/c5.out"
+# out: ~/DIR is beneath HOME, as a shell would read it (docs/install.md's example).
+mkdir -p "$T/home/.config/nightshift"
+sed "s|^out: .*|out: ~/tilderuns|" "$T/xdg/nightshift/config.yaml" >"$T/home/.config/nightshift/config.yaml"
+HOME=$T/home XDG_CONFIG_HOME= ns "$NS" run "$T/m5.yaml" >"$T/t.out" 2>"$T/t.err"
+expect_rc "a user config with out: ~/DIR runs" 0 $?
+expect_grep "its runs go beneath HOME" "^$T/home/tilderuns/" "$T/t.out"
+# config says each mistake once, of a manifest or of the layers alone.
+printf 'version: 1\nworkspace: ws\nmodels: { default: { provider: scripted, script: script.yaml } }\nworkers: { w: { instructions: x, tols: [] } }\njobs: { j: { worker: w, inptu: go } }\n' >"$T/m6.yaml"
+XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m6.yaml" >/dev/null 2>"$T/c6.err"
+expect_rc "config of a manifest with mistakes: exit 2" 2 $?
+expect_eq "config says each of its mistakes once" 2 "$(grep -c 'unknown key' "$T/c6.err")"
+mkdir -p "$T/xdg7/nightshift" && printf 'outt: x\nsandbox: { timeout: abc }\n' >"$T/xdg7/nightshift/config.yaml"
+XDG_CONFIG_HOME=$T/xdg7 ns "$NS" config >/dev/null 2>"$T/c7.err"
+expect_rc "config with a user config with mistakes: exit 2" 2 $?
+expect_eq "config says each of the layers' mistakes once" 2 "$(grep -c 'config.yaml:[0-9]*:[0-9]*: ' "$T/c7.err")"
 ns "$NS" validate "$T/m5.yaml" 2>"$T/m5.err"
 expect_rc "without the user's defaults the manifest lacks models" 2 $?
 expect_grep "and says where they could come from" "missing 'models'" "$T/m5.err"

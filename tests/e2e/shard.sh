@@ -105,6 +105,8 @@ merged=$("$NS" merge "${shards[@]}" --out "$T/merged" 2>"$T/err"); rc=$?
 expect_rc "merge" 0 "$rc"
 [ "$rc" = 0 ] || cat "$T/err"
 expect_eq "merge prints one line, the new run directory" 1 "$(printf '%s\n' "$merged" | wc -l)"
+rel=$(cd "$T" && "$NS" merge "${shards[@]}" --out merged-rel 2>/dev/null)
+expect_eq "merge prints the absolute path, as run does, with a relative --out" "$T/merged-rel/" "${rel%/*}/"
 "$NS" audit "$merged" --verify 2>"$T/verify"; rc=$?
 expect_rc "audit --verify accepts the merged run" 0 "$rc"
 [ "$rc" = 0 ] || cat "$T/verify"

@@ -90,6 +90,15 @@ cp -r "$run" "$T/unsigned" && rm "$T/unsigned/SHA256SUMS.sig"
 "$NS" audit "$T/unsigned" --allowed-signers "$T/allowed" 2>"$T/err"
 expect_rc "an unsigned run with --allowed-signers: exit 4" 4 $?
 expect_grep "says it is not signed" "not signed" "$T/err"
+# A missing allowed_signers file is the user's mistake whatever the run holds: exit 2, named.
+"$NS" audit "$T/unsigned" --allowed-signers "$T/nosuch" 2>"$T/err"
+expect_rc "audit: a missing allowed_signers file, unsigned run: exit 2" 2 $?
+expect_grep "naming the file" "allowed-signers $T/nosuch: No such file" "$T/err"
+"$NS" merge "$T/unsigned" --out "$T/nomerge" --allowed-signers "$T/nosuch" 2>"$T/err"
+expect_rc "merge: a missing allowed_signers file: exit 2" 2 $?
+"$NS" run "$T/hello/nightshift.yaml" --resume "$T/unsigned" --allowed-signers "$T/nosuch" >"$T/out" 2>"$T/err"
+expect_rc "run --resume: a missing allowed_signers file: exit 2" 2 $?
+expect_grep "naming the flag" "allowed-signers $T/nosuch" "$T/err"
 printf 'x' >> "$T/unsigned/SHA256SUMS.sig"
 cp "$run/SHA256SUMS.sig" "$T/unsigned/SHA256SUMS.sig" && sed -i '2s/./A/5' "$T/unsigned/SHA256SUMS.sig"
 "$NS" audit "$T/unsigned" --allowed-signers "$T/allowed" 2>"$T/err"
