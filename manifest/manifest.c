@@ -1168,6 +1168,25 @@ static int wkoutputlimit(struct ydoc *y, struct ypair *p, struct wkctx *c)
 	return outputlimit(y, p->val, &c->w->tool_output_limit);
 }
 
+/* context: { compact: elide | summarize }: what the job does when its conversation passes the
+ * window's high-water mark. */
+static int wkcontext(struct ydoc *y, struct ypair *p, struct wkctx *c)
+{
+	static const char *const known[] = {"compact", NULL};
+	static const char *const compacts[] = {"elide", "summarize", NULL};
+	int rc = ymap(y, p->val, "context", known);
+	yaml_node_t *v = p->val->type == YAML_MAPPING_NODE ? yget(y, p->val, "compact") : NULL;
+	if (!v)
+		return rc;
+	int k = yenum(y, v, "compact", compacts);
+	if (k < 0 || rc < 0)
+		return -1;
+	if (k == COMPACT_SUMMARIZE)
+		return yfail(y, v, "context.compact: summarize is not built in this version; elide (the default) is");
+	c->w->compact = k;
+	return 0;
+}
+
 static int wksandbox(struct ydoc *y, struct ypair *p, struct wkctx *c)
 {
 	char *base = c->m->confine ? NULL : dirname_dup(y->file); /* NULL: a record's (existing) */
@@ -1194,6 +1213,7 @@ static const struct workerkey {
 	{"max_tokens", wkmaxtokens},
 	{"max_cost", wkmaxcost},
 	{"tool_output_limit", wkoutputlimit},
+	{"context", wkcontext},
 	{"sandbox", wksandbox},
 	{"skills", wkskills},
 };

@@ -159,9 +159,13 @@ struct worker {
 	int64_t max_tokens; /* 0 = unlimited */
 	double max_cost;    /* USD, 0 = unlimited */
 	int64_t tool_output_limit; /* bytes of one tool result the model sees; 0 = the default */
+	int compact;               /* context.compact: COMPACT_ELIDE (the default) or COMPACT_SUMMARIZE */
 	struct sandboxconf sandbox;
 	struct pos pos;
 };
+
+/* What a job does when its conversation passes the window's high-water mark. */
+enum { COMPACT_ELIDE, COMPACT_SUMMARIZE };
 
 struct job {
 	char *id;
