@@ -711,6 +711,8 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(tr.event, "exit_code");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "timed_out")))
 			snprintf(outcome, sizeof outcome, "timed out");
+		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "interrupted")))
+			snprintf(outcome, sizeof outcome, "interrupted");
 		else if (cJSON_IsNumber(ec))
 			snprintf(outcome, sizeof outcome, "exit %d", ec->valueint);
 		else

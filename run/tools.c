@@ -452,6 +452,8 @@ static void stepstatus(struct buf *msg, const struct sbxresult *res, const struc
 		          (long long)(o->timeout_ms / 1000));
 	else if (res->timed_out)
 		bufputs(msg, "the command timed out and was killed\n");
+	else if (res->interrupted)
+		bufputs(msg, "the command was stopped: the run was interrupted\n");
 	else if (res->oom)
 		bufputs(msg, "the command ran out of memory (the sandbox's memory limit) and was killed\n");
 	else if (res->signal)
@@ -481,6 +483,8 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	cJSON_AddNumberToObject(ev, "exit_code", res.exit_code);
 	cJSON_AddNumberToObject(ev, "signal", res.signal);
 	cJSON_AddBoolToObject(ev, "timed_out", res.timed_out);
+	if (res.interrupted)
+		cJSON_AddTrueToObject(ev, "interrupted");
 	cJSON_AddBoolToObject(ev, "oom", res.oom);
 	cJSON_AddBoolToObject(ev, "truncated", res.truncated);
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)res.duration_ms);

@@ -1058,6 +1058,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	struct msg m = {.type = M_EXEC, .len = (uint32_t)len};
 	int fds[2] = {out[1], err[1]};
 	int64_t start = nowms(), deadline = n->p.timeout_ms > 0 ? start + n->p.timeout_ms : -1, killwait = -1;
+	int bycancel = 0; /* the kill was for a cancelled run, not the time limit */
 	z->idle = 0;
 	int sent = sendmsgfds(z->ctl, &m, fds, 2) == 0 && writefull(z->ctl, command, len) == 0;
 	close(out[1]);
@@ -1089,6 +1090,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		}
 		if (killwait < 0 && (cancelled || (deadline >= 0 && nowms() >= deadline))) {
 			struct msg k = {.type = M_KILL};
+			bycancel = !(deadline >= 0 && nowms() >= deadline);
 			writefull(z->ctl, &k, sizeof k);
 			killwait = nowms() + 10000;
 		}
@@ -1108,7 +1110,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		r->exit_code = -1;
 		r->signal = SIGKILL;
 		r->oom = 1;
-		r->timed_out = killwait >= 0;
+		r->timed_out = killwait >= 0 && !bycancel;
+		r->interrupted = killwait >= 0 && bycancel;
 		rc = 0;
 		goto done;
 	}
@@ -1124,7 +1127,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	}
 	z->idle = 1; /* init cleared the namespace before it answered */
 	result(r, reply.status);
-	r->timed_out = reply.killed;
+	r->timed_out = reply.killed && !bycancel;
+	r->interrupted = reply.killed && bycancel;
 	int64_t oom1 = cgroupooms(&z->cg);
 	r->oom = oom0 >= 0 && oom1 > oom0;
 	rc = 0;

@@ -258,7 +258,10 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 			break;
 		}
 		if (cancelled || (deadline >= 0 && nowms() >= deadline)) {
-			r->timed_out = 1;
+			if (deadline >= 0 && nowms() >= deadline)
+				r->timed_out = 1;
+			else
+				r->interrupted = 1;
 			kill(pid, SIGTERM); /* the keeper kills the step, and all it left */
 			kill(pid, SIGCONT);
 			break;

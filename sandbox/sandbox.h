@@ -19,7 +19,8 @@ struct sbxconf {
 struct sbxresult {
 	int exit_code; /* exit status, or -1 when killed by a signal */
 	int signal;    /* the signal that ended it, or 0 */
-	int timed_out;
+	int timed_out;   /* killed at the step's time limit */
+	int interrupted; /* killed because the run was cancelled (a signal), before its time limit */
 	int oom;
 	int64_t duration_ms;
 	struct buf out, err; /* captured output, capped */

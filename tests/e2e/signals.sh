@@ -32,6 +32,8 @@ for sig in TERM INT; do
 	check "SIG$sig: the run verifies" "$NS" audit "$dir" --verify
 	expect_grep "SIG$sig: the job is marked cancelled" '"status":[[:space:]]*"cancelled"' "$dir/run.json"
 	check "SIG$sig: job_end written for the cancelled job" bash -c "zstd -dcq '$dir/jobs/a/events.jsonl.zst' | grep -q '\"type\":\"job_end\".*\"status\":\"cancelled\"'"
+	check "SIG$sig: the step is recorded as interrupted" bash -c "zstd -dcq '$dir/jobs/a/events.jsonl.zst' | grep '\"type\":\"tool_result\"' | grep -q '\"timed_out\":false.*\"interrupted\":true'"
+	check "SIG$sig: no step is said to have timed out" bash -c "! grep -q 'timed out' '$T/err'"
 	check "SIG$sig: the job after it never started" bash -c "python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))[\"jobs\"][\"b\"]; sys.exit(j[\"status\"] != \"cancelled\" or \"events_head\" in j)' '$dir/run.json'"
 done
 done_tests
