@@ -1,8 +1,11 @@
 /* replay: restore, run by turns, compare by effects. */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "../artifacts/runjson.h"
 #include "../llm/modelspec.h"
 #include "../manifest/expr.h"
@@ -259,6 +262,16 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	}
 	if (!mfile || strchr(mfile, '/') || !runnameok(mfile)) {
 		rc = errc(e, ERR_INPUT, "replay: %s/run.json names no manifest file", o->run);
+		goto done;
+	}
+	/* --manifest FILE read before anything is restored: a mistyped name costs nothing */
+	struct stat mst;
+	const char *unread = !o->manifest ? NULL
+	                     : stat(o->manifest, &mst) < 0 ? strerror(errno)
+	                     : S_ISDIR(mst.st_mode) ? "a folder, not a file"
+	                     : access(o->manifest, R_OK) < 0 ? strerror(errno) : NULL;
+	if (unread) {
+		rc = errc(e, ERR_INPUT, "--manifest %s: %s", o->manifest, unread);
 		goto done;
 	}
 	if (mkdirs(o->outdir, 0755, e) < 0) {
