@@ -11,6 +11,7 @@
 #define MAXDEPTH 256   /* nested schema applications during one validation */
 #define MAXLINES 25    /* error lines handed back to the caller */
 #define MAXSHOW 300    /* bytes of a value list or branch summary inside one message */
+#define MAXWORK (1 << 21) /* schema applications (and string bytes / 256) one validation may spend */
 
 /* How a keyword's value is checked. */
 enum kind {
@@ -1025,7 +1026,18 @@ struct validate {
 	locale_t loc;
 	struct rx *rx;
 	int depth;
+	size_t work; /* spent of MAXWORK: anyOf, oneOf and allOf may apply a schema to a value many times */
+	int over;    /* MAXWORK was passed: every check from then on fails at once */
 };
+
+/* Charge n units of work; 1 once the budget is spent (the validation then stops, failing). */
+static int spend(struct validate *c, size_t n)
+{
+	c->work += n;
+	if (c->work > MAXWORK)
+		c->over = 1;
+	return c->over;
+}
 
 /* The pointer as shown in messages: "(root)" for "", control characters escaped, the middle of
  * a very long one (a model may invent huge keys) cut out. */
@@ -1084,7 +1096,7 @@ static int rxmatch(struct validate *c, const char *pattern, const char *s)
 		r->next = c->rx;
 		c->rx = r;
 	}
-	if (!r->ok)
+	if (!r->ok || spend(c, strlen(s) / 256))
 		return 0;
 	locale_t old = c->loc ? uselocale(c->loc) : (locale_t)0;
 	int m = regexec(&r->re, s, 0, NULL, 0) == 0;
@@ -1357,6 +1369,8 @@ static int vschema(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 		return verr(out, ptr, "not allowed here (the schema is false)");
 	if (c->depth >= MAXDEPTH)
 		return verr(out, ptr, "nested too deeply (more than %d schemas)", MAXDEPTH);
+	if (c->over || spend(c, 1 + (cJSON_IsString(v) ? strlen(v->valuestring) / 256 : 0)))
+		return 1; /* schemavalidate says why, once */
 	c->depth++;
 	if ((k = kw(s, "$ref"))) {
 		const cJSON *t = refresolve(c->root, k->valuestring);
@@ -1443,6 +1457,13 @@ int schemavalidate(const cJSON *schema, const cJSON *value, struct buf *errs)
 	}
 	struct validate c = {.root = schema, .loc = rxlocale()};
 	int n = vschema(&c, schema, value, &ptr, &out);
+	if (c.over) { /* the errors found so far are partial: the budget is the one to tell */
+		bufprintf(errs, "(root): checking this value against the schema takes more than %d steps (anyOf, "
+		                "oneOf, allOf or $ref applying schemas to the same values again and again); refused\n",
+		          MAXWORK);
+		ptrpop(&out, 0);
+		n = 1;
+	}
 	const char *line = out.data;
 	for (int i = 0; i < n && i < MAXLINES && line && *line; i++) {
 		size_t len = strcspn(line, "\n");
