@@ -555,11 +555,41 @@ static size_t rxbrace(const char *p)
 	return p[i] == '}' ? i + 1 : 0;
 }
 
-/* Translate an ECMA-262 pattern into POSIX ERE (see schema.h for the subset). */
+/* The most a counted repetition may repeat, times what it repeats: regcomp copies a {n,m}'s
+ * subexpression m times, so ((a{1,60}){1,60}){1,60}){1,60} (36 bytes) took 5 GiB and more. */
+#define RXNODES 100000
+#define RXGROUPS 256
+
+/* The copies regcomp makes of what precedes a quantifier at p: {n}, {n,} and {n,m} its largest
+ * count (and one more for an open end), + two, * and ? one. */
+static double rxcopies(const char *p)
+{
+	if (*p != '{')
+		return *p == '+' ? 2 : 1;
+	double n = 0, m = -1;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (*p - '0');
+	if (*p == ',') {
+		m = p[1] >= '0' && p[1] <= '9' ? 0 : n + 1;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			m = m * 10 + (*p - '0');
+	}
+	return m > n ? m : n > 0 ? n : 1;
+}
+
+/* Translate an ECMA-262 pattern into POSIX ERE (see schema.h for the subset). The nodes regcomp
+ * will make are counted as it goes (each atom one, a group the sum of its own, a quantifier
+ * multiplying what it repeats): more than RXNODES is refused before regcomp sees it. */
 static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 {
 	int depth = 0, atom = 0;
+	double size[RXGROUPS + 1] = {0}, last = 0; /* the nodes of each open group; of the last atom */
 	while (*p) {
+		if (atom == 1) { /* an atom was just added: it counts one */
+			last = 1;
+			size[depth] += 1;
+			atom = 2;
+		}
 		char c = *p;
 		if (c == '\\') {
 			uint32_t cp;
@@ -580,6 +610,10 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 				return -1;
 			atom = 1;
 		} else if (c == '(') {
+			if (depth == RXGROUPS) {
+				snprintf(why, wn, "groups nested more than %d deep", RXGROUPS);
+				return -1;
+			}
 			if (p[1] == '?') {
 				if (p[2] != ':') {
 					snprintf(why, wn, "lookaround and named groups ((?...) other than (?:) are not supported");
@@ -589,7 +623,7 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 			}
 			bufputc(out, '(');
 			p++;
-			depth++;
+			size[++depth] = 0;
 			atom = 0;
 		} else if (c == ')') {
 			if (--depth < 0) {
@@ -598,11 +632,24 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 			}
 			bufputc(out, ')');
 			p++;
-			atom = 1;
+			last = size[depth + 1] > 1 ? size[depth + 1] : 1;
+			size[depth] += last;
+			atom = 2;
+			if (size[depth] > RXNODES) {
+				snprintf(why, wn, "its repetitions make more than %d copies of what they repeat", RXNODES);
+				return -1;
+			}
 		} else if (c == '*' || c == '+' || c == '?' || (c == '{' && rxbrace(p))) {
 			size_t n = c == '{' ? rxbrace(p) : 1;
 			if (!atom) {
 				snprintf(why, wn, "quantifier %c with nothing to repeat", c);
+				return -1;
+			}
+			double copies = rxcopies(p);
+			size[depth] += last * (copies - 1);
+			last *= copies;
+			if (size[depth] > RXNODES) {
+				snprintf(why, wn, "its repetitions make more than %d copies of what they repeat", RXNODES);
 				return -1;
 			}
 			bufadd(out, p, n);

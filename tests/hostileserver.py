@@ -10,7 +10,8 @@ end), big (tools/call: one 63 MiB JSON body), model (every POST: a 63 MiB JSON b
 stdio modes: flood (tools/call: pings and notifications without end, stdin never read again),
 bigline (tools/call: one 63 MiB line), deep (tools/call: 100000 nested arrays), schemawork
 (a small outputSchema of two recursive anyOf branches and a structuredContent 60 levels deep
-that fails both at the bottom: 2^60 applications without a bound on the validation's work).
+that fails both at the bottom: 2^60 applications without a bound on the validation's work),
+regexbomb (an outputSchema whose pattern, 36 bytes, makes regcomp copy its atom 60^4 times).
 Paginated tool lists (both transports, modes of tools/list; every page under the 16 MiB message
 cap): pages (24 pages, each a tool with a 15 MiB description), pagesmid (40 pages, each a tool
 with a 200 KiB description), manytools (20 pages of 100 small tools), bigschema (a tool whose
@@ -56,6 +57,9 @@ def toollist(mode, msg):
     """The page of tools/list the message asks for (its cursor: the page's number)."""
     if mode == "schemawork":
         return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": WORKSCHEMA}]}
+    if mode == "regexbomb":
+        bomb = {"type": "object", "properties": {"s": {"type": "string", "pattern": "(((a{1,60}){1,60}){1,60}){1,60}"}}}
+        return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": bomb}]}
     if mode == "bigschema":
         return {"tools": [{"name": "t", "inputSchema": {"type": "object", "enum": [0] * 200000}}]}
     if mode not in LISTS:
@@ -141,7 +145,7 @@ def stdio(mode):
         elif m == "tools/list":
             r = toollist(mode, msg)
         elif m == "tools/call":
-            if mode in LISTS or mode == "bigschema":
+            if mode in LISTS or mode in ("bigschema", "regexbomb"):
                 out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                                       "result": {"content": [{"type": "text", "text": "ok"}]}}).encode() + b"\n")
                 out.flush()

@@ -71,4 +71,17 @@ run mcp "$T/mcp.yaml"
 expect_rc "MCP outputSchema: the run ends (the call failed, the job went on)" 0 $?
 events mcp > "$T/mcp.ev" 2>/dev/null
 expect_grep "MCP outputSchema: the tool result says why" '"type":"tool_result".*takes more than [0-9]+ steps' "$T/mcp.ev"
+
+# 3. a pattern in a server's outputSchema is compiled in the runner when the list comes: one of
+# 36 bytes, ((((a{1,60}){1,60}){1,60}){1,60}, made regcomp take 5 GiB and 16 s (and grow on
+# until the machine ran out); now refused before regcomp, the tool kept with its result unchecked
+sed 's/stdio, schemawork/stdio, regexbomb/' "$T/mcp.yaml" > "$T/bomb.yaml"
+ulimit -v 4000000 # a bound the fixed runner never nears; before, its 5 GiB were refused here
+timeout -s KILL 60 python3 "$ROOT/tests/peakrss.py" "$T/bomb.rss" "$NS" run "$T/bomb.yaml" --out "$T/runs" \
+	>"$T/bomb.out" 2>"$T/bomb.err"
+expect_rc "regexbomb: the run ends" 0 $?
+check "regexbomb: peak memory $(cat "$T/bomb.rss" 2>/dev/null) KiB, under 256 MiB" \
+	bash -c "[ -s '$T/bomb.rss' ] && [ \$(cat '$T/bomb.rss') -lt 262144 ]"
+events bomb > "$T/bomb.ev" 2>/dev/null
+expect_grep "regexbomb: the call's result says its schema was not checked" '"output_schema":"not checked' "$T/bomb.ev"
 done_tests

@@ -521,6 +521,7 @@ static void testlocale(void)
  * only at its bottom applied 2^depth schemas (40 levels: days of CPU); allOf alike on a good value. */
 static void testwork(void)
 {
+	cJSON *sc;
 	static const char *const schemas[] = {
 		"{\"$defs\":{\"n\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"add\"},"
 		"\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}}},{\"type\":\"object\",\"properties\":"
@@ -536,7 +537,8 @@ static void testwork(void)
 		bufputs(&v, k == 0 ? "\"x\"" : "1");
 		for (int i = 0; i < 40; i++)
 			bufputs(&v, "]}");
-		cJSON *sc = cJSON_Parse(schemas[k]), *val_ = cJSON_Parse(v.data);
+		cJSON *val_ = cJSON_Parse(v.data);
+		sc = cJSON_Parse(schemas[k]);
 		bufclear(&errs);
 		int64_t t0 = nowms();
 		int n = schemavalidate(sc, val_, &errs);
@@ -548,8 +550,21 @@ static void testwork(void)
 		cJSON_Delete(val_);
 		buffree(&v);
 	}
+	/* a pattern whose repetitions make regcomp copy its atom 60^4 times: refused before regcomp */
+	struct buf ptr = {0};
+	struct err e = {0};
+	sc = cJSON_Parse("{\"pattern\":\"(((a{1,60}){1,60}){1,60}){1,60}\"}");
+	ok(schemacheck(sc, &ptr, &e) < 0 && strstr(e.msg, "more than 100000 copies"), "regexbomb refused: %s", e.msg);
+	cJSON_Delete(sc);
+	sc = cJSON_Parse("{\"pattern\":\"(a{1,99999})(a{1,99999})\"}");
+	ok(schemacheck(sc, &ptr, &e) < 0, "siblings add up: %s", e.msg);
+	cJSON_Delete(sc);
+	sc = cJSON_Parse("{\"pattern\":\"^(ab|cd){2,5}[0-9]{1,3}x+$\"}");
+	ok(schemacheck(sc, &ptr, &e) == 0, "an ordinary counted pattern is kept");
+	cJSON_Delete(sc);
+	buffree(&ptr);
 	/* a broad value that is fine is not refused: 100 000 elements, each checked by a few schemas */
-	cJSON *sc = cJSON_Parse("{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\","
+	sc = cJSON_Parse("{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\","
 	                        "\"minimum\":0}]}}");
 	cJSON *arr = cJSON_CreateArray();
 	for (int i = 0; i < 100000; i++)
