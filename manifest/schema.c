@@ -555,9 +555,10 @@ static size_t rxbrace(const char *p)
 	return p[i] == '}' ? i + 1 : 0;
 }
 
-/* The most a counted repetition may repeat, times what it repeats: regcomp copies a {n,m}'s
- * subexpression m times, so ((a{1,60}){1,60}){1,60}){1,60} (36 bytes) took 5 GiB and more. */
-#define RXNODES 100000
+/* The nodes regcomp may make of one pattern: it copies a {n,m}'s subexpression m times, so
+ * (((a{1,60}){1,60}){1,60}){1,60} (36 bytes) took 5 GiB and more; and regexec builds its states
+ * over them, about nodes^2 work: (a{1,100}){1,100} took 3 s to refuse 1000 characters. */
+#define RXNODES 1000
 #define RXGROUPS 256
 
 /* The copies regcomp makes of what precedes a quantifier at p: {n}, {n,} and {n,m} its largest
@@ -580,7 +581,7 @@ static double rxcopies(const char *p)
 /* Translate an ECMA-262 pattern into POSIX ERE (see schema.h for the subset). The nodes regcomp
  * will make are counted as it goes (each atom one, a group the sum of its own, a quantifier
  * multiplying what it repeats): more than RXNODES is refused before regcomp sees it. */
-static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
+static int rxtranslate(const char *p, struct buf *out, double *nodes, char *why, size_t wn)
 {
 	int depth = 0, atom = 0;
 	double size[RXGROUPS + 1] = {0}, last = 0; /* the nodes of each open group; of the last atom */
@@ -681,6 +682,7 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 		snprintf(why, wn, "unmatched (");
 		return -1;
 	}
+	*nodes = size[0] + 1;
 	return 0;
 }
 
@@ -693,11 +695,11 @@ static locale_t rxlocale(void)
 	return l;
 }
 
-/* Compile pattern into re; returns 0, or -1 with why filled. */
-static int rxcompile(const char *pattern, locale_t loc, regex_t *re, char *why, size_t wn)
+/* Compile pattern into re (*nodes: about the nodes regcomp makes); returns 0, or -1 with why filled. */
+static int rxcompile(const char *pattern, locale_t loc, regex_t *re, double *nodes, char *why, size_t wn)
 {
 	struct buf ere = {0};
-	if (rxtranslate(pattern, &ere, why, wn) < 0) {
+	if (rxtranslate(pattern, &ere, nodes, why, wn) < 0) {
 		buffree(&ere);
 		return -1;
 	}
@@ -761,7 +763,8 @@ static int checkpattern(struct check *c, const char *pattern)
 {
 	regex_t re;
 	char why[256];
-	if (rxcompile(pattern, c->loc, &re, why, sizeof why) < 0) {
+	double nodes;
+	if (rxcompile(pattern, c->loc, &re, &nodes, why, sizeof why) < 0) {
 		struct buf q = {0};
 		quote(&q, pattern, 200);
 		cerr(c, "bad pattern %s: %s", q.data, why);
@@ -1065,6 +1068,7 @@ struct rx {
 	const char *key;   /* the pattern string inside the schema */
 	regex_t re;
 	int ok;
+	double nodes;      /* about the nodes regcomp made */
 	struct rx *next;
 };
 
@@ -1139,11 +1143,12 @@ static int rxmatch(struct validate *c, const char *pattern, const char *s)
 		char why[256];
 		r = xcalloc(1, sizeof *r);
 		r->key = pattern;
-		r->ok = rxcompile(pattern, c->loc, &r->re, why, sizeof why) == 0;
+		r->ok = rxcompile(pattern, c->loc, &r->re, &r->nodes, why, sizeof why) == 0;
+		spend(c, (size_t)(r->nodes * r->nodes / 25)); /* the states regexec builds over its nodes, once */
 		r->next = c->rx;
 		c->rx = r;
 	}
-	if (!r->ok || spend(c, strlen(s) / 256))
+	if (!r->ok || spend(c, (size_t)((double)(strlen(s) + 1) * r->nodes / 512))) /* a step per node a character */
 		return 0;
 	locale_t old = c->loc ? uselocale(c->loc) : (locale_t)0;
 	int m = regexec(&r->re, s, 0, NULL, 0) == 0;
