@@ -1737,7 +1737,7 @@ static struct job *newjob(struct manifest *m)
 static int parsemember(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, const struct matrix *mx,
                        size_t c, struct job *j)
 {
-	struct mxbound b;
+	struct mxbound b = {0}; /* unbound (and so nothing to undo) when the id is refused first */
 	char *mid = matrixid(id, mx, c);
 	int rc;
 	if (strlen(mid) > 128)

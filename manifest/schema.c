@@ -11,6 +11,7 @@
 #define MAXDEPTH 256   /* nested schema applications during one validation */
 #define MAXLINES 25    /* error lines handed back to the caller */
 #define MAXSHOW 300    /* bytes of a value list or branch summary inside one message */
+#define MAXWORK (1 << 21) /* schema applications (and string bytes / 256) one validation may spend */
 
 /* How a keyword's value is checked. */
 enum kind {
@@ -554,11 +555,42 @@ static size_t rxbrace(const char *p)
 	return p[i] == '}' ? i + 1 : 0;
 }
 
-/* Translate an ECMA-262 pattern into POSIX ERE (see schema.h for the subset). */
-static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
+/* The nodes regcomp may make of one pattern: it copies a {n,m}'s subexpression m times, so
+ * (((a{1,60}){1,60}){1,60}){1,60} (36 bytes) took 5 GiB and more; and regexec builds its states
+ * over them, about nodes^2 work: (a{1,100}){1,100} took 3 s to refuse 1000 characters. */
+#define RXNODES 1000
+#define RXGROUPS 256
+
+/* The copies regcomp makes of what precedes a quantifier at p: {n}, {n,} and {n,m} its largest
+ * count (and one more for an open end), + two, * and ? one. */
+static double rxcopies(const char *p)
+{
+	if (*p != '{')
+		return *p == '+' ? 2 : 1;
+	double n = 0, m = -1;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (*p - '0');
+	if (*p == ',') {
+		m = p[1] >= '0' && p[1] <= '9' ? 0 : n + 1;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			m = m * 10 + (*p - '0');
+	}
+	return m > n ? m : n > 0 ? n : 1;
+}
+
+/* Translate an ECMA-262 pattern into POSIX ERE (see schema.h for the subset). The nodes regcomp
+ * will make are counted as it goes (each atom one, a group the sum of its own, a quantifier
+ * multiplying what it repeats): more than RXNODES is refused before regcomp sees it. */
+static int rxtranslate(const char *p, struct buf *out, double *nodes, char *why, size_t wn)
 {
 	int depth = 0, atom = 0;
+	double size[RXGROUPS + 1] = {0}, last = 0; /* the nodes of each open group; of the last atom */
 	while (*p) {
+		if (atom == 1) { /* an atom was just added: it counts one */
+			last = 1;
+			size[depth] += 1;
+			atom = 2;
+		}
 		char c = *p;
 		if (c == '\\') {
 			uint32_t cp;
@@ -579,6 +611,10 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 				return -1;
 			atom = 1;
 		} else if (c == '(') {
+			if (depth == RXGROUPS) {
+				snprintf(why, wn, "groups nested more than %d deep", RXGROUPS);
+				return -1;
+			}
 			if (p[1] == '?') {
 				if (p[2] != ':') {
 					snprintf(why, wn, "lookaround and named groups ((?...) other than (?:) are not supported");
@@ -588,7 +624,7 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 			}
 			bufputc(out, '(');
 			p++;
-			depth++;
+			size[++depth] = 0;
 			atom = 0;
 		} else if (c == ')') {
 			if (--depth < 0) {
@@ -597,11 +633,24 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 			}
 			bufputc(out, ')');
 			p++;
-			atom = 1;
+			last = size[depth + 1] > 1 ? size[depth + 1] : 1;
+			size[depth] += last;
+			atom = 2;
+			if (size[depth] > RXNODES) {
+				snprintf(why, wn, "its repetitions make more than %d copies of what they repeat", RXNODES);
+				return -1;
+			}
 		} else if (c == '*' || c == '+' || c == '?' || (c == '{' && rxbrace(p))) {
 			size_t n = c == '{' ? rxbrace(p) : 1;
 			if (!atom) {
 				snprintf(why, wn, "quantifier %c with nothing to repeat", c);
+				return -1;
+			}
+			double copies = rxcopies(p);
+			size[depth] += last * (copies - 1);
+			last *= copies;
+			if (size[depth] > RXNODES) {
+				snprintf(why, wn, "its repetitions make more than %d copies of what they repeat", RXNODES);
 				return -1;
 			}
 			bufadd(out, p, n);
@@ -633,6 +682,7 @@ static int rxtranslate(const char *p, struct buf *out, char *why, size_t wn)
 		snprintf(why, wn, "unmatched (");
 		return -1;
 	}
+	*nodes = size[0] + 1;
 	return 0;
 }
 
@@ -645,11 +695,11 @@ static locale_t rxlocale(void)
 	return l;
 }
 
-/* Compile pattern into re; returns 0, or -1 with why filled. */
-static int rxcompile(const char *pattern, locale_t loc, regex_t *re, char *why, size_t wn)
+/* Compile pattern into re (*nodes: about the nodes regcomp makes); returns 0, or -1 with why filled. */
+static int rxcompile(const char *pattern, locale_t loc, regex_t *re, double *nodes, char *why, size_t wn)
 {
 	struct buf ere = {0};
-	if (rxtranslate(pattern, &ere, why, wn) < 0) {
+	if (rxtranslate(pattern, &ere, nodes, why, wn) < 0) {
 		buffree(&ere);
 		return -1;
 	}
@@ -713,7 +763,8 @@ static int checkpattern(struct check *c, const char *pattern)
 {
 	regex_t re;
 	char why[256];
-	if (rxcompile(pattern, c->loc, &re, why, sizeof why) < 0) {
+	double nodes;
+	if (rxcompile(pattern, c->loc, &re, &nodes, why, sizeof why) < 0) {
 		struct buf q = {0};
 		quote(&q, pattern, 200);
 		cerr(c, "bad pattern %s: %s", q.data, why);
@@ -1017,6 +1068,7 @@ struct rx {
 	const char *key;   /* the pattern string inside the schema */
 	regex_t re;
 	int ok;
+	double nodes;      /* about the nodes regcomp made */
 	struct rx *next;
 };
 
@@ -1025,7 +1077,18 @@ struct validate {
 	locale_t loc;
 	struct rx *rx;
 	int depth;
+	size_t work; /* spent of MAXWORK: anyOf, oneOf and allOf may apply a schema to a value many times */
+	int over;    /* MAXWORK was passed: every check from then on fails at once */
 };
+
+/* Charge n units of work; 1 once the budget is spent (the validation then stops, failing). */
+static int spend(struct validate *c, size_t n)
+{
+	c->work += n;
+	if (c->work > MAXWORK)
+		c->over = 1;
+	return c->over;
+}
 
 /* The pointer as shown in messages: "(root)" for "", control characters escaped, the middle of
  * a very long one (a model may invent huge keys) cut out. */
@@ -1080,11 +1143,12 @@ static int rxmatch(struct validate *c, const char *pattern, const char *s)
 		char why[256];
 		r = xcalloc(1, sizeof *r);
 		r->key = pattern;
-		r->ok = rxcompile(pattern, c->loc, &r->re, why, sizeof why) == 0;
+		r->ok = rxcompile(pattern, c->loc, &r->re, &r->nodes, why, sizeof why) == 0;
+		spend(c, (size_t)(r->nodes * r->nodes / 25)); /* the states regexec builds over its nodes, once */
 		r->next = c->rx;
 		c->rx = r;
 	}
-	if (!r->ok)
+	if (!r->ok || spend(c, (size_t)((double)(strlen(s) + 1) * r->nodes / 512))) /* a step per node a character */
 		return 0;
 	locale_t old = c->loc ? uselocale(c->loc) : (locale_t)0;
 	int m = regexec(&r->re, s, 0, NULL, 0) == 0;
@@ -1357,6 +1421,8 @@ static int vschema(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 		return verr(out, ptr, "not allowed here (the schema is false)");
 	if (c->depth >= MAXDEPTH)
 		return verr(out, ptr, "nested too deeply (more than %d schemas)", MAXDEPTH);
+	if (c->over || spend(c, 1 + (cJSON_IsString(v) ? strlen(v->valuestring) / 256 : 0)))
+		return 1; /* schemavalidate says why, once */
 	c->depth++;
 	if ((k = kw(s, "$ref"))) {
 		const cJSON *t = refresolve(c->root, k->valuestring);
@@ -1443,6 +1509,13 @@ int schemavalidate(const cJSON *schema, const cJSON *value, struct buf *errs)
 	}
 	struct validate c = {.root = schema, .loc = rxlocale()};
 	int n = vschema(&c, schema, value, &ptr, &out);
+	if (c.over) { /* the errors found so far are partial: the budget is the one to tell */
+		bufprintf(errs, "(root): checking this value against the schema takes more than %d steps (anyOf, "
+		                "oneOf, allOf or $ref applying schemas to the same values again and again); refused\n",
+		          MAXWORK);
+		ptrpop(&out, 0);
+		n = 1;
+	}
 	const char *line = out.data;
 	for (int i = 0; i < n && i < MAXLINES && line && *line; i++) {
 		size_t len = strcspn(line, "\n");

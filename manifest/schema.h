@@ -30,7 +30,9 @@
  * any punctuation (a literal). A { that does not open a quantifier is a literal.
  * Rejected by schemacheck: back-references \1, \b \B outside [...], lookaround (?= (?! (?<=
  * (?<!, named groups, \p{...} \c \k \0, non-ASCII range endpoints, [] and [^], a quantifier
- * with nothing to repeat, unbalanced parentheses, and whatever regcomp refuses.
+ * with nothing to repeat, unbalanced parentheses, groups nested over 256 deep, counted repetitions
+ * making more than 1000 copies of what they repeat (regcomp makes them all, regexec its states over them), and whatever regcomp
+ * refuses.
  */
 #ifndef NS_SCHEMA_H
 #define NS_SCHEMA_H

@@ -8,7 +8,10 @@ HTTP modes: ping (tools/call and every answer of the client's get a server-to-cl
 back, never the result), sse (tools/call: an event stream of pings and notifications without
 end), big (tools/call: one 63 MiB JSON body), model (every POST: a 63 MiB JSON body).
 stdio modes: flood (tools/call: pings and notifications without end, stdin never read again),
-bigline (tools/call: one 63 MiB line), deep (tools/call: 100000 nested arrays).
+bigline (tools/call: one 63 MiB line), deep (tools/call: 100000 nested arrays), schemawork
+(a small outputSchema of two recursive anyOf branches and a structuredContent 60 levels deep
+that fails both at the bottom: 2^60 applications without a bound on the validation's work),
+regexbomb (an outputSchema whose pattern, 36 bytes, makes regcomp copy its atom 60^4 times).
 Paginated tool lists (both transports, modes of tools/list; every page under the 16 MiB message
 cap): pages (24 pages, each a tool with a 15 MiB description), pagesmid (40 pages, each a tool
 with a 200 KiB description), manytools (20 pages of 100 small tools), bigschema (a tool whose
@@ -36,8 +39,27 @@ LISTS = {"pages": (24, 1, 15 << 20), "pagesmid": (40, 1, 200 << 10), "manytools"
          "fine": (3, 300, 100)}
 
 
+NODE = {"anyOf": [{"type": "object", "properties": {"op": {"const": op}, "args": {"type": "array",
+                   "items": {"$ref": "#/$defs/node"}}}, "required": ["op", "args"]} for op in ("add", "neg")]
+        + [{"type": "number"}]}
+WORKSCHEMA = {"type": "object", "properties": {"e": {"$ref": "#/$defs/node"}}, "$defs": {"node": NODE}}
+
+
+def deepnode(d):
+    """A value d levels deep that every branch of NODE refuses only at its bottom."""
+    v = "x"
+    for _ in range(d):
+        v = {"op": "mul", "args": [v]}
+    return v
+
+
 def toollist(mode, msg):
     """The page of tools/list the message asks for (its cursor: the page's number)."""
+    if mode == "schemawork":
+        return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": WORKSCHEMA}]}
+    if mode == "regexbomb":
+        bomb = {"type": "object", "properties": {"s": {"type": "string", "pattern": "(((a{1,60}){1,60}){1,60}){1,60}"}}}
+        return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": bomb}]}
     if mode == "bigschema":
         return {"tools": [{"name": "t", "inputSchema": {"type": "object", "enum": [0] * 200000}}]}
     if mode not in LISTS:
@@ -123,7 +145,7 @@ def stdio(mode):
         elif m == "tools/list":
             r = toollist(mode, msg)
         elif m == "tools/call":
-            if mode in LISTS or mode == "bigschema":
+            if mode in LISTS or mode in ("bigschema", "regexbomb"):
                 out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                                       "result": {"content": [{"type": "text", "text": "ok"}]}}).encode() + b"\n")
                 out.flush()
@@ -134,6 +156,11 @@ def stdio(mode):
                 continue
             if mode == "deep":
                 out.write(b"[" * 100000 + b"]" * 100000 + b"\n")
+                out.flush()
+                continue
+            if mode == "schemawork":
+                res = {"content": [], "structuredContent": {"e": deepnode(60)}}
+                out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": res}).encode() + b"\n")
                 out.flush()
                 continue
             i = 0

@@ -517,8 +517,67 @@ static void testlocale(void)
 	ok(uselocale((locale_t)0) == before, "thread locale restored");
 }
 
+/* The work of one validation is bounded: two recursive anyOf branches over a value that fails both
+ * only at its bottom applied 2^depth schemas (40 levels: days of CPU); allOf alike on a good value. */
+static void testwork(void)
+{
+	cJSON *sc;
+	static const char *const schemas[] = {
+		"{\"$defs\":{\"n\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"op\":{\"const\":\"add\"},"
+		"\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}}},{\"type\":\"object\",\"properties\":"
+		"{\"op\":{\"const\":\"neg\"},\"args\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}}},"
+		"{\"type\":\"number\"}]}},\"$ref\":\"#/$defs/n\"}",
+		"{\"$defs\":{\"n\":{\"type\":[\"object\",\"number\"],\"properties\":{\"args\":{\"items\":{\"allOf\":"
+		"[{\"$ref\":\"#/$defs/n\"},{\"$ref\":\"#/$defs/n\"}]}}}}},\"$ref\":\"#/$defs/n\"}",
+	};
+	for (int k = 0; k < 2; k++) {
+		struct buf v = {0};
+		for (int i = 0; i < 40; i++)
+			bufputs(&v, "{\"op\":\"mul\",\"args\":[");
+		bufputs(&v, k == 0 ? "\"x\"" : "1");
+		for (int i = 0; i < 40; i++)
+			bufputs(&v, "]}");
+		cJSON *val_ = cJSON_Parse(v.data);
+		sc = cJSON_Parse(schemas[k]);
+		bufclear(&errs);
+		int64_t t0 = nowms();
+		int n = schemavalidate(sc, val_, &errs);
+		int64_t ms = nowms() - t0;
+		ok(n == 1 && errs.data && strstr(errs.data, "takes more than"), "work %d: refused past the budget: %s", k,
+		   errs.data ? errs.data : "");
+		ok(ms < 20000, "work %d: within seconds (%lld ms)", k, (long long)ms);
+		cJSON_Delete(sc);
+		cJSON_Delete(val_);
+		buffree(&v);
+	}
+	/* a pattern whose repetitions make regcomp copy its atom 60^4 times: refused before regcomp */
+	struct buf ptr = {0};
+	struct err e = {0};
+	sc = cJSON_Parse("{\"pattern\":\"(((a{1,60}){1,60}){1,60}){1,60}\"}");
+	ok(schemacheck(sc, &ptr, &e) < 0 && strstr(e.msg, "more than 1000 copies"), "regexbomb refused: %s", e.msg);
+	cJSON_Delete(sc);
+	sc = cJSON_Parse("{\"pattern\":\"(a{1,99999})(a{1,99999})\"}");
+	ok(schemacheck(sc, &ptr, &e) < 0, "siblings add up: %s", e.msg);
+	cJSON_Delete(sc);
+	sc = cJSON_Parse("{\"pattern\":\"^(ab|cd){2,5}[0-9]{1,3}x+$\"}");
+	ok(schemacheck(sc, &ptr, &e) == 0, "an ordinary counted pattern is kept");
+	cJSON_Delete(sc);
+	buffree(&ptr);
+	/* a broad value that is fine is not refused: 100 000 elements, each checked by a few schemas */
+	sc = cJSON_Parse("{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\","
+	                        "\"minimum\":0}]}}");
+	cJSON *arr = cJSON_CreateArray();
+	for (int i = 0; i < 100000; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(i));
+	bufclear(&errs);
+	ok(schemavalidate(sc, arr, &errs) == 0, "work: 100000 good values pass: %s", errs.data ? errs.data : "");
+	cJSON_Delete(sc);
+	cJSON_Delete(arr);
+}
+
 int main(void)
 {
+	testwork();
 	testcheck();
 	testmessages();
 	testsemantics();
