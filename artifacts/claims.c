@@ -16,15 +16,15 @@ int factswanted(const char *type)
 {
 	return strcmp(type, "job_start") == 0 || strcmp(type, "job_end") == 0 || strcmp(type, "output") == 0 ||
 	       strcmp(type, "file") == 0 || strcmp(type, "run") == 0 || strcmp(type, "model_response") == 0 ||
-	       strcmp(type, "changes") == 0;
+	       strcmp(type, "context_compacted") == 0 || strcmp(type, "changes") == 0;
 }
 
 void factsnote(struct facts *f, cJSON *ev, const char *type, long lineno)
 {
 	f->events = lineno;
-	if (strcmp(type, "model_response") == 0) {
-		const cJSON *u = cJSON_GetObjectItemCaseSensitive(ev, "usage");
-		f->responses++;
+	if (strcmp(type, "model_response") == 0 || strcmp(type, "context_compacted") == 0) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(ev, "usage"); /* a summary's model call counts too */
+		f->responses += strcmp(type, "model_response") == 0;
 		if (cJSON_IsObject(u)) {
 			if (!f->usage)
 				f->usage = cJSON_CreateObject();

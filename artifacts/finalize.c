@@ -56,7 +56,7 @@ int jobrecover(const char *path, int keep, struct recovered *r, struct err *e)
 			turns++;
 		else if (typeis(ev, "decision"))
 			steps++;
-		else if (typeis(ev, "model_response"))
+		else if (typeis(ev, "model_response") || typeis(ev, "context_compacted"))
 			jsonaddnums(usage, cJSON_GetObjectItemCaseSensitive(ev, "usage"));
 		if (r->events == 1 && typeis(ev, "job_start")) {
 			start = ev;

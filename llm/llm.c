@@ -39,6 +39,16 @@ cJSON *usagejson(const struct usage *u)
 	return o;
 }
 
+void usageread(const cJSON *o, struct usage *u)
+{
+	static const char *const keys[] = {"input", "output", "cached", "reasoning"};
+	int64_t *f[] = {&u->input, &u->output, &u->cached, &u->reasoning};
+	for (int k = 0; k < 4; k++) {
+		double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, keys[k]));
+		*f[k] = v == v && v >= 0 && v <= 1e15 ? (int64_t)v : 0;
+	}
+}
+
 void usageadd(struct usage *a, const struct usage *b)
 {
 	a->input += b->input;

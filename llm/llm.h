@@ -25,6 +25,8 @@ struct usage {
 
 /* Usage as the events and run.json write it: {input, output, cached, reasoning}. */
 cJSON *usagejson(const struct usage *u);
+/* Usage from its JSON as usagejson writes it; a count missing, negative or absurd is 0. */
+void usageread(const cJSON *o, struct usage *u);
 /* Add b to a. */
 void usageadd(struct usage *a, const struct usage *b);
 

@@ -1181,8 +1181,6 @@ static int wkcontext(struct ydoc *y, struct ypair *p, struct wkctx *c)
 	int k = yenum(y, v, "compact", compacts);
 	if (k < 0 || rc < 0)
 		return -1;
-	if (k == COMPACT_SUMMARIZE)
-		return yfail(y, v, "context.compact: summarize is not built in this version; elide (the default) is");
 	c->w->compact = k;
 	return 0;
 }

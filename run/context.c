@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "context.h"
+#include "../util/jsonout.h"
+#include "../util/util.h"
 
 void ctxinit(struct ctx *c)
 {
@@ -216,6 +218,18 @@ int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why
 	return -1;
 }
 
+/* The index of the newest CTX_KEEP assistant turns' first message (n when there is none). */
+static int keptfrom(const cJSON *messages)
+{
+	int n = cJSON_GetArraySize(messages), keep = n, seen = 0;
+	for (int i = n - 1; i >= 0 && seen < CTX_KEEP; i--)
+		if (isrole(cJSON_GetArrayItem(messages, i), "assistant")) {
+			keep = i;
+			seen++;
+		}
+	return keep;
+}
+
 int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t input, int64_t outcap, int64_t window,
            int64_t *after, cJSON **ev)
 {
@@ -227,12 +241,7 @@ int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t inp
 	if ((double)input <= CTX_HIGH * (double)room)
 		return 0;
 	/* The newest CTX_KEEP assistant turns and everything after them stay as they are. */
-	int n = cJSON_GetArraySize(messages), keep = n, seen = 0;
-	for (int i = n - 1; i >= 0 && seen < CTX_KEEP; i--)
-		if (isrole(cJSON_GetArrayItem(messages, i), "assistant")) {
-			keep = i;
-			seen++;
-		}
+	int keep = keptfrom(messages);
 	int64_t target = (int64_t)(CTX_LOW * (double)room), now = input;
 	cJSON *list = NULL;
 	cJSON *m = messages ? messages->child : NULL, *tc;
@@ -386,4 +395,98 @@ int ctxcollapse(cJSON *messages, cJSON *steps)
 		m = end;
 	}
 	return removed;
+}
+
+int ctxcompactspan(const cJSON *messages, size_t maxbytes)
+{
+	int keep = keptfrom(messages), count = 0, i = 1;
+	size_t bytes = 0;
+	const cJSON *m = cJSON_GetArrayItem(messages, 1);
+	for (; m && i < keep; i++, m = m->next) {
+		char *t = jsonprint(m);
+		bytes += t ? strlen(t) : 0;
+		free(t);
+		if (bytes > maxbytes)
+			break;
+		if (!m->next || !isrole(m->next, "tool")) /* an end that keeps each call with its results */
+			count = i;
+	}
+	return count >= 2 ? count : 0;
+}
+
+/* Add one message to a transcript: its role, text, calls and their arguments. */
+static void transcribe(struct buf *b, const cJSON *m)
+{
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+	const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "name"));
+	if (role && strcmp(role, "tool") == 0)
+		bufprintf(b, "[result of %s]\n", name ? name : "a tool call");
+	else
+		bufprintf(b, "[%s]\n", role ? role : "user");
+	if (text && *text) {
+		bufputs(b, text);
+		bufputc(b, '\n');
+	}
+	const cJSON *tc;
+	cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(m, "tool_calls"))
+	{
+		const char *call = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "name"));
+		char *args = jsonprint(cJSON_GetObjectItemCaseSensitive(tc, "arguments"));
+		bufprintf(b, "[call of %s] ", call ? call : "a tool");
+		bufputs(b, args ? args : "{}");
+		bufputc(b, '\n');
+		free(args);
+	}
+	bufputc(b, '\n');
+}
+
+char *ctxtranscript(const cJSON *messages, int first, int count)
+{
+	struct buf b = {0};
+	bufputs(&b, "");
+	const cJSON *m = cJSON_GetArrayItem(messages, first);
+	for (int i = 0; m && i < count; i++, m = m->next)
+		transcribe(&b, m);
+	return b.data;
+}
+
+int ctxcompact(cJSON *messages, cJSON *steps, int first, int count, const char *summary, char *why, size_t whysize)
+{
+	int n = cJSON_GetArraySize(messages);
+	if (first < 1 || count < 1 || first + count > n) {
+		snprintf(why, whysize, "the conversation has %d messages, not the %d from message %d a summary stands for", n,
+		         count, first);
+		return -1;
+	}
+	cJSON *m = cJSON_GetArrayItem(messages, first);
+	const cJSON *after = cJSON_GetArrayItem(messages, first + count);
+	if (isrole(m, "tool") || (after && isrole(after, "tool"))) {
+		snprintf(why, whysize, "messages %d to %d part a call from its results", first, first + count - 1);
+		return -1;
+	}
+	char *text = xasprintf("[compacted to fit the context window: the %d messages before this one (after the task) "
+	                       "were replaced by this summary of them; call the tools again if you need what they "
+	                       "returned]\n%s", count, summary);
+	cJSON *note = cJSON_CreateObject();
+	cJSON_AddStringToObject(note, "role", "user");
+	cJSON_AddStringToObject(note, "content", text);
+	free(text);
+	cJSON_AddNumberToObject(note, "compacted", count);
+	/* the note takes the first one's place and the rest go (cJSON 1.7.15 does not insert after a
+	 * delete: InsertItemInArray finds a detached neighbour's link and refuses) */
+	for (int i = 0; i < count; i++, m = m->next) {
+		const cJSON *tc;
+		cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(m, "tool_calls"))
+		{
+			const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tc, "id"));
+			if (id)
+				cJSON_DeleteItemFromObjectCaseSensitive(steps, id);
+		}
+	}
+	cJSON *x = cJSON_GetArrayItem(messages, first);
+	for (int i = 1; i < count; i++)
+		cJSON_Delete(cJSON_DetachItemViaPointer(messages, x->next));
+	cJSON_ReplaceItemViaPointer(messages, x, note);
+	return 0;
 }

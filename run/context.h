@@ -52,6 +52,18 @@ int ctxfit(const struct ctx *c, cJSON *messages, const cJSON *steps, int64_t inp
  * of steps too, so that it holds what the conversation does. Deterministic: a replay collapses as
  * the night did. Returns how many messages fewer there are. */
 int ctxcollapse(cJSON *messages, cJSON *steps);
+/* context.compact: summarize. The oldest turns a summary may stand for: the messages from 1 (the
+ * job's task, message 0, stays) up to the newest CTX_KEEP turns, no more than maxbytes of them
+ * printed, ending before an assistant or user message (a call never loses its results). Returns
+ * how many, 0 when fewer than two could go. */
+int ctxcompactspan(const cJSON *messages, size_t maxbytes);
+/* The messages [first, first + count) as a plain transcript for a summary request; owned. */
+char *ctxtranscript(const cJSON *messages, int first, int count);
+/* Replace the messages [first, first + count) by one user message that holds summary and says
+ * what it stands for ("compacted": count); their calls' steps are forgotten, as ctxcollapse does.
+ * Returns 0, or -1 with why filled when messages hold no such range. */
+int ctxcompact(cJSON *messages, cJSON *steps, int first, int count, const char *summary, char *why, size_t whysize);
+
 /* Replay: elide what one item of a recorded context_elided event names (its call_id; its bytes,
  * when given, must be the result's size; with "part":"arguments", the call's arguments and theirs),
  * with the note ctxfit would write. Returns 0, or -1 with

@@ -377,13 +377,7 @@ static char *oldinput(const struct resume *r, const char *id, struct err *e)
 /* A job entry's usage and cost as the run resumed recorded them (missing numbers count 0). */
 static void oldusage(const cJSON *entry, struct usage *u, double *cost)
 {
-	const cJSON *us = cJSON_GetObjectItemCaseSensitive(entry, "usage");
-	static const char *const keys[] = {"input", "output", "cached", "reasoning"};
-	int64_t *f[] = {&u->input, &u->output, &u->cached, &u->reasoning};
-	for (int k = 0; k < 4; k++) {
-		double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(us, keys[k]));
-		*f[k] = v == v && v >= 0 && v <= 1e15 ? (int64_t)v : 0;
-	}
+	usageread(cJSON_GetObjectItemCaseSensitive(entry, "usage"), u);
 	double c = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(entry, "cost"));
 	*cost = c == c && c >= 0 && c <= 1e12 ? c : 0;
 }

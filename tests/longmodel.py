@@ -14,6 +14,10 @@ CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
                                                    N turns each calling WORKER a to b times (random) in one reply,
                                                    then final_result
   "output": [a, b]                                 completion tokens reported, at most the request's cap (default [20, 200])
+  "talk": [K, BYTES]                               every K-th turn a reply of BYTES of text and no call first (the
+                                                   runner's nudge after it is answered with the turn's call)
+A request without tools is a summary request (context.compact: summarize): it is answered with
+"summary" bytes of text (default 2000), and logged with "summary": true.
 Each request is logged as one JSON line {"n", "role", "turn", "bytes", "tokens", "cap", "output",
 "messages": [sha256 of each message], "notes": [tool results that are elision notes], "status"}."""
 import hashlib, json, math, random, re, sys, threading
@@ -54,6 +58,10 @@ class H(BaseHTTPRequestHandler):
         # older turns the runner collapsed into a note still counts them
         turns = [int(tc["id"].split("_")[1]) for m in msgs if m.get("role") == "assistant"
                  for tc in m.get("tool_calls") or [] if re.match(r"call_\d+_\d+$", str(tc.get("id")))]
+        # and no less than a text turn's or a summary's own number (their calls may be gone)
+        for m in msgs:
+            for k in re.findall(r"(?:thought |summary of turns before )(\d+)\.", str(m.get("content") or "")):
+                turns.append(int(k) - 1)
         turn = max(turns) + 1 if turns else 0
         tokens = math.ceil(len(raw) / 4)
         cap = body.get("max_completion_tokens", body.get("max_tokens"))
@@ -73,6 +81,18 @@ class H(BaseHTTPRequestHandler):
         rnd = random.Random("%s/%s/%d/%s" % (config.get("seed", 1), role, turn, rec["messages"][1] if len(msgs) > 1 else ""))
         lo, hi = plan.get("output", [20, 200])
         out = min(cap, rnd.randint(lo, hi))
+        if "tools" not in body:  # a summary of older turns: text only
+            rec["status"], rec["output"], rec["summary"] = 200, out, True
+            self.log(rec)
+            text = ("summary of turns before %d. " % turn) * (config.get("summary", 2000) // 30 + 1)
+            return self.text(body, rec, text[:config.get("summary", 2000)], tokens, out)
+        talk = plan.get("talk")
+        nudged = len(msgs) >= 2 and msgs[-1].get("role") == "user" and msgs[-2].get("role") == "assistant" \
+            and not msgs[-2].get("tool_calls")
+        if talk and turn < plan["turns"] and turn % talk[0] == 0 and not nudged:
+            rec["status"], rec["output"] = 200, out
+            self.log(rec)
+            return self.text(body, rec, ("thought %d. " % turn) * (talk[1] // 12 + 1), tokens, out)
         if turn >= plan["turns"]:
             calls = [("final_result", {"turns": turn})]
         elif "delegate" in plan:
@@ -91,6 +111,12 @@ class H(BaseHTTPRequestHandler):
                                "function": {"name": n, "arguments": json.dumps(a)}} for i, (n, a) in enumerate(calls)]}
         self.reply(200, {"id": "c%d" % rec["n"], "object": "chat.completion", "model": body.get("model"),
                          "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}],
+                         "usage": {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}})
+
+    def text(self, body, rec, text, tokens, out):
+        msg = {"role": "assistant", "content": text}
+        self.reply(200, {"id": "c%d" % rec["n"], "object": "chat.completion", "model": body.get("model"),
+                         "choices": [{"index": 0, "message": msg, "finish_reason": "stop"}],
                          "usage": {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}})
 
     def log(self, rec):

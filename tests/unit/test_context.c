@@ -154,6 +154,30 @@ int main(void)
 	cJSON_Delete(two);
 	cJSON_Delete(steps3);
 
+	/* context.compact: summarize. The span a summary stands for keeps the task and the newest turn,
+	 * never parts a call from its result, and stays within its bytes. */
+	cJSON *steps4 = cJSON_CreateObject(), *conv = talk(10, 500, steps4);
+	int span = ctxcompactspan(conv, 1u << 30);
+	ok(span == 18, "all but the task and the newest turn: %d of 21", span);
+	int small = ctxcompactspan(conv, 2000);
+	ok(small >= 2 && small < 18 && small % 2 == 0, "within 2000 bytes, a call with its result: %d", small);
+	ok(ctxcompactspan(conv, 100) == 0, "room for less than two messages: none");
+	char *tr = ctxtranscript(conv, 1, 2);
+	ok(strstr(tr, "[assistant]") && strstr(tr, "[result of shell]"), "a transcript names roles: %.60s", tr);
+	free(tr);
+	char whyc[300];
+	ok(ctxcompact(conv, steps4, 1, 1, "s", whyc, sizeof whyc) < 0, "a range that parts a call from its result: %s", whyc);
+	ok(ctxcompact(conv, steps4, 1, 100, "s", whyc, sizeof whyc) < 0, "a range past the end: %s", whyc);
+	ok(ctxcompact(conv, steps4, 1, span, "the summary", whyc, sizeof whyc) == 0, "compacted");
+	ok(cJSON_GetArraySize(conv) == 4 && strstr(content(conv, 1), "the summary") && strcmp(content(conv, 0), "go") == 0,
+	   "the task, the summary, the newest turn: %d messages", cJSON_GetArraySize(conv));
+	ok(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(conv, 1), "compacted")) == 0 &&
+	       cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(conv, 1), "compacted")->valueint == 18,
+	   "the summary says what it stands for");
+	ok(ctxcompactspan(conv, 1u << 30) == 0, "then nothing more to compact");
+	cJSON_Delete(conv);
+	cJSON_Delete(steps4);
+
 	cJSON_Delete(msgs);
 	cJSON_Delete(again);
 	cJSON_Delete(steps);

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# context.compact: summarize. A job whose model talks at length every other turn (text no elision
+# takes away) outgrows its window: with elide alone it fails naming the window; with summarize the
+# oldest turns are summarized by a model call, each a context_compacted event holding the summary,
+# and it runs to its end with no request past the window. The summaries' tokens count in the
+# job's usage (audit --verify holds job_end to them) and in its budgets; replay applies each
+# summary as recorded, with no model; a record whose summary cannot apply is a divergence.
+source "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { skip "compact" "python3 is needed for the model server"; done_tests; exit; }
+MP=
+trap '[ -n "$MP" ] && kill $MP 2>/dev/null; rm -rf "$T"' EXIT
+mkdir -p "$T/ws"
+echo '{"window": 12000, "roles": {"main": {"turns": 60, "command": "echo hi", "talk": [2, 3000]}}}' > "$T/config.json"
+python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port" "$T/log" & MP=$!
+waitfor 60 test -s "$T/port"
+manifest() {  # manifest COMPACT [MAX_TOKENS]
+	cat > "$T/m.yaml" <<YAML
+version: 1
+workspace: ws
+models:
+  default: { provider: openai, base_url: "http://127.0.0.1:$(cat "$T/port")/v1", model: mock-long, retries: 0,
+             context_window: 12000, max_output_tokens: 1000 }
+workers:
+  w: { instructions: "ROLE=main", tools: [shell], approval: { default: allow }, max_turns: 200,
+       context: { compact: $1 } ${2:+, max_tokens: $2} }
+jobs:
+  j: { worker: w }
+YAML
+}
+q() { python3 - "$T/log" "$T/ev.jsonl" "$dir/run.json" "$1" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+ev = [json.loads(l) for l in open(sys.argv[2])]
+run = json.load(open(sys.argv[3]))
+cc = [e for e in ev if e["type"] == "context_compacted"]
+resp = [e for e in ev if e["type"] == "model_response"]
+print(eval(sys.argv[4]))
+PY
+}
+
+manifest elide
+: > "$T/log"
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "elide alone: the talk outgrows the window, the job fails" 1 "$rc"
+expect_grep "elide alone: the failure names the window" "do not fit the model's context window \\(12000 tokens" "$T/err"
+
+manifest summarize
+: > "$T/log"
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "summarize: the job runs to its end" 0 "$rc"
+zstd -dcq "$dir/jobs/j/events.jsonl.zst" > "$T/ev.jsonl"
+expect_eq "no request passed the window, none was refused" "True" "$(q 'all(r["status"] == 200 and r["tokens"] + r["cap"] <= 12000 for r in log)')"
+expect_eq "the model was asked for summaries, each a context_compacted event" "True" "$(q 'len(cc) >= 2 and len(cc) == sum(1 for r in log if r.get("summary"))')"
+expect_eq "each event holds its summary, what it stands for and the call's usage" "True" "$(q 'all(e["summary"].startswith("summary of turns before") and e["first"] == 1 and e["count"] >= 2 and e["usage"]["input"] > 0 for e in cc)')"
+expect_eq "the job's usage counts the summaries' calls" "True" "$(q 'run["jobs"]["j"]["usage"]["input"] == sum(e["usage"]["input"] for e in resp + cc) and sum(e["usage"]["input"] for e in cc) > 0')"
+expect_eq "the summary reached the model in place of the turns it stands for" "True" "$(q 'len(log) > 80 and max(r["tokens"] for r in log) < 12000')"
+expect_grep "progress says so" "context: summarizing [0-9]* older messages to fit the window" "$T/err"
+check "the run verifies" "$NS" audit "$dir" --verify
+
+# replay, with no model: the record's summaries applied as they are
+kill $MP; wait $MP 2>/dev/null; MP=
+new=$("$NS" replay "$dir" --out "$T/replays" 2>"$T/rerr"); rc=$?
+expect_rc "replay with no server: every request matches the record, summaries included" 0 "$rc"
+expect_grep "replay: the record's summaries replaced the turns" "older messages replaced by the record's summary" "$T/rerr"
+check "the replay verifies" "$NS" audit "$new" --verify
+expect_eq "the replay's summaries are the night's" "$(zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -c '"type":"context_compacted"')" \
+	"$(zstd -dcq "$new/jobs/j/events.jsonl.zst" | grep '"type":"context_compacted"' | grep -c '"replayed":true')"
+
+# a record whose summary stands for messages the conversation does not hold: a divergence
+cp -r "$dir" "$T/bad"
+python3 - "$T/bad" <<'PY'
+import hashlib, json, os, subprocess, sys
+d = sys.argv[1]
+p = d + "/jobs/j/events.jsonl.zst"
+lines = subprocess.run(["zstd", "-dcq", p], capture_output=True, check=True).stdout.decode().splitlines()
+out, prev = [], None
+for l in lines:
+    e = json.loads(l)
+    if e["type"] == "context_compacted" and prev is None:
+        e["count"] = 100000
+    out.append(e)
+    if e["type"] == "context_compacted":
+        prev = True
+# reseal the chain: each line's prev is the sha256 of the line before
+text, last = [], None
+for e in out:
+    if last is not None:
+        e["prev"] = last
+    l = json.dumps(e, separators=(",", ":"))
+    text.append(l)
+    last = hashlib.sha256(l.encode()).hexdigest()
+subprocess.run(["zstd", "-qf", "-o", p], input=("\n".join(text) + "\n").encode(), check=True)
+PY
+"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "a summary that cannot apply: replay diverges" 4 "$rc"
+expect_grep "the divergence names the event" "context_compacted cannot be applied" "$T/rerr"
+
+# budgets: a max_tokens the summaries' calls pass stops the job before a turn it cannot pay
+python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port2" "$T/log" & MP=$!
+waitfor 60 test -s "$T/port2"
+cp "$T/port2" "$T/port"
+manifest summarize 60000
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "a budget the job with its summaries passes: the job fails" 1 "$rc"
+expect_grep "the budget is named" "max_tokens" "$T/err"
+check "the run verifies" "$NS" audit "$dir" --verify
+done_tests
