@@ -2045,8 +2045,10 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		return -1;
 	if (!(v = yget(y, root, "version")))
 		bad = yfail(y, root, "missing 'version: 1'");
-	else if (yint(y, v, 1, 1, &ver) < 0)
+	else if (yint(y, v, INT64_MIN, INT64_MAX, &ver) < 0)
 		bad = -1;
+	else if (ver != 1)
+		bad = yfail(y, v, "version %lld is not known: this nightshift reads manifests of version 1", (long long)ver);
 	if ((v = yget(y, root, "name")) && ystr(y, v, &m->name) < 0)
 		bad = -1;
 	char *ws = NULL;

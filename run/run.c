@@ -447,8 +447,9 @@ static void *jobthread(void *arg)
 	int64_t start = nowms();
 	int rc = agentrun(sl->rs, sl->j, sl->input, sl->res, &e);
 	const struct jobresult *r = sl->res;
-	progressj(sl->j->id, "%s%s%s (%d turns, %d steps, %lld in / %lld out tokens, $%.4f, %.1fs)",
-	          jobstatusname(r->status), r->error[0] ? ": " : "", r->error, r->turns, r->steps,
+	progressj(sl->j->id, "%s%s%s (%d turn%s, %d step%s, %lld in / %lld out tokens, $%.4f, %.1fs)",
+	          jobstatusname(r->status), r->error[0] ? ": " : "", r->error, r->turns, r->turns == 1 ? "" : "s", r->steps,
+	          r->steps == 1 ? "" : "s",
 	          (long long)r->usage.input, (long long)r->usage.output, r->cost, (nowms() - start) / 1000.0);
 	progressjob(sl->j->id, r->turns, r->steps, r->usage.input + r->usage.output, NULL, 1);
 	pthread_mutex_lock(&sl->s->mu);

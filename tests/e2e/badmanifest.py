@@ -13,7 +13,7 @@ cases = [
     ("bad YAML", "version: 1\nmodels:\n  a: [1, 2\n^", "YAML syntax error"),
     ("tab indent", "version: 1\nmodels:\n^\td: x\n", "YAML syntax error"),
     ("unknown top key", "version: 1\n^modles: {}\n", "unknown key 'modles' in the manifest; did you mean 'models'"),
-    ("version 2", "version: ^2\n" + M + W + J, "out of range"),
+    ("version 2", "version: ^2\n" + M + W + J, "version 2 is not known: this nightshift reads manifests of version 1"),
     ("missing version", "^models: {}\n", "missing 'version: 1'"),
     ("models a list", "version: 1\nmodels: ^[a]\n", "models must be a mapping"),
     ("unknown provider", "version: 1\nmodels:\n  d: { provider: ^opnai, model: x }\n" + W + J, "did you mean 'openai'"),
