@@ -20,6 +20,7 @@
 #include "../policy/policy.h"
 #include "budget.h"
 #include "context.h"
+#include "../util/copy.h"
 #include "../llm/catalog.h"
 #include "../sandbox/sandbox.h"
 #include "tools.h"
@@ -1339,33 +1340,34 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 {
 	for (size_t i = 0; i < jr->j->files.n; i++) {
 		char *rel = wspath(jr->j->files.v[i]);
-		struct buf b = {0};
-		int trunc = 0;
+		/* streamed, not read whole: a step may have written any size at a declared name */
 		struct err fe = {0};
-		if (wsread(jr->wsfd, rel, (size_t)1 << 30, &b, &trunc, &fe) < 0) {
+		int fd = wsopen(jr->wsfd, rel, &fe);
+		if (fd < 0) {
 			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
 			free(rel);
 			return 1;
 		}
 		char *dst = xasprintf("%s/files/%s", jr->dir, rel);
 		char *dir = dirname_dup(dst);
+		int64_t bytes = 0;
+		char hex[65];
 		int rc = mkdirs(dir, 0755, e);
 		if (rc == 0)
-			rc = writefile(dst, b.data, b.len, e);
-		char hex[65];
-		sha256hex(b.data, b.len, hex);
-		cJSON *ev = cJSON_CreateObject();
-		cJSON_AddStringToObject(ev, "path", rel);
-		cJSON_AddNumberToObject(ev, "bytes", (double)b.len);
-		cJSON_AddStringToObject(ev, "sha256", hex);
+			rc = copyfdto(fd, dst, &bytes, e);
+		close(fd);
 		if (rc == 0)
+			rc = sha256file(dst, hex, e);
+		if (rc == 0) {
+			cJSON *ev = cJSON_CreateObject();
+			cJSON_AddStringToObject(ev, "path", rel);
+			cJSON_AddNumberToObject(ev, "bytes", (double)bytes);
+			cJSON_AddStringToObject(ev, "sha256", hex);
 			rc = evadd(jr->ev, "file", ev, e);
-		else
-			cJSON_Delete(ev);
+		}
 		free(dir);
 		free(dst);
 		free(rel);
-		buffree(&b);
 		if (rc < 0)
 			return -1;
 	}

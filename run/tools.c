@@ -93,7 +93,7 @@ static const char *why(int err)
 	return err == EXDEV || err == ELOOP ? "the path leads out of the workspace or through a link" : strerror(err);
 }
 
-int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e)
+int wsopen(int wsfd, const char *path, struct err *e)
 {
 	/* No link is followed: the rule matched this path, not where a link leads. */
 	int fd = openbeneath(wsfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW, BENEATH_NOXDEV);
@@ -104,6 +104,14 @@ int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncat
 		close(fd);
 		return errf(e, "%s is not a regular file", path);
 	}
+	return fd;
+}
+
+int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e)
+{
+	int fd = wsopen(wsfd, path, e);
+	if (fd < 0)
+		return -1;
 	int rc = readfd(fd, max, out, truncated) < 0 ? errf(e, "read %s:", path) : 0;
 	close(fd);
 	return rc;

@@ -44,6 +44,9 @@ char *toolclip(const char *s, size_t len, size_t limit);
 void toolresfree(struct toolres *r);
 
 /* Read a regular file beneath wsfd, at most max bytes (sets *truncated). */
+/* Open the regular file path beneath the workspace wsfd for reading, following no link: the fd,
+ * or -1 with e. */
+int wsopen(int wsfd, const char *path, struct err *e);
 int wsread(int wsfd, const char *path, size_t max, struct buf *out, int *truncated, struct err *e);
 /* Write a file beneath wsfd, creating parent directories; refuses symlinks on the way. What it
  * makes gets the user's umask (not the run directories') and, when uid > 0, belongs to uid:gid;

@@ -37,6 +37,38 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 	return rc;
 }
 
+int copyfdto(int in, const char *dst, int64_t *bytes, struct err *e)
+{
+	char *tmp;
+	int out = tmpcreate(dst, &tmp, e);
+	if (out < 0)
+		return -1;
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	*bytes = 0;
+	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = errf(e, "read:");
+		else if (writeall(out, buf, (size_t)n) < 0)
+			rc = errf(e, "write %s:", dst);
+		else
+			*bytes += n;
+	}
+	if (rc == 0 && (fsync(out) < 0 || close(out) < 0))
+		rc = errf(e, "write %s:", dst);
+	else if (rc < 0)
+		close(out);
+	if (rc == 0)
+		rc = tmpplace(tmp, dst, e);
+	else
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 static int tree(const char *src, const char *dst, int depth, struct err *e)
 {
 	if (depth > 64)

@@ -179,7 +179,8 @@ void buffree(struct buf *b)
 	b->len = b->cap = 0;
 }
 
-void strvaddown(struct strv *s, char *str)
+/* Add str itself (taken: freed with s). */
+static void strvaddown(struct strv *s, char *str)
 {
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;

@@ -58,8 +58,6 @@ struct strv {
 	size_t n, cap;
 };
 void strvadd(struct strv *s, const char *str);
-/* Add str itself (taken: freed with s). */
-void strvaddown(struct strv *s, char *str);
 void strvfree(struct strv *s);
 
 /* Append up to max bytes read from fd to out (NUL-terminated); *truncated (may be NULL) tells

@@ -236,4 +236,27 @@ check "fd: job a held some tunnels ($held), the rest refused ($busy: 503 or rese
 	test "${held:-0}" -gt 0 -a "${busy:-0}" -gt 0 -a "${other:-1}" = 0 -a "${held:-0}" -lt 400
 expect_eq "fd: job b ran every step while a held its tunnels" "True" "${met:-}"
 expect_eq "fd: job b's steps all wrote their files" "6" "$(ls "$T/wb" | grep -c '^s[0-9]$')"
+# A declared file of 400 MiB a step wrote: copied into the run a buffer at a time, not read whole
+# (before: the runner held up to 1 GiB for it, and cut a larger one without a word).
+mkdir -p "$T/wbig"
+cat > "$T/big.yaml" <<'YAML'
+version: 1
+workspace: wbig
+sandbox: { backend: none }
+models:
+  d: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "head -c 419430400 /dev/zero | tr '\\0' x > big.bin"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: d, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, files: [big.bin] }
+YAML
+run bigfile "$T/big.yaml"
+expect_rc "bigfile: a 400 MiB declared file: the job succeeds" 0 $?
+check "bigfile: peak memory $(cat "$T/bigfile.rss" 2>/dev/null) KiB, under $BOUND" rssok bigfile
+run=$(cat "$T/bigfile.out")
+expect_eq "bigfile: the copy is whole" "419430400" "$(stat -c %s "$run/jobs/j/files/big.bin" 2>/dev/null)"
+expect_eq "bigfile: its file event's digest is the file's" "$(sha256sum < "$T/wbig/big.bin" | cut -d' ' -f1)" \
+	"$(events bigfile | python3 -c 'import json,sys; print([e["sha256"] for e in map(json.loads, sys.stdin) if e["type"] == "file"][0])')"
+check "bigfile: the run verifies" "$NS" audit "$run" --verify
+rm -rf "$T/wbig" "$run"
 done_tests
