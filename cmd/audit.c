@@ -268,42 +268,43 @@ int cmdaudit(int argc, char **argv)
 	const char *allowed = NULL;
 	int64_t maxu = 0;
 	for (int i = 1; i < argc; i++) {
-		const char **slot = NULL;
-		int k;
-		if (ishelp(argv[i])) {
+		const char *a = argv[i], **slot = NULL, *what = NULL;
+		int *on = NULL, k;
+		if (ishelp(a)) {
 			fputs(audithelp, stdout);
 			return EXIT_OK;
 		} else if ((k = maxunpackflag("audit", argc, argv, &i, &maxu)) >= 0) {
 			if (k != EXIT_OK)
 				return k;
-		} else if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
-		} else if (strcmp(argv[i], "--verify") == 0) {
-			doverify = 1;
-		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
-			slot = &allowed;
-		} else if (strcmp(argv[i], "--net") == 0) {
-			net = 1;
-		} else if (strcmp(argv[i], "--job") == 0) {
-			slot = &f.job;
-		} else if (strcmp(argv[i], "--tool") == 0) {
-			slot = &f.tool;
-		} else if (strcmp(argv[i], "--decision") == 0) {
-			slot = &f.decision;
-		} else if (strcmp(argv[i], "--grep") == 0) {
-			slot = &f.grep;
-		} else if (argv[i][0] == '-') {
-			return usage("audit", "unknown flag %s", argv[i]);
+		} else if (flagis(a, "--json")) {
+			on = &json;
+		} else if (flagis(a, "--verify")) {
+			on = &doverify;
+		} else if (flagis(a, "--net")) {
+			on = &net;
+		} else if (flagis(a, "--allowed-signers")) {
+			slot = &allowed, what = "a file";
+		} else if (flagis(a, "--job")) {
+			slot = &f.job, what = "a job id";
+		} else if (flagis(a, "--tool")) {
+			slot = &f.tool, what = "a tool name";
+		} else if (flagis(a, "--decision")) {
+			slot = &f.decision, what = "allow, deny or abort";
+		} else if (flagis(a, "--grep")) {
+			slot = &f.grep, what = "some text";
+		} else if (a[0] == '-') {
+			return usage("audit", "unknown flag %s", a);
 		} else if (run) {
-			return usage("audit", "unexpected argument %s (one run at a time)", argv[i]);
+			return usage("audit", "unexpected argument %s (one run at a time)", a);
 		} else {
-			run = argv[i];
+			run = a;
 		}
-		if (slot) {
-			if (i + 1 >= argc)
-				return usage("audit", "%s needs a value", argv[i]);
-			*slot = argv[++i];
-		}
+		if (on && flagnoval("audit", a))
+			return EXIT_USAGE;
+		if (on)
+			*on = 1;
+		if (slot && !(*slot = flagarg("audit", argc, argv, &i, what)))
+			return EXIT_USAGE;
 	}
 	if (!run)
 		return usage("audit", "missing RUN");

@@ -89,9 +89,9 @@ int maxunpackflag(const char *cmd, int argc, char **argv, int *i, int64_t *max)
 {
 	if (!flagis(argv[*i], "--max-unpack"))
 		return -1;
-	const char *v = flagval(argc, argv, i, "--max-unpack");
-	if (!v || !*v)
-		return usage(cmd, "--max-unpack needs a size (e.g. 8G)");
+	const char *v = flagarg(cmd, argc, argv, i, "a size (e.g. 8G)");
+	if (!v)
+		return EXIT_USAGE;
 	if (parsesize(v, max) < 0 || *max < 1)
 		return usage(cmd, "--max-unpack %s: want a size such as 512M or 8G", v);
 	return EXIT_OK;
@@ -121,7 +121,9 @@ int flagis(const char *arg, const char *flag)
 	return strncmp(arg, flag, n) == 0 && (arg[n] == 0 || arg[n] == '=');
 }
 
-const char *flagval(int argc, char **argv, int *i, const char *flag)
+/* The value of flag at argv[*i] ("--flag V" or "--flag=V"), advancing *i past a separate value;
+ * NULL when it is missing. */
+static const char *flagval(int argc, char **argv, int *i, const char *flag)
 {
 	size_t n = strlen(flag);
 	if (argv[*i][n] == '=')
@@ -129,6 +131,39 @@ const char *flagval(int argc, char **argv, int *i, const char *flag)
 	if (*i + 1 >= argc)
 		return NULL;
 	return argv[++*i];
+}
+
+const char *flagarg(const char *cmd, int argc, char **argv, int *i, const char *what)
+{
+	const char *a = argv[*i];
+	int n = (int)strcspn(a, "=");
+	char flag[64];
+	snprintf(flag, sizeof flag, "%.*s", n, a);
+	const char *v = flagval(argc, argv, i, flag);
+	if (!v || !*v) {
+		usage(cmd, "%s needs %s", flag, what);
+		return NULL;
+	}
+	return v;
+}
+
+int flagnoval(const char *cmd, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return EXIT_OK;
+	return usage(cmd, "%.*s takes no value (got %s)", (int)(eq - arg), arg, arg);
+}
+
+int setflag(const char *cmd, int argc, char **argv, int *i, struct strv *sets)
+{
+	const char *v = flagarg(cmd, argc, argv, i, "KEY=VALUE");
+	if (!v)
+		return EXIT_USAGE;
+	if (!strchr(v, '=') || v[0] == '=')
+		return usage(cmd, "--set %s: expected KEY=VALUE", v);
+	strvadd(sets, v);
+	return EXIT_OK;
 }
 
 int ishelp(const char *arg)

@@ -67,9 +67,15 @@ void runclose(char *dir, char *tmp);
 int positional(const char *cmd, const char *arg, const char **slot, const char *what);
 /* True when arg is the flag, alone ("--out") or with its value ("--out=V"). */
 int flagis(const char *arg, const char *flag);
-/* The value of the flag at argv[*i] ("--flag V" or "--flag=V"), advancing *i past a separate value;
- * NULL when it is missing. */
-const char *flagval(int argc, char **argv, int *i, const char *flag);
+/* The value of the flag at argv[*i] (the one flagis matched: "--flag V" or "--flag=V"), advancing
+ * *i past a separate value; NULL after printing "FLAG needs WHAT" when it is missing or empty. */
+const char *flagarg(const char *cmd, int argc, char **argv, int *i, const char *what);
+/* EXIT_OK when arg, a flag that takes no value (flagis matched it), has none; else EXIT_USAGE
+ * after printing that "--flag=V" is refused. */
+int flagnoval(const char *cmd, const char *arg);
+/* --set KEY=VALUE at argv[*i] (flagis matched it) added to sets, advancing *i: EXIT_OK, or
+ * EXIT_USAGE after printing why the value is refused. */
+int setflag(const char *cmd, int argc, char **argv, int *i, struct strv *sets);
 struct signkey;
 /* The signing key of --sign (path may be NULL) or else of NIGHTSHIFT_SIGNING_KEY (the path of one)
  * into *k (NULL when neither is given). A key that cannot be read, or, when m is given, one that a

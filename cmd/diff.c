@@ -135,14 +135,14 @@ int cmddiff(int argc, char **argv)
 			if (k != EXIT_OK)
 				return k;
 		} else if (flagis(a, "--step")) {
-			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
-				return usage("diff", "--step needs a step number");
+			if (!(step = flagarg("diff", argc, argv, &i, "a step number")))
+				return EXIT_USAGE;
 		} else if (flagis(a, "--job")) {
-			if (!(job = flagval(argc, argv, &i, "--job")) || !*job)
-				return usage("diff", "--job needs a job id");
+			if (!(job = flagarg("diff", argc, argv, &i, "a job id")))
+				return EXIT_USAGE;
 		} else if (flagis(a, "--workspace")) {
-			if (!(wsname = flagval(argc, argv, &i, "--workspace")) || !*wsname)
-				return usage("diff", "--workspace needs a name (a folder of RUN/snapshots)");
+			if (!(wsname = flagarg("diff", argc, argv, &i, "a name (a folder of RUN/snapshots)")))
+				return EXIT_USAGE;
 		} else if (positional("diff", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

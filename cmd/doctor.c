@@ -33,20 +33,16 @@ int cmddoctor(int argc, char **argv)
 			rc = EXIT_OK;
 			goto done;
 		}
-		if (strcmp(a, "--json") == 0) {
+		if (flagis(a, "--json")) {
+			if (flagnoval("doctor", a))
+				goto done;
 			json = 1;
 		} else if (flagis(a, "--out")) {
-			if (!(out = flagval(argc, argv, &i, "--out")) || !*out) {
-				usage("doctor", "--out needs a directory");
+			if (!(out = flagarg("doctor", argc, argv, &i, "a directory")))
 				goto done;
-			}
 		} else if (flagis(a, "--set")) {
-			const char *v = flagval(argc, argv, &i, "--set");
-			if (!v || !strchr(v, '=') || *v == '=') {
-				usage("doctor", "--set needs KEY=VALUE");
+			if (setflag("doctor", argc, argv, &i, &sets))
 				goto done;
-			}
-			strvadd(&sets, v);
 		} else if (positional("doctor", a, &path, "manifest")) {
 			goto done;
 		}

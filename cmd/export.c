@@ -72,8 +72,8 @@ int cmdexport(int argc, char **argv)
 			if (k != EXIT_OK)
 				return k;
 		} else if (flagis(a, "--otlp")) {
-			if (!(to = flagval(argc, argv, &i, "--otlp")) || !*to)
-				return usage("export", "--otlp needs a FILE or URL");
+			if (!(to = flagarg("export", argc, argv, &i, "a FILE or URL")))
+				return EXIT_USAGE;
 		} else if (positional("export", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

@@ -17,10 +17,9 @@ int cmdfinalize(int argc, char **argv)
 			     "written, so that audit --verify, restore and replay accept it. With --sign KEY (or\n"
 			     "$NIGHTSHIFT_SIGNING_KEY) SHA256SUMS.sig too, as nightshift run --sign writes it.");
 			return EXIT_OK;
-		} else if (strcmp(argv[i], "--sign") == 0) {
-			if (i + 1 >= argc)
-				return usage("finalize", "--sign needs a key file");
-			signpath = argv[++i];
+		} else if (flagis(argv[i], "--sign")) {
+			if (!(signpath = flagarg("finalize", argc, argv, &i, "a key file")))
+				return EXIT_USAGE;
 		} else if (positional("finalize", argv[i], &run, "run") != 0) {
 			return EXIT_USAGE;
 		}

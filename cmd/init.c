@@ -121,11 +121,13 @@ int cmdinit(int argc, char **argv)
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (strcmp(a, "--list") == 0) {
+		if (flagis(a, "--list")) {
+			if (flagnoval("init", a))
+				return EXIT_USAGE;
 			dolist = 1;
 		} else if (flagis(a, "--dir")) {
-			if (!(dir = flagval(argc, argv, &i, "--dir")) || !*dir)
-				return usage("init", "--dir needs a folder (the repository)");
+			if (!(dir = flagarg("init", argc, argv, &i, "a folder (the repository)")))
+				return EXIT_USAGE;
 		} else if (positional("init", a, &recipe, "RECIPE") != 0) {
 			return EXIT_USAGE;
 		}

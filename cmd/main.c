@@ -49,6 +49,7 @@ static const char helptext[] =
 	"  config [MANIFEST]  the layers in force: admin policy, user defaults, manifest\n"
 	"  --version | --help | COMMAND --help\n"
 	"\n"
+	"A flag's value follows it as the next argument or after '=': --out DIR or --out=DIR.\n"
 	"exit codes: 0 ok, 1 a job failed, 2 usage or manifest error, 3 a policy abort,\n"
 	"            4 replay diverged or verification failed, 130 interrupted\n";
 

@@ -33,34 +33,25 @@ int cmdmerge(int argc, char **argv)
 	struct signkey *key = NULL;
 	int rc = EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
-		if (ishelp(argv[i])) {
+		const char *a = argv[i], **slot = NULL, *what = NULL;
+		if (ishelp(a)) {
 			fputs(mergehelp, stdout);
 			rc = EXIT_OK;
 			goto done;
-		} else if (strcmp(argv[i], "--out") == 0) {
-			if (i + 1 >= argc) {
-				usage("merge", "--out needs a directory");
-				goto done;
-			}
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--sign") == 0) {
-			if (i + 1 >= argc) {
-				usage("merge", "--sign needs a key file");
-				goto done;
-			}
-			signpath = argv[++i];
-		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
-			if (i + 1 >= argc) {
-				usage("merge", "--allowed-signers needs a file");
-				goto done;
-			}
-			allowed = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage("merge", "unknown flag %s", argv[i]);
+		} else if (flagis(a, "--out")) {
+			slot = &out, what = "a directory";
+		} else if (flagis(a, "--sign")) {
+			slot = &signpath, what = "a key file";
+		} else if (flagis(a, "--allowed-signers")) {
+			slot = &allowed, what = "a file";
+		} else if (a[0] == '-' && a[1]) {
+			usage("merge", "unknown flag %s", a);
 			goto done;
 		} else {
-			strvadd(&runs, argv[i]);
+			strvadd(&runs, a);
 		}
+		if (slot && !(*slot = flagarg("merge", argc, argv, &i, what)))
+			goto done;
 	}
 	if (!runs.n) {
 		usage("merge", "missing RUN (the shard runs to join)");

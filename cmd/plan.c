@@ -35,22 +35,20 @@ int cmdplan(int argc, char **argv)
 			fputs(planhelp, stdout);
 			rc = EXIT_OK;
 			goto done;
-		} else if (strcmp(argv[i], "--json") == 0) {
+		} else if (flagis(argv[i], "--json")) {
+			if (flagnoval("plan", argv[i]))
+				goto done;
 			json = 1;
-		} else if (strcmp(argv[i], "--after") == 0) {
+		} else if (flagis(argv[i], "--after")) {
+			if (flagnoval("plan", argv[i]))
+				goto done;
 			afteronly = 1;
-		} else if (strcmp(argv[i], "--shards") == 0) {
-			if (i + 1 >= argc) {
-				usage("plan", "--shards needs a number");
+		} else if (flagis(argv[i], "--shards")) {
+			if (!(shards = flagarg("plan", argc, argv, &i, "a number")))
 				goto done;
-			}
-			shards = argv[++i];
-		} else if (strcmp(argv[i], "--set") == 0) {
-			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
-				usage("plan", "--set needs KEY=VALUE");
+		} else if (flagis(argv[i], "--set")) {
+			if (setflag("plan", argc, argv, &i, &sets))
 				goto done;
-			}
-			strvadd(&sets, argv[++i]);
 		} else if (positional("plan", argv[i], &path, "manifest")) {
 			goto done;
 		}

@@ -130,17 +130,6 @@ static int filetool(const char *t)
 	return !strcmp(t, "read_file") || !strcmp(t, "write_file") || !strcmp(t, "list_dir") || !strcmp(t, "edit_file");
 }
 
-/* "--flag V" or "--flag=V" at argv[*i]; *val is set, or NULL when the value is missing. */
-static int isflag(int argc, char **argv, int *i, const char *flag, const char **val)
-{
-	size_t n = strlen(flag);
-	const char *a = argv[*i];
-	if (strncmp(a, flag, n) != 0 || (a[n] && a[n] != '='))
-		return 0;
-	*val = a[n] == '=' ? a + n + 1 : *i + 1 < argc ? argv[++*i] : NULL;
-	return 1;
-}
-
 static void printjson(const struct verdict *v, const struct worker *w)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -186,46 +175,41 @@ int cmdpolicy(int argc, char **argv)
 	int json = 0;
 	static struct strv sets; /* reachable until exit, whichever way policy returns */
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL, *name = NULL;
+		const char *a = argv[i], **slot = NULL, *what = NULL;
 		if (ishelp(a)) {
 			fputs(helptext, stdout);
 			return EXIT_OK;
 		}
-		if (!strcmp(a, "--json")) {
+		if (flagis(a, "--json")) {
+			if (flagnoval("policy", a))
+				return EXIT_USAGE;
 			json = 1;
-			continue;
-		}
-		if (isflag(argc, argv, &i, "--worker", &val))
-			name = "--worker", worker = val;
-		else if (isflag(argc, argv, &i, "--tool", &val))
-			name = "--tool", tool = val;
-		else if (isflag(argc, argv, &i, "--command", &val))
-			name = "--command", command = val;
-		else if (isflag(argc, argv, &i, "--path", &val))
-			name = "--path", path = val;
-		else if (isflag(argc, argv, &i, "--input", &val))
-			name = "--input", input = val;
-		else if (isflag(argc, argv, &i, "--args", &val))
-			name = "--args", argsjson = val;
-		else if (isflag(argc, argv, &i, "--run", &val))
-			name = "--run", run = val;
-		else if (isflag(argc, argv, &i, "--set", &val)) {
-			name = "--set";
-			if (val && (!strchr(val, '=') || val[0] == '=')) {
-				strvfree(&sets);
-				return usage("policy", "--set needs KEY=VALUE");
-			}
-			if (val)
-				strvadd(&sets, val);
-		}
-		else if (a[0] == '-' && a[1])
+		} else if (flagis(a, "--set")) {
+			if (setflag("policy", argc, argv, &i, &sets))
+				return EXIT_USAGE;
+		} else if (flagis(a, "--worker")) {
+			slot = &worker, what = "a worker name";
+		} else if (flagis(a, "--tool")) {
+			slot = &tool, what = "a tool name";
+		} else if (flagis(a, "--command")) {
+			slot = &command, what = "a command line";
+		} else if (flagis(a, "--path")) {
+			slot = &path, what = "a path";
+		} else if (flagis(a, "--input")) {
+			slot = &input, what = "a delegate's input";
+		} else if (flagis(a, "--args")) {
+			slot = &argsjson, what = "a JSON object";
+		} else if (flagis(a, "--run")) {
+			slot = &run, what = "a run";
+		} else if (a[0] == '-' && a[1]) {
 			return usage("policy", "unknown flag %s", a);
-		else if (manifest)
+		} else if (manifest) {
 			return usage("policy", "one MANIFEST only (got %s and %s)", manifest, a);
-		else
+		} else {
 			manifest = a;
-		if (name && !val)
-			return usage("policy", "%s needs a value", name);
+		}
+		if (slot && !(*slot = flagarg("policy", argc, argv, &i, what)))
+			return EXIT_USAGE;
 	}
 	if (!manifest)
 		return usage("policy", "missing MANIFEST");

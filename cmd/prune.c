@@ -44,12 +44,14 @@ int cmdprune(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if (flagis(a, "--keep")) {
-			if (!(keeps = flagval(argc, argv, &i, "--keep")))
-				return usage("prune", "--keep needs a number");
+			if (!(keeps = flagarg("prune", argc, argv, &i, "a number")))
+				return EXIT_USAGE;
 		} else if (flagis(a, "--older-than")) {
-			if (!(older = flagval(argc, argv, &i, "--older-than")))
-				return usage("prune", "--older-than needs a duration (7d, 12h, 30m)");
-		} else if (strcmp(a, "--dry-run") == 0) {
+			if (!(older = flagarg("prune", argc, argv, &i, "a duration (7d, 12h, 30m)")))
+				return EXIT_USAGE;
+		} else if (flagis(a, "--dry-run")) {
+			if (flagnoval("prune", a))
+				return EXIT_USAGE;
 			dry = 1;
 		} else if (positional("prune", a, &dir, "DIR") != 0) {
 			return EXIT_USAGE;

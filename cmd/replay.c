@@ -62,49 +62,50 @@ int cmdreplay(int argc, char **argv)
 	struct replayresult res;
 	memset(&res, 0, sizeof res);
 	for (int i = 1; i < argc; i++) {
-		int k;
-		if (ishelp(argv[i])) {
+		const char *a = argv[i], **slot = NULL, *what = NULL;
+		int *on = NULL, k;
+		if (ishelp(a)) {
 			fputs(replayhelp, stdout);
 			rc = EXIT_OK;
 			goto done;
 		} else if ((k = maxunpackflag("replay", argc, argv, &i, &maxu)) >= 0) {
 			if (k != EXIT_OK)
 				goto done;
-		} else if (strcmp(argv[i], "--set") == 0) {
-			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
-				usage("replay", "--set needs KEY=VALUE");
+		} else if (flagis(a, "--set")) {
+			if (setflag("replay", argc, argv, &i, &sets))
 				goto done;
-			}
-			strvadd(&sets, argv[++i]);
-		} else if (strcmp(argv[i], "--continue-live") == 0) {
-			live = 1;
-		} else if (strcmp(argv[i], "--strict") == 0) {
-			strict = 1;
-		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
-			quiet = 1;
-		} else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "--job") == 0 || strcmp(argv[i], "--manifest") == 0 ||
-		           strcmp(argv[i], "--events") == 0) {
-			if (i + 1 >= argc) {
-				usage("replay", "%s needs a value", argv[i]);
+		} else if (flagis(a, "--continue-live")) {
+			on = &live;
+		} else if (flagis(a, "--strict")) {
+			on = &strict;
+		} else if (flagis(a, "--quiet") || strcmp(a, "-q") == 0) {
+			on = &quiet;
+		} else if (flagis(a, "--out")) {
+			slot = &out, what = "a directory";
+		} else if (flagis(a, "--events")) {
+			slot = &events, what = "a path (- for stderr)";
+		} else if (flagis(a, "--manifest")) {
+			slot = &mine, what = "a file";
+		} else if (flagis(a, "--job")) {
+			const char *v = flagarg("replay", argc, argv, &i, "a job id");
+			if (!v)
 				goto done;
-			}
-			if (strcmp(argv[i], "--out") == 0)
-				out = argv[++i];
-			else if (strcmp(argv[i], "--events") == 0)
-				events = argv[++i];
-			else if (strcmp(argv[i], "--manifest") == 0)
-				mine = argv[++i];
-			else
-				strvadd(&jobs, argv[++i]);
-		} else if (argv[i][0] == '-') {
-			usage("replay", "unknown flag %s", argv[i]);
+			strvadd(&jobs, v);
+		} else if (a[0] == '-') {
+			usage("replay", "unknown flag %s", a);
 			goto done;
 		} else if (run) {
-			usage("replay", "unexpected argument %s (one run at a time)", argv[i]);
+			usage("replay", "unexpected argument %s (one run at a time)", a);
 			goto done;
 		} else {
-			run = argv[i];
+			run = a;
 		}
+		if (on && flagnoval("replay", a))
+			goto done;
+		if (on)
+			*on = 1;
+		if (slot && !(*slot = flagarg("replay", argc, argv, &i, what)))
+			goto done;
 	}
 	if (!run) {
 		usage("replay", "missing RUN");

@@ -42,8 +42,8 @@ int cmdreport(int argc, char **argv)
 			if (k != EXIT_OK)
 				return k;
 		} else if (flagis(a, "--out")) {
-			if (!(outpath = flagval(argc, argv, &i, "--out")) || !*outpath)
-				return usage("report", "--out needs a file (- for stdout)");
+			if (!(outpath = flagarg("report", argc, argv, &i, "a file (- for stdout)")))
+				return EXIT_USAGE;
 		} else if (positional("report", a, &run, "RUN") != 0) {
 			return EXIT_USAGE;
 		}

@@ -38,17 +38,19 @@ int cmdrestore(int argc, char **argv)
 		if ((k = maxunpackflag("restore", argc, argv, &i, &maxu)) >= 0) {
 			if (k != EXIT_OK)
 				return k;
-		} else if (strcmp(a, "--force") == 0) {
+		} else if (flagis(a, "--force")) {
+			if (flagnoval("restore", a))
+				return EXIT_USAGE;
 			force = 1;
 		} else if (flagis(a, "--step")) {
-			if (!(step = flagval(argc, argv, &i, "--step")) || !*step)
-				return usage("restore", "--step needs a step number or 'end'");
+			if (!(step = flagarg("restore", argc, argv, &i, "a step number or 'end'")))
+				return EXIT_USAGE;
 		} else if (flagis(a, "--to")) {
-			if (!(to = flagval(argc, argv, &i, "--to")) || !*to)
-				return usage("restore", "--to needs a directory");
+			if (!(to = flagarg("restore", argc, argv, &i, "a directory")))
+				return EXIT_USAGE;
 		} else if (flagis(a, "--workspace")) {
-			if (!(ws = flagval(argc, argv, &i, "--workspace")) || !*ws)
-				return usage("restore", "--workspace needs a name (a folder of RUN/snapshots)");
+			if (!(ws = flagarg("restore", argc, argv, &i, "a name (a folder of RUN/snapshots)")))
+				return EXIT_USAGE;
 		} else if (a[0] == '-' && a[1]) {
 			return usage("restore", "unknown flag %s", a);
 		} else if (run) {

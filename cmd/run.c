@@ -103,16 +103,6 @@ static void unfinished(const char *outdir)
 		closedir(d);
 }
 
-/* The value of a flag that takes one, or NULL with a usage message printed. */
-static const char *nextval(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		usage("run", "%s needs a value", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 /* --resume without --set: the inputs RUN ran with (a matrix from an input makes the same jobs). */
 /* RUN's inputs for --resume without --set. A record's values would be a stranger's text in the
  * manifest's paths, URLs, headers and prompts: taken only when --allowed-signers checks RUN
@@ -152,59 +142,59 @@ int cmdrun(int argc, char **argv)
 	struct strv sets = {0}, models = {0}, from = {0};
 	int rc = EXIT_USAGE, quiet = 0, ghadone = 0;
 	for (int i = 1; i < argc; i++) {
-		if (ishelp(argv[i])) {
+		const char *a = argv[i];
+		if (ishelp(a)) {
 			fputs(runhelp, stdout);
 			rc = EXIT_OK;
 			goto done;
-		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+		} else if (flagis(a, "--quiet") || strcmp(a, "-q") == 0) {
+			if (flagnoval("run", a))
+				goto done;
 			quiet = 1;
-		} else if (strcmp(argv[i], "--out") == 0) {
-			if (!(out = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--fail-on-deny")) {
+			if (flagnoval("run", a))
 				goto done;
-		} else if (strcmp(argv[i], "--events") == 0) {
-			if (!(events = nextval(argc, argv, &i)))
+			o.fail_on_deny = 1;
+		} else if (flagis(a, "--out")) {
+			if (!(out = flagarg("run", argc, argv, &i, "a directory")))
 				goto done;
-		} else if (strcmp(argv[i], "--sign") == 0) {
-			if (!(signpath = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--events")) {
+			if (!(events = flagarg("run", argc, argv, &i, "a path (- for stderr)")))
 				goto done;
-		} else if (strcmp(argv[i], "--shard") == 0) {
+		} else if (flagis(a, "--sign")) {
+			if (!(signpath = flagarg("run", argc, argv, &i, "a key file")))
+				goto done;
+		} else if (flagis(a, "--shard")) {
 			struct err se = {0};
-			if (!(v = nextval(argc, argv, &i)))
+			if (!(v = flagarg("run", argc, argv, &i, "I/N")))
 				goto done;
 			if (shardparse(v, &o.shard, &o.nshards, &se) < 0) {
 				usage("run", "%s", se.msg);
 				goto done;
 			}
-		} else if (strcmp(argv[i], "--fail-on-deny") == 0) {
-			o.fail_on_deny = 1;
-		} else if (strcmp(argv[i], "--from") == 0) {
-			if (!(v = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--from")) {
+			if (!(v = flagarg("run", argc, argv, &i, "a run")))
 				goto done;
 			strvadd(&from, v);
-		} else if (strcmp(argv[i], "--allowed-signers") == 0) {
-			if (!(o.allowed = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--allowed-signers")) {
+			if (!(o.allowed = flagarg("run", argc, argv, &i, "a file")))
 				goto done;
-		} else if (strcmp(argv[i], "--resume") == 0) {
-			if (!(o.resume = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--resume")) {
+			if (!(o.resume = flagarg("run", argc, argv, &i, "a run")))
 				goto done;
-		} else if (strcmp(argv[i], "--job") == 0) {
-			if (!(v = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--job")) {
+			if (!(v = flagarg("run", argc, argv, &i, "a job id")))
 				goto done;
 			strvadd(&o.jobs, v);
-		} else if (strcmp(argv[i], "--set") == 0) {
-			if (!(v = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--set")) {
+			if (setflag("run", argc, argv, &i, &sets))
 				goto done;
-			if (!strchr(v, '=') || v[0] == '=') {
-				usage("run", "--set %s: expected KEY=VALUE", v);
-				goto done;
-			}
-			strvadd(&sets, v);
-		} else if (strcmp(argv[i], "--model") == 0) {
-			if (!(v = nextval(argc, argv, &i)))
+		} else if (flagis(a, "--model")) {
+			if (!(v = flagarg("run", argc, argv, &i, "NAME=SPEC")))
 				goto done;
 			strvadd(&models, v);
-		} else if (strcmp(argv[i], "-j") == 0) {
-			if (!(v = nextval(argc, argv, &i)))
+		} else if (strcmp(a, "-j") == 0) {
+			if (!(v = flagarg("run", argc, argv, &i, "a number of jobs")))
 				goto done;
 			char *end;
 			long n = strtol(v, &end, 10);
@@ -213,7 +203,7 @@ int cmdrun(int argc, char **argv)
 				goto done;
 			}
 			o.parallel = (int)n;
-		} else if (positional("run", argv[i], &path, "manifest")) {
+		} else if (positional("run", a, &path, "manifest")) {
 			goto done;
 		}
 	}

@@ -19,12 +19,9 @@ int cmdvalidate(int argc, char **argv)
 			rc = EXIT_OK;
 			goto done;
 		}
-		if (strcmp(argv[i], "--set") == 0) {
-			if (i + 1 >= argc || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=') {
-				usage("validate", "--set needs KEY=VALUE");
+		if (flagis(argv[i], "--set")) {
+			if (setflag("validate", argc, argv, &i, &sets))
 				goto done;
-			}
-			strvadd(&sets, argv[++i]);
 			continue;
 		}
 		if (positional("validate", argv[i], &path, "manifest"))

@@ -74,7 +74,7 @@ usage_case() { # name, expected text, args...
 	expect_eq "$name prints nothing on stdout" "" "$(cat "$T/out")"
 }
 usage_case "unknown flag" 'unknown flag --bogus' "$T/m.yaml" --worker reviewer --tool shell --command ls --bogus
-usage_case "flag without value" '--worker needs a value' "$T/m.yaml" --worker
+usage_case "flag without value" '--worker needs a worker name' "$T/m.yaml" --worker
 usage_case "no manifest" 'missing MANIFEST' --worker reviewer --tool shell --command ls
 usage_case "no worker" 'missing --worker' "$T/m.yaml" --tool shell --command ls
 usage_case "no tool" 'missing --tool' "$T/m.yaml" --worker reviewer --command ls
