@@ -257,6 +257,20 @@ static void answer(struct conn *c, int status, const char *title, const char *fm
 	sendall(c->client, "nightshift egress: ", strlen("nightshift egress: "));
 	sendall(c->client, c->rec.reason, strlen(c->rec.reason));
 	sendall(c->client, "\n", 1);
+	/* A lingering close: what the client still sends is read and dropped for a while (1 s, 1 MiB at
+	 * most), as closing with unread bytes resets the connection and can take the answer with it. */
+	shutdown(c->client, SHUT_WR);
+	char sink[16384];
+	int64_t end = nowms() + 1000;
+	for (size_t got = 0; got < ((size_t)1 << 20) && nowms() < end;) {
+		struct pollfd pf = {c->client, POLLIN, 0};
+		if (poll(&pf, 1, (int)(end - nowms())) <= 0)
+			break;
+		ssize_t n = recv(c->client, sink, sizeof sink, MSG_DONTWAIT);
+		if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN)))
+			break;
+		got += n > 0 ? (size_t)n : 0;
+	}
 }
 
 static void refuse(struct conn *c, const char *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
