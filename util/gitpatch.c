@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <openssl/evp.h>
@@ -28,17 +29,48 @@ struct tree {
 	size_t n, cap;
 };
 
+/* Whether name, case aside, is word followed only by spaces and dots, or by ':' and anything: how
+ * git (core.protectNTFS, on by default) reads a name Windows would take for that word. */
+static int ntfsname(const char *name, const char *word)
+{
+	size_t n = strlen(word);
+	if (strncasecmp(name, word, n) != 0)
+		return 0;
+	if (name[n] == ':')
+		return 1;
+	return name[n + strspn(name + n, " .")] == 0;
+}
+
+/* Whether git refuses a path with this name in it (verify_path, which `git apply` holds every path
+ * to): .git in any case, or its 8.3 name git~1; with link, also a symlink named .gitmodules (or
+ * gitmod~1 to gitmod~4). Such a name from a workspace (a model's) would make git refuse the whole
+ * patch: it is left out instead. */
+static int gitrefuses(const char *name, int link)
+{
+	if (ntfsname(name, ".git") || ntfsname(name, "git~1"))
+		return 1;
+	if (!link)
+		return 0;
+	char shortname[] = "gitmod~0";
+	for (shortname[7] = '1'; shortname[7] <= '4'; shortname[7]++)
+		if (ntfsname(name, shortname))
+			return 1;
+	return ntfsname(name, ".gitmodules");
+}
+
 static void walk(const char *root, const char *rel, struct tree *t, int depth)
 {
 	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
 	DIR *d = depth < 256 ? opendir(dir) : NULL;
 	for (struct dirent *de; d && (de = readdir(d));) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || gitrefuses(de->d_name, 0))
 			continue; /* a repository's own folder (or a nested one's) is no file git applies */
 		char *r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
 		char *full = pathjoin(root, r);
 		struct stat st;
-		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && gitrefuses(de->d_name, 1)) {
+			/* left out, as git would refuse it */
+		} else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			walk(root, r, t, depth + 1);
 		} else if (lstat(full, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
 			if (t->n == t->cap) {

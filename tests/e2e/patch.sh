@@ -158,4 +158,29 @@ zstd -qfo "$ev" "$T/ev.edited"
 expect_rc "diff --job of an edited event log: exit 4" 4 $?
 expect_grep "it names the log" 'jobs/fix/events.jsonl.zst is not in SHA256SUMS as it is' "$T/edited.err"
 expect_eq "and prints no patch" "" "$(cat "$T/edited.out")"
+# Names git refuses in any patch (verify_path: .git in any case or with trailing dots, spaces or a
+# ':' after it, git~1, a .gitmodules symlink) a model made in the workspace: left out, so that git
+# still takes the rest (before: `git apply` refused the whole patch, "invalid path").
+mkdir -p "$T/gws" && echo base >"$T/gws/base.txt"
+git -C "$T/gws" init -q && git -C "$T/gws" add -A && git -C "$T/gws" commit -qm start
+cat >"$T/g.yaml" <<'YAML'
+version: 1
+workspace: gws
+models:
+  s: { provider: scripted, replies: [
+    {tool_calls: [ {name: shell, arguments: {command: "mkdir -p .GIT .Git. 'git~1' a/.gIt 'GIT~1 .' && for d in .GIT .Git. 'git~1' a/.gIt 'GIT~1 .'; do echo x > \"$d/x\"; done && echo s > '.git:x' && ln -s t .GITMODULES && ln -s t gitmod~2 && echo kept > .gitx && echo keep > a/ok.txt && ln -s t .gitattributes"}} ]},
+    {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: s, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  odd: { worker: w }
+YAML
+gdir=$("$NS" run "$T/g.yaml" --out "$T/gruns" 2>"$T/gerr"); rc=$?
+expect_rc "the night of names git refuses" 0 "$rc"
+git clone -q "$T/gws" "$T/gco"
+git -C "$T/gco" apply --check "$gdir/jobs/odd/changes.patch" 2>"$T/gaerr"
+expect_rc "git apply --check takes the rest" 0 $?; cat "$T/gaerr"
+git -C "$T/gco" apply "$gdir/jobs/odd/changes.patch" 2>/dev/null
+expect_eq "what git takes is there, what it refuses is not" ".gitattributes .gitx a/ok.txt" \
+	"$(cd "$T/gco" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 done_tests
