@@ -947,6 +947,15 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 	return applied;
 }
 
+/* Free what ask holds for a turn it does not send, and return rc. */
+static int askfree(char *sys, struct llmreq *q, cJSON *tools, int rc)
+{
+	free(sys);
+	llmreqfree(q);
+	cJSON_Delete(tools);
+	return rc;
+}
+
 /* Ask the model once and log the exchange. */
 static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 {
@@ -977,12 +986,9 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		char whyr[300];
 		nofit = 0;
 		if (replayelide(jr, &cev, whyr, sizeof whyr) < 0) {
-			free(sys);
-			llmreqfree(&q);
-			cJSON_Delete(tools);
 			jr->res->diverged = 1;
-			return fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_elided cannot be applied: %s",
-			            jr->res->turns + 1, whyr);
+			return askfree(sys, &q, tools, fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_elided "
+			                                    "cannot be applied: %s", jr->res->turns + 1, whyr));
 		}
 	} else {
 		nofit = ctxfit(&jr->ctx, jr->messages, jr->steps, est, cap, window, &after, &cev);
@@ -997,24 +1003,17 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		progressj(jr->j->id, "turn %d: context: %d older tool results and arguments elided to fit the window (%lld tokens)",
 		          jr->res->turns + 1, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cev, "elided")),
 		          (long long)window);
-		if (evadd(jr->ev, "context_elided", cev, e) < 0) {
-			free(sys);
-			llmreqfree(&q);
-			cJSON_Delete(tools);
-			return -1;
-		}
+		if (evadd(jr->ev, "context_elided", cev, e) < 0)
+			return askfree(sys, &q, tools, -1);
 		compacted = 1; /* prepared again below */
 	}
 	if (following) { /* the record's summaries, after its elisions, as the night made them */
 		char whyr[300];
 		int c = replaycompact(jr, whyr, sizeof whyr);
 		if (c < 0) {
-			free(sys);
-			llmreqfree(&q);
-			cJSON_Delete(tools);
 			jr->res->diverged = 1;
-			return fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's context_compacted cannot be applied: %s",
-			            jr->res->turns + 1, whyr);
+			return askfree(sys, &q, tools, fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's "
+			                                    "context_compacted cannot be applied: %s", jr->res->turns + 1, whyr));
 		}
 		compacted |= c > 0;
 	}
@@ -1033,12 +1032,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		int sr = summarize(jr, window, cap, e);
 		if (sr == 2)
 			break;
-		if (sr != 0) {
-			free(sys);
-			llmreqfree(&q);
-			cJSON_Delete(tools);
-			return sr;
-		}
+		if (sr != 0)
+			return askfree(sys, &q, tools, sr);
 		compacted = 1;
 	}
 	if (compacted) {
@@ -1052,23 +1047,23 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (following)
 		nofit = jr->res->turns + 1 > jr->recturns && est + cap > window;
 	if (nofit) {
-		free(sys);
-		llmreqfree(&q);
-		cJSON_Delete(tools);
+		const char *also = jr->w->compact == COMPACT_SUMMARIZE ? " and the older turns summarized" : "";
 		if (jr->window && jr->window < modelcontext(md))
-			return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) "
-			            "do not fit the context window the provider said the model has (%lld tokens; the manifest's "
-			            "context_window or the catalog says %lld) even with every older tool result elided: set the "
-			            "model's context_window to what it really has, or lower max_output_tokens", jr->res->turns + 1,
-			            (long long)est, (long long)cap, (long long)window, (long long)modelcontext(md));
-		return fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap (%lld) do "
-		            "not fit the model's context window (%lld tokens, context_window) even with every older tool "
-		            "result elided", jr->res->turns + 1, (long long)est, (long long)cap, (long long)window);
+			return askfree(sys, &q, tools,
+			               fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output "
+			                    "cap (%lld) do not fit the context window the provider said the model has (%lld tokens; "
+			                    "the manifest's context_window or the catalog says %lld) even with every older tool "
+			                    "result elided%s: set the model's context_window to what it really has, or lower "
+			                    "max_output_tokens", jr->res->turns + 1, (long long)est, (long long)cap,
+			                    (long long)window, (long long)modelcontext(md), also));
+		return askfree(sys, &q, tools,
+		               fail(jr, JOB_FAILED, "turn %d not sent: the conversation (about %lld tokens) and the output cap "
+		                    "(%lld) do not fit the model's context window (%lld tokens, context_window) even with every "
+		                    "older tool result elided%s", jr->res->turns + 1, (long long)est, (long long)cap,
+		                    (long long)window, also));
 	}
 	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
-		free(sys);
-		llmreqfree(&q);
-		cJSON_Delete(tools);
+		askfree(sys, &q, tools, 0);
 		cJSON *bev = cJSON_CreateObject();
 		cJSON_AddNumberToObject(bev, "turn", jr->res->turns + 1);
 		cJSON_AddStringToObject(bev, "reason", why);

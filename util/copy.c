@@ -8,6 +8,24 @@
 #include <unistd.h>
 #include "copy.h"
 
+/* Copy in to out from where each stands, a buffer at a time; *bytes (may be NULL) counts. 0, or -1
+ * with errno, *inerr telling whether it was the read. */
+static int pour(int in, int out, int64_t *bytes, int *inerr)
+{
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		*inerr = n < 0;
+		if (n < 0 || writeall(out, buf, (size_t)n) < 0)
+			return -1;
+		if (bytes)
+			*bytes += n;
+	}
+	return 0;
+}
+
 int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 {
 	if (linkok && link(src, dst) == 0)
@@ -20,17 +38,7 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 		close(in);
 		return errf(e, "create %s:", dst);
 	}
-	char buf[65536];
-	ssize_t n;
-	int rc = 0;
-	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = errf(e, "read %s:", src);
-		else if (writeall(out, buf, (size_t)n) < 0)
-			rc = errf(e, "write %s:", dst);
-	}
+	int inerr = 0, rc = pour(in, out, NULL, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read" : "write", inerr ? src : dst) : 0;
 	if (close(out) < 0 && rc == 0)
 		rc = errf(e, "write %s:", dst);
 	close(in);
@@ -43,20 +51,8 @@ int copyfdto(int in, const char *dst, int64_t *bytes, struct err *e)
 	int out = tmpcreate(dst, &tmp, e);
 	if (out < 0)
 		return -1;
-	char buf[65536];
-	ssize_t n;
-	int rc = 0;
 	*bytes = 0;
-	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = errf(e, "read:");
-		else if (writeall(out, buf, (size_t)n) < 0)
-			rc = errf(e, "write %s:", dst);
-		else
-			*bytes += n;
-	}
+	int inerr = 0, rc = pour(in, out, bytes, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read for" : "write", dst) : 0;
 	if (rc == 0 && (fsync(out) < 0 || close(out) < 0))
 		rc = errf(e, "write %s:", dst);
 	else if (rc < 0)
