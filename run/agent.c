@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <math.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -797,6 +798,17 @@ static void onretry(void *ctx, const struct llmretry *lr)
 
 /* The longest summary kept, in bytes: what stands for the oldest turns must not grow the floor. */
 #define SUMMARY_MAX 16384
+/* The most summaries one turn asks for. */
+#define SUMMARY_ROUNDS 3
+
+/* A record's number that must be a whole one in [lo, hi]: 1 with *out set, else 0. */
+static int recint(const cJSON *v, int lo, int hi, int *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+		return 0;
+	*out = (int)v->valuedouble;
+	return 1;
+}
 
 static const char summarysystem[] =
 	"You compact the record of an agent's work so that it can go on within its context window. Write a summary of "
@@ -911,22 +923,32 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 		if (strcmp(jsonstr(rec, "type", ""), "context_compacted") != 0 || !cJSON_IsNumber(t) || t->valueint != turn)
 			continue;
 		const char *summary = jsonstr(rec, "summary", NULL);
-		const cJSON *first = cJSON_GetObjectItemCaseSensitive(rec, "first");
-		const cJSON *count = cJSON_GetObjectItemCaseSensitive(rec, "count");
-		if (!summary || !*summary || strlen(summary) > SUMMARY_MAX || !cJSON_IsNumber(first) || !cJSON_IsNumber(count)) {
+		const cJSON *fv = cJSON_GetObjectItemCaseSensitive(rec, "first");
+		const cJSON *cv = cJSON_GetObjectItemCaseSensitive(rec, "count");
+		if (!summary || !*summary || strlen(summary) > SUMMARY_MAX) {
 			snprintf(why, whysize, "it holds no summary to apply");
 			return -1;
 		}
-		if (ctxcompact(jr->messages, jr->steps, first->valueint, count->valueint, summary, why, whysize) < 0)
+		/* what the night can write: first 1 (the task stays), count a whole number of at least two
+		 * messages (ctxcompactspan), at most SUMMARY_ROUNDS a turn */
+		int n = cJSON_GetArraySize(jr->messages), first, count;
+		if (!recint(fv, 1, n, &first) || !recint(cv, 2, n, &count)) {
+			snprintf(why, whysize, "its first and count are not a range of the conversation's %d messages", n);
 			return -1;
-		if (jr->logged < first->valueint + count->valueint) {
+		}
+		if (applied == SUMMARY_ROUNDS) {
+			snprintf(why, whysize, "the record compacts more than %d times in one turn", SUMMARY_ROUNDS);
+			return -1;
+		}
+		if (ctxcompact(jr->messages, jr->steps, first, count, summary, why, whysize) < 0)
+			return -1;
+		if (jr->logged < first + count) {
 			snprintf(why, whysize, "it replaces messages the record had not sent");
 			return -1;
 		}
-		jr->logged -= count->valueint - 1;
+		jr->logged -= count - 1;
 		jr->llm->turns++; /* the night's summary was a request of the model's too (scripted calls' ids) */
-		progressj(jr->j->id, "turn %d: context: %d older messages replaced by the record's summary", turn,
-		          count->valueint);
+		progressj(jr->j->id, "turn %d: context: %d older messages replaced by the record's summary", turn, count);
 		struct usage u = {0};
 		usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
 		usageadd(&jr->res->usage, &u);
@@ -1019,7 +1041,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	}
 	/* context.compact: summarize, when eliding was not enough: the oldest turns summarized, a few
 	 * times at most (each summary goes into the next one's transcript). */
-	for (int round = 0; !following && compacted < 4 && jr->w->compact == COMPACT_SUMMARIZE; round++) {
+	for (int round = 0; !following && jr->w->compact == COMPACT_SUMMARIZE; round++) {
 		if (compacted) {
 			if (llmprepare(jr->llm, &chat, &q, &me) < 0)
 				chat.req = NULL;
@@ -1027,7 +1049,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 			est = ctxestimate(&jr->ctx, bytes);
 			nofit = est + cap > window;
 		}
-		if (!nofit || round == 3)
+		if (!nofit || round == SUMMARY_ROUNDS)
 			break;
 		int sr = summarize(jr, window, cap, e);
 		if (sr == 2)

@@ -66,24 +66,18 @@ check "the replay verifies" "$NS" audit "$new" --verify
 expect_eq "the replay's summaries are the night's" "$(zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -c '"type":"context_compacted"')" \
 	"$(zstd -dcq "$new/jobs/j/events.jsonl.zst" | grep '"type":"context_compacted"' | grep -c '"replayed":true')"
 
-# a record whose summary stands for messages the conversation does not hold: a divergence
-cp -r "$dir" "$T/bad"
-python3 - "$T/bad" <<'PY'
-import hashlib, json, os, subprocess, sys
-d = sys.argv[1]
-p = d + "/jobs/j/events.jsonl.zst"
-lines = subprocess.run(["zstd", "-dcq", p], capture_output=True, check=True).stdout.decode().splitlines()
-out, prev = [], None
-for l in lines:
-    e = json.loads(l)
-    if e["type"] == "context_compacted" and prev is None:
-        e["count"] = 100000
-    out.append(e)
-    if e["type"] == "context_compacted":
-        prev = True
-# reseal the chain: each line's prev is the sha256 of the line before
+# crafted records: each one a copy of the night's, its first context_compacted changed by CODE
+# (python on the list ev and the first event's index i), the hash chain sealed again
+craft() {  # craft DIR CODE
+	rm -rf "$1"; cp -r "$dir" "$1"
+	python3 - "$1" "$2" <<'PY'
+import hashlib, json, subprocess, sys
+p = sys.argv[1] + "/jobs/j/events.jsonl.zst"
+ev = [json.loads(l) for l in subprocess.run(["zstd", "-dcq", p], capture_output=True, check=True).stdout.decode().splitlines()]
+i = next(k for k, e in enumerate(ev) if e["type"] == "context_compacted")
+exec(sys.argv[2])
 text, last = [], None
-for e in out:
+for e in ev:
     if last is not None:
         e["prev"] = last
     l = json.dumps(e, separators=(",", ":"))
@@ -91,9 +85,26 @@ for e in out:
     last = hashlib.sha256(l.encode()).hexdigest()
 subprocess.run(["zstd", "-qf", "-o", p], input=("\n".join(text) + "\n").encode(), check=True)
 PY
+}
+# a record whose summary stands for messages the conversation does not hold: a divergence
+craft "$T/bad" 'ev[i]["count"] = 100000'
 "$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
 expect_rc "a summary that cannot apply: replay diverges" 4 "$rc"
 expect_grep "the divergence names the event" "context_compacted cannot be applied" "$T/rerr"
+# numbers that wrap: first + count past INT_MAX once made a range that "fitted" (a crash)
+for v in 2147483647 1e12 2.5 1 -3 '"2"'; do
+	craft "$T/bad" "ev[i][\"count\"] = $v"
+	"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+	expect_rc "a count of $v: replay diverges, no crash" 4 "$rc"
+done
+craft "$T/bad" 'ev[i]["first"] = 2147483647'
+"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "a first of INT_MAX: replay diverges, no crash" 4 "$rc"
+# the night asks for three summaries a turn at most: a record with four for one turn is not its
+craft "$T/bad" 'ev[i]["count"] = 2; ev[i:i+1] = [dict(ev[i]) for _ in range(4)]'
+"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "four summaries in one turn: replay diverges" 4 "$rc"
+expect_grep "the divergence says so" "more than 3 times in one turn" "$T/rerr"
 
 # budgets: a max_tokens the summaries' calls pass stops the job before a turn it cannot pay
 python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port2" "$T/log" & MP=$!
