@@ -953,6 +953,8 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 		usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
 		usageadd(&jr->res->usage, &u);
 		jr->res->cost += budgetcost(jr->llm->model, &u);
+		/* and in the budgets, as the night's request was: a replay stops where the night did */
+		budgetcharge(&jr->bud, jr->llm->model, &u);
 		cJSON *ev = cJSON_Duplicate(rec, 1);
 		static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};
 		for (size_t i = 0; drop[i]; i++)
