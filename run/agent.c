@@ -877,6 +877,8 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	char *summary = NULL;
 	if (rc == 0) {
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r.usage));
+		if (memcmp(&charged, &r.usage, sizeof charged) != 0) /* no usage reported: what the budgets were charged */
+			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		summary = utf8clean(r.text ? r.text : "", r.text ? strlen(r.text) : 0);
 		size_t n = strlen(summary);
 		if (n > SUMMARY_MAX) { /* cut on a character's first byte */
@@ -953,7 +955,11 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 		usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
 		usageadd(&jr->res->usage, &u);
 		jr->res->cost += budgetcost(jr->llm->model, &u);
-		/* and in the budgets, as the night's request was: a replay stops where the night did */
+		/* and in the budgets, as the night's request was (its "charged" when the provider reported
+		 * no usage): a replay stops where the night did */
+		const cJSON *ch = cJSON_GetObjectItemCaseSensitive(rec, "charged");
+		if (ch)
+			usageread(ch, &u);
 		budgetcharge(&jr->bud, jr->llm->model, &u);
 		cJSON *ev = cJSON_Duplicate(rec, 1);
 		static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};

@@ -56,7 +56,6 @@ expect_eq "the job's usage counts the summaries' calls" "True" "$(q 'run["jobs"]
 expect_eq "the summary reached the model in place of the turns it stands for" "True" "$(q 'len(log) > 80 and max(r["tokens"] for r in log) < 12000')"
 expect_grep "progress says so" "context: summarizing [0-9]* older messages to fit the window" "$T/err"
 check "the run verifies" "$NS" audit "$dir" --verify
-full=$dir
 
 # replay, with no model: the record's summaries applied as they are
 kill $MP; wait $MP 2>/dev/null; MP=
@@ -116,26 +115,46 @@ dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
 expect_rc "a budget the job with its summaries passes: the job fails" 1 "$rc"
 expect_grep "the budget is named" "max_tokens" "$T/err"
 check "the run verifies" "$NS" audit "$dir" --verify
+kill $MP; wait $MP 2>/dev/null; MP=
 # a max_tokens that the first summary's call makes the job pass two turns after it: the replay
-# charges the record's summary to the budget too, and stops at the turn the night stopped
-max=$(zstd -dcq "$full/jobs/j/events.jsonl.zst" | python3 -c '
+# charges the record's summary to the budget too, and stops at the turn the night stopped. With a
+# server whose summaries report no usage, the night charged the call's estimate and cap ("charged")
+stopsafter() {  # stopsafter LABEL CONFIG
+	echo "$2" > "$T/c2.json"
+	rm -f "$T/port3"
+	python3 "$ROOT/tests/longmodel.py" "$T/c2.json" "$T/port3" "$T/log" & MP=$!
+	waitfor 60 test -s "$T/port3"
+	cp "$T/port3" "$T/port"
+	manifest summarize
+	local all; all=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err")
+	max=$(zstd -dcq "$all/jobs/j/events.jsonl.zst" | python3 -c '
 import json, sys
 ev = [json.loads(l) for l in sys.stdin]
 t = next(e["turn"] for e in ev if e["type"] == "context_compacted")
 tot = 0
 for e in ev:
     if e["type"] in ("model_response", "context_compacted") and "usage" in e:
-        tot += e["usage"]["input"] + e["usage"]["output"]
+        u = e.get("charged", e["usage"])
+        tot += u["input"] + u["output"]
     if e["type"] == "model_response" and e["turn"] == t + 2:
         break
 print(tot + 3000)')
-manifest summarize "$max"
-dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
-expect_rc "max_tokens after a summary: the job fails" 1 "$rc"
-stop=$(grep -o "turn [0-9]* not sent: max_tokens" "$T/err" | head -1)
-expect_eq "it stops for the budget after a summary" "1" "$([ -n "$stop" ] && zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -q context_compacted && echo 1)"
-kill $MP; wait $MP 2>/dev/null; MP=
-"$NS" replay "$dir" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
-expect_rc "its replay matches" 0 "$rc"
-expect_grep "the replay stops where the night did, for the budget (${stop:-?})" "${stop:-no stop}" "$T/rerr"
+	manifest summarize "$max"
+	dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+	expect_rc "$1: max_tokens after a summary: the job fails" 1 "$rc"
+	stop=$(grep -o "turn [0-9]* not sent: max_tokens" "$T/err" | head -1)
+	expect_eq "$1: it stops for the budget after a summary" "1" \
+		"$([ -n "$stop" ] && zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -q context_compacted && echo 1)"
+	kill $MP; wait $MP 2>/dev/null; MP=
+	"$NS" replay "$dir" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+	expect_rc "$1: its replay matches" 0 "$rc"
+	expect_grep "$1: the replay stops where the night did, for the budget (${stop:-?})" "${stop:-no stop}" "$T/rerr"
+}
+stopsafter "usage reported" "$(cat "$T/config.json")"
+stopsafter "no usage reported" '{"window": 12000, "summary_usage": false, "roles": {"main": {"turns": 60, "command": "echo hi", "talk": [2, 3000]}}}'
+expect_eq "no usage reported: the event says what the budgets were charged" "True" \
+	"$(zstd -dcq "$dir/jobs/j/events.jsonl.zst" | python3 -c '
+import json, sys
+cc = [e for e in map(json.loads, sys.stdin) if e["type"] == "context_compacted"]
+print(all(e["usage"]["input"] == 0 and e["charged"]["input"] > 0 and e["charged"]["output"] == 1000 for e in cc))')"
 done_tests
