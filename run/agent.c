@@ -912,9 +912,37 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	return 0;
 }
 
+/* Replay: one context_compacted event of the record, counted as the night counted it (its usage
+ * in the job's, a request and what it was charged in the budgets: a replay stops where the night
+ * did) and logged again. 0, or -1 with why filled. */
+static int replaycharge(struct jobrun *jr, const cJSON *rec, char *why, size_t whysize)
+{
+	jr->llm->turns++; /* the night's summary was a request of the model's too (scripted calls' ids) */
+	struct usage u = {0};
+	usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
+	usageadd(&jr->res->usage, &u);
+	jr->res->cost += budgetcost(jr->llm->model, &u);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(rec, "charged"); /* no usage was reported */
+	if (ch)
+		usageread(ch, &u);
+	budgetcharge(&jr->bud, jr->llm->model, &u);
+	cJSON *ev = cJSON_Duplicate(rec, 1);
+	static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};
+	for (size_t i = 0; drop[i]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(ev, drop[i]);
+	cJSON_AddTrueToObject(ev, "replayed");
+	struct err e = {0};
+	if (evadd(jr->ev, "context_compacted", ev, &e) < 0) {
+		snprintf(why, whysize, "%.200s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Replay, before the next turn: apply the record's context_compacted events of that turn, in their
- * order, with the summaries they hold. Returns how many, or -1 with why filled when one cannot be
- * applied to this conversation (a divergence) or records a failed compaction. */
+ * order, with the summaries they hold. Returns how many; -1 with why filled when one cannot be
+ * applied to this conversation (a divergence); -2 with why the recorded error when the night's
+ * summary failed there (the job fails as it did). */
 static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 {
 	int turn = jr->res->turns + 1, applied = 0;
@@ -924,9 +952,19 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "turn");
 		if (strcmp(jsonstr(rec, "type", ""), "context_compacted") != 0 || !cJSON_IsNumber(t) || t->valueint != turn)
 			continue;
-		const char *summary = jsonstr(rec, "summary", NULL);
+		const char *summary = jsonstr(rec, "summary", NULL), *failed = jsonstr(rec, "error", NULL);
 		const cJSON *fv = cJSON_GetObjectItemCaseSensitive(rec, "first");
 		const cJSON *cv = cJSON_GetObjectItemCaseSensitive(rec, "count");
+		if (applied == SUMMARY_ROUNDS) {
+			snprintf(why, whysize, "the record compacts more than %d times in one turn", SUMMARY_ROUNDS);
+			return -1;
+		}
+		if (!summary && failed && *failed) {
+			if (replaycharge(jr, rec, why, whysize) < 0)
+				return -1;
+			snprintf(why, whysize, "%s", failed);
+			return -2;
+		}
 		if (!summary || !*summary || strlen(summary) > SUMMARY_MAX) {
 			snprintf(why, whysize, "it holds no summary to apply");
 			return -1;
@@ -938,10 +976,6 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 			snprintf(why, whysize, "its first and count are not a range of the conversation's %d messages", n);
 			return -1;
 		}
-		if (applied == SUMMARY_ROUNDS) {
-			snprintf(why, whysize, "the record compacts more than %d times in one turn", SUMMARY_ROUNDS);
-			return -1;
-		}
 		if (ctxcompact(jr->messages, jr->steps, first, count, summary, why, whysize) < 0)
 			return -1;
 		if (jr->logged < first + count) {
@@ -949,28 +983,9 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 			return -1;
 		}
 		jr->logged -= count - 1;
-		jr->llm->turns++; /* the night's summary was a request of the model's too (scripted calls' ids) */
 		progressj(jr->j->id, "turn %d: context: %d older messages replaced by the record's summary", turn, count);
-		struct usage u = {0};
-		usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
-		usageadd(&jr->res->usage, &u);
-		jr->res->cost += budgetcost(jr->llm->model, &u);
-		/* and in the budgets, as the night's request was (its "charged" when the provider reported
-		 * no usage): a replay stops where the night did */
-		const cJSON *ch = cJSON_GetObjectItemCaseSensitive(rec, "charged");
-		if (ch)
-			usageread(ch, &u);
-		budgetcharge(&jr->bud, jr->llm->model, &u);
-		cJSON *ev = cJSON_Duplicate(rec, 1);
-		static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};
-		for (size_t i = 0; drop[i]; i++)
-			cJSON_DeleteItemFromObjectCaseSensitive(ev, drop[i]);
-		cJSON_AddTrueToObject(ev, "replayed");
-		struct err e = {0};
-		if (evadd(jr->ev, "context_compacted", ev, &e) < 0) {
-			snprintf(why, whysize, "%.200s", e.msg);
+		if (replaycharge(jr, rec, why, whysize) < 0)
 			return -1;
-		}
 		applied++;
 	}
 	return applied;
@@ -1037,6 +1052,13 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (following) { /* the record's summaries, after its elisions, as the night made them */
 		char whyr[300];
 		int c = replaycompact(jr, whyr, sizeof whyr);
+		if (c == -2) {
+			free(sys);
+			llmreqfree(&q);
+			cJSON_Delete(tools);
+			return fail(jr, JOB_FAILED, "turn %d not sent: compacting the context: %s (as recorded)", jr->res->turns + 1,
+			            whyr);
+		}
 		if (c < 0) {
 			free(sys);
 			llmreqfree(&q);

@@ -18,7 +18,7 @@ CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
                                                    runner's nudge after it is answered with the turn's call)
 A request without tools is a summary request (context.compact: summarize): it is answered with
 "summary" bytes of text (default 2000), and logged with "summary": true; with "summary_usage": false
-its answer reports no usage.
+its answer reports no usage; with "summary_status": S (not 200) it is refused with that status.
 Each request is logged as one JSON line {"n", "role", "turn", "bytes", "tokens", "cap", "output",
 "messages": [sha256 of each message], "notes": [tool results that are elision notes], "status"}."""
 import hashlib, json, math, random, re, sys, threading
@@ -83,8 +83,10 @@ class H(BaseHTTPRequestHandler):
         lo, hi = plan.get("output", [20, 200])
         out = min(cap, rnd.randint(lo, hi))
         if "tools" not in body:  # a summary of older turns: text only
-            rec["status"], rec["output"], rec["summary"] = 200, out, True
+            rec["status"], rec["output"], rec["summary"] = config.get("summary_status", 200), out, True
             self.log(rec)
+            if rec["status"] != 200:
+                return self.reply(rec["status"], {"error": {"message": "summary refused", "type": "server_error"}})
             text = ("summary of turns before %d. " % turn) * (config.get("summary", 2000) // 30 + 1)
             return self.text(body, rec, text[:config.get("summary", 2000)], tokens, out,
                              config.get("summary_usage", True))

@@ -157,4 +157,20 @@ expect_eq "no usage reported: the event says what the budgets were charged" "Tru
 import json, sys
 cc = [e for e in map(json.loads, sys.stdin) if e["type"] == "context_compacted"]
 print(all(e["usage"]["input"] == 0 and e["charged"]["input"] > 0 and e["charged"]["output"] == 1000 for e in cc))')"
+# a night whose summary call failed: the replay fails there as recorded, no divergence
+echo '{"window": 12000, "summary_status": 400, "roles": {"main": {"turns": 60, "command": "echo hi", "talk": [2, 3000]}}}' > "$T/c3.json"
+rm -f "$T/port3"
+python3 "$ROOT/tests/longmodel.py" "$T/c3.json" "$T/port3" "$T/log" & MP=$!
+waitfor 60 test -s "$T/port3"
+cp "$T/port3" "$T/port"
+manifest summarize
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "a summary call refused: the job fails" 1 "$rc"
+expect_grep "it fails compacting the context" "not sent: compacting the context: .*400" "$T/err"
+kill $MP; wait $MP 2>/dev/null; MP=
+new=$("$NS" replay "$dir" --out "$T/replays" 2>"$T/rerr"); rc=$?
+expect_rc "its replay matches" 0 "$rc"
+expect_grep "the replay fails there too, as recorded" "not sent: compacting the context: .*400.*(as recorded)" "$T/rerr"
+expect_nogrep "no divergence is claimed" "replay diverged" "$T/rerr"
+check "the replay verifies" "$NS" audit "$new" --verify
 done_tests
