@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <math.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -798,6 +799,17 @@ static void onretry(void *ctx, const struct llmretry *lr)
 
 /* The longest summary kept, in bytes: what stands for the oldest turns must not grow the floor. */
 #define SUMMARY_MAX 16384
+/* The most summaries one turn asks for. */
+#define SUMMARY_ROUNDS 3
+
+/* A record's number that must be a whole one in [lo, hi]: 1 with *out set, else 0. */
+static int recint(const cJSON *v, int lo, int hi, int *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+		return 0;
+	*out = (int)v->valuedouble;
+	return 1;
+}
 
 static const char summarysystem[] =
 	"You compact the record of an agent's work so that it can go on within its context window. Write a summary of "
@@ -866,6 +878,8 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	char *summary = NULL;
 	if (rc == 0) {
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r.usage));
+		if (memcmp(&charged, &r.usage, sizeof charged) != 0) /* no usage reported: what the budgets were charged */
+			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		summary = utf8clean(r.text ? r.text : "", r.text ? strlen(r.text) : 0);
 		size_t n = strlen(summary);
 		if (n > SUMMARY_MAX) { /* cut on a character's first byte */
@@ -899,9 +913,37 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	return 0;
 }
 
+/* Replay: one context_compacted event of the record, counted as the night counted it (its usage
+ * in the job's, a request and what it was charged in the budgets: a replay stops where the night
+ * did) and logged again. 0, or -1 with why filled. */
+static int replaycharge(struct jobrun *jr, const cJSON *rec, char *why, size_t whysize)
+{
+	jr->llm->turns++; /* the night's summary was a request of the model's too (scripted calls' ids) */
+	struct usage u = {0};
+	usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
+	usageadd(&jr->res->usage, &u);
+	jr->res->cost += budgetcost(jr->llm->model, &u);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(rec, "charged"); /* no usage was reported */
+	if (ch)
+		usageread(ch, &u);
+	budgetcharge(&jr->bud, jr->llm->model, &u);
+	cJSON *ev = cJSON_Duplicate(rec, 1);
+	static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};
+	for (size_t i = 0; drop[i]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(ev, drop[i]);
+	cJSON_AddTrueToObject(ev, "replayed");
+	struct err e = {0};
+	if (evadd(jr->ev, "context_compacted", ev, &e) < 0) {
+		snprintf(why, whysize, "%.200s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Replay, before the next turn: apply the record's context_compacted events of that turn, in their
- * order, with the summaries they hold. Returns how many, or -1 with why filled when one cannot be
- * applied to this conversation (a divergence) or records a failed compaction. */
+ * order, with the summaries they hold. Returns how many; -1 with why filled when one cannot be
+ * applied to this conversation (a divergence); -2 with why the recorded error when the night's
+ * summary failed there (the job fails as it did). */
 static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 {
 	int turn = jr->res->turns + 1, applied = 0;
@@ -911,37 +953,40 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "turn");
 		if (strcmp(jsonstr(rec, "type", ""), "context_compacted") != 0 || !cJSON_IsNumber(t) || t->valueint != turn)
 			continue;
-		const char *summary = jsonstr(rec, "summary", NULL);
-		const cJSON *first = cJSON_GetObjectItemCaseSensitive(rec, "first");
-		const cJSON *count = cJSON_GetObjectItemCaseSensitive(rec, "count");
-		if (!summary || !*summary || strlen(summary) > SUMMARY_MAX || !cJSON_IsNumber(first) || !cJSON_IsNumber(count)) {
+		const char *summary = jsonstr(rec, "summary", NULL), *failed = jsonstr(rec, "error", NULL);
+		const cJSON *fv = cJSON_GetObjectItemCaseSensitive(rec, "first");
+		const cJSON *cv = cJSON_GetObjectItemCaseSensitive(rec, "count");
+		if (applied == SUMMARY_ROUNDS) {
+			snprintf(why, whysize, "the record compacts more than %d times in one turn", SUMMARY_ROUNDS);
+			return -1;
+		}
+		if (!summary && failed && *failed) {
+			if (replaycharge(jr, rec, why, whysize) < 0)
+				return -1;
+			snprintf(why, whysize, "%s", failed);
+			return -2;
+		}
+		if (!summary || !*summary || strlen(summary) > SUMMARY_MAX) {
 			snprintf(why, whysize, "it holds no summary to apply");
 			return -1;
 		}
-		if (ctxcompact(jr->messages, jr->steps, first->valueint, count->valueint, summary, why, whysize) < 0)
+		/* what the night can write: first 1 (the task stays), count a whole number of at least two
+		 * messages (ctxcompactspan), at most SUMMARY_ROUNDS a turn */
+		int n = cJSON_GetArraySize(jr->messages), first, count;
+		if (!recint(fv, 1, n, &first) || !recint(cv, 2, n, &count)) {
+			snprintf(why, whysize, "its first and count are not a range of the conversation's %d messages", n);
 			return -1;
-		if (jr->logged < first->valueint + count->valueint) {
+		}
+		if (ctxcompact(jr->messages, jr->steps, first, count, summary, why, whysize) < 0)
+			return -1;
+		if (jr->logged < first + count) {
 			snprintf(why, whysize, "it replaces messages the record had not sent");
 			return -1;
 		}
-		jr->logged -= count->valueint - 1;
-		jr->llm->turns++; /* the night's summary was a request of the model's too (scripted calls' ids) */
-		progressj(jr->j->id, "turn %d: context: %d older messages replaced by the record's summary", turn,
-		          count->valueint);
-		struct usage u = {0};
-		usageread(cJSON_GetObjectItemCaseSensitive(rec, "usage"), &u);
-		usageadd(&jr->res->usage, &u);
-		jr->res->cost += budgetcost(jr->llm->model, &u);
-		cJSON *ev = cJSON_Duplicate(rec, 1);
-		static const char *const drop[] = {"seq", "time", "type", "prev", "replayed", NULL};
-		for (size_t i = 0; drop[i]; i++)
-			cJSON_DeleteItemFromObjectCaseSensitive(ev, drop[i]);
-		cJSON_AddTrueToObject(ev, "replayed");
-		struct err e = {0};
-		if (evadd(jr->ev, "context_compacted", ev, &e) < 0) {
-			snprintf(why, whysize, "%.200s", e.msg);
+		jr->logged -= count - 1;
+		progressj(jr->j->id, "turn %d: context: %d older messages replaced by the record's summary", turn, count);
+		if (replaycharge(jr, rec, why, whysize) < 0)
 			return -1;
-		}
 		applied++;
 	}
 	return applied;
@@ -1010,6 +1055,13 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (following) { /* the record's summaries, after its elisions, as the night made them */
 		char whyr[300];
 		int c = replaycompact(jr, whyr, sizeof whyr);
+		if (c == -2) {
+			free(sys);
+			llmreqfree(&q);
+			cJSON_Delete(tools);
+			return fail(jr, JOB_FAILED, "turn %d not sent: compacting the context: %s (as recorded)", jr->res->turns + 1,
+			            whyr);
+		}
 		if (c < 0) {
 			jr->res->diverged = 1;
 			return askfree(sys, &q, tools, fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's "
@@ -1019,7 +1071,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	}
 	/* context.compact: summarize, when eliding was not enough: the oldest turns summarized, a few
 	 * times at most (each summary goes into the next one's transcript). */
-	for (int round = 0; !following && compacted < 4 && jr->w->compact == COMPACT_SUMMARIZE; round++) {
+	for (int round = 0; !following && jr->w->compact == COMPACT_SUMMARIZE; round++) {
 		if (compacted) {
 			if (llmprepare(jr->llm, &chat, &q, &me) < 0)
 				chat.req = NULL;
@@ -1027,7 +1079,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 			est = ctxestimate(&jr->ctx, bytes);
 			nofit = est + cap > window;
 		}
-		if (!nofit || round == 3)
+		if (!nofit || round == SUMMARY_ROUNDS)
 			break;
 		int sr = summarize(jr, window, cap, e);
 		if (sr == 2)

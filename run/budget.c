@@ -83,3 +83,15 @@ void budgetsettle(struct budget *b, const struct model *m, struct reservation *r
 	pthread_mutex_unlock(b->mu);
 	r->held = 0;
 }
+
+void budgetcharge(struct budget *b, const struct model *m, const struct usage *u)
+{
+	double cost = budgetcost(m, u);
+	pthread_mutex_lock(b->mu);
+	for (struct budget *p = b; p; p = p->parent) {
+		p->turns++;
+		p->tokens += u->input + u->output;
+		p->cost += cost;
+	}
+	pthread_mutex_unlock(b->mu);
+}

@@ -46,5 +46,8 @@ int budgetreserve(struct budget *b, const struct model *m, int64_t input, int64_
                   char *why, size_t n);
 /* Replace a reservation by what the request really used (u, its cost at m's price). */
 void budgetsettle(struct budget *b, const struct model *m, struct reservation *r, const struct usage *u);
+/* Count one request a record says was sent and what it used (u, its cost at m's price) on b and
+ * every budget above it, unreserved and unchecked: a replay spends as the night did. */
+void budgetcharge(struct budget *b, const struct model *m, const struct usage *u);
 
 #endif

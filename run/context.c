@@ -454,7 +454,7 @@ char *ctxtranscript(const cJSON *messages, int first, int count)
 int ctxcompact(cJSON *messages, cJSON *steps, int first, int count, const char *summary, char *why, size_t whysize)
 {
 	int n = cJSON_GetArraySize(messages);
-	if (first < 1 || count < 1 || first + count > n) {
+	if (first < 1 || count < 1 || first >= n || count > n - first) { /* never first + count: a record's may wrap */
 		snprintf(why, whysize, "the conversation has %d messages, not the %d from message %d a summary stands for", n,
 		         count, first);
 		return -1;

@@ -17,7 +17,8 @@ CONFIG: {"window": 64000, "seed": 1, "roles": {NAME: PLAN}}; a PLAN is
   "talk": [K, BYTES]                               every K-th turn a reply of BYTES of text and no call first (the
                                                    runner's nudge after it is answered with the turn's call)
 A request without tools is a summary request (context.compact: summarize): it is answered with
-"summary" bytes of text (default 2000), and logged with "summary": true.
+"summary" bytes of text (default 2000), and logged with "summary": true; with "summary_usage": false
+its answer reports no usage; with "summary_status": S (not 200) it is refused with that status.
 Each request is logged as one JSON line {"n", "role", "turn", "bytes", "tokens", "cap", "output",
 "messages": [sha256 of each message], "notes": [tool results that are elision notes], "status"}."""
 import hashlib, json, math, random, re, sys, threading
@@ -82,10 +83,13 @@ class H(BaseHTTPRequestHandler):
         lo, hi = plan.get("output", [20, 200])
         out = min(cap, rnd.randint(lo, hi))
         if "tools" not in body:  # a summary of older turns: text only
-            rec["status"], rec["output"], rec["summary"] = 200, out, True
+            rec["status"], rec["output"], rec["summary"] = config.get("summary_status", 200), out, True
             self.log(rec)
+            if rec["status"] != 200:
+                return self.reply(rec["status"], {"error": {"message": "summary refused", "type": "server_error"}})
             text = ("summary of turns before %d. " % turn) * (config.get("summary", 2000) // 30 + 1)
-            return self.text(body, rec, text[:config.get("summary", 2000)], tokens, out)
+            return self.text(body, rec, text[:config.get("summary", 2000)], tokens, out,
+                             config.get("summary_usage", True))
         talk = plan.get("talk")
         nudged = len(msgs) >= 2 and msgs[-1].get("role") == "user" and msgs[-2].get("role") == "assistant" \
             and not msgs[-2].get("tool_calls")
@@ -113,11 +117,13 @@ class H(BaseHTTPRequestHandler):
                          "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls"}],
                          "usage": {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}})
 
-    def text(self, body, rec, text, tokens, out):
+    def text(self, body, rec, text, tokens, out, usage=True):
         msg = {"role": "assistant", "content": text}
-        self.reply(200, {"id": "c%d" % rec["n"], "object": "chat.completion", "model": body.get("model"),
-                         "choices": [{"index": 0, "message": msg, "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}})
+        answer = {"id": "c%d" % rec["n"], "object": "chat.completion", "model": body.get("model"),
+                  "choices": [{"index": 0, "message": msg, "finish_reason": "stop"}]}
+        if usage:
+            answer["usage"] = {"prompt_tokens": tokens, "completion_tokens": out, "total_tokens": tokens + out}
+        self.reply(200, answer)
 
     def log(self, rec):
         with lock, open(logfile, "a") as f:

@@ -66,24 +66,18 @@ check "the replay verifies" "$NS" audit "$new" --verify
 expect_eq "the replay's summaries are the night's" "$(zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -c '"type":"context_compacted"')" \
 	"$(zstd -dcq "$new/jobs/j/events.jsonl.zst" | grep '"type":"context_compacted"' | grep -c '"replayed":true')"
 
-# a record whose summary stands for messages the conversation does not hold: a divergence
-cp -r "$dir" "$T/bad"
-python3 - "$T/bad" <<'PY'
-import hashlib, json, os, subprocess, sys
-d = sys.argv[1]
-p = d + "/jobs/j/events.jsonl.zst"
-lines = subprocess.run(["zstd", "-dcq", p], capture_output=True, check=True).stdout.decode().splitlines()
-out, prev = [], None
-for l in lines:
-    e = json.loads(l)
-    if e["type"] == "context_compacted" and prev is None:
-        e["count"] = 100000
-    out.append(e)
-    if e["type"] == "context_compacted":
-        prev = True
-# reseal the chain: each line's prev is the sha256 of the line before
+# crafted records: each one a copy of the night's, its first context_compacted changed by CODE
+# (python on the list ev and the first event's index i), the hash chain sealed again
+craft() {  # craft DIR CODE
+	rm -rf "$1"; cp -r "$dir" "$1"
+	python3 - "$1" "$2" <<'PY'
+import hashlib, json, subprocess, sys
+p = sys.argv[1] + "/jobs/j/events.jsonl.zst"
+ev = [json.loads(l) for l in subprocess.run(["zstd", "-dcq", p], capture_output=True, check=True).stdout.decode().splitlines()]
+i = next(k for k, e in enumerate(ev) if e["type"] == "context_compacted")
+exec(sys.argv[2])
 text, last = [], None
-for e in out:
+for e in ev:
     if last is not None:
         e["prev"] = last
     l = json.dumps(e, separators=(",", ":"))
@@ -91,9 +85,26 @@ for e in out:
     last = hashlib.sha256(l.encode()).hexdigest()
 subprocess.run(["zstd", "-qf", "-o", p], input=("\n".join(text) + "\n").encode(), check=True)
 PY
+}
+# a record whose summary stands for messages the conversation does not hold: a divergence
+craft "$T/bad" 'ev[i]["count"] = 100000'
 "$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
 expect_rc "a summary that cannot apply: replay diverges" 4 "$rc"
 expect_grep "the divergence names the event" "context_compacted cannot be applied" "$T/rerr"
+# numbers that wrap: first + count past INT_MAX once made a range that "fitted" (a crash)
+for v in 2147483647 1e12 2.5 1 -3 '"2"'; do
+	craft "$T/bad" "ev[i][\"count\"] = $v"
+	"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+	expect_rc "a count of $v: replay diverges, no crash" 4 "$rc"
+done
+craft "$T/bad" 'ev[i]["first"] = 2147483647'
+"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "a first of INT_MAX: replay diverges, no crash" 4 "$rc"
+# the night asks for three summaries a turn at most: a record with four for one turn is not its
+craft "$T/bad" 'ev[i]["count"] = 2; ev[i:i+1] = [dict(ev[i]) for _ in range(4)]'
+"$NS" replay "$T/bad" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+expect_rc "four summaries in one turn: replay diverges" 4 "$rc"
+expect_grep "the divergence says so" "more than 3 times in one turn" "$T/rerr"
 
 # budgets: a max_tokens the summaries' calls pass stops the job before a turn it cannot pay
 python3 "$ROOT/tests/longmodel.py" "$T/config.json" "$T/port2" "$T/log" & MP=$!
@@ -104,4 +115,62 @@ dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
 expect_rc "a budget the job with its summaries passes: the job fails" 1 "$rc"
 expect_grep "the budget is named" "max_tokens" "$T/err"
 check "the run verifies" "$NS" audit "$dir" --verify
+kill $MP; wait $MP 2>/dev/null; MP=
+# a max_tokens that the first summary's call makes the job pass two turns after it: the replay
+# charges the record's summary to the budget too, and stops at the turn the night stopped. With a
+# server whose summaries report no usage, the night charged the call's estimate and cap ("charged")
+stopsafter() {  # stopsafter LABEL CONFIG
+	echo "$2" > "$T/c2.json"
+	rm -f "$T/port3"
+	python3 "$ROOT/tests/longmodel.py" "$T/c2.json" "$T/port3" "$T/log" & MP=$!
+	waitfor 60 test -s "$T/port3"
+	cp "$T/port3" "$T/port"
+	manifest summarize
+	local all; all=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err")
+	max=$(zstd -dcq "$all/jobs/j/events.jsonl.zst" | python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+t = next(e["turn"] for e in ev if e["type"] == "context_compacted")
+tot = 0
+for e in ev:
+    if e["type"] in ("model_response", "context_compacted") and "usage" in e:
+        u = e.get("charged", e["usage"])
+        tot += u["input"] + u["output"]
+    if e["type"] == "model_response" and e["turn"] == t + 2:
+        break
+print(tot + 3000)')
+	manifest summarize "$max"
+	dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+	expect_rc "$1: max_tokens after a summary: the job fails" 1 "$rc"
+	stop=$(grep -o "turn [0-9]* not sent: max_tokens" "$T/err" | head -1)
+	expect_eq "$1: it stops for the budget after a summary" "1" \
+		"$([ -n "$stop" ] && zstd -dcq "$dir/jobs/j/events.jsonl.zst" | grep -q context_compacted && echo 1)"
+	kill $MP; wait $MP 2>/dev/null; MP=
+	"$NS" replay "$dir" --out "$T/replays" >/dev/null 2>"$T/rerr"; rc=$?
+	expect_rc "$1: its replay matches" 0 "$rc"
+	expect_grep "$1: the replay stops where the night did, for the budget (${stop:-?})" "${stop:-no stop}" "$T/rerr"
+}
+stopsafter "usage reported" "$(cat "$T/config.json")"
+stopsafter "no usage reported" '{"window": 12000, "summary_usage": false, "roles": {"main": {"turns": 60, "command": "echo hi", "talk": [2, 3000]}}}'
+expect_eq "no usage reported: the event says what the budgets were charged" "True" \
+	"$(zstd -dcq "$dir/jobs/j/events.jsonl.zst" | python3 -c '
+import json, sys
+cc = [e for e in map(json.loads, sys.stdin) if e["type"] == "context_compacted"]
+print(all(e["usage"]["input"] == 0 and e["charged"]["input"] > 0 and e["charged"]["output"] == 1000 for e in cc))')"
+# a night whose summary call failed: the replay fails there as recorded, no divergence
+echo '{"window": 12000, "summary_status": 400, "roles": {"main": {"turns": 60, "command": "echo hi", "talk": [2, 3000]}}}' > "$T/c3.json"
+rm -f "$T/port3"
+python3 "$ROOT/tests/longmodel.py" "$T/c3.json" "$T/port3" "$T/log" & MP=$!
+waitfor 60 test -s "$T/port3"
+cp "$T/port3" "$T/port"
+manifest summarize
+dir=$("$NS" run "$T/m.yaml" --out "$T/runs" 2>"$T/err"); rc=$?
+expect_rc "a summary call refused: the job fails" 1 "$rc"
+expect_grep "it fails compacting the context" "not sent: compacting the context: .*400" "$T/err"
+kill $MP; wait $MP 2>/dev/null; MP=
+new=$("$NS" replay "$dir" --out "$T/replays" 2>"$T/rerr"); rc=$?
+expect_rc "its replay matches" 0 "$rc"
+expect_grep "the replay fails there too, as recorded" "not sent: compacting the context: .*400.*(as recorded)" "$T/rerr"
+expect_nogrep "no divergence is claimed" "replay diverged" "$T/rerr"
+check "the replay verifies" "$NS" audit "$new" --verify
 done_tests

@@ -1,4 +1,5 @@
 /* test_context: request estimates, elision down to the low-water mark, and elision as a record says. */
+#include <limits.h>
 #include <stdlib.h>
 #include "../../run/context.h"
 #include "t.h"
@@ -168,6 +169,11 @@ int main(void)
 	char whyc[300];
 	ok(ctxcompact(conv, steps4, 1, 1, "s", whyc, sizeof whyc) < 0, "a range that parts a call from its result: %s", whyc);
 	ok(ctxcompact(conv, steps4, 1, 100, "s", whyc, sizeof whyc) < 0, "a range past the end: %s", whyc);
+	/* a record's numbers: first + count must not wrap past INT_MAX into a range that "fits" */
+	ok(ctxcompact(conv, steps4, 1, INT_MAX, "s", whyc, sizeof whyc) < 0, "a count of INT_MAX: %s", whyc);
+	ok(ctxcompact(conv, steps4, INT_MAX, 2, "s", whyc, sizeof whyc) < 0, "a first of INT_MAX: %s", whyc);
+	ok(ctxcompact(conv, steps4, INT_MAX, INT_MAX, "s", whyc, sizeof whyc) < 0, "both INT_MAX: %s", whyc);
+	ok(cJSON_GetArraySize(conv) == 21, "a refused range leaves the conversation as it was");
 	ok(ctxcompact(conv, steps4, 1, span, "the summary", whyc, sizeof whyc) == 0, "compacted");
 	ok(cJSON_GetArraySize(conv) == 4 && strstr(content(conv, 1), "the summary") && strcmp(content(conv, 0), "go") == 0,
 	   "the task, the summary, the newest turn: %d messages", cJSON_GetArraySize(conv));
