@@ -57,6 +57,10 @@ static void printcaps(const struct adminpolicy *a)
 	}
 	for (size_t i = 0; i < a->protect.n; i++)
 		termprintf(stdout, "  protect: %s\n", a->protect.v[i]);
+	for (size_t i = 0; i < a->nprices; i++)
+		termprintf(stdout, "  price of %s at least: input %g, cached_input %g, output %g USD per million tokens\n",
+		           a->prices[i].model, a->prices[i].price.input, a->prices[i].price.cached_input,
+		           a->prices[i].price.output);
 }
 
 int cmdconfig(int argc, char **argv)

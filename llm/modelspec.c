@@ -62,6 +62,18 @@ static int specerr(const char *arg, const struct strv *from, struct err *e)
 	return errctx(e, "--model %s", arg);
 }
 
+/* The id of a job, or the name of a worker (a delegate), of model name with a cost budget, or NULL. */
+static const char *costbound(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->njobs; i++)
+		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && strcmp(jobmodel(m, &m->jobs[i]), name) == 0)
+			return m->jobs[i].id;
+	for (size_t i = 0; i < m->nworkers; i++) /* a delegate's */
+		if ((m->workers[i].max_cost > 0 || m->budget_cost > 0) && strcmp(m->workers[i].model, name) == 0)
+			return m->workers[i].name;
+	return NULL;
+}
+
 int modelspec(struct manifest *m, const char *arg, struct err *e)
 {
 	const char *eq = strchr(arg, '=');
@@ -178,5 +190,13 @@ int modelspec(struct manifest *m, const char *arg, struct err *e)
 	}
 	modelfree(old);
 	*old = md;
+	struct err pe = {0};
+	if (manifestadminprice(m, old, &pe) < 0)
+		return errc(e, ERR_INPUT, "--model %s: %s", arg, pe.msg);
+	const char *who = old->price.set ? NULL : costbound(m, old->name);
+	if (who)
+		return errc(e, ERR_INPUT, "--model %s: '%s' has a cost budget (max_cost or budget.cost) and this model no "
+		            "price (only a scripted stand-in or the same model keeps the replaced one's): name it with its price "
+		            "in the manifest's models", arg, who);
 	return 0;
 }

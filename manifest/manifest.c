@@ -1403,7 +1403,8 @@ static int netcheck(struct ydoc *y, const struct sandboxconf *sc, const char *jo
 }
 
 static const char *const cfgkeys[] = {"models", "out", "sandbox", NULL};
-static const char *const adminkeys[] = {"approval", "budget", "max_cost", "max_tokens", "max_turns", "sandbox", NULL};
+static const char *const adminkeys[] = {"approval", "budget", "max_cost", "max_tokens", "max_turns", "prices", "sandbox",
+                                        NULL};
 static const char *const adminsbxkeys[] = {"backend", "network", "protect", NULL};
 
 /* The user's defaults: sandbox: over the built-in defaults, out:, and models: kept in m->cfg for
@@ -1522,7 +1523,44 @@ static int parseadmin(struct adminpolicy *a, struct ydoc *y)
 	}
 	if ((v = yget(y, root, "sandbox")) && parseadminsandbox(y, v, a) < 0)
 		bad = -1;
+	struct ypair p;
+	if ((v = yget(y, root, "prices")) && ymap(y, v, "prices", NULL) < 0)
+		bad = -1;
+	for (size_t i = 0; v && v->type == YAML_MAPPING_NODE && yeach(y, v, i, &p); i++) {
+		a->prices = xrealloc(a->prices, (a->nprices + 1) * sizeof *a->prices);
+		struct adminprice *ap = &a->prices[a->nprices++];
+		memset(ap, 0, sizeof *ap);
+		ap->model = xstrdup(p.key);
+		if (parseprice(y, p.val, &ap->price) < 0)
+			bad = -1;
+	}
 	return bad;
+}
+
+int manifestadminprice(const struct manifest *m, struct model *md, struct err *e)
+{
+	const struct adminpolicy *a = &m->admin;
+	if (!a->path || (a->max_cost <= 0 && a->budget_cost <= 0) || md->provider == PROV_SCRIPTED)
+		return 0;
+	const struct price *floor = NULL;
+	for (size_t i = 0; i < a->nprices && !floor; i++)
+		if (md->model && strcmp(a->prices[i].model, md->model) == 0)
+			floor = &a->prices[i].price;
+	for (size_t i = 0; i < a->nprices && !floor; i++)
+		if (strcmp(a->prices[i].model, "*") == 0)
+			floor = &a->prices[i].price;
+	if (!floor)
+		return errc(e, ERR_INPUT, "model '%s' (%s): the admin policy %s caps cost but gives no price for it, and a "
+		            "manifest's own price cannot be what the cap is held to (add %s, or \"*\", to the policy's prices)",
+		            md->name, md->model ? md->model : "?", a->path, md->model ? md->model : "it");
+	if (!md->price.set || md->price.input < floor->input)
+		md->price.input = floor->input;
+	if (!md->price.set || md->price.cached_input < floor->cached_input)
+		md->price.cached_input = floor->cached_input;
+	if (!md->price.set || md->price.output < floor->output)
+		md->price.output = floor->output;
+	md->price.set = 1;
+	return 0;
 }
 
 /* A cap on a budget (0 = none on either side): the smaller wins. */
@@ -1638,6 +1676,9 @@ static void adminfree(struct adminpolicy *a)
 	rulesfree(&a->approval);
 	sandboxfree(&a->net);
 	strvfree(&a->protect);
+	for (size_t i = 0; i < a->nprices; i++)
+		free(a->prices[i].model);
+	free(a->prices);
 }
 
 static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_node_t *n, struct job *j)
@@ -2033,6 +2074,13 @@ static void defaults(struct manifest *m)
 	m->snapshot.max_size = DEF_MAXSIZE;
 }
 
+/* manifestadminprice for the model at node n, its refusal at n. */
+static int adminprice(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct model *md)
+{
+	struct err pe = {0};
+	return manifestadminprice(m, md, &pe) < 0 ? yfail(y, n, "%s", pe.msg) : 0;
+}
+
 static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, struct err *e)
 {
 	yaml_node_t *root = yroot(y), *v;
@@ -2092,6 +2140,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		m->nmodels = i + 1;
 		if (checkname(y, p.knode, "model", p.key) < 0 || parsemodel(m, y, p.key, p.val, &m->models[i], e) < 0)
 			bad = -1, ynote(y);
+		else if (adminprice(m, y, p.val, &m->models[i]) < 0)
+			bad = -1;
 	}
 	/* The user's models that the manifest does not define (the manifest's own win). */
 	for (size_t i = 0; cfgmodels && cfgmodels->type == YAML_MAPPING_NODE && yeach(m->cfg, cfgmodels, i, &p); i++) {
@@ -2102,6 +2152,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		memset(md, 0, sizeof *md);
 		if (checkname(m->cfg, p.knode, "model", p.key) < 0 || parsemodel(m, m->cfg, p.key, p.val, md, e) < 0)
 			bad = -1, ynote(m->cfg);
+		else if (adminprice(m, m->cfg, p.val, md) < 0)
+			bad = -1;
 	}
 	if ((v = yget(y, root, "mcp")) && mcpconfparse(m, y, v) < 0)
 		bad = -1, ynote(y);

@@ -227,6 +227,11 @@ struct adminpolicy {
 	int network;         /* the most network allowed: -1 any, 0 none, 1 the allow list below, 2 host */
 	struct sandboxconf net; /* its allow list, when network is 1 */
 	struct strv protect; /* paths no step may change, added to every sandbox's */
+	struct adminprice {
+		char *model;       /* a provider's model name, or "*" for every other */
+		struct price price;
+	} *prices;           /* under a cost cap, the least price of each model */
+	size_t nprices;
 };
 
 struct manifest {
@@ -307,6 +312,11 @@ int manifestmodelpairs(struct manifest *m, const char *name, const char *where, 
 void manifestfree(struct manifest *m);
 
 struct model *manifestmodel(const struct manifest *m, const char *name);
+/* Hold model md's price to the admin policy's: under its cost cap (max_cost or budget.cost) each
+ * part of the price is at least the policy's for md's model name (its entry, else "*"), and a
+ * model the policy gives no price for is refused (-1, e naming the remedy, code 2). A scripted
+ * model bills nothing and is left alone. */
+int manifestadminprice(const struct manifest *m, struct model *md, struct err *e);
 struct worker *manifestworker(const struct manifest *m, const char *name);
 struct job *manifestjob(const struct manifest *m, const char *id);
 /* The jobs id names: the job of that id, or every member of the matrix job id; 0 when none. */

@@ -121,6 +121,46 @@ expect_rc "a policy file owned by another user is refused" 2 $?
 expect_grep "naming the owner" "owned by uid 1234, not root" "$T/o.err"
 rm -f "$A/policy.yaml"
 
+# A cost cap holds at the admin's prices: a manifest's price of 0 (or a --model to a model it gives
+# no price for) made the cap hold nothing, the job spending on at $0.0000.
+if command -v python3 >/dev/null; then
+	echo '{"window": 200000, "seed": 1, "roles": {"boss": {"turns": 8, "command": "true", "output": [300, 300]}}}' >"$T/lm.json"
+	python3 "$ROOT/tests/longmodel.py" "$T/lm.json" "$T/lm.port" "$T/lm.log" & LM=$!
+	waitfor 60 test -s "$T/lm.port"
+	url="http://127.0.0.1:$(cat "$T/lm.port")/v1"
+	cat >"$T/free.yaml" <<M
+version: 1
+workspace: ws
+models:
+  default: { provider: openai, base_url: "$url", model: mock, retries: 0, max_output_tokens: 300,
+             price: { input: 0, output: 0 } }
+workers:
+  boss: { instructions: "ROLE=boss", tools: [shell], approval: { default: allow }, max_cost: 100 }
+jobs:
+  j: { worker: boss, max_cost: 100 }
+M
+	printf 'max_cost: 0.001\n' >"$A/policy.yaml"
+	ns "$NS" validate "$T/free.yaml" 2>"$T/price0.err"
+	expect_rc "under an admin cost cap, a model the policy gives no price for is refused" 2 $?
+	expect_grep "naming the model and the remedy" "free.yaml:4:[0-9]+: model 'default' \(mock\): the admin policy .* gives no price .*prices" "$T/price0.err"
+	printf 'max_cost: 0.001\nprices:\n  mock: { input: 2.5, output: 10 }\n' >"$A/policy.yaml"
+	ns "$NS" run "$T/free.yaml" --out "$T/runs" >/dev/null 2>"$T/price1.err"
+	expect_rc "a manifest's price of 0 does not lift the admin's max_cost" 1 $?
+	expect_grep "the job stops at the admin's cap, at the admin's price" 'max_cost \(\$0\.0010\) of job j would be passed' "$T/price1.err"
+	ns "$NS" run "$T/free.yaml" --out "$T/runs" --model "default=openai:other@$url" >/dev/null 2>"$T/price2.err"
+	expect_rc "--model to a model the admin gives no price for is refused" 2 $?
+	expect_grep "saying so" "--model default=openai:other@.*gives no price" "$T/price2.err"
+	ns "$NS" config >"$T/pconf.out" 2>&1
+	expect_grep "config shows the admin's prices" "price of mock at least: input 2.5, cached_input 2.5, output 10" "$T/pconf.out"
+	# Without an admin policy, the manifest's own max_cost holds across --model too.
+	sed 's/input: 0, output: 0/input: 2.5, output: 10/; s/max_cost: 100 }$/max_cost: 0.001 }/' "$T/free.yaml" >"$T/own.yaml"
+	rm -f "$A/policy.yaml"
+	ns "$NS" run "$T/own.yaml" --out "$T/runs" --model "default=openai:other@$url" >/dev/null 2>"$T/price3.err"
+	expect_rc "--model to an unpriced model under a job's max_cost is refused" 2 $?
+	expect_grep "naming the job" "'j' has a cost budget" "$T/price3.err"
+	kill $LM 2>/dev/null; wait $LM 2>/dev/null
+fi
+
 # The user's defaults: models, out and sandbox for a manifest that sets none of them.
 cat >"$T/xdg/nightshift/config.yaml" <<C
 models:
