@@ -643,6 +643,16 @@ static int loadyaml(struct manifest *m, const char *path, struct ydoc *y, struct
 	return yload(y, m->filenames[m->nfilenames - 1], text->data, text->len, 0, e);
 }
 
+/* Load a layer of configuration (the admin policy, the user's defaults) into y: the machine's or
+ * the user's own file, read where it is even for a record's manifest (m->confine). */
+static int loadlayer(struct manifest *m, const char *path, struct ydoc *y, struct buf *text, struct err *e)
+{
+	if (readfilemax(path, MANIFESTFILEMAX, text, e) < 0)
+		return -1;
+	addfile(m, path);
+	return yload(y, m->filenames[m->nfilenames - 1], text->data, text->len, 0, e);
+}
+
 /* headers: or query: a mapping of names to strings, each value expanded (${{ env.X }}, ${{ inputs.X }});
    what came from the environment is kept in hidden, to be masked. */
 static int parsepairs(struct manifest *m, struct ydoc *y, yaml_node_t *n, int header, struct strv *out,
@@ -2260,7 +2270,7 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
                       struct buf *ctext, int *havecfg, struct err *e)
 {
 	int rc = layersadmincheck(ADMINPOLICY, e);
-	if (rc > 0 && (rc = loadyaml(m, ADMINPOLICY, ay, atext, e)) == 0) {
+	if (rc > 0 && (rc = loadlayer(m, ADMINPOLICY, ay, atext, e)) == 0) {
 		*haveadmin = 1;
 		ay->errs = &m->errors;
 		m->admin.path = xstrdup(ADMINPOLICY);
@@ -2268,7 +2278,7 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
 		rc = parseadmin(&m->admin, ay);
 	}
 	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
-	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadyaml(m, cfgpath, cy, ctext, e)) == 0) {
+	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
 		*havecfg = 1;
 		cy->errs = &m->errors;
 		m->userconfig = xstrdup(cfgpath);

@@ -73,6 +73,10 @@ expect_eq "run.json records the admin policy's sha256" "$want" "$got"
 check "the run keeps a copy of the policy" cmp -s "$A/policy.yaml" "$run/manifest/layers/admin-policy.yaml"
 "$NS" audit "$run" --verify >/dev/null 2>&1
 expect_rc "the run verifies" 0 $?
+# A replay of the record reads the admin policy where it is, not beneath the record's manifest/.
+ns "$NS" replay "$run" >/dev/null 2>"$T/replay.err"
+expect_rc "the run replays under the admin policy" 0 $?
+expect_nogrep "and is not refused as outside the record" "not in the record's manifest folder" "$T/replay.err"
 "$NS" audit "$run" >"$T/audit.out" 2>&1
 expect_grep "audit shows the admin rule that aborted" "admin rule 1" "$T/audit.out"
 expect_grep "audit shows the admin policy in force" "^admin policy: /etc/nightshift/policy.yaml, sha256 $want" "$T/audit.out"
@@ -184,6 +188,14 @@ expect_rc "a manifest with no models runs on the user's" 0 $?
 expect_grep "in the user's out folder" "^$T/userruns/" "$T/u.out"
 urun=$(cat "$T/u.out")
 check "the run keeps the user's defaults" cmp -s "$T/xdg/nightshift/config.yaml" "$urun/manifest/layers/user-config.yaml"
+XDG_CONFIG_HOME=$T/xdg ns "$NS" replay "$urun" >/dev/null 2>"$T/ureplay.err"
+expect_rc "a run replays with the user's defaults" 0 $?
+# A record made before the policy existed replays under it: the admin's abort decides the call.
+printf 'approval:\n  rules:\n    - { tool: shell, command: "ls", decision: abort }\n' >"$A/policy.yaml"
+XDG_CONFIG_HOME=$T/xdg ns "$NS" replay "$urun" >/dev/null 2>"$T/areplay.err"
+expect_rc "replaying it under an admin abort rule diverges" 4 $?
+expect_grep "the admin's rule decides the replayed call" "recorded allow, replayed abort" "$T/areplay.err"
+rm -f "$A/policy.yaml"
 XDG_CONFIG_HOME=$T/xdg ns "$NS" config "$T/m5.yaml" >"$T/c5.out" 2>&1
 expect_grep "config says where the model came from" "model default: .*\(user defaults, $T/xdg/nightshift/config.yaml:2\)" "$T/c5.out"
 expect_grep "config prints the user's sandbox defaults" '^  sandbox: \{"timeout":"20s"\}' "$T/c5.out"
