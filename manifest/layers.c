@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "layers.h"
 
@@ -33,6 +34,9 @@ int layersadmincheck(const char *path, struct err *e)
 	if (lstat(path, &st) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
+		if (errno == EACCES)
+			return errc(e, ERR_INPUT, "%s: the admin policy cannot be read by uid %u, so nothing runs: its folders must "
+			            "be searchable by everyone who runs nightshift (chmod 755 on each)", path, (unsigned)getuid());
 		return errc(e, ERR_INPUT, "%s:", path);
 	}
 	if (!S_ISREG(st.st_mode))
@@ -53,5 +57,8 @@ int layersadmincheck(const char *path, struct err *e)
 			break;
 	}
 	free(dir);
+	if (rc > 0 && access(path, R_OK) < 0 && errno == EACCES)
+		return errc(e, ERR_INPUT, "%s: the admin policy cannot be read by uid %u, so nothing runs: it must be readable "
+		            "by everyone who runs nightshift (chmod 644 %s)", path, (unsigned)getuid(), path);
 	return rc;
 }

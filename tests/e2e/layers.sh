@@ -123,6 +123,14 @@ chmod 644 "$A/policy.yaml" && chown 1234 "$A/policy.yaml"
 ns "$NS" validate "$T/m.yaml" 2>"$T/o.err"
 expect_rc "a policy file owned by another user is refused" 2 $?
 expect_grep "naming the owner" "owned by uid 1234, not root" "$T/o.err"
+# A policy a user cannot read stops that user, saying why and what to do.
+chown 0 "$A/policy.yaml" && chmod 600 "$A/policy.yaml"
+if command -v setpriv >/dev/null; then
+	chmod 755 "$T" && chmod -R a+rX "$T/ws" "$T/m.yaml" "$T/script.yaml"
+	ns setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "$NS" validate "$T/m.yaml" 2>"$T/r.err"
+	expect_rc "a policy the user cannot read stops the user" 2 $?
+	expect_grep "naming the remedy" "admin policy cannot be read by uid 65534.*chmod 644" "$T/r.err"
+fi
 rm -f "$A/policy.yaml"
 
 # A cost cap holds at the admin's prices: a manifest's price of 0 (or a --model to a model it gives
