@@ -1559,10 +1559,15 @@ int manifestadminprice(const struct manifest *m, struct model *md, struct err *e
 	for (size_t i = 0; i < a->nprices && !floor; i++)
 		if (strcmp(a->prices[i].model, "*") == 0)
 			floor = &a->prices[i].price;
+	/* Without the admin's price, the manifest's stands, but not a price of nothing: that would make
+	 * the cap hold nothing. */
+	if (!floor && md->price.set && (md->price.input > 0 || md->price.output > 0))
+		return 0;
 	if (!floor)
-		return errc(e, ERR_INPUT, "model '%s' (%s): the admin policy %s caps cost but gives no price for it, and a "
-		            "manifest's own price cannot be what the cap is held to (add %s, or \"*\", to the policy's prices)",
-		            md->name, md->model ? md->model : "?", a->path, md->model ? md->model : "it");
+		return errc(e, ERR_INPUT, "model '%s' (%s): the admin policy %s caps cost, and this model has %s: the cap "
+		            "would hold nothing (give it its price, or add %s, or \"*\", to the policy's prices)", md->name,
+		            md->model ? md->model : "?", a->path, md->price.set ? "a price of 0" : "no price",
+		            md->model ? md->model : "it");
 	if (!md->price.set || md->price.input < floor->input)
 		md->price.input = floor->input;
 	if (!md->price.set || md->price.cached_input < floor->cached_input)

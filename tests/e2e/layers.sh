@@ -153,15 +153,19 @@ jobs:
 M
 	printf 'max_cost: 0.001\n' >"$A/policy.yaml"
 	ns "$NS" validate "$T/free.yaml" 2>"$T/price0.err"
-	expect_rc "under an admin cost cap, a model the policy gives no price for is refused" 2 $?
-	expect_grep "naming the model and the remedy" "free.yaml:4:[0-9]+: model 'default' \(mock\): the admin policy .* gives no price .*prices" "$T/price0.err"
+	expect_rc "under an admin cost cap, a model of price 0 the policy gives no price for is refused" 2 $?
+	expect_grep "naming the model and the remedy" "free.yaml:4:[0-9]+: model 'default' \(mock\): the admin policy .* caps cost, and this model has a price of 0: .*prices" "$T/price0.err"
+	sed 's/input: 0, output: 0/input: 2.5, output: 10/' "$T/free.yaml" >"$T/priced.yaml"
+	ns "$NS" run "$T/priced.yaml" --out "$T/runs" >/dev/null 2>"$T/pricem.err"
+	expect_rc "without the admin's price, a manifest's own price stands: the job stops at the admin's cap" 1 $?
+	expect_grep "at the admin's cap" 'max_cost \(\$0\.0010\) of job j would be passed' "$T/pricem.err"
 	printf 'max_cost: 0.001\nprices:\n  mock: { input: 2.5, output: 10 }\n' >"$A/policy.yaml"
 	ns "$NS" run "$T/free.yaml" --out "$T/runs" >/dev/null 2>"$T/price1.err"
 	expect_rc "a manifest's price of 0 does not lift the admin's max_cost" 1 $?
 	expect_grep "the job stops at the admin's cap, at the admin's price" 'max_cost \(\$0\.0010\) of job j would be passed' "$T/price1.err"
 	ns "$NS" run "$T/free.yaml" --out "$T/runs" --model "default=openai:other@$url" >/dev/null 2>"$T/price2.err"
 	expect_rc "--model to a model the admin gives no price for is refused" 2 $?
-	expect_grep "saying so" "--model default=openai:other@.*gives no price" "$T/price2.err"
+	expect_grep "saying so" "--model default=openai:other@.*(gives no price|no price)" "$T/price2.err"
 	ns "$NS" config >"$T/pconf.out" 2>&1
 	expect_grep "config shows the admin's prices" "price of mock at least: input 2.5, cached_input 2.5, output 10" "$T/pconf.out"
 	# Without an admin policy, the manifest's own max_cost holds across --model too.
