@@ -648,6 +648,11 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 		bufputs(b, "<li class=\"other\">declared file <code>");
 		txt(b, jsonstr(ev, "path", "?"));
 		bufprintf(b, "</code> <span class=\"mute\">(%.0f bytes)</span></li>\n", num(ev, "bytes", 0));
+	} else if (strcmp(type, "context_compacted") == 0) {
+		char s[128];
+		snprintf(s, sizeof s, "context: %.0f older messages summarized by the model%s", num(ev, "count", 0),
+		         jsonstr(ev, "error", NULL) ? " (failed)" : "");
+		folded(t, s, jsonstr(ev, "summary", jsonstr(ev, "error", "")));
 	} else if (strcmp(type, "model_request") != 0 && strcmp(type, "snapshot") != 0) {
 		char *j = cJSON_PrintUnformatted(ev);
 		folded(t, type, j);

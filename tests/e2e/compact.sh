@@ -57,6 +57,9 @@ expect_eq "the summary reached the model in place of the turns it stands for" "T
 expect_grep "progress says so" "context: summarizing [0-9]* older messages to fit the window" "$T/err"
 check "the run verifies" "$NS" audit "$dir" --verify
 
+"$NS" report "$dir" --out "$T/report.html" 2>/dev/null
+expect_grep "report: each summary a line of the timeline, the summary behind it" "context: [0-9]+ older messages summarized by the model" "$T/report.html"
+
 # replay, with no model: the record's summaries applied as they are
 kill $MP; wait $MP 2>/dev/null; MP=
 new=$("$NS" replay "$dir" --out "$T/replays" 2>"$T/rerr"); rc=$?
