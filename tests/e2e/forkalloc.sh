@@ -11,7 +11,7 @@ if [ -n "${NS_VALGRIND:-}" ]; then
 	done_tests
 	exit
 fi
-if ldd "$NS" 2>/dev/null | grep -q libasan; then
+if asan; then
 	skip forkalloc "nightshift is built with ASan, whose allocator the shim cannot stand in for (the plain build runs it)"
 	done_tests
 	exit

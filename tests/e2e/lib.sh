@@ -73,6 +73,10 @@ gone() {
 }
 
 # userns: user namespaces work here (the namespace sandbox needs them).
+# asan: nightshift is built with AddressSanitizer (make SANITIZE=1): its shadow memory needs a huge
+# address space (no ulimit -v), and its quarantine keeps freed memory resident a while.
+asan() { ldd "$NS" 2>/dev/null | grep -q libasan; }
+
 userns() { [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)" != 0 ] && unshare -U true 2>/dev/null; }
 
 # needuserns NAME [WHY]: where user namespaces do not work, says the test cannot run and ends it.
