@@ -17,6 +17,7 @@
 #include "../artifacts/runjson.h"
 #include "gha.h"
 #include "../util/term.h"
+#include "../util/utf8.h"
 
 int ghaactive(void)
 {
@@ -361,8 +362,7 @@ static void cutbuf(struct buf *b, size_t max)
 		} else if (b->data[k - 1] == ';') {
 			break;
 		}
-	while (n > 0 && ((unsigned char)b->data[n] & 0xc0) == 0x80)
-		n--;
+	n = utf8cut(b->data, n);
 	b->len = n;
 	b->data[n] = 0;
 }

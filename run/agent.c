@@ -22,6 +22,7 @@
 #include "budget.h"
 #include "context.h"
 #include "../util/copy.h"
+#include "../util/utf8.h"
 #include "../llm/catalog.h"
 #include "../sandbox/sandbox.h"
 #include "tools.h"
@@ -574,9 +575,7 @@ static void shortargs(const struct llmcall *c, char *out, size_t n)
 	const char *s = pick ? pick : json ? json : c->rawargs ? c->rawargs : "";
 	size_t max = n - 4 < 80 ? n - 4 : 80, len = strlen(s);
 	if (len > max) {
-		len = max;
-		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
+		len = utf8cut(s, max);
 	}
 	snprintf(out, n, "%.*s%s", (int)len, s, strlen(s) > len ? "..." : "");
 	free(json);
@@ -882,12 +881,8 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		summary = utf8clean(r.text ? r.text : "", r.text ? strlen(r.text) : 0);
 		size_t n = strlen(summary);
-		if (n > SUMMARY_MAX) { /* cut on a character's first byte */
-			n = SUMMARY_MAX;
-			while (n && ((unsigned char)summary[n] & 0xc0) == 0x80)
-				n--;
-			summary[n] = 0;
-		}
+		if (n > SUMMARY_MAX)
+			summary[utf8cut(summary, SUMMARY_MAX)] = 0;
 		llmreplyfree(&r);
 		if (!*summary)
 			cJSON_AddStringToObject(ev, "error", "the model's summary was empty");
@@ -992,6 +987,17 @@ static int replaycompact(struct jobrun *jr, char *why, size_t whysize)
 	return applied;
 }
 
+/* Build the turn's request (again, after the context changed) and estimate its tokens; a request
+ * that cannot be built leaves chat->req NULL, so llmcomplete builds it again and fails with its
+ * reason. *bytes: its size. */
+static int64_t prepare(struct jobrun *jr, struct chat *chat, struct llmreq *q, struct err *me, size_t *bytes)
+{
+	if (llmprepare(jr->llm, chat, q, me) < 0)
+		chat->req = NULL;
+	*bytes = q->len;
+	return ctxestimate(&jr->ctx, *bytes);
+}
+
 /* Free what ask holds for a turn it does not send, and return rc. */
 static int askfree(char *sys, struct llmreq *q, cJSON *tools, int rc)
 {
@@ -1016,17 +1022,15 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	/* Budgets first: the request is reserved at the most it can use, or not sent. */
 	const struct model *md = jr->llm->model;
 	/* The request is built once a turn (again only when the context changes it below) and sent as built. */
-	if (llmprepare(jr->llm, &chat, &q, &me) < 0)
-		chat.req = NULL; /* llmcomplete builds it again, and fails with its reason */
-	size_t bytes = q.len;
-	int64_t est = ctxestimate(&jr->ctx, bytes), cap = modeloutcap(md), after;
+	size_t bytes;
+	int64_t est = prepare(jr, &chat, &q, &me, &bytes), cap = modeloutcap(md), after;
 	int64_t window = jr->window && jr->window < modelcontext(md) ? jr->window : modelcontext(md);
 	struct reservation rv;
 	char why[512];
 	/* The context window next: past its high-water mark the oldest tool results go, in one step. A
 	 * replay does what the record says instead, whatever today's marks would choose. */
 	cJSON *cev = NULL;
-	int following = jr->elisions && !jr->llm->live, nofit, compacted = 0;
+	int following = jr->elisions && !jr->llm->live, nofit, stale = 0;
 	if (following) {
 		char whyr[300];
 		nofit = 0;
@@ -1050,7 +1054,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 		          (long long)window);
 		if (evadd(jr->ev, "context_elided", cev, e) < 0)
 			return askfree(sys, &q, tools, -1);
-		compacted = 1; /* prepared again below */
+		stale = 1; /* built again below */
 	}
 	if (following) { /* the record's summaries, after its elisions, as the night made them */
 		char whyr[300];
@@ -1067,17 +1071,15 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 			return askfree(sys, &q, tools, fail(jr, JOB_FAILED, "replay diverged at turn %d: the record's "
 			                                    "context_compacted cannot be applied: %s", jr->res->turns + 1, whyr));
 		}
-		compacted |= c > 0;
+		stale |= c > 0;
 	}
 	/* context.compact: summarize, when eliding was not enough: the oldest turns summarized, a few
 	 * times at most (each summary goes into the next one's transcript). */
 	for (int round = 0; !following && jr->w->compact == COMPACT_SUMMARIZE; round++) {
-		if (compacted) {
-			if (llmprepare(jr->llm, &chat, &q, &me) < 0)
-				chat.req = NULL;
-			bytes = q.len;
-			est = ctxestimate(&jr->ctx, bytes);
+		if (stale) { /* built again now, and not again below */
+			est = prepare(jr, &chat, &q, &me, &bytes);
 			nofit = est + cap > window;
+			stale = 0;
 		}
 		if (!nofit || round == SUMMARY_ROUNDS)
 			break;
@@ -1086,13 +1088,10 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 			break;
 		if (sr != 0)
 			return askfree(sys, &q, tools, sr);
-		compacted = 1;
+		stale = 1;
 	}
-	if (compacted) {
-		if (llmprepare(jr->llm, &chat, &q, &me) < 0)
-			chat.req = NULL;
-		bytes = q.len;
-		est = ctxestimate(&jr->ctx, bytes);
+	if (stale) {
+		est = prepare(jr, &chat, &q, &me, &bytes);
 		nofit = est + cap > window;
 	}
 	/* A request the record sent fitted; one it did not send is judged as the night judged it. */
@@ -1267,8 +1266,7 @@ static void lastwords(const char *text, char *out, size_t n)
 		k--;
 	len = k;
 	if (cut)
-		while (len && ((unsigned char)out[len] & 0xc0) == 0x80)
-			len--;
+		len = utf8cut(out, len);
 	snprintf(out + len, n - len, "%s", cut ? "..." : "");
 }
 
@@ -1401,10 +1399,8 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		char hex[65];
 		int rc = mkdirs(dir, 0755, e);
 		if (rc == 0)
-			rc = copyfdto(fd, dst, &bytes, e);
+			rc = copyfdto(fd, dst, &bytes, hex, e); /* hashed as it goes: the copy is not read again */
 		close(fd);
-		if (rc == 0)
-			rc = sha256file(dst, hex, e);
 		if (rc == 0) {
 			cJSON *ev = cJSON_CreateObject();
 			cJSON_AddStringToObject(ev, "path", rel);

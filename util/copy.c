@@ -6,11 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include "copy.h"
 
-/* Copy in to out from where each stands, a buffer at a time; *bytes (may be NULL) counts. 0, or -1
- * with errno, *inerr telling whether it was the read. */
-static int pour(int in, int out, int64_t *bytes, int *inerr)
+/* Copy in to out from where each stands, a buffer at a time; *bytes and md (each may be NULL)
+ * count and hash what went. 0, or -1 with errno, *inerr telling whether it was the read. */
+static int pour(int in, int out, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
 {
 	char buf[65536];
 	ssize_t n;
@@ -22,6 +23,8 @@ static int pour(int in, int out, int64_t *bytes, int *inerr)
 			return -1;
 		if (bytes)
 			*bytes += n;
+		if (md)
+			EVP_DigestUpdate(md, buf, (size_t)n);
 	}
 	return 0;
 }
@@ -38,21 +41,26 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 		close(in);
 		return errf(e, "create %s:", dst);
 	}
-	int inerr = 0, rc = pour(in, out, NULL, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read" : "write", inerr ? src : dst) : 0;
+	int inerr = 0, rc = pour(in, out, NULL, NULL, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read" : "write", inerr ? src : dst) : 0;
 	if (close(out) < 0 && rc == 0)
 		rc = errf(e, "write %s:", dst);
 	close(in);
 	return rc;
 }
 
-int copyfdto(int in, const char *dst, int64_t *bytes, struct err *e)
+int copyfdto(int in, const char *dst, int64_t *bytes, char sha256[65], struct err *e)
 {
 	char *tmp;
 	int out = tmpcreate(dst, &tmp, e);
 	if (out < 0)
 		return -1;
 	*bytes = 0;
-	int inerr = 0, rc = pour(in, out, bytes, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read for" : "write", dst) : 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+		abort();
+	int inerr = 0, rc = pour(in, out, bytes, md, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read for" : "write", dst) : 0;
+	sha256done(md, sha256);
+	EVP_MD_CTX_free(md);
 	if (rc == 0 && (fsync(out) < 0 || close(out) < 0))
 		rc = errf(e, "write %s:", dst);
 	else if (rc < 0)

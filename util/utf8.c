@@ -71,3 +71,10 @@ int utf8valid(const char *s, size_t n)
 	}
 	return 1;
 }
+
+size_t utf8cut(const char *s, size_t n)
+{
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}

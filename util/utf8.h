@@ -10,4 +10,8 @@ char *utf8clean(const char *s, size_t n);
 /* Whether n bytes at s are valid UTF-8 already (no NUL), so that utf8clean would copy them unchanged. */
 int utf8valid(const char *s, size_t n);
 
+/* The longest length of at most n that cuts s (of n bytes or more) before a character, not inside
+ * one. */
+size_t utf8cut(const char *s, size_t n);
+
 #endif

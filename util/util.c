@@ -437,6 +437,14 @@ static EVP_MD_CTX *sha256ctx(void)
 	return ctx;
 }
 
+void sha256done(EVP_MD_CTX *c, char out[65])
+{
+	unsigned char md[32];
+	unsigned int len = 0;
+	EVP_DigestFinal_ex(c, md, &len);
+	hex(md, 32, out);
+}
+
 void sha256hex(const void *data, size_t n, char out[65])
 {
 	unsigned char md[32];

@@ -94,6 +94,9 @@ char *dirname_dup(const char *path);
 
 /* SHA-256 of data as 64 lowercase hex characters plus NUL. */
 void sha256hex(const void *data, size_t n, char out[65]);
+struct evp_md_ctx_st;
+/* Finish the SHA-256 of c (OpenSSL's EVP_MD_CTX) and write it in hex, NUL-terminated. */
+void sha256done(struct evp_md_ctx_st *c, char out[65]);
 /* SHA-256 of texts that mostly grow at their end (a conversation's requests): the hash state is
  * kept every SHA256STEP bytes of the last text, and the next is hashed again only from the last
  * state before the two differ. */

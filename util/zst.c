@@ -74,19 +74,6 @@ static uint32_t get32(const unsigned char *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void hexdigest(EVP_MD_CTX *md, char out[65])
-{
-	static const char x[] = "0123456789abcdef";
-	unsigned char d[32];
-	unsigned int n = 0;
-	EVP_DigestFinal_ex(md, d, &n);
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = x[d[i] >> 4];
-		out[2 * i + 1] = x[d[i] & 15];
-	}
-	out[64] = 0;
-}
-
 /* Where in the file the next byte the decoder has not taken lies. */
 static int64_t zstrat(const struct zstr *r)
 {
@@ -498,7 +485,7 @@ int zstwclose(struct zstw *w, char sha256[65], int64_t *bytes, struct err *e)
 		rc = errf(e, "close %s:", w->path);
 	w->fd = -1;
 	if (sha256)
-		hexdigest(w->md, sha256);
+		sha256done(w->md, sha256);
 	if (bytes)
 		*bytes = w->bytes;
 	if (rc == 0 && w->tmp) {
@@ -814,7 +801,7 @@ int zstrtruncated(const struct zstr *r)
 void zstrdigest(struct zstr *r, char sha256[65], int64_t *bytes)
 {
 	if (sha256)
-		hexdigest(r->md, sha256);
+		sha256done(r->md, sha256);
 	if (bytes)
 		*bytes = r->bytes;
 }
