@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <archive.h>
@@ -226,6 +227,8 @@ struct restore {
 	const struct snapset *only; /* write only the paths it wants (NULL: all) */
 	struct framecheck fc; /* the layer being read, held to its frame index */
 	int outside;  /* a wanted hard link's target is not wanted: only a whole restore makes it */
+	mode_t mask;  /* the umask: a file's mode with none of its bits is given by the create itself */
+	int exact;    /* mask is known, and no default ACL in the target changes what create gives */
 };
 
 static la_ssize_t readcb(struct archive *a, void *ctx, const void **p)
@@ -1073,11 +1076,15 @@ static void hashzeros(EVP_MD_CTX *md, int64_t n)
 static int putfile(struct restore *r, struct archive *a, struct archive_entry *en, int pfd, const char *base,
                      const char *path, const struct dirset *used, struct err *e)
 {
-	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Made with its own mode when the create gives exactly that (no set-id bit: a write clears
+	 * those), else owner-only until fchmod. */
+	mode_t perm = archive_entry_perm(en) & 07777;
+	int direct = r->exact && !(perm & (07000 | r->mask));
+	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, direct ? perm : 0600);
 	if (fd < 0 && errno == EEXIST && r->c) { /* in one pass, room is made only when something is there */
 		if (makeroom(r, pfd, base, path, used, 0, e) < 0)
 			return -1;
-		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, direct ? perm : 0600);
 	}
 	if (fd < 0)
 		return errf(e, "create %s:", path);
@@ -1126,7 +1133,7 @@ static int putfile(struct restore *r, struct archive *a, struct archive_entry *e
 		rc = errc(e, ERR_VERIFY, "%s: %s", path, r->zfailed ? r->zerr.msg : archive_error_string(a));
 	struct timespec t[2];
 	entrytimes(en, t);
-	if (rc == 0 && ((endoff < size && ftruncate(fd, size) < 0) || fchmod(fd, archive_entry_perm(en) & 07777) < 0 ||
+	if (rc == 0 && ((endoff < size && ftruncate(fd, size) < 0) || (!direct && fchmod(fd, perm) < 0) ||
 	                futimens(fd, t) < 0))
 		rc = errf(e, "%s:", path);
 	if (close(fd) < 0 && rc == 0)
@@ -1178,16 +1185,24 @@ static int writeentry(struct restore *r, struct archive *a, struct archive_entry
 	}
 	if (!r->c) /* in one pass, every directory's times and mode are set after the whole chain */
 		dsnote(r, ds, path, en, isdir, pfd);
-	/* A file in one pass: its O_EXCL create finds out whether anything is there (almost never). */
-	int there = r->c && !isdir && !hl && archive_entry_filetype(en) == AE_IFREG ? 0
+	/* A file in one pass, or a directory: its O_EXCL create, or mkdir, finds out whether anything
+	 * is there (almost never). A new directory is owner-writable until the end of the layer gives
+	 * it its mode. */
+	int made = isdir && mkdirat(pfd, base, 0700) == 0;
+	if (isdir && !made && errno != EEXIST) {
+		rc = errf(e, "mkdir %s:", path);
+		goto out;
+	}
+	int there = made || (r->c && !isdir && !hl && archive_entry_filetype(en) == AE_IFREG) ? 0
 	            : makeroom(r, pfd, base, path, used, isdir, e);
 	if (there < 0) {
 		rc = -1;
 		goto out;
 	}
 	struct timespec t[2];
-	if (isdir) {
-		/* Owner-writable until the end of the layer gives it its mode. */
+	if (made) {
+		/* its mode and times are set after the layer, or after the chain */
+	} else if (isdir) {
 		int fd = -1;
 		if (!there && mkdirat(pfd, base, 0700) < 0)
 			rc = errf(e, "mkdir %s:", path);
@@ -1600,6 +1615,24 @@ static int listlayers(const char *snapdir, int step, int base, struct layerent *
 	return 0;
 }
 
+/* The umask, read without changing it (another thread may be creating files): 0 when unknown,
+ * with *known 0. */
+static mode_t umaskof(int *known)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned m = 0;
+	*known = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Umask: %o", &m) == 1) {
+			*known = 1;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return (mode_t)m & 0777;
+}
+
 /* Make the target an empty directory (emptying it only with force), open in *fd. */
 static int preparetarget(struct restore *r, const char *to, const char *rundir, int force, struct err *e)
 {
@@ -1639,6 +1672,11 @@ static int preparetarget(struct restore *r, const char *to, const char *rundir, 
 	closedir(d);
 	if (!empty && !force)
 		return errc(e, ERR_INPUT, "%s is not empty (--force replaces what it holds)", to);
+	/* Everything beneath is made here, so the target's default ACL (none, as a rule) is the only
+	 * one that could change the modes files are made with. */
+	r->mask = umaskof(&r->exact);
+	if (r->exact && (fgetxattr(r->rootfd, "system.posix_acl_default", NULL, 0) >= 0 || (errno != ENODATA && errno != ENOTSUP)))
+		r->exact = 0;
 	return empty ? 0 : rmchildren(r, r->rootfd, to, e);
 }
 

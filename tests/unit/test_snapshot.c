@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1447,6 +1448,56 @@ static void unchanged(void)
 	free(sd);
 }
 
+/* Files are made with their own mode when the create gives exactly that: a umask that takes some
+ * of a file's bits, and a default ACL in the target (which replaces the umask), still leave every
+ * mode as it was. */
+static void umasked(void)
+{
+	static const unsigned fm[] = {0664, 0777, 0666, 0751, 0400, 0000, 0640, 0602};
+	char *ws = tp("um/ws"), *sd = tp("um/run/snapshots"), *run = tp("um/run"), *out = tp("um/out");
+	sh("rm -rf '%s/um' && mkdir -p '%s/d'", top, ws);
+	for (size_t i = 0; i < sizeof fm / sizeof *fm; i++) {
+		char *f = tp("um/ws/d/f%zu", i);
+		put(f, "x\n", 2);
+		chmod(f, fm[i]);
+		free(f);
+	}
+	struct tree want;
+	capture(ws, &want);
+	struct snapconf c = {.level = 1, .threads = 1};
+	struct snap *s = openws(ws, sd, &c);
+	struct snapinfo i;
+	struct err e = {0};
+	ok(snaptake(s, "0001", &i, &e) == 0, "umasked: layer: %s", e.msg);
+	addsum(run, i.path);
+	snapinfofree(&i);
+	snapclose(s);
+	mode_t old = umask(027);
+	restoreeq(run, 1, &want, "umask 027");
+	umask(0);
+	restoreeq(run, 1, &want, "umask 0");
+	/* A default ACL of u::rwx,g::---,o::--- on the target: a file made 0664 would come out 0600. */
+	unsigned char acl[4 + 3 * 8] = {2, 0, 0, 0, 0x01, 0, 7, 0, 0xff, 0xff, 0xff, 0xff, 0x04, 0, 0, 0,
+	                                0xff, 0xff, 0xff, 0xff, 0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+	sh("rm -rf '%s' && mkdir '%s'", out, out);
+	if (setxattr(out, "system.posix_acl_default", acl, sizeof acl, 0) == 0) {
+		struct tree got;
+		ok(snaprestore(run, 1, out, 1, &e) == 0, "default ACL: restore: %s", e.msg);
+		capture(out, &got);
+		char why[1024] = "";
+		ok(treeeq(&want, &got, why, sizeof why), "default ACL on the target: %s", why);
+		treefree(&got);
+	} else {
+		fprintf(stderr, "SKIPPED: a default ACL on %s: %s (the filesystem takes none)\n", out, strerror(errno));
+	}
+	umask(old);
+	treefree(&want);
+	free(ws);
+	free(sd);
+	free(run);
+	free(out);
+}
+
 static void skipped(void)
 {
 	char *ws = tp("k/ws"), *sd = tp("k/run/snapshots");
@@ -2606,6 +2657,7 @@ int main(int argc, char **argv)
 	zstdframes();
 	zstdpool();
 	unchanged();
+	umasked();
 	quiet();
 	skipped();
 	excludes();
