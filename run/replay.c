@@ -212,6 +212,17 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 	return 0;
 }
 
+/* Whether the record ran job id: one of its jobs, or the matrix they were made from. */
+static int recordran(const cJSON *rj, const char *id)
+{
+	const cJSON *j;
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(rj, "jobs"))
+		if (strcmp(j->string, id) == 0 ||
+		    strcmp(jsonstr(cJSON_GetObjectItemCaseSensitive(j, "matrix"), "job", ""), id) == 0)
+			return 1;
+	return 0;
+}
+
 int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 {
 	struct runopts ro = {0};
@@ -264,7 +275,12 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		rc = errc(e, ERR_INPUT, "replay: %s/run.json names no manifest file", o->run);
 		goto done;
 	}
-	/* --manifest FILE read before anything is restored: a mistyped name costs nothing */
+	/* --job and --manifest FILE checked before anything is restored: a mistyped name costs nothing */
+	for (size_t i = 0; o->jobs && i < o->jobs->n; i++)
+		if (!recordran(rj, o->jobs->v[i])) {
+			rc = errc(e, ERR_INPUT, "--job %.200s: %s ran no job of that name", o->jobs->v[i], o->run);
+			goto done;
+		}
 	struct stat mst;
 	const char *unread = !o->manifest ? NULL
 	                     : stat(o->manifest, &mst) < 0 ? strerror(errno)

@@ -37,6 +37,8 @@ expect_eq "a dependant gets the map of values to outputs" \
 	'all={"alpha-linux":{"verdict":"ok"},"alpha-12":{"verdict":"ok"},"beta-linux":{"verdict":"ok"},"beta-12":{"verdict":"ok"},"gam ma-linux":{"verdict":"ok"},"gam ma-12":{"verdict":"ok"}} one=ok direct=ok' \
 	"$(input report)"
 expect_eq "model: on a job picks that model" other "$(js report model)"
+"$NS" replay "$dir" --job review --out "$T/replays" >/dev/null 2>"$T/err"; rc=$?
+expect_rc "replay --job by the matrix's name" 0 "$rc"
 check "the job ran on the job's model" bash -c "zstd -dcq '$dir/jobs/report/events.jsonl.zst' | head -1 | grep -q '\"model\":\"other\"'"
 check "the run verifies" "$NS" audit "$dir" --verify
 

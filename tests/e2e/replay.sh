@@ -107,6 +107,10 @@ expect_rc "no run: usage error" 2 "$rc"
 expect_rc "--manifest of no file: usage error" 2 "$rc"
 expect_grep "--manifest of no file: the flag and the file named" "--manifest $T/live/nope.yaml: No such file" "$T/err"
 check "--manifest of no file: nothing restored, no --out made" test ! -e "$T/badmf"
+"$NS" replay "$failed" --job nosuch --out "$T/badjob" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "--job the record did not run: usage error" 2 "$rc"
+expect_grep "--job the record did not run: the flag and the job named" "--job nosuch: .* ran no job of that name" "$T/err"
+check "--job the record did not run: nothing restored, no --out made" test ! -e "$T/badjob"
 # A divergence explains itself: the recorded and the replayed output as a text diff; a step that
 # read a path snapshot.exclude leaves out is named as such; no replay-workspace-* is left behind.
 mkdir -p "$T/ex/ws/cache" && printf 'alpha\nbeta\ngamma\n' > "$T/ex/ws/data.txt" && echo cached > "$T/ex/ws/cache/x.txt"
