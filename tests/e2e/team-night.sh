@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# team-night.sh: a team's real night end to end: a tiny Python project, a job that fixes it with
+# a typed output, one that needs it, a matrix made from that output; then replay, flags, patches.
+. "$(dirname "$0")/lib.sh"
+
+# night DIR: a git repository DIR/proj whose test fails, and DIR/night/nightshift.yaml over it.
+night() {
+	local d=$1
+	mkdir -p "$d/proj/src" "$d/proj/tests" "$d/night"
+	printf 'def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n' >"$d/proj/src/calc.py"
+	cat >"$d/proj/tests/test_calc.py" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+from calc import add, mul
+assert add(2, 3) == 5, "add"
+assert mul(2, 3) == 6, "mul"
+PY
+	printf '__pycache__/\n' >"$d/proj/.gitignore"
+	git -C "$d/proj" init -q -b main
+	git -C "$d/proj" add -A
+	git -C "$d/proj" -c user.name=t -c user.email=t@example.com commit -qm init
+	cat >"$d/night/nightshift.yaml" <<'YAML'
+version: 1
+name: team-night
+workspace: ../proj
+models:
+  fixmodel:
+    provider: scripted
+    replies:
+      - tool_calls: [{ name: shell, arguments: { command: "python3 tests/test_calc.py" } }]
+      - tool_calls: [{ name: edit_file, arguments: { path: src/calc.py, old: "return a - b", new: "return a + b" } }]
+      - tool_calls: [{ name: shell, arguments: { command: "python3 tests/test_calc.py" } }]
+      - tool_calls: [{ name: final_result, arguments: { fixed: true, files: [src/calc.py], summary: "add subtracted" } }]
+  reviewmodel:
+    provider: scripted
+    replies:
+      - tool_calls: [{ name: read_file, arguments: { path: src/calc.py } }]
+      - tool_calls: [{ name: final_result, arguments: { verdict: ok, functions: [add, mul] } }]
+  checkmodel:
+    provider: scripted
+    replies:
+      - tool_calls: [{ name: shell, arguments: { command: "grep -n def src/calc.py" } }]
+      - tool_calls: [{ name: final_result, arguments: { ok: true } }]
+sandbox: { backend: namespace, network: none, timeout: 60s }
+workers:
+  fixer:
+    model: fixmodel
+    instructions: Make the failing tests pass.
+    tools: [shell, read_file, edit_file]
+    approval:
+      rules:
+        - { tool: shell, command: "python3 tests/*", decision: allow }
+        - { tool: edit_file, path: "src/**", decision: allow }
+    output:
+      type: object
+      required: [fixed, files, summary]
+      properties:
+        fixed: { type: boolean }
+        files: { type: array, items: { type: string } }
+        summary: { type: string }
+  reviewer:
+    model: reviewmodel
+    instructions: Review the fix and list the functions to check.
+    tools: [read_file]
+    approval: { rules: [{ tool: read_file, decision: allow }] }
+    output:
+      type: object
+      required: [verdict, functions]
+      properties:
+        verdict: { enum: [ok, needs-work] }
+        functions: { type: array, items: { type: string } }
+  checker:
+    model: checkmodel
+    instructions: Check one function.
+    tools: [shell]
+    approval: { rules: [{ tool: shell, command: "grep *", decision: allow }] }
+    output: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+jobs:
+  fix:
+    worker: fixer
+    input: "Tests fail; fix them."
+  review:
+    worker: reviewer
+    needs: [fix]
+    input: "Review: ${{ jobs.fix.output.summary }} in ${{ jobs.fix.output.files }}"
+  check:
+    worker: checker
+    needs: [review]
+    matrix: { fn: "${{ jobs.review.output.functions }}" }
+    input: "Check ${{ matrix.fn }}"
+YAML
+}
+
+N=$T/n
+night "$N"
+run=$("$NS" run "$N/night/nightshift.yaml" 2>"$T/run.err")
+expect_rc "night: runs" 0 $?
+check "night: the matrix members ran" test -f "$run/jobs/check-mul/output.json"
+
+# replay of a night whose matrix comes from an output: the run keeps snapshots/default/ although
+# it has one workspace; replay restores its first layer (not the end) and replays the members too
+if userns; then
+	rep=$("$NS" replay "$run" 2>"$T/replay.err")
+	expect_rc "replay: a matrix from an output matches its record" 0 $?
+	expect_grep "replay: restored from the first layer" 'restored from the first snapshot' "$T/replay.err"
+	check "replay: the members are replayed" test -f "$rep/jobs/check-add/output.json"
+	expect_grep "replay: every step compared" '6 steps compared: 0 diverged' "$T/replay.err"
+fi
+
+done_tests
