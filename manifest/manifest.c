@@ -1764,13 +1764,14 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		if (rc < 0)
 			bad = -1, ynote(y);
 	}
+	/* before any return: the input's expressions are checked later, a mistake here or not */
+	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	if (bad < 0)
 		return -1;
 	if (!j->input)
 		j->input = xstrdup("");
 	if (netcheck(y, &j->sandbox, id) < 0 || adminjob(&m->admin, y, n, j) < 0)
 		return -1;
-	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	/* Checked now, expanded once when the job starts (run.c), in one pass with the outputs of the
 	 * jobs it needs: a value is never read again as an expression. jobs.* are checked in groupneeds. */
 	struct exprenv env = {.sets = &m->sets, .later = 1, .matrix = j->mxvalues};

@@ -107,4 +107,34 @@ if userns; then
 	expect_grep "replay: every step compared" '6 steps compared: 0 diverged' "$T/replay.err"
 fi
 
+# break "OLD" "NEW": validate a copy of the manifest with OLD made NEW; every line of what it says
+# names the file, line and column (or is the count of mistakes), exit 2, no run made.
+break_it() {
+	local name=$1 b=$N/night/bad.yaml
+	python3 -c 'import sys; s=open(sys.argv[1]).read(); assert sys.argv[2] in s, sys.argv[2]; open(sys.argv[3],"w").write(s.replace(sys.argv[2], sys.argv[4], 1))' \
+		"$N/night/nightshift.yaml" "$2" "$b" "$3"
+	"$NS" validate "$b" >/dev/null 2>"$T/bad.err"
+	expect_rc "validate: $name: exit 2" 2 $?
+	expect_nogrep "validate: $name: every line at its place" '^nightshift: [^ ]*/bad\.yaml(:[0-9]+:[0-9]+: | *: [0-9]+ mistakes$)' -v "$T/bad.err"
+	check "validate: $name: says something" test -s "$T/bad.err"
+}
+# expect_nogrep with -v: no line fails to match
+expect_nogrep() {
+	local name=$1 pat=$2
+	if [ "$3" = -v ]; then
+		if ! grep -Evq -- "$pat" "$4"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name:"; cat "$4"; fi
+	elif ! grep -Eq -- "$pat" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name: /$pat/ found in $3"; fi
+}
+nruns=$(ls "$N/night/runs" | wc -l)
+break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
+break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
+break_it "a duration" 'timeout: 60s' 'timeout: sixty'
+break_it "an unclosed expression" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.output.summary'
+break_it "a job not needed" '${{ jobs.fix.output.files }}' '${{ jobs.check.output }}'
+break_it "a bad regex" 'summary: { type: string }' 'summary: { type: string, pattern: "([a-" }'
+break_it "a tool" 'tools: [read_file]' 'tools: [read_fil]'
+break_it "a workspace" 'workspace: ../proj' 'workspace: ../nope'
+break_it "a matrix from a job not needed" 'review.output.functions' 'fix.output.functions'
+expect_eq "validate: no run made" "$nruns" "$(ls "$N/night/runs" | wc -l)"
+
 done_tests
