@@ -2680,6 +2680,15 @@ struct job *manifestjob(const struct manifest *m, const char *id)
 	return NULL;
 }
 
+struct job *manifestjobof(const struct manifest *m, const char *id, const char *group)
+{
+	struct job *j = manifestjob(m, id);
+	if (j || !group)
+		return j;
+	j = manifestjob(m, group);
+	return j && j->mxpending ? j : NULL;
+}
+
 const char *decisionname(enum decision d)
 {
 	return d == DEC_ALLOW ? "allow" : d == DEC_DENY ? "deny" : "abort";

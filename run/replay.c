@@ -353,13 +353,11 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	{
 		if (cJSON_GetObjectItemCaseSensitive(it, "parent"))
 			continue;
-		/* a member of a matrix made from a job's output is no job of the manifest until that
-		 * output is there: its matrix job is, and it makes the members again */
-		const char *id = it->string;
-		if (!manifestjob(&m, id))
-			id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "matrix"), "job"));
-		if (id && manifestjob(&m, id) && !strvhas(&ro.jobs, id))
-			strvadd(&ro.jobs, id);
+		/* a member of a matrix made from an output: its matrix job makes the members again */
+		const char *group = jsonstr(cJSON_GetObjectItemCaseSensitive(it, "matrix"), "job", NULL);
+		const struct job *mj = manifestjobof(&m, it->string, group);
+		if (mj && !strvhas(&ro.jobs, mj->id))
+			strvadd(&ro.jobs, mj->id);
 	}
 	ro.outdir = o->outdir;
 	ro.replay = o->dir;

@@ -125,6 +125,14 @@ expect_nogrep() {
 		if ! grep -Evq -- "$pat" "$4"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name:"; cat "$4"; fi
 	elif ! grep -Eq -- "$pat" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name: /$pat/ found in $3"; fi
 }
+# next week's rules tried on the archived night: the matrix members' calls are decided again too
+tar -C "$(dirname "$run")" --zstd -cf "$T/night.tar.zst" "$(basename "$run")"
+sed 's/command: "grep \*"/command: "ls *"/' "$N/night/nightshift.yaml" >"$N/night/week2.yaml"
+"$NS" policy "$N/night/week2.yaml" --run "$T/night.tar.zst" >"$T/policy.out" 2>"$T/policy.err"
+expect_rc "policy --run: exit 0" 0 $?
+expect_grep "policy --run: a member's call decided again" '^job check-mul, step 6: shell grep -n def src/calc.py: allow by rule 1 -> deny by default' "$T/policy.out"
+expect_grep "policy --run: every call" '6 recorded calls decided again, 2 would be decided otherwise' "$T/policy.err"
+
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
 break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
