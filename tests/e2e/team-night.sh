@@ -133,6 +133,11 @@ expect_rc "policy --run: exit 0" 0 $?
 expect_grep "policy --run: a member's call decided again" '^job check-mul, step 6: shell grep -n def src/calc.py: allow by rule 1 -> deny by default' "$T/policy.out"
 expect_grep "policy --run: every call" '6 recorded calls decided again, 2 would be decided otherwise' "$T/policy.err"
 
+# the report's job table: a matrix member needs what its matrix job needs
+"$NS" report "$run" --out "$T/night.html" >/dev/null 2>&1
+expect_rc "report: written" 0 $?
+expect_grep "report: a member's needs" 'job-check-mul">check-mul</a></td><td>[^<]*<span[^>]*>[^<]*</span></td><td>review</td>' "$T/night.html"
+
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
 break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
