@@ -138,6 +138,26 @@ expect_grep "policy --run: every call" '6 recorded calls decided again, 2 would 
 expect_rc "report: written" 0 $?
 expect_grep "report: a member's needs" 'job-check-mul">check-mul</a></td><td>[^<]*<span[^>]*>[^<]*</span></td><td>review</td>' "$T/night.html"
 
+# install after the README's first command: the example's run and the report it wrote are the
+# user's, not the package's (a tree of the Makefile, pkg/ and examples/ in a git repository)
+src=$T/src
+mkdir -p "$src"
+cp -R "$ROOT/Makefile" "$ROOT/.gitignore" "$ROOT/pkg" "$ROOT/examples" "$src/"
+rm -rf "$src/examples/hello/runs" "$src/examples/hello/workspace/reports"
+git -C "$src" init -q && git -C "$src" add -A && git -C "$src" -c user.name=t -c user.email=t@example.com commit -qm tree
+if userns; then
+	"$NS" run "$src/examples/hello/nightshift.yaml" >/dev/null 2>&1
+	expect_rc "install: the example runs" 0 $?
+fi
+mkdir -p "$src/examples/hello/runs/20261122T020000Z-3f9a" && echo '{}' >"$src/examples/hello/runs/20261122T020000Z-3f9a/run.json"
+make -s -C "$src" install-files NS="$NS" DESTDIR="$T/stage" PREFIX=/usr >"$T/install.out" 2>&1
+expect_rc "install: install-files" 0 $?
+ex=$T/stage/usr/share/doc/nightshift/examples
+check "install: the examples are installed" test -f "$ex/hello/nightshift.yaml"
+check "install: not the example's runs" test ! -e "$ex/hello/runs"
+check "install: nor what the example wrote" test ! -e "$ex/hello/workspace/reports"
+expect_eq "install: exactly what git tracks" "$(git -C "$src" ls-files examples | wc -l)" "$(find "$ex" -type f | wc -l)"
+
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
 break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
