@@ -2007,6 +2007,13 @@ static struct pos itempos(const struct pos *items, size_t k, struct pos owner)
 	return items ? items[k] : owner;
 }
 
+/* Whether a cost budget can hold model md: it has a price, or bills nothing (scripted), or there is
+ * no such model (said elsewhere). */
+static int pricedornone(const struct model *md)
+{
+	return !md || md->price.set || md->provider == PROV_SCRIPTED;
+}
+
 /* Cross-references: models, delegates, needs, cycles; every mistake, at the item that makes it. */
 static int crosscheck(struct manifest *m, struct ydoc *y)
 {
@@ -2025,14 +2032,12 @@ static int crosscheck(struct manifest *m, struct ydoc *y)
 				rc = errat(y, at, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
 				           w->delegates.v[k]);
 		}
-		if ((w->max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, w->model) &&
-		    !manifestmodel(m, w->model)->price.set)
+		if ((w->max_cost > 0 || m->budget_cost > 0) && !pricedornone(manifestmodel(m, w->model)))
 			rc = errat(y, w->pos, "worker '%s' has a cost budget (max_cost or budget.cost) but its model '%s' has no "
 			           "price: set models.X.price {input, output} in USD per million tokens", w->name, w->model);
 	}
 	for (size_t i = 0; i < m->njobs; i++)
-		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, jobmodel(m, &m->jobs[i])) &&
-		    !manifestmodel(m, jobmodel(m, &m->jobs[i]))->price.set)
+		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && !pricedornone(manifestmodel(m, jobmodel(m, &m->jobs[i]))))
 			rc = errat(y, m->jobs[i].pos, "job '%s' has a cost budget but its model '%s' has no price", m->jobs[i].id,
 			           jobmodel(m, &m->jobs[i]));
 	for (size_t i = 0; i < m->njobs; i++) {

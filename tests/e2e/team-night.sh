@@ -16,6 +16,8 @@ assert add(2, 3) == 5, "add"
 assert mul(2, 3) == 6, "mul"
 PY
 	printf '__pycache__/\n' >"$d/proj/.gitignore"
+	# an hour old: an edit in the same second with the same size would leave Python's .pyc valid
+	touch -d '1 hour ago' "$d/proj/src/calc.py"
 	git -C "$d/proj" init -q -b main
 	git -C "$d/proj" add -A
 	git -C "$d/proj" -c user.name=t -c user.email=t@example.com commit -qm init
@@ -157,6 +159,29 @@ check "install: the examples are installed" test -f "$ex/hello/nightshift.yaml"
 check "install: not the example's runs" test ! -e "$ex/hello/runs"
 check "install: nor what the example wrote" test ! -e "$ex/hello/workspace/reports"
 expect_eq "install: exactly what git tracks" "$(git -C "$src" ls-files examples | wc -l)" "$(find "$ex" -type f | wc -l)"
+
+# an admin policy with cost caps over a night on scripted models (which bill nothing and need no
+# price), and a manifest that tries to weaken it: in a mount namespace of the test's own
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir -p "$T/etc"
+	cat >"$T/etc/policy.yaml" <<'P'
+approval: { rules: [{ tool: shell, command: "curl *", decision: abort }] }
+max_cost: 1.00
+budget: { cost: 5.00 }
+sandbox: { backend: [namespace], network: none }
+P
+	chmod 644 "$T/etc/policy.yaml"
+	sed 's/sandbox: { backend: namespace,/sandbox: { backend: none,/' "$N/night/nightshift.yaml" >"$N/night/weak.yaml"
+	unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=755 tmpfs /etc/nightshift || exit 99
+		cp "$1/etc/policy.yaml" /etc/nightshift/policy.yaml
+		"$2" validate "$3/nightshift.yaml" >"$1/admin.out" 2>"$1/admin.err"; echo $? >"$1/admin.rc"
+		"$2" validate "$3/weak.yaml" >/dev/null 2>"$1/weak.err"; echo $? >"$1/weak.rc"' sh "$T" "$NS" "$N/night"
+	expect_eq "admin: scripted models need no price under a cost cap" 0 "$(cat "$T/admin.rc")"
+	expect_grep "admin: validate says the policy is in force" 'under the admin policy /etc/nightshift/policy.yaml' "$T/admin.err"
+	expect_eq "admin: a manifest cannot weaken the backends" 2 "$(cat "$T/weak.rc")"
+	expect_grep "admin: at the manifest's line" "weak\.yaml:[0-9]+:[0-9]+: sandbox: sandbox backend 'none' is not allowed by the admin policy" "$T/weak.err"
+fi
 
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
