@@ -1867,6 +1867,15 @@ static int parsejobs(struct manifest *m, struct ydoc *y, const char *id, yaml_no
 	return rc;
 }
 
+/* The output schema of job id's worker (exprenv.schema), or NULL (any object). */
+static const cJSON *outschema(void *ctx, const char *id)
+{
+	struct manifest *m = ctx;
+	struct job *j = manifestjob(m, id);
+	struct worker *w = j && j->worker ? manifestworker(m, j->worker) : NULL;
+	return w ? w->output : NULL;
+}
+
 /* A job's needs that name a matrix job made into its members (the matrix job kept in needgroups),
  * and its input's ${{ jobs.* }} checked against them. */
 static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups, struct err *e)
@@ -1886,7 +1895,8 @@ static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups
 		strvadd(&all, needs.v[k]);
 	for (size_t k = 0; k < j->needgroups.n; k++)
 		strvadd(&all, j->needgroups.v[k]);
-	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups, .matrix = j->mxvalues};
+	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups, .matrix = j->mxvalues, .schema = outschema,
+	                      .ctx = m};
 	struct err xe = {0};
 	int rc = 0;
 	if (j->input && exprcheck(j->input, &env, &xe) < 0)

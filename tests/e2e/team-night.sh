@@ -192,6 +192,9 @@ break_it "a job not needed" '${{ jobs.fix.output.files }}' '${{ jobs.check.outpu
 break_it "a bad regex" 'summary: { type: string }' 'summary: { type: string, pattern: "([a-" }'
 break_it "a tool" 'tools: [read_file]' 'tools: [read_fil]'
 break_it "a workspace" 'workspace: ../proj' 'workspace: ../nope'
+break_it "an output field the schema lacks" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.output.sumary }}'
+expect_grep "validate: names the fields there are" "jobs\.fix\.output\.sumary: the output schema of job 'fix' has no 'sumary' there \(its properties: fixed, files, summary\)" "$T/bad.err"
+break_it "a field of a string" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.output.summary.text }}'
 break_it "a matrix from a job not needed" 'review.output.functions' 'fix.output.functions'
 expect_eq "validate: no run made" "$nruns" "$(ls "$N/night/runs" | wc -l)"
 
