@@ -215,6 +215,10 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 			          first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 			strvadd(&map->chain, chain);
 			strvadd(&map->dir, to);
+			if (nsp <= 1 && name) { /* the replay may keep its one workspace in the other layout */
+				strvadd(&map->chain, *chain ? "" : name);
+				strvadd(&map->dir, to);
+			}
 		}
 		free(to);
 		if (src < 0) {
@@ -368,7 +372,7 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	if (rc < 0)
 		goto done;
 	r->end = rc;
-	struct diffopts dop = {&m.snapshot.exclude, o->maxunpack, ignoredby, &map};
+	struct diffopts dop = {&m.snapshot.exclude, o->maxunpack, ignoredby, &map, !o->jobs || !o->jobs->n};
 	rc = rundiff(o->dir, r->newrun, &dop, &r->found, e) < 0 ? -1 : 0;
 done:
 	if (loaded)

@@ -107,6 +107,14 @@ if userns; then
 	expect_grep "replay: restored from the first layer" 'restored from the first snapshot' "$T/replay.err"
 	check "replay: the members are replayed" test -f "$rep/jobs/check-add/output.json"
 	expect_grep "replay: every step compared" '6 steps compared: 0 diverged' "$T/replay.err"
+	# next week's manifest renamed the matrix job: the record's members are not replayed, and that
+	# is said; the replay keeps its one workspace in snapshots/ itself, the record in default/, and
+	# what .gitignore ignores (__pycache__) is still left out of the effects
+	sed 's/^  check:/  verify:/' "$N/night/nightshift.yaml" >"$N/night/renamed.yaml"
+	"$NS" replay "$run" --manifest "$N/night/renamed.yaml" >/dev/null 2>"$T/renamed.err"
+	expect_rc "replay: a member not replayed diverges" 4 $?
+	expect_grep "replay: names the member" '^job check-mul: the record ran it, the replay did not' "$T/renamed.err"
+	expect_nogrep "replay: ignored paths stay out across layouts" '__pycache__' "$T/renamed.err"
 fi
 
 # break "OLD" "NEW": validate a copy of the manifest with OLD made NEW; every line of what it says
