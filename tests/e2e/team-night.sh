@@ -191,6 +191,20 @@ P
 	expect_grep "admin: at the manifest's line" "weak\.yaml:[0-9]+:[0-9]+: sandbox: sandbox backend 'none' is not allowed by the admin policy" "$T/weak.err"
 fi
 
+# the night as a GitHub Actions step sees it, on a night whose fix is denied (on_deny: fail)
+if userns; then
+	G=$T/gha && mkdir -p "$G" && night "$G"
+	sed 's/path: "src\/\*\*", decision: allow/path: "lib\/**", decision: allow/; s/^    approval:$/    approval:\n      on_deny: fail/' \
+		"$G/night/nightshift.yaml" >"$G/night/deny.yaml"
+	: >"$G/out" && : >"$G/summary"
+	GITHUB_ACTIONS=true GITHUB_OUTPUT=$G/out GITHUB_STEP_SUMMARY=$G/summary "$NS" run "$G/night/deny.yaml" >/dev/null 2>"$G/log"
+	expect_rc "gha: a failed night exits 1" 1 $?
+	expect_grep "gha: the failed job annotated" '^::error title=nightshift%3A job fix failed::job fix failed: step 2: edit_file denied' "$G/log"
+	expect_grep "gha: a skipped job says why, once" "^::warning title=nightshift%3A job review skipped::job review skipped: job 'fix' it needs did not succeed$" "$G/log"
+	expect_grep "gha: the status output" '^failed$' "$G/out"
+	expect_grep "gha: the summary's table" '^\| fix \| .* failed \| 2 \| 2 \|' "$G/summary"
+fi
+
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
 break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
