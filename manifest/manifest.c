@@ -1613,18 +1613,24 @@ static int adminallows(const struct adminpolicy *a, const struct netrule *r)
 	return 0;
 }
 
-/* Hold one sandbox to the admin policy's floors: its protect paths added, a backend or network
- * the policy does not allow refused at n. */
-static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, const char *what,
-                        struct sandboxconf *sc)
+/* Where a sandbox's backend and its network were written: the manifest's node, or the user's. */
+struct floorat {
+	struct ydoc *by, *ny;
+	yaml_node_t *bn, *nn;
+};
+
+/* Hold one sandbox to the admin policy's floors: a backend or network the policy does not allow
+ * refused where it was written. */
+static int adminfloors(const struct adminpolicy *a, const struct floorat *at, const char *what,
+                       const struct sandboxconf *sc)
 {
 	static const char *const names[] = {"namespace", "docker", "none"};
+	struct ydoc *y = at->ny;
+	yaml_node_t *n = at->nn;
 	if (!a->path)
 		return 0;
-	for (size_t i = 0; i < a->protect.n; i++)
-		strvadd(&sc->protect, a->protect.v[i]);
 	if (a->backends && !(a->backends & (1u << sc->backend)))
-		return yfail(y, n, "%s: sandbox backend '%s' is not allowed by the admin policy %s", what,
+		return yfail(at->by, at->bn, "%s: sandbox backend '%s' is not allowed by the admin policy %s", what,
 		             names[sc->backend], a->path);
 	int net = sc->network_host ? 2 : sc->network_allow ? 1 : 0;
 	if (a->network >= 0 && net > a->network)
@@ -1636,6 +1642,16 @@ static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t
 				return yfail(y, n, "%s: network.allow entry '%s' is not in the admin policy %s's allow list", what,
 				             sc->allow[i].text, a->path);
 	return 0;
+}
+
+/* The same with the policy's protect paths added to the sandbox. */
+static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, const char *what,
+                        struct sandboxconf *sc)
+{
+	for (size_t i = 0; a->path && i < a->protect.n; i++)
+		strvadd(&sc->protect, a->protect.v[i]);
+	struct floorat at = {y, y, n, n};
+	return adminfloors(a, &at, what, sc);
 }
 
 /* A worker under the admin policy: its rules joined, its default no weaker, its budgets capped. */
@@ -2105,6 +2121,28 @@ static void defaults(struct manifest *m)
 	m->snapshot.max_size = DEF_MAXSIZE;
 }
 
+/* The manifest's own sandbox (node n) held to the admin policy. A backend or network the manifest
+ * does not write is the user's defaults' when they write it: refused at the user's line, and the
+ * built-in floor stands in, so the workers and jobs that inherit it are not blamed for it. */
+static int toplevelfloors(struct manifest *m, struct ydoc *y, yaml_node_t *n)
+{
+	struct ydoc *cy = m->cfg;
+	yaml_node_t *cs = cy && yroot(cy) ? yget(cy, yroot(cy), "sandbox") : NULL;
+	int ub = cs && yget(cy, cs, "backend") && !yget(y, n, "backend");
+	int un = cs && yget(cy, cs, "network") && !yget(y, n, "network");
+	struct floorat at = {ub ? cy : y, un ? cy : y, ub ? cs : n, un ? cs : n};
+	for (size_t i = 0; m->admin.path && i < m->admin.protect.n; i++)
+		strvadd(&m->sandbox.protect, m->admin.protect.v[i]);
+	if (adminfloors(&m->admin, &at, "sandbox", &m->sandbox) == 0)
+		return 0;
+	if (ub || un) {
+		m->sandbox.backend = BACKEND_NAMESPACE;
+		m->sandbox.network_host = m->sandbox.network_allow = 0;
+		allowfree(&m->sandbox);
+	}
+	return -1;
+}
+
 /* manifestadminprice for the model at node n, its refusal at n. */
 static int adminprice(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct model *md)
 {
@@ -2145,8 +2183,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	}
 	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->confine ? NULL : m->dir, &m->sandbox) < 0)
 		bad = -1;
-	if (adminsandbox(&m->admin, y, v ? v : root, "sandbox", &m->sandbox) < 0)
-		bad = -1, ynote(y);
+	if (toplevelfloors(m, y, v ? v : root) < 0)
+		bad = -1;
 	if ((v = yget(y, root, "snapshot")) && parsesnapshot(y, v, &m->snapshot) < 0)
 		bad = -1;
 	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)

@@ -180,14 +180,23 @@ sandbox: { backend: [namespace], network: none }
 P
 	chmod 644 "$T/etc/policy.yaml"
 	sed 's/sandbox: { backend: namespace,/sandbox: { backend: none,/' "$N/night/nightshift.yaml" >"$N/night/weak.yaml"
+	sed 's/sandbox: { backend: namespace, /sandbox: { /' "$N/night/nightshift.yaml" >"$N/night/nobackend.yaml"
 	unshare -m --propagation private sh -c '
 		mount -t tmpfs -o mode=755 tmpfs /etc/nightshift || exit 99
 		cp "$1/etc/policy.yaml" /etc/nightshift/policy.yaml
 		"$2" validate "$3/nightshift.yaml" >"$1/admin.out" 2>"$1/admin.err"; echo $? >"$1/admin.rc"
-		"$2" validate "$3/weak.yaml" >/dev/null 2>"$1/weak.err"; echo $? >"$1/weak.rc"' sh "$T" "$NS" "$N/night"
+		"$2" validate "$3/weak.yaml" >/dev/null 2>"$1/weak.err"; echo $? >"$1/weak.rc"
+		mkdir -p "$1/xdg/nightshift" && echo "sandbox: { backend: none }" >"$1/xdg/nightshift/config.yaml"
+		XDG_CONFIG_HOME=$1/xdg "$2" validate "$3/nobackend.yaml" >/dev/null 2>"$1/user.err"
+		XDG_CONFIG_HOME=$1/xdg "$2" validate "$3/nightshift.yaml" >/dev/null 2>&1; echo $? >"$1/own.rc"' sh "$T" "$NS" "$N/night"
 	expect_eq "admin: scripted models need no price under a cost cap" 0 "$(cat "$T/admin.rc")"
 	expect_grep "admin: validate says the policy is in force" 'under the admin policy /etc/nightshift/policy.yaml' "$T/admin.err"
 	expect_eq "admin: a manifest cannot weaken the backends" 2 "$(cat "$T/weak.rc")"
+	expect_eq "admin: the user's defaults are held to it, at their own line" \
+		"nightshift: $T/xdg/nightshift/config.yaml:1:10: sandbox: sandbox backend 'none' is not allowed by the admin policy /etc/nightshift/policy.yaml" \
+		"$(head -1 "$T/user.err")"
+	expect_eq "admin: and said once, not at each worker and job that inherits them" 1 "$(grep -c 'not allowed' "$T/user.err")"
+	expect_eq "admin: a manifest that writes its own backend does not inherit the user's" 0 "$(cat "$T/own.rc")"
 	expect_grep "admin: at the manifest's line" "weak\.yaml:[0-9]+:[0-9]+: sandbox: sandbox backend 'none' is not allowed by the admin policy" "$T/weak.err"
 fi
 
