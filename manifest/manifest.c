@@ -2143,6 +2143,25 @@ static int toplevelfloors(struct manifest *m, struct ydoc *y, yaml_node_t *n)
 	return -1;
 }
 
+/* A matrix whose values come from a job's output (node jobs holds the jobs): each key's
+ * jobs.ID.output.PATH held to that job's output schema, as an input's is. */
+static int matrixschemas(struct manifest *m, struct ydoc *y, yaml_node_t *jobs)
+{
+	int bad = 0;
+	for (size_t i = 0; i < m->njobs; i++) {
+		struct job *j = &m->jobs[i];
+		yaml_node_t *mx = j->mxpending ? yget(y, yget(y, jobs, j->id), "matrix") : NULL;
+		struct ypair p;
+		for (size_t k = 0; mx && mx->type == YAML_MAPPING_NODE && yeach(y, mx, k, &p); k++) {
+			struct exprenv env = {.sets = &m->sets, .needs = &j->needs, .schema = outschema, .ctx = m};
+			struct err xe = {0};
+			if (p.val->type == YAML_SCALAR_NODE && exprcheck((const char *)p.val->data.scalar.value, &env, &xe) < 0)
+				bad = yfail(y, p.val, "matrix key '%s': %s", p.key, xe.msg);
+		}
+	}
+	return bad;
+}
+
 /* manifestadminprice for the model at node n, its refusal at n. */
 static int adminprice(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct model *md)
 {
@@ -2261,6 +2280,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		ynote(y);
 		return -1;
 	}
+	if (matrixschemas(m, y, v) < 0)
+		bad = -1;
 	return crosscheck(m, y) < 0 ? -1 : bad;
 }
 

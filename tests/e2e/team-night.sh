@@ -226,6 +226,8 @@ break_it "a workspace" 'workspace: ../proj' 'workspace: ../nope'
 break_it "an output field the schema lacks" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.output.sumary }}'
 expect_grep "validate: names the fields there are" "jobs\.fix\.output\.sumary: the output schema of job 'fix' has no 'sumary' there \(its properties: fixed, files, summary\)" "$T/bad.err"
 break_it "a field of a string" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.output.summary.text }}'
+break_it "a matrix from an output field the schema lacks" 'review.output.functions' 'review.output.funcs'
+expect_grep "validate: at the matrix key" "bad\.yaml:[0-9]+:[0-9]+: matrix key 'fn': jobs\.review\.output\.funcs: the output schema of job 'review' has no 'funcs' there" "$T/bad.err"
 break_it "a matrix from a job not needed" 'review.output.functions' 'fix.output.functions'
 expect_eq "validate: no run made" "$nruns" "$(ls "$N/night/runs" | wc -l)"
 
