@@ -229,6 +229,13 @@ break_it "a field of a string" '${{ jobs.fix.output.summary }}' '${{ jobs.fix.ou
 break_it "a matrix from an output field the schema lacks" 'review.output.functions' 'review.output.funcs'
 expect_grep "validate: at the matrix key" "bad\.yaml:[0-9]+:[0-9]+: matrix key 'fn': jobs\.review\.output\.funcs: the output schema of job 'review' has no 'funcs' there" "$T/bad.err"
 break_it "a matrix from a job not needed" 'review.output.functions' 'fix.output.functions'
+# what run refuses before anything is made is said at its place too, as validate's warning is
+python3 -c 'import sys; s=open(sys.argv[1]).read(); open(sys.argv[2],"w").write(s.replace("  fixmodel:\n    provider: scripted\n", "  fixmodel:\n    provider: openai\n    model: gpt-4.1-mini\n    base_url: http://127.0.0.1:9/v1\n    api_key_env: NS_TEAM_NIGHT_UNSET\n  unused:\n    provider: scripted\n", 1))' \
+	"$N/night/nightshift.yaml" "$N/night/nokey.yaml"
+unset NS_TEAM_NIGHT_UNSET
+"$NS" run "$N/night/nokey.yaml" >/dev/null 2>"$T/nokey.err"
+expect_rc "run: an unset key: exit 2" 2 $?
+expect_grep "run: an unset key at its api_key_env" "^nightshift: [^ ]*/nokey\.yaml:9:5: model 'fixmodel': environment variable NS_TEAM_NIGHT_UNSET is not set" "$T/nokey.err"
 expect_eq "validate: no run made" "$nruns" "$(ls "$N/night/runs" | wc -l)"
 
 done_tests
