@@ -143,6 +143,10 @@ expect_rc "policy --run: exit 0" 0 $?
 expect_grep "policy --run: a member's call decided again" '^job check-mul, step 6: shell grep -n def src/calc.py: allow by rule 1 -> deny by default' "$T/policy.out"
 expect_grep "policy --run: every call" '6 recorded calls decided again, 2 would be decided otherwise' "$T/policy.err"
 
+# audit --job of a matrix job: its members' calls, as run --job selects them
+"$NS" audit "$run" --job check >"$T/audit.out" 2>&1
+expect_rc "audit --job check: exit 0" 0 $?
+expect_eq "audit --job check: the members' calls" "check-add check-mul" "$(awk '$1 ~ /^[0-9]+$/ && $2 != "tool" {print $2}' "$T/audit.out" | tr '\n' ' ' | sed 's/ $//')"
 # the report's job table: a matrix member needs what its matrix job needs
 "$NS" report "$run" --out "$T/night.html" >/dev/null 2>&1
 expect_rc "report: written" 0 $?
