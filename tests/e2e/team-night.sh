@@ -117,24 +117,6 @@ if userns; then
 	expect_nogrep "replay: ignored paths stay out across layouts" '__pycache__' "$T/renamed.err"
 fi
 
-# break "OLD" "NEW": validate a copy of the manifest with OLD made NEW; every line of what it says
-# names the file, line and column (or is the count of mistakes), exit 2, no run made.
-break_it() {
-	local name=$1 b=$N/night/bad.yaml
-	python3 -c 'import sys; s=open(sys.argv[1]).read(); assert sys.argv[2] in s, sys.argv[2]; open(sys.argv[3],"w").write(s.replace(sys.argv[2], sys.argv[4], 1))' \
-		"$N/night/nightshift.yaml" "$2" "$b" "$3"
-	"$NS" validate "$b" >/dev/null 2>"$T/bad.err"
-	expect_rc "validate: $name: exit 2" 2 $?
-	expect_nogrep "validate: $name: every line at its place" '^nightshift: [^ ]*/bad\.yaml(:[0-9]+:[0-9]+: | *: [0-9]+ mistakes$)' -v "$T/bad.err"
-	check "validate: $name: says something" test -s "$T/bad.err"
-}
-# expect_nogrep with -v: no line fails to match
-expect_nogrep() {
-	local name=$1 pat=$2
-	if [ "$3" = -v ]; then
-		if ! grep -Evq -- "$pat" "$4"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name:"; cat "$4"; fi
-	elif ! grep -Eq -- "$pat" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $name: /$pat/ found in $3"; fi
-}
 # next week's rules tried on the archived night: the matrix members' calls are decided again too
 tar -C "$(dirname "$run")" --zstd -cf "$T/night.tar.zst" "$(basename "$run")"
 sed 's/command: "grep \*"/command: "ls *"/' "$N/night/nightshift.yaml" >"$N/night/week2.yaml"
@@ -218,6 +200,22 @@ if userns; then
 	expect_grep "gha: the summary's table" '^\| fix \| .* failed \| 2 \| 2 \|' "$G/summary"
 fi
 
+# expect_every NAME PATTERN FILE: passes when every line of FILE matches the extended regex.
+expect_every() {
+	if ! grep -Evq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1:"; cat "$3"; fi
+}
+
+# break "OLD" "NEW": validate a copy of the manifest with OLD made NEW; every line of what it says
+# names the file, line and column (or is the count of mistakes), exit 2, no run made.
+break_it() {
+	local name=$1 b=$N/night/bad.yaml
+	python3 -c 'import sys; s=open(sys.argv[1]).read(); assert sys.argv[2] in s, sys.argv[2]; open(sys.argv[3],"w").write(s.replace(sys.argv[2], sys.argv[4], 1))' \
+		"$N/night/nightshift.yaml" "$2" "$b" "$3"
+	"$NS" validate "$b" >/dev/null 2>"$T/bad.err"
+	expect_rc "validate: $name: exit 2" 2 $?
+	expect_every "validate: $name: every line at its place" '^nightshift: [^ ]*/bad\.yaml(:[0-9]+:[0-9]+: | *: [0-9]+ mistakes$)' "$T/bad.err"
+	check "validate: $name: says something" test -s "$T/bad.err"
+}
 nruns=$(ls "$N/night/runs" | wc -l)
 break_it "a typo in needs" '    needs: [fix]' '    need: [fix]'
 break_it "a typo at the top" 'sandbox: {' 'sandbx: {'
