@@ -200,6 +200,34 @@ if userns; then
 	expect_grep "gha: the summary's table" '^\| fix \| .* failed \| 2 \| 2 \|' "$G/summary"
 fi
 
+# the provider out for a while (429 and 503 with retry-after): the night outlasts it; one that asks
+# for a wait past retry_for is given up at once, saying so
+MOCKPID=
+trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; rm -rf "$T"' EXIT
+# outage NAME SCRIPT_JSON RETRY_FOR: fix on the mock model; its stderr in $T/NAME.err, exit in $T/NAME.rc
+outage() {
+	printf '%s' "$2" >"$T/$1.json" && rm -f "$T/port"
+	python3 "$ROOT/tests/mockmodel.py" "$T/$1.json" "$T/port" "$T/$1.log" & MOCKPID=$!
+	waitfor 30 test -s "$T/port"
+	python3 -c 'import sys; s=open(sys.argv[1]).read(); open(sys.argv[2],"w").write(s.replace("  fixmodel:\n    provider: scripted\n", "  fixmodel:\n    provider: openai\n    model: gpt-4.1-mini\n    base_url: http://127.0.0.1:%s/v1\n    api_key_env: NS_TEAM_NIGHT_KEY\n    retry_for: %s\n  unused:\n    provider: scripted\n" % (sys.argv[3], sys.argv[4]), 1))' \
+		"$N/night/nightshift.yaml" "$N/night/$1.yaml" "$(cat "$T/port")" "$3"
+	git -C "$N/proj" checkout -q .
+	NS_TEAM_NIGHT_KEY=sk-team-night-0123456789 "$NS" run "$N/night/$1.yaml" --job fix >/dev/null 2>"$T/$1.err"
+	echo $? >"$T/$1.rc"
+	kill $MOCKPID 2>/dev/null; wait $MOCKPID 2>/dev/null; MOCKPID=
+}
+if userns; then
+	outage down '[{"error": 429, "message": "slow down", "headers": {"retry-after": "1"}},
+		{"error": 503, "message": "overloaded", "headers": {"retry-after": "1"}},
+		{"openai_calls": [["edit_file", {"path": "src/calc.py", "old": "return a - b", "new": "return a + b"}]]},
+		{"openai_calls": [["final_result", {"fixed": true, "files": ["src/calc.py"], "summary": "add subtracted"}]]}]' 1m
+	expect_eq "outage: the night outlasts it" 0 "$(cat "$T/down.rc")"
+	expect_grep "outage: each retry said" 'turn 1: attempt 2 failed: HTTP 503: overloaded \(api_error\); retrying in 1\.0s' "$T/down.err"
+	outage long '[{"error": 429, "message": "quota", "headers": {"retry-after": "30"}}]' 2s
+	expect_eq "outage: past retry_for: the job fails" 1 "$(cat "$T/long.rc")"
+	expect_grep "outage: past retry_for: says why" "gave up after 1 attempt in 0s: retry_for 2s; the next wait, 30\.0s as the server's retry-after asked, would pass it" "$T/long.err"
+fi
+
 # expect_every NAME PATTERN FILE: passes when every line of FILE matches the extended regex.
 expect_every() {
 	if ! grep -Evq -- "$2" "$3"; then _pass=$((_pass + 1)); else _fail=$((_fail + 1)); echo "FAIL $1:"; cat "$3"; fi
