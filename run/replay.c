@@ -357,11 +357,11 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	{
 		if (cJSON_GetObjectItemCaseSensitive(it, "parent"))
 			continue;
-		/* a member of a matrix made from an output: its matrix job makes the members again */
+		/* a member of a matrix made from an output is selected by its id, as run --job takes it:
+		 * its matrix job makes the members again, and runs only those the record ran */
 		const char *group = jsonstr(cJSON_GetObjectItemCaseSensitive(it, "matrix"), "job", NULL);
-		const struct job *mj = manifestjobof(&m, it->string, group);
-		if (mj && !strvhas(&ro.jobs, mj->id))
-			strvadd(&ro.jobs, mj->id);
+		if (manifestjobof(&m, it->string, group) && !strvhas(&ro.jobs, it->string))
+			strvadd(&ro.jobs, it->string);
 	}
 	ro.outdir = o->outdir;
 	ro.replay = o->dir;

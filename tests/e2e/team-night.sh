@@ -107,6 +107,12 @@ if userns; then
 	expect_grep "replay: restored from the first layer" 'restored from the first snapshot' "$T/replay.err"
 	check "replay: the members are replayed" test -f "$rep/jobs/check-add/output.json"
 	expect_grep "replay: every step compared" '6 steps compared: 0 diverged' "$T/replay.err"
+	# a night of one member (run --job check-mul) replays as that: check-add is not made again
+	git -C "$N/proj" checkout -q . && touch -d '1 hour ago' "$N/proj/src/calc.py"
+	one=$("$NS" run "$N/night/nightshift.yaml" --job check-mul 2>/dev/null)
+	"$NS" replay "$one" >/dev/null 2>"$T/one.err"
+	expect_rc "replay: a night of one member matches" 0 $?
+	expect_grep "replay: its 5 steps" '5 steps compared: 0 diverged' "$T/one.err"
 	# next week's manifest renamed the matrix job: the record's members are not replayed, and that
 	# is said; the replay keeps its one workspace in snapshots/ itself, the record in default/, and
 	# what .gitignore ignores (__pycache__) is still left out of the effects
@@ -211,7 +217,7 @@ outage() {
 	waitfor 30 test -s "$T/port"
 	python3 -c 'import sys; s=open(sys.argv[1]).read(); open(sys.argv[2],"w").write(s.replace("  fixmodel:\n    provider: scripted\n", "  fixmodel:\n    provider: openai\n    model: gpt-4.1-mini\n    base_url: http://127.0.0.1:%s/v1\n    api_key_env: NS_TEAM_NIGHT_KEY\n    retry_for: %s\n  unused:\n    provider: scripted\n" % (sys.argv[3], sys.argv[4]), 1))' \
 		"$N/night/nightshift.yaml" "$N/night/$1.yaml" "$(cat "$T/port")" "$3"
-	git -C "$N/proj" checkout -q .
+	git -C "$N/proj" checkout -q . && touch -d '1 hour ago' "$N/proj/src/calc.py"
 	NS_TEAM_NIGHT_KEY=sk-team-night-0123456789 "$NS" run "$N/night/$1.yaml" --job fix >/dev/null 2>"$T/$1.err"
 	echo $? >"$T/$1.rc"
 	kill $MOCKPID 2>/dev/null; wait $MOCKPID 2>/dev/null; MOCKPID=
