@@ -117,7 +117,12 @@ install-files:
 	sh pkg/mkman.sh $(NS) | gzip -9n >$(DESTDIR)$(MANDIR)/man1/nightshift.1.gz
 	install -m 644 pkg/nightshift.bash $(DESTDIR)$(BASHDIR)/nightshift
 	install -m 644 pkg/_nightshift $(DESTDIR)$(ZSHDIR)/_nightshift
-	cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/
+	@# the examples as shipped: in a git checkout without what git ignores (the runs and the
+	@# files an example writes when it is run, as the README's first command does)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard -- examples | \
+			tar --null --ignore-failed-read -T - -cf - | tar -C $(DESTDIR)$(EXAMPLEDIR) --strip-components=1 --no-same-owner -xf -; \
+	else cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/nightshift $(DESTDIR)$(MANDIR)/man1/nightshift.1.gz \

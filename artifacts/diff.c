@@ -527,6 +527,17 @@ int rundiff(const char *orig, const char *replay, const struct diffopts *o, stru
 		free(rel);
 		buffree(&d);
 	}
+	/* a job of the record the replay never made (a matrix from an output that came out otherwise) */
+	cJSON *recorded = o->whole && rc == 0 ? cJSON_GetObjectItemCaseSensitive(ra, "jobs") : NULL;
+	cJSON_ArrayForEach(j, recorded)
+	{
+		if (cJSON_GetObjectItemCaseSensitive(j, "parent") ||
+		    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rb, "jobs"), j->string))
+			continue;
+		struct buf d = {0};
+		finding(&f->divergence, &f->diverged, j->string, 0, "the record ran it, the replay did not", &d);
+		buffree(&d);
+	}
 	if (f->diverged > MAXSHOWN)
 		bufprintf(&f->divergence, "... and %d more divergences\n", f->diverged - MAXSHOWN);
 	if (f->drifted > MAXSHOWN)

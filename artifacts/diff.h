@@ -14,6 +14,7 @@ struct diffopts {
 	int64_t maxbytes;           /* bound for reading the layers (0: the default) */
 	diffignorefn *ignored;      /* NULL: every changed path is an effect */
 	void *arg;
+	int whole;                  /* the replay ran every job of the record: one it lacks diverged */
 };
 
 struct difffound {

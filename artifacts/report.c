@@ -316,6 +316,8 @@ static void jobtable(struct buf *b, const cJSON *run, const cJSON *needs, const 
 		status(b, jsonstr(j, "status", NULL));
 		bufputs(b, "</td><td>");
 		const cJSON *n, *list = get(needs, j->string);
+		if (!list) /* a matrix member: the needs of its matrix job as written */
+			list = get(needs, jsonstr(get(j, "matrix"), "job", ""));
 		int first = 1;
 		cJSON_ArrayForEach(n, list)
 		{

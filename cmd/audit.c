@@ -35,11 +35,21 @@ static const char audithelp[] =
 
 struct filter {
 	const char *job, *tool, *decision, *grep;
+	struct strv jobs; /* what --job selects: that job, or the members of that matrix job */
 };
+
+/* Whether --job (when given) selects job id. */
+static int jobkept(const struct filter *f, const char *id)
+{
+	for (size_t i = 0; f->job && i < f->jobs.n; i++)
+		if (strcmp(f->jobs.v[i], id) == 0)
+			return 1;
+	return !f->job;
+}
 
 static int keep(const struct filter *f, const struct call *c, const char *args)
 {
-	if (f->job && strcmp(f->job, c->job) != 0)
+	if (!jobkept(f, c->job))
 		return 0;
 	if (f->tool && (!c->tool || strcmp(f->tool, c->tool) != 0))
 		return 0;
@@ -233,27 +243,31 @@ static void runsummary(const char *run)
 	cJSON_Delete(r);
 }
 
-/* --job names a job of the run: in run.json, or a folder under jobs/ of an unfinished run. */
-static int knownjob(const char *dir, const char *shown, const char *job)
+/* --job names a job of the run (in run.json, or a folder under jobs/ of an unfinished run), or a
+ * matrix job of it, which stands for its members as it does for run --job: into f->jobs. */
+static int knownjob(const char *dir, const char *shown, struct filter *f)
 {
+	const char *job = f->job;
 	struct err e = {0};
 	cJSON *r = runjsonread(dir, &e), *j;
-	int found = 0;
 	struct buf names = {0};
 	if (r) {
 		cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(r, "jobs"))
 		{
-			found |= strcmp(j->string, job) == 0;
+			const char *group = jsonstr(cJSON_GetObjectItemCaseSensitive(j, "matrix"), "job", "");
+			if (strcmp(j->string, job) == 0 || strcmp(group, job) == 0)
+				strvadd(&f->jobs, j->string);
 			bufprintf(&names, "%s%s", names.len ? ", " : "", j->string);
 		}
 	} else if (runnameok(job)) {
 		char *p = xasprintf("%s/jobs/%s", dir, job);
 		struct stat st;
-		found = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			strvadd(&f->jobs, job);
 		free(p);
 	}
 	cJSON_Delete(r);
-	int rc = found ? EXIT_OK
+	int rc = f->jobs.n ? EXIT_OK
 	               : usage("audit", "--job %s: %s has no such job%s%s%s", job, shown, names.len ? " (its jobs: " : "",
 	                       names.len ? names.data : "", names.len ? ")" : "");
 	buffree(&names);
@@ -318,9 +332,10 @@ int cmdaudit(int argc, char **argv)
 	char *dir, *tmp;
 	if (runopen(run, maxu, &dir, &tmp, &e) < 0)
 		return report(&e);
-	int rc = f.job ? knownjob(dir, run, f.job) : EXIT_OK;
+	int rc = f.job ? knownjob(dir, run, &f) : EXIT_OK;
 	if (rc == EXIT_OK)
 		rc = doverify || allowed ? verify(dir, run, allowed) : net ? nettable(dir, &f, json) : table(dir, &f, json);
+	strvfree(&f.jobs);
 	runclose(dir, tmp);
 	return rc;
 }
@@ -474,7 +489,7 @@ static int nettable(const char *run, const struct filter *f, int json)
 		       "DECISION", "RULE", "SENT", "RECEIVED", "MS");
 	while ((rc = callsnext(c, &call, &e)) == 1) {
 		const cJSON *x;
-		if (f->job && strcmp(f->job, call.job) != 0)
+		if (!jobkept(f, call.job))
 			continue;
 		cJSON_ArrayForEach(x, call.net)
 		{

@@ -667,6 +667,9 @@ int gharun(const char *rundir, int exitcode, FILE *log, struct err *e)
 		int bad = strcmp(st, "failed") == 0 || strcmp(st, "aborted") == 0;
 		if (!bad && strcmp(st, "skipped") != 0 && strcmp(st, "cancelled") != 0)
 			continue;
+		size_t sl = strlen(st); /* an error that opens with the status ("skipped: ...") says it once */
+		if (strncmp(err, st, sl) == 0 && strncmp(err + sl, ": ", 2) == 0)
+			err += sl + 2;
 		char *title = xasprintf("nightshift: job %s %s", jv[k].id, st);
 		char *msg = xasprintf("job %s %s%s%s", jv[k].id, st, *err ? ": " : "", err);
 		annotate(log, bad ? "error" : "warning", title, msg);

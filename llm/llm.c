@@ -428,6 +428,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		int64_t wait = llmbackoff(h.retry_ms, n, random01());
 		int64_t left = until - nowms() - wait;
 		int more = again && (tries ? n + 1 < tries : 1) && left >= 0;
+		int64_t next = wait; /* the wait that would have come: told when it is what ends the retries */
+		int hinted = h.retry_ms >= 0;
 		if (!more)
 			wait = 0;
 		cJSON *fe = cJSON_CreateObject();
@@ -454,8 +456,9 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			else if (tries && n + 1 == tries)
 				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, n + 1);
 			else
-				errf(e, "model '%s': %s (gave up after %d attempts in %llds: retry_for %llds)", md->name, why, n + 1,
-				     (long long)((nowms() - start) / 1000), (long long)(md->retry_for_ms / 1000));
+				errf(e, "model '%s': %s (gave up after %d attempt%s in %llds: retry_for %llds; the next wait, %.1fs%s, "
+				     "would pass it)", md->name, why, n + 1, n ? "s" : "", (long long)((nowms() - start) / 1000),
+				     (long long)(md->retry_for_ms / 1000), next / 1000.0, hinted ? " as the server's retry-after asked" : "");
 			break;
 		}
 		if (l->onretry) {

@@ -63,6 +63,66 @@ static int inlist(const struct strv *l, const char *s)
 	return 0;
 }
 
+/* Whether schema sc's type is only scalars (no object, no array, so no field to reach into). */
+static int scalaronly(const cJSON *sc)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(sc, "type"), *it;
+	const cJSON *list = cJSON_IsArray(t) ? t : NULL;
+	int any = 0, deep = 0;
+	if (cJSON_IsString(t))
+		return strcmp(t->valuestring, "object") != 0 && strcmp(t->valuestring, "array") != 0;
+	cJSON_ArrayForEach(it, list)
+	{
+		any = 1;
+		deep |= cJSON_IsString(it) && (!strcmp(it->valuestring, "object") || !strcmp(it->valuestring, "array"));
+	}
+	return any && !deep;
+}
+
+/* Check parts[from..] against the output schema sc of job: 0 when the schema may give a value
+ * there, else -1 with e naming the part. The declared properties are the contract: a name not
+ * among them is refused unless additionalProperties gives it a schema. Only plain schemas are read:
+ * one that combines others (anyOf, $ref, ...) or names properties by pattern ends the check. */
+static int schemapath(const cJSON *sc, const char *job, const struct strv *p, size_t from, struct err *e)
+{
+	static const char *const open[] = {"anyOf", "oneOf", "allOf", "not", "$ref", "patternProperties", NULL};
+	for (size_t i = from; i < p->n; i++) {
+		if (!cJSON_IsObject(sc))
+			return 0; /* true or no schema: anything */
+		for (size_t k = 0; open[k]; k++)
+			if (cJSON_GetObjectItemCaseSensitive(sc, open[k]))
+				return 0;
+		const cJSON *props = cJSON_GetObjectItemCaseSensitive(sc, "properties");
+		const cJSON *extra = cJSON_GetObjectItemCaseSensitive(sc, "additionalProperties");
+		const cJSON *items = cJSON_GetObjectItemCaseSensitive(sc, "items");
+		char *end;
+		strtol(p->v[i], &end, 10);
+		if (!*end && items) {
+			sc = items;
+		} else if (cJSON_IsObject(props) && cJSON_GetObjectItemCaseSensitive(props, p->v[i])) {
+			sc = cJSON_GetObjectItemCaseSensitive(props, p->v[i]);
+		} else if (extra && !cJSON_IsFalse(extra)) {
+			sc = extra;
+		} else if (cJSON_IsObject(props) || scalaronly(sc)) {
+			struct buf names = {0};
+			const cJSON *it, *named = cJSON_IsObject(props) ? props : NULL;
+			cJSON_ArrayForEach(it, named)
+				bufprintf(&names, "%s%s", names.len ? ", " : "", it->string);
+			struct buf at = {0};
+			for (size_t k = 2; k < i; k++)
+				bufprintf(&at, "%s%s", k > 2 ? "." : "", p->v[k]);
+			errf(e, "jobs.%s.%s.%s: the output schema of job '%s' has no '%s' there (%s%s)", job, at.data, p->v[i], job,
+			     p->v[i], names.len ? "its properties: " : "it is not an object", names.len ? names.data : "");
+			buffree(&names);
+			buffree(&at);
+			return -1;
+		} else {
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* Resolve one expression to a new string, or NULL (e says why); *keep when it is left as written. */
 static char *resolve(const char *text, size_t n, const struct exprenv *env, int check, int *keep, struct err *e)
 {
@@ -102,6 +162,8 @@ static char *resolve(const char *text, size_t n, const struct exprenv *env, int 
 		else if (env->groups && !many && inlist(env->groups, p.v[1]))
 			errf(e, "jobs.%s.output: '%s' is a matrix job; write jobs.%s.outputs (a map of its values to "
 			        "their outputs)", p.v[1], p.v[1], p.v[1]);
+		else if (check && !many && env->schema && schemapath(env->schema(env->ctx, p.v[1]), p.v[1], &p, 3, e) < 0)
+			; /* e says why */
 		else if (check || !env->output)
 			out = xstrdup(""), *keep = !check;
 		else {

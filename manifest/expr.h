@@ -15,6 +15,9 @@ struct exprenv {
 	const struct strv *groups; /* matrix jobs: only they have .outputs; NULL = not checked */
 	int later;                 /* jobs.* are left as they are, unchecked (checked once all jobs are known) */
 	const cJSON *matrix;       /* a matrix member's values {KEY: value}; NULL = no matrix.* allowed */
+	/* checking: the output schema of a job in needs (NULL: any object, not checked); when set, a
+	 * jobs.ID.output.PATH the schema can never give a value at is an error */
+	const cJSON *(*schema)(void *ctx, const char *job);
 	const struct strv *tainted; /* matrix keys whose values came from a job's output */
 	size_t *taintat;           /* when set: the offset in the expansion of the first byte of a value that
 	                            * came from a job's output (jobs.*, a tainted matrix key), else SIZE_MAX */

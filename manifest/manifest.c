@@ -1613,18 +1613,24 @@ static int adminallows(const struct adminpolicy *a, const struct netrule *r)
 	return 0;
 }
 
-/* Hold one sandbox to the admin policy's floors: its protect paths added, a backend or network
- * the policy does not allow refused at n. */
-static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, const char *what,
-                        struct sandboxconf *sc)
+/* Where a sandbox's backend and its network were written: the manifest's node, or the user's. */
+struct floorat {
+	struct ydoc *by, *ny;
+	yaml_node_t *bn, *nn;
+};
+
+/* Hold one sandbox to the admin policy's floors: a backend or network the policy does not allow
+ * refused where it was written. */
+static int adminfloors(const struct adminpolicy *a, const struct floorat *at, const char *what,
+                       const struct sandboxconf *sc)
 {
 	static const char *const names[] = {"namespace", "docker", "none"};
+	struct ydoc *y = at->ny;
+	yaml_node_t *n = at->nn;
 	if (!a->path)
 		return 0;
-	for (size_t i = 0; i < a->protect.n; i++)
-		strvadd(&sc->protect, a->protect.v[i]);
 	if (a->backends && !(a->backends & (1u << sc->backend)))
-		return yfail(y, n, "%s: sandbox backend '%s' is not allowed by the admin policy %s", what,
+		return yfail(at->by, at->bn, "%s: sandbox backend '%s' is not allowed by the admin policy %s", what,
 		             names[sc->backend], a->path);
 	int net = sc->network_host ? 2 : sc->network_allow ? 1 : 0;
 	if (a->network >= 0 && net > a->network)
@@ -1636,6 +1642,16 @@ static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t
 				return yfail(y, n, "%s: network.allow entry '%s' is not in the admin policy %s's allow list", what,
 				             sc->allow[i].text, a->path);
 	return 0;
+}
+
+/* The same with the policy's protect paths added to the sandbox. */
+static int adminsandbox(const struct adminpolicy *a, struct ydoc *y, yaml_node_t *n, const char *what,
+                        struct sandboxconf *sc)
+{
+	for (size_t i = 0; a->path && i < a->protect.n; i++)
+		strvadd(&sc->protect, a->protect.v[i]);
+	struct floorat at = {y, y, n, n};
+	return adminfloors(a, &at, what, sc);
 }
 
 /* A worker under the admin policy: its rules joined, its default no weaker, its budgets capped. */
@@ -1764,13 +1780,14 @@ static int parsejob(struct manifest *m, struct ydoc *y, const char *id, yaml_nod
 		if (rc < 0)
 			bad = -1, ynote(y);
 	}
+	/* before any return: the input's expressions are checked later, a mistake here or not */
+	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	if (bad < 0)
 		return -1;
 	if (!j->input)
 		j->input = xstrdup("");
 	if (netcheck(y, &j->sandbox, id) < 0 || adminjob(&m->admin, y, n, j) < 0)
 		return -1;
-	j->inputpos = ypos(y, yget(y, n, "input") ? yget(y, n, "input") : n);
 	/* Checked now, expanded once when the job starts (run.c), in one pass with the outputs of the
 	 * jobs it needs: a value is never read again as an expression. jobs.* are checked in groupneeds. */
 	struct exprenv env = {.sets = &m->sets, .later = 1, .matrix = j->mxvalues};
@@ -1866,6 +1883,15 @@ static int parsejobs(struct manifest *m, struct ydoc *y, const char *id, yaml_no
 	return rc;
 }
 
+/* The output schema of job id's worker (exprenv.schema), or NULL (any object). */
+static const cJSON *outschema(void *ctx, const char *id)
+{
+	struct manifest *m = ctx;
+	struct job *j = manifestjob(m, id);
+	struct worker *w = j && j->worker ? manifestworker(m, j->worker) : NULL;
+	return w ? w->output : NULL;
+}
+
 /* A job's needs that name a matrix job made into its members (the matrix job kept in needgroups),
  * and its input's ${{ jobs.* }} checked against them. */
 static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups, struct err *e)
@@ -1885,7 +1911,8 @@ static int jobneeds(struct manifest *m, struct job *j, const struct strv *groups
 		strvadd(&all, needs.v[k]);
 	for (size_t k = 0; k < j->needgroups.n; k++)
 		strvadd(&all, j->needgroups.v[k]);
-	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups, .matrix = j->mxvalues};
+	struct exprenv env = {.sets = &m->sets, .needs = &all, .groups = groups, .matrix = j->mxvalues, .schema = outschema,
+	                      .ctx = m};
 	struct err xe = {0};
 	int rc = 0;
 	if (j->input && exprcheck(j->input, &env, &xe) < 0)
@@ -2006,6 +2033,13 @@ static struct pos itempos(const struct pos *items, size_t k, struct pos owner)
 	return items ? items[k] : owner;
 }
 
+/* Whether a cost budget can hold model md: it has a price, or bills nothing (scripted), or there is
+ * no such model (said elsewhere). */
+static int pricedornone(const struct model *md)
+{
+	return !md || md->price.set || md->provider == PROV_SCRIPTED;
+}
+
 /* Cross-references: models, delegates, needs, cycles; every mistake, at the item that makes it. */
 static int crosscheck(struct manifest *m, struct ydoc *y)
 {
@@ -2024,14 +2058,12 @@ static int crosscheck(struct manifest *m, struct ydoc *y)
 				rc = errat(y, at, "worker '%s': delegate '%s' clashes with a built-in tool name", w->name,
 				           w->delegates.v[k]);
 		}
-		if ((w->max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, w->model) &&
-		    !manifestmodel(m, w->model)->price.set)
+		if ((w->max_cost > 0 || m->budget_cost > 0) && !pricedornone(manifestmodel(m, w->model)))
 			rc = errat(y, w->pos, "worker '%s' has a cost budget (max_cost or budget.cost) but its model '%s' has no "
 			           "price: set models.X.price {input, output} in USD per million tokens", w->name, w->model);
 	}
 	for (size_t i = 0; i < m->njobs; i++)
-		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && manifestmodel(m, jobmodel(m, &m->jobs[i])) &&
-		    !manifestmodel(m, jobmodel(m, &m->jobs[i]))->price.set)
+		if ((m->jobs[i].max_cost > 0 || m->budget_cost > 0) && !pricedornone(manifestmodel(m, jobmodel(m, &m->jobs[i]))))
 			rc = errat(y, m->jobs[i].pos, "job '%s' has a cost budget but its model '%s' has no price", m->jobs[i].id,
 			           jobmodel(m, &m->jobs[i]));
 	for (size_t i = 0; i < m->njobs; i++) {
@@ -2089,6 +2121,47 @@ static void defaults(struct manifest *m)
 	m->snapshot.max_size = DEF_MAXSIZE;
 }
 
+/* The manifest's own sandbox (node n) held to the admin policy. A backend or network the manifest
+ * does not write is the user's defaults' when they write it: refused at the user's line, and the
+ * built-in floor stands in, so the workers and jobs that inherit it are not blamed for it. */
+static int toplevelfloors(struct manifest *m, struct ydoc *y, yaml_node_t *n)
+{
+	struct ydoc *cy = m->cfg;
+	yaml_node_t *cs = cy && yroot(cy) ? yget(cy, yroot(cy), "sandbox") : NULL;
+	int ub = cs && yget(cy, cs, "backend") && !yget(y, n, "backend");
+	int un = cs && yget(cy, cs, "network") && !yget(y, n, "network");
+	struct floorat at = {ub ? cy : y, un ? cy : y, ub ? cs : n, un ? cs : n};
+	for (size_t i = 0; m->admin.path && i < m->admin.protect.n; i++)
+		strvadd(&m->sandbox.protect, m->admin.protect.v[i]);
+	if (adminfloors(&m->admin, &at, "sandbox", &m->sandbox) == 0)
+		return 0;
+	if (ub || un) {
+		m->sandbox.backend = BACKEND_NAMESPACE;
+		m->sandbox.network_host = m->sandbox.network_allow = 0;
+		allowfree(&m->sandbox);
+	}
+	return -1;
+}
+
+/* A matrix whose values come from a job's output (node jobs holds the jobs): each key's
+ * jobs.ID.output.PATH held to that job's output schema, as an input's is. */
+static int matrixschemas(struct manifest *m, struct ydoc *y, yaml_node_t *jobs)
+{
+	int bad = 0;
+	for (size_t i = 0; i < m->njobs; i++) {
+		struct job *j = &m->jobs[i];
+		yaml_node_t *mx = j->mxpending ? yget(y, yget(y, jobs, j->id), "matrix") : NULL;
+		struct ypair p;
+		for (size_t k = 0; mx && mx->type == YAML_MAPPING_NODE && yeach(y, mx, k, &p); k++) {
+			struct exprenv env = {.sets = &m->sets, .needs = &j->needs, .schema = outschema, .ctx = m};
+			struct err xe = {0};
+			if (p.val->type == YAML_SCALAR_NODE && exprcheck((const char *)p.val->data.scalar.value, &env, &xe) < 0)
+				bad = yfail(y, p.val, "matrix key '%s': %s", p.key, xe.msg);
+		}
+	}
+	return bad;
+}
+
 /* manifestadminprice for the model at node n, its refusal at n. */
 static int adminprice(const struct manifest *m, struct ydoc *y, yaml_node_t *n, struct model *md)
 {
@@ -2129,8 +2202,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 	}
 	if ((v = yget(y, root, "sandbox")) && parsesandbox(y, v, m->confine ? NULL : m->dir, &m->sandbox) < 0)
 		bad = -1;
-	if (adminsandbox(&m->admin, y, v ? v : root, "sandbox", &m->sandbox) < 0)
-		bad = -1, ynote(y);
+	if (toplevelfloors(m, y, v ? v : root) < 0)
+		bad = -1;
 	if ((v = yget(y, root, "snapshot")) && parsesnapshot(y, v, &m->snapshot) < 0)
 		bad = -1;
 	if ((v = yget(y, root, "secrets")) && ystrv(y, v, &m->secrets) < 0)
@@ -2207,6 +2280,8 @@ static int parse(struct manifest *m, struct ydoc *y, const char *wsoverride, str
 		ynote(y);
 		return -1;
 	}
+	if (matrixschemas(m, y, v) < 0)
+		bad = -1;
 	return crosscheck(m, y) < 0 ? -1 : bad;
 }
 
@@ -2677,6 +2752,15 @@ struct job *manifestjob(const struct manifest *m, const char *id)
 		if (strcmp(m->jobs[i].id, id) == 0)
 			return &m->jobs[i];
 	return NULL;
+}
+
+struct job *manifestjobof(const struct manifest *m, const char *id, const char *group)
+{
+	struct job *j = manifestjob(m, id);
+	if (j || !group)
+		return j;
+	j = manifestjob(m, group);
+	return j && j->mxpending ? j : NULL;
 }
 
 const char *decisionname(enum decision d)

@@ -319,6 +319,10 @@ struct model *manifestmodel(const struct manifest *m, const char *name);
 int manifestadminprice(const struct manifest *m, struct model *md, struct err *e);
 struct worker *manifestworker(const struct manifest *m, const char *name);
 struct job *manifestjob(const struct manifest *m, const char *id);
+/* The job of m that a recorded job id stands for: that job, else the matrix job group names (a
+ * member of a matrix made from a job's output is no job of m until that output is there: run.json's
+ * matrix.job), when m has it and its matrix is still pending; NULL when neither. */
+struct job *manifestjobof(const struct manifest *m, const char *id, const char *group);
 /* The jobs id names: the job of that id, or every member of the matrix job id; 0 when none. */
 size_t manifestselect(const struct manifest *m, const char *id, struct strv *ids);
 /* Make the pending matrix job i (mxpending) into its members, with outputs ({ID: output}) of the

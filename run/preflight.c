@@ -37,6 +37,17 @@ static int proxied(void)
 }
 
 /* The host of a model's base_url resolves. */
+/* A new reason in why, at p (file:line:col) when p is known. */
+static void whyat(struct buf *why, const struct pos *p)
+{
+	if (why->len)
+		bufputs(why, "\n");
+	if (p->file && p->file[0] == '-') /* a model of --model: the flag, not a file */
+		bufprintf(why, "%s: ", p->file);
+	else if (p->file)
+		bufprintf(why, "%s:%d:%d: ", p->file, p->line, p->col);
+}
+
 static int resolves(const struct model *md, struct buf *why)
 {
 	CURLU *u = curl_url();
@@ -44,7 +55,8 @@ static int resolves(const struct model *md, struct buf *why)
 	int ok = 1;
 	if (!u || curl_url_set(u, CURLUPART_URL, md->base_url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
-		bufprintf(why, "%smodel '%s': base_url %s is not a URL", why->len ? "\n" : "", md->name, md->base_url);
+		whyat(why, &md->pos);
+		bufprintf(why, "model '%s': base_url %s is not a URL", md->name, md->base_url);
 		ok = 0;
 	} else if (!proxied()) {
 		char name[256];
@@ -56,8 +68,9 @@ static int resolves(const struct model *md, struct buf *why)
 		struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
 		int rc = getaddrinfo(name, NULL, &hints, &res);
 		if (rc != 0) {
-			bufprintf(why, "%smodel '%s': the host of base_url %s does not resolve: %s", why->len ? "\n" : "",
-			          md->name, md->base_url, gai_strerror(rc));
+			whyat(why, &md->pos);
+			bufprintf(why, "model '%s': the host of base_url %s does not resolve: %s", md->name, md->base_url,
+			          gai_strerror(rc));
 			ok = 0;
 		}
 		if (res)
@@ -105,8 +118,10 @@ int preflight(const struct manifest *m, const int *sel, int models, int owners, 
 			continue;
 		struct llm *l = NULL;
 		struct err le = {0};
-		if (llmopen(&l, &m->models[i], NULL, &le) < 0)
-			bufprintf(&why, "%s%s", why.len ? "\n" : "", le.msg);
+		if (llmopen(&l, &m->models[i], NULL, &le) < 0) {
+			whyat(&why, &m->models[i].keypos); /* at its api_key_env, as validate's warning */
+			bufputs(&why, le.msg);
+		}
 		if (m->models[i].base_url)
 			resolves(&m->models[i], &why);
 		llmclose(l);

@@ -38,7 +38,8 @@ static const struct worker *workerof(const struct manifest *m, const cJSON *run,
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "jobs"), job);
 	const char *name = jsonstr(j, "worker", NULL);
 	if (!cJSON_GetObjectItemCaseSensitive(j, "parent")) {
-		const struct job *mj = manifestjob((struct manifest *)m, job);
+		const char *group = jsonstr(cJSON_GetObjectItemCaseSensitive(j, "matrix"), "job", NULL);
+		const struct job *mj = manifestjobof(m, job, group);
 		if (mj)
 			name = mj->worker;
 		else

@@ -170,6 +170,15 @@ static int load(struct manifest *m, const char *path, const struct loadopts *lo,
 	return errc(e, ERR_INPUT, "%s: %zu mistakes", path, m->errors.n);
 }
 
+/* Whether list holds name. */
+static int strvhas(const struct strv *list, const char *name)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (strcmp(list->v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Restore each workspace of the record as before its first step into ws/<name> (the manifest's:
  * ws/default), noting where each chain went in map. Every workspace of the replay lies in ws,
  * whatever the record says. */
@@ -187,12 +196,16 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 	if (rc < 0)
 		return -1;
 	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rj, "workspace"));
+	struct strv chains = {0}; /* a run of one workspace may still keep it in snapshots/<name>/ */
+	snapchains(o->dir, &chains);
 	for (sp = spaces ? spaces->child : NULL;; sp = sp->next) {
 		if (spaces && !sp)
 			break;
 		const char *name = spaces ? sp->string : NULL;
 		char *to = pathjoin(ws, name ? name : WSDEFAULT);
-		const char *chain = nsp > 1 ? name : ""; /* one workspace: its layers are in snapshots/ */
+		/* one workspace: its layers are in snapshots/, unless the run kept a chain per workspace
+		 * from its start (a matrix from a job's output) */
+		const char *chain = name && (nsp > 1 || strvhas(&chains, name)) ? name : "";
 		int first = firstlayer(o->dir, chain);
 		int src = snaprestorews(o->dir, *chain ? chain : NULL, first, to, 1, o->maxunpack, e);
 		const char *base = mname && strrchr(mname, '/') ? strrchr(mname, '/') + 1 : mname;
@@ -202,13 +215,20 @@ static int restoreall(const struct replayopts *o, const cJSON *rj, const char *w
 			          first ? "the first snapshot" : "the end snapshot (the run had no steps)", to);
 			strvadd(&map->chain, chain);
 			strvadd(&map->dir, to);
+			if (nsp <= 1 && name) { /* the replay may keep its one workspace in the other layout */
+				strvadd(&map->chain, *chain ? "" : name);
+				strvadd(&map->dir, to);
+			}
 		}
 		free(to);
-		if (src < 0)
+		if (src < 0) {
+			strvfree(&chains);
 			return errctx(e, "replay: restoring the workspace %s of %s", shown, o->run);
+		}
 		if (!spaces)
 			break;
 	}
+	strvfree(&chains);
 	return 0;
 }
 
@@ -350,8 +370,15 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 		strvadd(&ro.jobs, o->jobs->v[i]);
 	cJSON *ran = ro.jobs.n ? NULL : cJSON_GetObjectItemCaseSensitive(rj, "jobs");
 	cJSON_ArrayForEach(it, ran)
-		if (!cJSON_GetObjectItemCaseSensitive(it, "parent") && manifestjob(&m, it->string))
+	{
+		if (cJSON_GetObjectItemCaseSensitive(it, "parent"))
+			continue;
+		/* a member of a matrix made from an output is selected by its id, as run --job takes it:
+		 * its matrix job makes the members again, and runs only those the record ran */
+		const char *group = jsonstr(cJSON_GetObjectItemCaseSensitive(it, "matrix"), "job", NULL);
+		if (manifestjobof(&m, it->string, group) && !strvhas(&ro.jobs, it->string))
 			strvadd(&ro.jobs, it->string);
+	}
 	ro.outdir = o->outdir;
 	ro.replay = o->dir;
 	ro.replayof = o->run;
@@ -361,7 +388,7 @@ int replayrun(const struct replayopts *o, struct replayresult *r, struct err *e)
 	if (rc < 0)
 		goto done;
 	r->end = rc;
-	struct diffopts dop = {&m.snapshot.exclude, o->maxunpack, ignoredby, &map};
+	struct diffopts dop = {&m.snapshot.exclude, o->maxunpack, ignoredby, &map, !o->jobs || !o->jobs->n};
 	rc = rundiff(o->dir, r->newrun, &dop, &r->found, e) < 0 ? -1 : 0;
 done:
 	if (loaded)
