@@ -75,6 +75,12 @@ int runprune(const char *dir, int keep, int64_t olderms, int dry, struct strv *r
 			if (!dry)
 				snapremove(p);
 			strvadd(removed, p);
+			/* its report, RUN.html beside it (report's default), goes with it */
+			char *html = xasprintf("%s.html", p);
+			struct stat hs;
+			if (lstat(html, &hs) == 0 && S_ISREG(hs.st_mode) && (dry || unlink(html) == 0))
+				strvadd(removed, html);
+			free(html);
 		}
 		if (lock >= 0)
 			close(lock);

@@ -655,6 +655,13 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 		snprintf(s, sizeof s, "context: %.0f older messages summarized by the model%s", num(ev, "count", 0),
 		         jsonstr(ev, "error", NULL) ? " (failed)" : "");
 		folded(t, s, jsonstr(ev, "summary", jsonstr(ev, "error", "")));
+	} else if (strcmp(type, "hard_links") == 0) {
+		char s[160];
+		snprintf(s, sizeof s, "warning: %.0f workspace file%s hard links outside the workspace", num(ev, "count", 0),
+		         num(ev, "count", 0) == 1 ? " has" : "s have");
+		char *j = cJSON_PrintUnformatted(ev);
+		folded(t, s, j);
+		free(j);
 	} else if (strcmp(type, "model_request") != 0 && strcmp(type, "snapshot") != 0) {
 		char *j = cJSON_PrintUnformatted(ev);
 		folded(t, type, j);

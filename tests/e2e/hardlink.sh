@@ -42,6 +42,8 @@ expect_grep "write_file to it is denied" "lib/vendored.py is protected \(it has 
 expect_grep "the redirect failed in the step" 'Read-only file system' "$T/events"
 "$NS" audit --verify "$dir" >/dev/null 2>&1
 expect_rc "the run verifies" 0 $?
+"$NS" report "$dir" --out "$T/r.html" >/dev/null 2>&1
+expect_grep "the report says it in words" "warning: 1 workspace file has hard links outside the workspace" "$T/r.html"
 
 # Many links (a pnpm store) past the cap would be too many mounts: the job fails saying how to
 # break them, before any step runs.

@@ -14,6 +14,9 @@ mkrun 20991230T000000Z-cccc
 mkrun 20991231T000000Z-dddd
 mkdir -p "$runs/notes" "$runs/.20200101T000000Z-eeee.new/jobs" "$T/elsewhere/20190101T000000Z-ffff/jobs"
 echo keep >"$runs/README"
+echo '<html>' >"$runs/20200101T000000Z-aaaa.html"                # its report goes with it
+echo '<html>' >"$T/elsewhere/other.html"
+ln -s "$T/elsewhere/other.html" "$runs/20200102T000000Z-bbbb.html" # a link named so stays
 ln -s "$T/elsewhere/20190101T000000Z-ffff" "$runs/20190101T000000Z-ffff"
 
 # a live run, older by name than the two of 2099: its step waits for a file the test makes
@@ -33,7 +36,7 @@ YAML
 "$NS" run "$T/m.yaml" --out "$runs" >"$T/live" 2>"$T/err" &
 LIVE=$!
 others="20200101T000000Z-aaaa|20200102T000000Z-bbbb|20991230T000000Z-cccc|20991231T000000Z-dddd|20190101T000000Z-ffff"
-liverun() { ls -d "$runs"/20*Z-* 2>/dev/null | grep -Ev "/($others)$"; }
+liverun() { ls -d "$runs"/20*Z-*/ 2>/dev/null | sed 's|/$||' | grep -Ev "/($others)$"; }
 waitfor 60 liverun >/dev/null
 live=$(liverun)
 waitfor 60 test -e "$live/snapshots/0001.tar.zst"
@@ -50,12 +53,15 @@ expect_rc "finalize refuses a live run" 2 $?
 
 "$NS" prune "$runs" --keep 1 --dry-run >"$T/dry" 2>&1
 expect_rc "a dry run" 0 $?
-expect_eq "a dry run removes nothing (four made, one live)" 5 "$(ls -d "$runs"/20*Z-* | grep -vc ffff)"
+expect_eq "a dry run removes nothing (four made, one live)" 5 "$(ls -d "$runs"/20*Z-*/ | grep -vc ffff)"
 
 "$NS" prune "$runs" --older-than 30d >"$T/p1" 2>"$T/e1"
 expect_rc "--older-than 30d" 0 $?
-expect_eq "only the runs of 2020 go" "$runs/20200101T000000Z-aaaa
+expect_eq "only the runs of 2020 go, and the report beside one" "$runs/20200101T000000Z-aaaa
+$runs/20200101T000000Z-aaaa.html
 $runs/20200102T000000Z-bbbb" "$(LC_ALL=C sort "$T/p1")"
+check "the report is gone" test ! -e "$runs/20200101T000000Z-aaaa.html"
+check "a link named like a report stays, and what it leads to" test -L "$runs/20200102T000000Z-bbbb.html" -a -f "$T/elsewhere/other.html"
 check "the runs of 2099 stay" test -d "$runs/20991230T000000Z-cccc"
 
 "$NS" prune "$runs" --keep 1 >"$T/p2" 2>"$T/e2"
@@ -75,6 +81,6 @@ wait "$LIVE"
 expect_rc "the live run ends" 0 $?
 "$NS" prune "$runs" --keep 1 >"$T/p3" 2>&1
 expect_eq "once it has ended, it goes" "$live" "$(cat "$T/p3" | grep -v '^nightshift:')"
-expect_eq "what is left: the newest and what is no run" "$runs/.20200101T000000Z-eeee.new $runs/20190101T000000Z-ffff $runs/20991231T000000Z-dddd $runs/README $runs/notes" \
+expect_eq "what is left: the newest and what is no run" "$runs/.20200101T000000Z-eeee.new $runs/20190101T000000Z-ffff $runs/20200102T000000Z-bbbb.html $runs/20991231T000000Z-dddd $runs/README $runs/notes" \
 	"$(ls -A "$runs" | LC_ALL=C sort | sed "s|^|$runs/|" | tr '\n' ' ' | sed 's/ $//')"
 done_tests
