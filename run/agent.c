@@ -1291,7 +1291,9 @@ static int loop(struct jobrun *jr, struct err *e)
 			            jr->res->turns), 0;
 		struct llmreply r;
 		int rc = ask(jr, &r, e);
-		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, "thinking", 0);
+		char doing[64]; /* the model has answered: what follows is the runner's */
+		snprintf(doing, sizeof doing, "turn %d: reading the reply", jr->res->turns);
+		progressjob(j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
 		if (rc == 2)
 			continue; /* the provider's window was smaller: elided, asked again */
 		if (rc == 1 && jr->transient && retries < j->retries && jr->res->turns < j->max_turns) {
