@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# attack-model: what a hostile model's replies can make of the runner, from an outside tester.
+# Each part names the finding it holds (docs/security.md, "Origins and sinks").
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+unset GITHUB_ACTIONS
+command -v python3 >/dev/null || { skip "attack-model" "python3 is needed for the model server"; done_tests; exit; }
+
+MOCKPID=
+trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; rm -rf "$T"' EXIT
+
+# serve SCRIPT_JSON: a loopback OpenAI-compatible model (tests/mockmodel.py); sets PORT
+serve() {
+	[ -n "$MOCKPID" ] && { kill $MOCKPID 2>/dev/null; wait $MOCKPID 2>/dev/null; }
+	printf '%s' "$1" > "$T/script.json"
+	rm -f "$T/port"
+	python3 "$ROOT/tests/mockmodel.py" "$T/script.json" "$T/port" "$T/model.log" & MOCKPID=$!
+	waitfor 60 test -s "$T/port"
+	PORT=$(cat "$T/port")
+}
+
+# --- 1. A key given twice in a call's arguments ---
+# The rules read the first "path" (cJSON), a server reads the last (Python, Node, Go): a rule
+# allowing writes under reports/ let the server write notes.txt. Go's encoding/json also takes
+# "PATH" or "Path" for "path".
+if userns; then
+	mkdir -p "$T/dup/ws/reports" "$T/dup/srv"
+	echo original > "$T/dup/ws/notes.txt"
+	cat > "$T/dup/srv/write.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    m, r = msg.get("method"), None
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "w", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "write", "inputSchema": {"type": "object"}}]}
+    elif m == "tools/call":
+        a = msg["params"].get("arguments") or {}
+        with open(a["path"], "w") as f:
+            f.write(a.get("content", ""))
+        r = {"content": [{"type": "text", "text": "wrote " + a["path"]}]}
+    out = {"jsonrpc": "2.0", "id": msg["id"]}
+    out.update({"result": r} if r is not None else {"error": {"code": -32601, "message": "no"}})
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+PY
+	serve '{"by_turn": [
+	  {"openai_calls": [
+	    ["mcp__s__write", "{\"path\":\"/workspace/reports/a.md\",\"content\":\"DUP\",\"path\":\"/workspace/notes.txt\"}"],
+	    ["mcp__s__write", "{\"path\":\"/workspace/reports/b.md\",\"content\":\"CASE\",\"PATH\":\"/workspace/notes.txt\"}"],
+	    ["mcp__s__write", "{\"o\":{\"k\":1,\"k\":2},\"path\":\"/workspace/reports/c.md\",\"content\":\"DEEP\"}"],
+	    ["mcp__s__write", "{\"path\":\"/workspace/reports/ok.md\",\"content\":\"fine\"}"]]},
+	  {"openai_calls": [["final_result", "{}"]]}]}'
+	cat > "$T/dup/m.yaml" <<YAML
+version: 1
+workspace: ws
+models: { d: { provider: openai, base_url: "http://127.0.0.1:$PORT/v1", model: m, api_key_env: HOME } }
+sandbox: { backend: namespace, network: none, mounts: [ { source: $T/dup/srv, target: /srv, mode: ro } ] }
+mcp:
+  s: { command: [python3, /srv/write.py] }
+workers:
+  w:
+    model: d
+    instructions: x
+    tools: ["mcp__s__write"]
+    approval:
+      default: deny
+      rules:
+        - { tool: "mcp__s__write", args: { path: "/workspace/reports/**" }, decision: allow }
+jobs:
+  j: { worker: w, input: go }
+YAML
+	"$NS" run "$T/dup/m.yaml" --out "$T/dup/runs" > "$T/dup/out" 2> "$T/dup/err"
+	expect_rc "dup: the run ends" 0 $?
+	expect_eq "dup: notes.txt is not written through a second path" original "$(cat "$T/dup/ws/notes.txt")"
+	zstd -dcq "$(cat "$T/dup/out")/jobs/j/events.jsonl.zst" > "$T/dup/ev" 2>/dev/null
+	n=$(grep -c '"type":"decision".*"decision":"deny".*given twice' "$T/dup/ev")
+	expect_eq "dup: the three calls with a key twice (exact, case, nested) are denied, naming it" 3 "$n"
+	check "dup: no file of theirs was written" test ! -e "$T/dup/ws/reports/a.md" -a ! -e "$T/dup/ws/reports/b.md" \
+		-a ! -e "$T/dup/ws/reports/c.md"
+	expect_eq "dup: a call with each key once runs" fine "$(cat "$T/dup/ws/reports/ok.md" 2>/dev/null)"
+	"$NS" policy "$T/dup/m.yaml" --worker w --tool mcp__s__write \
+		--args '{"path":"/workspace/reports/a.md","path":"/workspace/notes.txt"}' > "$T/dup/pol" 2>&1
+	expect_grep "dup: nightshift policy decides the same" "^deny" "$T/dup/pol"
+	expect_grep "dup: and says why" "key 'path' given twice" "$T/dup/pol"
+else
+	skip "attack-model dup" "user namespaces are not available"
+fi
+
+done_tests
