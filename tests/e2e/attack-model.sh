@@ -91,4 +91,42 @@ else
 	skip "attack-model dup" "user namespaces are not available"
 fi
 
+# --- 2. One reply of 40 000 tool calls ---
+# 2.6 MB, within the body and JSON caps. Each call cost a walk over every call before it (the map of
+# call ids to steps, the context's last turns): 41 s at full CPU before the next request, for one
+# reply. A reply making more than 1024 calls is now refused as unusable, as a stream's index past
+# 1024 is, and retried; one of 1024 runs.
+python3 - "$T/many.json" <<'PY2'
+import json, sys
+many = [["nope", "{}"] for i in range(40000)]
+ok = [["nope", "{}"] for i in range(1024)]
+json.dump({"by_turn": [{"openai_calls": many}, {"openai_calls": ok},
+                       {"openai_calls": [["final_result", "{}"]]}]}, open(sys.argv[1], "w"))
+PY2
+serve "$(cat "$T/many.json")"
+mkdir -p "$T/many/ws"
+cat > "$T/many/m.yaml" <<YAML
+version: 1
+workspace: ws
+models: { d: { provider: openai, base_url: "http://127.0.0.1:$PORT/v1", model: m, api_key_env: HOME, retries: 1 } }
+sandbox: { backend: none }
+workers:
+  w: { model: d, instructions: x, tools: [], max_turns: 3 }
+jobs:
+  j: { worker: w, input: go }
+YAML
+start=$SECONDS
+timeout 60 "$NS" run "$T/many/m.yaml" --out "$T/many/runs" > "$T/many/out" 2> "$T/many/err"
+rc=$? took=$((SECONDS - start))
+expect_rc "many: the job fails (exit 1), not killed" 1 $rc
+check "many: within 10 s ($took s)" test "$took" -lt 10
+expect_grep "many: the reply is refused, saying why" "40000 tool calls in one reply, more than 1024" "$T/many/err"
+serve "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["by_turn"]=d["by_turn"][1:]; print(json.dumps(d))' "$T/many.json")"
+sed -i "s#127.0.0.1:[0-9]*#127.0.0.1:$PORT#" "$T/many/m.yaml"
+start=$SECONDS
+timeout 60 "$NS" run "$T/many/m.yaml" --out "$T/many/runs" > "$T/many/out" 2> "$T/many/err"
+rc=$? took=$((SECONDS - start))
+expect_rc "many: a reply of 1024 calls is taken" 0 $rc
+check "many: 1024 calls within 10 s ($took s)" test "$took" -lt 10
+
 done_tests
