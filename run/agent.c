@@ -15,6 +15,7 @@
 #include "../policy/decide.h"
 #include "../policy/gitmeta.h"
 #include "progress.h"
+#include "../util/jsonb.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
 #include "../manifest/skills.h"
@@ -174,6 +175,12 @@ static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e
 		bufputs(&errs, "arguments are not a JSON object\n");
 	} else {
 		nerr = jr->w->output ? schemavalidate(jr->w->output, c->args, &errs) : 0;
+		/* readers of the output that ignore case (GitHub Actions' fromJSON) would take either */
+		const char *twice = jsonbtwice(c->args);
+		if (twice) {
+			bufprintf(&errs, "(root): the key '%.80s' is given twice (ignoring case); give each key once\n", twice);
+			nerr++;
+		}
 	}
 	free(jr->missing);
 	jr->missing = NULL;

@@ -129,4 +129,36 @@ rc=$? took=$((SECONDS - start))
 expect_rc "many: a reply of 1024 calls is taken" 0 $rc
 check "many: 1024 calls within 10 s ($took s)" test "$took" -lt 10
 
+# --- 3. A typed output whose keys differ only in case ---
+# The schema checks "verdict" (enum ok, needs-work) and lets "VERDICT" through as another property;
+# GitHub Actions looks a fromJSON object's properties up ignoring case (DictionaryContextData), so
+# fromJSON(steps.nightshift.outputs.outputs).j.verdict, as ci/examples/nightly.yml reads it, may
+# take the unchecked value, or fail the step. Refused like any output the schema refuses.
+mkdir -p "$T/case/ws"
+cat > "$T/case/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: final_result, arguments: { verdict: ok, VERDICT: "x\n::add-mask::y" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: { verdict: ok, rest: { a: 1, A: 2 } } } ] }
+      - { tool_calls: [ { name: final_result, arguments: { verdict: ok, other: "Verdict" } } ] }
+sandbox: { backend: none }
+workers:
+  w:
+    model: m
+    instructions: x
+    tools: []
+    output: { type: object, required: [verdict], properties: { verdict: { enum: [ok, needs-work] } } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/case/gho "$NS" run "$T/case/m.yaml" --out "$T/case/runs" > "$T/case/out" 2> "$T/case/err"
+expect_rc "case: the job ends with the third output" 0 $?
+zstd -dcq "$(cat "$T/case/out")/jobs/j/events.jsonl.zst" > "$T/case/ev" 2>/dev/null
+expect_eq "case: two outputs refused, naming the key" 2 "$(grep -c '"type":"output_rejected".*given twice' "$T/case/ev")"
+expect_nogrep "case: no VERDICT reaches \$GITHUB_OUTPUT" 'VERDICT' "$T/case/gho"
+
 done_tests
