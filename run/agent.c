@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/events.h"
 #include "../artifacts/runjson.h"
@@ -1397,6 +1398,17 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		int fd = wsopen(jr->wsfd, rel, &fe);
 		if (fd < 0) {
 			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
+			free(rel);
+			return 1;
+		}
+		/* a hole costs the copy no room, but its digest reads every zero: no longer than the
+		 * workspace may take */
+		struct stat st;
+		int64_t max = jr->rs->m->snapshot.max_size;
+		if (fstat(fd, &st) == 0 && max > 0 && st.st_size > max) {
+			fail(jr, JOB_FAILED, "declared file %s is %lld bytes long, over snapshot.max_size (%lld)",
+			     jr->j->files.v[i], (long long)st.st_size, (long long)max);
+			close(fd);
 			free(rel);
 			return 1;
 		}

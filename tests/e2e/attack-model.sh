@@ -161,4 +161,42 @@ zstd -dcq "$(cat "$T/case/out")/jobs/j/events.jsonl.zst" > "$T/case/ev" 2>/dev/n
 expect_eq "case: two outputs refused, naming the key" 2 "$(grep -c '"type":"output_rejected".*given twice' "$T/case/ev")"
 expect_nogrep "case: no VERDICT reaches \$GITHUB_OUTPUT" 'VERDICT' "$T/case/gho"
 
+# --- 4. A declared file the model makes sparse ---
+# truncate -s takes no room in the workspace (snapshot.max_size counts blocks) and a layer keeps
+# its holes, but the copy into jobs/ID/files/ wrote every zero: 4 GiB made in 1 ms filled this
+# machine's disk (ENOSPC) after 17 s. The copy now keeps the holes, and a declared file longer
+# than snapshot.max_size fails the job, naming it (its digest would hash every zero).
+if userns; then
+	mkdir -p "$T/sparse/ws/reports"
+	cat > "$T/sparse/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: shell, arguments: { command: "printf head > reports/r.md; truncate -s 48M reports/r.md; printf mid | dd of=reports/r.md bs=1 seek=20000000 conv=notrunc 2>/dev/null; echo tail >> reports/r.md; truncate -s 200M reports/big.md" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+sandbox: { backend: namespace, network: none }
+snapshot: { max_size: 100M }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  small: { worker: w, input: go, files: [reports/r.md] }
+  big: { worker: w, input: go, files: [reports/big.md], needs: [small] }
+YAML
+	"$NS" run "$T/sparse/m.yaml" --out "$T/sparse/runs" > "$T/sparse/out" 2> "$T/sparse/err"
+	expect_rc "sparse: the big job fails" 1 $?
+	r=$(cat "$T/sparse/out")
+	check "sparse: the small file is copied byte for byte" cmp -s "$T/sparse/ws/reports/r.md" "$r/jobs/small/files/reports/r.md"
+	check "sparse: its copy keeps its holes (under 1 MiB on disk)" \
+		test "$(du -k "$r/jobs/small/files/reports/r.md" 2>/dev/null | cut -f1)" -lt 1024
+	expect_grep "sparse: a declared file past max_size is named" "declared file reports/big.md.*209715200 bytes.*max_size" "$T/sparse/err"
+	check "sparse: and not copied" test ! -e "$r/jobs/big/files/reports/big.md"
+	"$NS" audit "$r" --verify > "$T/sparse/verify" 2>&1
+	expect_rc "sparse: the run verifies (the copy's digest holds)" 0 $?
+else
+	skip "attack-model sparse" "user namespaces are not available"
+fi
+
 done_tests
