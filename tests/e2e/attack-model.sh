@@ -87,6 +87,13 @@ YAML
 		--args '{"path":"/workspace/reports/a.md","path":"/workspace/notes.txt"}' > "$T/dup/pol" 2>&1
 	expect_grep "dup: nightshift policy decides the same" "^deny" "$T/dup/pol"
 	expect_grep "dup: and says why" "key 'path' given twice" "$T/dup/pol"
+	# Go's encoding/json folds U+017F (long s) into s and U+212A (Kelvin) into k
+	"$NS" policy "$T/dup/m.yaml" --worker w --tool mcp__s__write \
+		--args '{"path":"/workspace/reports/a.md","source":"a","\u017fource":"b"}' > "$T/dup/pol2" 2>&1
+	expect_grep "dup: a long s counts as s" "^deny" "$T/dup/pol2"
+	"$NS" policy "$T/dup/m.yaml" --worker w --tool mcp__s__write \
+		--args '{"path":"/workspace/reports/a.md","kind":"a","\u212aind":"b"}' > "$T/dup/pol3" 2>&1
+	expect_grep "dup: a Kelvin sign counts as k" "^deny" "$T/dup/pol3"
 else
 	skip "attack-model dup" "user namespaces are not available"
 fi
