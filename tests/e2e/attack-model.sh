@@ -151,7 +151,7 @@ models:
     replies:
       - { tool_calls: [ { name: final_result, arguments: { verdict: ok, VERDICT: "x\n::add-mask::y" } } ] }
       - { tool_calls: [ { name: final_result, arguments: { verdict: ok, rest: { a: 1, A: 2 } } } ] }
-      - { tool_calls: [ { name: final_result, arguments: { verdict: ok, other: "Verdict" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: { verdict: ok, other: "Verdict</pre><script>alert(1)</script>\n|x|\n::warning::w" } } ] }
 sandbox: { backend: none }
 workers:
   w:
@@ -162,11 +162,14 @@ workers:
 jobs:
   j: { worker: w, input: go }
 YAML
-GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/case/gho "$NS" run "$T/case/m.yaml" --out "$T/case/runs" > "$T/case/out" 2> "$T/case/err"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$T/case/gho GITHUB_STEP_SUMMARY=$T/case/ghs "$NS" run "$T/case/m.yaml" --out "$T/case/runs" > "$T/case/out" 2> "$T/case/err"
 expect_rc "case: the job ends with the third output" 0 $?
 zstd -dcq "$(cat "$T/case/out")/jobs/j/events.jsonl.zst" > "$T/case/ev" 2>/dev/null
 expect_eq "case: two outputs refused, naming the key" 2 "$(grep -c '"type":"output_rejected".*given twice' "$T/case/ev")"
 expect_nogrep "case: no VERDICT reaches \$GITHUB_OUTPUT" 'VERDICT' "$T/case/gho"
+expect_nogrep "case: the step summary holds no markup of the model's" '<script|</pre><' "$T/case/ghs"
+expect_grep "case: it shows it escaped" '&lt;/pre&gt;&lt;script&gt;' "$T/case/ghs"
+expect_nogrep "case: no workflow command in the log" '^[[:space:]]*::warning' "$T/case/err"
 
 # --- 4. A declared file the model makes sparse ---
 # truncate -s takes no room in the workspace (snapshot.max_size counts blocks) and a layer keeps
