@@ -7,7 +7,7 @@ unset GITHUB_ACTIONS
 command -v python3 >/dev/null || { skip "attack-model" "python3 is needed for the model server"; done_tests; exit; }
 
 MOCKPID=
-trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; rm -rf "$T"' EXIT
+trap '[ -n "$MOCKPID" ] && kill $MOCKPID 2>/dev/null; [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"' EXIT
 
 # serve SCRIPT_JSON: a loopback OpenAI-compatible model (tests/mockmodel.py); sets PORT
 serve() {
@@ -208,5 +208,53 @@ YAML
 else
 	skip "attack-model sparse" "user namespaces are not available"
 fi
+
+# --- 5. A .gitignore the model writes, under snapshot.gitignore: true ---
+# The rules were applied to every path, tracked or not, where git applies them to untracked paths
+# only: a model that wrote ".gitignore: *" and then changed a tracked file left no trace of it in
+# the layers, and changes.patch, diff and the report said the file was deleted, while git status
+# in the workspace said modified. Tracked paths (the workspace's .git/index) are now never ignored;
+# an index that cannot be read leaves nothing ignored.
+mkdir -p "$T/gi/ws"
+git -C "$T/gi/ws" init -q
+echo "int main(){}" > "$T/gi/ws/main.c"
+mkdir -p "$T/gi/ws/src/deep" "$T/gi/ws/build"
+echo "tracked below" > "$T/gi/ws/src/deep/lib.c"
+echo "made by a build" > "$T/gi/ws/build/out.o"
+git -C "$T/gi/ws" add main.c src
+git -C "$T/gi/ws" -c user.name=t -c user.email=t@t commit -qm init
+cat > "$T/gi/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: write_file, arguments: { path: ".gitignore", content: "*\n" } } ] }
+      - { tool_calls: [ { name: write_file, arguments: { path: "main.c", content: "BACKDOOR\n" } } ] }
+      - { tool_calls: [ { name: write_file, arguments: { path: "src/deep/lib.c", content: "BACKDOOR TOO\n" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+sandbox: { backend: none }
+snapshot: { gitignore: true }
+workers:
+  w: { model: m, instructions: x, tools: [write_file], approval: { default: allow } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+"$NS" run "$T/gi/m.yaml" --out "$T/gi/runs" > "$T/gi/out" 2> "$T/gi/err"
+expect_rc "gitignore: the run succeeds" 0 $?
+r=$(cat "$T/gi/out")
+expect_grep "gitignore: the tracked file's change is in the patch" '^\+BACKDOOR$' "$r/jobs/j/changes.patch"
+expect_grep "gitignore: and the one in an ignored folder" '^\+BACKDOOR TOO$' "$r/jobs/j/changes.patch"
+expect_eq "gitignore: no tracked file is said deleted" 0 \
+	"$(grep -A1 -E '^diff --git a/(main\.c|src/deep/lib\.c) ' "$r/jobs/j/changes.patch" | grep -c '^deleted')"
+expect_nogrep "gitignore: the untracked .gitignore it matches stays out, as in git" 'b/\.gitignore' "$r/jobs/j/changes.patch"
+# a .git/index that is not an index: nothing is ignored (the walk cannot tell tracked from not)
+git -C "$T/gi/ws" reset -q --hard && rm "$T/gi/ws/.gitignore"
+printf 'not an index' > "$T/gi/ws/.git/index"
+"$NS" run "$T/gi/m.yaml" --out "$T/gi/runs2" > "$T/gi/out2" 2> "$T/gi/err2"
+r=$(cat "$T/gi/out2")
+expect_grep "gitignore: a broken index ignores nothing" 'b/\.gitignore' "$r/jobs/j/changes.patch"
+expect_grep "gitignore: and records the change" '^\+BACKDOOR$' "$r/jobs/j/changes.patch"
 
 done_tests
