@@ -34,13 +34,13 @@ static int cmpstr(const void *a, const void *b)
 
 /* The paths the workspace's .git/index lists, sorted, into t: 1, or 0 when there is no index, or -1
  * when there is one this cannot read (a link, not a regular file, over GITINDEX_MAX, not an index,
- * its paths over 64 MiB): then nothing can be told tracked. Git ignores no tracked path, whatever
+ * its paths over 64 MiB) or .git is a file: then nothing can be told tracked. Git ignores no tracked path, whatever
  * a .gitignore a step wrote says; the walk does as git does. */
 static int trackedread(int rootfd, struct strv *t)
 {
 	int fd = openbeneath(rootfd, ".git/index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+		return errno == ENOENT ? 0 : -1; /* a .git file (a worktree's): its index is elsewhere */
 	struct stat st;
 	struct buf b = {0};
 	int trunc = 0, rc = -1;

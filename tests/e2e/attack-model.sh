@@ -256,5 +256,10 @@ printf 'not an index' > "$T/gi/ws/.git/index"
 r=$(cat "$T/gi/out2")
 expect_grep "gitignore: a broken index ignores nothing" 'b/\.gitignore' "$r/jobs/j/changes.patch"
 expect_grep "gitignore: and records the change" '^\+BACKDOOR$' "$r/jobs/j/changes.patch"
+# a worktree's .git is a file: its index lies elsewhere, so nothing is ignored either
+rm -rf "$T/gi/ws/.git" "$T/gi/ws/.gitignore" && echo "int main(){}" > "$T/gi/ws/main.c"
+echo "gitdir: /nonexistent/.git/worktrees/x" > "$T/gi/ws/.git"
+"$NS" run "$T/gi/m.yaml" --out "$T/gi/runs3" > "$T/gi/out3" 2> "$T/gi/err3"
+expect_grep "gitignore: a .git file ignores nothing" '^\+BACKDOOR$' "$(cat "$T/gi/out3")/jobs/j/changes.patch"
 
 done_tests
