@@ -216,6 +216,7 @@ struct walker {
 	size_t qn, qcap;
 	int busy, failed;
 	int fds; /* queued jobs holding an open directory */
+	int64_t entries; /* read so far, against o->max_entries */
 	int rootfd;
 	dev_t rootdev;
 	const struct scanopt *o;
@@ -346,6 +347,9 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 		skip(&k->p, SKIPSPECIAL, path->data);
 		return 0;
 	}
+	if (w->o->max_entries > 0 && __atomic_add_fetch(&w->entries, 1, __ATOMIC_RELAXED) > w->o->max_entries)
+		return errf(e, "the workspace holds more than %lld entries, each counted at least %d bytes: over "
+		            "snapshot.max_size", (long long)w->o->max_entries, SCANENTRYROOM);
 	add(&k->p, path->data, path->len, &st, from);
 	if (!S_ISDIR(st.st_mode))
 		return 0;
@@ -773,11 +777,14 @@ static void finish(struct scan *s, struct found *f)
 			strvadd(&s->skipped, sk->v[i]);
 	hardlinks(s);
 	s->bytes = s->used = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (S_ISREG(s->v[i].mode) && (s->v[i].link < 0 || s->v[i].link == (int32_t)i)) {
+	for (size_t i = 0; i < s->n; i++) {
+		if (S_ISREG(s->v[i].mode) && s->v[i].link >= 0 && s->v[i].link != (int32_t)i)
+			continue; /* a hard link's file counts once */
+		int64_t room = s->v[i].blocks * 512;
+		s->used += room > SCANENTRYROOM ? room : SCANENTRYROOM;
+		if (S_ISREG(s->v[i].mode))
 			s->bytes += s->v[i].size;
-			s->used += s->v[i].blocks * 512;
-		}
+	}
 	for (size_t i = 0; i < f->unread.n; i++) {
 		ssize_t j = scanfind(s, f->unread.v[i], strlen(f->unread.v[i]));
 		if (j >= 0)

@@ -262,4 +262,43 @@ echo "gitdir: /nonexistent/.git/worktrees/x" > "$T/gi/ws/.git"
 "$NS" run "$T/gi/m.yaml" --out "$T/gi/runs3" > "$T/gi/out3" 2> "$T/gi/err3"
 expect_grep "gitignore: a .git file ignores nothing" '^\+BACKDOOR$' "$(cat "$T/gi/out3")/jobs/j/changes.patch"
 
+# --- 6. A workspace of many empty files ---
+# snapshot.max_size counted the blocks of regular files only: an empty file, a symlink or a folder
+# cost nothing, while each costs the runner about 300 bytes of memory in every scan (a million
+# empty files: 300 MiB, 25 s for the end layer, with room for tens of millions under the default
+# 10G). Each entry now counts at least a 4 KiB block, and the walk stops once the entries alone
+# pass max_size, before it holds them all.
+if userns; then
+	mkdir -p "$T/flood/ws"
+	cat > "$T/flood/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: shell, arguments: { command: "mkdir d && cd d && seq 12000 | xargs touch" } } ] }
+      - { tool_calls: [ { name: shell, arguments: { command: "true" } } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+sandbox: { backend: namespace, network: none }
+snapshot: { max_size: 40M }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+	"$NS" run "$T/flood/m.yaml" --out "$T/flood/runs" > "$T/flood/out" 2> "$T/flood/err"
+	expect_rc "flood: 12000 empty files under a 40M max_size fail the job" 1 $?
+	expect_grep "flood: naming max_size" "over snapshot.max_size" "$T/flood/err"
+	rm -rf "$T/flood/ws/d"
+	mkdir -p "$T/flood/ws/few" && (cd "$T/flood/ws/few" && seq 2000 | xargs touch)
+	"$NS" run "$T/flood/m.yaml" --out "$T/flood/runs" > "$T/flood/out" 2> "$T/flood/err"
+	expect_rc "flood: 2000 files at the start fit, and so does nothing more" 1 $?
+	expect_grep "flood: the step's 12000 do not" "over snapshot.max_size" "$T/flood/err"
+	check "flood: the first snapshot of 2000 was taken" grep -q '"type":"snapshot"' \
+		<(zstd -dcq "$(cat "$T/flood/out")/jobs/j/events.jsonl.zst")
+else
+	skip "attack-model flood" "user namespaces are not available"
+fi
+
 done_tests
