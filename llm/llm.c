@@ -394,7 +394,12 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		int64_t window = 0;
 		if (h.status >= 200 && h.status < 300 && resp) {
 			memset(r, 0, sizeof *r);
-			if (l->ops->parse(l, resp, r, e) == 0) {
+			int parsed = l->ops->parse(l, resp, r, e) == 0;
+			if (parsed && r->ncalls > LLMCALLSMAX) {
+				errf(e, "%zu tool calls in one reply, more than %d", r->ncalls, LLMCALLSMAX);
+				parsed = 0;
+			}
+			if (parsed) {
 				rc = 0;
 				httprespfree(&h);
 				break;

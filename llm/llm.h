@@ -60,6 +60,11 @@ struct llmcall {
 /* LENGTH: cut at the output cap; CONTEXT: the conversation filled the model's context window. */
 enum finish { FINISH_STOP, FINISH_TOOLS, FINISH_LENGTH, FINISH_REFUSAL, FINISH_OTHER, FINISH_CONTEXT };
 
+/* The most tool calls one reply may make: each is decided, recorded and answered, and costs a walk
+ * over the job's calls; a reply making more is unusable (retried as one), as a stream's call index
+ * past it is. */
+#define LLMCALLSMAX 1024
+
 struct llmreply {
 	char *text;
 	struct llmcall *calls;

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "schema.h"
+#include "../util/jsonb.h"
 
 #define MAXDEPTH 256   /* nested schema applications during one validation */
 #define MAXLINES 25    /* error lines handed back to the caller */
 #define MAXSHOW 300    /* bytes of a value list or branch summary inside one message */
-#define MAXWORK (1 << 21) /* schema applications (and string bytes / 256) one validation may spend */
+#define MAXWORK (1 << 21) /* schema applications (and string bytes / 256, an object's members, uniqueItems' comparisons) one validation may spend */
 
 /* How a keyword's value is checked. */
 enum kind {
@@ -1240,15 +1241,15 @@ static int vobject(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 				n += verr(out, ptr, "missing required property %s", q.data);
 				buffree(&q);
 			}
-	for (const cJSON *m = v->child; m; m = m->next) {
+	size_t members = (size_t)cJSON_GetArraySize(v), i = 0;
+	unsigned char *rep = xcalloc(members ? members : 1, 1);
+	jsonbrepeats(v, rep);
+	for (const cJSON *m = v->child; m; m = m->next, i++) {
 		size_t mark = ptrpush(ptr, m->string);
 		int matched = 0;
 		const cJSON *ps;
-		for (const cJSON *u = v->child; u != m; u = u->next)
-			if (strcmp(u->string, m->string) == 0) {
-				n += verr(out, ptr, "duplicate property");
-				break;
-			}
+		if (rep[i])
+			n += verr(out, ptr, "duplicate property");
 		if (props && (ps = kw(props, m->string))) {
 			matched = 1;
 			n += vschema(c, ps, m, ptr, out);
@@ -1278,6 +1279,7 @@ static int vobject(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 		}
 		ptrpop(ptr, mark);
 	}
+	free(rep);
 	return n;
 }
 
@@ -1314,6 +1316,8 @@ static int varray(struct validate *c, const cJSON *s, const cJSON *v, struct buf
 		int j = 0;
 		for (const cJSON *x = v->child; x; x = x->next, j++) {
 			int i2 = 0;
+			if (spend(c, (size_t)j)) /* a comparison with each item before it */
+				return n + 1;
 			for (const cJSON *y = v->child; y != x; y = y->next, i2++)
 				if (jsoneq(x, y)) {
 					size_t mark = ptrpushi(ptr, j);
@@ -1421,7 +1425,8 @@ static int vschema(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 		return verr(out, ptr, "not allowed here (the schema is false)");
 	if (c->depth >= MAXDEPTH)
 		return verr(out, ptr, "nested too deeply (more than %d schemas)", MAXDEPTH);
-	if (c->over || spend(c, 1 + (cJSON_IsString(v) ? strlen(v->valuestring) / 256 : 0)))
+	size_t width = cJSON_IsString(v) ? strlen(v->valuestring) / 256 : cJSON_IsObject(v) ? (size_t)cJSON_GetArraySize(v) : 0;
+	if (c->over || spend(c, 1 + width)) /* an object's members are sorted to find a repeated one */
 		return 1; /* schemavalidate says why, once */
 	c->depth++;
 	if ((k = kw(s, "$ref"))) {
@@ -1511,7 +1516,8 @@ int schemavalidate(const cJSON *schema, const cJSON *value, struct buf *errs)
 	int n = vschema(&c, schema, value, &ptr, &out);
 	if (c.over) { /* the errors found so far are partial: the budget is the one to tell */
 		bufprintf(errs, "(root): checking this value against the schema takes more than %d steps (anyOf, "
-		                "oneOf, allOf or $ref applying schemas to the same values again and again); refused\n",
+		                "oneOf, allOf or $ref applying schemas to the same values again and again, or uniqueItems over "
+		                "many items); refused\n",
 		          MAXWORK);
 		ptrpop(&out, 0);
 		n = 1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decide.h"
+#include "../util/jsonb.h"
 
 #define LINKCAP 4096 /* as many hard-linked files as a run binds */
 
@@ -35,6 +36,14 @@ void decide(const struct worker *w, const char *tool, const cJSON *args, int liv
 		v->decision = DEC_DENY;
 		v->rule = -1;
 		snprintf(v->reason, sizeof v->reason, "the arguments are not a JSON object");
+		return;
+	}
+	const char *twice = jsonbtwice(args);
+	if (twice) {
+		v->decision = DEC_DENY;
+		v->rule = -1;
+		snprintf(v->reason, sizeof v->reason, "the arguments hold the key '%.80s' given twice (ignoring case): "
+		         "the rules would see one value and the tool might use another", twice);
 		return;
 	}
 	if (!given(w, tool, live)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../artifacts/events.h"
 #include "../artifacts/runjson.h"
@@ -15,6 +16,7 @@
 #include "../policy/decide.h"
 #include "../policy/gitmeta.h"
 #include "progress.h"
+#include "../util/jsonb.h"
 #include "../util/cancel.h"
 #include "mcpjob.h"
 #include "../manifest/skills.h"
@@ -174,6 +176,12 @@ static int finalresult(struct jobrun *jr, const struct llmcall *c, struct err *e
 		bufputs(&errs, "arguments are not a JSON object\n");
 	} else {
 		nerr = jr->w->output ? schemavalidate(jr->w->output, c->args, &errs) : 0;
+		/* readers of the output that ignore case (GitHub Actions' fromJSON) would take either */
+		const char *twice = jsonbtwice(c->args);
+		if (twice) {
+			bufprintf(&errs, "(root): the key '%.80s' is given twice (ignoring case); give each key once\n", twice);
+			nerr++;
+		}
 	}
 	free(jr->missing);
 	jr->missing = NULL;
@@ -1392,6 +1400,17 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		int fd = wsopen(jr->wsfd, rel, &fe);
 		if (fd < 0) {
 			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
+			free(rel);
+			return 1;
+		}
+		/* a hole costs the copy no room, but its digest reads every zero: no longer than the
+		 * workspace may take */
+		struct stat st;
+		int64_t max = jr->rs->m->snapshot.max_size;
+		if (fstat(fd, &st) == 0 && max > 0 && st.st_size > max) {
+			fail(jr, JOB_FAILED, "declared file %s is %lld bytes long, over snapshot.max_size (%lld)",
+			     jr->j->files.v[i], (long long)st.st_size, (long long)max);
+			close(fd);
 			free(rel);
 			return 1;
 		}

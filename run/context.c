@@ -221,12 +221,15 @@ int ctxelideid(cJSON *messages, const cJSON *steps, const cJSON *item, char *why
 /* The index of the newest CTX_KEEP assistant turns' first message (n when there is none). */
 static int keptfrom(const cJSON *messages)
 {
-	int n = cJSON_GetArraySize(messages), keep = n, seen = 0;
-	for (int i = n - 1; i >= 0 && seen < CTX_KEEP; i--)
-		if (isrole(cJSON_GetArrayItem(messages, i), "assistant")) {
+	int n = cJSON_GetArraySize(messages), keep = n, seen = 0, i = 0;
+	const cJSON **at = xcalloc(n ? (size_t)n : 1, sizeof *at), *m;
+	cJSON_ArrayForEach(m, messages) at[i++] = m; /* one walk, not one a message */
+	for (i = n - 1; i >= 0 && seen < CTX_KEEP; i--)
+		if (isrole(at[i], "assistant")) {
 			keep = i;
 			seen++;
 		}
+	free(at);
 	return keep;
 }
 

@@ -539,6 +539,8 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	return 0;
 }
 
+#define EDITMAX (64 << 20) /* bytes of a file edit_file reads and writes back */
+
 static int editfile(int wsfd, const char *path, const cJSON *args, const struct toolopts *o, struct toolres *r,
                     struct err *e)
 {
@@ -547,11 +549,15 @@ static int editfile(int wsfd, const char *path, const cJSON *args, const struct 
 	int trunc;
 	if (!old || !new || !*old)
 		return errf(e, "edit_file needs string arguments old (non-empty) and new");
-	if (wsread(wsfd, path, 64 << 20, &b, &trunc, e) < 0)
+	if (wsread(wsfd, path, EDITMAX, &b, &trunc, e) < 0)
 		return -1;
-	char *at = strstr(b.data, old);
+	/* the edit is made on text: what a NUL or the cap would cut off must not be written back lost */
+	const char *cut = trunc ? "is longer than that" : b.len && memchr(b.data, 0, b.len) ? "holds a NUL byte" : NULL;
+	char *at = cut || !b.data ? NULL : strstr(b.data, old);
 	int rc;
-	if (!at || strstr(at + 1, old)) {
+	if (cut) {
+		rc = errf(e, "%s %s: edit_file edits text files of at most %d MiB", path, cut, EDITMAX >> 20);
+	} else if (!at || strstr(at + 1, old)) {
 		rc = errf(e, "the text to replace occurs %s in %s", at ? "more than once" : "nowhere", path);
 	} else {
 		struct buf nb = {0};

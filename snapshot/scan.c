@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "scan.h"
 #include "../util/gitignore.h"
+#include "../util/gitindex.h"
 #include "../util/beneath.h"
 #include "../util/glob.h"
 
@@ -23,6 +24,56 @@ static int excluded(const struct scanopt *o, const char *path)
 	for (size_t i = 0; o->exclude && i < o->exclude->n; i++)
 		if (globpath(o->exclude->v[i], path))
 			return 1;
+	return 0;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The paths the workspace's .git/index lists, sorted, into t: 1, or 0 when there is no index, or -1
+ * when there is one this cannot read (a link, not a regular file, over GITINDEX_MAX, not an index,
+ * its paths over 64 MiB) or .git is a file: then nothing can be told tracked. Git ignores no tracked path, whatever
+ * a .gitignore a step wrote says; the walk does as git does. */
+static int trackedread(int rootfd, struct strv *t)
+{
+	int fd = openbeneath(rootfd, ".git/index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1; /* a .git file (a worktree's): its index is elsewhere */
+	struct stat st;
+	struct buf b = {0};
+	int trunc = 0, rc = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && readfd(fd, GITINDEX_MAX, &b, &trunc) == 0 && !trunc &&
+	    gitindexpaths(b.data, b.len, (size_t)64 << 20, t) == 0) {
+		if (t->n)
+			qsort(t->v, t->n, sizeof *t->v, cmpstr);
+		rc = 1;
+	}
+	buffree(&b);
+	close(fd);
+	return rc;
+}
+
+/* Whether path is tracked: listed, or (isdir) a folder holding a listed path. */
+static int tracked(const struct strv *t, const char *path, int isdir)
+{
+	size_t lo = 0, hi = t->n, n = strlen(path);
+	while (lo < hi) { /* the first entry not before path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(t->v[mid], path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < t->n && strncmp(t->v[i], path, n) == 0; i++) {
+		if (t->v[i][n] == 0)
+			return 1;
+		if (isdir && t->v[i][n] == '/')
+			return 1;
+		if ((unsigned char)t->v[i][n] > '/')
+			break; /* past every "path/..." */
+	}
 	return 0;
 }
 
@@ -165,6 +216,7 @@ struct walker {
 	size_t qn, qcap;
 	int busy, failed;
 	int fds; /* queued jobs holding an open directory */
+	int64_t entries; /* read so far, against o->max_entries */
 	int rootfd;
 	dev_t rootdev;
 	const struct scanopt *o;
@@ -173,6 +225,7 @@ struct walker {
 	                             directory unchanged since */
 	int64_t before;          /* scanwith: a directory changed at or after this (ns) is read */
 	struct gitignore *gi;    /* o->gitignore: the rules read so far */
+	struct strv tracked;     /* o->gitignore: the paths .git/index lists, sorted; never ignored */
 	struct err err;
 };
 
@@ -285,7 +338,8 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 			return 0; /* gone since it was listed */
 		return errf(e, "stat %s:", path->data);
 	}
-	if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
+	if (excluded(w->o, path->data) || (w->gi && !tracked(&w->tracked, path->data, S_ISDIR(st.st_mode)) &&
+	                                   gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
 		return 0;
 	if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 		return 0;
@@ -293,6 +347,9 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 		skip(&k->p, SKIPSPECIAL, path->data);
 		return 0;
 	}
+	if (w->o->max_entries > 0 && __atomic_add_fetch(&w->entries, 1, __ATOMIC_RELAXED) > w->o->max_entries)
+		return errf(e, "the workspace holds more than %lld entries, each counted at least %d bytes: over "
+		            "snapshot.max_size", (long long)w->o->max_entries, SCANENTRYROOM);
 	add(&k->p, path->data, path->len, &st, from);
 	if (!S_ISDIR(st.st_mode))
 		return 0;
@@ -720,11 +777,14 @@ static void finish(struct scan *s, struct found *f)
 			strvadd(&s->skipped, sk->v[i]);
 	hardlinks(s);
 	s->bytes = s->used = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (S_ISREG(s->v[i].mode) && (s->v[i].link < 0 || s->v[i].link == (int32_t)i)) {
+	for (size_t i = 0; i < s->n; i++) {
+		if (S_ISREG(s->v[i].mode) && s->v[i].link >= 0 && s->v[i].link != (int32_t)i)
+			continue; /* a hard link's file counts once */
+		int64_t room = s->v[i].blocks * 512;
+		s->used += room > SCANENTRYROOM ? room : SCANENTRYROOM;
+		if (S_ISREG(s->v[i].mode))
 			s->bytes += s->v[i].size;
-			s->used += s->v[i].blocks * 512;
-		}
+	}
 	for (size_t i = 0; i < f->unread.n; i++) {
 		ssize_t j = scanfind(s, f->unread.v[i], strlen(f->unread.v[i]));
 		if (j >= 0)
@@ -775,7 +835,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 		w.rootdev = st.st_dev;
 		w.before = names->start - (names->finetime ? RACYFINE : RACYCOARSE);
 	}
-	if (o->gitignore) {
+	if (o->gitignore && trackedread(rootfd, &w.tracked) >= 0) { /* an unreadable index: nothing ignored */
 		w.gi = gitignorenew();
 		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
 		if (info >= 0) {
@@ -790,6 +850,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 		finish(s, &f);
 	foundfree(&f);
 	gitignorefree(w.gi);
+	strvfree(&w.tracked);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -64,7 +64,13 @@ struct scanopt {
 	int gitignore;              /* leave out what git ignores: each folder's .gitignore is read as the
 	                               walk enters it, .git/info/exclude first (util/gitignore.h); every
 	                               scan then reads the whole tree (scanagain does as scanrun) */
+	int64_t max_entries;        /* entries a walk reads before it fails (0: no limit): each costs the
+	                               runner memory, whatever blocks it takes */
 };
+
+/* The least room an entry counts for in a scan's used: an inode and its name take room even when
+ * a file takes no block, and a scan holds each entry in memory. */
+enum { SCANENTRYROOM = 4096 };
 
 /* Walk the tree under rootfd into s (zeroed or freed before), directories read in parallel where
  * o->threads allows. */

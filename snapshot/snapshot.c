@@ -978,6 +978,8 @@ int snapopen(struct snap **sp, const char *workspace, const struct snapconf *c, 
 		strvadd(&s->exclude, c->exclude.v[i]);
 	s->opt.exclude = &s->exclude;
 	s->opt.gitignore = c ? c->gitignore : 0;
+	/* a flood of entries is stopped as it is read; the exact sum (links once) is checked after */
+	s->opt.max_entries = s->max_size > 0 ? 2 * (s->max_size / SCANENTRYROOM) + 2 : 0;
 	/* The run's own directory (dir's parent when dir is RUN/snapshots) is never part of the workspace. */
 	char *base = strrchr(dir, '/');
 	char *own = base && strcmp(base + 1, "snapshots") == 0 ? dirname_dup(dir) : xstrdup(dir);

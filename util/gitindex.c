@@ -28,13 +28,15 @@ static size_t common(const char *a, size_t na, const unsigned char *b, size_t nb
 	return i;
 }
 
-/* Read the entries with object ids of oidlen bytes; 0 when they parse to the end of the list.
+/* Read the entries with object ids of oidlen bytes, into md, or into paths (each path whole, at most
+ * budget bytes of them in all); 0 when they parse to the end of the list.
  * A path is hashed as the count of bytes it shares with the one before (8 bytes, big-endian) and
  * the bytes after those, then its NUL: what is hashed depends on the paths alone, whatever the
  * version, and each byte of a path is compared and hashed about once. (Hashing each whole path
  * was quadratic: a version-4 entry names its path by its change from the one before, so a few
  * bytes an entry grow one path without end.) */
-static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *md)
+static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *md, struct strv *paths,
+                   size_t budget)
 {
 	uint32_t ver = be32(d + 4), count = be32(d + 8);
 	size_t off = 12;
@@ -100,6 +102,17 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 			}
 			off = start + padded;
 		}
+		if (paths) { /* listed instead of hashed, each path whole: within the budget of their bytes */
+			if (prev.len + 1 > budget) {
+				rc = -1;
+				break;
+			}
+			budget -= prev.len + 1;
+			char *p = xstrndup(prev.data ? prev.data : "", prev.len);
+			strvadd(paths, p);
+			free(p);
+			continue;
+		}
 		unsigned char meta[10];
 		memcpy(meta, mode, 4);
 		meta[4] = (unsigned char)((flags >> 8) & 0xf0); /* assume-valid, extended, stage; not the name length */
@@ -118,25 +131,48 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 	return rc;
 }
 
+/* Whether data looks like an index of a version this reads. */
+static int isindex(const unsigned char *d, size_t n)
+{
+	if (!d || n < 12 + 20 || memcmp(d, "DIRC", 4) != 0)
+		return 0;
+	uint32_t ver = be32(d + 4);
+	return ver >= 2 && ver <= 4 && be32(d + 8) <= n / 40;
+}
+
 int gitindexsum(const char *data, size_t n, unsigned char out[32])
 {
 	const unsigned char *d = (const unsigned char *)data;
-	if (!d || n < 12 + 20 || memcmp(d, "DIRC", 4) != 0)
-		return -1;
-	uint32_t ver = be32(d + 4);
-	if (ver < 2 || ver > 4 || be32(d + 8) > n / 40)
+	if (!isindex(d, n))
 		return -1;
 	/* SHA-1 ids first; a SHA-256 repository's index reads only with 32-byte ones */
 	static const size_t lens[] = {20, 32};
 	for (int i = 0; i < 2; i++) {
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-		int rc = entries(d, n - lens[i], lens[i], md); /* the trailing checksum is no entry */
+		int rc = entries(d, n - lens[i], lens[i], md, NULL, 0); /* the trailing checksum is no entry */
 		unsigned int len = 0;
 		EVP_DigestFinal_ex(md, out, &len);
 		EVP_MD_CTX_free(md);
 		if (rc == 0)
 			return 0;
+	}
+	return -1;
+}
+
+int gitindexpaths(const char *data, size_t n, size_t budget, struct strv *paths)
+{
+	const unsigned char *d = (const unsigned char *)data;
+	if (!isindex(d, n))
+		return -1;
+	static const size_t lens[] = {20, 32};
+	for (int i = 0; i < 2; i++) {
+		struct strv got = {0};
+		if (entries(d, n - lens[i], lens[i], NULL, &got, budget) == 0) {
+			*paths = got;
+			return 0;
+		}
+		strvfree(&got);
 	}
 	return -1;
 }

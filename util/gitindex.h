@@ -3,6 +3,7 @@
 #define NS_GITINDEX_H
 
 #include <stddef.h>
+#include "util.h"
 
 enum { GITINDEX_MAX = 64 << 20 }; /* a bigger index is compared by its bytes */
 
@@ -13,5 +14,10 @@ int gitindexpath(const char *path);
  * a mere `git status` rewrites). Versions 2, 3 and 4, SHA-1 or SHA-256 object ids. Returns 0, or -1
  * when data is not an index this reads (then compare the bytes). */
 int gitindexsum(const char *data, size_t n, unsigned char out[32]);
+/* The paths the index lists (tracked files), in its order, into paths (caller frees): 0, or -1
+ * when data is not an index this reads or its paths, each whole, pass budget bytes (a version-4
+ * index names each path by its change from the one before: a few bytes an entry can list paths
+ * without end). */
+int gitindexpaths(const char *data, size_t n, size_t budget, struct strv *paths);
 
 #endif

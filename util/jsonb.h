@@ -19,5 +19,12 @@ int jsonbfits(const char *s, size_t n, struct err *e);
 /* Parse n bytes of s (no NUL needed): the tree (caller frees), or NULL with e saying why (over a
    cap, or not JSON). */
 cJSON *jsonbparse(const char *s, size_t n, struct err *e);
+/* Marks rep[i] (rep holds one byte a member, zeroed by the caller) for each member i of object o
+   whose key an earlier member has, byte for byte; n log n in the members. */
+void jsonbrepeats(const cJSON *o, unsigned char *rep);
+/* The key some object in v (at any depth) holds twice, or NULL. Keys count as one when they are
+   equal to a reader that ignores case (ASCII, and Go's folds of U+017F and U+212A): cJSON finds
+   the first, other readers the last or either, so a value checked is not the value used. */
+const char *jsonbtwice(const cJSON *v);
 
 #endif

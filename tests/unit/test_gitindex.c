@@ -133,6 +133,19 @@ int main(void)
 	int rc = gitindexsum(idx.data, idx.len, s4);
 	ok(rc == 0, "an index of ever longer paths reads");
 	ok(hashed <= 2 * idx.len, "its paths hashed in %zu bytes for an index of %zu", hashed, idx.len);
+	/* listed whole (what the snapshot walk keeps tracked), the same index passes a budget of 64 MiB */
+	struct strv listed = {0};
+	ok(gitindexpaths(idx.data, idx.len, (size_t)64 << 20, &listed) < 0 && listed.n == 0,
+	   "its paths, each whole, pass a budget of 64 MiB: refused");
+	ok(gitindexpaths(idx.data, idx.len, (size_t)600 << 20, &listed) == 0 && listed.n == GROW &&
+	   strlen(listed.v[GROW - 1]) == GROW, "within a budget they fit, listed whole");
+	strvfree(&listed);
+	craft(&idx, 4, paths, np, 1);
+	ok(gitindexpaths(idx.data, idx.len, 1 << 20, &listed) == 0 && listed.n == (size_t)np &&
+	   strcmp(listed.v[7], "b/a/a/a") == 0, "version 4, prefixes cut: the paths whole");
+	strvfree(&listed);
+	ok(gitindexpaths("not an index", 12, 1 << 20, &listed) < 0, "not an index: refused");
+	craft(&idx, 4, grow, GROW, 1);
 	free(grow);
 	free(path);
 	buffree(&idx);

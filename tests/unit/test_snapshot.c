@@ -1572,7 +1572,11 @@ static void maxsize(void)
 	c.max_size = used; /* the hard link counts once */
 	s = NULL;
 	ok(snapopen(&s, ws, &c, sd, &e) == 0, "at max_size is fine: %s", e.msg);
-	/* A sparse file of 1 GiB takes no room: it is no reason to stop. */
+	snapclose(s);
+	c.max_size = used + SCANENTRYROOM; /* room for one more entry */
+	s = NULL;
+	ok(snapopen(&s, ws, &c, sd, &e) == 0, "with room for one more entry: %s", e.msg);
+	/* A sparse file of 1 GiB takes no room but its entry's: it is no reason to stop. */
 	sh("truncate -s 1G '%s/sparse'", ws);
 	struct snapinfo i;
 	ok(s && snaptake(s, "0001", &i, &e) == 0 && i.treebytes > (1 << 30), "a sparse 1 GiB file is within max_size: %s",

@@ -171,6 +171,24 @@ int main(void)
 		cJSON_Delete(args);
 	}
 	buffree(&b);
+	{
+		/* edit_file on a file it cannot hold whole as text: a NUL byte ended the text strstr saw,
+		   and what came after it was dropped when the file was written back (data.bin became
+		   "HEAD-edited"); the file is left as it was and the model told why. */
+		static const char bin[] = "HEAD-one\0tail kept after the NUL";
+		ok(wswrite(wsfd, "data.bin", bin, sizeof bin - 1, 0, 0, &e) == 0, "write data.bin");
+		struct toolres tr = {0};
+		cJSON *args = cJSON_Parse("{\"path\":\"data.bin\",\"old\":\"one\",\"new\":\"edited\"}");
+		toolrun(NULL, wsfd, "edit_file", args, "data.bin", &(struct toolopts){0}, &tr, &e);
+		b.len = 0;
+		ok(wsread(wsfd, "data.bin", 100, &b, &trunc, &e) == 0 && b.len == sizeof bin - 1 &&
+		   memcmp(b.data, bin, b.len) == 0, "edit_file of a file holding a NUL keeps every byte (%zu of %zu)", b.len,
+		   sizeof bin - 1);
+		ok(tr.failed, "and fails: %s", tr.content ? tr.content : e.msg);
+		toolresfree(&tr);
+		cJSON_Delete(args);
+	}
+	buffree(&b);
 
 	/* A hard link to a file outside the workspace (uv, pnpm, git clone of a local path make them),
 	   read-only too: write_file replaces the name, the outside file keeps its bytes and mode. */
