@@ -1,6 +1,7 @@
 /* gitpatch: two folders compared file by file, written as a git patch. The bytes are data for
  * git: paths and contents go out as they are (git's quoting for odd names), nothing is sanitised
  * here; a caller printing to a terminal does that. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,33 +30,49 @@ struct tree {
 	size_t n, cap;
 };
 
-/* Whether name, case aside, is word followed only by spaces and dots, or by ':' and anything: how
- * git (core.protectNTFS, on by default) reads a name Windows would take for that word. */
-static int ntfsname(const char *name, const char *word)
+/* Whether p, after what git matched, ends a name as NTFS reads it: only spaces and dots, then the
+ * end, a ':' or, where git says so (bslash), a backslash. */
+static int ntfsend(const char *p, int bslash)
 {
-	size_t n = strlen(word);
-	if (strncasecmp(name, word, n) != 0)
+	p += strspn(p, " .");
+	return !*p || *p == ':' || (bslash && *p == '\\');
+}
+
+/* The length of an 8.3 fallback short name of a word whose first six letters are prefix, at p (0
+ * if there is none): up to six of prefix's letters in order, '~', a digit 1-9, then digits, eight
+ * characters in all (git's is_ntfs_dot_generic). */
+static size_t ntfsshort(const char *p, const char *prefix)
+{
+	size_t i = 0;
+	while (i < 6 && p[i] && p[i] != '~' && !(p[i] & 0x80) && tolower((unsigned char)p[i]) == prefix[i])
+		i++;
+	if (p[i] != '~' || p[i + 1] < '1' || p[i + 1] > '9')
 		return 0;
-	if (name[n] == ':')
-		return 1;
-	return name[n + strspn(name + n, " .")] == 0;
+	for (i += 2; i < 8; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 8;
 }
 
 /* Whether git refuses a path with this name in it (verify_path, which `git apply` holds every path
- * to): .git in any case, or its 8.3 name git~1; with link, also a symlink named .gitmodules (or
- * gitmod~1 to gitmod~4). Such a name from a workspace (a model's) would make git refuse the whole
- * patch: it is left out instead. */
+ * to, with core.protectNTFS on as it is by default): a backslash is a folder separator to it, and
+ * each part is refused if it is .git or git~1 (case aside, then spaces, dots, ':' and anything);
+ * with link, also .gitmodules, gitmod~1 to gitmod~4 or a fallback short name of it (git's
+ * is_ntfs_dotgit and is_ntfs_dotgitmodules). Such a name from a workspace (a model's) would make
+ * git refuse the whole patch: it is left out instead. */
 static int gitrefuses(const char *name, int link)
 {
-	if (ntfsname(name, ".git") || ntfsname(name, "git~1"))
-		return 1;
-	if (!link)
-		return 0;
-	char shortname[] = "gitmod~0";
-	for (shortname[7] = '1'; shortname[7] <= '4'; shortname[7]++)
-		if (ntfsname(name, shortname))
+	for (const char *p = name;; p++) {
+		if ((!strncasecmp(p, ".git", 4) && ntfsend(p + 4, 1)) ||
+		    (!strncasecmp(p, "git~1", 5) && ntfsend(p + 5, 1)))
 			return 1;
-	return ntfsname(name, ".gitmodules");
+		if (link && ((!strncasecmp(p, ".gitmodules", 11) && ntfsend(p + 11, 0)) ||
+		             (!strncasecmp(p, "gitmod~", 7) && p[7] >= '1' && p[7] <= '4' && ntfsend(p + 8, 0)) ||
+		             (ntfsshort(p, "gi7eba") && ntfsend(p + 8, 0))))
+			return 1;
+		if (!(p = strchr(p, '\\')))
+			return 0;
+	}
 }
 
 static void walk(const char *root, const char *rel, struct tree *t, int depth)

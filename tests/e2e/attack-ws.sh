@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# attack-ws: an outside test of what a hostile workspace does to a job's patch, its restore and
+# the programs that read them. Each case names the finding it guards.
+source "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { skip attack-ws "git is not installed (ci/packages.txt has it)"; done_tests; exit; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+
+# night NAME COMMAND: a git repo $T/NAME/ws holding base.txt, a night whose one shell step (sandbox
+# none) runs COMMAND there; its run directory in $dir, its stderr in $T/NAME/err, and a clean
+# clone of the starting commit in $T/NAME/co.
+night() {
+	local n=$1 cmd
+	mkdir -p "$T/$n/ws" && echo base >"$T/$n/ws/base.txt"
+	git -C "$T/$n/ws" init -q && git -C "$T/$n/ws" add -A && git -C "$T/$n/ws" commit -qm start
+	cmd=$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$2")
+	cat >"$T/$n/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+models:
+  s: { provider: scripted, replies: [
+    {tool_calls: [ {name: shell, arguments: {command: $cmd}} ]},
+    {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+workers:
+  w: { model: s, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+	dir=$("$NS" run "$T/$n/m.yaml" --out "$T/$n/runs" 2>"$T/$n/err")
+	git clone -q "$T/$n/ws" "$T/$n/co"
+}
+
+# 1. git (core.protectNTFS, on by default) reads a backslash in a name as a folder separator and
+#    refuses .git or git~1 after one ('.git\x', 'x\.git', 'x\git~1 .'), '.git' followed by spaces or
+#    dots and then a ':' ('.git .:x'), and a symlink with a fallback 8.3 name of .gitmodules
+#    ('gi7eba~1', '~1234567') or '.gitmodules' after a backslash. The patch carried them, and
+#    `git apply --check` refused the whole patch ("invalid path"): one file the model made kept
+#    every change from the pull request.
+night bslash "echo x > '.git\\x' && echo x > 'x\\.git' && echo x > 'x\\git~1 .' && echo x > '.git .:x' && mkdir 'd\\.GIT' && echo x > 'd\\.GIT/f' && ln -s t gi7eba~1 && ln -s t '~1234567' && ln -s t 'a\\.gitmodules' && echo kept > gi7eba~1.txt && echo kept > 'back\\slash' && ln -s t GI7EBA~A && echo ok > ok.txt"
+git -C "$T/bslash/co" apply --check "$dir/jobs/j/changes.patch" 2>"$T/bslash/aerr"
+expect_rc "names git refuses after a backslash: git apply --check takes the rest" 0 $?; head -3 "$T/bslash/aerr"
+git -C "$T/bslash/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
+expect_eq "what git takes is there, what it refuses is not" "GI7EBA~A back\\slash gi7eba~1.txt ok.txt" \
+	"$(cd "$T/bslash/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+
+done_tests
