@@ -315,6 +315,15 @@ static int samebytes(const char *ra, const struct entry *a, const char *rb, cons
 	return same;
 }
 
+/* Whether a change is too big to carry: a file over GITPATCHFILEMAX, or one whose bytes could take
+ * the patch (len so far) past GITPATCHMAX; its hunks or literals take at most twice the bytes of
+ * both sides. Sparse files use no blocks, so blocks cannot be the measure. */
+static int uncarried(const struct entry *a, const struct entry *b, size_t len)
+{
+	uint64_t na = a && a->type == 'f' ? (uint64_t)a->size : 0, nb = b && b->type == 'f' ? (uint64_t)b->size : 0;
+	return na > GITPATCHFILEMAX || nb > GITPATCHFILEMAX || len + 2 * (na + nb) > GITPATCHMAX;
+}
+
 /* A file too big to carry: its header, and git's own line for a binary change it leaves out. */
 static void putbig(struct buf *out, const char *prefix, const struct entry *a, const struct entry *b)
 {
@@ -372,7 +381,7 @@ long gitpatch(const char *a, const char *b, const char *prefix, const struct sec
 		int c = i == ta.n ? 1 : j == tb.n ? -1 : strcmp(ta.v[i].path, tb.v[j].path);
 		const struct entry *ea = c <= 0 ? &ta.v[i] : NULL, *eb = c >= 0 ? &tb.v[j] : NULL;
 		i += c <= 0, j += c >= 0;
-		if ((ea && ea->type == 'f' && ea->size > GITPATCHFILEMAX) || (eb && eb->type == 'f' && eb->size > GITPATCHFILEMAX)) {
+		if (uncarried(ea, eb, out->len)) {
 			if (ea && eb && ea->type == eb->type && ea->exec == eb->exec && ea->size == eb->size && samebytes(a, ea, b, eb))
 				continue;
 			putbig(out, prefix, ea, eb);
