@@ -289,6 +289,10 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 		return 0;
 	if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 		return 0;
+	if (path->len >= PATH_MAX) { /* restore (snaprestore.c) refuses such a name, and the layer with it */
+		skip(&k->p, SKIPLONG, path->data);
+		return 0;
+	}
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		skip(&k->p, SKIPSPECIAL, path->data);
 		return 0;
@@ -337,7 +341,8 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 			return -1;
 		i++;
 	}
-	/* and the names it left out as not a file, directory or symlink (the others have entries) */
+	/* and the names it left out as not a file, directory or symlink, or too long (the others have
+	 * entries) */
 	const struct strv *sk = &n->skipped;
 	size_t a = 0, b = sk->n;
 	while (a < b) { /* the first not before "path/" */
@@ -349,7 +354,7 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 	}
 	for (; a < sk->n && scandircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
 		const char *rest = sk->v[a] + len + 2;
-		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
+		if ((sk->v[a][0] == SKIPSPECIAL || sk->v[a][0] == SKIPLONG) && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -978,6 +983,8 @@ const char *scanwhy(int kind)
 		return "directories nest deeper than 256 levels: what is below is not stored";
 	case SKIPUNREAD:
 		return "a directory that cannot be read: what is below is not stored";
+	case SKIPLONG:
+		return "a path of 4096 bytes or more, which no restore takes: not stored";
 	}
 	return "left out";
 }

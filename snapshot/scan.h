@@ -48,7 +48,8 @@ struct scan {
 
 /* Why an entry was left out: the first byte of a skipped string. A directory that is too deep or
  * cannot be read is itself an entry; what is below it is not. */
-enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u' };
+enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u',
+       SKIPLONG = 'l' /* a path of PATH_MAX bytes or more, which restore refuses: no entry at all */ };
 
 struct scanopt {
 	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
