@@ -69,4 +69,20 @@ check "gives the rest back" cmp -s "$T/long/end/top.txt" "$T/long/ws/top.txt"
 python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end_skipped"])' "$dir/run.json" >"$T/long/skipped" 2>&1
 expect_grep "the path left out is named, with why" '4096' "$T/long/skipped"
 
+# 4. A path just short of 4096 bytes is stored and restored (by descriptors), but the patch read the
+#    restored trees by whole paths, /tmp/... before it: past PATH_MAX, lstat failed and the file
+#    was silently not in changes.patch, though the run and its layers hold it. Now the patch reads
+#    the trees by descriptors too.
+night near 'python3 -c "
+import os
+fd = os.open(\".\", os.O_RDONLY)
+for i in range(16):
+    os.mkdir(\"0\" * 250, dir_fd=fd); fd = os.open(\"0\" * 250, os.O_RDONLY, dir_fd=fd)
+os.mkdir(\"1\" * 74, dir_fd=fd); fd = os.open(\"1\" * 74, os.O_RDONLY, dir_fd=fd)
+f = os.open(\"ffff\", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd); os.write(f, b\"deep\\n\")
+"'
+expect_eq "a file at a path of 4095 bytes is in the patch" 1 "$(grep -c '^+deep$' "$dir/jobs/j/changes.patch")"
+git -C "$T/near/co" apply --check "$dir/jobs/j/changes.patch" 2>"$T/near/aerr"
+expect_rc "which git takes" 0 $?; grep "^error" "$T/near/aerr" | head -3
+
 done_tests
