@@ -5,12 +5,12 @@ source "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { skip attack-ws "git is not installed (ci/packages.txt has it)"; done_tests; exit; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 
-# night NAME COMMAND: a git repo $T/NAME/ws holding base.txt, a night whose one shell step (sandbox
+# night NAME COMMAND [SETUP]: a git repo $T/NAME/ws holding base.txt (and what SETUP makes), a night whose one shell step (sandbox
 # none) runs COMMAND there; its run directory in $dir, its stderr in $T/NAME/err, and a clean
 # clone of the starting commit in $T/NAME/co.
 night() {
 	local n=$1 cmd
-	mkdir -p "$T/$n/ws" && echo base >"$T/$n/ws/base.txt"
+	mkdir -p "$T/$n/ws" && echo base >"$T/$n/ws/base.txt" && (cd "$T/$n/ws" && eval "${3:-}")
 	git -C "$T/$n/ws" init -q && git -C "$T/$n/ws" add -A && git -C "$T/$n/ws" commit -qm start
 	cmd=$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$2")
 	cat >"$T/$n/m.yaml" <<YAML
@@ -84,5 +84,19 @@ f = os.open(\"ffff\", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd); os.write(f, b
 expect_eq "a file at a path of 4095 bytes is in the patch" 1 "$(grep -c '^+deep$' "$dir/jobs/j/changes.patch")"
 git -C "$T/near/co" apply --check "$dir/jobs/j/changes.patch" 2>"$T/near/aerr"
 expect_rc "which git takes" 0 $?; grep "^error" "$T/near/aerr" | head -3
+
+# 5. linediff kept a copy of its whole diagonal array for every edit it tried: (maxedits + 1) x
+#    (2 maxedits + 3) longs. `diff RUN --step N` tried 20,000 edits on texts up to 64 KiB, so a step
+#    that turns 32,768 lines of "a" into as many of "b" made it take 6.4 GB (it aborted under
+#    ulimit -v 3 GB); the report's 4,000 took 256 MB a file. Now each edit keeps only the diagonals
+#    it reached (2d + 1 ints), and `diff` tries 4,000 edits as the report does: 64 MB at most.
+night lines 'yes b | head -c 65536 > f.txt' 'yes a | head -c 65536 > f.txt'
+if asan; then
+	"$NS" diff "$dir" --step 1 >"$T/lines/out" 2>&1
+else
+	(ulimit -v 400000; "$NS" diff "$dir" --step 1 >"$T/lines/out" 2>&1)
+fi
+expect_rc "diff --step of 32,768 changed lines, within 400 MB" 0 $?
+expect_grep "says they are too far apart" '^\(more than 4000 lines differ' "$T/lines/out"
 
 done_tests
