@@ -10,6 +10,17 @@ struct lines {
 	size_t n;
 };
 
+/* The lines of s[0..n), up to max + 1: past max is all that matters. */
+static size_t countlines(const char *s, size_t n, size_t max)
+{
+	size_t lines = 0;
+	for (const char *p = s, *end = s + n; p < end && lines <= max; lines++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	return lines;
+}
+
 static void split(const char *s, size_t n, struct lines *l)
 {
 	size_t cap = 16;
@@ -120,6 +131,8 @@ static void putline(struct buf *out, char kind, const char *s, size_t n)
 
 int linediff(const char *a, size_t na, const char *b, size_t nb, int context, int maxedits, struct buf *out)
 {
+	if (countlines(a, na, LINEDIFFMAXLINES) > LINEDIFFMAXLINES || countlines(b, nb, LINEDIFFMAXLINES) > LINEDIFFMAXLINES)
+		return 1;
 	struct lines la, lb;
 	split(a, na, &la);
 	split(b, nb, &lb);

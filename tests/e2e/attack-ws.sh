@@ -99,4 +99,16 @@ fi
 expect_rc "diff --step of 32,768 changed lines, within 400 MB" 0 $?
 expect_grep "says they are too far apart" '^\(more than 4000 lines differ' "$T/lines/out"
 
+# 6. A text's lines cost linediff 16 bytes each, and a script found 24 bytes per line of both: a
+#    step turning a 16 MiB file of empty lines into one with a line changed made the runner's patch
+#    take 1.35 GB, and under ulimit -v 1 GB the run aborted (exit 134) before it was sealed. Now a
+#    text of more than 2^20 lines is no text to linediff: the patch carries it as a literal.
+night nl 'python3 -c "open(\"f\", \"w\").write(\"\\n\" * (8 << 20) + \"x\\n\" + \"\\n\" * ((8 << 20) - 11))"' \
+	'python3 -c "open(\"f\", \"w\").write(\"\\n\" * ((16 << 20) - 8))"' >/dev/null
+if ! asan; then
+	rm -rf "$T/nl/runs" && git -C "$T/nl/ws" checkout -q -- f && (ulimit -v 1000000; "$NS" run "$T/nl/m.yaml" --out "$T/nl/runs" >/dev/null 2>"$T/nl/err")
+	expect_rc "a 16 MiB file of 16 M lines, one changed: the run ends within 1 GB" 0 $?
+fi
+check "its patch is made" test -s "$(ls -d "$T"/nl/runs/*/)jobs/j/changes.patch"
+
 done_tests
