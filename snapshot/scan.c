@@ -173,6 +173,8 @@ struct walker {
 	                             directory unchanged since */
 	int64_t before;          /* scanwith: a directory changed at or after this (ns) is read */
 	struct gitignore *gi;    /* o->gitignore: the rules read so far */
+	const struct scan *kept; /* o->gitignore: the scan before, whose paths are never left out for
+	                            the rules (the model writes .gitignore; git ignores no tracked file) */
 	struct err err;
 };
 
@@ -265,6 +267,14 @@ static int unchanged(const struct walker *w, const char *path, size_t len, const
 	       x->mtime == ns(st->st_mtim) && x->ctime == ns(st->st_ctim) && x->ctime < w->before;
 }
 
+/* Whether path[0..len) is left out by the workspace's .gitignore rules: matched, and not recorded by
+ * the scan before (a path once in a layer stays in, as a tracked file does in git, so that a rule
+ * a step adds cannot make a file it changed look deleted). */
+static int ignored(const struct walker *w, const char *path, size_t len, int isdir)
+{
+	return w->gi && gitignorematch(w->gi, path, isdir) && !(w->kept && scanfind(w->kept, path, len) >= 0);
+}
+
 /* Stat name (in directory j, open as fd; path holds j's path, base bytes of it) into k's part;
  * a subdirectory to read goes to *subs. from: the name's index in the names scan, or NONAME. */
 static int entry(struct worker *k, const struct dirjob *j, int fd, const char *name, size_t base, size_t from,
@@ -285,7 +295,7 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 			return 0; /* gone since it was listed */
 		return errf(e, "stat %s:", path->data);
 	}
-	if (excluded(w->o, path->data) || (w->gi && gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
+	if (excluded(w->o, path->data) || ignored(w, path->data, path->len, S_ISDIR(st.st_mode)))
 		return 0;
 	if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 		return 0;
@@ -766,7 +776,8 @@ static int walkerinit(struct walker *w, int rootfd, const struct scanopt *o, str
 }
 
 /* A walk of the whole tree; with names, a directory unchanged since is not read (unchanged). */
-static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *names, struct err *e)
+static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *names,
+                   const struct scan *kept, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->rootwd = -1;
@@ -782,6 +793,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 	}
 	if (o->gitignore) {
 		w.gi = gitignorenew();
+		w.kept = kept;
 		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
 		if (info >= 0) {
 			ignorefile(w.gi, info, "exclude", "");
@@ -800,7 +812,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 
 int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 {
-	return scanall(s, rootfd, o, NULL, e);
+	return scanall(s, rootfd, o, NULL, NULL, e);
 }
 
 int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, struct err *e)
@@ -808,7 +820,7 @@ int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct s
 	/* Not with the feed (its watches are added as each directory is read), nor where a changed
 	 * .gitignore changes what is below it, nor where directory times cannot be trusted. */
 	int use = !o->watch && !o->gitignore && watchlocal(rootfd);
-	return scanall(s, rootfd, o, use ? prev : NULL, e);
+	return scanall(s, rootfd, o, use ? prev : NULL, prev, e);
 }
 
 static int instrv(const struct strv *v, const char *s)
@@ -837,8 +849,8 @@ static char *parentof(const char *path)
 int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
               struct err *e)
 {
-	if (o->gitignore)
-		return scanrun(s, rootfd, o, e); /* a changed .gitignore changes what is below it too */
+	if (o->gitignore) /* a changed .gitignore changes what is below it too: all of it read */
+		return scanall(s, rootfd, o, NULL, prev, e);
 	memset(s, 0, sizeof *s);
 	s->rootwd = prev->rootwd;
 	s->start = nowns();

@@ -5,7 +5,8 @@ source "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { skip attack-ws "git is not installed (ci/packages.txt has it)"; done_tests; exit; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 
-# night NAME COMMAND [SETUP]: a git repo $T/NAME/ws holding base.txt (and what SETUP makes), a night whose one shell step (sandbox
+# night NAME COMMAND [SETUP]: a git repo $T/NAME/ws holding base.txt (and what SETUP makes), a night
+# (with the manifest lines $EXTRA) whose one shell step (sandbox
 # none) runs COMMAND there; its run directory in $dir, its stderr in $T/NAME/err, and a clean
 # clone of the starting commit in $T/NAME/co.
 night() {
@@ -17,6 +18,7 @@ night() {
 version: 1
 workspace: ws
 sandbox: { backend: none }
+${EXTRA:-}
 models:
   s: { provider: scripted, replies: [
     {tool_calls: [ {name: shell, arguments: {command: $cmd}} ]},
@@ -110,5 +112,18 @@ if ! asan; then
 	expect_rc "a 16 MiB file of 16 M lines, one changed: the run ends within 1 GB" 0 $?
 fi
 check "its patch is made" test -s "$(ls -d "$T"/nl/runs/*/)jobs/j/changes.patch"
+
+# 7. With snapshot.gitignore, a path was left out of a layer whenever the workspace's .gitignore
+#    files matched it, as for an untracked file; the model writes those files. A step that changed
+#    a committed src.c and appended "src.c" to .gitignore gave a layer without src.c: the patch
+#    deleted it (git status says modified), restore and diff lost it, and the change the step made
+#    to it was in no record. Now a path the last layer recorded is kept whatever the rules say, as
+#    git keeps a tracked file.
+EXTRA='snapshot: { gitignore: true }' night ign "echo 'int main(){evil();}' > src.c && echo src.c >> .gitignore && echo hi > new.txt" \
+	"echo 'int main(){}' > src.c && echo '*.log' > .gitignore"
+expect_nogrep "the patch deletes no file the step changed" '^deleted file mode' "$dir/jobs/j/changes.patch"
+expect_grep "it carries src.c's change" '^\+int main\(\)\{evil\(\);\}$' "$dir/jobs/j/changes.patch"
+git -C "$T/ign/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
+check "applied, src.c is the workspace's" cmp -s "$T/ign/co/src.c" "$T/ign/ws/src.c"
 
 done_tests
