@@ -126,4 +126,17 @@ expect_grep "it carries src.c's change" '^\+int main\(\)\{evil\(\);\}$' "$dir/jo
 git -C "$T/ign/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
 check "applied, src.c is the workspace's" cmp -s "$T/ign/co/src.c" "$T/ign/ws/src.c"
 
+# 8. A job's patch restores its two states into folders of its own under TMPDIR, made 0700 by
+#    mkdtemp, and the restore then gave each folder the mode of the workspace's root: a step's
+#    `chmod 1777 .` made /tmp/nightshift-patch-XXXXXX world-writable while the patch was read from
+#    it, so any local user could add a file to changes.patch. Now each state is restored into a
+#    folder inside the private one. (Seen through strace -y: the folder whose mode becomes 1777.)
+if command -v strace >/dev/null; then
+	night rootmode 'chmod 1777 . && echo x > x.txt'
+	mkdir -p "$T/rootmode/tmp"
+	TMPDIR=$T/rootmode/tmp strace -f -y -e trace=fchmod -o "$T/rootmode/st" "$NS" diff "$dir" --job j >/dev/null 2>&1
+	expect_grep "the restored root takes the workspace's 1777" '01777' "$T/rootmode/st"
+	expect_nogrep "but no folder right under TMPDIR does" "<$T/rootmode/tmp/nightshift-patch-[^/]*>, 01777" "$T/rootmode/st"
+fi
+
 done_tests
