@@ -1380,9 +1380,12 @@ static int loop(struct jobrun *jr, struct err *e)
 	}
 }
 
-/* Copy the job's declared files from the workspace into RUN/jobs/<id>/files/. */
+/* Copy the job's declared files from the workspace into RUN/jobs/<id>/files/. They are copied
+ * whole, holes as zeros, so they are bounded by what the workspace may take: snapshot.max_size
+ * counts blocks, and a sparse file has none (`truncate -s 1T` at a declared name was a terabyte). */
 static int copyfiles(struct jobrun *jr, struct err *e)
 {
+	int64_t max = jr->rs->m->snapshot.max_size, used = 0;
 	for (size_t i = 0; i < jr->j->files.n; i++) {
 		char *rel = wspath(jr->j->files.v[i]);
 		/* streamed, not read whole: a step may have written any size at a declared name */
@@ -1398,9 +1401,18 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		int64_t bytes = 0;
 		char hex[65];
 		int rc = mkdirs(dir, 0755, e);
-		if (rc == 0)
-			rc = copyfdto(fd, dst, &bytes, hex, e); /* hashed as it goes: the copy is not read again */
+		if (rc == 0) /* hashed as it goes: the copy is not read again */
+			rc = max && used >= max ? errc(&fe, ERR_INPUT, "no room left")
+			                        : copyfdto(fd, dst, max ? max - used : 0, &bytes, hex, &fe);
 		close(fd);
+		used += bytes;
+		if (rc < 0 && fe.kind == ERR_INPUT) {
+			fail(jr, JOB_FAILED, "declared file %s: %s: the declared files may take snapshot.max_size (%lld bytes), holes and all",
+			     jr->j->files.v[i], fe.msg, (long long)max);
+			rc = 1;
+		} else if (rc < 0 && fe.msg[0]) {
+			*e = fe;
+		}
 		if (rc == 0) {
 			cJSON *ev = cJSON_CreateObject();
 			cJSON_AddStringToObject(ev, "path", rel);
@@ -1411,8 +1423,8 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		free(dir);
 		free(dst);
 		free(rel);
-		if (rc < 0)
-			return -1;
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -11,18 +11,21 @@
 
 /* Copy in to out from where each stands, a buffer at a time; *bytes and md (each may be NULL)
  * count and hash what went. 0, or -1 with errno, *inerr telling whether it was the read. */
-static int pour(int in, int out, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
+/* Copy in to out, at most max bytes (0: any; *inerr 2 past it). */
+static int pour(int in, int out, int64_t max, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
 {
 	char buf[65536];
+	int64_t total = 0;
 	ssize_t n;
 	while ((n = read(in, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		*inerr = n < 0;
-		if (n < 0 || writeall(out, buf, (size_t)n) < 0)
+		*inerr = n < 0 ? 1 : max && total + n > max ? 2 : 0;
+		if (*inerr || writeall(out, buf, (size_t)n) < 0)
 			return -1;
+		total += n;
 		if (bytes)
-			*bytes += n;
+			*bytes = total;
 		if (md)
 			EVP_DigestUpdate(md, buf, (size_t)n);
 	}
@@ -41,15 +44,18 @@ int copyfile(const char *src, const char *dst, int linkok, struct err *e)
 		close(in);
 		return errf(e, "create %s:", dst);
 	}
-	int inerr = 0, rc = pour(in, out, NULL, NULL, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read" : "write", inerr ? src : dst) : 0;
+	int inerr = 0, rc = pour(in, out, 0, NULL, NULL, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read" : "write", inerr ? src : dst) : 0;
 	if (close(out) < 0 && rc == 0)
 		rc = errf(e, "write %s:", dst);
 	close(in);
 	return rc;
 }
 
-int copyfdto(int in, const char *dst, int64_t *bytes, char sha256[65], struct err *e)
+int copyfdto(int in, const char *dst, int64_t max, int64_t *bytes, char sha256[65], struct err *e)
 {
+	struct stat st;
+	if (max && fstat(in, &st) == 0 && st.st_size > max)
+		return errc(e, ERR_INPUT, "%lld bytes, more than %lld", (long long)st.st_size, (long long)max);
 	char *tmp;
 	int out = tmpcreate(dst, &tmp, e);
 	if (out < 0)
@@ -58,7 +64,11 @@ int copyfdto(int in, const char *dst, int64_t *bytes, char sha256[65], struct er
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL))
 		abort();
-	int inerr = 0, rc = pour(in, out, bytes, md, &inerr) < 0 ? errf(e, "%s %s:", inerr ? "read for" : "write", dst) : 0;
+	int inerr = 0, rc = pour(in, out, max, bytes, md, &inerr);
+	if (rc < 0 && inerr == 2)
+		rc = errc(e, ERR_INPUT, "more than %lld bytes", (long long)max);
+	else if (rc < 0)
+		rc = errf(e, "%s %s:", inerr ? "read for" : "write", dst);
 	sha256done(md, sha256);
 	EVP_MD_CTX_free(md);
 	if (rc == 0 && (fsync(out) < 0 || close(out) < 0))

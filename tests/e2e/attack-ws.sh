@@ -6,7 +6,7 @@ command -v git >/dev/null || { skip attack-ws "git is not installed (ci/packages
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 
 # night NAME COMMAND [SETUP]: a git repo $T/NAME/ws holding base.txt (and what SETUP makes), a night
-# (with the manifest lines $EXTRA) whose one shell step (sandbox
+# (with the manifest lines $EXTRA, and $JOB inside the job's braces) whose one shell step (sandbox
 # none) runs COMMAND there; its run directory in $dir, its stderr in $T/NAME/err, and a clean
 # clone of the starting commit in $T/NAME/co.
 night() {
@@ -26,7 +26,7 @@ models:
 workers:
   w: { model: s, instructions: x, tools: [shell], approval: { default: allow } }
 jobs:
-  j: { worker: w }
+  j: { worker: w ${JOB:-} }
 YAML
 	dir=$("$NS" run "$T/$n/m.yaml" --out "$T/$n/runs" 2>"$T/$n/err")
 	git clone -q "$T/$n/ws" "$T/$n/co"
@@ -138,5 +138,15 @@ if command -v strace >/dev/null; then
 	expect_grep "the restored root takes the workspace's 1777" '01777' "$T/rootmode/st"
 	expect_nogrep "but no folder right under TMPDIR does" "<$T/rootmode/tmp/nightshift-patch-[^/]*>, 01777" "$T/rootmode/st"
 fi
+
+# 9. A declared file (files:) is copied into the run whole, holes written as zeros, and nothing
+#    bounded it: snapshot.max_size counts blocks, and a sparse file has none. A step's
+#    `truncate -s 1T out.bin` at a declared name would write a terabyte into the run folder. Now
+#    the declared files' bytes are bounded by snapshot.max_size too: past it the job fails, before
+#    a byte is copied, naming the file.
+EXTRA='snapshot: { max_size: 8M }' JOB=', files: [out.bin]' night declared 'truncate -s 64M out.bin'
+expect_rc "a declared sparse file of 64 MiB over max_size 8M: the job fails" 1 "$(python3 -c 'import json, sys; print(1 if json.load(open(sys.argv[1]))["jobs"]["j"]["status"] == "failed" else 0)' "$dir/run.json")"
+check "nothing of it is copied" test ! -e "$dir/jobs/j/files/out.bin"
+expect_grep "the job's error names the file and the bound" 'out.bin.*max_size' "$T/declared/err"
 
 done_tests
