@@ -47,8 +47,12 @@ static void ignorefile(struct gitignore *g, int dirfd, const char *name, const c
 	close(fd);
 }
 
-static int64_t ns(struct timespec t)
+int64_t scanns(struct timespec t)
 {
+	if (t.tv_sec > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (t.tv_sec < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN + 1;
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
@@ -121,8 +125,8 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 	x->nlink = st->st_nlink;
 	x->size = S_ISDIR(st->st_mode) ? 0 : st->st_size;
 	x->blocks = S_ISDIR(st->st_mode) ? 0 : st->st_blocks;
-	x->mtime = ns(st->st_mtim);
-	x->ctime = ns(st->st_ctim);
+	x->mtime = scanns(st->st_mtim);
+	x->ctime = scanns(st->st_ctim);
 	x->ino = st->st_ino;
 	x->dev = st->st_dev;
 	x->link = -1;
@@ -264,7 +268,7 @@ static int unchanged(const struct walker *w, const char *path, size_t len, const
 		return 0;
 	const struct sent *x = &w->names->v[i];
 	return !x->unread && x->mode == st->st_mode && x->ino == st->st_ino && x->dev == st->st_dev && st->st_dev == w->rootdev &&
-	       x->mtime == ns(st->st_mtim) && x->ctime == ns(st->st_ctim) && x->ctime < w->before;
+	       x->mtime == scanns(st->st_mtim) && x->ctime == scanns(st->st_ctim) && x->ctime < w->before;
 }
 
 /* Whether path[0..len) is left out by the workspace's .gitignore rules: matched, and not recorded by
@@ -759,7 +763,7 @@ static int64_t nowns(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	return ns(now);
+	return scanns(now);
 }
 
 /* Set up a walker; with a change feed, the root's device bounds what it vouches for. */

@@ -149,4 +149,18 @@ expect_rc "a declared sparse file of 64 MiB over max_size 8M: the job fails" 1 "
 check "nothing of it is copied" test ! -e "$dir/jobs/j/files/out.bin"
 expect_grep "the job's error names the file and the bound" 'out.bin.*max_size' "$T/declared/err"
 
+# 10. A scan held a time as nanoseconds in an int64, which ends in 2262: a step's `touch -d 2500-06-01`
+#    (ext4 keeps up to 2446, tmpfs anything) overflowed it (undefined behaviour; here it wrapped),
+#    and the layer said the file was last changed in 1861, restore put 1901. Now a time past the
+#    range is held at its end: restored, the file is in 2262 at least, never before 1970.
+night future 'echo f > fut && touch -d "2500-06-01 12:00:00" fut && echo p > past && touch -d "1600-01-01" past'
+"$NS" restore "$dir" --step end --to "$T/future/end" >/dev/null 2>&1
+expect_rc "restore --step end" 0 $?
+if [ "$(stat -c %Y "$T/future/ws/fut")" -gt 9223372036 ]; then
+	check "a file from after 2262 is not restored into the past" test "$(stat -c %Y "$T/future/end/fut")" -ge 9223372036
+fi
+if [ "$(stat -c %Y "$T/future/ws/past")" -lt -9223372036 ]; then
+	check "nor one from before 1677 into the future" test "$(stat -c %Y "$T/future/end/past")" -le -9223372036
+fi
+
 done_tests
