@@ -2,7 +2,9 @@
 # attack-ws: an outside test of what a hostile workspace does to a job's patch, its restore and
 # the programs that read them. Each case names the finding it guards.
 source "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { skip attack-ws "git is not installed (ci/packages.txt has it)"; done_tests; exit; }
+if ! command -v git >/dev/null || ! command -v python3 >/dev/null; then
+	skip attack-ws "git and python3 are needed (ci/packages.txt has them)"; done_tests; exit
+fi
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 
 # night NAME COMMAND [SETUP]: a git repo $T/NAME/ws holding base.txt (and what SETUP makes), a night
