@@ -17,7 +17,19 @@
 
 static int patchwhole; /* patchrestorewhole */
 
-/* Restore the chain ws (NULL: the only one) before step (0: end) into a new folder under $TMPDIR:
+/* Take away a state restored() made: its private folder, with the tree in it. */
+static void unrestore(char *tree)
+{
+	if (!tree)
+		return;
+	*strrchr(tree, '/') = 0;
+	snapremove(tree);
+	free(tree);
+}
+
+/* Restore the chain ws (NULL: the only one) before step (0: end) into a new folder, "tree" inside
+ * a private one under $TMPDIR (a restore gives its target the workspace root's mode, which a step
+ * may have made 1777: only the private folder keeps other users out while the patch is read):
  * only what set names (NULL: all). NULL on failure, and with *whole set when the set cannot be
  * restored alone. */
 static char *restored(const char *rundir, const char *ws, int step, int own, int64_t maxbytes,
@@ -30,16 +42,17 @@ static char *restored(const char *rundir, const char *ws, int step, int own, int
 		free(t);
 		return NULL;
 	}
-	int rc = set ? snaprestoreset(rundir, ws, step, t, own, maxbytes, set, e)
-	       : own ? snaprestoreown(rundir, ws, step, t, e)
-	             : snaprestorews(rundir, ws, step, t, 1, maxbytes, e);
+	char *tree = pathjoin(t, "tree");
+	int rc = set ? snaprestoreset(rundir, ws, step, tree, own, maxbytes, set, e)
+	       : own ? snaprestoreown(rundir, ws, step, tree, e)
+	             : snaprestorews(rundir, ws, step, tree, 1, maxbytes, e);
 	if (rc != 0) {
 		*whole = rc > 0;
-		snapremove(t);
-		free(t);
-		return NULL;
+		unrestore(tree);
+		tree = NULL;
 	}
-	return t;
+	free(t);
+	return tree;
 }
 
 /* One of a patch's two states, restored on its own thread. */
@@ -77,12 +90,8 @@ static void bothstates(const char *rundir, const char *ws, int from, int to, int
 	*whole = sa.whole || sb.whole;
 	if (!sa.dir || !sb.dir) {
 		*e = !sa.dir ? sa.e : sb.e;
-		if (sa.dir)
-			snapremove(sa.dir);
-		if (sb.dir)
-			snapremove(sb.dir);
-		free(sa.dir);
-		free(sb.dir);
+		unrestore(sa.dir);
+		unrestore(sb.dir);
 		sa.dir = sb.dir = NULL;
 	}
 	*a = sa.dir;
@@ -105,12 +114,8 @@ static long chainpatch(const char *rundir, const char *ws, int from, int to, int
 	}
 	snapsetfree(set);
 	long n = b ? gitpatch(a, b, prefix, sec, masked, out, e) : -1;
-	if (a)
-		snapremove(a);
-	if (b)
-		snapremove(b);
-	free(a);
-	free(b);
+	unrestore(a);
+	unrestore(b);
 	return n;
 }
 

@@ -70,8 +70,8 @@ static void printchange(const struct change *c)
 	printf("--- %s%s\n+++ %s%s\n", c->kind == 'A' ? "/dev/null" : "a/", c->kind == 'A' ? "" : path,
 	       c->kind == 'D' ? "/dev/null" : "b/", c->kind == 'D' ? "" : path);
 	free(path);
-	if (linediff(a, na, b, nb, 3, 20000, &out) == 1) {
-		printf("(more than 20000 lines differ: %zu bytes before, %zu after)\n", na, nb);
+	if (linediff(a, na, b, nb, 3, 4000, &out) == 1) {
+		printf("(more than 4000 lines differ: %zu bytes before, %zu after)\n", na, nb);
 	} else {
 		/* a NUL inside text would end the sanitiser's string early: shown as \x00 first */
 		struct buf z = {0};

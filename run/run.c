@@ -284,8 +284,8 @@ static int runchanges(const char *rundir, const struct manifest *m, const struct
 		/* A patch is published (a pull request): a secret a step wrote into a file is masked in it,
 		 * and the patch then does not reproduce that file (the layers do, byte for byte). */
 		if (files > 0 && patch.data && (strncmp(patch.data, "Binary files ", 13) == 0 || strstr(patch.data, "\nBinary files ")))
-			progressj(id, "warning: changes.patch leaves out files over %d MiB (each a 'Binary files ... differ' line); "
-			              "the layers hold them", GITPATCHFILEMAX >> 20);
+			progressj(id, "warning: changes.patch leaves out files over %d MiB, and those past %d MiB of patch (each "
+			              "a 'Binary files ... differ' line); the layers hold them", GITPATCHFILEMAX >> 20, GITPATCHMAX >> 20);
 		char *masked = files > 0 && patch.data ? secretsmask(sec, patch.data) : NULL; /* names, too */
 		if (masked || held) {
 			progressj(id, "warning: a changed file holds a secret: masked in changes.patch, which does not reproduce it");

@@ -98,8 +98,12 @@ static void ignorefile(struct gitignore *g, int dirfd, const char *name, const c
 	close(fd);
 }
 
-static int64_t ns(struct timespec t)
+int64_t scanns(struct timespec t)
 {
+	if (t.tv_sec > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (t.tv_sec < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN + 1;
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
@@ -172,8 +176,8 @@ static void add(struct part *p, const char *path, size_t len, const struct stat 
 	x->nlink = st->st_nlink;
 	x->size = S_ISDIR(st->st_mode) ? 0 : st->st_size;
 	x->blocks = S_ISDIR(st->st_mode) ? 0 : st->st_blocks;
-	x->mtime = ns(st->st_mtim);
-	x->ctime = ns(st->st_ctim);
+	x->mtime = scanns(st->st_mtim);
+	x->ctime = scanns(st->st_ctim);
 	x->ino = st->st_ino;
 	x->dev = st->st_dev;
 	x->link = -1;
@@ -226,6 +230,8 @@ struct walker {
 	int64_t before;          /* scanwith: a directory changed at or after this (ns) is read */
 	struct gitignore *gi;    /* o->gitignore: the rules read so far */
 	struct strv tracked;     /* o->gitignore: the paths .git/index lists, sorted; never ignored */
+	const struct scan *kept; /* o->gitignore: the scan before, whose paths are never left out for
+	                            the rules (the model writes .gitignore; git ignores no tracked file) */
 	struct err err;
 };
 
@@ -315,7 +321,16 @@ static int unchanged(const struct walker *w, const char *path, size_t len, const
 		return 0;
 	const struct sent *x = &w->names->v[i];
 	return !x->unread && x->mode == st->st_mode && x->ino == st->st_ino && x->dev == st->st_dev && st->st_dev == w->rootdev &&
-	       x->mtime == ns(st->st_mtim) && x->ctime == ns(st->st_ctim) && x->ctime < w->before;
+	       x->mtime == scanns(st->st_mtim) && x->ctime == scanns(st->st_ctim) && x->ctime < w->before;
+}
+
+/* Whether path[0..len) is left out by the workspace's .gitignore rules: matched, not listed in
+ * .git/index, and not recorded by the scan before (a path once in a layer stays in, as a tracked
+ * file does in git, so that a rule a step adds cannot make a file it changed look deleted). */
+static int ignored(const struct walker *w, const char *path, size_t len, int isdir)
+{
+	return w->gi && !tracked(&w->tracked, path, isdir) && gitignorematch(w->gi, path, isdir) &&
+	       !(w->kept && scanfind(w->kept, path, len) >= 0);
 }
 
 /* Stat name (in directory j, open as fd; path holds j's path, base bytes of it) into k's part;
@@ -338,11 +353,14 @@ static int entry(struct worker *k, const struct dirjob *j, int fd, const char *n
 			return 0; /* gone since it was listed */
 		return errf(e, "stat %s:", path->data);
 	}
-	if (excluded(w->o, path->data) || (w->gi && !tracked(&w->tracked, path->data, S_ISDIR(st.st_mode)) &&
-	                                   gitignorematch(w->gi, path->data, S_ISDIR(st.st_mode))))
+	if (excluded(w->o, path->data) || ignored(w, path->data, path->len, S_ISDIR(st.st_mode)))
 		return 0;
 	if (S_ISDIR(st.st_mode) && w->o->haveskip && st.st_dev == w->o->skipdev && st.st_ino == w->o->skipino)
 		return 0;
+	if (path->len >= PATH_MAX) { /* restore (snaprestore.c) refuses such a name, and the layer with it */
+		skip(&k->p, SKIPLONG, path->data);
+		return 0;
+	}
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		skip(&k->p, SKIPSPECIAL, path->data);
 		return 0;
@@ -394,7 +412,8 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 			return -1;
 		i++;
 	}
-	/* and the names it left out as not a file, directory or symlink (the others have entries) */
+	/* and the names it left out as not a file, directory or symlink, or too long (the others have
+	 * entries) */
 	const struct strv *sk = &n->skipped;
 	size_t a = 0, b = sk->n;
 	while (a < b) { /* the first not before "path/" */
@@ -406,7 +425,7 @@ static int samenames(struct worker *k, const struct dirjob *j, int fd, size_t ba
 	}
 	for (; a < sk->n && scandircmp(sk->v[a] + 1, j->path, len) == 0; a++) {
 		const char *rest = sk->v[a] + len + 2;
-		if (sk->v[a][0] == SKIPSPECIAL && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
+		if ((sk->v[a][0] == SKIPSPECIAL || sk->v[a][0] == SKIPLONG) && !strchr(rest, '/') && entry(k, j, fd, rest, base, NONAME, subs, nsubs, capsubs, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -804,7 +823,7 @@ static int64_t nowns(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	return ns(now);
+	return scanns(now);
 }
 
 /* Set up a walker; with a change feed, the root's device bounds what it vouches for. */
@@ -821,7 +840,8 @@ static int walkerinit(struct walker *w, int rootfd, const struct scanopt *o, str
 }
 
 /* A walk of the whole tree; with names, a directory unchanged since is not read (unchanged). */
-static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *names, struct err *e)
+static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *names,
+                   const struct scan *kept, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->rootwd = -1;
@@ -837,6 +857,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 	}
 	if (o->gitignore && trackedread(rootfd, &w.tracked) >= 0) { /* an unreadable index: nothing ignored */
 		w.gi = gitignorenew();
+		w.kept = kept;
 		int info = openbeneath(rootfd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
 		if (info >= 0) {
 			ignorefile(w.gi, info, "exclude", "");
@@ -856,7 +877,7 @@ static int scanall(struct scan *s, int rootfd, const struct scanopt *o, const st
 
 int scanrun(struct scan *s, int rootfd, const struct scanopt *o, struct err *e)
 {
-	return scanall(s, rootfd, o, NULL, e);
+	return scanall(s, rootfd, o, NULL, NULL, e);
 }
 
 int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, struct err *e)
@@ -864,7 +885,7 @@ int scanwith(struct scan *s, int rootfd, const struct scanopt *o, const struct s
 	/* Not with the feed (its watches are added as each directory is read), nor where a changed
 	 * .gitignore changes what is below it, nor where directory times cannot be trusted. */
 	int use = !o->watch && !o->gitignore && watchlocal(rootfd);
-	return scanall(s, rootfd, o, use ? prev : NULL, e);
+	return scanall(s, rootfd, o, use ? prev : NULL, prev, e);
 }
 
 static int instrv(const struct strv *v, const char *s)
@@ -893,8 +914,8 @@ static char *parentof(const char *path)
 int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct scan *prev, const struct strv *dirty,
               struct err *e)
 {
-	if (o->gitignore)
-		return scanrun(s, rootfd, o, e); /* a changed .gitignore changes what is below it too */
+	if (o->gitignore) /* a changed .gitignore changes what is below it too: all of it read */
+		return scanall(s, rootfd, o, NULL, prev, e);
 	memset(s, 0, sizeof *s);
 	s->rootwd = prev->rootwd;
 	s->start = nowns();
@@ -1039,6 +1060,8 @@ const char *scanwhy(int kind)
 		return "directories nest deeper than 256 levels: what is below is not stored";
 	case SKIPUNREAD:
 		return "a directory that cannot be read: what is below is not stored";
+	case SKIPLONG:
+		return "a path of 4096 bytes or more, which no restore takes: not stored";
 	}
 	return "left out";
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "../util/util.h"
 #include "../util/beneath.h"
 #include "watch.h"
@@ -48,7 +49,8 @@ struct scan {
 
 /* Why an entry was left out: the first byte of a skipped string. A directory that is too deep or
  * cannot be read is itself an entry; what is below it is not. */
-enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u' };
+enum { SKIPSPECIAL = 's' /* socket, fifo or device */, SKIPDEEP = 'd', SKIPUNREAD = 'u',
+       SKIPLONG = 'l' /* a path of PATH_MAX bytes or more, which restore refuses: no entry at all */ };
 
 struct scanopt {
 	const struct strv *exclude; /* path globs as util/glob.h's globpath ("**" spans zero or more
@@ -89,6 +91,10 @@ int scanagain(struct scan *s, int rootfd, const struct scanopt *o, const struct 
 /* Whether path lies below a directory that s could not read (too deep or unreadable): what the
  * scan cannot tell about it is unknown, not gone. */
 int scanunknown(const struct scan *s, const char *path);
+/* A time as nanoseconds since 1970, held at the ends of an int64 (1677 to 2262) past them: a step
+ * may set any time its filesystem keeps (ext4 to 2446, tmpfs any), which overflowed it. INT64_MIN
+ * itself is never given (snapshot.c marks an entry to be read again with it). */
+int64_t scanns(struct timespec t);
 /* The words for a skipped kind. */
 const char *scanwhy(int kind);
 /* Where path p sorts by bytes against the paths under directory dir[0..len) ("dir/..."): before

@@ -90,11 +90,6 @@ struct layer {
 	size_t nat;
 };
 
-static int64_t nsof(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static int racy(const struct scan *sc, const struct sent *x)
 {
 	return x->ctime >= sc->start - (sc->finetime ? RACYFINE : RACYCOARSE);
@@ -312,8 +307,8 @@ static int openfile(int rootfd, struct sent *x, struct err *e)
 	x->mode = st.st_mode;
 	x->size = st.st_size;
 	x->blocks = st.st_blocks;
-	x->mtime = nsof(st.st_mtim);
-	x->ctime = nsof(st.st_ctim);
+	x->mtime = scanns(st.st_mtim);
+	x->ctime = scanns(st.st_ctim);
 	return fd;
 }
 
@@ -738,7 +733,7 @@ static int stripsetid(struct snap *s, struct scan *nw, struct snapinfo *info, st
 		}
 		close(fd);
 		x->mode = st.st_mode;
-		x->ctime = nsof(st.st_ctim);
+		x->ctime = scanns(st.st_ctim);
 		x->hashed = 0;
 		strvadd(&info->setid, x->path);
 	}
@@ -855,7 +850,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	 * one when its mode or mtime changed (restore brings both back). */
 	struct stat root;
 	int putroot = fstat(s->rootfd, &root) == 0 &&
-	              (full || !s->haveroot || s->rootmode != root.st_mode || s->rootmtime != nsof(root.st_mtim));
+	              (full || !s->haveroot || s->rootmode != root.st_mode || s->rootmtime != scanns(root.st_mtim));
 	int rootput = 0;
 	for (size_t i = 0, put = 0; rc == 0 && i < count && !s->late; i++) {
 		if (putroot && !rootput && strcmp(nw.v[i].path, ".") > 0) {
@@ -866,7 +861,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 			rootput = 1;
 			rc = framecut(&l, ".", e);
 			if (rc == 0)
-				rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
+				rc = header(&l, ".", root.st_mode, 0, scanns(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
 			if (rc < 0)
 				break;
 		}
@@ -887,7 +882,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 		if (s->deadline && nowms() >= s->deadline)
 			s->late = 1;
 		else
-			rc = header(&l, ".", root.st_mode, 0, nsof(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
+			rc = header(&l, ".", root.st_mode, 0, scanns(root.st_mtim), NULL, NULL, NULL, NULL, 0, e);
 	}
 	free(cut);
 	if (rc == 0)
@@ -914,7 +909,7 @@ static int take(struct snap *s, const char *name, int full, int keep, struct sna
 	if (rc == 0 && keep && !s->late) {
 		if (putroot) {
 			s->rootmode = root.st_mode;
-			s->rootmtime = nsof(root.st_mtim);
+			s->rootmtime = scanns(root.st_mtim);
 			s->haveroot = 1;
 		}
 		if (!quiet) {

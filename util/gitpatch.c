@@ -1,6 +1,7 @@
 /* gitpatch: two folders compared file by file, written as a git patch. The bytes are data for
  * git: paths and contents go out as they are (git's quoting for odd names), nothing is sanitised
  * here; a caller printing to a terminal does that. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,50 +30,71 @@ struct tree {
 	size_t n, cap;
 };
 
-/* Whether name, case aside, is word followed only by spaces and dots, or by ':' and anything: how
- * git (core.protectNTFS, on by default) reads a name Windows would take for that word. */
-static int ntfsname(const char *name, const char *word)
+/* Whether p, after what git matched, ends a name as NTFS reads it: only spaces and dots, then the
+ * end, a ':' or, where git says so (bslash), a backslash. */
+static int ntfsend(const char *p, int bslash)
 {
-	size_t n = strlen(word);
-	if (strncasecmp(name, word, n) != 0)
+	p += strspn(p, " .");
+	return !*p || *p == ':' || (bslash && *p == '\\');
+}
+
+/* The length of an 8.3 fallback short name of a word whose first six letters are prefix, at p (0
+ * if there is none): up to six of prefix's letters in order, '~', a digit 1-9, then digits, eight
+ * characters in all (git's is_ntfs_dot_generic). */
+static size_t ntfsshort(const char *p, const char *prefix)
+{
+	size_t i = 0;
+	while (i < 6 && p[i] && p[i] != '~' && !(p[i] & 0x80) && tolower((unsigned char)p[i]) == prefix[i])
+		i++;
+	if (p[i] != '~' || p[i + 1] < '1' || p[i + 1] > '9')
 		return 0;
-	if (name[n] == ':')
-		return 1;
-	return name[n + strspn(name + n, " .")] == 0;
+	for (i += 2; i < 8; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 8;
 }
 
 /* Whether git refuses a path with this name in it (verify_path, which `git apply` holds every path
- * to): .git in any case, or its 8.3 name git~1; with link, also a symlink named .gitmodules (or
- * gitmod~1 to gitmod~4). Such a name from a workspace (a model's) would make git refuse the whole
- * patch: it is left out instead. */
+ * to, with core.protectNTFS on as it is by default): a backslash is a folder separator to it, and
+ * each part is refused if it is .git or git~1 (case aside, then spaces, dots, ':' and anything);
+ * with link, also .gitmodules, gitmod~1 to gitmod~4 or a fallback short name of it (git's
+ * is_ntfs_dotgit and is_ntfs_dotgitmodules). Such a name from a workspace (a model's) would make
+ * git refuse the whole patch: it is left out instead. */
 static int gitrefuses(const char *name, int link)
 {
-	if (ntfsname(name, ".git") || ntfsname(name, "git~1"))
-		return 1;
-	if (!link)
-		return 0;
-	char shortname[] = "gitmod~0";
-	for (shortname[7] = '1'; shortname[7] <= '4'; shortname[7]++)
-		if (ntfsname(name, shortname))
+	for (const char *p = name;; p++) {
+		if ((!strncasecmp(p, ".git", 4) && ntfsend(p + 4, 1)) ||
+		    (!strncasecmp(p, "git~1", 5) && ntfsend(p + 5, 1)))
 			return 1;
-	return ntfsname(name, ".gitmodules");
+		if (link && ((!strncasecmp(p, ".gitmodules", 11) && ntfsend(p + 11, 0)) ||
+		             (!strncasecmp(p, "gitmod~", 7) && p[7] >= '1' && p[7] <= '4' && ntfsend(p + 8, 0)) ||
+		             (ntfsshort(p, "gi7eba") && ntfsend(p + 8, 0))))
+			return 1;
+		if (!(p = strchr(p, '\\')))
+			return 0;
+	}
 }
 
-static void walk(const char *root, const char *rel, struct tree *t, int depth)
+/* Add the files and symlinks below folder dfd (rel in the tree; dfd is closed here) to t. By
+ * descriptors, not paths: a restored tree's paths go up to PATH_MAX, past it with the tree's own
+ * folder before them. */
+static void walk(int dfd, const char *rel, struct tree *t, int depth)
 {
-	char *dir = *rel ? pathjoin(root, rel) : xstrdup(root);
-	DIR *d = depth < 256 ? opendir(dir) : NULL;
+	DIR *d = dfd >= 0 && depth < 256 ? fdopendir(dfd) : NULL;
+	if (!d && dfd >= 0)
+		close(dfd);
 	for (struct dirent *de; d && (de = readdir(d));) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || gitrefuses(de->d_name, 0))
-			continue; /* a repository's own folder (or a nested one's) is no file git applies */
-		char *r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		char *full = pathjoin(root, r);
+		const char *name = de->d_name;
 		struct stat st;
-		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && gitrefuses(de->d_name, 1)) {
+		if (!strcmp(name, ".") || !strcmp(name, "..") || gitrefuses(name, 0) ||
+		    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* a repository's own folder (or a nested one's) is no file git applies */
+		char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		if (S_ISLNK(st.st_mode) && gitrefuses(name, 1)) {
 			/* left out, as git would refuse it */
-		} else if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
-			walk(root, r, t, depth + 1);
-		} else if (lstat(full, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+		} else if (S_ISDIR(st.st_mode)) {
+			walk(openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r, t, depth + 1);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (t->n == t->cap) {
 				t->cap = t->cap ? 2 * t->cap : 64;
 				t->v = xrealloc(t->v, t->cap * sizeof *t->v);
@@ -80,12 +102,10 @@ static void walk(const char *root, const char *rel, struct tree *t, int depth)
 			t->v[t->n++] = (struct entry){r, S_ISLNK(st.st_mode) ? 'l' : 'f', (st.st_mode & S_IXUSR) != 0, st.st_size};
 			r = NULL;
 		}
-		free(full);
 		free(r);
 	}
 	if (d)
 		closedir(d);
-	free(dir);
 }
 
 static int byname(const void *a, const void *b)
@@ -100,23 +120,23 @@ static void treefree(struct tree *t)
 	free(t->v);
 }
 
-/* A file's bytes, or a symlink's target. */
-static int content(const char *root, const struct entry *en, struct buf *out, struct err *e)
+/* A file's bytes, or a symlink's target, in the tree open as root. */
+static int content(int root, const struct entry *en, struct buf *out, struct err *e)
 {
-	char *p = pathjoin(root, en->path);
-	int rc = 0;
 	out->len = 0;
 	if (en->type == 'l') {
 		bufgrow(out, 4097);
-		ssize_t n = readlink(p, out->data, 4096);
+		ssize_t n = readlinkat(root, en->path, out->data, 4096);
 		if (n < 0)
-			rc = errf(e, "readlink %s:", p);
-		else
-			out->len = (size_t)n;
-	} else {
-		rc = readfile(p, out, e);
+			return errf(e, "readlink %s:", en->path);
+		out->len = (size_t)n;
+		return 0;
 	}
-	free(p);
+	int fd = openat(root, en->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
+	if (fd < 0 || readfd(fd, SIZE_MAX, out, NULL) < 0)
+		rc = errf(e, "read %s:", en->path);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -282,12 +302,10 @@ static void putdiff(struct buf *out, const char *prefix, const struct entry *a, 
 }
 
 /* Whether two big files hold the same bytes, read a piece at a time. */
-static int samebytes(const char *ra, const struct entry *a, const char *rb, const struct entry *b)
+static int samebytes(int ra, const struct entry *a, int rb, const struct entry *b)
 {
-	char *pa = pathjoin(ra, a->path), *pb = pathjoin(rb, b->path);
-	int fa = open(pa, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), fb = open(pb, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), same = fa >= 0 && fb >= 0;
-	free(pa);
-	free(pb);
+	int fa = openat(ra, a->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), fb = openat(rb, b->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int same = fa >= 0 && fb >= 0;
 	static char x[1 << 16], y[1 << 16]; /* one diff at a time: the runner patches after the jobs */
 	for (ssize_t n, m; same && (n = read(fa, x, sizeof x)) > 0;)
 		same = (m = read(fb, y, (size_t)n)) == n && memcmp(x, y, (size_t)n) == 0;
@@ -296,6 +314,15 @@ static int samebytes(const char *ra, const struct entry *a, const char *rb, cons
 	if (fb >= 0)
 		close(fb);
 	return same;
+}
+
+/* Whether a change is too big to carry: a file over GITPATCHFILEMAX, or one whose bytes could take
+ * the patch (len so far) past GITPATCHMAX; its hunks or literals take at most twice the bytes of
+ * both sides. Sparse files use no blocks, so blocks cannot be the measure. */
+static int uncarried(const struct entry *a, const struct entry *b, size_t len)
+{
+	uint64_t na = a && a->type == 'f' ? (uint64_t)a->size : 0, nb = b && b->type == 'f' ? (uint64_t)b->size : 0;
+	return na > GITPATCHFILEMAX || nb > GITPATCHFILEMAX || len + 2 * (na + nb) > GITPATCHMAX;
 }
 
 /* A file too big to carry: its header, and git's own line for a binary change it leaves out. */
@@ -341,9 +368,16 @@ static void maskcontent(const struct secrets *sec, struct buf *c, int *masked)
 long gitpatch(const char *a, const char *b, const char *prefix, const struct secrets *sec, int *masked,
               struct buf *out, struct err *e)
 {
+	int ra = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rb = ra < 0 ? -1 : open(b, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rb < 0) {
+		int rc = errf(e, "open %s:", ra < 0 ? a : b);
+		if (ra >= 0)
+			close(ra);
+		return rc;
+	}
 	struct tree ta = {0}, tb = {0};
-	walk(a, "", &ta, 0);
-	walk(b, "", &tb, 0);
+	walk(dup(ra), "", &ta, 0);
+	walk(dup(rb), "", &tb, 0);
 	if (ta.n)
 		qsort(ta.v, ta.n, sizeof *ta.v, byname);
 	if (tb.n)
@@ -355,14 +389,14 @@ long gitpatch(const char *a, const char *b, const char *prefix, const struct sec
 		int c = i == ta.n ? 1 : j == tb.n ? -1 : strcmp(ta.v[i].path, tb.v[j].path);
 		const struct entry *ea = c <= 0 ? &ta.v[i] : NULL, *eb = c >= 0 ? &tb.v[j] : NULL;
 		i += c <= 0, j += c >= 0;
-		if ((ea && ea->type == 'f' && ea->size > GITPATCHFILEMAX) || (eb && eb->type == 'f' && eb->size > GITPATCHFILEMAX)) {
-			if (ea && eb && ea->type == eb->type && ea->exec == eb->exec && ea->size == eb->size && samebytes(a, ea, b, eb))
+		if (uncarried(ea, eb, out->len)) {
+			if (ea && eb && ea->type == eb->type && ea->exec == eb->exec && ea->size == eb->size && samebytes(ra, ea, rb, eb))
 				continue;
 			putbig(out, prefix, ea, eb);
 			files++;
 			continue;
 		}
-		if ((ea && content(a, ea, &ca, e) < 0) || (eb && content(b, eb, &cb, e) < 0)) {
+		if ((ea && content(ra, ea, &ca, e) < 0) || (eb && content(rb, eb, &cb, e) < 0)) {
 			rc = -1;
 			break;
 		}
@@ -386,6 +420,8 @@ long gitpatch(const char *a, const char *b, const char *prefix, const struct sec
 	buffree(&cb);
 	treefree(&ta);
 	treefree(&tb);
+	close(ra);
+	close(rb);
 	return rc < 0 ? -1 : files;
 }
 

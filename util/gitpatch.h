@@ -8,10 +8,11 @@
  * hunks, binary ones (or texts too far apart to diff) as `GIT binary patch` literals, with modes,
  * new and deleted files, symlinks, and full index lines (git's blob ids); folders, special files
  * and every .git folder are not git's to apply and are left out. prefix ("" or "NAME/") goes
- * before every path; paths are quoted as git quotes them. A file over GITPATCHFILEMAX is not
- * carried: git's "Binary files a/X and b/X differ" stands for it (no memory or time goes to it).
- * Returns the files changed, -1 on error. */
-enum { GITPATCHFILEMAX = 16 << 20 };
+ * before every path; paths are quoted as git quotes them. A file over GITPATCHFILEMAX, or one
+ * whose hunks or literals could take out past GITPATCHMAX, is not carried: git's "Binary files
+ * a/X and b/X differ" stands for it (no memory or time goes to it). Returns the files changed, -1
+ * on error. */
+enum { GITPATCHFILEMAX = 16 << 20, GITPATCHMAX = 64 << 20 };
 
 struct secrets;
 /* With sec (may be NULL), every file's bytes and link's target are masked (util/secrets.h) before

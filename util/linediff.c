@@ -1,4 +1,5 @@
 /* linediff: a unified diff of two texts, line by line (Myers' greedy algorithm). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "linediff.h"
@@ -8,6 +9,17 @@ struct lines {
 	size_t *len;     /* its length, newline included */
 	size_t n;
 };
+
+/* The lines of s[0..n), up to max + 1: past max is all that matters. */
+static size_t countlines(const char *s, size_t n, size_t max)
+{
+	size_t lines = 0;
+	for (const char *p = s, *end = s + n; p < end && lines <= max; lines++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	return lines;
+}
 
 static void split(const char *s, size_t n, struct lines *l)
 {
@@ -44,11 +56,15 @@ struct op {
 static struct op *script(const struct lines *a, const struct lines *b, int max, size_t *nops)
 {
 	long n = (long)a->n, m = (long)b->n;
+	if (n > INT_MAX || m > INT_MAX)
+		return NULL; /* the trace holds a line number in an int */
 	if (max > n + m)
 		max = (int)(n + m); /* no script needs more edits: the arrays are sized by the texts, not the cap */
 	long off = max + 1;
 	long *v = xcalloc(2 * off + 1, sizeof *v);
-	long **trace = xcalloc(max + 1, sizeof *trace);
+	/* trace[d]: the diagonals -d..d after d edits, at [k + d]; only those were reached, so the
+	 * trace takes (d + 1)^2 ints, not (max + 1) x (2 max + 3) longs (6.4 GB at 20,000 edits) */
+	int **trace = xcalloc(max + 1, sizeof *trace);
 	long d, found = -1;
 	for (d = 0; d <= max && found < 0; d++) {
 		for (long k = -d; k <= d; k += 2) {
@@ -62,8 +78,9 @@ static struct op *script(const struct lines *a, const struct lines *b, int max, 
 				break;
 			}
 		}
-		trace[d] = xmalloc((2 * off + 1) * sizeof **trace);
-		memcpy(trace[d], v, (2 * off + 1) * sizeof *v);
+		trace[d] = xmalloc((2 * d + 1) * sizeof **trace);
+		for (long k = -d; k <= d; k++)
+			trace[d][k + d] = (int)v[off + k];
 	}
 	struct op *ops = NULL;
 	if (found >= 0) {
@@ -73,10 +90,10 @@ static struct op *script(const struct lines *a, const struct lines *b, int max, 
 		/* Walk back: each edit d came from diagonal pk of the state after d - 1 edits, then
 		 * followed a snake of equal lines to (x, y). */
 		for (long dd = found; dd > 0; dd--) {
-			const long *pv = trace[dd - 1];
+			const int *pv = trace[dd - 1] + (dd - 1); /* pv[k]: diagonal k after dd - 1 edits */
 			long k = x - y;
-			int down = k == -dd || (k != dd && pv[off + k - 1] < pv[off + k + 1]);
-			long pk = down ? k + 1 : k - 1, px = pv[off + pk], py = px - pk;
+			int down = k == -dd || (k != dd && pv[k - 1] < pv[k + 1]);
+			long pk = down ? k + 1 : k - 1, px = pv[pk], py = px - pk;
 			long mx = down ? px : px + 1, my = down ? py + 1 : py; /* just after the edit */
 			while (x > mx && y > my) {
 				x--, y--;
@@ -114,6 +131,8 @@ static void putline(struct buf *out, char kind, const char *s, size_t n)
 
 int linediff(const char *a, size_t na, const char *b, size_t nb, int context, int maxedits, struct buf *out)
 {
+	if (countlines(a, na, LINEDIFFMAXLINES) > LINEDIFFMAXLINES || countlines(b, nb, LINEDIFFMAXLINES) > LINEDIFFMAXLINES)
+		return 1;
 	struct lines la, lb;
 	split(a, na, &la);
 	split(b, nb, &lb);
