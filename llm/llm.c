@@ -354,16 +354,25 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
 	int64_t connect = l->model->connect_timeout_ms > 0 ? l->model->connect_timeout_ms : total < 10000 ? total : 10000;
 	int64_t start = nowms(), until = start + md->retry_for_ms;
+	/* The job's timeout bounds the whole exchange: each attempt, each wait, the retries. */
+	int jobbound = c->deadline && c->deadline < until;
+	if (jobbound)
+		until = c->deadline;
 	int rc = -1, tries = md->retries >= 0 ? md->retries + 1 : 0; /* 0: as many as retry_for allows */
 	for (int n = 0;; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
-		if (l->gate && gateenter(l->gate) < 0) {
-			errf(e, "model '%s': interrupted while waiting for its turn", md->name);
+		if (l->gate && gateenter(l->gate, c->deadline) < 0) {
+			errf(e, "model '%s': %s while waiting for its turn", md->name,
+			     httpinterrupted() ? "interrupted" : "the job's timeout ran out");
 			break;
 		}
+		int64_t cut = c->deadline ? c->deadline - nowms() : total;
+		if (cut < 1)
+			cut = 1;
 		/* The watchdog needs a stream: a plain answer is silent until it is whole. */
-		struct httpopts ho = {connect, total, sent ? md->idle_timeout_ms : 0, l->aws};
+		struct httpopts ho = {connect < cut ? connect : cut, total < cut ? total : cut,
+		                      sent ? md->idle_timeout_ms : 0, l->aws};
 		httpsend(sent ? streamurl : url, (const char *const *)headers.v, sent ? sent : text, &ho, &h);
 		char bad[300];
 		cJSON *resp = answerbody(l, &h, x, bad, sizeof bad); /* before the gate: a stream may say 429 */
@@ -453,6 +462,9 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				errf(e, "model '%s': %s (retries: 0)", md->name, why);
 			else if (tries && n + 1 == tries)
 				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, n + 1);
+			else if (jobbound)
+				errf(e, "model '%s': %s (gave up after %d attempts in %llds: the job's timeout ran out)", md->name,
+				     why, n + 1, (long long)((nowms() - start) / 1000));
 			else
 				errf(e, "model '%s': %s (gave up after %d attempts in %llds: retry_for %llds)", md->name, why, n + 1,
 				     (long long)((nowms() - start) / 1000), (long long)(md->retry_for_ms / 1000));

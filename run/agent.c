@@ -842,7 +842,7 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	whole.lastinput = 0; /* another request: all of its bytes at the rate */
 	int64_t est = ctxestimate(&whole, strlen(ask) + sizeof summarysystem + 256);
 	free(ask);
-	struct chat chat = {summarysystem, NULL, msgs, 0, NULL};
+	struct chat chat = {summarysystem, NULL, msgs, 0, NULL, jr->deadline};
 	struct reservation rv;
 	char why[512];
 	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
@@ -1015,7 +1015,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	free(skills);
 	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
 	struct llmreq q = {0};
-	struct chat chat = {sys, tools, jr->messages, 1, &q}; /* a reply must call a tool, where the API can say so */
+	struct chat chat = {sys, tools, jr->messages, 1, &q, jr->deadline}; /* a reply must call a tool, where the API can say so */
 	struct exchange x;
 	struct err me = {0};
 	jr->transient = 0; /* a stop for a budget or the window is never retried */

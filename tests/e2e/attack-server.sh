@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# attack-server: a hostile or broken model provider or MCP server (tests/attackserver.py) never
+# holds a job past its bounds, and the run it leaves verifies.
+# 1. A job's timeout bounds its model requests: a provider that keeps a stream open with a comment
+#    a second (the idle watchdog fed, no answer) held a job with `timeout: 3s` for the model's
+#    timeout (10m) and then retry_for (10m) more; a 503 storm held it for retry_for. Now each
+#    attempt, each wait and the retries end with the job's time.
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+AS=$ROOT/tests/attackserver.py
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+mkdir -p "$T/ws"
+export ATTACK_KEY=k
+
+serve() { # KIND MODE: a loopback peer; its port in $P
+	python3 "$AS" "$1" "$2" "$T/port.$1.$2" >/dev/null 2>&1 & PIDS+=($!)
+	waitfor 30 test -s "$T/port.$1.$2" || echo "no port for $1 $2"
+	P=$(cat "$T/port.$1.$2")
+}
+
+# run NAME MANIFEST: the runner under a 30 s bound; its time in $T/NAME.secs
+run() {
+	local name=$1 start=$SECONDS; shift
+	timeout -s KILL 30 "$NS" run "$@" --out "$T/runs" >"$T/$name.out" 2>"$T/$name.err"
+	local rc=$?
+	echo $((SECONDS - start)) >"$T/$name.secs"
+	[ "$rc" = 137 ] && echo "FAIL $name: the runner was still running after 30 s" && tail -5 "$T/$name.err"
+	return $rc
+}
+verified() { "$NS" audit --verify "$(cat "$T/$1.out")" >/dev/null 2>"$T/$1.audit"; }
+within() { [ "$(cat "$T/$1.secs")" -le "$2" ]; }
+
+modelmanifest() { # FILE PORT JOB-TIMEOUT
+	cat >"$1" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+models:
+  m: { provider: openai, base_url: "http://127.0.0.1:$2/v1", model: gpt-4o, api_key_env: ATTACK_KEY }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, timeout: $3 }
+YAML
+}
+
+for mode in drip storm; do
+	serve model $mode
+	modelmanifest "$T/$mode.yaml" "$P" 3s
+	run "model-$mode" "$T/$mode.yaml"
+	expect_rc "model-$mode: the job fails" 1 $?
+	check "model-$mode: ended by the job's timeout ($(cat "$T/model-$mode.secs") s, 3 s timeout)" within "model-$mode" 12
+	expect_grep "model-$mode: says the job's timeout ran out" "job's timeout ran out" "$T/model-$mode.err"
+	check "model-$mode: the run verifies" verified "model-$mode"
+done
+
+done_tests
