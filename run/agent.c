@@ -454,7 +454,7 @@ static int mcpstart(struct jobrun *jr, struct err *e)
 	jobsandbox(jr, &sc);
 	sandboxenv(&jr->j->sandbox, jr->ws->path, &env);
 	char *record = jr->rs->replay ? xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id) : NULL;
-	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev};
+	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev, jr->deadline};
 	int rc = mcpjobopen(&jr->mcp, &mc, e);
 	free(record);
 	strvfree(&env);

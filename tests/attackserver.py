@@ -6,7 +6,10 @@
   attackserver.py stdio MODE            an MCP server over stdio
 
 model modes: drip (every request: a 200 event stream of comments, one a second, without end:
-the idle watchdog is fed, no answer comes), storm (every request: 503 without end)."""
+the idle watchdog is fed, no answer comes), storm (every request: 503 without end).
+stdio modes: mute (tools/call is never answered), relist (tools/call is answered with
+notifications/tools/list_changed before it; every tools/list after the first is 100 pages, each
+sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on)."""
 import json, os, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -48,5 +51,42 @@ def serve(handler):
     s.serve_forever()
 
 
+def init_result(msg):
+    return {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "attack", "version": "1"}}
+
+
+def stdio(mode):
+    out = sys.stdout.buffer
+    lists = 0
+
+    def send(obj):
+        out.write(json.dumps(obj).encode() + b"\n")
+        out.flush()
+
+    for line in sys.stdin.buffer:
+        msg = json.loads(line)
+        m, rid = msg.get("method"), msg.get("id")
+        if m == "initialize":
+            send({"jsonrpc": "2.0", "id": rid, "result": init_result(msg)})
+        elif m == "tools/list":
+            page = int((msg.get("params") or {}).get("cursor", "0"))
+            lists += page == 0
+            res = {"tools": [{"name": "t" if page == 0 else "t%d" % page, "inputSchema": {"type": "object"}}]}
+            if (mode == "relist" and lists > 1) or mode == "slowlist":
+                time.sleep(1.5)
+                if page < 99:
+                    res["nextCursor"] = str(page + 1)
+            send({"jsonrpc": "2.0", "id": rid, "result": res})
+        elif m == "tools/call":
+            if mode == "mute":
+                continue
+            if mode == "relist":
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "ok"}]}})
+
+
 if sys.argv[1] == "model":
     serve(Model)
+elif sys.argv[1] == "stdio":
+    stdio(sys.argv[2])

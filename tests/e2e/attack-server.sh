@@ -5,6 +5,10 @@
 #    a second (the idle watchdog fed, no answer) held a job with `timeout: 3s` for the model's
 #    timeout (10m) and then retry_for (10m) more; a 503 storm held it for retry_for. Now each
 #    attempt, each wait and the retries end with the job's time.
+# 2. An MCP server's call or start never passes the job's timeout, and a tool list is asked for
+#    within one timeout, all its pages: a stdio server that never answered held a job of
+#    `timeout: 3s` for the server's 60 s; one that says its list changed and then serves 100
+#    pages, each just inside the 2 s timeout, made one call (or its start) take 150 s.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 AS=$ROOT/tests/attackserver.py
@@ -54,5 +58,49 @@ for mode in drip storm; do
 	expect_grep "model-$mode: says the job's timeout ran out" "job's timeout ran out" "$T/model-$mode.err"
 	check "model-$mode: the run verifies" verified "model-$mode"
 done
+
+mcpmanifest() { # FILE MODE MCP-TIMEOUT JOB-TIMEOUT
+	cat >"$1" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+mcp:
+  s: { command: [python3, "$AS", stdio, $2], timeout: $3 }
+models:
+  m:
+    provider: scripted
+    replies:
+      - { tool_calls: [ { name: mcp__s__t, arguments: {} } ] }
+      - { tool_calls: [ { name: mcp__s__t, arguments: {} } ] }
+      - { tool_calls: [ { name: final_result, arguments: {} } ] }
+workers:
+  w: { model: m, instructions: x, tools: ["mcp__s__*"], approval: { default: allow } }
+jobs:
+  j: { worker: w, timeout: $4 }
+YAML
+}
+events() { zstd -dcq "$(cat "$T/$1.out")/jobs/j/events.jsonl.zst"; }
+
+mcpmanifest "$T/mute.yaml" mute 60s 3s
+run mcp-mute "$T/mute.yaml"
+expect_rc "mcp-mute: the job fails" 1 $?
+check "mcp-mute: ended by the job's timeout ($(cat "$T/mcp-mute.secs") s, 3 s timeout)" within mcp-mute 12
+expect_grep "mcp-mute: says the job's timeout ran out" "job's timeout \\(3s\\) ran out" "$T/mcp-mute.err"
+check "mcp-mute: the run verifies" verified mcp-mute
+
+mcpmanifest "$T/relist.yaml" relist 2s 60s
+run mcp-relist "$T/relist.yaml"
+expect_rc "mcp-relist: the job ends (the call went on after the list timed out)" 0 $?
+check "mcp-relist: the list within one timeout ($(cat "$T/mcp-relist.secs") s)" within mcp-relist 12
+events mcp-relist >"$T/mcp-relist.ev" 2>/dev/null
+expect_grep "mcp-relist: the relist's error is on the call" '"relist_error":"tools/list: .*no answer within' "$T/mcp-relist.ev"
+check "mcp-relist: the run verifies" verified mcp-relist
+
+mcpmanifest "$T/slowlist.yaml" slowlist 2s 60s
+run mcp-slowlist "$T/slowlist.yaml"
+expect_rc "mcp-slowlist: the job fails (its server did not start)" 1 $?
+check "mcp-slowlist: the start within two timeouts ($(cat "$T/mcp-slowlist.secs") s)" within mcp-slowlist 12
+expect_grep "mcp-slowlist: says the list timed out" "tools/list: .*no answer within" "$T/mcp-slowlist.err"
+check "mcp-slowlist: the run verifies" verified mcp-slowlist
 
 done_tests
