@@ -298,9 +298,26 @@ static cJSON *neutral(const struct chat *c)
 	return o;
 }
 
+static cJSON *answerparse(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize);
+
 /* An attempt's answer as a body: a stream assembled into the provider's plain shape, JSON parsed,
- * or NULL (no answer, or one that is neither); *bad says why a stream could not be assembled. */
+ * or NULL (no answer, one that is neither, or one the record could not hold); *bad says why. The
+ * record prints it escaped: raw control bytes in its strings (cJSON takes them) print six times
+ * their size, so 15 MiB of them made a 90 MiB event line, which the log refuses. */
 static cJSON *answerbody(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
+{
+	cJSON *resp = answerparse(l, h, x, bad, badsize);
+	size_t printed = resp ? jsonoutlen(resp) : 0;
+	if (printed > HTTPBODYMAX) {
+		snprintf(bad, badsize, "the answer takes %zu MiB escaped for the record, past %zu MiB", printed >> 20,
+		         (size_t)HTTPBODYMAX >> 20);
+		cJSON_Delete(resp);
+		return NULL;
+	}
+	return resp;
+}
+
+static cJSON *answerparse(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
 {
 	bad[0] = 0;
 	if (!h->status)
@@ -417,7 +434,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			again = 1;
 		} else if (h.status >= 200 && h.status < 300) {
 			if (bad[0])
-				snprintf(why, sizeof why, "HTTP %d with a stream that could not be read: %.700s", h.status, bad);
+				snprintf(why, sizeof why, "HTTP %d with a %s that could not be read: %.700s", h.status,
+				         x->streamed ? "stream" : "body", bad);
 			else
 				snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
 			again = 1;

@@ -6,7 +6,9 @@
   attackserver.py stdio MODE            an MCP server over stdio
 
 model modes: drip (every request: a 200 event stream of comments, one a second, without end:
-the idle watchdog is fed, no answer comes), storm (every request: 503 without end).
+the idle watchdog is fed, no answer comes), storm (every request: 503 without end), controls
+(every request: a reply whose text is 15 MiB of raw control bytes, which JSON forbids and cJSON
+takes, each printed as six bytes).
 stdio modes: mute (tools/call is never answered), relist (tools/call is answered with
 notifications/tools/list_changed before it; every tools/list after the first is 100 pages, each
 sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on)."""
@@ -34,6 +36,16 @@ class Model(BaseHTTPRequestHandler):
                     time.sleep(1)
             except (BrokenPipeError, ConnectionResetError):
                 return
+        if mode == "controls":
+            body = (b'{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop",'
+                    b'"message":{"role":"assistant","content":"' + b"\x01" * (15 << 20) + b'"}}],'
+                    b'"usage":{"prompt_tokens":10,"completion_tokens":10}}')
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if mode == "storm":
             body = b'{"error":{"message":"overloaded","type":"server_error"}}'
             self.send_response(503)

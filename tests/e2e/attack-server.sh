@@ -5,7 +5,11 @@
 #    a second (the idle watchdog fed, no answer) held a job with `timeout: 3s` for the model's
 #    timeout (10m) and then retry_for (10m) more; a 503 storm held it for retry_for. Now each
 #    attempt, each wait and the retries end with the job's time.
-# 2. An MCP server's call or start never passes the job's timeout, and a tool list is asked for
+# 2. A reply of 15 MiB of raw control bytes (JSON forbids them, cJSON takes them) printed as a
+#    90 MiB model_response line, which the log refuses: the job failed and its own run no longer
+#    verified (job_end's usage without the model_response line that held it). Now an answer that
+#    takes more than 16 MiB escaped for the record is refused like a body past 16 MiB.
+# 3. An MCP server's call or start never passes the job's timeout, and a tool list is asked for
 #    within one timeout, all its pages: a stdio server that never answered held a job of
 #    `timeout: 3s` for the server's 60 s; one that says its list changed and then serves 100
 #    pages, each just inside the 2 s timeout, made one call (or its start) take 150 s.
@@ -58,6 +62,13 @@ for mode in drip storm; do
 	expect_grep "model-$mode: says the job's timeout ran out" "job's timeout ran out" "$T/model-$mode.err"
 	check "model-$mode: the run verifies" verified "model-$mode"
 done
+
+serve model controls
+modelmanifest "$T/controls.yaml" "$P" 3s
+run model-controls "$T/controls.yaml"
+expect_rc "model-controls: the job fails" 1 $?
+expect_grep "model-controls: says why" "escaped for the record" "$T/model-controls.err"
+check "model-controls: the run verifies" verified model-controls
 
 mcpmanifest() { # FILE MODE MCP-TIMEOUT JOB-TIMEOUT
 	cat >"$1" <<YAML
