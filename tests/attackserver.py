@@ -11,7 +11,10 @@ the idle watchdog is fed, no answer comes), storm (every request: 503 without en
 takes, each printed as six bytes).
 stdio modes: mute (tools/call is never answered), relist (tools/call is answered with
 notifications/tools/list_changed before it; every tools/list after the first is 100 pages, each
-sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on)."""
+sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on), forks MARK
+(starts two children that leave its session and ignore SIGTERM, a python with MARK in its
+command line and a double-forked one; ignores SIGTERM itself and never exits, not even when its
+stdin closes)."""
 import json, os, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -68,8 +71,22 @@ def init_result(msg):
             "serverInfo": {"name": "attack", "version": "1"}}
 
 
+def forks(mark):
+    import signal, subprocess
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    hold = "import time\nwhile True: time.sleep(1)"
+    subprocess.Popen([sys.executable, "-c", hold, mark], start_new_session=True)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", hold, mark + ".2"])
+        os._exit(0)
+
+
 def stdio(mode):
     out = sys.stdout.buffer
+    if mode == "forks":
+        forks(sys.argv[3])
     lists = 0
 
     def send(obj):
@@ -96,6 +113,8 @@ def stdio(mode):
             if mode == "relist":
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "ok"}]}})
+    while mode == "forks":
+        time.sleep(1)
 
 
 if sys.argv[1] == "model":

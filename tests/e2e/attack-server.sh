@@ -13,6 +13,9 @@
 #    within one timeout, all its pages: a stdio server that never answered held a job of
 #    `timeout: 3s` for the server's 60 s; one that says its list changed and then serves 100
 #    pages, each just inside the 2 s timeout, made one call (or its start) take 150 s.
+# 4. Under backend none a stdio MCP server ran as a bare process group: children that left it
+#    (setsid, a double fork) and ignored SIGTERM lived on after the run. Now the server runs under
+#    the keeper a step has, which kills its group and every orphan at the job's end.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 AS=$ROOT/tests/attackserver.py
@@ -76,7 +79,7 @@ version: 1
 workspace: ws
 sandbox: { backend: none }
 mcp:
-  s: { command: [python3, "$AS", stdio, $2], timeout: $3 }
+  s: { command: [python3, "$AS", stdio, $2, "$T/mark.$2"], timeout: $3 }
 models:
   m:
     provider: scripted
@@ -113,5 +116,12 @@ expect_rc "mcp-slowlist: the job fails (its server did not start)" 1 $?
 check "mcp-slowlist: the start within two timeouts ($(cat "$T/mcp-slowlist.secs") s)" within mcp-slowlist 12
 expect_grep "mcp-slowlist: says the list timed out" "tools/list: .*no answer within" "$T/mcp-slowlist.err"
 check "mcp-slowlist: the run verifies" verified mcp-slowlist
+
+mcpmanifest "$T/forks.yaml" forks 10s 60s
+run mcp-forks "$T/forks.yaml"
+expect_rc "mcp-forks: the job succeeds" 0 $?
+check "mcp-forks: the run ends at once ($(cat "$T/mcp-forks.secs") s)" within mcp-forks 12
+check "mcp-forks: nothing the server started is left" gone "$T/mark.forks" 5
+pkill -9 -f "$T/mark.forks" 2>/dev/null
 
 done_tests
