@@ -279,6 +279,9 @@ static int replaycall(struct mcpjob *mj, const char *callid, const char *name, s
 				cJSON_AddItemToObject(r->event, keep[i], cJSON_Duplicate(v, 1));
 		}
 		cJSON_AddTrueToObject(r->event, "replayed");
+		/* each recorded result answers one call: a reply that gave two calls one id (a provider
+		 * may) is answered in order, not twice with the first */
+		cJSON_Delete(cJSON_DetachItemViaPointer(mj->results, ev));
 		return 0;
 	}
 	*diverged = 1;

@@ -8,8 +8,9 @@
 model modes: drip (every request: a 200 event stream of comments, one a second, without end:
 the idle watchdog is fed, no answer comes), storm (every request: 503 without end), controls
 (every request: a reply whose text is 15 MiB of raw control bytes, which JSON forbids and cJSON
-takes, each printed as six bytes).
-stdio modes: mute (tools/call is never answered), relist (tools/call is answered with
+takes, each printed as six bytes), dupids (turn 1: two calls of mcp__s__echo, {"v": "one"} and
+{"v": "two"}, both with the id c1; then final_result).
+stdio modes: echo (tools/call of echo answers "echo " and its arguments), mute (tools/call is never answered), relist (tools/call is answered with
 notifications/tools/list_changed before it; every tools/list after the first is 100 pages, each
 sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on), forks MARK
 (starts two children that leave its session and ignore SIGTERM, a python with MARK in its
@@ -26,8 +27,22 @@ class Model(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        req = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         mode = sys.argv[2]
+        if mode == "dupids":
+            turn = sum(1 for m in json.loads(req)["messages"] if m["role"] == "assistant")
+            calls = [("c1", "mcp__s__echo", {"v": v}) for v in ("one", "two")] if turn == 0 else [("c9", "final_result", {})]
+            msg = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for i, n, a in calls]}
+            body = json.dumps({"id": "x", "object": "chat.completion", "choices": [
+                {"index": 0, "finish_reason": "tool_calls", "message": msg}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if mode == "drip":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -101,7 +116,8 @@ def stdio(mode):
         elif m == "tools/list":
             page = int((msg.get("params") or {}).get("cursor", "0"))
             lists += page == 0
-            res = {"tools": [{"name": "t" if page == 0 else "t%d" % page, "inputSchema": {"type": "object"}}]}
+            first = "echo" if mode == "echo" else "t"
+            res = {"tools": [{"name": first if page == 0 else "t%d" % page, "inputSchema": {"type": "object"}}]}
             if (mode == "relist" and lists > 1) or mode == "slowlist":
                 time.sleep(1.5)
                 if page < 99:
@@ -109,6 +125,10 @@ def stdio(mode):
             send({"jsonrpc": "2.0", "id": rid, "result": res})
         elif m == "tools/call":
             if mode == "mute":
+                continue
+            if mode == "echo":
+                text = "echo " + json.dumps(msg["params"]["arguments"], separators=(",", ":"))
+                send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
                 continue
             if mode == "relist":
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

@@ -16,6 +16,9 @@
 # 4. Under backend none a stdio MCP server ran as a bare process group: children that left it
 #    (setsid, a double fork) and ignored SIGTERM lived on after the run. Now the server runs under
 #    the keeper a step has, which kills its group and every orphan at the job's end.
+# 5. A provider that gives two calls of one reply the same id: replay answered MCP calls by id and
+#    tool from the record, so both got the first call's result ("echo one" twice, where the night
+#    had "one" then "two") and the replay said it matched. Each recorded result now answers one call.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 AS=$ROOT/tests/attackserver.py
@@ -123,5 +126,27 @@ expect_rc "mcp-forks: the job succeeds" 0 $?
 check "mcp-forks: the run ends at once ($(cat "$T/mcp-forks.secs") s)" within mcp-forks 12
 check "mcp-forks: nothing the server started is left" gone "$T/mark.forks" 5
 pkill -9 -f "$T/mark.forks" 2>/dev/null
+
+serve model dupids
+cat >"$T/dupids.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+mcp:
+  s: { command: [python3, "$AS", stdio, echo] }
+models:
+  m: { provider: openai, base_url: "http://127.0.0.1:$P/v1", model: gpt-4o, api_key_env: ATTACK_KEY }
+workers:
+  w: { model: m, instructions: x, tools: ["mcp__s__*"], approval: { default: allow } }
+jobs:
+  j: { worker: w }
+YAML
+run model-dupids "$T/dupids.yaml"
+expect_rc "model-dupids: the night succeeds" 0 $?
+"$NS" replay "$(cat "$T/model-dupids.out")" --out "$T/runs" >"$T/replay-dupids.out" 2>"$T/replay-dupids.err"
+expect_rc "model-dupids: the replay matches" 0 $?
+outputs() { zstd -dcq "$1/jobs/j/events.jsonl.zst" | grep '"type":"tool_result"' | grep -o 'echo {[^}]*}' | tr '\n' ' '; }
+expect_eq "model-dupids: the replay answers each call as the night did" "$(outputs "$(cat "$T/model-dupids.out")")" \
+	"$(outputs "$(cat "$T/replay-dupids.out")")"
 
 done_tests
