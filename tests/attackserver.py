@@ -9,7 +9,8 @@ model modes: drip (every request: a 200 event stream of comments, one a second, 
 the idle watchdog is fed, no answer comes), storm (every request: 503 without end), controls
 (every request: a reply whose text is 15 MiB of raw control bytes, which JSON forbids and cJSON
 takes, each printed as six bytes), dupids (turn 1: two calls of mcp__s__echo, {"v": "one"} and
-{"v": "two"}, both with the id c1; then final_result).
+{"v": "two"}, both with the id c1; then final_result), underreport (every turn: a call of shell
+`true`, reported as 1 input and 1 output token whatever the request's size).
 stdio modes: echo (tools/call of echo answers "echo " and its arguments), mute (tools/call is never answered), relist (tools/call is answered with
 notifications/tools/list_changed before it; every tools/list after the first is 100 pages, each
 sent 1.5 s after it was asked for), slowlist (the same from the first tools/list on), forks MARK
@@ -29,6 +30,19 @@ class Model(BaseHTTPRequestHandler):
     def do_POST(self):
         req = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         mode = sys.argv[2]
+        if mode == "underreport":
+            turn = sum(1 for m in json.loads(req)["messages"] if m["role"] == "assistant")
+            msg = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c%d" % turn, "type": "function", "function": {"name": "shell", "arguments": '{"command":"true"}'}}]}
+            body = json.dumps({"id": "x", "object": "chat.completion", "choices": [
+                {"index": 0, "finish_reason": "tool_calls", "message": msg}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if mode == "dupids":
             turn = sum(1 for m in json.loads(req)["messages"] if m["role"] == "assistant")
             calls = [("c1", "mcp__s__echo", {"v": v}) for v in ("one", "two")] if turn == 0 else [("c9", "final_result", {})]

@@ -19,13 +19,17 @@
 # 5. A provider that gives two calls of one reply the same id: replay answered MCP calls by id and
 #    tool from the record, so both got the first call's result ("echo one" twice, where the night
 #    had "one" then "two") and the replay said it matched. Each recorded result now answers one call.
+# 6. A provider that reports 1 input and 1 output token for every request passed max_tokens: the
+#    budgets settle on the usage reported, so a job of 20000 tokens sent 20 requests of 40 KB
+#    each (about 200000 tokens at any tokenizer's rate) and stopped only at max_turns. Now a
+#    request is charged at least one token per 16 bytes sent and received.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 AS=$ROOT/tests/attackserver.py
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 mkdir -p "$T/ws"
-export ATTACK_KEY=k
+export ATTACK_KEY=attack-key-0123456789
 
 serve() { # KIND MODE: a loopback peer; its port in $P
 	python3 "$AS" "$1" "$2" "$T/port.$1.$2" >/dev/null 2>&1 & PIDS+=($!)
@@ -148,5 +152,23 @@ expect_rc "model-dupids: the replay matches" 0 $?
 outputs() { zstd -dcq "$1/jobs/j/events.jsonl.zst" | grep '"type":"tool_result"' | grep -o 'echo {[^}]*}' | tr '\n' ' '; }
 expect_eq "model-dupids: the replay answers each call as the night did" "$(outputs "$(cat "$T/model-dupids.out")")" \
 	"$(outputs "$(cat "$T/replay-dupids.out")")"
+
+serve model underreport
+INSTR=$(python3 -c 'print(("x" * 59 + " ") * 500)')
+cat >"$T/underreport.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+models:
+  m: { provider: openai, base_url: "http://127.0.0.1:$P/v1", model: gpt-4o, api_key_env: ATTACK_KEY, max_output_tokens: 1000 }
+workers:
+  w: { model: m, instructions: "$INSTR", tools: [shell], approval: { default: allow }, max_turns: 20, max_tokens: 20000 }
+jobs:
+  j: { worker: w }
+YAML
+run model-underreport "$T/underreport.yaml"
+expect_rc "model-underreport: the job fails" 1 $?
+expect_grep "model-underreport: stopped by max_tokens" "max_tokens \\(20000\\) of job j would be passed" "$T/model-underreport.err"
+check "model-underreport: the run verifies" verified model-underreport
 
 done_tests
