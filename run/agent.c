@@ -536,6 +536,8 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	sub.max_cost = dw->max_cost;
 	sub.tool_output_limit = dw->tool_output_limit;
 	sub.sandbox = dw->sandbox;
+	if (jr->deadline) /* a delegate has what is left of its caller's time */
+		sub.timeout_ms = jr->deadline > nowms() ? jr->deadline - nowms() : 1;
 	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
 	sub.pos = jr->j->pos;
 	struct jobresult *res = runnested(jr->rs, id, dw->name, jr->j->id);

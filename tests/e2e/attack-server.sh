@@ -23,6 +23,8 @@
 #    budgets settle on the usage reported, so a job of 20000 tokens sent 20 requests of 40 KB
 #    each (about 200000 tokens at any tokenizer's rate) and stopped only at max_turns. Now a
 #    request is charged at least one token per 16 bytes sent and received.
+# 7. A delegate ran with no deadline at all: a job of `timeout: 3s` whose delegate talks to the
+#    drip provider was held like the job in 1. A delegate now has what is left of its caller's time.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 AS=$ROOT/tests/attackserver.py
@@ -63,8 +65,10 @@ jobs:
 YAML
 }
 
+DRIP_PORT=
 for mode in drip storm; do
 	serve model $mode
+	[ $mode = drip ] && DRIP_PORT=$P
 	modelmanifest "$T/$mode.yaml" "$P" 3s
 	run "model-$mode" "$T/$mode.yaml"
 	expect_rc "model-$mode: the job fails" 1 $?
@@ -72,6 +76,24 @@ for mode in drip storm; do
 	expect_grep "model-$mode: says the job's timeout ran out" "job's timeout ran out" "$T/model-$mode.err"
 	check "model-$mode: the run verifies" verified "model-$mode"
 done
+
+cat >"$T/delegate.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: none }
+models:
+  s: { provider: scripted, replies: [ { tool_calls: [ { name: d, arguments: { input: go } } ] } ] }
+  m: { provider: openai, base_url: "http://127.0.0.1:$DRIP_PORT/v1", model: gpt-4o, api_key_env: ATTACK_KEY }
+workers:
+  w: { model: s, instructions: x, delegates: [d], approval: { default: allow } }
+  d: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, timeout: 3s }
+YAML
+run model-delegate "$T/delegate.yaml"
+expect_rc "model-delegate: the job fails" 1 $?
+check "model-delegate: ended by the caller's timeout ($(cat "$T/model-delegate.secs") s, 3 s timeout)" within model-delegate 12
+check "model-delegate: the run verifies" verified model-delegate
 
 serve model controls
 modelmanifest "$T/controls.yaml" "$P" 3s
