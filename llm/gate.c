@@ -19,11 +19,11 @@ void gatefree(struct gate *g)
 	pthread_cond_destroy(&g->cv);
 }
 
-int gateenter(struct gate *g)
+int gateenter(struct gate *g, int64_t until)
 {
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
-		if (httpinterrupted()) {
+		if (httpinterrupted() || (until && nowms() >= until)) {
 			pthread_mutex_unlock(&g->mu);
 			return -1;
 		}

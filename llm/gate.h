@@ -17,8 +17,9 @@ struct gate {
 /* A gate letting cap requests (0: any number) through at once. */
 void gateinit(struct gate *g, int cap);
 void gatefree(struct gate *g);
-/* Wait for a place and for any hold to pass; 0, or -1 when interrupted (no place taken). */
-int gateenter(struct gate *g);
+/* Wait for a place and for any hold to pass, until the monotonic time until (0: no end); 0, or -1
+ * when interrupted or until came first (no place taken). */
+int gateenter(struct gate *g, int64_t until);
 void gateleave(struct gate *g);
 /* Hold every request on this gate back for ms from now (a longer hold already set stays). */
 void gatehold(struct gate *g, int64_t ms);

@@ -298,9 +298,26 @@ static cJSON *neutral(const struct chat *c)
 	return o;
 }
 
+static cJSON *answerparse(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize);
+
 /* An attempt's answer as a body: a stream assembled into the provider's plain shape, JSON parsed,
- * or NULL (no answer, or one that is neither); *bad says why a stream could not be assembled. */
+ * or NULL (no answer, one that is neither, or one the record could not hold); *bad says why. The
+ * record prints it escaped: raw control bytes in its strings (cJSON takes them) print six times
+ * their size, so 15 MiB of them made a 90 MiB event line, which the log refuses. */
 static cJSON *answerbody(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
+{
+	cJSON *resp = answerparse(l, h, x, bad, badsize);
+	size_t printed = resp ? jsonoutlen(resp) : 0;
+	if (printed > HTTPBODYMAX) {
+		snprintf(bad, badsize, "the answer takes %zu MiB escaped for the record, past %zu MiB", printed >> 20,
+		         (size_t)HTTPBODYMAX >> 20);
+		cJSON_Delete(resp);
+		return NULL;
+	}
+	return resp;
+}
+
+static cJSON *answerparse(struct llm *l, struct httpresp *h, struct exchange *x, char *bad, size_t badsize)
 {
 	bad[0] = 0;
 	if (!h->status)
@@ -354,16 +371,25 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	int64_t total = md->timeout_ms > 0 ? md->timeout_ms : 600000;
 	int64_t connect = l->model->connect_timeout_ms > 0 ? l->model->connect_timeout_ms : total < 10000 ? total : 10000;
 	int64_t start = nowms(), until = start + md->retry_for_ms;
+	/* The job's timeout bounds the whole exchange: each attempt, each wait, the retries. */
+	int jobbound = c->deadline && c->deadline < until;
+	if (jobbound)
+		until = c->deadline;
 	int rc = -1, tries = md->retries >= 0 ? md->retries + 1 : 0; /* 0: as many as retry_for allows */
 	for (int n = 0;; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
-		if (l->gate && gateenter(l->gate) < 0) {
-			errf(e, "model '%s': interrupted while waiting for its turn", md->name);
+		if (l->gate && gateenter(l->gate, c->deadline) < 0) {
+			errf(e, "model '%s': %s while waiting for its turn", md->name,
+			     httpinterrupted() ? "interrupted" : "the job's timeout ran out");
 			break;
 		}
+		int64_t cut = c->deadline ? c->deadline - nowms() : total;
+		if (cut < 1)
+			cut = 1;
 		/* The watchdog needs a stream: a plain answer is silent until it is whole. */
-		struct httpopts ho = {connect, total, sent ? md->idle_timeout_ms : 0, l->aws};
+		struct httpopts ho = {connect < cut ? connect : cut, total < cut ? total : cut,
+		                      sent ? md->idle_timeout_ms : 0, l->aws};
 		httpsend(sent ? streamurl : url, (const char *const *)headers.v, sent ? sent : text, &ho, &h);
 		char bad[300];
 		cJSON *resp = answerbody(l, &h, x, bad, sizeof bad); /* before the gate: a stream may say 429 */
@@ -413,7 +439,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			again = 1;
 		} else if (h.status >= 200 && h.status < 300) {
 			if (bad[0])
-				snprintf(why, sizeof why, "HTTP %d with a stream that could not be read: %.700s", h.status, bad);
+				snprintf(why, sizeof why, "HTTP %d with a %s that could not be read: %.700s", h.status,
+				         x->streamed ? "stream" : "body", bad);
 			else
 				snprintf(why, sizeof why, "HTTP %d with a body that is not JSON", h.status);
 			again = 1;
@@ -460,6 +487,9 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				errf(e, "model '%s': %s (retries: 0)", md->name, why);
 			else if (tries && n + 1 == tries)
 				errf(e, "model '%s': %s (gave up after %d attempts)", md->name, why, n + 1);
+			else if (jobbound)
+				errf(e, "model '%s': %s (gave up after %d attempts in %llds: the job's timeout ran out)", md->name,
+				     why, n + 1, (long long)((nowms() - start) / 1000));
 			else
 				errf(e, "model '%s': %s (gave up after %d attempt%s in %llds: retry_for %llds; the next wait, %.1fs%s, "
 				     "would pass it)", md->name, why, n + 1, n ? "s" : "", (long long)((nowms() - start) / 1000),

@@ -37,6 +37,8 @@ struct chat {
 	cJSON *messages; /* neutral messages, owned by the caller */
 	int toolchoice;  /* 1: the reply must call a tool (tool_choice required/any), where the API can say so */
 	struct llmreq *req; /* this chat's request as llmprepare built it, or NULL: llmcomplete builds it */
+	int64_t deadline;   /* monotonic ms by which the answer must have come, every retry and wait
+	                     * included (the job's timeout), or 0: only the model's own limits */
 };
 
 /* A request built once for a turn: its size known before it is sent, sent as it is (llmcomplete

@@ -503,11 +503,11 @@ static void note(struct mcp *c, const cJSON *msg)
 	}
 }
 
-/* Send a request and wait for its answer: the result (owned by the caller), or NULL with e
- * (ERR_ABORT for a timeout or a stop of the run, after notifications/cancelled; "error" for a
- * JSON-RPC error). Every wait checks the deadline and the run's cancellation; what the server
+/* Send a request and wait for its answer until deadline (monotonic ms): the result (owned by the
+ * caller), or NULL with e (ERR_ABORT for a timeout or a stop of the run, after
+ * notifications/cancelled; "error" for a JSON-RPC error). Every wait checks the deadline and the run's cancellation; what the server
  * sends meanwhile is bounded by MCPASKS and MCPNOTES. */
-static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t timeout_ms, int *progress,
+static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t deadline, int *progress,
                       struct err *e)
 {
 	if (c->dead) {
@@ -515,7 +515,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 		errf(e, "the server is not running: %s", c->deadwhy);
 		return NULL;
 	}
-	int64_t id = ++c->nextid, deadline = nowms() + timeout_ms;
+	int64_t id = ++c->nextid, start = nowms();
 	c->want = id;
 	c->asks = c->notes = c->progress = 0;
 	cJSON *m = cJSON_CreateObject();
@@ -621,7 +621,7 @@ static cJSON *request(struct mcp *c, const char *method, cJSON *params, int64_t 
 		if (cancelled)
 			errc(e, ERR_ABORT, "%s: the run was interrupted; cancelled", method);
 		else
-			errc(e, ERR_ABORT, "%s: no answer within %lld ms; cancelled", method, (long long)timeout_ms);
+			errc(e, ERR_ABORT, "%s: no answer within %lld ms; cancelled", method, (long long)(deadline - start));
 		return NULL;
 	}
 	cJSON *er = cJSON_GetObjectItemCaseSensitive(answer, "error");
@@ -690,7 +690,16 @@ static int listover(struct mcp *c, char *cursor, struct err *e, const char *what
 	            what, LIST_TOOLS, TOOL_BYTES >> 10, LIST_BYTES >> 20);
 }
 
-static int mcprelist(struct mcp *c, struct err *e)
+/* The end of an exchange begun now (a request, or a whole tool list): the server's timeout, and
+ * never past the job's end (jobend, monotonic ms; 0: none). */
+static int64_t exchangeend(const struct mcp *c, int64_t jobend)
+{
+	int64_t end = nowms() + c->conf->timeout_ms;
+	return jobend && jobend < end ? jobend : end;
+}
+
+/* The server's tools, every page asked for by deadline. */
+static int mcprelist(struct mcp *c, int64_t deadline, struct err *e)
 {
 	char *cursor = NULL;
 	size_t total = 0;
@@ -702,7 +711,7 @@ static int mcprelist(struct mcp *c, struct err *e)
 			cJSON_AddStringToObject(p, "cursor", cursor);
 		free(cursor);
 		cursor = NULL;
-		cJSON *res = request(c, "tools/list", p, c->conf->timeout_ms, NULL, e);
+		cJSON *res = request(c, "tools/list", p, deadline, NULL, e);
 		if (!res)
 			return errctx(e, "tools/list");
 		cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools"), *t;
@@ -757,7 +766,7 @@ static int mcprelist(struct mcp *c, struct err *e)
 	return errf(e, "tools/list: more than %d pages", LIST_PAGES);
 }
 
-static int initialize(struct mcp *c, struct err *e)
+static int initialize(struct mcp *c, int64_t jobend, struct err *e)
 {
 	cJSON *p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "protocolVersion", mcpversions[0]);
@@ -765,7 +774,7 @@ static int initialize(struct mcp *c, struct err *e)
 	cJSON *info = cJSON_AddObjectToObject(p, "clientInfo");
 	cJSON_AddStringToObject(info, "name", "nightshift");
 	cJSON_AddStringToObject(info, "version", NS_VERSION);
-	cJSON *res = request(c, "initialize", p, c->conf->timeout_ms, NULL, e);
+	cJSON *res = request(c, "initialize", p, exchangeend(c, jobend), NULL, e);
 	if (!res)
 		return errctx(e, "initialize");
 	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "protocolVersion"));
@@ -786,7 +795,7 @@ static int initialize(struct mcp *c, struct err *e)
 	notify(c, "notifications/initialized", NULL);
 	if (!tools)
 		return 0; /* no tools capability: nothing to list */
-	return mcprelist(c, e);
+	return mcprelist(c, exchangeend(c, jobend), e);
 }
 
 /* Whether the job's network setting lets the runner reach url: host lets everything through,
@@ -870,7 +879,7 @@ cJSON *mcpnet(struct mcp *c)
 }
 
 int mcpopen(struct mcp **cp, const struct mcpserver *conf, const struct sbxconf *sc, const struct manifest *m,
-            cJSON **net, struct err *e)
+            int64_t jobend, cJSON **net, struct err *e)
 {
 	struct mcp *c = xcalloc(1, sizeof *c);
 	c->conf = conf;
@@ -887,7 +896,7 @@ int mcpopen(struct mcp **cp, const struct mcpserver *conf, const struct sbxconf 
 			fcntl(c->proc.in, F_SETFL, O_NONBLOCK);
 	}
 	if (rc == 0)
-		rc = initialize(c, e);
+		rc = initialize(c, jobend, e);
 	if (rc < 0) {
 		if (!conf->url && c->proc.out >= 0) {
 			/* what the server said on its way out is the best explanation */
@@ -969,7 +978,7 @@ static void content(const cJSON *blocks, struct buf *out, cJSON *kinds)
 	}
 }
 
-void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresult *r)
+void mcpcall(struct mcp *c, const char *tool, const cJSON *args, int64_t jobend, struct mcpresult *r)
 {
 	struct err e = {0};
 	int progress = 0;
@@ -977,7 +986,7 @@ void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresul
 	r->event = cJSON_CreateObject();
 	if (c->changed) {
 		struct err le;
-		if (mcprelist(c, &le) < 0)
+		if (mcprelist(c, exchangeend(c, jobend), &le) < 0)
 			cJSON_AddStringToObject(r->event, "relist_error", le.msg);
 		else
 			cJSON_AddTrueToObject(r->event, "relisted");
@@ -987,7 +996,7 @@ void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresul
 	cJSON_AddStringToObject(p, "name", tool);
 	cJSON_AddItemToObject(p, "arguments", args ? cJSON_Duplicate(args, 1) : cJSON_CreateObject());
 	int64_t start = nowms();
-	cJSON *res = request(c, "tools/call", p, c->conf->timeout_ms, &progress, &e);
+	cJSON *res = request(c, "tools/call", p, exchangeend(c, jobend), &progress, &e);
 	r->server_ms = nowms() - start;
 	if (progress)
 		cJSON_AddNumberToObject(r->event, "progress_notifications", progress);

@@ -53,14 +53,18 @@ struct mcpresult {
 extern const char *const mcpversions[];
 
 /* Start server conf: stdio in a sandbox opened from sc (the job's sandbox settings, its env
- * plus the server's), or HTTP; initialize, notifications/initialized, tools/list (all pages).
+ * plus the server's), or HTTP; initialize, notifications/initialized, tools/list (all pages);
+ * initialize within the server's timeout, the whole list within another, neither past jobend
+ * (the job's end, monotonic ms; 0: none).
  * On error *c is NULL and e says why (with what the server wrote on stderr). When net is given,
  * *net gets the connections HTTP opened or refused meanwhile (as mcpnet), failed or not. */
 int mcpopen(struct mcp **c, const struct mcpserver *conf, const struct sbxconf *sc, const struct manifest *m,
-            cJSON **net, struct err *e);
+            int64_t jobend, cJSON **net, struct err *e);
 /* Call a tool (its server name) with arguments; r is filled (free with mcpresultfree). Never
- * fails: every failure, a timeout or a crash included, is a failed result the model sees. */
-void mcpcall(struct mcp *c, const char *tool, const cJSON *args, struct mcpresult *r);
+ * fails: every failure, a timeout or a crash included, is a failed result the model sees. A tool
+ * list the server said changed is asked for again first, all its pages within the server's
+ * timeout; the call has its own; neither passes jobend (monotonic ms; 0: none). */
+void mcpcall(struct mcp *c, const char *tool, const cJSON *args, int64_t jobend, struct mcpresult *r);
 /* Take what the server logged since the last call (stderr lines, log notifications): a new
  * string, or NULL when nothing. */
 char *mcplog(struct mcp *c);

@@ -103,6 +103,15 @@ static int fail(struct jobrun *jr, enum jobstatus st, const char *fmt, ...)
 	return 1;
 }
 
+/* The bytes of a reply: its text and its calls' names and arguments. */
+static size_t replybytes(const struct llmreply *r)
+{
+	size_t n = r->text ? strlen(r->text) : 0;
+	for (size_t i = 0; i < r->ncalls; i++)
+		n += strlen(r->calls[i].name) + (r->calls[i].rawargs ? strlen(r->calls[i].rawargs) : 0);
+	return n;
+}
+
 /* Append a tool message answering call id; failed marks it an error for the model. A secret in
  * content (a step that prints one) is masked here, as in every record: the provider never sees it. */
 static void answer(struct jobrun *jr, const struct llmcall *c, const char *content, int failed)
@@ -467,7 +476,7 @@ static int mcpstart(struct jobrun *jr, struct err *e)
 	jobsandbox(jr, &sc);
 	sandboxenv(&jr->j->sandbox, jr->ws->path, &env);
 	char *record = jr->rs->replay ? xasprintf("%s/jobs/%s/events.jsonl.zst", jr->rs->replay, jr->j->id) : NULL;
-	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev};
+	struct mcpjobconf mc = {jr->rs->m, jr->w, &sc, jr->ws->path, &env, record, jr->ev, jr->deadline};
 	int rc = mcpjobopen(&jr->mcp, &mc, e);
 	free(record);
 	strvfree(&env);
@@ -540,6 +549,8 @@ static int delegatecall(struct jobrun *jr, const struct llmcall *c, int step, st
 	sub.max_cost = dw->max_cost;
 	sub.tool_output_limit = dw->tool_output_limit;
 	sub.sandbox = dw->sandbox;
+	if (jr->deadline) /* a delegate has what is left of its caller's time */
+		sub.timeout_ms = jr->deadline > nowms() ? jr->deadline - nowms() : 1;
 	sub.workspace = jr->j->workspace; /* a delegate works in its caller's workspace */
 	sub.pos = jr->j->pos;
 	struct jobresult *res = runnested(jr->rs, id, dw->name, jr->j->id);
@@ -853,9 +864,10 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	cJSON_AddItemToArray(msgs, u);
 	struct ctx whole = jr->ctx;
 	whole.lastinput = 0; /* another request: all of its bytes at the rate */
-	int64_t est = ctxestimate(&whole, strlen(ask) + sizeof summarysystem + 256);
+	size_t sent = strlen(ask) + sizeof summarysystem + 256;
+	int64_t est = ctxestimate(&whole, sent);
 	free(ask);
-	struct chat chat = {summarysystem, NULL, msgs, 0, NULL};
+	struct chat chat = {summarysystem, NULL, msgs, 0, NULL, jr->deadline};
 	struct reservation rv;
 	char why[512];
 	if (budgetreserve(&jr->bud, md, est, cap, &rv, why, sizeof why)) {
@@ -871,11 +883,7 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	cJSON_Delete(msgs);
 	struct usage charged = {0};
 	if (rc == 0) {
-		charged = r.usage;
-		if (!charged.input && !charged.output && md->provider != PROV_SCRIPTED) {
-			charged.input = est;
-			charged.output = cap;
-		}
+		charged = md->provider == PROV_SCRIPTED ? r.usage : budgetcharged(&r.usage, sent, replybytes(&r), est, cap);
 		jr->res->cost += budgetcost(md, &r.usage);
 		usageadd(&jr->res->usage, &r.usage);
 	}
@@ -890,7 +898,7 @@ static int summarize(struct jobrun *jr, int64_t window, int64_t cap, struct err 
 	char *summary = NULL;
 	if (rc == 0) {
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r.usage));
-		if (memcmp(&charged, &r.usage, sizeof charged) != 0) /* no usage reported: what the budgets were charged */
+		if (memcmp(&charged, &r.usage, sizeof charged) != 0) /* what the budgets were charged, when not the usage reported */
 			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		summary = utf8clean(r.text ? r.text : "", r.text ? strlen(r.text) : 0);
 		size_t n = strlen(summary);
@@ -1028,7 +1036,7 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	free(skills);
 	cJSON *tools = tooldefs(jr->rs->m, jr->w, jr->mcp ? mcpjobdefs(jr->mcp) : NULL);
 	struct llmreq q = {0};
-	struct chat chat = {sys, tools, jr->messages, 1, &q}; /* a reply must call a tool, where the API can say so */
+	struct chat chat = {sys, tools, jr->messages, 1, &q, jr->deadline}; /* a reply must call a tool, where the API can say so */
 	struct exchange x;
 	struct err me = {0};
 	jr->transient = 0; /* a stop for a budget or the window is never retried */
@@ -1146,13 +1154,9 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	int rc = llmcomplete(jr->llm, &chat, r, &x, &me);
 	struct usage charged = {0};
 	if (rc == 0) {
-		charged = r->usage;
-		ctxcalibrate(&jr->ctx, bytes, r->usage.input);
-		/* A server that reports no usage is charged what the request may have used. */
-		if (!charged.input && !charged.output && md->provider != PROV_SCRIPTED) {
-			charged.input = est;
-			charged.output = cap;
-		}
+		/* A server that reports no usage, or less than the bytes hold, is not believed. */
+		charged = md->provider == PROV_SCRIPTED ? r->usage : budgetcharged(&r->usage, bytes, replybytes(r), est, cap);
+		ctxcalibrate(&jr->ctx, bytes, r->usage.input ? charged.input : 0);
 		jr->res->cost += budgetcost(md, &r->usage);
 	}
 	budgetsettle(&jr->bud, md, &rv, &charged);

@@ -68,6 +68,19 @@ int budgetreserve(struct budget *b, const struct model *m, int64_t input, int64_
 	return 0;
 }
 
+struct usage budgetcharged(const struct usage *reported, size_t sent, size_t got, int64_t est, int64_t cap)
+{
+	struct usage c = *reported;
+	if (!c.input && !c.output)
+		return (struct usage){est, cap, 0, 0}; /* none reported: what it may have used */
+	int64_t in = (int64_t)(sent / BUDGET_TOKEN_BYTES), out = (int64_t)(got / BUDGET_TOKEN_BYTES);
+	if (c.input < in)
+		c.input = in;
+	if (c.output < out)
+		c.output = out;
+	return c;
+}
+
 void budgetsettle(struct budget *b, const struct model *m, struct reservation *r, const struct usage *u)
 {
 	if (!r->held)

@@ -25,6 +25,10 @@ struct budget {
 	double rcost;
 };
 
+/* The most bytes of a request or a reply one token stands for: tokenizers in use average 3 to 5
+ * (JSON, code, prose); a provider's count below bytes / this is not believed. */
+#define BUDGET_TOKEN_BYTES 16
+
 /* One request's reservation, to settle. */
 struct reservation {
 	int64_t tokens;
@@ -44,6 +48,11 @@ double budgetcost(const struct model *m, const struct usage *u);
  * else 0. */
 int budgetreserve(struct budget *b, const struct model *m, int64_t input, int64_t outcap, struct reservation *r,
                   char *why, size_t n);
+/* What a request that sent `sent` bytes and got `got` bytes back is charged in the budgets: the
+ * usage its provider reported, but never fewer tokens than those bytes hold (a token is at most
+ * BUDGET_TOKEN_BYTES of them, whatever the tokenizer); its reservation (est, cap) when it
+ * reported none. */
+struct usage budgetcharged(const struct usage *reported, size_t sent, size_t got, int64_t est, int64_t cap);
 /* Replace a reservation by what the request really used (u, its cost at m's price). */
 void budgetsettle(struct budget *b, const struct model *m, struct reservation *r, const struct usage *u);
 /* Count one request a record says was sent and what it used (u, its cost at m's price) on b and

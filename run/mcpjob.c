@@ -84,7 +84,7 @@ static int startone(struct mcpjob *mj, struct srv *s, struct err *e)
 	struct sbxconf sc = {c->sc, c->workspace, env.v, 0};
 	int64_t t0 = nowms();
 	cJSON *net = NULL;
-	int rc = mcpopen(&s->c, s->conf, &sc, c->m, &net, e);
+	int rc = mcpopen(&s->c, s->conf, &sc, c->m, c->deadline, &net, e);
 	strvfree(&env);
 	if (netlog(c->ev, net, e) < 0)
 		rc = -1;
@@ -279,6 +279,9 @@ static int replaycall(struct mcpjob *mj, const char *callid, const char *name, s
 				cJSON_AddItemToObject(r->event, keep[i], cJSON_Duplicate(v, 1));
 		}
 		cJSON_AddTrueToObject(r->event, "replayed");
+		/* each recorded result answers one call: a reply that gave two calls one id (a provider
+		 * may) is answered in order, not twice with the first */
+		cJSON_Delete(cJSON_DetachItemViaPointer(mj->results, ev));
 		return 0;
 	}
 	*diverged = 1;
@@ -308,7 +311,7 @@ int mcpjobcall(struct mcpjob *mj, const char *callid, const char *name, const cJ
 	const char *tool = name + 5 + n + 2;
 	int64_t t0 = nowms();
 	struct mcpresult mr;
-	mcpcall(s->c, tool, args, &mr);
+	mcpcall(s->c, tool, args, mj->conf.deadline, &mr);
 	int64_t total = nowms() - t0;
 	if (netlog(mj->conf.ev, mcpnet(s->c), e) < 0) {
 		mcpresultfree(&mr);

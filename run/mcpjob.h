@@ -19,6 +19,7 @@ struct mcpjobconf {
 	const struct strv *env;       /* NAME=VALUE passed into every step; a server's own names are added */
 	const char *record;           /* replay: the recorded job's events file; NULL runs servers live */
 	struct evlog *ev;             /* where server, tools and log events go */
+	int64_t deadline;             /* the job's end (monotonic ms), or 0: no start or call passes it */
 };
 
 /* Start every server the worker's tools name (or read what they offered from the record) and

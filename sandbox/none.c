@@ -32,7 +32,7 @@ struct nonesbx {
 	struct strv env;
 	int64_t timeout_ms;
 	size_t cap;
-	pid_t spawned; /* the long-running program's group, killed at close */
+	pid_t spawned; /* the keeper of the long-running program (an MCP server), told to end at close */
 };
 
 static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
@@ -136,9 +136,10 @@ static int sweep(pid_t sh)
 	return -1;
 }
 
-/* The keeper of one step (see the top): runs the shell, cleans up after it, and writes the
- * shell's wait status on rec; never returns. */
-static void keeper(const struct nonesbx *n, const char *command, int out, int err, int rec)
+/* The keeper of one step or long-running program (see the top): runs the shell (stdin in, or
+ * /dev/null when -1), cleans up after it, and writes the shell's wait status on rec (when not -1);
+ * never returns. */
+static void keeper(const struct nonesbx *n, const char *command, int in, int out, int err, int rec)
 {
 	/* The runner's handlers and ignored signals must not leak into the step. */
 	for (int sig = 1; sig < NSIG; sig++)
@@ -153,25 +154,28 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 		_exit(126);
 	prctl(PR_SET_NAME, "ns-keeper"); /* in ps, and to a step looking for the runner: not it */
 	/* It lives as long as the step: no copy of another step's pipe may live that long in it. */
-	int keep[3] = {out, err, rec}, lo = 3;
-	for (int i = 0; i < 3; i++)
-		for (int j = i + 1; j < 3; j++)
+	int given[4] = {in, out, err, rec}, keep[4], nk = 0, lo = 3;
+	for (int i = 0; i < 4; i++)
+		if (given[i] >= 0)
+			keep[nk++] = given[i];
+	for (int i = 0; i < nk; i++)
+		for (int j = i + 1; j < nk; j++)
 			if (keep[j] < keep[i]) {
 				int t = keep[i];
 				keep[i] = keep[j];
 				keep[j] = t;
 			}
-	for (int i = 0; i <= 3; i++) {
-		if (i == 3 || keep[i] > lo)
-			syscall(SYS_close_range, (unsigned)lo, i < 3 ? (unsigned)keep[i] - 1 : ~0U, 0);
-		if (i < 3 && keep[i] + 1 > lo)
+	for (int i = 0; i <= nk; i++) {
+		if (i == nk || keep[i] > lo)
+			syscall(SYS_close_range, (unsigned)lo, i < nk ? (unsigned)keep[i] - 1 : ~0U, 0);
+		if (i < nk && keep[i] + 1 > lo)
 			lo = keep[i] + 1;
 	}
 	/* Nor the runner's stdin, stdout and stderr: a step could write into them through
 	 * /proc/<keeper>/fd (a false run folder on the runner's stdout). */
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd < 3; fd++)
-		if (fd != out && fd != err && fd != rec && (null < 0 || dup2(null, fd) < 0))
+		if (fd != in && fd != out && fd != err && fd != rec && (null < 0 || dup2(null, fd) < 0))
 			_exit(126);
 	if (null > 2)
 		close(null);
@@ -180,12 +184,14 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 		_exit(126);
 	if (sh == 0) {
 		signal(SIGTERM, SIG_DFL);
-		child(n, command, -1, out, err);
+		child(n, command, in, out, err);
 	}
 	setpgid(sh, sh);
 	keepsh = sh;
 	if (keepstop)
 		kill(-sh, SIGKILL);
+	if (in >= 0)
+		close(in);
 	close(out);
 	close(err);
 	int st = 0;
@@ -194,8 +200,28 @@ static void keeper(const struct nonesbx *n, const char *command, int out, int er
 			_exit(126);
 	if (sweep(sh) < 0)
 		_exit(125); /* something would not die: no record, the runner trusts nothing */
-	(void)!write(rec, &st, sizeof st);
+	if (rec >= 0)
+		(void)!write(rec, &st, sizeof st);
 	_exit(0);
+}
+
+/* Wait for a keeper told to end (SIGTERM); one that does not (stopped again, or stuck) is killed
+ * after a grace of 5 s: the runner never waits on what a step or a server can hold. 1 when it had
+ * to be killed; *kst its wait status. */
+static int keeperend(pid_t pid, int *kst)
+{
+	for (int64_t until = nowms() + 5000;;) {
+		pid_t w = waitpid(pid, kst, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			return 0;
+		if (nowms() >= until) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, kst, 0) < 0 && errno == EINTR)
+				;
+			return 1;
+		}
+		usleep(10000);
+	}
 }
 
 static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
@@ -226,7 +252,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	}
 	if (pid == 0) {
 		setpgid(0, 0); /* out of reach of the step's kill 0 */
-		keeper(n, command, out[1], err[1], rec[1]);
+		keeper(n, command, -1, out[1], err[1], rec[1]);
 	}
 	setpgid(pid, pid);
 	close(out[1]);
@@ -268,21 +294,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		}
 	}
 	int kst = 0;
-	/* A keeper told to end that does not (stopped again, or stuck) is killed after a grace:
-	 * the runner never waits on what the step can hold. */
-	for (int64_t until = nowms() + 5000;;) {
-		pid_t w = waitpid(pid, &kst, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (nowms() >= until) {
-			stopped = 1;
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &kst, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		usleep(10000);
-	}
+	if (keeperend(pid, &kst))
+		stopped = 1;
 	ssize_t got;
 	while ((got = read(rec[0], &st, sizeof st)) < 0 && errno == EINTR)
 		;
@@ -323,8 +336,10 @@ static int bspawn(struct sbx *s, const char *command, int fds[3], struct err *e)
 	pid_t pid = fork();
 	if (pid < 0)
 		return errf(e, "fork:");
-	if (pid == 0)
-		child(n, command, fds[0], fds[1], fds[2]);
+	if (pid == 0) {
+		setpgid(0, 0); /* out of reach of the program's kill 0 */
+		keeper(n, command, fds[0], fds[1], fds[2], -1);
+	}
 	setpgid(pid, pid);
 	n->spawned = pid;
 	return 0;
@@ -334,9 +349,10 @@ static void bclose(struct sbx *s)
 {
 	struct nonesbx *n = (struct nonesbx *)s;
 	if (n->spawned > 0) {
-		kill(-n->spawned, SIGKILL);
-		while (waitpid(n->spawned, NULL, 0) < 0 && errno == EINTR)
-			;
+		int kst;
+		kill(n->spawned, SIGTERM); /* its keeper kills the program, and all it left */
+		kill(n->spawned, SIGCONT);
+		keeperend(n->spawned, &kst);
 	}
 	free(n->workspace);
 	strvfree(&n->env);

@@ -66,19 +66,56 @@ static void str(struct buf *b, const char *s)
 	bufputc(b, '"');
 }
 
+static void numtext(const cJSON *j, char t[32])
+{
+	double d = j->valuedouble, back;
+	if (isnan(d) || isinf(d))
+		snprintf(t, 32, "null");
+	else {
+		snprintf(t, 32, "%1.15g", d);
+		double big = fabs(back = strtod(t, NULL)) > fabs(d) ? fabs(back) : fabs(d);
+		if (fabs(back - d) > big * DBL_EPSILON)
+			snprintf(t, 32, "%1.17g", d);
+	}
+}
+
 static void num(struct buf *b, const cJSON *j)
 {
 	char t[32];
-	double d = j->valuedouble, back;
-	if (isnan(d) || isinf(d))
-		snprintf(t, sizeof t, "null");
-	else {
-		snprintf(t, sizeof t, "%1.15g", d);
-		double big = fabs(back = strtod(t, NULL)) > fabs(d) ? fabs(back) : fabs(d);
-		if (fabs(back - d) > big * DBL_EPSILON)
-			snprintf(t, sizeof t, "%1.17g", d);
-	}
+	numtext(j, t);
 	bufputs(b, t);
+}
+
+/* The bytes str prints for s. */
+static size_t strsize(const char *s)
+{
+	size_t n = 2;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		n += *p == '"' || *p == '\\' || *p == '\b' || *p == '\f' || *p == '\n' || *p == '\r' || *p == '\t' ? 2
+		     : *p < 0x20 ? 6 : 1;
+	return n;
+}
+
+size_t jsonoutlen(const cJSON *j)
+{
+	char t[32];
+	switch (j->type & 0xff) {
+	case cJSON_NULL: return 4;
+	case cJSON_False: return 5;
+	case cJSON_True: return 4;
+	case cJSON_Number: numtext(j, t); return strlen(t);
+	case cJSON_String: return strsize(j->valuestring);
+	case cJSON_Raw: return j->valuestring ? strlen(j->valuestring) : 0;
+	case cJSON_Array:
+	case cJSON_Object: {
+		int obj = (j->type & 0xff) == cJSON_Object;
+		size_t n = 2;
+		for (const cJSON *c = j->child; c; c = c->next)
+			n += (c != j->child) + (obj ? strsize(c->string) + 1 : 0) + jsonoutlen(c);
+		return n;
+	}
+	}
+	return 0;
 }
 
 int jsonout(struct buf *b, const cJSON *j)

@@ -9,6 +9,9 @@
 
 /* Append j printed to b; -1 (b as it was) where cJSON would print nothing (an invalid item). */
 int jsonout(struct buf *b, const cJSON *j);
+/* The bytes jsonout appends for j, counted without printing: a parsed text whose strings held raw
+ * control bytes prints up to six times its own size. */
+size_t jsonoutlen(const cJSON *j);
 /* j printed, a new string (caller frees), or NULL as cJSON_PrintUnformatted would give it. */
 char *jsonprint(const cJSON *j);
 

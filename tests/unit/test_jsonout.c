@@ -77,6 +77,8 @@ static void same(const cJSON *j, const char *what)
 	char *want = cJSON_PrintUnformatted(j), *got = jsonprint(j);
 	ok((!want && !got) || (want && got && strcmp(want, got) == 0), "%s: cJSON %.200s, jsonprint %.200s", what,
 	   want ? want : "(null)", got ? got : "(null)");
+	if (got)
+		ok(jsonoutlen(j) == strlen(got), "%s: jsonoutlen %zu, printed %zu", what, jsonoutlen(j), strlen(got));
 	free(want);
 	free(got);
 }
@@ -117,7 +119,7 @@ int main(void)
 	for (int i = 0; i < 20000; i++) {
 		cJSON *t = randtree(0);
 		char *want = cJSON_PrintUnformatted(t), *got = jsonprint(t);
-		if (!want || !got || strcmp(want, got) != 0) {
+		if (!want || !got || strcmp(want, got) != 0 || jsonoutlen(t) != strlen(got)) {
 			if (!bad1++)
 				ok(0, "random tree %d: cJSON %.300s, jsonprint %.300s", i, want ? want : "(null)", got ? got : "(null)");
 		}
@@ -125,6 +127,11 @@ int main(void)
 		free(got);
 		cJSON_Delete(t);
 	}
-	ok(bad1 == 0, "20,000 random trees print the same (%d differ)", bad1);
+	ok(bad1 == 0, "20,000 random trees print the same, jsonoutlen their length (%d differ)", bad1);
+	/* raw control bytes in a string (cJSON parses them) print six times their size */
+	char raw[] = "[\"\x01\x02\x1f\"]";
+	j = cJSON_Parse(raw);
+	ok(j && jsonoutlen(j) == 4 + 18, "three raw control bytes print as 18: %zu", j ? jsonoutlen(j) : 0);
+	cJSON_Delete(j);
 	return tdone();
 }

@@ -99,7 +99,7 @@ static void openairequest(void)
 	l->model = &md;
 	l->apikey = xstrdup("sk-test");
 	cJSON *msgs = J(convo), *t = J(tools), *b = NULL;
-	struct chat c = {"Be brief.", t, msgs, 0, NULL};
+	struct chat c = {"Be brief.", t, msgs, 0, NULL, 0};
 	char *url = NULL;
 	struct strv h = {0};
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "openai request: %s", e.msg);
@@ -289,7 +289,7 @@ static void anthropicrequest(void)
 	ok(anthropicopen(&l, &md, &e) == 0, "anthropicopen");
 	l->apikey = xstrdup("sk-ant-test");
 	cJSON *msgs = J(convo), *t = J(tools), *b = NULL;
-	struct chat c = {"Be brief.", t, msgs, 0, NULL};
+	struct chat c = {"Be brief.", t, msgs, 0, NULL, 0};
 	char *url = NULL;
 	struct strv h = {0};
 	ok(l->ops->request(l, &c, &url, &h, &b, &e) == 0, "anthropic request: %s", e.msg);
@@ -501,7 +501,7 @@ static void opening(void)
 	struct secrets s2 = {0};
 	ok(llmopen(&l, &md, &s2, &e) == 0, "open");
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"sk-never-shown-42\"}]");
-	struct chat c = {"", NULL, msgs, 0, NULL};
+	struct chat c = {"", NULL, msgs, 0, NULL, 0};
 	struct llmreply r;
 	struct exchange x;
 	ok(llmcomplete(l, &c, &r, &x, &e) < 0 && x.attempts == 1, "connection refused, retries 0: one attempt");
@@ -525,7 +525,7 @@ static void scripted(void)
 	struct err e = {0};
 	ok(llmopen(&l, &md, NULL, &e) == 0, "scripted open");
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"go\"}]");
-	struct chat c = {"sys", NULL, msgs, 0, NULL};
+	struct chat c = {"sys", NULL, msgs, 0, NULL, 0};
 	struct llmreply r;
 	struct exchange x;
 	ok(llmcomplete(l, &c, &r, &x, &e) == 0 && r.text && strcmp(r.text, "hi") == 0 && r.finish == FINISH_STOP, "reply 1");
@@ -570,7 +570,7 @@ static void interrupt(void)
 	struct err e = {0};
 	llmopen(&l, &md, NULL, &e);
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"go\"}]");
-	struct chat c = {"", NULL, msgs, 0, NULL};
+	struct chat c = {"", NULL, msgs, 0, NULL, 0};
 	struct llmreply r;
 	struct exchange x;
 	pthread_t th;
@@ -720,7 +720,7 @@ static void caps(void)
 	static const int64_t asks[] = {0, 1, 1000, 4096, 50000, 2000000, 10000000};
 	struct err e = {0};
 	cJSON *msgs = J("[{\"role\":\"user\",\"content\":\"hi\"}]");
-	struct chat c = {"s", NULL, msgs, 0, NULL};
+	struct chat c = {"s", NULL, msgs, 0, NULL, 0};
 	int bad = 0, n = 0, seen[sizeof clients / sizeof *clients] = {0};
 	for (size_t i = 0; i < sizeof models / sizeof *models; i++)
 		for (size_t p = 0; p < sizeof clients / sizeof *clients; p++)
@@ -799,7 +799,7 @@ static void thinking(void)
 	r.thinking = NULL;
 	cJSON_AddItemToArray(msgs, a);
 	cJSON_AddItemToArray(msgs, J("{\"role\":\"tool\",\"tool_call_id\":\"u1\",\"name\":\"read_file\",\"content\":\"x\"}"));
-	struct chat c = {"s", NULL, msgs, 0, NULL};
+	struct chat c = {"s", NULL, msgs, 0, NULL, 0};
 	b = llmbody(l, &c, &e);
 	okstr(str(b, "messages/1/content/0/type"), "thinking", "thinking block first");
 	okstr(str(b, "messages/1/content/0/signature"), "sig1", "with its signature");
@@ -824,7 +824,7 @@ static void openaikept(void)
 	struct err e = {0};
 	ok(openaiopen(&l, &md, &e) == 0 && openaiopen(&fresh, &md, &e) == 0, "two clients");
 	cJSON *msgs = J(convo), *t = J(tools);
-	struct chat c = {"Be brief.", t, msgs, 0, NULL};
+	struct chat c = {"Be brief.", t, msgs, 0, NULL, 0};
 	for (int round = 0; round < 8; round++) {
 		if (round == 6) /* no system message: the array starts with the kept text */
 			c.system = NULL;
