@@ -709,7 +709,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 				return fail(jr, cancelled ? JOB_CANCELLED : JOB_FAILED, "sandbox: %s", e->msg);
 			}
 		}
-		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0, jr->rs->sec};
+		struct toolopts to = {(size_t)jr->j->tool_output_limit, jr->j->sandbox.timeout_ms, 0, 0, jr->rs->sec, jr->deadline};
 		const struct sandboxconf *jsc = &jr->j->sandbox;
 		if (jsc->backend == BACKEND_DOCKER) /* the steps' user, outside as inside: later steps can change it */
 			to.uid = jsc->uid ? jsc->uid : SBX_STEPID, to.gid = jsc->uid ? jsc->gid : SBX_STEPID;
@@ -734,7 +734,9 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		cJSON_AddStringToObject(tr.event, "tool", c->name);
 		answer(jr, c, tr.content ? tr.content : "", tr.failed);
 		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(tr.event, "exit_code");
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "timed_out")))
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "job_timeout")))
+			snprintf(outcome, sizeof outcome, "stopped at the job's timeout");
+		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "timed_out")))
 			snprintf(outcome, sizeof outcome, "timed out");
 		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tr.event, "interrupted")))
 			snprintf(outcome, sizeof outcome, "interrupted");

@@ -455,7 +455,9 @@ char *toolclip(const char *s, size_t len, size_t limit)
 /* Say how a step ended: exit code, signal or the limit it ran into. */
 static void stepstatus(struct buf *msg, const struct sbxresult *res, const struct toolopts *o)
 {
-	if (res->timed_out && o && o->timeout_ms > 0)
+	if (res->late)
+		bufputs(msg, "the job's time limit ran out while the command ran, and it was killed\n");
+	else if (res->timed_out && o && o->timeout_ms > 0)
 		bufprintf(msg, "the command ran past the step's time limit (%llds) and was killed\n",
 		          (long long)(o->timeout_ms / 1000));
 	else if (res->timed_out)
@@ -480,7 +482,7 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	char *line = withhome(cmd);
 	if (!line)
 		return errf(e, "no random bytes for the step's HOME");
-	int xrc = sbxexec(sbx, line, &res, e);
+	int xrc = sbxexecby(sbx, line, o ? o->until : 0, &res, e);
 	free(line);
 	if (xrc < 0)
 		return -1;
@@ -493,6 +495,8 @@ static int runshell(struct sbx *sbx, const char *cmd, const struct toolopts *o, 
 	cJSON_AddBoolToObject(ev, "timed_out", res.timed_out);
 	if (res.interrupted)
 		cJSON_AddTrueToObject(ev, "interrupted");
+	if (res.late)
+		cJSON_AddTrueToObject(ev, "job_timeout");
 	cJSON_AddBoolToObject(ev, "oom", res.oom);
 	cJSON_AddBoolToObject(ev, "truncated", res.truncated);
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)res.duration_ms);

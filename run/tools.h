@@ -30,6 +30,7 @@ struct toolopts {
 	                     * steps' user, so that later steps can change them); 0: the runner's */
 	const struct secrets *sec; /* masked before a result is cut (a tail may start inside one) and
 	                            * before its digest (no oracle for a guess); may be NULL */
+	int64_t until;      /* the job's end (nowms(); 0: none): a step still running then is killed */
 };
 
 /* Run one allowed call. Shell runs in sbx; file tools act beneath wsfd (the workspace), never

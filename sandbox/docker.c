@@ -949,9 +949,14 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		/* The step's time is its command's: making a fresh container (seconds on a loaded engine)
 		   is not taken from it. */
 		start = nowms();
-		int64_t deadline = d->timeout_ms > 0 ? start + d->timeout_ms : 0;
+		int late = 0;
+		int64_t deadline = sbxdeadline(&d->base, start, d->timeout_ms, &late);
+		if (deadline < 0)
+			deadline = 0; /* step's: none */
 		if (rc == 0)
 			rc = step(d, command, deadline, r, e);
+		if (rc == 0 && r->timed_out)
+			r->late = late;
 		if (rc < 0) {
 			sbxresultfree(r);
 			return -1;

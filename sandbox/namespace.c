@@ -1057,7 +1057,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	int64_t oom0 = cgroupooms(&z->cg);
 	struct msg m = {.type = M_EXEC, .len = (uint32_t)len};
 	int fds[2] = {out[1], err[1]};
-	int64_t start = nowms(), deadline = n->p.timeout_ms > 0 ? start + n->p.timeout_ms : -1, killwait = -1;
+	int late = 0;
+	int64_t start = nowms(), deadline = sbxdeadline(&n->base, start, n->p.timeout_ms, &late), killwait = -1;
 	int bycancel = 0; /* the kill was for a cancelled run, not the time limit */
 	z->idle = 0;
 	int sent = sendmsgfds(z->ctl, &m, fds, 2) == 0 && writefull(z->ctl, command, len) == 0;
@@ -1111,6 +1112,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		r->signal = SIGKILL;
 		r->oom = 1;
 		r->timed_out = killwait >= 0 && !bycancel;
+		r->late = r->timed_out && late;
 		r->interrupted = killwait >= 0 && bycancel;
 		rc = 0;
 		goto done;
@@ -1128,6 +1130,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	z->idle = 1; /* init cleared the namespace before it answered */
 	result(r, reply.status);
 	r->timed_out = reply.killed && !bycancel;
+	r->late = r->timed_out && late;
 	r->interrupted = reply.killed && bycancel;
 	int64_t oom1 = cgroupooms(&z->cg);
 	r->oom = oom0 >= 0 && oom1 > oom0;

@@ -260,7 +260,8 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	close(rec[1]);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
-	int64_t deadline = n->timeout_ms > 0 ? start + n->timeout_ms : -1;
+	int late = 0;
+	int64_t deadline = sbxdeadline(&n->base, start, n->timeout_ms, &late);
 	for (;;) {
 		int ms = -1;
 		if (deadline >= 0) {
@@ -285,7 +286,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 		}
 		if (cancelled || (deadline >= 0 && nowms() >= deadline)) {
 			if (deadline >= 0 && nowms() >= deadline)
-				r->timed_out = 1;
+				r->timed_out = 1, r->late = late;
 			else
 				r->interrupted = 1;
 			kill(pid, SIGTERM); /* the keeper kills the step, and all it left */

@@ -158,7 +158,22 @@ int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 
 int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e)
 {
-	return s->ops->exec(s, command, r, e);
+	return sbxexecby(s, command, 0, r, e);
+}
+
+int sbxexecby(struct sbx *s, const char *command, int64_t until, struct sbxresult *r, struct err *e)
+{
+	s->until = until;
+	int rc = s->ops->exec(s, command, r, e);
+	s->until = 0;
+	return rc;
+}
+
+int64_t sbxdeadline(const struct sbx *s, int64_t start, int64_t timeout_ms, int *late)
+{
+	int64_t own = timeout_ms > 0 ? start + timeout_ms : -1;
+	*late = s->until > 0 && (own < 0 || s->until < own);
+	return *late ? s->until : own;
 }
 
 /* argv as one sh -c line that execs it, each word single-quoted. */

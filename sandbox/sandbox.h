@@ -21,6 +21,7 @@ struct sbxresult {
 	int signal;    /* the signal that ended it, or 0 */
 	int timed_out;   /* killed at the step's time limit */
 	int interrupted; /* killed because the run was cancelled (a signal), before its time limit */
+	int late;        /* killed (timed_out) at the caller's end (sbxexecby), before the step's own limit */
 	int oom;
 	int64_t duration_ms;
 	struct buf out, err; /* captured output, capped */
@@ -39,6 +40,9 @@ struct sbx;
 int sbxopen(struct sbx **s, const struct sbxconf *c, struct err *e);
 /* Run `/bin/sh -c command` in /workspace with stdin /dev/null; fills r (overwritten, free with sbxresultfree). */
 int sbxexec(struct sbx *s, const char *command, struct sbxresult *r, struct err *e);
+/* sbxexec, killed at until (a nowms() time; 0: none) if the step's own limit has not come first:
+ * a job's timeout bounds its steps. */
+int sbxexecby(struct sbx *s, const char *command, int64_t until, struct sbxresult *r, struct err *e);
 /* A long-running program in a sandbox (an MCP server), spoken to over pipes. */
 struct sbxproc {
 	int in, out, err; /* write to in, read from out and err; owned by the caller */
@@ -91,7 +95,12 @@ struct sbxops {
 
 struct sbx {
 	const struct sbxops *ops;
+	int64_t until; /* the exec under way ends by then (nowms(); 0: no end but its own limit) */
 };
+
+/* A step's end (nowms(); -1: none) from its start, its own limit (0: none) and s->until; *late
+ * says whether s->until comes first. */
+int64_t sbxdeadline(const struct sbx *s, int64_t start, int64_t timeout_ms, int *late);
 
 extern const struct sbxops sbxnamespace; /* namespace.c */
 extern const struct sbxops sbxdocker;    /* docker.c */

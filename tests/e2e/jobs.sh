@@ -13,7 +13,7 @@ models:
       - tool_calls: [ {name: stranger, arguments: {input: "hi"}} ]
       - tool_calls: [ {name: final_result, arguments: {got: "done"}} ]
   helper: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {count: 3}} ]} ] }
-  slow: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 2"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  slow: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "sleep 60"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
 workers:
   boss:
     model: boss
@@ -44,6 +44,8 @@ check "a delegate no rule allows is denied" bash -c "zstd -dcq '$dir/jobs/boss/e
 check "the denied delegate never ran" test ! -d "$dir/jobs/boss.stranger-2"
 expect_eq "the job's timeout failed it" failed "$(js slow status)"
 expect_grep "and says so" "job slow: failed: the job's timeout \(1s\) ran out" "$T/err"
+expect_grep "its step was stopped at the job's timeout, not its own 10 minutes" "job slow: step [0-9]+: shell sleep 60: allow \(default\): stopped at the job's timeout" "$T/err"
+check "the step's result says the job's timeout stopped it" bash -c "zstd -dcq '$dir/jobs/slow/events.jsonl.zst' | grep tool_result | grep -q '\"job_timeout\":true'"
 check "the run verifies, nested job included" "$NS" audit "$dir" --verify
 
 # retries: a 500 the model's own retries (0) don't absorb is asked again by the job's retries.
