@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# attack-sbx: an outside attack on the namespace sandbox and the egress proxy, each case a hostile
+# shell step of a scripted worker (approval default allow).
+# 1. vsock under network.allow: AF_VSOCK is not a network namespace's, so a step whose network is
+#    the proxy alone could open one, bind the host's ports (EADDRINUSE against a listener of the
+#    runner's machine) and connect to the hypervisor (CID 2) or another VM, past the allow list.
+#    Now the networked filter refuses the family as it refuses AF_PACKET (docker's does too).
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+needuserns attack-sbx
+command -v zstd >/dev/null && command -v python3 >/dev/null || { skip attack-sbx "zstd and python3 are needed"; done_tests; exit; }
+
+# manifest DIR SANDBOX CMD...: DIR/m.yaml, a job running each CMD as a shell step in DIR/ws;
+# SANDBOX is what the sandbox map holds besides the backend.
+manifest() {
+	local d=$1 sbx=$2 c
+	shift 2
+	mkdir -p "$d/ws"
+	exec 3>"$d/m.yaml"
+	printf 'version: 1\nworkspace: ws\nsandbox: { backend: namespace, %s }\n' "$sbx" >&3
+	printf 'models:\n  m:\n    provider: scripted\n    replies:\n' >&3
+	for c in "$@"; do
+		printf '      - { tool_calls: [ { name: shell, arguments: { command: %s } } ] }\n' \
+			"$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$c")" >&3
+	done
+	printf '      - { tool_calls: [ { name: final_result, arguments: {} } ] }\n' >&3
+	printf 'workers:\n  w: { model: m, instructions: x, tools: [shell, read_file, write_file], approval: { default: allow } }\n' >&3
+	printf 'jobs:\n  j: { worker: w }\n' >&3
+	exec 3>&-
+}
+# nsrun DIR: run DIR/m.yaml (as the user of DIR/ws when that is not us)
+nsrun() {
+	local who
+	who=$(stat -c %U "$1/ws")
+	if [ "$who" = "$(id -un)" ]; then "$NS" run "$1/m.yaml" --out "$1/runs" >/dev/null 2>"$1/err"
+	else runuser -u "$who" -- "$NS" run "$1/m.yaml" --out "$1/runs" >/dev/null 2>"$1/err"; fi
+}
+# outs DIR: each shell step's stdout, one a line (newlines as |)
+outs() {
+	zstd -dcq "$1"/runs/*/jobs/j/events.jsonl.zst | python3 -c '
+import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get("type") == "tool_result" and e.get("tool") == "shell":
+        print((e.get("stdout") or "").strip().replace("\n", "|"))'
+}
+
+# 1. vsock
+if python3 -c 'import socket; socket.socket(40, socket.SOCK_STREAM)' 2>/dev/null; then
+	vport=$((20000 + RANDOM % 20000))
+	python3 - "$vport" "$T/vs.ready" <<'PY' &
+import socket, sys, time
+s = socket.socket(40, socket.SOCK_STREAM); s.bind((0xffffffff, int(sys.argv[1]))); s.listen(1)
+open(sys.argv[2], "w").close(); time.sleep(60)
+PY
+	vpid=$!
+	waitfor 20 test -f "$T/vs.ready"
+	d=$T/vsock
+	manifest "$d" 'network: { allow: [example.com] }, timeout: 30s' "python3 -c 'import socket
+try:
+    s = socket.socket(40, socket.SOCK_STREAM); s.bind((0xffffffff, $vport)); print(\"ESCAPED bound\")
+except OSError as e: print(\"blocked\", e.errno)'"
+	nsrun "$d" || cat "$d/err"
+	expect_eq "vsock under network.allow: the family is refused (EAFNOSUPPORT), not the host's port space" \
+		"blocked 97" "$(outs "$d")"
+	kill "$vpid" 2>/dev/null; wait "$vpid" 2>/dev/null
+else
+	skip attack-sbx-vsock "this machine has no vsock transport (AF_VSOCK): the vsock case was NOT tested"
+fi
+
+done_tests
