@@ -292,13 +292,16 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 	}
 	add(r, R_DEVPTS, NULL, "/dev/pts", 0);
 	add(r, R_SYMLINK, "pts/ptmx", "/dev/ptmx", 0);
-	add(r, R_TMPFS, "mode=1777", "/dev/shm", 0);
+	/* /tmp and /dev/shm as large as the memory limit: without a memory cgroup (an ordinary user,
+	   rlimits only) nothing else counts what a step keeps in them, and a tmpfs's own default is
+	   half the host's memory. */
+	char *tmpopts = sc->memory > 0 ? xasprintf("mode=1777,size=%lld", (long long)sc->memory) : xstrdup("mode=1777");
+	add(r, R_TMPFS, tmpopts, "/dev/shm", 0);
 	add(r, R_SYMLINK, "/proc/self/fd", "/dev/fd", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/0", "/dev/stdin", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/1", "/dev/stdout", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/2", "/dev/stderr", 0);
 
-	char *tmpopts = sc->memory > 0 ? xasprintf("mode=1777,size=%lld", (long long)sc->memory) : xstrdup("mode=1777");
 	add(r, R_TMPFS, tmpopts, "/tmp", 0);
 	free(tmpopts);
 

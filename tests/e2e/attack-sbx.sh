@@ -5,6 +5,10 @@
 #    the proxy alone could open one, bind the host's ports (EADDRINUSE against a listener of the
 #    runner's machine) and connect to the hypervisor (CID 2) or another VM, past the allow list.
 #    Now the networked filter refuses the family as it refuses AF_PACKET (docker's does too).
+# 2. /dev/shm was a tmpfs of the kernel's default size, half the host's memory, while /tmp is as
+#    large as the memory limit. Without a memory cgroup (an ordinary user: rlimits only) a step
+#    kept 2 GB there under `memory: 1G`, and it stayed for the job's later steps. Now /dev/shm
+#    takes the memory limit as /tmp does.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns attack-sbx
@@ -67,5 +71,16 @@ except OSError as e: print(\"blocked\", e.errno)'"
 else
 	skip attack-sbx-vsock "this machine has no vsock transport (AF_VSOCK): the vsock case was NOT tested"
 fi
+
+# 2. /dev/shm within the memory limit, as root and as an ordinary user (no cgroup there)
+for who in "$(id -un)" nobody; do
+	[ "$who" = nobody ] && [ "$(id -u)" != 0 ] && { skip attack-sbx-shm-nobody "not root: the ordinary user's run is the one above"; continue; }
+	d=$T/shm-$who
+	manifest "$d" 'network: none, timeout: 30s, memory: 64M' \
+		'echo $(($(stat -f -c "%b * %S" /dev/shm))) $(($(stat -f -c "%b * %S" /tmp)))'
+	chown -R "$who" "$d" && chmod 755 "$T"
+	nsrun "$d" || cat "$d/err"
+	expect_eq "/dev/shm as $who: as large as the memory limit, as /tmp is" "67108864 67108864" "$(outs "$d")"
+done
 
 done_tests
