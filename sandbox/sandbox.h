@@ -31,6 +31,7 @@ struct sbxresult {
 	                        the change feed cannot vouch for the workspace from now on */
 	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
 	size_t nnet;
+	struct netmore netmore; /* those past the proxy's record cap: counted only */
 };
 
 struct sbx;
@@ -74,6 +75,7 @@ static inline void sbxresultfree(struct sbxresult *r)
 	free(r->net);
 	r->net = NULL;
 	r->nnet = 0;
+	r->netmore = (struct netmore){0, 0};
 }
 
 

@@ -9,6 +9,10 @@
 #    large as the memory limit. Without a memory cgroup (an ordinary user: rlimits only) a step
 #    kept 2 GB there under `memory: 1G`, and it stayed for the job's later steps. Now /dev/shm
 #    takes the memory limit as /tmp does.
+# 3. A step opened connections to the proxy as fast as it could (33632 refused CONNECTs in 10 s
+#    here): the proxy kept a record of each (about 3 KB of the runner's memory each, 100 MB in
+#    those 10 s) and each became a net_connection event, for as long as the step's timeout. Now
+#    the proxy records the first EGRESSKEEP (1000) of a step and counts the rest.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns attack-sbx
@@ -82,5 +86,24 @@ for who in "$(id -un)" nobody; do
 	nsrun "$d" || cat "$d/err"
 	expect_eq "/dev/shm as $who: as large as the memory limit, as /tmp is" "67108864 67108864" "$(outs "$d")"
 done
+
+# 3. a flood of refused connections
+d=$T/flood
+manifest "$d" 'network: { allow: [example.com] }, timeout: 60s' "python3 -c 'import socket
+for i in range(1500):
+    s = socket.create_connection((\"127.0.0.1\", 3128)); s.sendall(b\"CONNECT evil.example:443 HTTP/1.1\\r\\n\\r\\n\"); s.recv(4096); s.close()
+print(\"done\")'"
+nsrun "$d" || cat "$d/err"
+expect_eq "a flood of 1500 refused connections ran" "done" "$(outs "$d")"
+expect_eq "its net_connection events: the first 1000" 1000 "$(zstd -dcq "$d"/runs/*/jobs/j/events.jsonl.zst | grep -c '"type":"net_connection"')"
+expect_eq "the step's result counts them all and says how many are unrecorded" "1500 1500 500" \
+	"$(zstd -dcq "$d"/runs/*/jobs/j/events.jsonl.zst | python3 -c '
+import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get("type") == "tool_result" and e.get("tool") == "shell":
+        print(e.get("connections"), e.get("connections_refused"), e.get("connections_unrecorded"))')"
+"$NS" audit "$d"/runs/* --verify >/dev/null 2>&1
+expect_rc "the flooded run verifies" 0 $?
 
 done_tests
