@@ -555,6 +555,13 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	if (!sc->image || !*sc->image || strcmp(sc->image, "host") == 0)
 		return errc(e, ERR_INPUT, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
 		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
+	struct stat st;
+	for (size_t i = 0; i <= sc->nmounts; i++) { /* the engine would follow a link a step planted */
+		char *real = sbxreal(i ? sc->mounts[i - 1].source : c->workspace, i ? "mount" : "workspace", &st, e);
+		if (!real)
+			return -1;
+		free(real);
+	}
 	struct dockersbx *d = xcalloc(1, sizeof *d);
 	if (dapiopen(&d->api, e) < 0) {
 		free(d);

@@ -13,6 +13,13 @@
 #    here): the proxy kept a record of each (about 3 KB of the runner's memory each, 100 MB in
 #    those 10 s) and each became a net_connection event, for as long as the step's timeout. Now
 #    the proxy records the first EGRESSKEEP (1000) of a step and counts the rest.
+# 4. A mount source (or a job's workspace) the manifest names inside a workspace: a step replaced
+#    the folder with a symbolic link to a host folder (its host path is in /proc/self/mountinfo),
+#    and the next sandbox built on the same paths followed it: a later job's /tools was the host's
+#    folder (read, or written with mode rw), and so was a later job's whole workspace; a restarted
+#    sandbox of the same job (cold, or after init died) did the same through init's bind. Now the
+#    plan refuses a source that is no longer its own real path, and init checks each source it
+#    binds is the one planned.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns attack-sbx
@@ -105,5 +112,46 @@ for l in sys.stdin:
         print(e.get("connections"), e.get("connections_refused"), e.get("connections_unrecorded"))')"
 "$NS" audit "$d"/runs/* --verify >/dev/null 2>&1
 expect_rc "the flooded run verifies" 0 $?
+
+# 4. symbolic links planted where a later sandbox binds from
+mkdir -p "$T/outside" && echo HOST-SECRET >"$T/outside/key"
+# twojobs DIR SANDBOX WORKSPACE-OF-K: job j plants the link, job k (after it) looks behind it
+twojobs() {
+	mkdir -p "$1/ws/tools" "$1/ws/sub"
+	cat >"$1/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: namespace, network: none, timeout: 30s, $2 }
+models:
+  m1: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "for f in tools sub; do mv \$f \$f.old && ln -s ../../outside \$f; done; echo planted" } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+  m2: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "cat /tools/key /workspace/key; echo PWNED > /tools/key" } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+workers:
+  w1: { model: m1, instructions: x, tools: [shell], approval: { default: allow } }
+  w2: { model: m2, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w1 }
+  k: { worker: w2, needs: [j], workspace: $3 }
+YAML
+	"$NS" run "$1/m.yaml" --out "$1/runs" >/dev/null 2>"$1/err"
+}
+twojobs "$T/srcjobs" 'mounts: [ { source: ws/tools, target: /tools, mode: rw } ]' ws
+expect_grep "a later job whose mount source became a link fails, naming it" \
+	"job k: failed: .*sandbox mount .*/tools now leads to $T/outside.*refused" "$T/srcjobs/err"
+twojobs "$T/wsjobs" 'mounts: []' ws/sub
+expect_grep "a later job whose workspace became a link fails, naming it" \
+	"job k: failed: .*now leads to $T/outside.*refused" "$T/wsjobs/err"
+# the same within one job: a cold sandbox is built again for every step, on the plan of its first
+d=$T/cold
+manifest "$d" 'network: none, timeout: 30s, mounts: [ { source: ws/tools, target: /tools, mode: rw } ]' \
+	"mv tools tools.old && ln -s ../../outside tools && echo planted" "cat /tools/key; echo PWNED > /tools/key"
+mkdir -p "$d/ws/tools"
+NIGHTSHIFT_SANDBOX_COLD=1 nsrun "$d"
+expect_grep "a cold sandbox's bind of a source that became a link is refused by init" \
+	"is no longer what it was when planned" "$d/err"
+expect_eq "the host folder behind the links is neither read nor written" "HOST-SECRET" "$(cat "$T/outside/key")"
+expect_eq "nothing of it reached a step" 0 \
+	"$(cat "$T"/srcjobs/runs/*/jobs/*/events.jsonl.zst "$T"/wsjobs/runs/*/jobs/*/events.jsonl.zst "$d"/runs/*/jobs/*/events.jsonl.zst | zstd -dcq | grep -c HOST-SECRET)"
 
 done_tests
