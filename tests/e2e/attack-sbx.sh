@@ -19,7 +19,9 @@
 #    folder (read, or written with mode rw), and so was a later job's whole workspace; a restarted
 #    sandbox of the same job (cold, or after init died) did the same through init's bind. Now the
 #    plan refuses a source that is no longer its own real path, and init checks each source it
-#    binds is the one planned.
+#    binds is the one planned. The file tools, which run in the runner, took the workspace by its
+#    path as well (read_file and write_file of a later job read and wrote the host folder): a job
+#    now starts only on a workspace that is still its own real path, opened as found.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns attack-sbx
@@ -142,6 +144,29 @@ expect_grep "a later job whose mount source became a link fails, naming it" \
 twojobs "$T/wsjobs" 'mounts: []' ws/sub
 expect_grep "a later job whose workspace became a link fails, naming it" \
 	"job k: failed: .*now leads to $T/outside.*refused" "$T/wsjobs/err"
+# the file tools run in the runner and took the workspace by its path too: read and written there
+d=$T/wstools
+mkdir -p "$d/ws/sub"
+cat >"$d/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: namespace, network: none, timeout: 30s }
+models:
+  m1: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "mv sub sub.old && ln -s ../../outside sub" } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+  m2: { provider: scripted, replies: [ { tool_calls: [ { name: read_file, arguments: { path: key } } ] },
+    { tool_calls: [ { name: write_file, arguments: { path: key, content: PWNED } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+workers:
+  w1: { model: m1, instructions: x, tools: [shell], approval: { default: allow } }
+  w2: { model: m2, instructions: x, tools: [read_file, write_file], approval: { default: allow } }
+jobs:
+  j: { worker: w1 }
+  k: { worker: w2, needs: [j], workspace: ws/sub }
+YAML
+"$NS" run "$d/m.yaml" --out "$d/runs" >/dev/null 2>"$d/err"
+expect_grep "a later job's file tools on a workspace that became a link: the job fails first" \
+	"job k: failed: .*now leads to $T/outside.*refused" "$d/err"
 # the same within one job: a cold sandbox is built again for every step, on the plan of its first
 d=$T/cold
 manifest "$d" 'network: none, timeout: 30s, mounts: [ { source: ws/tools, target: /tools, mode: rw } ]' \
@@ -152,6 +177,7 @@ expect_grep "a cold sandbox's bind of a source that became a link is refused by 
 	"is no longer what it was when planned" "$d/err"
 expect_eq "the host folder behind the links is neither read nor written" "HOST-SECRET" "$(cat "$T/outside/key")"
 expect_eq "nothing of it reached a step" 0 \
-	"$(cat "$T"/srcjobs/runs/*/jobs/*/events.jsonl.zst "$T"/wsjobs/runs/*/jobs/*/events.jsonl.zst "$d"/runs/*/jobs/*/events.jsonl.zst | zstd -dcq | grep -c HOST-SECRET)"
+	"$(cat "$T"/srcjobs/runs/*/jobs/*/events.jsonl.zst "$T"/wsjobs/runs/*/jobs/*/events.jsonl.zst \
+		"$T"/wstools/runs/*/jobs/*/events.jsonl.zst "$d"/runs/*/jobs/*/events.jsonl.zst | zstd -dcq | grep -c HOST-SECRET)"
 
 done_tests
