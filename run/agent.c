@@ -1388,6 +1388,16 @@ static int copyfiles(struct jobrun *jr, struct err *e)
 		/* streamed, not read whole: a step may have written any size at a declared name */
 		struct err fe = {0};
 		int fd = wsopen(jr->wsfd, rel, &fe);
+		/* Every byte of it is read and hashed, holes too, here and by every audit: its size is
+		   what snapshot.max_size bounds (a layer's bound counts blocks; this is no layer). */
+		struct stat st;
+		int64_t max = jr->rs->m->snapshot.max_size;
+		if (fd >= 0 && max > 0 && fstat(fd, &st) == 0 && st.st_size > max) {
+			close(fd);
+			fd = -1;
+			snprintf(fe.msg, sizeof fe.msg, "%lld bytes, more than snapshot.max_size (%lld)", (long long)st.st_size,
+			         (long long)max);
+		}
 		if (fd < 0) {
 			fail(jr, JOB_FAILED, "declared file %s: %s", jr->j->files.v[i], fe.msg);
 			free(rel);

@@ -9,24 +9,32 @@
 #include <openssl/evp.h>
 #include "copy.h"
 
-/* Copy in to out from where each stands, a buffer at a time; *bytes and md (each may be NULL)
- * count and hash what went. 0, or -1 with errno, *inerr telling whether it was the read. */
+/* Copy in to out (a regular file) from where each stands, a buffer at a time; *bytes and md (each
+ * may be NULL) count and hash what went. A buffer of zeros is skipped, not written: a sparse file
+ * stays sparse (a step makes one of a terabyte in a millisecond, at a declared file's name too).
+ * 0, or -1 with errno, *inerr telling whether it was the read. */
 static int pour(int in, int out, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
 {
+	static const char zeros[65536];
 	char buf[65536];
 	ssize_t n;
+	off_t at = lseek(out, 0, SEEK_CUR), end = at;
 	while ((n = read(in, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		*inerr = n < 0;
-		if (n < 0 || writeall(out, buf, (size_t)n) < 0)
+		if (n < 0)
 			return -1;
+		if (memcmp(buf, zeros, (size_t)n) == 0 ? lseek(out, n, SEEK_CUR) < 0 : writeall(out, buf, (size_t)n) < 0)
+			return -1;
+		end += n;
 		if (bytes)
 			*bytes += n;
 		if (md)
 			EVP_DigestUpdate(md, buf, (size_t)n);
 	}
-	return 0;
+	*inerr = 0;
+	return at >= 0 && ftruncate(out, end) < 0 ? -1 : 0; /* a file that ends in a hole gets its length */
 }
 
 int copyfile(const char *src, const char *dst, int linkok, struct err *e)

@@ -22,6 +22,11 @@
 #    binds is the one planned. The file tools, which run in the runner, took the workspace by its
 #    path as well (read_file and write_file of a later job read and wrote the host folder): a job
 #    now starts only on a workspace that is still its own real path, opened as found.
+# 5. A declared file (`files:`) is copied into the run directory. `truncate -s 3G c.txt` takes a
+#    step a millisecond and no block; its copy in jobs/J/files/ took 3 GB of the runner's disk
+#    (every block written) and 21 s, and nothing bounded it (snapshot.max_size counts blocks).
+#    Now the copy keeps the holes, and a declared file larger than snapshot.max_size fails the
+#    job: every byte of it is read and hashed, here and by every audit.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 needuserns attack-sbx
@@ -179,5 +184,22 @@ expect_eq "the host folder behind the links is neither read nor written" "HOST-S
 expect_eq "nothing of it reached a step" 0 \
 	"$(cat "$T"/srcjobs/runs/*/jobs/*/events.jsonl.zst "$T"/wsjobs/runs/*/jobs/*/events.jsonl.zst \
 		"$T"/wstools/runs/*/jobs/*/events.jsonl.zst "$d"/runs/*/jobs/*/events.jsonl.zst | zstd -dcq | grep -c HOST-SECRET)"
+
+# 5. a sparse declared file
+for case in "64M 1G" "64M 32M"; do
+	set -- $case
+	d=$T/sparse-$2
+	manifest "$d" 'network: none, timeout: 30s' "truncate -s $1 big.bin && echo made"
+	sed -i "s|^jobs:|snapshot: { max_size: $2 }\njobs:|; s|j: { worker: w }|j: { worker: w, files: [big.bin] }|" "$d/m.yaml"
+	nsrun "$d"
+done
+f=$(ls "$T"/sparse-1G/runs/*/jobs/j/files/big.bin 2>/dev/null)
+expect_eq "a sparse declared file under max_size: copied whole, holes kept" "67108864 small" \
+	"$(stat -c %s "$f" 2>/dev/null) $([ -n "$f" ] && [ "$(stat -c %b "$f")" -lt 1024 ] && echo small || echo "$(stat -c %b "$f" 2>/dev/null) blocks")"
+"$NS" audit "$T"/sparse-1G/runs/* --verify >/dev/null 2>&1
+expect_rc "and the run verifies" 0 $?
+expect_grep "a declared file over max_size fails the job, saying so" \
+	"declared file big.bin: 67108864 bytes, more than snapshot.max_size" "$T/sparse-32M/err"
+expect_eq "and is not copied" "" "$(ls "$T"/sparse-32M/runs/*/jobs/j/files 2>/dev/null)"
 
 done_tests
