@@ -229,11 +229,11 @@ out:
 static int planimage(struct rootfs *r, const char *image, struct err *e)
 {
 	static const char *const ours[] = {"proc", "dev", "sys", "tmp", "workspace"};
-	char *dir = realpath(image, NULL);
 	struct stat st;
+	char *dir = sbxreal(image, "image", &st, e); /* an image folder in a workspace, made a link */
 	if (!dir)
-		return errc(e, ERR_INPUT, "sandbox image %s:", image);
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
 		free(dir);
 		return errc(e, ERR_INPUT, "sandbox image %s: the namespace backend takes 'host' or an unpacked root file system folder", image);
 	}

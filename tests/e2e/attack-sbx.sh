@@ -21,7 +21,9 @@
 #    plan refuses a source that is no longer its own real path, and init checks each source it
 #    binds is the one planned. The file tools, which run in the runner, took the workspace by its
 #    path as well (read_file and write_file of a later job read and wrote the host folder): a job
-#    now starts only on a workspace that is still its own real path, opened as found.
+#    now starts only on a workspace that is still its own real path, opened as found. So with an
+#    image folder in the workspace (`image: ./ws/rootfs`): a later job ran in the host folder the
+#    link named, its files the step's to read.
 # 5. A declared file (`files:`) is copied into the run directory. `truncate -s 3G c.txt` takes a
 #    step a millisecond and no block; its copy in jobs/J/files/ took 3 GB of the runner's disk
 #    (every block written) and 21 s, and nothing bounded it (snapshot.max_size counts blocks).
@@ -172,6 +174,34 @@ YAML
 "$NS" run "$d/m.yaml" --out "$d/runs" >/dev/null 2>"$d/err"
 expect_grep "a later job's file tools on a workspace that became a link: the job fails first" \
 	"job k: failed: .*now leads to $T/outside.*refused" "$d/err"
+# an image folder in the workspace made a link: a later job's root file system
+if command -v busybox >/dev/null && file -L "$(command -v busybox)" 2>/dev/null | grep -q static; then
+	d=$T/image
+	mkdir -p "$d/ws/rootfs/bin" "$T/outside/bin"
+	for b in "$d/ws/rootfs/bin/sh" "$d/ws/rootfs/bin/busybox" "$T/outside/bin/sh" "$T/outside/bin/busybox"; do cp "$(command -v busybox)" "$b"; done
+	cat >"$d/m.yaml" <<YAML
+version: 1
+workspace: ws
+sandbox: { backend: namespace, network: none, timeout: 30s, image: ./ws/rootfs }
+models:
+  m1: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "busybox mv rootfs rootfs.old && busybox ln -s ../../outside rootfs" } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+  m2: { provider: scripted, replies: [ { tool_calls: [ { name: shell, arguments: { command: "busybox cat /key" } } ] },
+    { tool_calls: [ { name: final_result, arguments: {} } ] } ] }
+workers:
+  w1: { model: m1, instructions: x, tools: [shell], approval: { default: allow } }
+  w2: { model: m2, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w1 }
+  k: { worker: w2, needs: [j] }
+YAML
+	"$NS" run "$d/m.yaml" --out "$d/runs" >/dev/null 2>"$d/err"
+	expect_grep "a later job whose image folder became a link fails, naming it" \
+		"job k: failed: .*sandbox image .*rootfs now leads to $T/outside.*refused" "$d/err"
+	expect_eq "and read nothing behind it" 0 "$(zstd -dcq "$d"/runs/*/jobs/*/events.jsonl.zst | grep -c HOST-SECRET)"
+else
+	skip attack-sbx-image "no static busybox to make an image folder: the image-folder link case was NOT tested"
+fi
 # the same within one job: a cold sandbox is built again for every step, on the plan of its first
 d=$T/cold
 manifest "$d" 'network: none, timeout: 30s, mounts: [ { source: ws/tools, target: /tools, mode: rw } ]' \
