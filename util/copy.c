@@ -9,9 +9,9 @@
 #include <openssl/evp.h>
 #include "copy.h"
 
-/* Copy in to out (a regular file) from where each stands, a buffer at a time; *bytes and md (each
- * may be NULL) count and hash what went. A buffer of zeros is skipped, not written: a sparse file
- * stays sparse (a step makes one of a terabyte in a millisecond, at a declared file's name too).
+/* Copy in to out from where each stands, a buffer at a time; *bytes and md (each may be NULL)
+ * count and hash what went. Where out can seek, a buffer of zeros is skipped, not written: a sparse
+ * file stays sparse (a step makes one of a terabyte in a millisecond, at a declared file's name too).
  * 0, or -1 with errno, *inerr telling whether it was the read. */
 static int pour(int in, int out, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
 {
@@ -25,7 +25,8 @@ static int pour(int in, int out, int64_t *bytes, EVP_MD_CTX *md, int *inerr)
 		*inerr = n < 0;
 		if (n < 0)
 			return -1;
-		if (memcmp(buf, zeros, (size_t)n) == 0 ? lseek(out, n, SEEK_CUR) < 0 : writeall(out, buf, (size_t)n) < 0)
+		if (at >= 0 && memcmp(buf, zeros, (size_t)n) == 0 ? lseek(out, n, SEEK_CUR) < 0
+		                                                 : writeall(out, buf, (size_t)n) < 0)
 			return -1;
 		end += n;
 		if (bytes)
