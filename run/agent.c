@@ -1532,9 +1532,9 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	struct err je = {0}, we = {0};
 	/* The file tools, hooks and sandbox take the workspace by its path: an earlier job's step may
 	   have made a name on its way a symbolic link (a workspace below another's); the sandbox's
-	   own check (sbxreal) says so, and what is opened must be what it found. */
+	   own check (pathstillreal) says so, and what is opened must be what it found. */
 	struct stat wst, fst;
-	char *wreal = sbxreal(jr.ws->path, "workspace", &wst, &we);
+	char *wreal = pathstillreal(jr.ws->path, "workspace", &wst, &we);
 	protectinit(&jr.place.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
 	if (wreal)
 		protecthooks(wreal);

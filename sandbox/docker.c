@@ -557,7 +557,7 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
 	struct stat st;
 	for (size_t i = 0; i <= sc->nmounts; i++) { /* the engine would follow a link a step planted */
-		char *real = sbxreal(i ? sc->mounts[i - 1].source : c->workspace, i ? "mount" : "workspace", &st, e);
+		char *real = pathstillreal(i ? sc->mounts[i - 1].source : c->workspace, i ? "mount" : "workspace", &st, e);
 		if (!real)
 			return -1;
 		free(real);

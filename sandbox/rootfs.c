@@ -43,7 +43,7 @@ static void add(struct rootfs *r, enum ropkind kind, const char *src, const char
 	r->ops[r->n++] = (struct rop){kind, src ? xstrdup(src) : NULL, xstrdup(dst), flags, 0, 0};
 }
 
-/* add an R_BIND of a source sbxreal found, which init checks it bound (buildop) */
+/* add an R_BIND of a source pathstillreal found, which init checks it bound (buildop) */
 static void addsource(struct rootfs *r, const char *src, const struct stat *st, const char *dst, unsigned flags)
 {
 	add(r, R_BIND, src, dst, flags);
@@ -230,7 +230,7 @@ static int planimage(struct rootfs *r, const char *image, struct err *e)
 {
 	static const char *const ours[] = {"proc", "dev", "sys", "tmp", "workspace"};
 	struct stat st;
-	char *dir = sbxreal(image, "image", &st, e); /* an image folder in a workspace, made a link */
+	char *dir = pathstillreal(image, "image", &st, e); /* an image folder in a workspace, made a link */
 	if (!dir)
 		return -1;
 	if (!S_ISDIR(st.st_mode)) {
@@ -313,7 +313,7 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 	add(r, R_TMPFS, tmpopts, "/tmp", 0);
 	free(tmpopts);
 
-	char *ws = sbxreal(c->workspace, "workspace", &st, e);
+	char *ws = pathstillreal(c->workspace, "workspace", &st, e);
 	if (!ws)
 		goto fail;
 	if (!S_ISDIR(st.st_mode)) {
@@ -326,7 +326,7 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 
 	for (size_t i = 0; i < sc->nmounts; i++) {
 		const struct mount *m = &sc->mounts[i];
-		char *src = sbxreal(m->source, "mount", &st, e);
+		char *src = pathstillreal(m->source, "mount", &st, e);
 		if (!src)
 			goto fail;
 		/* the manifest's targets passed mounttargetbad; the runner's own (the runs folder in
@@ -350,7 +350,7 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 		add(r, R_ROSELF, NULL, shadows.v[i], 0);
 	for (size_t i = 0; shadows.n && i < sc->nmounts; i++) {
 		const struct mount *m = &sc->mounts[i];
-		char *src = m->rw ? sbxreal(m->source, "mount", &st, e) : NULL;
+		char *src = m->rw ? pathstillreal(m->source, "mount", &st, e) : NULL;
 		if (m->rw && !src)
 			goto fail;
 		if (src)

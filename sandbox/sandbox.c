@@ -1,5 +1,4 @@
 /* sandbox: pick the backend a step's configuration names. */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -86,28 +85,6 @@ int sbxwritable(const struct sandboxconf *c, const char *workspace, struct err *
 		            (unsigned)(st.st_mode & 07777), uid, (int)gids[0], p, fix);
 	}
 	return 0;
-}
-
-/* The real path of a workspace or mount source, which the manifest gave as a real path, with *st
-   what it names; NULL (e filled) when it is no longer its own real path: a name on its way became
-   a symbolic link after the manifest was read, as a step can make one in a workspace (a source
-   there, or below another job's). A link followed here, or by init's bind, would show the step
-   whatever the link names on the host. */
-char *sbxreal(const char *path, const char *what, struct stat *st, struct err *e)
-{
-	char *real = realpath(path, NULL);
-	if (!real || stat(real, st) < 0) {
-		errc(e, ERR_INPUT, "sandbox %s %s: %s", what, path, strerror(errno));
-		free(real);
-		return NULL;
-	}
-	if (strcmp(real, path) != 0) {
-		errc(e, ERR_INPUT, "sandbox %s %s now leads to %s: a name on its way became a symbolic link after the "
-		                   "manifest was read (a step may have made it); refused", what, path, real);
-		free(real);
-		return NULL;
-	}
-	return real;
 }
 
 /* Whether path is dir or below it, dir resolved when it exists. */

@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include "../manifest/manifest.h"
 #include "../net/egress.h"
 
@@ -52,9 +51,6 @@ int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e
 /* Is the backend ready for this configuration (docker: the engine answers and has the image)? Runs
    nothing; the error says what is missing. */
 int sbxcheck(const struct sandboxconf *c, struct err *e);
-/* The real path of a workspace or mount source (a real path when the manifest was read), with *st
-   what it names; NULL with e filled when a name on its way has become a symbolic link since. */
-char *sbxreal(const char *path, const char *what, struct stat *st, struct err *e);
 /* Whether a step in a sandbox of c, with workspace (a host folder) at /workspace, could read the
  * host file path (absolute, without symbolic links): 1 with why (n bytes: where, or how), 0 when
  * not. Where the backend's view cannot be planned (a folder missing yet) the workspace and the
