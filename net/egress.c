@@ -66,6 +66,7 @@ struct egress {
 	int nopen;
 	struct netconn *done; /* ended, not yet taken */
 	size_t ndone;
+	struct netmore more; /* ended past EGRESSKEEP, not yet taken */
 	struct strv resolve; /* the test-only table: name=address */
 	int64_t seq;         /* connections accepted so far */
 };
@@ -691,8 +692,13 @@ static void *connmain(void *arg)
 		}
 	g->nopen--;
 	tunnelgive();
-	g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
-	g->done[g->ndone++] = c->rec;
+	if (g->ndone < EGRESSKEEP) {
+		g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
+		g->done[g->ndone++] = c->rec;
+	} else {
+		g->more.n++;
+		g->more.refused += !c->rec.allowed;
+	}
 	if (c->upstream >= 0)
 		close(c->upstream);
 	close(c->client);
@@ -916,7 +922,7 @@ static int byseq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-size_t egresstake(struct egress *g, struct netconn **out, int waitms)
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -931,6 +937,8 @@ size_t egresstake(struct egress *g, struct netconn **out, int waitms)
 	*out = g->done;
 	g->done = NULL;
 	g->ndone = 0;
+	*more = g->more;
+	g->more = (struct netmore){0, 0};
 	pthread_mutex_unlock(&g->mu);
 	if (n > 1)
 		qsort(*out, n, sizeof **out, byseq);

@@ -44,9 +44,17 @@ void egresslisten(struct egress *g, int fd);
    in env, a list of NAME=VALUE, to 127.0.0.1:EGRESSPORT; those names already there give way.
    NO_PROXY holds localhost, 127.0.0.1 and ::1 but those an entry of allow names. */
 void egressenv(struct strv *env, const struct netrule *allow, size_t nallow);
-/* Move out the connections that ended since the last call, in the order they started; waits
-   up to waitms for open ones to end first. *out is owned by the caller (free it). */
-size_t egresstake(struct egress *g, struct netconn **out, int waitms);
+/* Connections a proxy records between two takes, at most: a step that opens thousands a second
+   would otherwise grow the runner's memory and the event log for as long as its timeout. */
+#define EGRESSKEEP 1000
+/* The connections that ended past EGRESSKEEP: counted, not recorded. */
+struct netmore {
+	int64_t n, refused;
+};
+/* Move out the connections that ended since the last call, in the order they started (the first
+   EGRESSKEEP; *more counts the rest); waits up to waitms for open ones to end first. *out is
+   owned by the caller (free it). */
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms);
 /* Stop serving, cut open connections, remove the socket and its folder. */
 void egressclose(struct egress *g);
 

@@ -1555,14 +1555,28 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	evtap(jr.ev, progresstap, (void *)j->id); /* run --events: every line as it is written */
 	rc = evadd(jr.ev, "job_start", ev, e);
 	jr.messages = cJSON_CreateArray();
-	struct err je = {0};
+	struct err je = {0}, we = {0};
+	/* The file tools, hooks and sandbox take the workspace by its path: an earlier job's step may
+	   have made a name on its way a symbolic link (a workspace below another's); the sandbox's
+	   own check (pathstillreal) says so, and what is opened must be what it found. */
+	struct stat wst, fst;
+	char *wreal = pathstillreal(jr.ws->path, "workspace", &wst, &we);
 	protectinit(&jr.place.prot, rs->m, jr.ws->path, jr.ws->hidden, &j->sandbox);
-	protecthooks(jr.ws->path);
+	if (wreal)
+		protecthooks(wreal);
 	jr.place.hidden = jr.ws->hidden ? xstrdup(jr.ws->hidden) : NULL;
 	if (rc == 0) {
-		jr.wsfd = open(jr.ws->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (jr.wsfd < 0)
-			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(errno));
+		jr.wsfd = wreal ? open(wreal, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		int werr = errno;
+		if (jr.wsfd >= 0 && (fstat(jr.wsfd, &fst) < 0 || fst.st_dev != wst.st_dev || fst.st_ino != wst.st_ino)) {
+			close(jr.wsfd);
+			jr.wsfd = -1;
+			errc(&we, ERR_INPUT, "workspace %s changed while it was opened; refused", jr.ws->path);
+		}
+		if (!wreal || (jr.wsfd < 0 && we.msg[0]))
+			fail(&jr, JOB_FAILED, "%s", we.msg);
+		else if (jr.wsfd < 0)
+			fail(&jr, JOB_FAILED, "workspace %s: %s", jr.ws->path, strerror(werr));
 		else if (hardlinks(&jr, &je) < 0)
 			fail(&jr, JOB_FAILED, "%s", je.msg);
 		else if (!(jr.gitkept = gitkeep(&jr.git, jr.wsfd, jr.ws->hidden, &je) == 0))
@@ -1608,6 +1622,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	llmclose(jr.llm);
 	if (jr.wsfd >= 0)
 		close(jr.wsfd);
+	free(wreal);
 	cJSON_Delete(jr.messages);
 	cJSON_Delete(jr.steps);
 	cJSON_Delete(jr.elisions);

@@ -367,8 +367,8 @@ static void addout(cJSON *ev, const char *name, const struct buf *b, const char 
 	free(clean);
 }
 
-/* The step's connections through the egress proxy: an event each, a count on the tool
-   result, and a line for the model about each one refused. */
+/* The step's connections through the egress proxy: an event each (those the proxy recorded), a
+   count on the tool result (all of them), and a line for the model about each one refused. */
 static void netevents(const struct sbxresult *res, struct toolres *r, struct buf *msg)
 {
 	int refused = 0;
@@ -394,8 +394,13 @@ static void netevents(const struct sbxresult *res, struct toolres *r, struct buf
 			bufprintf(msg, "network: refused %s %s:%d: %s\n", c->method[0] ? c->method : "(no request)",
 			          c->host[0] ? c->host : "?", c->port, c->reason);
 	}
-	cJSON_AddNumberToObject(r->event, "connections", (double)res->nnet);
-	cJSON_AddNumberToObject(r->event, "connections_refused", refused);
+	cJSON_AddNumberToObject(r->event, "connections", (double)res->nnet + (double)res->netmore.n);
+	cJSON_AddNumberToObject(r->event, "connections_refused", refused + (double)res->netmore.refused);
+	if (res->netmore.n) {
+		cJSON_AddNumberToObject(r->event, "connections_unrecorded", (double)res->netmore.n);
+		bufprintf(msg, "network: %lld more connections (%lld refused) past the %d recorded\n",
+		          (long long)res->netmore.n, (long long)res->netmore.refused, EGRESSKEEP);
+	}
 }
 
 /* The line a step's shell runs: first a fresh, empty HOME of an unguessable name under the step's

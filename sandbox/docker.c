@@ -555,6 +555,13 @@ static int bopen(struct sbx **s, const struct sbxconf *c, struct err *e)
 	if (!sc->image || !*sc->image || strcmp(sc->image, "host") == 0)
 		return errc(e, ERR_INPUT, "sandbox image '%s' means nothing to the docker backend: set sandbox.image to an "
 		                  "image name the engine has (e.g. image: debian:12)", sc->image ? sc->image : "");
+	struct stat st;
+	for (size_t i = 0; i <= sc->nmounts; i++) { /* the engine would follow a link a step planted */
+		char *real = pathstillreal(i ? sc->mounts[i - 1].source : c->workspace, i ? "mount" : "workspace", &st, e);
+		if (!real)
+			return -1;
+		free(real);
+	}
 	struct dockersbx *d = xcalloc(1, sizeof *d);
 	if (dapiopen(&d->api, e) < 0) {
 		free(d);
@@ -971,7 +978,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	r->duration_ms = nowms() - start;
 	memcpy(r->limits, d->limits, sizeof r->limits);
 	if (d->eg) /* the step's processes are gone: its connections are ending */
-		r->nnet = egresstake(d->eg, &r->net, 500);
+		r->nnet = egresstake(d->eg, &r->net, &r->netmore, 500);
 	struct err ignored;
 	if (d->id && standby(d, &ignored) != 0)
 		containerdown(d); /* gone or failing: the next step makes a new one */

@@ -60,10 +60,13 @@ static const struct rule conds[] = {
 	/* Faking terminal input. */
 	{"ioctl", EPERM, 1, 0, 0xffffffffu, TIOCSTI, 0},
 	{"ioctl", EPERM, 1, 0, 0xffffffffu, TIOCLINUX, 0},
-	/* Without network only AF_UNIX sockets; with it, still no packet sockets. */
+	/* Without network only AF_UNIX sockets; with it, still no packet sockets, and no vsock:
+	   AF_VSOCK belongs to no network namespace, so it reaches the hypervisor and other VMs
+	   past a network.allow sandbox's empty namespace (docker's default profile refuses it too). */
 	{"socket", EAFNOSUPPORT, 0, 1, 0, AF_UNIX, 1},
 	{"socketpair", EAFNOSUPPORT, 0, 1, 0, AF_UNIX, 1},
 	{"socket", EAFNOSUPPORT, 0, 0, 0xffffffffu, AF_PACKET, 2},
+	{"socket", EAFNOSUPPORT, 0, 0, 0xffffffffu, AF_VSOCK, 2},
 };
 
 /* Calls that set a file's mode, and which argument holds it: none may carry a set-id bit, so no

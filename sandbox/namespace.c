@@ -1139,7 +1139,7 @@ done:
 	if (n->cold)
 		zygstop(z);
 	if (rc == 0 && n->eg) /* the step's processes are gone: its connections are ending */
-		r->nnet = egresstake(n->eg, &r->net, 500);
+		r->nnet = egresstake(n->eg, &r->net, &r->netmore, 500);
 	if (rc < 0)
 		sbxresultfree(r);
 	return rc;

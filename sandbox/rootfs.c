@@ -40,7 +40,15 @@ static void add(struct rootfs *r, enum ropkind kind, const char *src, const char
 		r->cap = r->cap ? r->cap * 2 : 64;
 		r->ops = xrealloc(r->ops, r->cap * sizeof *r->ops);
 	}
-	r->ops[r->n++] = (struct rop){kind, src ? xstrdup(src) : NULL, xstrdup(dst), flags};
+	r->ops[r->n++] = (struct rop){kind, src ? xstrdup(src) : NULL, xstrdup(dst), flags, 0, 0};
+}
+
+/* add an R_BIND of a source pathstillreal found, which init checks it bound (buildop) */
+static void addsource(struct rootfs *r, const char *src, const struct stat *st, const char *dst, unsigned flags)
+{
+	add(r, R_BIND, src, dst, flags);
+	r->ops[r->n - 1].dev = st->st_dev;
+	r->ops[r->n - 1].ino = st->st_ino;
 }
 
 /* Secrets in /etc: every entry that others may not read (shadow, gshadow, sudoers,
@@ -221,11 +229,11 @@ out:
 static int planimage(struct rootfs *r, const char *image, struct err *e)
 {
 	static const char *const ours[] = {"proc", "dev", "sys", "tmp", "workspace"};
-	char *dir = realpath(image, NULL);
 	struct stat st;
+	char *dir = pathstillreal(image, "image", &st, e); /* an image folder in a workspace, made a link */
 	if (!dir)
-		return errc(e, ERR_INPUT, "sandbox image %s:", image);
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
 		free(dir);
 		return errc(e, ERR_INPUT, "sandbox image %s: the namespace backend takes 'host' or an unpacked root file system folder", image);
 	}
@@ -292,33 +300,35 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 	}
 	add(r, R_DEVPTS, NULL, "/dev/pts", 0);
 	add(r, R_SYMLINK, "pts/ptmx", "/dev/ptmx", 0);
-	add(r, R_TMPFS, "mode=1777", "/dev/shm", 0);
+	/* /tmp and /dev/shm as large as the memory limit: without a memory cgroup (an ordinary user,
+	   rlimits only) nothing else counts what a step keeps in them, and a tmpfs's own default is
+	   half the host's memory. */
+	char *tmpopts = sc->memory > 0 ? xasprintf("mode=1777,size=%lld", (long long)sc->memory) : xstrdup("mode=1777");
+	add(r, R_TMPFS, tmpopts, "/dev/shm", 0);
 	add(r, R_SYMLINK, "/proc/self/fd", "/dev/fd", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/0", "/dev/stdin", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/1", "/dev/stdout", 0);
 	add(r, R_SYMLINK, "/proc/self/fd/2", "/dev/stderr", 0);
 
-	char *tmpopts = sc->memory > 0 ? xasprintf("mode=1777,size=%lld", (long long)sc->memory) : xstrdup("mode=1777");
 	add(r, R_TMPFS, tmpopts, "/tmp", 0);
 	free(tmpopts);
 
-	char *ws = realpath(c->workspace, NULL);
-	if (!ws || stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		errc(e, ERR_INPUT, "sandbox workspace %s: %s", c->workspace, ws ? "not a directory" : strerror(errno));
+	char *ws = pathstillreal(c->workspace, "workspace", &st, e);
+	if (!ws)
+		goto fail;
+	if (!S_ISDIR(st.st_mode)) {
+		errc(e, ERR_INPUT, "sandbox workspace %s: not a directory", c->workspace);
 		free(ws);
 		goto fail;
 	}
-	add(r, R_BIND, ws, "/workspace", RF_RW | RF_DIR);
+	addsource(r, ws, &st, "/workspace", RF_RW | RF_DIR);
 	free(ws);
 
 	for (size_t i = 0; i < sc->nmounts; i++) {
 		const struct mount *m = &sc->mounts[i];
-		char *src = realpath(m->source, NULL);
-		if (!src || stat(src, &st) < 0) {
-			errc(e, ERR_INPUT, "sandbox mount %s:", m->source);
-			free(src);
+		char *src = pathstillreal(m->source, "mount", &st, e);
+		if (!src)
 			goto fail;
-		}
 		/* the manifest's targets passed mounttargetbad; the runner's own (the runs folder in
 		 * /workspace, skills in /skills) lie where the sandbox puts them */
 		if (!m->target || m->target[0] != '/' || strstr(m->target, "/../") || strcmp(m->target, "/") == 0 ||
@@ -331,7 +341,7 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 			free(src);
 			goto fail;
 		}
-		add(r, R_BIND, src, m->target, (m->rw ? RF_RW : 0) | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
+		addsource(r, src, &st, m->target, (m->rw ? RF_RW : 0) | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
 		free(src);
 	}
 	/* the folders shadowed for mount points read-only again, then the writable mounts in them
@@ -340,9 +350,11 @@ int rootfsplan(struct rootfs *r, const struct sbxconf *c, struct err *e)
 		add(r, R_ROSELF, NULL, shadows.v[i], 0);
 	for (size_t i = 0; shadows.n && i < sc->nmounts; i++) {
 		const struct mount *m = &sc->mounts[i];
-		char *src = realpath(m->source, NULL);
-		if (m->rw && src && stat(src, &st) == 0)
-			add(r, R_BIND, src, m->target, RF_RW | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
+		char *src = m->rw ? pathstillreal(m->source, "mount", &st, e) : NULL;
+		if (m->rw && !src)
+			goto fail;
+		if (src)
+			addsource(r, src, &st, m->target, RF_RW | (S_ISDIR(st.st_mode) ? RF_DIR : 0));
 		free(src);
 	}
 	strvfree(&shadows);
@@ -560,7 +572,14 @@ static int buildop(const struct rop *o, struct err *e)
 			return -1;
 		if (o->flags & RF_DEV) /* device nodes: nothing to execute, setuid means nothing */
 			return rbind(src, dst, e);
-		return bind(src, dst, !(o->flags & RF_RW), 0, e);
+		if (bind(src, dst, !(o->flags & RF_RW), 0, e) < 0)
+			return -1;
+		/* A source checked when planned must be what got bound: a link made on its way since
+		   (a step's, before this sandbox restarted) was followed by the bind. */
+		if (o->ino && (stat(dst, &st) < 0 || st.st_dev != o->dev || st.st_ino != o->ino))
+			return errf(e, "bind %s on %s: it is no longer what it was when planned (a name on its way became a "
+			               "symbolic link?); refused", o->src, o->dst);
+		return 0;
 	case R_SYMLINK: /* the parent nearly always exists */
 		if (symlink(o->src, dst) == 0)
 			return 0;

@@ -13,6 +13,8 @@ struct rop {
 	enum ropkind kind;
 	char *src, *dst;
 	unsigned flags; /* RF_ bits */
+	dev_t dev;      /* R_BIND of a workspace or mount source: what the bind must show (ino 0: unchecked) */
+	ino_t ino;
 };
 enum { RF_RW = 1, RF_DEV = 2, RF_DIR = 4, RF_OPTIONAL = 8 };
 

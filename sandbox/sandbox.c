@@ -169,12 +169,6 @@ int sbxexecby(struct sbx *s, const char *command, int64_t until, struct sbxresul
 	return rc;
 }
 
-int64_t sbxdeadline(const struct sbx *s, int64_t start, int64_t timeout_ms, int *late)
-{
-	int64_t own = timeout_ms > 0 ? start + timeout_ms : -1;
-	*late = s->until > 0 && (own < 0 || s->until < own);
-	return *late ? s->until : own;
-}
 
 /* argv as one sh -c line that execs it, each word single-quoted. */
 static char *shquote(char *const argv[])

@@ -32,6 +32,7 @@ struct sbxresult {
 	                        the change feed cannot vouch for the workspace from now on */
 	struct netconn *net; /* network.allow: the connections the step made through the egress proxy */
 	size_t nnet;
+	struct netmore netmore; /* those past the proxy's record cap: counted only */
 };
 
 struct sbx;
@@ -78,6 +79,7 @@ static inline void sbxresultfree(struct sbxresult *r)
 	free(r->net);
 	r->net = NULL;
 	r->nnet = 0;
+	r->netmore = (struct netmore){0, 0};
 }
 
 
@@ -99,8 +101,13 @@ struct sbx {
 };
 
 /* A step's end (nowms(); -1: none) from its start, its own limit (0: none) and s->until; *late
- * says whether s->until comes first. */
-int64_t sbxdeadline(const struct sbx *s, int64_t start, int64_t timeout_ms, int *late);
+ * says whether s->until comes first. Inline: each backend asks it, and sandbox.c calls them. */
+static inline int64_t sbxdeadline(const struct sbx *s, int64_t start, int64_t timeout_ms, int *late)
+{
+	int64_t own = timeout_ms > 0 ? start + timeout_ms : -1;
+	*late = s->until > 0 && (own < 0 || s->until < own);
+	return *late ? s->until : own;
+}
 
 extern const struct sbxops sbxnamespace; /* namespace.c */
 extern const struct sbxops sbxdocker;    /* docker.c */

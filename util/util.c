@@ -387,6 +387,28 @@ char *pathjoin(const char *dir, const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
+/* The real path of a workspace, mount source or image folder, which the manifest gave as a real
+   path, with *st what it names; NULL (e filled) when it is no longer its own real path: a name on
+   its way became a symbolic link after the manifest was read, as a step can make one in a workspace
+   (a source there, or below another job's). A link followed here, or by the sandbox's bind, would
+   show the step whatever the link names on the host. */
+char *pathstillreal(const char *path, const char *what, struct stat *st, struct err *e)
+{
+	char *real = realpath(path, NULL);
+	if (!real || stat(real, st) < 0) {
+		errc(e, ERR_INPUT, "sandbox %s %s: %s", what, path, strerror(errno));
+		free(real);
+		return NULL;
+	}
+	if (strcmp(real, path) != 0) {
+		errc(e, ERR_INPUT, "sandbox %s %s now leads to %s: a name on its way became a symbolic link after the "
+		                   "manifest was read (a step may have made it); refused", what, path, real);
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
 char *dirname_dup(const char *path)
 {
 	const char *s = strrchr(path, '/');

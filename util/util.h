@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 
 #define NS_VERSION "0.1.0"
 
@@ -89,6 +90,10 @@ int writefile(const char *path, const void *data, size_t n, struct err *e);
 int mkdirs(const char *path, int mode, struct err *e);
 /* Join a directory and a name into a new string. */
 char *pathjoin(const char *dir, const char *name);
+/* The real path of a workspace, mount source or image folder (a real path when the manifest was
+   read), with *st what it names; NULL with e filled when a name on its way has become a symbolic
+   link since (sandbox and job start ask it: one verdict). */
+char *pathstillreal(const char *path, const char *what, struct stat *st, struct err *e);
 /* Directory part of path as a new string ("." when none). */
 char *dirname_dup(const char *path);
 

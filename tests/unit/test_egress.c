@@ -325,8 +325,9 @@ static void live(void)
 	size_t nbad = sizeof bad / sizeof *bad + 1;
 
 	struct netconn *v = NULL;
-	size_t n = egresstake(g, &v, 2000);
-	ok(n == 5 + nbad, "every connection recorded, got %zu", n);
+	struct netmore more;
+	size_t n = egresstake(g, &v, &more, 2000);
+	ok(n == 5 + nbad && more.n == 0, "every connection recorded, got %zu (%lld more)", n, (long long)more.n);
 	for (size_t i = 5; i < n; i++)
 		ok(!v[i].allowed && strcmp(v[i].rule, "bad-request") == 0, "hostile head %zu recorded: %s", i, v[i].rule);
 	if (n >= 5) {
@@ -340,6 +341,24 @@ static void live(void)
 		ok(!v[3].allowed && strcmp(v[3].rule, "bad-request") == 0, "bad request record: %s", v[3].rule);
 		ok(!v[4].allowed && strcmp(v[4].rule, "bad-request") == 0, "long name record: %s", v[4].rule);
 	}
+	free(v);
+
+	/* A flood of refused connections (a step makes thousands a second): the first EGRESSKEEP are
+	   recorded, the rest only counted, until the next take (attack-sbx). */
+	for (int i = 0; i < EGRESSKEEP + 40; i++) {
+		fd = dialproxy(egresssock(g));
+		exchange(fd, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n", got, sizeof got, 1);
+		close(fd);
+	}
+	n = egresstake(g, &v, &more, 2000);
+	ok(n == EGRESSKEEP && more.n == 40 && more.refused == 40, "a flood: %zu recorded, %lld more (%lld refused)", n,
+	   (long long)more.n, (long long)more.refused);
+	free(v);
+	fd = dialproxy(egresssock(g));
+	exchange(fd, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n", got, sizeof got, 1);
+	close(fd);
+	n = egresstake(g, &v, &more, 2000);
+	ok(n == 1 && more.n == 0, "the next take records again: %zu, %lld more", n, (long long)more.n);
 	free(v);
 	char path[256];
 	snprintf(path, sizeof path, "%s", egresssock(g));
