@@ -37,6 +37,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <pthread.h>
@@ -838,6 +839,20 @@ static void dsrestore(struct restore *r, struct dirset *s)
 }
 
 /* Forget the parents kept open. */
+/* How many folders parentat keeps open: OPENDEPTH, fewer under a low open-file limit (a layer's
+ * cleanup and the reader need some too). */
+static size_t opendepth(void)
+{
+	static size_t depth;
+	if (!depth) {
+		struct rlimit rl;
+		rlim_t left = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4 * OPENDEPTH
+		              ? (rl.rlim_cur > 48 ? (rl.rlim_cur - 32) / 2 : 8) : OPENDEPTH;
+		depth = left < OPENDEPTH ? (size_t)left : OPENDEPTH;
+	}
+	return depth;
+}
+
 static void parentdrop(struct restore *r)
 {
 	if (r->pfd >= 0 && (r->nopen == 0 || r->pfd != r->open[r->nopen - 1]))
@@ -887,16 +902,18 @@ static int parentat(struct restore *r, const char *path, size_t n, struct err *e
 		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT && mkdirat(dfd, name, 0755) == 0)
 			fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0 && (errno == ENOTDIR || errno == ELOOP || errno == EEXIST))
 			errc(e, ERR_VERIFY, "%s: %.*s is not a directory inside the target (a symlink or a file there?):", path,
 			     (int)end, path);
+		else if (fd < 0) /* out of descriptors, memory or rights: the machine's, not the layer's */
+			errf(e, "%s: open %.*s:", path, (int)end, path);
 		free(name);
 		if (!held)
 			close(dfd);
 		dfd = fd;
 		if (fd < 0)
 			break;
-		held = r->nopen < OPENDEPTH; /* the first OPENDEPTH folders are kept */
+		held = r->nopen < opendepth(); /* the first folders are kept */
 		if (held)
 			r->open[r->nopen++] = fd;
 		c = end + 1;
