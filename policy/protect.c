@@ -17,7 +17,9 @@ static int haswild(const char *s)
 }
 
 /* Add rel (made normalised: no "./", no trailing '/', no empty segment) unless it is listed. */
-static void addpath(struct protect *p, const char *rel)
+/* rel as a workspace-relative path ("./x", "/workspace/x" and trailing slashes taken off), or
+ * NULL when it is none (absolute, "..", empty). */
+static char *normal(const char *rel)
 {
 	while (rel[0] == '.' && rel[1] == '/')
 		rel += 2;
@@ -30,8 +32,16 @@ static void addpath(struct protect *p, const char *rel)
 	if (!*n || n[0] == '/' || strstr(n, "//") || strcmp(n, "..") == 0 || strncmp(n, "../", 3) == 0 ||
 	    strstr(n, "/../") || (len >= 3 && strcmp(n + len - 3, "/..") == 0)) {
 		free(n);
-		return;
+		return NULL;
 	}
+	return n;
+}
+
+static void addpath(struct protect *p, const char *rel)
+{
+	char *n = normal(rel);
+	if (!n)
+		return;
 	for (size_t i = 0; i < p->paths.n; i++)
 		if (strcmp(p->paths.v[i], n) == 0) {
 			free(n);
@@ -58,12 +68,21 @@ void protectinit(struct protect *p, const struct manifest *m, const char *ws, co
 	addpath(p, ".git/info");
 	if (hidden)
 		addpath(p, hidden);
+	int wfd = real ? open(real, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	struct stat st;
 	for (size_t i = 0; sc && i < sc->protect.n; i++) {
-		if (haswild(sc->protect.v[i]))
+		if (haswild(sc->protect.v[i])) {
 			strvadd(&p->globs, sc->protect.v[i]);
-		else
-			addpath(p, sc->protect.v[i]);
+			continue;
+		}
+		addpath(p, sc->protect.v[i]);
+		char *n = normal(sc->protect.v[i]);
+		if (n && wfd >= 0 && fstatat(wfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			strvadd(&p->absent, n); /* nothing to bind: protectmade watches it */
+		free(n);
 	}
+	if (wfd >= 0)
+		close(wfd);
 	free(real);
 }
 
@@ -256,8 +275,18 @@ void protectmounts(const struct protect *p, const char *ws, struct sandboxconf *
 	close(wfd);
 }
 
+const char *protectmade(const struct protect *p, int wsfd)
+{
+	struct stat st;
+	for (size_t i = 0; i < p->absent.n; i++)
+		if (fstatat(wsfd, p->absent.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			return p->absent.v[i];
+	return NULL;
+}
+
 void protectfree(struct protect *p)
 {
+	strvfree(&p->absent);
 	strvfree(&p->paths);
 	strvfree(&p->globs);
 	strvfree(&p->linked);

@@ -10,12 +10,17 @@ struct protect {
 	struct strv paths; /* workspace-relative, normalised: each protected with all under it */
 	struct strv globs; /* sandbox.protect entries with wildcards (util/glob.h's globpath) */
 	struct strv linked; /* regular files with hard links outside the workspace (protectlinks) */
+	struct strv absent; /* sandbox.protect paths (no wildcard) missing when the job began: no mount
+	                       can keep a step from making them, so protectmade looks after each step */
 };
 
 /* The protected paths of workspace ws for a job whose sandbox is sc; hidden is the runs folder
  * inside ws (relative, may be NULL). Reads the workspace, changes nothing. */
 void protectinit(struct protect *p, const struct manifest *m, const char *ws, const char *hidden,
                  const struct sandboxconf *sc);
+/* The first of p->absent that is there now (or cannot be looked at) beneath the workspace wsfd:
+ * a step made what sandbox.protect names; NULL when none. */
+const char *protectmade(const struct protect *p, int wsfd);
 /* Make .git/hooks and .git/info in ws when .git is a directory without them, so that they can be
  * bound read-only and a step cannot plant them (a run, before its first step). */
 void protecthooks(const char *ws);

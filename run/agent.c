@@ -729,6 +729,13 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 			verdictfree(&v);
 			return g < 0 ? -1 : 1;
 		}
+		const char *made = protectmade(&jr->place.prot, jr->wsfd);
+		if (made) { /* no mount could keep it from being made: the job cannot go on */
+			toolresfree(&tr);
+			verdictfree(&v);
+			return fail(jr, JOB_FAILED, "step %d made %s, which sandbox.protect names (it was not there when the job "
+			            "began): no step may change it", step, made);
+		}
 		cJSON_AddNumberToObject(tr.event, "step", step);
 		cJSON_AddStringToObject(tr.event, "call_id", c->id);
 		cJSON_AddStringToObject(tr.event, "tool", c->name);

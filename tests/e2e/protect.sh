@@ -84,4 +84,24 @@ expect_eq "and is there" "step" "$(git -C "$ws" log -1 --format=%s)"
 (cd "$ws" && git status > /dev/null 2>&1)
 check "the host's git status runs nothing planted" test ! -e "$pwned"
 [ "$_fail" = 0 ] || cat "$T/results"
+
+# A literal entry missing when the job begins has no mount to hold it: on every backend, a step
+# that makes it fails the job, naming it.
+for backend in namespace none; do
+	mkdir -p "$T/absent-$backend/ws"
+	cat > "$T/absent-$backend/m.yaml" <<YAML
+version: 1
+workspace: ws
+models:
+  m: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "mkdir -p ops && echo evil > ops/deploy.sh"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+sandbox: { backend: $backend, network: none, protect: [ops/deploy.sh] }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+	"$NS" run "$T/absent-$backend/m.yaml" --out "$T/absent-$backend/runs" >/dev/null 2>"$T/absent-$backend/err"
+	expect_rc "$backend: a step that makes a protected path that was not there fails its job" 1 $?
+	expect_grep "$backend: naming it" "step 1 made ops/deploy.sh, which sandbox.protect names" "$T/absent-$backend/err"
+done
 done_tests
