@@ -28,6 +28,8 @@ enum {
 	FOLDED = 16 << 10, /* bytes of an output behind "more", head and tail */
 	TEXTFOLD = 600,    /* model text longer than this is folded */
 	DIFFMAX = 32 << 10, /* bytes of one file's diff on the page */
+	DIFFSMAX = 8 << 20, /* bytes of diffs on the whole page: past it, files are listed without one
+	                       (each diff costs up to 4,000 edits of line matching: ~76 ms a file) */
 	CHUNK = 100,        /* timeline items in one list, which the browser lays out only near the view */
 	PAGEMAX = 64 << 20  /* bytes of markup and fold text the page holds: past it, no more events are read */
 };
@@ -164,6 +166,7 @@ struct folds {
 	cJSON *all;
 	int n;
 	size_t bytes;
+	size_t diffed; /* bytes of file diffs on the page so far (DIFFSMAX at most) */
 };
 
 /* The texts behind folds: a JSON array with an entry per fold, each a list of blocks
@@ -366,7 +369,7 @@ static void endskipped(struct buf *b, const cJSON *run)
 }
 
 /* The changes of one layer, each file a fold with its diff. */
-static void changesblock(struct buf *b, const struct layerchanges *l)
+static void changesblock(struct buf *b, const struct layerchanges *l, size_t *diffed)
 {
 	bufprintf(b, "<li class=\"changes\"><details><summary>Workspace changes ");
 	if (l->base && l->to <= l->from)
@@ -394,12 +397,16 @@ static void changesblock(struct buf *b, const struct layerchanges *l)
 		bufprintf(b, "</code> <span class=\"mute\">(%s, %lld bytes)</span>",
 		          c->type == 'f' ? (text ? "text" : "binary or large") : c->type == 'd' ? "directory" : c->type == 'l' ? "symlink" : "other",
 		          (long long)c->size);
-		if (text) {
+		if (text && *diffed >= DIFFSMAX) {
+			bufprintf(b, " <span class=\"mute\">(diff not shown: the page holds %d MiB of diffs; nightshift diff RUN "
+			          "--step %d)</span>", DIFFSMAX >> 20, l->from);
+		} else if (text) {
 			struct buf d = {0};
 			if (linediff(c->kind == 'A' ? "" : c->before, c->kind == 'A' ? 0 : c->nbefore, c->kind == 'D' ? "" : c->after,
 			             c->kind == 'D' ? 0 : c->nafter, 3, 4000, &d) == 0 && d.len) {
 				bufputs(b, "<details class=\"diff\"><summary>diff</summary><pre>");
 				size_t shown = d.len < DIFFMAX ? d.len : DIFFMAX;
+				*diffed += shown;
 				for (const char *p = d.data, *end = d.data + shown; p < end;) {
 					const char *nl = memchr(p, '\n', end - p);
 					size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
@@ -491,7 +498,7 @@ static void changesupto(struct timeline *t, int step)
 		closecall(t);
 		if (l->n) {
 			item(t);
-			changesblock(t->b, l);
+			changesblock(t->b, l, &t->folds->diffed);
 		}
 	}
 }
@@ -748,7 +755,7 @@ int reportwrite(const char *dir, int64_t maxbytes, FILE *out, struct err *warn, 
 	            "long texts open empty; the event logs hold them (zstd -dc RUN/jobs/JOB/events.jsonl.zst).</p></noscript>\n");
 	struct buf body = {0};
 	cJSON *denials = cJSON_CreateObject();
-	struct folds folds = {cJSON_CreateArray(), 0, 0};
+	struct folds folds = {cJSON_CreateArray(), 0, 0, 0};
 	if (!haschanges) {
 		bufputs(&body, "<p class=\"bad\">The snapshot layers cannot be read: ");
 		txt(&body, ce.msg);

@@ -146,4 +146,24 @@ else
 		--window-size=390,1400 --screenshot="${shot%.png}-phone.png" "file://$hello.html" >/dev/null 2>&1
 	check "a phone-sized screenshot" test -s "${shot%.png}-phone.png"
 fi
+
+# Diffs on one page are bounded (8 MiB of them): a step that adds 300 texts of 40 KiB shows the
+# diffs of the first ~256 and lists the rest, saying how to see them.
+mkdir -p "$T/many/ws"
+cat > "$T/many/m.yaml" <<'YAML'
+version: 1
+workspace: ws
+models:
+  m: { provider: scripted, replies: [ {tool_calls: [ {name: shell, arguments: {command: "for i in $(seq 300); do yes \"line $i of a text\" | head -c 40000 > t$i.txt; done"}} ]}, {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+sandbox: { backend: none }
+workers:
+  w: { model: m, instructions: x, tools: [shell], approval: { default: allow } }
+jobs:
+  j: { worker: w, input: go }
+YAML
+many=$("$NS" run "$T/many/m.yaml" --out "$T/many/runs" 2>/dev/null)
+"$NS" report "$many" --out "$T/many/r.html" >/dev/null 2>&1; expect_rc "a report of 300 added texts" 0 $?
+shown=$(grep -o '<summary>diff</summary>' "$T/many/r.html" | wc -l)
+check "at most 8 MiB of diffs shown ($shown of 300)" test "$shown" -ge 200 -a "$shown" -lt 300
+expect_grep "the others say how to see them" 'diff not shown: the page holds 8 MiB of diffs; nightshift diff RUN --step 1' "$T/many/r.html"
 done_tests
