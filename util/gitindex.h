@@ -15,7 +15,8 @@ int gitindexpath(const char *path);
  * when data is not an index this reads (then compare the bytes). */
 int gitindexsum(const char *data, size_t n, unsigned char out[32]);
 /* The paths the index lists (tracked files), in its order, into paths (caller frees): 0, or -1
- * when data is not an index this reads or its paths, each whole, pass budget bytes (a version-4
+ * when data is not an index this reads, is a split index (its entries are in a shared index
+ * beside it, which this does not read), or its paths, each whole, pass budget bytes (a version-4
  * index names each path by its change from the one before: a few bytes an entry can list paths
  * without end). */
 int gitindexpaths(const char *data, size_t n, size_t budget, struct strv *paths);

@@ -175,6 +175,16 @@ int main(void)
 	ok(sh("git rm -q --cached d/b") == 0, "an entry removed");
 	unsigned char c[32];
 	ok(sum(c, NULL) == 0 && memcmp(b, c, 32) != 0, "an entry removed: another sum");
+	/* a split index: its entries are in .git/sharedindex.*, the ones in .git/index have empty names */
+	struct buf split = {0};
+	struct strv sp = {0};
+	ok(sh("git update-index --split-index") == 0 && sum(c, &split) == 0, "a split index");
+	ok(gitindexpaths(split.data, split.len, 1 << 20, &sp) < 0 && sp.n == 0, "a split index: not listed");
+	ok(sh("git update-index --no-split-index") == 0 && sum(c, &split) == 0 &&
+	       gitindexpaths(split.data, split.len, 1 << 20, &sp) == 0 && sp.n == 1 && strcmp(sp.v[0], "a") == 0,
+	   "no longer split: listed");
+	strvfree(&sp);
+	buffree(&split);
 	/* cut short anywhere in its entries: never read past the end, and never the whole sum */
 	int bad = 0;
 	for (size_t n = 0; n + 20 < first.len; n++) {
