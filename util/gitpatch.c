@@ -31,11 +31,11 @@ struct tree {
 };
 
 /* Whether p, after what git matched, ends a name as NTFS reads it: only spaces and dots, then the
- * end, a ':' or, where git says so (bslash), a backslash. */
+ * end, a '/' (a folder's name in a path), a ':' or, where git says so (bslash), a backslash. */
 static int ntfsend(const char *p, int bslash)
 {
 	p += strspn(p, " .");
-	return !*p || *p == ':' || (bslash && *p == '\\');
+	return !*p || *p == '/' || *p == ':' || (bslash && *p == '\\');
 }
 
 /* The length of an 8.3 fallback short name of a word whose first six letters are prefix, at p (0
@@ -55,7 +55,7 @@ static size_t ntfsshort(const char *p, const char *prefix)
 }
 
 /* Whether git refuses a path with this name in it (verify_path, which `git apply` holds every path
- * to, with core.protectNTFS on as it is by default): a backslash is a folder separator to it, and
+ * to, with core.protectNTFS on as it is by default): a slash or a backslash separates folders, and
  * each part is refused if it is .git or git~1 (case aside, then spaces, dots, ':' and anything);
  * with link, also .gitmodules, gitmod~1 to gitmod~4 or a fallback short name of it (git's
  * is_ntfs_dotgit and is_ntfs_dotgitmodules). Such a name from a workspace (a model's) would make
@@ -70,7 +70,7 @@ static int gitrefuses(const char *name, int link)
 		             (!strncasecmp(p, "gitmod~", 7) && p[7] >= '1' && p[7] <= '4' && ntfsend(p + 8, 0)) ||
 		             (ntfsshort(p, "gi7eba") && ntfsend(p + 8, 0))))
 			return 1;
-		if (!(p = strchr(p, '\\')))
+		if (!(p = strpbrk(p, "\\/")))
 			return 0;
 	}
 }
@@ -90,8 +90,9 @@ static void walk(int dfd, const char *rel, struct tree *t, int depth)
 		    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* a repository's own folder (or a nested one's) is no file git applies */
 		char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-		if (S_ISLNK(st.st_mode) && gitrefuses(name, 1)) {
-			/* left out, as git would refuse it */
+		if (S_ISLNK(st.st_mode) && gitrefuses(r, 1)) {
+			/* left out, as git would refuse it: git holds every folder on a link's way to the
+			 * link's own names too (verify_path), so a link in ".gitmodules/" is refused */
 		} else if (S_ISDIR(st.st_mode)) {
 			walk(openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r, t, depth + 1);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {

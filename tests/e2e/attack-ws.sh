@@ -49,6 +49,16 @@ git -C "$T/bslash/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
 expect_eq "what git takes is there, what it refuses is not" "GI7EBA~A back\\slash gi7eba~1.txt ok.txt" \
 	"$(cd "$T/bslash/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
+# 1b. git holds every folder on a symlink's path to the symlink's names (verify_path takes the
+#    entry's mode for each part): a link in a folder named .gitmodules (or GITMOD~1, gi7eba~1) is
+#    refused, and with it the whole patch; only the link's own name was checked.
+night modfolder "mkdir -p .gitmodules GITMOD~1 gi7eba~1 'a\\.gitmodules' && ln -s t .gitmodules/l && ln -s t GITMOD~1/l && ln -s t gi7eba~1/l && ln -s t 'a\\.gitmodules/l' && echo kept > .gitmodules/f && echo ok > ok.txt"
+git -C "$T/modfolder/co" apply --check "$dir/jobs/j/changes.patch" 2>"$T/modfolder/aerr"
+expect_rc "a link in a folder named .gitmodules: git apply --check takes the rest" 0 $?; head -3 "$T/modfolder/aerr"
+git -C "$T/modfolder/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
+expect_eq "the file beside the link is there" ".gitmodules/f ok.txt" \
+	"$(cd "$T/modfolder/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+
 # 2. A file over 16 MiB was left out of the patch, but every smaller one was carried whole, as an
 #    uncompressed literal (5/4 of its bytes) or hunks, into one buffer: 40 sparse files of 16 MiB
 #    (no block used, nothing against snapshot.max_size) made an 865 MB patch, 2.1 GB of the
