@@ -395,6 +395,9 @@ long gitpatch(const char *a, const char *b, const char *prefix, const struct sec
 				continue;
 			putbig(out, prefix, ea, eb);
 			files++;
+			if (out->len > GITPATCHMAX)
+				break; /* full: the files after this line go unlisted, or their names alone
+				        * (quoted, four times a file) would grow the patch without end */
 			continue;
 		}
 		if ((ea && content(ra, ea, &ca, e) < 0) || (eb && content(rb, eb, &cb, e) < 0)) {

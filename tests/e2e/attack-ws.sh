@@ -70,6 +70,22 @@ check "the patch stays within 64 MiB and a little" test "$(stat -c %s "$dir/jobs
 expect_grep "the rest stand as binary changes left out" '^Binary files /dev/null and b/s8 differ$' "$dir/jobs/j/changes.patch"
 expect_grep "the small one is carried" '^\+small$' "$dir/jobs/j/changes.patch"
 expect_grep "a warning says so" 'changes.patch leaves out' "$T/sparse/err"
+# 2b. The 64 MiB bounded the files' bytes, not their names: past it, each changed file still added
+#    its 'diff --git' and 'Binary files' lines, four quoted copies of its path (a byte over 0x7f is
+#    four): 3,000 empty files of 1,250-byte paths made a 30 MB patch, so 100,000 a gigabyte. The
+#    files after the line that passes 64 MiB are no longer listed.
+night names 'python3 -c "
+import os
+n = b\"\\x80\" * 250
+d = b\"/\".join([n] * 4)
+os.makedirs(d)
+for i in range(9000):
+    open(d + b\"/\" + str(i).encode() + n[:240], \"wb\").close()
+"'
+expect_rc "a night of 9,000 empty files with long names" 0 $?
+check "the patch stays within 64 MiB and a little" test "$(stat -c %s "$dir/jobs/j/changes.patch")" -lt $((66 << 20))
+expect_grep "it ends with a binary change left out" '^Binary files /dev/null and ' "$(tail -c 20000 "$dir/jobs/j/changes.patch" | tail -n1 > "$T/names/last"; echo "$T/names/last")"
+expect_grep "a warning says so" 'changes.patch leaves out' "$T/names/err"
 
 # 3. A path of 4096 bytes or more (20 folders of 250-byte names, made one cd at a time) went into
 #    the layers, which restore refuses whole ("too long; refusing it"): `restore --step end` failed,
