@@ -59,6 +59,18 @@ git -C "$T/modfolder/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
 expect_eq "the file beside the link is there" ".gitmodules/f ok.txt" \
 	"$(cd "$T/modfolder/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
+# 1c. With core.protectHFS, on by default on macOS, git also refuses .git (and for a link
+#    .gitmodules) with code points HFS+ ignores anywhere in it (U+200C, U+FEFF, ...): a file in
+#    '.g<U+200C>it/' made git apply on a Mac refuse the whole patch.
+hfscmd=$(cat <<'CMD'
+python3 -c 'import os; os.mkdir(".g\u200cit"); open(".g\u200cit/x", "w").write("x"); open("\ufeff.GIT", "w").write("x"); os.symlink("t", ".gitmodules\u206f"); open(".git\u200cx", "w").write("kept"); open("ok.txt", "w").write("ok")'
+CMD
+)
+night hfs "$hfscmd"
+git -C "$T/hfs/co" -c core.protectHFS=true apply --check "$dir/jobs/j/changes.patch" 2>"$T/hfs/aerr"
+expect_rc "names HFS+ reads as .git: git apply --check (protectHFS) takes the rest" 0 $?; head -3 "$T/hfs/aerr"
+expect_grep "the name HFS+ does not read as .git is carried" $'^diff --git "a/.git\\\\342\\\\200\\\\214x"' "$dir/jobs/j/changes.patch"
+
 # 2. A file over 16 MiB was left out of the patch, but every smaller one was carried whole, as an
 #    uncompressed literal (5/4 of its bytes) or hunks, into one buffer: 40 sparse files of 16 MiB
 #    (no block used, nothing against snapshot.max_size) made an 865 MB patch, 2.1 GB of the
