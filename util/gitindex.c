@@ -175,7 +175,7 @@ int gitindexsum(const char *data, size_t n, unsigned char out[32])
 		EVP_DigestFinal_ex(md, out, &len);
 		EVP_MD_CTX_free(md);
 		if (rc == 0)
-			return 0;
+			return splitindex(d, n - lens[i], end) ? -1 : 0; /* its entries are elsewhere */
 	}
 	return -1;
 }

@@ -178,7 +178,7 @@ int main(void)
 	/* a split index: its entries are in .git/sharedindex.*, the ones in .git/index have empty names */
 	struct buf split = {0};
 	struct strv sp = {0};
-	ok(sh("git update-index --split-index") == 0 && sum(c, &split) == 0, "a split index");
+	ok(sh("git update-index --split-index") == 0 && sum(c, &split) < 0 && split.len, "a split index: no sum, its bytes compared");
 	ok(gitindexpaths(split.data, split.len, 1 << 20, &sp) < 0 && sp.n == 0, "a split index: not listed");
 	ok(sh("git update-index --no-split-index") == 0 && sum(c, &split) == 0 &&
 	       gitindexpaths(split.data, split.len, 1 << 20, &sp) == 0 && sp.n == 1 && strcmp(sp.v[0], "a") == 0,
