@@ -176,8 +176,13 @@ static size_t cplen(const char *s)
 	return n;
 }
 
-/* JSON equality: numbers by value, objects regardless of key order. */
-static int jsoneq(const cJSON *a, const cJSON *b)
+struct validate;
+static int spend(struct validate *c, size_t n);
+
+/* JSON equality: numbers by value, objects regardless of key order. With c (uniqueItems, comparing
+ * a model's items with each other), the work is charged: an element compared costs 1, a member
+ * looked up by name the members of the object it is looked up in; 0 once the budget is spent. */
+static int jsoneq(struct validate *c, const cJSON *a, const cJSON *b)
 {
 	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
 		return a->valuedouble == b->valuedouble;
@@ -192,16 +197,19 @@ static int jsoneq(const cJSON *a, const cJSON *b)
 	if (cJSON_IsArray(a)) {
 		const cJSON *x = a->child, *y = b->child;
 		for (; x && y; x = x->next, y = y->next)
-			if (!jsoneq(x, y))
+			if ((c && spend(c, 1)) || !jsoneq(c, x, y))
 				return 0;
 		return !x && !y;
 	}
 	if (cJSON_IsObject(a)) {
-		if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
+		int size = cJSON_GetArraySize(a);
+		if (size != cJSON_GetArraySize(b))
 			return 0;
 		for (const cJSON *x = a->child; x; x = x->next) {
+			if (c && spend(c, (size_t)size))
+				return 0;
 			const cJSON *y = kw(b, x->string);
-			if (!y || !jsoneq(x, y))
+			if (!y || !jsoneq(c, x, y))
 				return 0;
 		}
 		return 1;
@@ -1319,7 +1327,7 @@ static int varray(struct validate *c, const cJSON *s, const cJSON *v, struct buf
 			if (spend(c, (size_t)j)) /* a comparison with each item before it */
 				return n + 1;
 			for (const cJSON *y = v->child; y != x; y = y->next, i2++)
-				if (jsoneq(x, y)) {
+				if (jsoneq(c, x, y)) {
 					size_t mark = ptrpushi(ptr, j);
 					n += verr(out, ptr, "duplicate of item %d; items must be unique", i2);
 					ptrpop(ptr, mark);
@@ -1449,7 +1457,7 @@ static int vschema(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 	}
 	if ((k = kw(s, "enum"))) {
 		const cJSON *e;
-		for (e = k->child; e && !jsoneq(e, v); e = e->next)
+		for (e = k->child; e && !jsoneq(NULL, e, v); e = e->next)
 			;
 		if (!e) {
 			struct buf list = {0};
@@ -1466,7 +1474,7 @@ static int vschema(struct validate *c, const cJSON *s, const cJSON *v, struct bu
 			buffree(&list);
 		}
 	}
-	if ((k = kw(s, "const")) && !jsoneq(k, v)) {
+	if ((k = kw(s, "const")) && !jsoneq(NULL, k, v)) {
 		struct buf want = {0};
 		putjson(&want, k, MAXSHOW);
 		n += verr(out, ptr, "must be %s", want.data);

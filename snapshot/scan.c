@@ -55,9 +55,31 @@ static int trackedread(int rootfd, struct strv *t)
 	return rc;
 }
 
-/* Whether path is tracked: listed, or (isdir) a folder holding a listed path. */
+/* Whether t (sorted) holds the first n bytes of s as an entry. */
+static int listed(const struct strv *t, const char *s, size_t n)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(t->v[mid], s, n);
+		if (c == 0 && t->v[mid][n] == 0)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Whether path is tracked: listed, or (isdir) a folder holding a listed path, or beneath a folder
+ * listed whole ("dir/", a sparse index's entry for a folder outside the sparse checkout: git
+ * tracks every path in it and says so once a step writes one). */
 static int tracked(const struct strv *t, const char *path, int isdir)
 {
+	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		if (listed(t, path, (size_t)(p - path) + 1))
+			return 1;
 	size_t lo = 0, hi = t->n, n = strlen(path);
 	while (lo < hi) { /* the first entry not before path */
 		size_t mid = lo + (hi - lo) / 2;

@@ -36,8 +36,10 @@ static size_t common(const char *a, size_t na, const unsigned char *b, size_t nb
  * was quadratic: a version-4 entry names its path by its change from the one before, so a few
  * bytes an entry grow one path without end.) */
 static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *md, struct strv *paths,
-                   size_t budget)
+                   size_t budget, size_t *end)
 {
+	if (n < 12)
+		return -1; /* a short file's trailing checksum overlaps the header: n counts it out */
 	uint32_t ver = be32(d + 4), count = be32(d + 8);
 	size_t off = 12;
 	struct buf prev = {0};
@@ -128,7 +130,24 @@ static int entries(const unsigned char *d, size_t n, size_t oidlen, EVP_MD_CTX *
 		EVP_DigestUpdate(md, oid, oidlen);
 	}
 	buffree(&prev);
+	*end = off;
 	return rc;
+}
+
+/* Whether the extensions in d[off..n) (each a 4-byte signature, a 4-byte size, its bytes) name
+ * a shared index ("link"): then the entries are in another file, and the ones here may be
+ * changes to those with empty names. */
+static int splitindex(const unsigned char *d, size_t n, size_t off)
+{
+	while (n - off >= 8) {
+		if (memcmp(d + off, "link", 4) == 0)
+			return 1;
+		size_t size = be32(d + off + 4);
+		if (size > n - off - 8)
+			break;
+		off += 8 + size;
+	}
+	return 0;
 }
 
 /* Whether data looks like an index of a version this reads. */
@@ -150,12 +169,13 @@ int gitindexsum(const char *data, size_t n, unsigned char out[32])
 	for (int i = 0; i < 2; i++) {
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-		int rc = entries(d, n - lens[i], lens[i], md, NULL, 0); /* the trailing checksum is no entry */
+		size_t end;
+		int rc = entries(d, n - lens[i], lens[i], md, NULL, 0, &end); /* the trailing checksum is no entry */
 		unsigned int len = 0;
 		EVP_DigestFinal_ex(md, out, &len);
 		EVP_MD_CTX_free(md);
 		if (rc == 0)
-			return 0;
+			return splitindex(d, n - lens[i], end) ? -1 : 0; /* its entries are elsewhere */
 	}
 	return -1;
 }
@@ -168,11 +188,15 @@ int gitindexpaths(const char *data, size_t n, size_t budget, struct strv *paths)
 	static const size_t lens[] = {20, 32};
 	for (int i = 0; i < 2; i++) {
 		struct strv got = {0};
-		if (entries(d, n - lens[i], lens[i], NULL, &got, budget) == 0) {
+		size_t end;
+		int rc = entries(d, n - lens[i], lens[i], NULL, &got, budget, &end);
+		if (rc == 0 && !splitindex(d, n - lens[i], end)) {
 			*paths = got;
 			return 0;
 		}
 		strvfree(&got);
+		if (rc == 0)
+			return -1; /* split: not to be read again with other ids, which cut its extensions short */
 	}
 	return -1;
 }

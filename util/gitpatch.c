@@ -31,11 +31,11 @@ struct tree {
 };
 
 /* Whether p, after what git matched, ends a name as NTFS reads it: only spaces and dots, then the
- * end, a ':' or, where git says so (bslash), a backslash. */
+ * end, a '/' (a folder's name in a path), a ':' or, where git says so (bslash), a backslash. */
 static int ntfsend(const char *p, int bslash)
 {
 	p += strspn(p, " .");
-	return !*p || *p == ':' || (bslash && *p == '\\');
+	return !*p || *p == '/' || *p == ':' || (bslash && *p == '\\');
 }
 
 /* The length of an 8.3 fallback short name of a word whose first six letters are prefix, at p (0
@@ -54,15 +54,60 @@ static size_t ntfsshort(const char *p, const char *prefix)
 	return 8;
 }
 
+/* The next code point at *s as HFS+ reads a name, skipping those it ignores (U+200C-U+200F,
+ * U+202A-U+202E, U+206A-U+206F, U+FEFF); 0 at the end or at bytes that are not UTF-8 (git's
+ * next_hfs_char). */
+static uint32_t hfsnext(const unsigned char **s)
+{
+	static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+	for (;;) {
+		const unsigned char *p = *s;
+		size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+		if (!n || !p[0])
+			return 0;
+		uint32_t c = n == 1 ? p[0] : p[0] & (0x7f >> n);
+		for (size_t i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (p[i] & 0x3f);
+		}
+		if (c < least[n - 1] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return 0;
+		*s += n;
+		if (!((c >= 0x200c && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x206a && c <= 0x206f) || c == 0xfeff))
+			return c;
+	}
+}
+
+/* Whether the part of a path at p is "." then needle to HFS+, case aside and the code points it
+ * ignores anywhere, up to a '/' or the end (git's is_hfs_dotgit, is_hfs_dotgitmodules). */
+static int hfsdot(const char *p, const char *needle)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	if (hfsnext(&s) != '.')
+		return 0;
+	for (; *needle; needle++) {
+		uint32_t c = hfsnext(&s);
+		if (c > 127 || tolower((int)c) != *needle)
+			return 0;
+	}
+	uint32_t c = hfsnext(&s);
+	return !c || c == '/';
+}
+
 /* Whether git refuses a path with this name in it (verify_path, which `git apply` holds every path
- * to, with core.protectNTFS on as it is by default): a backslash is a folder separator to it, and
+ * to, with core.protectNTFS on as it is by default): a slash or a backslash separates folders, and
  * each part is refused if it is .git or git~1 (case aside, then spaces, dots, ':' and anything);
  * with link, also .gitmodules, gitmod~1 to gitmod~4 or a fallback short name of it (git's
- * is_ntfs_dotgit and is_ntfs_dotgitmodules). Such a name from a workspace (a model's) would make
- * git refuse the whole patch: it is left out instead. */
+ * is_ntfs_dotgit and is_ntfs_dotgitmodules); and with core.protectHFS, on by default on macOS,
+ * each part (after a '/') that is .git, or with link .gitmodules, to HFS+. Such a name from a
+ * workspace (a model's) would make git refuse the whole patch: it is left out instead. */
 static int gitrefuses(const char *name, int link)
 {
 	for (const char *p = name;; p++) {
+		int part = p == name || p[-1] == '/'; /* HFS+ reads no backslash as a separator */
+		if (part && (hfsdot(p, "git") || (link && hfsdot(p, "gitmodules"))))
+			return 1;
 		if ((!strncasecmp(p, ".git", 4) && ntfsend(p + 4, 1)) ||
 		    (!strncasecmp(p, "git~1", 5) && ntfsend(p + 5, 1)))
 			return 1;
@@ -70,7 +115,7 @@ static int gitrefuses(const char *name, int link)
 		             (!strncasecmp(p, "gitmod~", 7) && p[7] >= '1' && p[7] <= '4' && ntfsend(p + 8, 0)) ||
 		             (ntfsshort(p, "gi7eba") && ntfsend(p + 8, 0))))
 			return 1;
-		if (!(p = strchr(p, '\\')))
+		if (!(p = strpbrk(p, "\\/")))
 			return 0;
 	}
 }
@@ -90,8 +135,9 @@ static void walk(int dfd, const char *rel, struct tree *t, int depth)
 		    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue; /* a repository's own folder (or a nested one's) is no file git applies */
 		char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-		if (S_ISLNK(st.st_mode) && gitrefuses(name, 1)) {
-			/* left out, as git would refuse it */
+		if (S_ISLNK(st.st_mode) && gitrefuses(r, 1)) {
+			/* left out, as git would refuse it: git holds every folder on a link's way to the
+			 * link's own names too (verify_path), so a link in ".gitmodules/" is refused */
 		} else if (S_ISDIR(st.st_mode)) {
 			walk(openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r, t, depth + 1);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
@@ -394,6 +440,9 @@ long gitpatch(const char *a, const char *b, const char *prefix, const struct sec
 				continue;
 			putbig(out, prefix, ea, eb);
 			files++;
+			if (out->len > GITPATCHMAX)
+				break; /* full: the files after this line go unlisted, or their names alone
+				        * (quoted, four times a file) would grow the patch without end */
 			continue;
 		}
 		if ((ea && content(ra, ea, &ca, e) < 0) || (eb && content(rb, eb, &cb, e) < 0)) {

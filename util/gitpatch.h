@@ -10,8 +10,9 @@
  * and every .git folder are not git's to apply and are left out. prefix ("" or "NAME/") goes
  * before every path; paths are quoted as git quotes them. A file over GITPATCHFILEMAX, or one
  * whose hunks or literals could take out past GITPATCHMAX, is not carried: git's "Binary files
- * a/X and b/X differ" stands for it (no memory or time goes to it). Returns the files changed, -1
- * on error. */
+ * a/X and b/X differ" stands for it (no memory or time goes to it). Once out passes GITPATCHMAX
+ * with such a line, the files after it are not listed at all. Returns the files changed (listed),
+ * -1 on error. */
 enum { GITPATCHFILEMAX = 16 << 20, GITPATCHMAX = 64 << 20 };
 
 struct secrets;

@@ -261,6 +261,24 @@ rm -rf "$T/gi/ws/.git" "$T/gi/ws/.gitignore" && echo "int main(){}" > "$T/gi/ws/
 echo "gitdir: /nonexistent/.git/worktrees/x" > "$T/gi/ws/.git"
 "$NS" run "$T/gi/m.yaml" --out "$T/gi/runs3" > "$T/gi/out3" 2> "$T/gi/err3"
 expect_grep "gitignore: a .git file ignores nothing" '^\+BACKDOOR$' "$(cat "$T/gi/out3")/jobs/j/changes.patch"
+# a split index (git update-index --split-index): .git/index lists only changes, with empty names,
+# its entries are in .git/sharedindex.*; read as it was, nothing was tracked, and a tracked file
+# missing from the first layer (deleted in the worktree) that a step writes back was ignored
+rm -rf "$T/gi/ws/.git" "$T/gi/ws/.gitignore" && echo "int main(){}" > "$T/gi/ws/main.c" && echo "tracked below" > "$T/gi/ws/src/deep/lib.c"
+git -C "$T/gi/ws" init -q && git -C "$T/gi/ws" add main.c src && git -C "$T/gi/ws" update-index --split-index
+rm "$T/gi/ws/src/deep/lib.c"
+"$NS" run "$T/gi/m.yaml" --out "$T/gi/runs4" > "$T/gi/out4" 2> "$T/gi/err4"
+expect_grep "gitignore: a split index ignores nothing" '^\+BACKDOOR TOO$' "$(cat "$T/gi/out4")/jobs/j/changes.patch"
+# a sparse index: src/ outside the sparse checkout is one entry "src/"; git tracks src/deep/lib.c
+# (git status: "M src/deep/lib.c" once a step writes it), so the walk does not ignore it
+rm -rf "$T/gi/ws/.git" "$T/gi/ws/.gitignore" && echo "int main(){}" > "$T/gi/ws/main.c" && echo "tracked below" > "$T/gi/ws/src/deep/lib.c"
+mkdir -p "$T/gi/ws/doc" && echo doc > "$T/gi/ws/doc/a"
+git -C "$T/gi/ws" init -q && git -C "$T/gi/ws" add main.c src doc &&
+	git -C "$T/gi/ws" -c user.name=t -c user.email=t@t commit -qm init &&
+	git -C "$T/gi/ws" sparse-checkout set --cone --sparse-index doc
+check "gitignore: the sparse index holds src/ as one entry" test "$(git -C "$T/gi/ws" ls-files --sparse src)" = src/
+"$NS" run "$T/gi/m.yaml" --out "$T/gi/runs5" > "$T/gi/out5" 2> "$T/gi/err5"
+expect_grep "gitignore: a path in a sparse folder is tracked" '^\+BACKDOOR TOO$' "$(cat "$T/gi/out5")/jobs/j/changes.patch"
 
 # --- 6. A workspace of many empty files ---
 # snapshot.max_size counted the blocks of regular files only: an empty file, a symlink or a folder

@@ -49,6 +49,28 @@ git -C "$T/bslash/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
 expect_eq "what git takes is there, what it refuses is not" "GI7EBA~A back\\slash gi7eba~1.txt ok.txt" \
 	"$(cd "$T/bslash/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
+# 1b. git holds every folder on a symlink's path to the symlink's names (verify_path takes the
+#    entry's mode for each part): a link in a folder named .gitmodules (or GITMOD~1, gi7eba~1) is
+#    refused, and with it the whole patch; only the link's own name was checked.
+night modfolder "mkdir -p .gitmodules GITMOD~1 gi7eba~1 'a\\.gitmodules' && ln -s t .gitmodules/l && ln -s t GITMOD~1/l && ln -s t gi7eba~1/l && ln -s t 'a\\.gitmodules/l' && echo kept > .gitmodules/f && echo ok > ok.txt"
+git -C "$T/modfolder/co" apply --check "$dir/jobs/j/changes.patch" 2>"$T/modfolder/aerr"
+expect_rc "a link in a folder named .gitmodules: git apply --check takes the rest" 0 $?; head -3 "$T/modfolder/aerr"
+git -C "$T/modfolder/co" apply "$dir/jobs/j/changes.patch" 2>/dev/null
+expect_eq "the file beside the link is there" ".gitmodules/f ok.txt" \
+	"$(cd "$T/modfolder/co" && find . -path ./.git -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | grep -v '^base.txt$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+
+# 1c. With core.protectHFS, on by default on macOS, git also refuses .git (and for a link
+#    .gitmodules) with code points HFS+ ignores anywhere in it (U+200C, U+FEFF, ...): a file in
+#    '.g<U+200C>it/' made git apply on a Mac refuse the whole patch.
+hfscmd=$(cat <<'CMD'
+python3 -c 'import os; os.mkdir(".g\u200cit"); open(".g\u200cit/x", "w").write("x"); open("\ufeff.GIT", "w").write("x"); os.symlink("t", ".gitmodules\u206f"); open(".git\u200cx", "w").write("kept"); open("ok.txt", "w").write("ok")'
+CMD
+)
+night hfs "$hfscmd"
+git -C "$T/hfs/co" -c core.protectHFS=true apply --check "$dir/jobs/j/changes.patch" 2>"$T/hfs/aerr"
+expect_rc "names HFS+ reads as .git: git apply --check (protectHFS) takes the rest" 0 $?; head -3 "$T/hfs/aerr"
+expect_grep "the name HFS+ does not read as .git is carried" $'^diff --git "a/.git\\\\342\\\\200\\\\214x"' "$dir/jobs/j/changes.patch"
+
 # 2. A file over 16 MiB was left out of the patch, but every smaller one was carried whole, as an
 #    uncompressed literal (5/4 of its bytes) or hunks, into one buffer: 40 sparse files of 16 MiB
 #    (no block used, nothing against snapshot.max_size) made an 865 MB patch, 2.1 GB of the
@@ -60,6 +82,22 @@ check "the patch stays within 64 MiB and a little" test "$(stat -c %s "$dir/jobs
 expect_grep "the rest stand as binary changes left out" '^Binary files /dev/null and b/s8 differ$' "$dir/jobs/j/changes.patch"
 expect_grep "the small one is carried" '^\+small$' "$dir/jobs/j/changes.patch"
 expect_grep "a warning says so" 'changes.patch leaves out' "$T/sparse/err"
+# 2b. The 64 MiB bounded the files' bytes, not their names: past it, each changed file still added
+#    its 'diff --git' and 'Binary files' lines, four quoted copies of its path (a byte over 0x7f is
+#    four): 3,000 empty files of 1,250-byte paths made a 30 MB patch, so 100,000 a gigabyte. The
+#    files after the line that passes 64 MiB are no longer listed.
+night names 'python3 -c "
+import os
+n = b\"\\x80\" * 250
+d = b\"/\".join([n] * 4)
+os.makedirs(d)
+for i in range(9000):
+    open(d + b\"/\" + str(i).encode() + n[:240], \"wb\").close()
+"'
+expect_rc "a night of 9,000 empty files with long names" 0 $?
+check "the patch stays within 64 MiB and a little" test "$(stat -c %s "$dir/jobs/j/changes.patch")" -lt $((66 << 20))
+expect_grep "it ends with a binary change left out" '^Binary files /dev/null and ' "$(tail -c 20000 "$dir/jobs/j/changes.patch" | tail -n1 > "$T/names/last"; echo "$T/names/last")"
+expect_grep "a warning says so" 'changes.patch leaves out' "$T/names/err"
 
 # 3. A path of 4096 bytes or more (20 folders of 250-byte names, made one cd at a time) went into
 #    the layers, which restore refuses whole ("too long; refusing it"): `restore --step end` failed,

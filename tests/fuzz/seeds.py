@@ -416,3 +416,40 @@ for i, b in enumerate([
         b"\x01" + evevent("chunk", {"bytes": "!!!!"}),
         b"\x00" + struct.pack(">II", 1 << 30, 0) + struct.pack(">I", zlib.crc32(struct.pack(">II", 1 << 30, 0))) + b"\0" * 8]):
     put("evstream", "%02d" % i, b)
+
+
+# ---- gitindex: a .git/index (git-made ones: versions 2, 3, 4, SHA-256, sparse, split, by hand) ----
+def gientry(path, mode=0o100644, ext=None):
+    e = b"\0" * 24 + struct.pack(">I", mode) + b"\0" * 12 + bytes(20)
+    e += struct.pack(">H", min(len(path), 0xfff) | (0x4000 if ext is not None else 0))
+    if ext is not None:
+        e += struct.pack(">H", ext)
+    e += path
+    return e + b"\0" * (8 - len(e) % 8)
+
+
+def giindex(entries, ver=2, exts=b""):
+    import hashlib
+    body = b"DIRC" + struct.pack(">II", ver, len(entries)) + b"".join(entries) + exts
+    return body + hashlib.sha1(body).digest()
+
+
+put("gitindex", "short40-sha256", b"DIRC" + struct.pack(">II", 2, 1) + b"\0" * 28)  # 32-byte ids cut the header
+put("gitindex", "crafted-v2", giindex([gientry(b"a"), gientry(b"b/c")]))
+put("gitindex", "crafted-v3-ext", giindex([gientry(b"a", ext=0x2000)], 3))
+put("gitindex", "crafted-sparse-dir", giindex([gientry(b"c/", 0o40000, 0x4000), gientry(b"top")], 3, b"sdir\0\0\0\0"))
+put("gitindex", "crafted-link", giindex([gientry(b"")], 2, b"link" + struct.pack(">I", 20) + bytes(20)))
+put("gitindex", "count-huge", b"DIRC" + struct.pack(">II", 2, 0xffffffff) + bytes(60))
+
+# ---- linediff: CONTEXT MAXEDITS A \0 B ----
+for name, b in [("change", b"\x03\x3fa\nb\nc\nd\ne\0a\nB\nc\nd\ne\nf"), ("nonl-end", b"\x03\x3fa\nb\0a\nb\n"),
+                ("over-edits", b"\x01\x02x\ny\nz\0p\nq\nr\n"), ("empty-a", b"\x02\x3f\0\n\n\n"),
+                ("empty-b", b"\x02\x3f\n\n\n\0"), ("backslash", b"\x00\x3fa\r\nb\n\\ x\n\0a\r\nc\n\\ x")]:
+    put("linediff", name, b)
+
+# ---- jsonb: a JSON text (keys given twice, case folded, at depth) ----
+for name, b in [("ascii-case", b'{"path":"a","PATH":"b"}'), ("long-s", b'{"\xc5\xbfrc":1,"src":2}'),
+                ("kelvin", b'{"\xe2\x84\xaaey":1,"key":2}'), ("deep", b'{"a":[{"x":{"b":1,"B":2}}]}'),
+                ("escape", b'{"a":1,"\\u0061":2}'), ("nul", b'{"a\\u0000b":1,"a":2}'),
+                ("no-repeat", b'{"a":{"a":1},"b":[{"a":1},{"a":2}]}'), ("cut-utf8", b'{"\xc5":1,"\xc5\xbf":2,"\xe2\x84":3}')]:
+    put("jsonb", name, b)
