@@ -16,7 +16,6 @@ static int haswild(const char *s)
 	return strpbrk(s, "*?[\\") != NULL;
 }
 
-/* Add rel (made normalised: no "./", no trailing '/', no empty segment) unless it is listed. */
 /* rel as a workspace-relative path ("./x", "/workspace/x" and trailing slashes taken off), or
  * NULL when it is none (absolute, "..", empty). */
 static char *normal(const char *rel)
@@ -37,6 +36,7 @@ static char *normal(const char *rel)
 	return n;
 }
 
+/* Add rel (made normalised: no "./", no trailing '/', no empty segment) unless it is listed. */
 static void addpath(struct protect *p, const char *rel)
 {
 	char *n = normal(rel);

@@ -169,7 +169,6 @@ int sbxexecby(struct sbx *s, const char *command, int64_t until, struct sbxresul
 	return rc;
 }
 
-
 /* argv as one sh -c line that execs it, each word single-quoted. */
 static char *shquote(char *const argv[])
 {

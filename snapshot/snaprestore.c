@@ -838,7 +838,6 @@ static void dsrestore(struct restore *r, struct dirset *s)
 	}
 }
 
-/* Forget the parents kept open. */
 /* How many folders parentat keeps open: OPENDEPTH, fewer under a low open-file limit (a layer's
  * cleanup and the reader need some too). */
 static size_t opendepth(void)
@@ -853,6 +852,7 @@ static size_t opendepth(void)
 	return depth;
 }
 
+/* Forget the parents kept open. */
 static void parentdrop(struct restore *r)
 {
 	if (r->pfd >= 0 && (r->nopen == 0 || r->pfd != r->open[r->nopen - 1]))
