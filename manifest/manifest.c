@@ -2349,6 +2349,10 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
 		m->admin.path = xstrdup(ADMINPOLICY);
 		sha256hex(atext->data, atext->len, m->admin.sha256);
 		rc = parseadmin(&m->admin, ay);
+		const char *hook = layerstesthook();
+		if (hook)
+			rc = errc(e, ERR_INPUT, "%s is set: a test-only variable is refused under the admin policy %s (it would "
+			          "send a name the policy allows to any address); unset it", hook, ADMINPOLICY);
 	}
 	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
 	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
