@@ -14,6 +14,7 @@ A=$T/admin
 mkdir -p "$A" "$T/ws"
 echo hello >"$T/ws/notes.txt"
 ns() {
+	mkdir -p /etc/nightshift # again: a test of another's may have removed it
 	unshare -m --propagation private sh -c '
 		mount -t tmpfs -o mode=755 tmpfs /etc/nightshift || exit 99
 		cp -p "$1"/* /etc/nightshift/ 2>/dev/null
@@ -69,5 +70,50 @@ NIGHTSHIFT_TEST_RESOLVE=api.test=192.0.2.1 ns "$NS" run "$T/r.yaml" --out "$T/ru
 expect_rc "a test-only resolve table under an admin policy is refused" 2 $?
 expect_grep "naming the variable" "NIGHTSHIFT_TEST_RESOLVE.*admin policy" "$T/r.err"
 check "and nothing ran" test ! -d "$T/runs"
+
+# 3. A call an admin rule decided is named as the admin's rule wherever it is told: the event's
+# rule, the progress line, audit. Before: the admin's rules, appended to the worker's three, were
+# told as "rule 4" and "rule 5", rules the manifest does not have.
+cat >"$A/policy.yaml" <<'P'
+approval:
+  rules:
+    - { tool: shell, command: "git push *", decision: deny }
+    - { tool: shell, command: "curl *", decision: abort }
+P
+cat >"$T/s3.yaml" <<'S'
+- tool_calls: [{ name: shell, arguments: { command: "git push origin main" } }]
+- tool_calls: [{ name: shell, arguments: { command: "ls" } }]
+- tool_calls: [{ name: shell, arguments: { command: "curl http://x" } }]
+- tool_calls: [{ name: final_result, arguments: {} }]
+S
+cat >"$T/a3.yaml" <<'M'
+version: 1
+workspace: ws
+models: { default: { provider: scripted, script: s3.yaml } }
+sandbox: { backend: namespace, network: none, timeout: 30s }
+workers:
+  w:
+    instructions: do it
+    tools: [shell]
+    approval:
+      rules:
+        - { tool: shell, command: "git push *", decision: allow }
+        - { tool: shell, command: "ls", decision: allow }
+        - { tool: shell, command: "curl *", decision: allow }
+jobs:
+  j: { worker: w, input: go }
+M
+run=$(ns "$NS" run "$T/a3.yaml" --out "$T/runs3" 2>"$T/a3.err")
+expect_rc "the admin's abort aborts" 3 $?
+expect_grep "the progress line names the admin's rule" "git push origin main: deny \(admin rule 1\)" "$T/a3.err"
+expect_grep "and the abort's" "aborted by admin rule 2" "$T/a3.err"
+expect_grep "the manifest's own rule keeps its number" "shell ls: allow \(rule 2\)" "$T/a3.err"
+"$NS" audit "$run" >"$T/a3.audit" 2>&1
+expect_grep "audit's denial names the admin's rule" "deny by admin rule 1: " "$T/a3.audit"
+expect_nogrep "and no rule the manifest lacks" "by rule [45]" "$T/a3.audit"
+"$NS" audit "$run" --json >"$T/a3.json" 2>&1
+expect_grep "audit --json: the rule is the admin's" '"rule":"admin 2"' "$T/a3.json"
+"$NS" report "$run" --out "$T/a3.html" >/dev/null 2>&1
+expect_grep "report names the admin's rule" "by admin rule 1" "$T/a3.html"
 
 done_tests
