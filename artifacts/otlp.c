@@ -173,6 +173,8 @@ static void toolspan(const struct jobctx *c, const cJSON *d, const cJSON *res)
 	const cJSON *rule = get(d, "rule");
 	if (cJSON_IsNumber(rule))
 		attrint(a, "nightshift.rule", rule->valueint);
+	else if (cJSON_IsString(rule) && strncmp(rule->valuestring, "admin ", 6) == 0 && atoi(rule->valuestring + 6) > 0)
+		attrint(a, "nightshift.admin_rule", atoi(rule->valuestring + 6));
 	else
 		attrstr(a, "nightshift.rule", "default");
 	attrstr(a, "nightshift.reason", jsonstr(d, "reason", NULL));

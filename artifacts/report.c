@@ -524,6 +524,8 @@ static void decision(struct timeline *t, const cJSON *ev)
 	const cJSON *rule = get(ev, "rule");
 	if (cJSON_IsNumber(rule))
 		bufprintf(c, " by rule %d", rule->valueint);
+	else if (cJSON_IsString(rule) && strncmp(rule->valuestring, "admin ", 6) == 0 && atoi(rule->valuestring + 6) > 0)
+		bufprintf(c, " by admin rule %d", atoi(rule->valuestring + 6));
 	else
 		bufputs(c, " by the default");
 	const char *reason = jsonstr(ev, "reason", "");

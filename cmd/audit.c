@@ -9,6 +9,7 @@
 #include "../artifacts/calls.h"
 #include "../artifacts/sign.h"
 #include "../artifacts/verify.h"
+#include "../policy/policy.h"
 #include "cmd.h"
 
 static const char audithelp[] =
@@ -390,8 +391,8 @@ static int table(const char *run, const struct filter *fp, int json)
 				char rule[16], why[160];
 				rulestr(call.rule, rule, sizeof rule);
 				cell(why, sizeof why, call.reason ? call.reason : "");
-				bufprintf(&denials, "  step %d  %s  %s %s by rule %s: %s\n", call.step, call.job,
-				          call.tool ? call.tool : "?", call.decision, rule, why);
+				bufprintf(&denials, "  step %d  %s  %s %s by %s: %s\n", call.step, call.job,
+				          call.tool ? call.tool : "?", call.decision, ruletold(rule), why);
 			}
 			if (json) {
 				/* Written directly: a night's audit may print a million of these. */

@@ -312,11 +312,14 @@ int cmdpolicy(int argc, char **argv)
 		termprintf(stderr, "nightshift: policy: %s\n", v.reason);
 		for (size_t k = 0; v.percmd && k < v.commands.n; k++) {
 			const struct cmdverdict *c = &v.percmd[k];
-			char by[32];
+			char by[48];
 			if (c->skipped)
 				snprintf(by, sizeof by, "(runs nothing)");
-			else if (c->rule >= 0)
-				snprintf(by, sizeof by, "%s by rule %d", decisionname(c->decision), rulenum(&w->approval, c->rule));
+			else if (c->rule >= 0) {
+				char tag[24];
+				ruletag(&w->approval, c->rule, tag, sizeof tag);
+				snprintf(by, sizeof by, "%s by %s", decisionname(c->decision), ruletold(tag));
+			}
 			else
 				snprintf(by, sizeof by, "%s by default", decisionname(c->decision));
 			termprintf(stderr, "  %-20s %s\n", by, v.commands.v[k]);

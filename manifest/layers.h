@@ -17,5 +17,8 @@ char *layersuserpath(void);
  * in folders owned by root, none of them writable by group or others; 0 when it does not exist;
  * -1 with e (ERR_INPUT) naming what is wrong when it exists but cannot be trusted. */
 int layersadmincheck(const char *path, struct err *e);
+/* The name of a test-only variable set in the environment that would loosen what the admin
+ * policy holds (NIGHTSHIFT_TEST_RESOLVE: names to addresses, believed over DNS), or NULL. */
+const char *layerstesthook(void);
 
 #endif

@@ -1597,19 +1597,12 @@ static void capt(int *v, int cap)
 		*v = cap;
 }
 
-/* Does the admin policy's allow list admit entry r (the same entry, or a *.domain above it)? */
+/* Does the admin policy's allow list admit all that entry r admits (some entry holds it)? */
 static int adminallows(const struct adminpolicy *a, const struct netrule *r)
 {
-	for (size_t i = 0; i < a->net.nallow; i++) {
-		const struct netrule *ar = &a->net.allow[i];
-		if (strcmp(ar->text, r->text) == 0)
+	for (size_t i = 0; i < a->net.nallow; i++)
+		if (netrulewithin(r, &a->net.allow[i]))
 			return 1;
-		if (ar->wildcard && r->host && ar->port == r->port) {
-			size_t hl = strlen(r->host), dl = strlen(ar->host);
-			if (hl > dl && strcmp(r->host + hl - dl, ar->host) == 0 && r->host[hl - dl - 1] == '.')
-				return 1;
-		}
-	}
 	return 0;
 }
 
@@ -2356,6 +2349,10 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
 		m->admin.path = xstrdup(ADMINPOLICY);
 		sha256hex(atext->data, atext->len, m->admin.sha256);
 		rc = parseadmin(&m->admin, ay);
+		const char *hook = layerstesthook();
+		if (hook)
+			rc = errc(e, ERR_INPUT, "%s is set: a test-only variable is refused under the admin policy %s (it would "
+			          "send a name the policy allows to any address); unset it", hook, ADMINPOLICY);
 	}
 	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
 	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {

@@ -189,3 +189,14 @@ int netruleaddr(const struct netrule *r, int family, const unsigned char *addr)
 	}
 	return 1;
 }
+
+int netrulewithin(const struct netrule *r, const struct netrule *outer)
+{
+	int portok = outer->port ? r->port == outer->port : !r->port || r->port == 443 || r->port == 80;
+	if (!portok)
+		return 0;
+	if (outer->host) /* a name: the same name (not a wildcard), or a name or *.name below its *.domain */
+		return r->host && (outer->wildcard ? netrulename(outer, r->host)
+		                                   : !r->wildcard && strcmp(r->host, outer->host) == 0);
+	return r->family == outer->family && r->prefix >= outer->prefix && netruleaddr(outer, r->family, r->addr);
+}

@@ -16,5 +16,7 @@ int netruleport(const struct netrule *r, int port);
 int netrulename(const struct netrule *r, const char *host);
 /* Does the entry's address or range hold addr (4 or 16 bytes, by family AF_INET/AF_INET6)? */
 int netruleaddr(const struct netrule *r, int family, const unsigned char *addr);
+/* Does entry outer admit everything entry r admits (its ports, its names or its addresses)? */
+int netrulewithin(const struct netrule *r, const struct netrule *outer);
 
 #endif

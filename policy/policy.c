@@ -163,6 +163,24 @@ int rulenum(const struct approval *a, int k)
 	return a->rules[k].num > 0 ? a->rules[k].num : k + 1;
 }
 
+void ruletag(const struct approval *a, int k, char *dst, size_t cap)
+{
+	if (a->rules[k].admin)
+		snprintf(dst, cap, "admin %d", a->rules[k].admin);
+	else
+		snprintf(dst, cap, "%d", rulenum(a, k));
+}
+
+const char *ruletold(const char *tag)
+{
+	static __thread char out[48];
+	if (strncmp(tag, "admin ", 6) == 0)
+		snprintf(out, sizeof out, "admin rule %.30s", tag + 6);
+	else
+		snprintf(out, sizeof out, "rule %.30s", tag);
+	return out;
+}
+
 static void rulename(char *dst, size_t cap, const struct approval *a, int k)
 {
 	int n = rulenum(a, k);

@@ -34,6 +34,11 @@ int policycheck(const struct approval *a, struct err *e);
 /* The number people see for rule k: its place in the YAML list, from 1 (a preset counts as one
  * rule, all its patterns share its number). */
 int rulenum(const struct approval *a, int k);
+/* How rule k is told in events and lines: "N" (rulenum) or, for the admin policy's, "admin N"
+ * (its number in the policy), into dst. */
+void ruletag(const struct approval *a, int k, char *dst, size_t cap);
+/* A tag as a phrase: "rule N" or "admin rule N", in a static buffer (one at a time). */
+const char *ruletold(const char *tag);
 /* Free what a verdict owns. */
 void verdictfree(struct verdict *v);
 

@@ -609,11 +609,12 @@ static void shortargs(const struct llmcall *c, char *out, size_t n)
 static void toolline(const struct jobrun *jr, int step, const struct llmcall *c, const struct verdict *v,
                      const char *outcome, int64_t ms)
 {
-	char args[96], rule[24];
+	char args[96], rule[32], tag[24];
 	shortargs(c, args, sizeof args);
-	if (v->rule >= 0)
-		snprintf(rule, sizeof rule, "rule %d", v->rule + 1);
-	else
+	if (v->rule >= 0) {
+		ruletag(&jr->w->approval, v->rule, tag, sizeof tag);
+		snprintf(rule, sizeof rule, "%s", ruletold(tag));
+	} else
 		snprintf(rule, sizeof rule, "default");
 	char *msg = xasprintf("step %d: %s %s: %s (%s)%s%s, %.1fs", step, c->name, args, decisionname(v->decision), rule,
 	                      outcome ? ": " : "", outcome ? outcome : "", ms / 1000.0);
@@ -657,7 +658,12 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 	if (v.path)
 		cJSON_AddStringToObject(ev, "path", v.path);
 	cJSON_AddStringToObject(ev, "decision", decisionname(v.decision));
+	char tag[24] = "";
 	if (v.rule >= 0)
+		ruletag(&jr->w->approval, v.rule, tag, sizeof tag);
+	if (v.rule >= 0 && jr->w->approval.rules[v.rule].admin) /* a string: the admin's number, not the worker's */
+		cJSON_AddStringToObject(ev, "rule", tag);
+	else if (v.rule >= 0)
 		cJSON_AddNumberToObject(ev, "rule", rulenum(&jr->w->approval, v.rule));
 	else
 		cJSON_AddStringToObject(ev, "rule", "default");
@@ -667,9 +673,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		return -1;
 	}
 	int rc = 0;
-	char by[32];
-	if (v.rule >= 0)
-		snprintf(by, sizeof by, "approval rule %d", rulenum(&jr->w->approval, v.rule));
+	char by[40];
+	if (v.rule >= 0 && jr->w->approval.rules[v.rule].admin)
+		snprintf(by, sizeof by, "%s", ruletold(tag));
+	else if (v.rule >= 0)
+		snprintf(by, sizeof by, "approval rule %s", tag);
 	else
 		snprintf(by, sizeof by, "the default decision");
 	char outcome[160] = "";
