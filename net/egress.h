@@ -58,8 +58,9 @@ size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, 
 /* Stop serving, cut open connections, remove the socket and its folder. */
 void egressclose(struct egress *g);
 
-/* What kind of address addr is (family AF_INET/AF_INET6), e.g. "loopback" or "cloud metadata",
-   or NULL for an ordinary public one. */
+/* What kind of address addr is (family AF_INET/AF_INET6), e.g. "loopback" or "cloud-metadata",
+   "this-host" when this machine's routing takes it to itself (an address of its own), or NULL
+   for an ordinary public one. */
 const char *egressclass(int family, const unsigned char *addr);
 
 #endif

@@ -153,6 +153,12 @@ static void classes(void)
 		{"2001::1", "teredo"},
 		{"2001:4860:4860::8888", NULL},
 		{"2606:4700::1111", NULL},
+		{"192.0.2.1", "documentation"},
+		{"198.51.100.7", "documentation"},
+		{"203.0.113.255", "documentation"},
+		{"2001:db8::1", "documentation"},
+		{"3fff:fff::1", "documentation"},
+		{"3fff:1000::1", NULL},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		unsigned char a[16];
