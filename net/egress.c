@@ -752,6 +752,18 @@ static void tunnelgive(void)
 	pthread_mutex_unlock(&fdmu);
 }
 
+/* Put an ended connection on the record (g->mu held): the first EGRESSKEEP whole, the rest counted. */
+static void keep(struct egress *g, const struct netconn *rec)
+{
+	if (g->ndone < EGRESSKEEP) {
+		g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
+		g->done[g->ndone++] = *rec;
+	} else {
+		g->more.n++;
+		g->more.refused += !rec->allowed;
+	}
+}
+
 static void *connmain(void *arg)
 {
 	struct conn *c = arg;
@@ -766,13 +778,7 @@ static void *connmain(void *arg)
 		}
 	g->nopen--;
 	tunnelgive();
-	if (g->ndone < EGRESSKEEP) {
-		g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
-		g->done[g->ndone++] = c->rec;
-	} else {
-		g->more.n++;
-		g->more.refused += !c->rec.allowed;
-	}
+	keep(g, &c->rec);
 	if (c->upstream >= 0)
 		close(c->upstream);
 	close(c->client);
@@ -823,6 +829,14 @@ static void start(struct egress *g, int fd)
 		sendall(fd, busy, sizeof busy - 1);
 		shutdown(fd, SHUT_WR);
 		close(fd);
+		/* turned away before its request was read: on the record all the same, as refused */
+		snprintf(c->rec.rule, sizeof c->rec.rule, "busy");
+		snprintf(c->rec.reason, sizeof c->rec.reason, "503: this step's proxy already serves %d connections "
+		         "(or the runner's descriptors are short)", egresscap());
+		c->rec.duration_ms = nowms() - c->rec.start_ms;
+		pthread_mutex_lock(&g->mu);
+		keep(g, &c->rec);
+		pthread_mutex_unlock(&g->mu);
 		free(c);
 	}
 	pthread_attr_destroy(&at);
