@@ -44,6 +44,7 @@
 #define CONNFDS 6     /* descriptors a tunnel holds: client, upstream, a pipe each way */
 #define FDRESERVE 256 /* descriptors kept for the runner itself, at least (a quarter of the limit) */
 #define MAXADDRS 16
+#define CUTMS 2000 /* how long egresstake waits for the connections it cut to end */
 
 struct conn {
 	struct egress *g;
@@ -1010,17 +1011,33 @@ static int byseq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms)
+/* Wait on g->cv (g->mu held) until no connection is open or ms have passed. */
+static void waitopen(struct egress *g, int ms)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += waitms / 1000;
-	until.tv_nsec += (long)(waitms % 1000) * 1000000;
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000)
 		until.tv_sec++, until.tv_nsec -= 1000000000;
-	pthread_mutex_lock(&g->mu);
 	while (g->nopen > 0 && pthread_cond_timedwait(&g->cv, &g->mu, &until) == 0)
 		;
+}
+
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms)
+{
+	pthread_mutex_lock(&g->mu);
+	waitopen(g, waitms);
+	if (g->nopen > 0) {
+		/* Nobody is at the step's end of these any more: an upstream that holds one open would
+		 * keep it past the step (and past the job's last, off the record). Cut them. */
+		for (struct conn *c = g->open; c; c = c->next) {
+			shutdown(c->client, SHUT_RDWR);
+			if (c->upstream >= 0)
+				shutdown(c->upstream, SHUT_RDWR);
+		}
+		waitopen(g, CUTMS);
+	}
 	size_t n = g->ndone;
 	*out = g->done;
 	g->done = NULL;
