@@ -1024,11 +1024,11 @@ static void waitopen(struct egress *g, int ms)
 		;
 }
 
-size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms)
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms, int cut)
 {
 	pthread_mutex_lock(&g->mu);
 	waitopen(g, waitms);
-	if (g->nopen > 0) {
+	if (cut && g->nopen > 0) {
 		/* Nobody is at the step's end of these any more: an upstream that holds one open would
 		 * keep it past the step (and past the job's last, off the record). Cut them. */
 		for (struct conn *c = g->open; c; c = c->next) {

@@ -52,10 +52,10 @@ struct netmore {
 	int64_t n, refused;
 };
 /* Move out the connections that ended since the last call, in the order they started (the first
-   EGRESSKEEP; *more counts the rest). Called when a step's processes are gone: it waits up to
-   waitms for open ones to end, then cuts those still open (no one is at the step's end of them)
-   and waits a moment more, so that they are the step's. *out is owned by the caller (free it). */
-size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms);
+   EGRESSKEEP; *more counts the rest). It waits up to waitms for open ones to end; with cut (a
+   step's processes are gone, so no one is at its end of them) it then cuts those still open and
+   waits a moment more, so that they are the step's. *out is owned by the caller (free it). */
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms, int cut);
 /* Stop serving, cut open connections, remove the socket and its folder. */
 void egressclose(struct egress *g);
 

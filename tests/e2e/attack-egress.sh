@@ -70,13 +70,13 @@ name = {}
 for line in sys.stdin:
     e = json.loads(line)
     if e["type"] == "decision":
-        name[e["step"]] = e["arguments"]["command"].rsplit("/", 1)[-1]
+        name[e["step"]] = e["arguments"].get("command", e.get("tool", "?")).rsplit("/", 1)[-1]
     elif e["type"] == "tool_result" and e.get("tool") == "shell":
         out = e.get("stdout", "").rstrip("\n").replace("\n", "\\n")
         print("R\t%s\t%s\t%s" % (name[e["step"]], e["exit_code"], out))
         print("C\t%s\t%s %s %s" % (name[e["step"]], e.get("connections", 0), e.get("connections_refused", 0),
               e.get("connections_unrecorded", 0)))
-    elif e["type"] == "net_connection":
+    elif e["type"] == "net_connection" and "mcp_server" not in e:
         print("E\t%s\t%s %s %s %s %s %s" % (name[e["step"]], e["method"], e["host"], e["port"], e["address"] or "-",
               e["decision"], e["rule"].replace(" ", "")))
 '
@@ -113,6 +113,26 @@ req loop "CONNECT 127.0.0.1:3128 HTTP/1.1\\r\\n\\r\\n"
 req percent "GET http://ok%2etest:$P/percent HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
 req portzero "CONNECT ok.test:0$P HTTP/1.1\\r\\n\\r\\n"
 req portbig "CONNECT ok.test:$((P + 65536)) HTTP/1.1\\r\\n\\r\\n"
+# a stdio MCP server runs in a sandbox with the job's allowlist: what it connects to is recorded too
+cat > "$ws/mcpnet.py" <<PY
+import json, socket, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    r = {"protocolVersion": m.get("params", {}).get("protocolVersion"), "capabilities": {"tools": {}},
+         "serverInfo": {"name": "n", "version": "1"}}
+    if m["method"] == "tools/list":
+        r = {"tools": [{"name": "fetch", "inputSchema": {"type": "object"}}]}
+    elif m["method"] == "tools/call":
+        s = socket.create_connection(("127.0.0.1", 3128), 10)
+        s.sendall(b"CONNECT mcp-denied.test:443 HTTP/1.1\\r\\n\\r\\n")
+        st = s.recv(4096).decode("latin-1").split("\\r\\n")[0]
+        s.close()
+        r = {"content": [{"type": "text", "text": st}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\\n")
+    sys.stdout.flush()
+PY
 # the last step: a tunnel to an admitted host that holds it open after the step is gone
 add held "$S -m 2 -p http://127.0.0.2:$H/held; exit 0"
 names="own doc userinfo mapped decimal loop percent portzero portbig held"
@@ -125,9 +145,11 @@ sandbox:
   network:
     allow: ["own.test:$P", "doc.test:$P", "ok.test:$P", "127.0.0.2:$H"]
 models:
-  m: { provider: scripted, replies: [ $(calls $names), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+  m: { provider: scripted, replies: [ {tool_calls: [ {name: mcp__net__fetch, arguments: {}} ]}, $(calls $names), {tool_calls: [ {name: final_result, arguments: {}} ]} ] }
+mcp:
+  net: { command: [python3, /workspace/mcpnet.py] }
 workers:
-  w: { model: m, instructions: x, tools: [shell], max_turns: 100, approval: { default: allow } }
+  w: { model: m, instructions: x, tools: [shell, "mcp__net__*"], max_turns: 100, approval: { default: allow } }
 jobs:
   j: { worker: w }
 YAML
@@ -160,6 +182,16 @@ expect_eq "percent-encoded host: 400" "HTTP/1.1 400 Bad Request" "$(out percent)
 expect_eq "port with a leading zero: the same port" "CONNECT ok.test $P 127.0.0.2 deny special-address:loopback" "$(event portzero)"
 expect_eq "port past 65535: 400" "HTTP/1.1 400 Bad Request" "$(out portbig)"
 expect_nogrep "nothing but the listed reached the host's service" "." "$T/hits"
+check "MCP server: refused by the proxy" grep -q "HTTP/1.1 403 Forbidden" <<< \
+	"$(zstd -dcq "$run/jobs/j/events.jsonl.zst" | python3 -c 'import json,sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e["type"] == "tool_result" and e.get("mcp_server") == "net": print(e.get("output"))')"
+expect_eq "MCP server: its connection is an event" "CONNECT mcp-denied.test 443 - deny no-entry net" \
+	"$(zstd -dcq "$run/jobs/j/events.jsonl.zst" | python3 -c 'import json,sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e["type"] == "net_connection" and e.get("mcp_server"): print(e["method"], e["host"], e["port"], e["address"] or "-", e["decision"], e["rule"], e["mcp_server"])')"
 # a tunnel that outlived the job's last step is on the record, with that step
 expect_eq "held tunnel: its event, with its step" "CONNECT 127.0.0.2 $H 127.0.0.2 allow 127.0.0.2:$H" "$(event held)"
 expect_eq "held tunnel: counted by its step" "1 0 0" "$(counts held)"
@@ -167,7 +199,7 @@ check "the run verifies" "$NS" audit "$run" --verify
 [ "$_fail" = 0 ] || { cat "$T/results"; tail -5 "$T/err"; }
 
 # ---- a flood past the proxy's cap: every connection is on the record or counted ----
-rm -rf "$ws/a" "$T/runs"
+rm -rf "$ws/a"
 mkdir -p "$ws/a"
 add flood "/usr/bin/python3 -c '
 import socket
@@ -198,7 +230,7 @@ jobs:
   j: { worker: w }
 YAML
 # 1024 descriptors: the proxy serves 64 at once (net/egress.c egresscap), the rest get a 503
-( ulimit -n 1024 && TMPDIR=$T/tmp "$NS" run "$T/f.yaml" --out "$T/runs" > "$T/out" 2> "$T/err" )
+( ulimit -n 1024 && TMPDIR=$T/tmp "$NS" run "$T/f.yaml" --out "$T/runs-f" > "$T/out" 2> "$T/err-f" )
 expect_rc "flood: the run succeeds" 0 $?
 run=$(cat "$T/out")
 results j > "$T/results"
@@ -208,4 +240,5 @@ expect_eq "flood: every connection an event" 80 "$(grep -cP "^E\tflood\t" "$T/re
 expect_eq "flood: the busy ones say so" "$(grep -oP '503=\K[0-9]+' <<< "$(out flood)")" \
 	"$(grep -P "^E\tflood\t" "$T/results" | grep -c " deny busy$")"
 expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
+[ -n "${KEEP:-}" ] && cp -r "$T" /tmp/eg/keep
 done_tests
