@@ -240,5 +240,4 @@ expect_eq "flood: every connection an event" 80 "$(grep -cP "^E\tflood\t" "$T/re
 expect_eq "flood: the busy ones say so" "$(grep -oP '503=\K[0-9]+' <<< "$(out flood)")" \
 	"$(grep -P "^E\tflood\t" "$T/results" | grep -c " deny busy$")"
 expect_eq "no egress socket folder is left" "" "$(ls "$T/tmp" | grep nightshift-egress)"
-[ -n "${KEEP:-}" ] && cp -r "$T" /tmp/eg/keep
 done_tests
