@@ -870,8 +870,43 @@ static int httpopen(struct mcp *c, const struct manifest *m, const struct sbxcon
 	return 0;
 }
 
-cJSON *mcpnet(struct mcp *c)
+cJSON *mcpnet(struct mcp *c, int ending)
 {
+	if (c && c->sbx) { /* a stdio server: what its sandbox's proxy recorded */
+		struct netconn *v;
+		struct netmore more;
+		size_t n = sbxnet(c->sbx, &v, &more, ending);
+		for (size_t i = 0; i < n + (more.n > 0); i++) {
+			if (!c->net)
+				c->net = cJSON_CreateArray();
+			cJSON *ev = cJSON_CreateObject();
+			cJSON_AddStringToObject(ev, "mcp_server", c->conf->name);
+			if (i == n) { /* past EGRESSKEEP: counted */
+				char why[160];
+				snprintf(why, sizeof why, "%lld more connections (%lld refused) past the %d recorded",
+				         (long long)more.n, (long long)more.refused, EGRESSKEEP);
+				cJSON_AddStringToObject(ev, "decision", more.refused ? "deny" : "allow");
+				cJSON_AddStringToObject(ev, "rule", "unrecorded");
+				cJSON_AddStringToObject(ev, "reason", why);
+				cJSON_AddNumberToObject(ev, "connections_unrecorded", (double)more.n);
+				cJSON_AddItemToArray(c->net, ev);
+				break;
+			}
+			cJSON_AddStringToObject(ev, "method", v[i].method);
+			cJSON_AddStringToObject(ev, "host", v[i].host);
+			cJSON_AddNumberToObject(ev, "port", v[i].port);
+			cJSON_AddStringToObject(ev, "address", v[i].addr);
+			cJSON_AddStringToObject(ev, "decision", v[i].allowed ? "allow" : "deny");
+			cJSON_AddStringToObject(ev, "rule", v[i].rule);
+			if (v[i].reason[0])
+				cJSON_AddStringToObject(ev, "reason", v[i].reason);
+			cJSON_AddNumberToObject(ev, "bytes_sent", (double)v[i].sent);
+			cJSON_AddNumberToObject(ev, "bytes_received", (double)v[i].received);
+			cJSON_AddNumberToObject(ev, "duration_ms", (double)v[i].duration_ms);
+			cJSON_AddItemToArray(c->net, ev);
+		}
+		free(v);
+	}
 	cJSON *n = c ? c->net : NULL;
 	if (c)
 		c->net = NULL;
@@ -923,12 +958,12 @@ int mcpopen(struct mcp **cp, const struct mcpserver *conf, const struct sbxconf 
 			free(log);
 		}
 		if (net)
-			*net = mcpnet(c);
+			*net = mcpnet(c, 1);
 		mcpclose(c);
 		return errctx(e, "MCP server '%s'", conf->name);
 	}
 	if (net)
-		*net = mcpnet(c);
+		*net = mcpnet(c, 0);
 	*cp = c;
 	return 0;
 }

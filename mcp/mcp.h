@@ -68,9 +68,11 @@ void mcpcall(struct mcp *c, const char *tool, const cJSON *args, int64_t jobend,
 /* Take what the server logged since the last call (stderr lines, log notifications): a new
  * string, or NULL when nothing. */
 char *mcplog(struct mcp *c);
-/* Take the connections the HTTP transport opened (or refused) since the last call: an array of
- * net_connection event bodies (caller frees), or NULL when none. */
-cJSON *mcpnet(struct mcp *c);
+/* Take the connections the HTTP transport opened (or refused), or a stdio server made through its
+ * sandbox's egress proxy, since the last call: an array of net_connection event bodies (caller
+ * frees), or NULL when none. ending: the server is about to be closed (its open tunnels are cut
+ * and taken too). */
+cJSON *mcpnet(struct mcp *c, int ending);
 /* End the session and the server (its sandbox with it). */
 void mcpclose(struct mcp *c);
 void mcpresultfree(struct mcpresult *r);

@@ -17,6 +17,8 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -42,6 +44,7 @@
 #define CONNFDS 6     /* descriptors a tunnel holds: client, upstream, a pipe each way */
 #define FDRESERVE 256 /* descriptors kept for the runner itself, at least (a quarter of the limit) */
 #define MAXADDRS 16
+#define CUTMS 2000 /* how long egresstake waits for the connections it cut to end */
 
 struct conn {
 	struct egress *g;
@@ -89,7 +92,8 @@ static const char *class4(const unsigned char *a)
 		{0x00000000, 8, "this-network"},   {0x0a000000, 8, "private"},        {0x64400000, 10, "shared"},
 		{0x7f000000, 8, "loopback"},       {0xa9fe0000, 16, "link-local"},    {0xac100000, 12, "private"},
 		{0xc0000000, 24, "ietf-protocol"}, {0xc0a80000, 16, "private"},       {0xc6120000, 15, "benchmarking"},
-		{0xe0000000, 4, "multicast"},      {0xf0000000, 4, "reserved"},
+		{0xe0000000, 4, "multicast"},      {0xf0000000, 4, "reserved"},       {0xc0000200, 24, "documentation"},
+		{0xc6336400, 24, "documentation"}, {0xcb007100, 24, "documentation"},
 	};
 	for (size_t i = 0; i < sizeof special / sizeof *special; i++)
 		if (in4(a, special[i].net, special[i].bits))
@@ -97,7 +101,70 @@ static const char *class4(const unsigned char *a)
 	return NULL;
 }
 
-const char *egressclass(int family, const unsigned char *a)
+/* How this machine's routing table (of the runner's network namespace) takes a connection to
+   a: "this-host" when it stays on this machine (an address of one of its interfaces, or a
+   local route), "broadcast", or NULL when it leaves. Asked of the kernel (RTM_GETROUTE), as the
+   connection would be routed; when the kernel cannot be asked, "unroutable" (fail closed). */
+static const char *routeclass(int family, const unsigned char *a)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	struct {
+		struct nlmsghdr n;
+		struct rtmsg r;
+		char attr[64];
+	} req;
+	memset(&req, 0, sizeof req);
+	req.n.nlmsg_len = NLMSG_LENGTH(sizeof req.r);
+	req.n.nlmsg_type = RTM_GETROUTE;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.n.nlmsg_seq = 1;
+	req.r.rtm_family = (unsigned char)family;
+	req.r.rtm_dst_len = (unsigned char)(alen * 8);
+	struct rtattr *rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.n.nlmsg_len));
+	rta->rta_type = RTA_DST;
+	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(rta), a, alen);
+	req.n.nlmsg_len = NLMSG_ALIGN(req.n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return "unroutable";
+	struct timeval tv = {1, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	const char *cls = "unroutable";
+	union {
+		struct nlmsghdr n;
+		char b[8192];
+	} resp;
+	if (sendto(fd, &req, req.n.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0)
+		goto out;
+	for (int tries = 0; tries < 8; tries++) {
+		ssize_t r = recv(fd, resp.b, sizeof resp.b, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (struct nlmsghdr *h = &resp.n; NLMSG_OK(h, (size_t)r); h = NLMSG_NEXT(h, r)) {
+			if (h->nlmsg_seq != 1)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) { /* no route: it goes nowhere, and not here */
+				cls = NULL;
+				goto out;
+			}
+			if (h->nlmsg_type == RTM_NEWROUTE) {
+				const struct rtmsg *m = NLMSG_DATA(h);
+				cls = m->rtm_type == RTN_LOCAL ? "this-host" : m->rtm_type == RTN_BROADCAST ? "broadcast" : NULL;
+				goto out;
+			}
+		}
+	}
+out:
+	close(fd);
+	return cls;
+}
+
+/* The kind by the address alone (the ranges of RFC 6890 and the like). */
+static const char *addrclass(int family, const unsigned char *a)
 {
 	static const unsigned char zero[16];
 	if (family == AF_INET)
@@ -127,7 +194,15 @@ const char *egressclass(int family, const unsigned char *a)
 		return "discard";
 	if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0)
 		return "teredo";
+	if ((a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8) || (a[0] == 0x3f && a[1] == 0xff && a[2] < 0x10))
+		return "documentation";
 	return NULL;
+}
+
+const char *egressclass(int family, const unsigned char *a)
+{
+	const char *cls = addrclass(family, a);
+	return cls ? cls : routeclass(family, a);
 }
 
 /* ---- decisions ---- */
@@ -678,6 +753,18 @@ static void tunnelgive(void)
 	pthread_mutex_unlock(&fdmu);
 }
 
+/* Put an ended connection on the record (g->mu held): the first EGRESSKEEP whole, the rest counted. */
+static void keep(struct egress *g, const struct netconn *rec)
+{
+	if (g->ndone < EGRESSKEEP) {
+		g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
+		g->done[g->ndone++] = *rec;
+	} else {
+		g->more.n++;
+		g->more.refused += !rec->allowed;
+	}
+}
+
 static void *connmain(void *arg)
 {
 	struct conn *c = arg;
@@ -692,13 +779,7 @@ static void *connmain(void *arg)
 		}
 	g->nopen--;
 	tunnelgive();
-	if (g->ndone < EGRESSKEEP) {
-		g->done = xrealloc(g->done, (g->ndone + 1) * sizeof *g->done);
-		g->done[g->ndone++] = c->rec;
-	} else {
-		g->more.n++;
-		g->more.refused += !c->rec.allowed;
-	}
+	keep(g, &c->rec);
 	if (c->upstream >= 0)
 		close(c->upstream);
 	close(c->client);
@@ -749,6 +830,14 @@ static void start(struct egress *g, int fd)
 		sendall(fd, busy, sizeof busy - 1);
 		shutdown(fd, SHUT_WR);
 		close(fd);
+		/* turned away before its request was read: on the record all the same, as refused */
+		snprintf(c->rec.rule, sizeof c->rec.rule, "busy");
+		snprintf(c->rec.reason, sizeof c->rec.reason, "503: this step's proxy already serves %d connections "
+		         "(or the runner's descriptors are short)", egresscap());
+		c->rec.duration_ms = nowms() - c->rec.start_ms;
+		pthread_mutex_lock(&g->mu);
+		keep(g, &c->rec);
+		pthread_mutex_unlock(&g->mu);
 		free(c);
 	}
 	pthread_attr_destroy(&at);
@@ -922,17 +1011,33 @@ static int byseq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms)
+/* Wait on g->cv (g->mu held) until no connection is open or ms have passed. */
+static void waitopen(struct egress *g, int ms)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += waitms / 1000;
-	until.tv_nsec += (long)(waitms % 1000) * 1000000;
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000)
 		until.tv_sec++, until.tv_nsec -= 1000000000;
-	pthread_mutex_lock(&g->mu);
 	while (g->nopen > 0 && pthread_cond_timedwait(&g->cv, &g->mu, &until) == 0)
 		;
+}
+
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms, int cut)
+{
+	pthread_mutex_lock(&g->mu);
+	waitopen(g, waitms);
+	if (cut && g->nopen > 0) {
+		/* Nobody is at the step's end of these any more: an upstream that holds one open would
+		 * keep it past the step (and past the job's last, off the record). Cut them. */
+		for (struct conn *c = g->open; c; c = c->next) {
+			shutdown(c->client, SHUT_RDWR);
+			if (c->upstream >= 0)
+				shutdown(c->upstream, SHUT_RDWR);
+		}
+		waitopen(g, CUTMS);
+	}
 	size_t n = g->ndone;
 	*out = g->done;
 	g->done = NULL;

@@ -52,14 +52,16 @@ struct netmore {
 	int64_t n, refused;
 };
 /* Move out the connections that ended since the last call, in the order they started (the first
-   EGRESSKEEP; *more counts the rest); waits up to waitms for open ones to end first. *out is
-   owned by the caller (free it). */
-size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms);
+   EGRESSKEEP; *more counts the rest). It waits up to waitms for open ones to end; with cut (a
+   step's processes are gone, so no one is at its end of them) it then cuts those still open and
+   waits a moment more, so that they are the step's. *out is owned by the caller (free it). */
+size_t egresstake(struct egress *g, struct netconn **out, struct netmore *more, int waitms, int cut);
 /* Stop serving, cut open connections, remove the socket and its folder. */
 void egressclose(struct egress *g);
 
-/* What kind of address addr is (family AF_INET/AF_INET6), e.g. "loopback" or "cloud metadata",
-   or NULL for an ordinary public one. */
+/* What kind of address addr is (family AF_INET/AF_INET6), e.g. "loopback" or "cloud-metadata",
+   "this-host" when this machine's routing takes it to itself (an address of its own), or NULL
+   for an ordinary public one. */
 const char *egressclass(int family, const unsigned char *addr);
 
 #endif

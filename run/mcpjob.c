@@ -313,7 +313,7 @@ int mcpjobcall(struct mcpjob *mj, const char *callid, const char *name, const cJ
 	struct mcpresult mr;
 	mcpcall(s->c, tool, args, mj->conf.deadline, &mr);
 	int64_t total = nowms() - t0;
-	if (netlog(mj->conf.ev, mcpnet(s->c), e) < 0) {
+	if (netlog(mj->conf.ev, mcpnet(s->c, 0), e) < 0) {
 		mcpresultfree(&mr);
 		return -1;
 	}
@@ -354,6 +354,8 @@ void mcpjobclose(struct mcpjob *mj)
 		return;
 	for (size_t i = 0; i < mj->nsrv; i++) {
 		if (mj->srv[i].c) {
+			struct err ne;
+			netlog(mj->conf.ev, mcpnet(mj->srv[i].c, 1), &ne); /* what it made since its last call */
 			char *log = mcplog(mj->srv[i].c);
 			if (log) {
 				struct err e;

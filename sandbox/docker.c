@@ -978,7 +978,7 @@ static int bexec(struct sbx *s, const char *command, struct sbxresult *r, struct
 	r->duration_ms = nowms() - start;
 	memcpy(r->limits, d->limits, sizeof r->limits);
 	if (d->eg) /* the step's processes are gone: its connections are ending */
-		r->nnet = egresstake(d->eg, &r->net, &r->netmore, 500);
+		r->nnet = egresstake(d->eg, &r->net, &r->netmore, 500, 1);
 	struct err ignored;
 	if (d->id && standby(d, &ignored) != 0)
 		containerdown(d); /* gone or failing: the next step makes a new one */
@@ -1119,4 +1119,9 @@ static int bcheck(const struct sandboxconf *sc, struct err *e)
 	return rc;
 }
 
-const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, bspawn, bcheck};
+static struct egress *begress(struct sbx *s)
+{
+	return ((struct dockersbx *)s)->eg;
+}
+
+const struct sbxops sbxdocker = {"docker", bopen, bexec, bclose, bspawn, bcheck, begress};

@@ -1139,7 +1139,7 @@ done:
 	if (n->cold)
 		zygstop(z);
 	if (rc == 0 && n->eg) /* the step's processes are gone: its connections are ending */
-		r->nnet = egresstake(n->eg, &r->net, &r->netmore, 500);
+		r->nnet = egresstake(n->eg, &r->net, &r->netmore, 500, 1);
 	if (rc < 0)
 		sbxresultfree(r);
 	return rc;
@@ -1194,4 +1194,9 @@ static void bclose(struct sbx *s)
 	free(n);
 }
 
-const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose, bspawn, NULL};
+static struct egress *begress(struct sbx *s)
+{
+	return ((struct nssbx *)s)->eg;
+}
+
+const struct sbxops sbxnamespace = {"namespace", bopen, bexec, bclose, bspawn, NULL, begress};

@@ -360,4 +360,4 @@ static void bclose(struct sbx *s)
 	free(n);
 }
 
-const struct sbxops sbxnone = {"none", bopen, bexec, bclose, bspawn, NULL};
+const struct sbxops sbxnone = {"none", bopen, bexec, bclose, bspawn, NULL, NULL};

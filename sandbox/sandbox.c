@@ -217,6 +217,14 @@ int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e
 	return 0;
 }
 
+size_t sbxnet(struct sbx *s, struct netconn **out, struct netmore *more, int ending)
+{
+	struct egress *g = s && s->ops->egress ? s->ops->egress(s) : NULL;
+	*out = NULL;
+	*more = (struct netmore){0, 0};
+	return g ? egresstake(g, out, more, 0, ending) : 0;
+}
+
 void sbxclose(struct sbx *s)
 {
 	if (s)

@@ -52,6 +52,10 @@ struct sbxproc {
  * pipes, and return at once. The sandbox then serves nothing else: open one per program;
  * sbxclose ends it. Backends that cannot do this say so. */
 int sbxspawn(struct sbx *s, char *const argv[], struct sbxproc *p, struct err *e);
+/* The connections a spawned program made through the sandbox's egress proxy since the last call
+ * (egresstake; *out freed by the caller); with ending (the program is about to be ended) those
+ * still open are cut first, so that they are on the record too. 0 without a proxy. */
+size_t sbxnet(struct sbx *s, struct netconn **out, struct netmore *more, int ending);
 /* Is the backend ready for this configuration (docker: the engine answers and has the image)? Runs
    nothing; the error says what is missing. */
 int sbxcheck(const struct sandboxconf *c, struct err *e);
@@ -93,6 +97,7 @@ struct sbxops {
 	int (*spawn)(struct sbx *s, const char *command, int fds[3], struct err *e); /* NULL: not supported;
 	                             * command is a sh -c line, fds stdin, stdout, stderr (the sandbox's ends, taken) */
 	int (*check)(const struct sandboxconf *c, struct err *e); /* NULL: always ready */
+	struct egress *(*egress)(struct sbx *s); /* the sandbox's egress proxy, or NULL; NULL: none */
 };
 
 struct sbx {

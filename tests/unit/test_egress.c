@@ -153,6 +153,12 @@ static void classes(void)
 		{"2001::1", "teredo"},
 		{"2001:4860:4860::8888", NULL},
 		{"2606:4700::1111", NULL},
+		{"192.0.2.1", "documentation"},
+		{"198.51.100.7", "documentation"},
+		{"203.0.113.255", "documentation"},
+		{"2001:db8::1", "documentation"},
+		{"3fff:fff::1", "documentation"},
+		{"3fff:1000::1", NULL},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		unsigned char a[16];
@@ -326,7 +332,7 @@ static void live(void)
 
 	struct netconn *v = NULL;
 	struct netmore more;
-	size_t n = egresstake(g, &v, &more, 2000);
+	size_t n = egresstake(g, &v, &more, 2000, 1);
 	ok(n == 5 + nbad && more.n == 0, "every connection recorded, got %zu (%lld more)", n, (long long)more.n);
 	for (size_t i = 5; i < n; i++)
 		ok(!v[i].allowed && strcmp(v[i].rule, "bad-request") == 0, "hostile head %zu recorded: %s", i, v[i].rule);
@@ -350,14 +356,14 @@ static void live(void)
 		exchange(fd, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n", got, sizeof got, 1);
 		close(fd);
 	}
-	n = egresstake(g, &v, &more, 2000);
+	n = egresstake(g, &v, &more, 2000, 1);
 	ok(n == EGRESSKEEP && more.n == 40 && more.refused == 40, "a flood: %zu recorded, %lld more (%lld refused)", n,
 	   (long long)more.n, (long long)more.refused);
 	free(v);
 	fd = dialproxy(egresssock(g));
 	exchange(fd, "CONNECT evil.test:443 HTTP/1.1\r\n\r\n", got, sizeof got, 1);
 	close(fd);
-	n = egresstake(g, &v, &more, 2000);
+	n = egresstake(g, &v, &more, 2000, 1);
 	ok(n == 1 && more.n == 0, "the next take records again: %zu, %lld more", n, (long long)more.n);
 	free(v);
 	char path[256];
