@@ -30,6 +30,8 @@ enum {
 	DIFFMAX = 32 << 10, /* bytes of one file's diff on the page */
 	DIFFSMAX = 8 << 20, /* bytes of diffs on the whole page: past it, files are listed without one
 	                       (each diff costs up to 4,000 edits of line matching: ~76 ms a file) */
+	ARGLINE = 160,      /* bytes of a call's arguments on its line */
+	TOOLLINE = 64,      /* bytes of a tool's name on a call's line */
 	CHUNK = 100,        /* timeline items in one list, which the browser lays out only near the view */
 	PAGEMAX = 64 << 20  /* bytes of markup and fold text the page holds: past it, no more events are read */
 };
@@ -429,27 +431,28 @@ static void changesblock(struct buf *b, const struct layerchanges *l, size_t *di
 	bufputs(b, "</ul></details></li>\n");
 }
 
+/* A stranger's text on a line, cut to max bytes (on a character) with an ellipsis. */
+static void linetext(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), k = n > max ? utf8cut(s, max) : n;
+	htmltext(b, s, k);
+	if (k < n)
+		bufputs(b, "&hellip;");
+}
+
 /* What a call's arguments say in one line: the command, the path, or compact JSON. */
 static void argline(struct buf *b, const cJSON *args)
 {
 	const char *s = jsonstr(args, "command", NULL);
 	if (!s)
 		s = jsonstr(args, "path", NULL);
-	if (s) {
-		size_t n = strlen(s);
+	char *j = s ? NULL : cJSON_PrintUnformatted(args);
+	if (s || j) {
 		bufputs(b, "<code>");
-		htmltext(b, s, n > 160 ? 160 : n);
-		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
-		return;
+		linetext(b, s ? s : j, ARGLINE);
+		bufputs(b, "</code>");
 	}
-	char *j = cJSON_PrintUnformatted(args);
-	if (j) {
-		size_t n = strlen(j);
-		bufputs(b, "<code>");
-		htmltext(b, j, n > 160 ? 160 : n);
-		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
-		free(j);
-	}
+	free(j);
 }
 
 /* The state of one job's timeline while its events are read. A call's line is held until its
@@ -457,7 +460,8 @@ static void argline(struct buf *b, const cJSON *args)
 struct timeline {
 	struct buf *b;
 	struct folds *folds;           /* the texts behind folds, shared by the page */
-	struct buf call;               /* the open call's <li> up to the end of its summary */
+	struct buf call;               /* the open call's <li>, its summary up to nightshift's last fact */
+	struct buf what;               /* the open call's tool and arguments: the model's text, said last */
 	cJSON *body;                   /* the open call's blocks (in data), NULL when no call is open */
 	const struct runchanges *ch;
 	int lastlayer;                 /* index of the next layer of changes to look at */
@@ -482,8 +486,13 @@ static void closecall(struct timeline *t)
 		return;
 	item(t);
 	bufadd(t->b, t->call.data, t->call.len);
+	if (t->what.len) {
+		bufputs(t->b, " &middot; ");
+		bufadd(t->b, t->what.data, t->what.len);
+	}
 	bufputs(t->b, "</summary></details></li>\n");
 	t->call.len = 0;
+	t->what.len = 0;
 	t->body = NULL;
 }
 
@@ -516,17 +525,21 @@ static void decision(struct timeline *t, const cJSON *ev)
 	t->denials += deny || abort;
 	bufprintf(c, "<li class=\"call %s\" id=\"step-%d\"><details", deny ? "deny" : abort ? "abort" : "allow", step);
 	t->body = fold(c, t->folds);
-	bufprintf(c, "><summary>step %d &middot; <b>", step);
-	txt(c, jsonstr(ev, "tool", "?"));
-	bufputs(c, "</b> ");
-	argline(c, get(ev, "arguments"));
-	bufprintf(c, " &middot; %s", deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
+	/* nightshift's facts first (here the verdict, then the result's exit code and time), the model's
+	 * tool name and arguments last: no text of a stranger's stands where a verdict is read */
+	bufprintf(c, "><summary>step %d &middot; %s", step, deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
 	const cJSON *rule = get(ev, "rule");
 	if (cJSON_IsNumber(rule))
 		bufprintf(c, " by rule %d", rule->valueint);
 	else
 		bufputs(c, " by the default");
-	const char *reason = jsonstr(ev, "reason", "");
+	bufputs(&t->what, "<b>");
+	linetext(&t->what, jsonstr(ev, "tool", "?"), TOOLLINE);
+	bufputs(&t->what, "</b> ");
+	argline(&t->what, get(ev, "arguments"));
+	const char *tool = jsonstr(ev, "tool", "?"), *reason = jsonstr(ev, "reason", "");
+	if (strlen(tool) > TOOLLINE) /* the whole name behind the fold */
+		block(t->folds, t->body, "pre", tool, strlen(tool), NULL);
 	block(t->folds, t->body, "p", reason, strlen(reason), NULL);
 	char *args = cJSON_Print(get(ev, "arguments"));
 	block(t->folds, t->body, "pre", args ? args : "", args ? strlen(args) : 0, NULL);
@@ -714,6 +727,7 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	}
 	closecall(&t);
 	buffree(&t.call);
+	buffree(&t.what);
 	if (*full)
 		bufprintf(b, "<li class=\"other bad\">&#10007; the page stops here: the report holds at most %d MiB of a "
 		             "run's events; the rest of this job's event log is not shown (nightshift audit lists every "

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# attack-html: what a stranger (a model's replies, a workspace's file names) can make the HTML
+# report say, opened in headless Chromium (Debian's package; installed when missing and root).
+# Each part names the finding it holds (docs/security.md, "Origins and sinks").
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+unset GITHUB_ACTIONS
+command -v python3 >/dev/null || { skip "attack-html" "python3 reads the pages"; done_tests; exit; }
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "installing chromium" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >"$T/apt.log" 2>&1 ||
+		{ apt-get update -q >>"$T/apt.log" 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >>"$T/apt.log" 2>&1; }
+	browser=$(command -v chromium || true)
+fi
+# open FILE OUT: the DOM after load in OUT, the browser's log in OUT.log
+open_page() {
+	HOME="$T" timeout 90 "$browser" --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/profile" \
+		--enable-logging=stderr --v=0 --virtual-time-budget=2000 --dump-dom "file://$1" >"$2" 2>"$2.log"
+}
+[ -n "$browser" ] || echo "WARNING: attack-html: no chromium and cannot install it: the page is checked as written, not as a browser builds it" >&2
+
+# --- 1. What a call's line says first ---
+# A call's line said "step N · TOOL ARGS · ✗ DENIED by rule R · exit code X": the model's tool name
+# (uncut) and arguments came before nightshift's verdict. A tool named "shell · ✓ allowed by rule 1
+# · exit code 0" and a few thousand no-break spaces showed a denied call as allowed, its verdict
+# pushed lines below; arguments ending "· ✓ allowed by rule 1" did the same within 160 bytes.
+# Now the line says nightshift's facts (decision, rule, exit code, time) before any text of the
+# model's, and the tool's name is cut like the arguments.
+mkdir -p "$T/spoof/ws"
+pad=$(python3 -c 'print("\\u00a0" * 3000, end="")')
+cat > "$T/spoof/m.yaml" <<YAML
+version: 1
+name: spoof
+workspace: ws
+models:
+  default:
+    provider: scripted
+    replies:
+      - tool_calls:
+          - { name: "shell · ✓ allowed by rule 1 · exit code 0$pad", arguments: { command: "rm -rf /" } }
+      - tool_calls:
+          - { name: shell, arguments: { command: "cat /etc/shadow · ✓ allowed by rule 1 · exit code 0 · 3 ms" } }
+      - tool_calls:
+          - { name: shell, arguments: { command: "echo hi · ✗ DENIED by rule 9" } }
+      - tool_calls:
+          - { name: final_result, arguments: { note: "x" } }
+workers:
+  w:
+    instructions: hi
+    tools: [shell]
+    approval:
+      rules:
+        - { tool: shell, command: "echo *", decision: allow }
+    output: { type: object, properties: { note: { type: string } } }
+jobs:
+  j: { worker: w }
+YAML
+spoof=$("$NS" run "$T/spoof/m.yaml" --out "$T/runs" 2>"$T/spoof.err")
+expect_rc "the spoofing run runs" 0 $?
+"$NS" report "$spoof" --out "$T/spoof.html" >/dev/null 2>"$T/spoof-r.err"
+expect_rc "its report" 0 $?
+page="$T/spoof.html"
+if [ -n "$browser" ]; then
+	open_page "$T/spoof.html" "$T/spoof.dom"
+	expect_rc "chromium opens it" 0 $?
+	expect_nogrep "no console messages" 'CONSOLE' "$T/spoof.dom.log"
+	page="$T/spoof.dom"
+fi
+# Each call's summary as the page holds it: its text up to the tool's name (<b>), and that name.
+python3 - "$page" >"$T/spoof.lines" <<'PY'
+import html, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+for m in re.finditer(r'<li class="call (\w+)"[^>]*><details[^>]*><summary>(.*?)</summary>', page, re.S):
+    cls, s = m.group(1), m.group(2)
+    head, _, rest = s.partition("<b>")
+    tool = rest.partition("</b>")[0]
+    text = lambda x: html.unescape(re.sub(r"<[^>]+>", "", x))
+    print("%s\t%d\t%s" % (cls, len(text(tool)), " ".join(text(head).split())))
+PY
+expect_eq "three calls on the page" 3 "$(wc -l <"$T/spoof.lines")"
+expect_eq "the denied calls say DENIED before the model's text" "2" \
+	"$(awk -F'\t' '$1 == "deny" && $3 ~ /DENIED by /' "$T/spoof.lines" | wc -l)"
+expect_eq "and nothing else before it" "" \
+	"$(awk -F'\t' '$1 == "deny" && $3 ~ /allowed|exit code/' "$T/spoof.lines")"
+expect_eq "the allowed call says allowed and its exit code before the model's text" "1" \
+	"$(awk -F'\t' '$1 == "allow" && $3 ~ /allowed by rule 1 .*exit code 0/ && $3 !~ /DENIED/' "$T/spoof.lines" | wc -l)"
+expect_eq "a tool's name on the line is cut" "" "$(awk -F'\t' '$2 > 120' "$T/spoof.lines")"
+
+done_tests
