@@ -88,4 +88,61 @@ expect_eq "the allowed call says allowed and its exit code before the model's te
 	"$(awk -F'\t' '$1 == "allow" && $3 ~ /allowed by rule 1 .*exit code 0/ && $3 !~ /DENIED/' "$T/spoof.lines" | wc -l)"
 expect_eq "a tool's name on the line is cut" "" "$(awk -F'\t' '$2 > 120' "$T/spoof.lines")"
 
+# --- 2. --out naming the step's log ---
+# Under GitHub Actions `report --out -` is refused (the page's lines would be read as workflow
+# commands) and `export --otlp -` goes through termjson, but both looked at the name "-" only:
+# `--out /dev/stdout`, `/dev/stderr` or `/proc/self/fd/1` wrote the page into the log raw, where a
+# model's line "::add-mask::x" masked text and "##[error]" made an annotation. Now the file opened
+# is what counts: the step's own stdout or stderr, under Actions, is the log.
+mkdir -p "$T/log/ws"
+cat > "$T/log/m.yaml" <<'YAML'
+version: 1
+name: log
+workspace: ws
+models:
+  default:
+    provider: scripted
+    replies:
+      - text: "fine\n::add-mask::fine\n\u3000::warning::w ##[error]e"
+        tool_calls:
+          - { name: "t##[error]x", arguments: { command: "echo hi" } }
+      - tool_calls:
+          - { name: final_result, arguments: { note: "x" } }
+workers:
+  w:
+    instructions: hi
+    tools: [shell]
+    approval: { default: allow }
+    output: { type: object, properties: { note: { type: string } } }
+jobs:
+  j: { worker: w }
+YAML
+logrun=$("$NS" run "$T/log/m.yaml" --out "$T/runs" 2>"$T/log.err")
+expect_rc "the run with workflow commands in its text" 0 $?
+n=0
+for to in - /dev/stdout /dev/stderr /proc/self/fd/1 /dev/fd/2; do
+	n=$((n + 1))
+	GITHUB_ACTIONS=true "$NS" report "$logrun" --out "$to" 2>&1 | cat >"$T/log.$n"
+	expect_eq "report --out $to under Actions: refused" 2 "${PIPESTATUS[0]}"
+	expect_eq "report --out $to: no workflow command in the log" "" \
+		"$(python3 "$ROOT/tests/e2e/ghaparse.py" commands "$T/log.$n" | grep -v '"command": "error", "properties": {"title": "nightshift"}' | head -c 300)"
+	GITHUB_ACTIONS=true "$NS" export "$logrun" --otlp "$to" 2>&1 | cat >"$T/otlp.$n"
+	expect_eq "export --otlp $to under Actions" 0 "${PIPESTATUS[0]}"
+	expect_eq "export --otlp $to: no workflow command in the log" "" \
+		"$(python3 "$ROOT/tests/e2e/ghaparse.py" commands "$T/otlp.$n" | head -c 300)"
+	check "export --otlp $to: the spans are there" grep -q 'resourceSpans' "$T/otlp.$n"
+done
+# A file, or a pipe that is not the log, keeps the bytes: the page and the spans as they are.
+GITHUB_ACTIONS=true "$NS" report "$logrun" --out "$T/log.html" >/dev/null 2>&1
+expect_rc "report --out FILE under Actions" 0 $?
+check "the file holds the page as written" grep -q '^::add-mask::fine' "$T/log.html"
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.html" & reader=$!
+GITHUB_ACTIONS=true "$NS" report "$logrun" --out "$T/fifo" >/dev/null 2>&1
+expect_rc "report --out FIFO (not the log) under Actions" 0 $?
+wait $reader
+expect_eq "the fifo's reader got the page" "$(cat "$T/log.html")" "$(cat "$T/fifo.html")"
+GITHUB_ACTIONS=true "$NS" export "$logrun" --otlp "$T/spans.json" >/dev/null 2>&1
+check "export to a file keeps '##['" grep -q 't##\[error\]x' "$T/spans.json"
+
 done_tests
