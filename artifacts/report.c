@@ -86,8 +86,9 @@ static void cspdigest(const char *s, char out[64])
 }
 
 /* s made visible: invalid UTF-8 replaced, control and bidirectional characters as escapes, and
- * with html the markup characters as entities. */
-static void visible(struct buf *b, const char *s, size_t n, int html)
+ * with html the markup characters as entities. Newline and tab are kept for a <pre>; on one line
+ * (oneline), where HTML shows them as a space, they are escapes too. */
+static void visible(struct buf *b, const char *s, size_t n, int html, int oneline)
 {
 	char *clean = utf8clean(s ? s : "", s ? n : 0);
 	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
@@ -104,7 +105,7 @@ static void visible(struct buf *b, const char *s, size_t n, int html)
 			bufputs(b, "&quot;");
 		else if (c == '\'')
 			bufputs(b, "&#39;");
-		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		else if ((c < 0x20 && ((c != '\n' && c != '\t') || oneline)) || c == 0x7f)
 			bufprintf(b, "\\x%02x", c);
 		else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 controls */
 			bufprintf(b, "\\u%04x", p[1]), p++;
@@ -122,7 +123,13 @@ static void visible(struct buf *b, const char *s, size_t n, int html)
 
 void htmltext(struct buf *b, const char *s, size_t n)
 {
-	visible(b, s, n, 1);
+	visible(b, s, n, 1, 0);
+}
+
+/* htmltext for a name or a command shown on one line: newline and tab as escapes too. */
+static void nametext(struct buf *b, const char *s)
+{
+	visible(b, s ? s : "", s ? strlen(s) : 0, 1, 1);
 }
 
 static void txt(struct buf *b, const char *s)
@@ -176,7 +183,7 @@ struct folds {
 static void block(struct folds *f, cJSON *body, const char *kind, const char *s, size_t n, const char *summary)
 {
 	struct buf v = {0};
-	visible(&v, s, n, 0);
+	visible(&v, s, n, 0, 0);
 	bufadd(&v, "", 0);
 	cJSON *k = cJSON_CreateArray();
 	cJSON_AddItemToArray(k, cJSON_CreateString(kind));
@@ -360,7 +367,7 @@ static void endskipped(struct buf *b, const cJSON *run)
 	cJSON_ArrayForEach(x, list)
 	{
 		bufputs(b, "<li><code>");
-		txt(b, jsonstr(x, "path", "?"));
+		nametext(b, jsonstr(x, "path", "?"));
 		bufputs(b, "</code> in ");
 		txt(b, jsonstr(x, "layer", "?"));
 		bufputs(b, ": <span class=\"bad\">");
@@ -395,7 +402,7 @@ static void changesblock(struct buf *b, const struct layerchanges *l, size_t *di
 		           changestext(c->kind == 'D' ? "" : c->after, c->kind == 'D' ? 0 : c->nafter) &&
 		           (c->kind == 'A' || c->before) && (c->kind == 'D' || c->after);
 		bufprintf(b, "<li class=\"file\">%s <code>", word);
-		txt(b, c->path);
+		nametext(b, c->path);
 		bufprintf(b, "</code> <span class=\"mute\">(%s, %lld bytes)</span>",
 		          c->type == 'f' ? (text ? "text" : "binary or large") : c->type == 'd' ? "directory" : c->type == 'l' ? "symlink" : "other",
 		          (long long)c->size);
@@ -435,7 +442,7 @@ static void changesblock(struct buf *b, const struct layerchanges *l, size_t *di
 static void linetext(struct buf *b, const char *s, size_t max)
 {
 	size_t n = strlen(s), k = n > max ? utf8cut(s, max) : n;
-	htmltext(b, s, k);
+	visible(b, s, k, 1, 1);
 	if (k < n)
 		bufputs(b, "&hellip;");
 }
@@ -668,7 +675,7 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 		closecall(t);
 		item(t);
 		bufputs(b, "<li class=\"other\">declared file <code>");
-		txt(b, jsonstr(ev, "path", "?"));
+		nametext(b, jsonstr(ev, "path", "?"));
 		bufprintf(b, "</code> <span class=\"mute\">(%.0f bytes)</span></li>\n", num(ev, "bytes", 0));
 	} else if (strcmp(type, "context_compacted") == 0) {
 		char s[128];

@@ -145,4 +145,47 @@ expect_eq "the fifo's reader got the page" "$(cat "$T/log.html")" "$(cat "$T/fif
 GITHUB_ACTIONS=true "$NS" export "$logrun" --otlp "$T/spans.json" >/dev/null 2>&1
 check "export to a file keeps '##['" grep -q 't##\[error\]x' "$T/spans.json"
 
+# --- 3. Names on one line ---
+# A file's name, a tool's name and a command are shown on one line, where HTML shows a newline or a
+# tab as a space: a step that wrote "notes.txt<newline>" got the page to say "added notes.txt"
+# beside the untouched notes.txt, two files the reader could not tell apart. Now a newline, CR or
+# tab in such a name is shown as \x0a, \x0d, \x09, as other controls are; text in a <pre> keeps them.
+mkdir -p "$T/names/ws"
+echo keep >"$T/names/ws/notes.txt"
+cat > "$T/names/m.yaml" <<'YAML'
+version: 1
+name: names
+workspace: ws
+models:
+  default:
+    provider: scripted
+    replies:
+      - tool_calls:
+          - { name: shell, arguments: { command: "printf 'x\\n' > \"notes.txt\n\"; printf 'y\\n' > \"a\tb.txt\"\necho second line" } }
+      - tool_calls:
+          - { name: final_result, arguments: { note: "x" } }
+workers:
+  w:
+    instructions: hi
+    tools: [shell]
+    approval: { default: allow }
+    output: { type: object, properties: { note: { type: string } } }
+jobs:
+  j: { worker: w }
+YAML
+names=$("$NS" run "$T/names/m.yaml" --out "$T/runs" 2>"$T/names.err")
+expect_rc "the run that names files with a newline and a tab" 0 $?
+check "the step made them" test -f "$T/names/ws/notes.txt"$'\n'
+"$NS" report "$names" --out "$T/names.html" >/dev/null 2>&1
+expect_rc "its report" 0 $?
+page="$T/names.html"
+if [ -n "$browser" ]; then
+	open_page "$T/names.html" "$T/names.dom"
+	page="$T/names.dom"
+fi
+expect_grep "the new file's name shows its newline" 'added <code>notes\.txt\\x0a</code>' "$page"
+expect_grep "the other's its tab" 'added <code>a\\x09b\.txt</code>' "$page"
+expect_grep "the command's line shows its newline" '<code>printf .*\\x0aecho second line</code>' "$page"
+expect_nogrep "no name ends in a raw newline" '<code>notes\.txt$' "$page"
+
 done_tests
