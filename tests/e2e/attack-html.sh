@@ -188,4 +188,21 @@ expect_grep "the other's its tab" 'added <code>a\\x09b\.txt</code>' "$page"
 expect_grep "the command's line shows its newline" '<code>printf .*\\x0aecho second line</code>' "$page"
 expect_nogrep "no name ends in a raw newline" '<code>notes\.txt$' "$page"
 
+# --- 4. The same call in the progress line (terminal, Actions log) ---
+# "step N: TOOL ARGS: deny (rule R)": the arguments were cut at 80 bytes, the tool's name not, so
+# part 1's tool put its "✓ allowed by rule 1 · exit code 0" and 3,000 no-break spaces (6 KB)
+# before the verdict in the log too. Now the name is cut at 64 bytes there as well.
+line1=$(grep -a 'job j: step 1: ' "$T/spoof.err")
+check "the progress line of the spoofing call says deny" grep -q ': deny (default)' <<<"$line1"
+check "and holds at most 64 bytes of the tool's name (${#line1} characters)" test "${#line1}" -lt 300
+GITHUB_ACTIONS=true "$NS" run "$T/spoof/m.yaml" --out "$T/runs" >/dev/null 2>"$T/spoof-gha.err"
+line1=$(grep -a 'job j: step 1: ' "$T/spoof-gha.err" | head -n 1)
+check "under Actions too (${#line1} characters)" test -n "$line1" -a "${#line1}" -lt 300
+# The job's error (run.json, the step summary, the annotation, the page) names it the same way.
+GITHUB_ACTIONS=true "$NS" run "$T/spoof/m.yaml" --fail-on-deny --out "$T/runs" >/dev/null 2>"$T/spoof-deny.err"
+expect_rc "--fail-on-deny: the spoofing call fails the job" 1 $?
+ann=$(grep -a '^::error title=nightshift%3A job j failed::' "$T/spoof-deny.err")
+check "the annotation says denied (${#ann} characters)" grep -q 'denied by the default decision' <<<"$ann"
+check "after at most 64 bytes of the name" test "${#ann}" -lt 400
+
 done_tests
