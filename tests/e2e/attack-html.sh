@@ -205,4 +205,44 @@ ann=$(grep -a '^::error title=nightshift%3A job j failed::' "$T/spoof-deny.err")
 check "the annotation says denied (${#ann} characters)" grep -q 'denied by the default decision' <<<"$ann"
 check "after at most 64 bytes of the name" test "${#ann}" -lt 400
 
+# --- 5. Matrix members whose ids differ only in case ---
+# A matrix made from a job's output took "api" and "API" as two members, fix-api and fix-API, and
+# wrote outputs {"fix-api":…,"fix-API":…} and output-fix-api, output-fix-API to $GITHUB_OUTPUT.
+# GitHub reads step outputs and fromJSON properties ignoring case, so the stranger's second member
+# stood for the first in `fromJSON(steps.x.outputs.outputs).fix-api` (and on a case-insensitive
+# disk, its jobs/ folder was the other's). Now two ids equal but for case fail the matrix, as two
+# values making one id do.
+mkdir -p "$T/case/runs"
+cat > "$T/case/m.yaml" <<'YAML'
+version: 1
+workspace: .
+models:
+  scan: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {repos: ["api", "API"]}} ]} ] }
+  fix: { provider: scripted, replies: [ {tool_calls: [ {name: final_result, arguments: {v: ok}} ]} ] }
+workers:
+  scanner: { model: scan, instructions: x }
+  fixer: { model: fix, instructions: x, output: { type: object, properties: { v: { type: string } } } }
+jobs:
+  scan: { worker: scanner }
+  fix:
+    worker: fixer
+    needs: [scan]
+    fail_fast: false
+    matrix: { repo: "${{ jobs.scan.output.repos }}" }
+    input: "fix ${{ matrix.repo }}"
+YAML
+: >"$T/case/out"
+(cd "$T/case" && GITHUB_ACTIONS=true GITHUB_OUTPUT="$T/case/out" "$NS" run m.yaml --out runs >/dev/null 2>"$T/case/err")
+expect_rc "two members equal but for case fail the matrix" 1 $?
+expect_grep "saying so" "job id 'fix-API' is made twice" "$T/case/err"
+python3 "$ROOT/tests/e2e/ghaparse.py" outputs "$T/case/out" >"$T/case/out.json"
+expect_eq "no two step outputs equal but for case" "" "$(python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+seen = {}
+for k in o: seen.setdefault(k.lower(), []).append(k)
+keys = {}
+for k in json.loads(o.get("outputs", "{}")): keys.setdefault(k.lower(), []).append(k)
+print(" ".join(sorted(sum([v for v in list(seen.values()) + list(keys.values()) if len(v) > 1], []))))' "$T/case/out.json")"
+
 done_tests
