@@ -87,7 +87,7 @@ static void cspdigest(const char *s, char out[64])
 
 /* s made visible: invalid UTF-8 replaced, control and bidirectional characters as escapes, and
  * with html the markup characters as entities. Newline and tab are kept for a <pre>; on one line
- * (oneline), where HTML shows them as a space, they are escapes too. */
+ * (oneline), where HTML shows them as a space, they are escapes too, and so are U+2028, U+2029. */
 static void visible(struct buf *b, const char *s, size_t n, int html, int oneline)
 {
 	char *clean = utf8clean(s ? s : "", s ? n : 0);
@@ -113,6 +113,8 @@ static void visible(struct buf *b, const char *s, size_t n, int html, int onelin
 			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* LRM, RLM, embeddings, overrides */
 		else if (c == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
 			bufprintf(b, "\\u20%02x", (p[2] & 0x3f) + 0x40), p += 2; /* isolates U+2066..2069 */
+		else if (oneline && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* line and paragraph separators */
 		else if (c == 0xd8 && p[1] == 0x9c)
 			bufputs(b, "\\u061c"), p++; /* Arabic letter mark */
 		else

@@ -149,7 +149,8 @@ check "export to a file keeps '##['" grep -q 't##\[error\]x' "$T/spans.json"
 # A file's name, a tool's name and a command are shown on one line, where HTML shows a newline or a
 # tab as a space: a step that wrote "notes.txt<newline>" got the page to say "added notes.txt"
 # beside the untouched notes.txt, two files the reader could not tell apart. Now a newline, CR or
-# tab in such a name is shown as \x0a, \x0d, \x09, as other controls are; text in a <pre> keeps them.
+# tab in such a name is shown as \x0a, \x0d, \x09, and U+2028 and U+2029 (which the page shows as a
+# space too) as \u2028, \u2029, as other controls are; text in a <pre> keeps them.
 mkdir -p "$T/names/ws"
 echo keep >"$T/names/ws/notes.txt"
 cat > "$T/names/m.yaml" <<'YAML'
@@ -161,7 +162,7 @@ models:
     provider: scripted
     replies:
       - tool_calls:
-          - { name: shell, arguments: { command: "printf 'x\\n' > \"notes.txt\n\"; printf 'y\\n' > \"a\tb.txt\"\necho second line" } }
+          - { name: shell, arguments: { command: "printf 'x\\n' > \"notes.txt\n\"; printf 'y\\n' > \"a\tb.txt\"; printf z > \"$(printf 'ls\\342\\200\\250x')\"\necho second line" } }
       - tool_calls:
           - { name: final_result, arguments: { note: "x" } }
 workers:
@@ -185,6 +186,7 @@ if [ -n "$browser" ]; then
 fi
 expect_grep "the new file's name shows its newline" 'added <code>notes\.txt\\x0a</code>' "$page"
 expect_grep "the other's its tab" 'added <code>a\\x09b\.txt</code>' "$page"
+expect_grep "and a line separator (U+2028, a space on the page) its escape" 'added <code>ls\\u2028x</code>' "$page"
 expect_grep "the command's line shows its newline" '<code>printf .*\\x0aecho second line</code>' "$page"
 expect_nogrep "no name ends in a raw newline" '<code>notes\.txt$' "$page"
 
