@@ -30,6 +30,8 @@ enum {
 	DIFFMAX = 32 << 10, /* bytes of one file's diff on the page */
 	DIFFSMAX = 8 << 20, /* bytes of diffs on the whole page: past it, files are listed without one
 	                       (each diff costs up to 4,000 edits of line matching: ~76 ms a file) */
+	ARGLINE = 160,      /* bytes of a call's arguments on its line */
+	TOOLLINE = 64,      /* bytes of a tool's name on a call's line */
 	CHUNK = 100,        /* timeline items in one list, which the browser lays out only near the view */
 	PAGEMAX = 64 << 20  /* bytes of markup and fold text the page holds: past it, no more events are read */
 };
@@ -84,8 +86,9 @@ static void cspdigest(const char *s, char out[64])
 }
 
 /* s made visible: invalid UTF-8 replaced, control and bidirectional characters as escapes, and
- * with html the markup characters as entities. */
-static void visible(struct buf *b, const char *s, size_t n, int html)
+ * with html the markup characters as entities. Newline and tab are kept for a <pre>; on one line
+ * (oneline), where HTML shows them as a space, they are escapes too, and so are U+2028, U+2029. */
+static void visible(struct buf *b, const char *s, size_t n, int html, int oneline)
 {
 	char *clean = utf8clean(s ? s : "", s ? n : 0);
 	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
@@ -102,7 +105,7 @@ static void visible(struct buf *b, const char *s, size_t n, int html)
 			bufputs(b, "&quot;");
 		else if (c == '\'')
 			bufputs(b, "&#39;");
-		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		else if ((c < 0x20 && ((c != '\n' && c != '\t') || oneline)) || c == 0x7f)
 			bufprintf(b, "\\x%02x", c);
 		else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 controls */
 			bufprintf(b, "\\u%04x", p[1]), p++;
@@ -110,6 +113,8 @@ static void visible(struct buf *b, const char *s, size_t n, int html)
 			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* LRM, RLM, embeddings, overrides */
 		else if (c == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
 			bufprintf(b, "\\u20%02x", (p[2] & 0x3f) + 0x40), p += 2; /* isolates U+2066..2069 */
+		else if (oneline && c == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+			bufprintf(b, "\\u20%02x", p[2] - 0x80), p += 2; /* line and paragraph separators */
 		else if (c == 0xd8 && p[1] == 0x9c)
 			bufputs(b, "\\u061c"), p++; /* Arabic letter mark */
 		else
@@ -120,7 +125,13 @@ static void visible(struct buf *b, const char *s, size_t n, int html)
 
 void htmltext(struct buf *b, const char *s, size_t n)
 {
-	visible(b, s, n, 1);
+	visible(b, s, n, 1, 0);
+}
+
+/* htmltext for a name or a command shown on one line: newline and tab as escapes too. */
+static void nametext(struct buf *b, const char *s)
+{
+	visible(b, s ? s : "", s ? strlen(s) : 0, 1, 1);
 }
 
 static void txt(struct buf *b, const char *s)
@@ -174,7 +185,7 @@ struct folds {
 static void block(struct folds *f, cJSON *body, const char *kind, const char *s, size_t n, const char *summary)
 {
 	struct buf v = {0};
-	visible(&v, s, n, 0);
+	visible(&v, s, n, 0, 0);
 	bufadd(&v, "", 0);
 	cJSON *k = cJSON_CreateArray();
 	cJSON_AddItemToArray(k, cJSON_CreateString(kind));
@@ -358,7 +369,7 @@ static void endskipped(struct buf *b, const cJSON *run)
 	cJSON_ArrayForEach(x, list)
 	{
 		bufputs(b, "<li><code>");
-		txt(b, jsonstr(x, "path", "?"));
+		nametext(b, jsonstr(x, "path", "?"));
 		bufputs(b, "</code> in ");
 		txt(b, jsonstr(x, "layer", "?"));
 		bufputs(b, ": <span class=\"bad\">");
@@ -393,7 +404,7 @@ static void changesblock(struct buf *b, const struct layerchanges *l, size_t *di
 		           changestext(c->kind == 'D' ? "" : c->after, c->kind == 'D' ? 0 : c->nafter) &&
 		           (c->kind == 'A' || c->before) && (c->kind == 'D' || c->after);
 		bufprintf(b, "<li class=\"file\">%s <code>", word);
-		txt(b, c->path);
+		nametext(b, c->path);
 		bufprintf(b, "</code> <span class=\"mute\">(%s, %lld bytes)</span>",
 		          c->type == 'f' ? (text ? "text" : "binary or large") : c->type == 'd' ? "directory" : c->type == 'l' ? "symlink" : "other",
 		          (long long)c->size);
@@ -429,27 +440,28 @@ static void changesblock(struct buf *b, const struct layerchanges *l, size_t *di
 	bufputs(b, "</ul></details></li>\n");
 }
 
+/* A stranger's text on a line, cut to max bytes (on a character) with an ellipsis. */
+static void linetext(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), k = n > max ? utf8cut(s, max) : n;
+	visible(b, s, k, 1, 1);
+	if (k < n)
+		bufputs(b, "&hellip;");
+}
+
 /* What a call's arguments say in one line: the command, the path, or compact JSON. */
 static void argline(struct buf *b, const cJSON *args)
 {
 	const char *s = jsonstr(args, "command", NULL);
 	if (!s)
 		s = jsonstr(args, "path", NULL);
-	if (s) {
-		size_t n = strlen(s);
+	char *j = s ? NULL : cJSON_PrintUnformatted(args);
+	if (s || j) {
 		bufputs(b, "<code>");
-		htmltext(b, s, n > 160 ? 160 : n);
-		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
-		return;
+		linetext(b, s ? s : j, ARGLINE);
+		bufputs(b, "</code>");
 	}
-	char *j = cJSON_PrintUnformatted(args);
-	if (j) {
-		size_t n = strlen(j);
-		bufputs(b, "<code>");
-		htmltext(b, j, n > 160 ? 160 : n);
-		bufputs(b, n > 160 ? "&hellip;</code>" : "</code>");
-		free(j);
-	}
+	free(j);
 }
 
 /* The state of one job's timeline while its events are read. A call's line is held until its
@@ -457,7 +469,8 @@ static void argline(struct buf *b, const cJSON *args)
 struct timeline {
 	struct buf *b;
 	struct folds *folds;           /* the texts behind folds, shared by the page */
-	struct buf call;               /* the open call's <li> up to the end of its summary */
+	struct buf call;               /* the open call's <li>, its summary up to nightshift's last fact */
+	struct buf what;               /* the open call's tool and arguments: the model's text, said last */
 	cJSON *body;                   /* the open call's blocks (in data), NULL when no call is open */
 	const struct runchanges *ch;
 	int lastlayer;                 /* index of the next layer of changes to look at */
@@ -482,8 +495,13 @@ static void closecall(struct timeline *t)
 		return;
 	item(t);
 	bufadd(t->b, t->call.data, t->call.len);
+	if (t->what.len) {
+		bufputs(t->b, " &middot; ");
+		bufadd(t->b, t->what.data, t->what.len);
+	}
 	bufputs(t->b, "</summary></details></li>\n");
 	t->call.len = 0;
+	t->what.len = 0;
 	t->body = NULL;
 }
 
@@ -516,11 +534,9 @@ static void decision(struct timeline *t, const cJSON *ev)
 	t->denials += deny || abort;
 	bufprintf(c, "<li class=\"call %s\" id=\"step-%d\"><details", deny ? "deny" : abort ? "abort" : "allow", step);
 	t->body = fold(c, t->folds);
-	bufprintf(c, "><summary>step %d &middot; <b>", step);
-	txt(c, jsonstr(ev, "tool", "?"));
-	bufputs(c, "</b> ");
-	argline(c, get(ev, "arguments"));
-	bufprintf(c, " &middot; %s", deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
+	/* nightshift's facts first (here the verdict, then the result's exit code and time), the model's
+	 * tool name and arguments last: no text of a stranger's stands where a verdict is read */
+	bufprintf(c, "><summary>step %d &middot; %s", step, deny ? "<span class=\"bad\">&#10007; DENIED</span>" : abort ? "<span class=\"bad\">&#9940; ABORTED</span>" : "<span class=\"ok\">&#10003; allowed</span>");
 	const cJSON *rule = get(ev, "rule");
 	if (cJSON_IsNumber(rule))
 		bufprintf(c, " by rule %d", rule->valueint);
@@ -528,7 +544,13 @@ static void decision(struct timeline *t, const cJSON *ev)
 		bufprintf(c, " by admin rule %d", atoi(rule->valuestring + 6));
 	else
 		bufputs(c, " by the default");
-	const char *reason = jsonstr(ev, "reason", "");
+	bufputs(&t->what, "<b>");
+	linetext(&t->what, jsonstr(ev, "tool", "?"), TOOLLINE);
+	bufputs(&t->what, "</b> ");
+	argline(&t->what, get(ev, "arguments"));
+	const char *tool = jsonstr(ev, "tool", "?"), *reason = jsonstr(ev, "reason", "");
+	if (strlen(tool) > TOOLLINE) /* the whole name behind the fold */
+		block(t->folds, t->body, "pre", tool, strlen(tool), NULL);
 	block(t->folds, t->body, "p", reason, strlen(reason), NULL);
 	char *args = cJSON_Print(get(ev, "arguments"));
 	block(t->folds, t->body, "pre", args ? args : "", args ? strlen(args) : 0, NULL);
@@ -657,7 +679,7 @@ static void event(struct timeline *t, const char *type, const cJSON *ev)
 		closecall(t);
 		item(t);
 		bufputs(b, "<li class=\"other\">declared file <code>");
-		txt(b, jsonstr(ev, "path", "?"));
+		nametext(b, jsonstr(ev, "path", "?"));
 		bufprintf(b, "</code> <span class=\"mute\">(%.0f bytes)</span></li>\n", num(ev, "bytes", 0));
 	} else if (strcmp(type, "context_compacted") == 0) {
 		char s[128];
@@ -716,6 +738,7 @@ static int jobsection(struct buf *b, struct folds *folds, const char *dir, const
 	}
 	closecall(&t);
 	buffree(&t.call);
+	buffree(&t.what);
 	if (*full)
 		bufprintf(b, "<li class=\"other bad\">&#10007; the page stops here: the report holds at most %d MiB of a "
 		             "run's events; the rest of this job's event log is not shown (nightshift audit lists every "

@@ -124,8 +124,11 @@ int cmdexport(int argc, char **argv)
 		/* A new file renamed into place: a link at FILE is replaced, never written through. */
 		char *part;
 		int fd = outopen(to, &part, &e), rc = fd < 0 ? -1 : 0;
-		size_t n = strlen(body);
-		if (rc == 0 && (writeall(fd, body, n) < 0 || writeall(fd, "\n", 1) < 0))
+		/* a terminal, or the step's log under Actions by another name than "-": the same JSON, inert */
+		char *out = fd >= 0 && (isatty(fd) || termactionsout(fd)) ? termjson(body) : NULL;
+		const char *w = out ? out : body;
+		size_t n = strlen(w);
+		if (rc == 0 && (writeall(fd, w, n) < 0 || writeall(fd, "\n", 1) < 0))
 			rc = errf(&e, "write %s:", to);
 		if (fd >= 0 && close(fd) < 0 && rc == 0)
 			rc = errf(&e, "write %s:", to);
@@ -136,6 +139,7 @@ int cmdexport(int argc, char **argv)
 			code = EXIT_FAILED;
 		}
 		free(part);
+		free(out);
 	}
 	free(body);
 	return code;

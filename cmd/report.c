@@ -19,7 +19,7 @@ static const char helptext[] =
 	"RUN is a run directory or its .tar.zst. The page goes to FILE (- for stdout); by default to\n"
 	"RUN.html beside RUN. The path written is printed on stdout. Under GitHub Actions --out - is\n"
 	"refused unless stdout is a regular file (the step's log would take the run's text for workflow\n"
-	"commands). Snapshot layers that cannot be\n"
+	"commands), and so is a FILE that is the step's stdout or stderr (/dev/stdout, /dev/stderr). Snapshot layers that cannot be\n"
 	"read (past --max-unpack, or not valid) leave the page without the workspace's changes, saying\n"
 	"why, with a WARNING on stderr.\n"
 	"\n" MAXUNPACKHELP
@@ -75,6 +75,16 @@ int cmdreport(int argc, char **argv)
 	char *part = NULL;
 	if (!tostdout)
 		fd = def ? tmpcreate(outpath, &part, &e) : outopen(outpath, &part, &e);
+	if (fd >= 0 && termactionsout(fd)) { /* --out /dev/stdout and the like: "-" by another name */
+		close(fd);
+		if (part)
+			unlink(part);
+		free(part);
+		runclose(dir, tmp);
+		free(def);
+		return usage("report", "--out: under GitHub Actions that file is the step's log, where the run's text could "
+		                       "be taken for workflow commands; use --out FILE (or redirect stdout to a file)");
+	}
 	FILE *f = tostdout ? stdout : fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "manifest.h"
@@ -2609,7 +2610,9 @@ int manifestexpand(struct manifest *m, size_t i, const cJSON *outputs, struct er
 			const struct job *o = q < m->njobs ? &m->jobs[q] : &nj[q - m->njobs];
 			if (q == i || o == j)
 				continue;
-			if (strcmp(o->id, j->id) == 0)
+			/* equal but for case is the same id too: GitHub reads step outputs and fromJSON's
+			 * properties ignoring case, and so does a case-insensitive disk the run is copied to */
+			if (strcasecmp(o->id, j->id) == 0)
 				rc = errc(&ye, ERR_INPUT, "%s:%d:%d: job id '%s' is made twice (a matrix job's ids are ID-VALUE...)",
 				          j->pos.file, j->pos.line, j->pos.col, j->id);
 			else if (j->workspace && o->workspace && strcmp(o->wsname, j->wsname) == 0 &&

@@ -605,18 +605,27 @@ static void shortargs(const struct llmcall *c, char *out, size_t n)
 	free(json);
 }
 
+/* A tool's name as lines nightshift writes show it (progress, a job's error): the model's text, cut
+ * at 64 bytes on a character with "...", so that what the line says after it is always there. */
+static const char *toolshort(const char *name, char out[72])
+{
+	size_t n = strlen(name), k = n > 64 ? utf8cut(name, 64) : n;
+	snprintf(out, 72, "%.*s%s", (int)k, name, k < n ? "..." : "");
+	return out;
+}
+
 /* The progress line of a call: tool, short arguments, decision and rule, then how it ended. */
 static void toolline(const struct jobrun *jr, int step, const struct llmcall *c, const struct verdict *v,
                      const char *outcome, int64_t ms)
 {
-	char args[96], rule[32], tag[24];
+	char args[96], rule[32], tag[24], name[72];
 	shortargs(c, args, sizeof args);
 	if (v->rule >= 0) {
 		ruletag(&jr->w->approval, v->rule, tag, sizeof tag);
 		snprintf(rule, sizeof rule, "%s", ruletold(tag));
 	} else
 		snprintf(rule, sizeof rule, "default");
-	char *msg = xasprintf("step %d: %s %s: %s (%s)%s%s, %.1fs", step, c->name, args, decisionname(v->decision), rule,
+	char *msg = xasprintf("step %d: %s %s: %s (%s)%s%s, %.1fs", step, toolshort(c->name, name), args, decisionname(v->decision), rule,
 	                      outcome ? ": " : "", outcome ? outcome : "", ms / 1000.0);
 	char *masked = secretsmask(jr->rs->sec, msg); /* the model's arguments may hold a secret's value */
 	progressj(jr->j->id, "%s", masked ? masked : msg);
@@ -680,10 +689,11 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		snprintf(by, sizeof by, "approval rule %s", tag);
 	else
 		snprintf(by, sizeof by, "the default decision");
-	char outcome[160] = "";
+	char outcome[160] = "", shown[72];
+	toolshort(c->name, shown);
 	if (v.decision == DEC_ABORT) {
 		answer(jr, c, "aborted by the approval rules", 1);
-		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, c->name, by, v.reason);
+		rc = fail(jr, JOB_ABORTED, "step %d: %s aborted by %s: %s", step, shown, by, v.reason);
 		snprintf(outcome, sizeof outcome, "%.150s", v.reason);
 	} else if (v.decision == DEC_DENY) {
 		snprintf(outcome, sizeof outcome, "%.150s", v.reason);
@@ -692,7 +702,7 @@ static int toolcall(struct jobrun *jr, const struct llmcall *c, struct err *e)
 		free(msg);
 		jr->res->denials++;
 		if (jr->w->approval.on_deny_fail || jr->rs->failondeny)
-			rc = fail(jr, JOB_FAILED, "step %d: %s denied by %s: %s (%s)", step, c->name, by, v.reason,
+			rc = fail(jr, JOB_FAILED, "step %d: %s denied by %s: %s (%s)", step, shown, by, v.reason,
 			          jr->rs->failondeny ? "--fail-on-deny" : "approval.on_deny: fail");
 	} else if (delegate) {
 		rc = delegatecall(jr, c, step, e);

@@ -19,6 +19,17 @@ int termactionslog(int fd)
 	return termactions() && !(fstat(fd, &st) == 0 && S_ISREG(st.st_mode));
 }
 
+int termactionsout(int fd)
+{
+	struct stat a, b;
+	if (!termactionslog(fd) || fstat(fd, &a) != 0)
+		return 0;
+	for (int std = 1; std <= 2; std++)
+		if (fstat(std, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return 1;
+	return 0;
+}
+
 /* Decode one UTF-8 character at p (n bytes left): its length, or 0 when the bytes are not UTF-8
  * (overlong, surrogate, past U+10FFFF, cut). */
 static size_t u8(const unsigned char *p, size_t n, uint32_t *c)

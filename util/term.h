@@ -20,6 +20,10 @@ char *termclean(const char *s, int flags);
  * or terminal the runner reads; a redirect to a file keeps its bytes). Recorded text written there
  * goes through termclean with TERM_ACTIONS, or is refused. */
 int termactionslog(int fd);
+/* True when fd, a file a command opened by name (--out /dev/stdout, /dev/stderr, /proc/self/fd/1),
+ * is the step's log all the same: termactionslog(fd) and the same file as stdout or stderr. What
+ * the command would refuse or sanitise for "-", it refuses or sanitises for such a name. */
+int termactionsout(int fd);
 /* A JSON text as the same JSON that cannot drive a terminal or the Actions runner: DEL, C1 and
  * bidirectional controls and line separators escaped as \uNNNN, "##[" as "##\u005b" (JSON's C0
  * escapes are the printer's). For JSON lines written where a person may be watching. */
