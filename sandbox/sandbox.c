@@ -115,13 +115,14 @@ int sbxreads(const struct sandboxconf *c, const char *workspace, const char *pat
 			snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);
 		if (rc < 0) {
 			/* a workspace or a mount not there yet: the system folders as an empty workspace shows them */
-			char tmp[] = "/tmp/nightshift-view-XXXXXX";
+			char *tmp = tmpfolder("nightshift-view", &e);
 			struct sandboxconf bare = *c;
 			bare.nmounts = 0;
 			sc = (struct sbxconf){.conf = &bare, .workspace = tmp};
-			if (mkdtemp(tmp)) {
+			if (tmp) {
 				rc = rootfsreads(&sc, path, at, sizeof at, &e);
 				rmdir(tmp);
+				free(tmp);
 			}
 			if (rc > 0)
 				snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# unpriv: nightshift as an ordinary user who is not root, as on a GitHub Actions runner (the
+# checkout belongs to uid 1001). As root the test makes that user (nsunpriv) when it is missing and
+# runs every check as it; as another user it runs them as itself, and the checks that need root
+# (files another uid owns, the install as root from the user's checkout) are SKIPPED.
+# What a user does: run a job that writes a patch, sign it, and check every artifact with stock
+# tools (sha256sum -c, zstd | tar, ssh-keygen -Y verify, git apply); diff, restore, replay, report,
+# prune; a run with HOME unset, under umask 077, onto another filesystem (/dev/shm), from a
+# workspace holding files root owns. And what went wrong before:
+#  - TMPDIR naming a folder the user cannot write: the run succeeded and its changes.patch was
+#    silently not made (a warning, exit 0); `diff` said "mkdtemp ...". Now run and doctor refuse it
+#    up front (exit 2, naming TMPDIR), and every private temporary folder says TMPDIR when it fails.
+#  - a read-only checkout: `run` said "--out ./runs: mkdir ..." though no --out was given, and
+#    doctor said the machine could run it. Now the message says where the folder came from (runs/
+#    beside the manifest, or config.yaml's out:), and doctor checks the run folder.
+#  - the recipes `nightshift init` writes, and `make install`'s examples as root from the user's
+#    checkout (git refuses a tree another uid owns), took what git ignores: a run the user made of
+#    an example (examples/*/runs/) went into the binary and into the user's repository.
+source "$(dirname "$0")/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+for t in zstd tar sha256sum ssh-keygen git; do
+	command -v "$t" >/dev/null || { echo "########## SKIPPED unpriv: $t is needed ##########"; done_tests; exit; }
+done
+root=0
+if [ "$(id -u)" = 0 ]; then
+	root=1
+	if ! command -v setpriv >/dev/null; then
+		echo "########## SKIPPED unpriv: as root, setpriv is needed to become an ordinary user ##########"
+		done_tests; exit
+	fi
+	if ! id -u nsunpriv >/dev/null 2>&1 &&
+		! useradd -M -N -d /nonexistent -s /usr/sbin/nologin nsunpriv 2>"$T/useradd.err"; then
+		echo "########## SKIPPED unpriv: cannot make the user nsunpriv: $(cat "$T/useradd.err") ##########"
+		done_tests; exit
+	fi
+	uid=$(id -u nsunpriv) gid=$(id -g nsunpriv)
+else
+	uid=$(id -u) gid=$(id -g)
+fi
+if ! userns; then
+	echo "########## SKIPPED unpriv: user namespaces are refused here (the namespace sandbox needs them) ##########"
+	done_tests; exit
+fi
+chmod 0711 "$T"
+H=$T/u
+mkdir -p "$H/home"
+[ "$root" = 1 ] && chown -R "$uid:$gid" "$H"
+NSDIR=$(dirname "$NS")
+# as CMD...: CMD as the ordinary user, in $H, with a minimal environment of its own
+as() {
+	if [ "$root" = 1 ]; then
+		(cd "$H" && setpriv --reuid="$uid" --regid="$gid" --clear-groups \
+			env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H/home" ASAN_OPTIONS=detect_leaks=0 "$@")
+	else
+		(cd "$H" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H/home" ASAN_OPTIONS=detect_leaks=0 "$@")
+	fi
+}
+# ash SCRIPT: a bash script as the user ($NS is the binary)
+ash() { as bash -c "NS=$NS; $1"; }
+if ! as test -x "$NS"; then
+	echo "########## SKIPPED unpriv: uid $uid cannot run $NS (its folders are private) ##########"
+	done_tests; exit
+fi
+
+# A job that reads, changes a file and adds one, signed.
+ash 'set -e; mkdir -p s/repo; cd s; echo hello >repo/a.txt; git -C repo init -q; git -C repo add .
+git -C repo -c user.name=u -c user.email=u@e commit -qm init
+ssh-keygen -q -t ed25519 -N "" -f key; echo "me $(cat key.pub)" >allowed
+cat >nightshift.yaml <<EOF
+version: 1
+workspace: repo
+models:
+  default: { provider: scripted, script: script.yaml }
+sandbox: { backend: namespace, network: none, timeout: 30s }
+workers:
+  w:
+    instructions: fix
+    tools: [shell, write_file]
+    approval:
+      default: deny
+      rules:
+        - { tool: shell, command: "cat *", decision: allow }
+        - { tool: write_file, path: "**", decision: allow }
+jobs:
+  fix: { worker: w, input: go }
+EOF
+cat >script.yaml <<EOF
+- tool_calls: [{ name: shell, arguments: { command: "cat a.txt" } }]
+- tool_calls: [{ name: write_file, arguments: { path: a.txt, content: "hello fixed\n" } }]
+- tool_calls: [{ name: write_file, arguments: { path: sub/new.txt, content: "new\n" } }]
+- tool_calls: [{ name: final_result, arguments: {} }]
+EOF' >"$T/setup.log" 2>&1 || { cat "$T/setup.log"; echo "FAIL setup"; _fail=$((_fail + 1)); done_tests; exit; }
+# fresh: the workspace back at its commit
+fresh() { ash 'cd s/repo && git checkout -q -- . && rm -rf sub'; }
+
+# --- the run, and its artifacts checked with stock tools ---------------------------------------
+ash 'cd s && $NS run nightshift.yaml --sign key --quiet' >"$T/run.out" 2>"$T/run.err"
+expect_rc "run as uid $uid" 0 $?
+R=$(cat "$T/run.out")
+check "sha256sum -c SHA256SUMS" ash "cd '$R' && sha256sum -c --quiet SHA256SUMS"
+check "ssh-keygen -Y verify the signature" ash "ssh-keygen -Y verify -f s/allowed -I me -n nightshift -s '$R/SHA256SUMS.sig' <'$R/SHA256SUMS' >/dev/null"
+check "each layer: zstd -dc | tar -t" ash "for f in '$R'/snapshots/*.tar.zst; do zstd -dc \"\$f\" | tar -tf - >/dev/null || exit 1; done"
+check "the events: zstd -dc" ash "zstd -dc '$R/jobs/fix/events.jsonl.zst' | grep -q job_start"
+check "audit --verify --allowed-signers" ash "\$NS audit '$R' --verify --allowed-signers s/allowed >/dev/null 2>&1"
+check "changes.patch: git apply on the starting commit" ash "git clone -q s/repo c && git -C c apply --check '$R/jobs/fix/changes.patch'"
+check "diff RUN is that patch" ash "\$NS diff '$R' | cmp -s - '$R/jobs/fix/changes.patch'"
+check "restore --step 2 onto /dev/shm" ash "d=\$(mktemp -d /dev/shm/ns-unpriv.XXXXXX) && \$NS restore '$R' --step 2 --to \"\$d/w\" 2>/dev/null && grep -qx hello \"\$d/w/a.txt\"; rc=\$?; rm -rf \"\$d\"; exit \$rc"
+check "replay matches" ash "\$NS replay '$R' --out rp >/dev/null 2>&1"
+check "report" ash "\$NS report '$R' --out r.html >/dev/null 2>&1 && grep -q '<html' r.html"
+
+# --- the user's environment: HOME unset, umask 077, a run folder on another filesystem ---------
+fresh
+ash 'cd s && unset HOME && $NS run nightshift.yaml --quiet >/dev/null'
+expect_rc "HOME unset" 0 $?
+fresh
+ash 'cd s && umask 077 && $NS run nightshift.yaml --quiet' >"$T/u077.out" 2>"$T/u077.err"
+expect_rc "umask 077" 0 $?
+check "umask 077: the run is the user's alone" ash "test \"\$(stat -c %a '$(cat "$T/u077.out")/run.json')\" = 600"
+fresh
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	ash 'cd s && d=$(mktemp -d /dev/shm/ns-unpriv.XXXXXX) && $NS run nightshift.yaml --quiet --out "$d" >"$d.out" &&
+		$NS audit "$(cat "$d.out")" --verify >/dev/null 2>&1; rc=$?; rm -rf "$d" "$d.out"; exit $rc'
+	expect_rc "run onto /dev/shm, audited" 0 $?
+fi
+
+# --- TMPDIR a folder the user cannot write ----------------------------------------------------
+fresh
+ash 'mkdir -p ro-tmp && chmod 500 ro-tmp'
+ash 'cd s && TMPDIR=$PWD/../ro-tmp $NS run nightshift.yaml --quiet' >"$T/tmp.out" 2>"$T/tmp.err"
+expect_rc "TMPDIR unwritable: run refuses, exit 2" 2 $?
+expect_eq "TMPDIR unwritable: no run directory" "" "$(cat "$T/tmp.out")"
+expect_grep "TMPDIR unwritable: the message names TMPDIR" "TMPDIR=.*ro-tmp" "$T/tmp.err"
+ash 'cd s && TMPDIR=/nonexistent/tmp $NS doctor nightshift.yaml' >"$T/tmpdoc.out" 2>&1
+expect_rc "TMPDIR missing: doctor fails" 1 $?
+expect_grep "TMPDIR missing: doctor's FAIL line names it" "^FAIL +temporary files .*TMPDIR=/nonexistent/tmp" "$T/tmpdoc.out"
+ash "TMPDIR=\$PWD/ro-tmp \$NS diff '$R'" >/dev/null 2>"$T/tmpdiff.err"
+expect_rc "TMPDIR unwritable: diff fails, exit 2" 2 $?
+expect_grep "TMPDIR unwritable: diff names TMPDIR" "TMPDIR=.*ro-tmp" "$T/tmpdiff.err"
+ash 'cd s && TMPDIR=relative $NS doctor nightshift.yaml' >"$T/tmprel.out" 2>&1
+expect_grep "TMPDIR relative: doctor says it is not used" "temporary files .*TMPDIR=relative" "$T/tmprel.out"
+
+# --- a read-only checkout ----------------------------------------------------------------------
+fresh
+ash 'rm -rf s/runs && chmod 555 s'
+ash 'cd s && $NS run nightshift.yaml --quiet' >"$T/ro.out" 2>"$T/ro.err"
+expect_rc "read-only checkout: exit 2" 2 $?
+expect_nogrep "read-only checkout: no --out the user did not give" "--out \./runs|--out [^ ]*runs:" "$T/ro.err"
+expect_grep "read-only checkout: says the default and the remedy" "runs/ beside the manifest.*--out" "$T/ro.err"
+ash 'cd s && $NS doctor nightshift.yaml' >"$T/rodoc.out" 2>&1
+expect_rc "read-only checkout: doctor fails" 1 $?
+expect_grep "read-only checkout: doctor's FAIL line is the run folder" "^FAIL +run folder .*runs" "$T/rodoc.out"
+ash 'cd s && $NS run nightshift.yaml --quiet --out ../elsewhere >/dev/null 2>&1'
+expect_rc "read-only checkout, --out elsewhere: runs" 0 $?
+ash 'mkdir -p home/.config/nightshift && echo "out: /proc/nope" >home/.config/nightshift/config.yaml'
+ash 'cd s && $NS run nightshift.yaml --quiet' >/dev/null 2>"$T/cfgout.err"
+expect_rc "config.yaml out: unwritable: exit 2" 2 $?
+expect_grep "config.yaml out: unwritable: the message names config.yaml's out:" "/proc/nope \(out: of .*/config.yaml\).*--out DIR" "$T/cfgout.err"
+ash 'rm -f home/.config/nightshift/config.yaml; chmod 755 s'
+
+# --- what root owns in the user's workspace; what root installs from the user's checkout --------
+if [ "$root" = 1 ]; then
+	fresh
+	mkdir -p "$H/s/repo/rootdir" && echo r >"$H/s/repo/rootdir/f" && chmod 755 "$H/s/repo/rootdir"
+	ash 'cd s && d=$($NS run nightshift.yaml --quiet) && $NS audit "$d" --verify >/dev/null 2>&1 &&
+		$NS restore "$d" --step 1 --to ../rs >/dev/null 2>&1 && test -f ../rs/rootdir/f'
+	expect_rc "root-owned files in the workspace: run, audit, restore" 0 $?
+	rm -rf "$H/s/repo/rootdir"
+
+	# the user's checkout of the examples with a run made in one, installed by root
+	src=$H/src
+	mkdir -p "$src/cmd"
+	cp -R "$ROOT/examples" "$ROOT/pkg" "$ROOT/ci" "$ROOT/Makefile" "$ROOT/.gitignore" "$src/"
+	cp "$ROOT/cmd/recipes.sh" "$src/cmd/"
+	chown -R "$uid:$gid" "$src"
+	ash 'cd src && git init -q && git add -A && mkdir -p examples/fix-tests/runs/r examples/hello/runs/r &&
+		echo private >examples/fix-tests/runs/r/run.json && echo private >examples/hello/runs/r/run.json'
+	sh "$src/cmd/recipes.sh" >"$T/recipes.c" 2>"$T/recipes.err"
+	expect_rc "recipes.sh as root over the user's checkout" 0 $?
+	expect_nogrep "recipes leave out a run of an example" "runs/r/run.json" "$T/recipes.c"
+	expect_grep "recipes keep the recipe's files" '"\.nightshift/fix-tests/nightshift\.yaml"' "$T/recipes.c"
+	ash 'sh src/cmd/recipes.sh' >"$T/recipes2.c" 2>/dev/null
+	expect_nogrep "recipes as the user leave out a run of an example" "runs/r/run.json" "$T/recipes2.c"
+	make -s -C "$src" install-files NS="$NS" PREFIX=/usr DESTDIR="$T/dest" >"$T/inst.log" 2>&1
+	expect_rc "make install-files as root from the user's checkout" 0 $?
+	check "installed: the hello example" test -f "$T/dest/usr/share/doc/nightshift/examples/hello/nightshift.yaml"
+	check "installed: no run of an example" test ! -e "$T/dest/usr/share/doc/nightshift/examples/hello/runs"
+else
+	echo "SKIPPED unpriv (root parts): files root owns in the workspace, an install as root from the user's checkout"
+fi
+done_tests
