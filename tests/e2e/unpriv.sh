@@ -15,7 +15,8 @@
 #    beside the manifest, or config.yaml's out:), and doctor checks the run folder.
 #  - the recipes `nightshift init` writes, and `make install`'s examples as root from the user's
 #    checkout (git refuses a tree another uid owns), took what git ignores: a run the user made of
-#    an example (examples/*/runs/) went into the binary and into the user's repository.
+#    an example (examples/*/runs/) went into the binary and into the user's repository; and a
+#    checkout made under umask 077 installed examples only root could read.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 for t in zstd tar sha256sum ssh-keygen git; do
@@ -184,6 +185,13 @@ if [ "$root" = 1 ]; then
 	expect_rc "make install-files as root from the user's checkout" 0 $?
 	check "installed: the hello example" test -f "$T/dest/usr/share/doc/nightshift/examples/hello/nightshift.yaml"
 	check "installed: no run of an example" test ! -e "$T/dest/usr/share/doc/nightshift/examples/hello/runs"
+	# a checkout made under umask 077: what root installs from it is still every user's to read
+	ash 'chmod -R go-rwx src'
+	make -s -C "$src" install-files NS="$NS" PREFIX=/usr DESTDIR="$T/dest2" >"$T/inst2.log" 2>&1
+	expect_rc "make install-files from a umask 077 checkout" 0 $?
+	chmod 0755 "$T/dest2"
+	ash "cp -R '$T/dest2/usr/share/doc/nightshift/examples/hello' h2 && cd h2 && \$NS run nightshift.yaml --quiet >/dev/null 2>&1"
+	expect_rc "its installed example: the user copies and runs it" 0 $?
 else
 	echo "SKIPPED unpriv (root parts): files root owns in the workspace, an install as root from the user's checkout"
 fi
