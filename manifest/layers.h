@@ -17,5 +17,10 @@ char *layersuserpath(void);
  * in folders owned by root, none of them writable by group or others; 0 when it does not exist;
  * -1 with e (ERR_INPUT) naming what is wrong when it exists but cannot be trusted. */
 int layersadmincheck(const char *path, struct err *e);
+/* Is the user's defaults file at path theirs alone, as ssh holds its config? 1 when the file (its
+ * link followed) and every folder above it are owned by this user or root and writable by no one
+ * else (a sticky folder's others, a group that is the user's own, excepted); 0 when it does not
+ * exist; -1 with e (ERR_INPUT) naming what is wrong and the remedy. */
+int layersusercheck(const char *path, struct err *e);
 
 #endif

@@ -2358,7 +2358,8 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
 		rc = parseadmin(&m->admin, ay);
 	}
 	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
-	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
+	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = layersusercheck(cfgpath, e)) > 0 &&
+	    (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
 		*havecfg = 1;
 		cy->errs = &m->errors;
 		m->userconfig = xstrdup(cfgpath);

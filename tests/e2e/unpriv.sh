@@ -17,6 +17,10 @@
 #    checkout (git refuses a tree another uid owns), took what git ignores: a run the user made of
 #    an example (examples/*/runs/) went into the binary and into the user's repository; and a
 #    checkout made under umask 077 installed examples only root could read.
+#  - the user's defaults file (~/.config/nightshift/config.yaml: models, out:, sandbox defaults)
+#    was read when anyone could write it or its folder, or when another user owned it: a stranger
+#    could give the user's manifests network: host or a model of their own. Now it is refused as
+#    ssh refuses its config (exit 2, naming the file and the remedy).
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 for t in zstd tar sha256sum ssh-keygen git; do
@@ -157,6 +161,28 @@ ash 'cd s && $NS run nightshift.yaml --quiet' >/dev/null 2>"$T/cfgout.err"
 expect_rc "config.yaml out: unwritable: exit 2" 2 $?
 expect_grep "config.yaml out: unwritable: the message names config.yaml's out:" "/proc/nope \(out: of .*/config.yaml\).*--out DIR" "$T/cfgout.err"
 ash 'rm -f home/.config/nightshift/config.yaml; chmod 755 s'
+
+# --- the user's defaults file: only the user's to write ------------------------------------------
+ash 'mkdir -p home/.config/nightshift && printf "sandbox: { network: host }\n" >home/.config/nightshift/config.yaml && chmod 600 home/.config/nightshift/config.yaml'
+ash 'cd s && $NS validate nightshift.yaml' >/dev/null 2>&1
+expect_rc "config.yaml 0600: read" 0 $?
+ash 'chmod 666 home/.config/nightshift/config.yaml; cd s && $NS validate nightshift.yaml' >/dev/null 2>"$T/cfg666.err"
+expect_rc "config.yaml writable by anyone: refused, exit 2" 2 $?
+expect_grep "config.yaml writable by anyone: said, with the remedy" "config.yaml.*writable by anyone.*chmod go-w" "$T/cfg666.err"
+ash 'chmod 600 home/.config/nightshift/config.yaml; chmod 777 home/.config/nightshift; cd s && $NS run nightshift.yaml --quiet' >"$T/cfg777.out" 2>"$T/cfg777.err"
+expect_rc "its folder writable by anyone: run refused, exit 2" 2 $?
+expect_grep "its folder writable by anyone: said" "home/.config/nightshift.*writable by anyone" "$T/cfg777.err"
+ash 'chmod 700 home/.config/nightshift'
+if [ "$root" = 1 ]; then
+	chown 0:0 "$H/home/.config/nightshift/config.yaml"; chmod 644 "$H/home/.config/nightshift/config.yaml"
+	ash 'cd s && $NS validate nightshift.yaml' >/dev/null 2>&1
+	expect_rc "config.yaml owned by root, not writable by the user: read" 0 $?
+	chown 65534 "$H/home/.config/nightshift/config.yaml"
+	ash 'cd s && $NS validate nightshift.yaml' >/dev/null 2>"$T/cfgown.err"
+	expect_rc "config.yaml owned by another user: refused" 2 $?
+	expect_grep "config.yaml owned by another user: said" "config.yaml.*owned by uid 65534" "$T/cfgown.err"
+fi
+rm -f "$H/home/.config/nightshift/config.yaml"
 
 # --- what root owns in the user's workspace; what root installs from the user's checkout --------
 if [ "$root" = 1 ]; then
