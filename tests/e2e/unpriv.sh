@@ -21,6 +21,9 @@
 #    was read when anyone could write it or its folder, or when another user owned it: a stranger
 #    could give the user's manifests network: host or a model of their own. Now it is refused as
 #    ssh refuses its config (exit 2, naming the file and the remedy).
+#  - a workspace file the user cannot read (root's, from a docker step) was left out of every
+#    layer with no word on the terminal (only the snapshot event's skipped list): the progress
+#    now warns once a job, naming the path and why.
 source "$(dirname "$0")/lib.sh"
 export ASAN_OPTIONS=detect_leaks=0
 for t in zstd tar sha256sum ssh-keygen git; do
@@ -192,6 +195,14 @@ if [ "$root" = 1 ]; then
 		$NS restore "$d" --step 1 --to ../rs >/dev/null 2>&1 && test -f ../rs/rootdir/f'
 	expect_rc "root-owned files in the workspace: run, audit, restore" 0 $?
 	rm -rf "$H/s/repo/rootdir"
+	# a file root made that the user cannot read (a docker step's): in no layer, and the user is told
+	fresh
+	echo private >"$H/s/repo/rootonly" && chmod 600 "$H/s/repo/rootonly"
+	ash 'cd s && $NS run nightshift.yaml' >"$T/skip.out" 2>"$T/skip.err"
+	expect_rc "an unreadable file in the workspace: the run goes on" 0 $?
+	expect_grep "an unreadable file: the user is warned, with the path" "warning: .*left out .*rootonly.*Permission denied" "$T/skip.err"
+	expect_eq "an unreadable file: warned once, not at every step" 1 "$(grep -c 'left out' "$T/skip.err")"
+	rm -f "$H/s/repo/rootonly"
 
 	# the user's checkout of the examples with a run made in one, installed by root
 	src=$H/src
