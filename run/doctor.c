@@ -103,10 +103,15 @@ int runfolderok(const char *dir, const char *from, struct err *e)
 			break;
 	}
 	const char *why = saved ? strerror(saved)
-	                  : !S_ISDIR(st.st_mode) ? "not a folder"
+	                  : !S_ISDIR(st.st_mode) ? "not a directory"
 	                  : faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) < 0 ? strerror(errno) : NULL;
 	int rc = 0;
-	if (why) {
+	if (why && strcmp(from, "--out") == 0) {
+		if (strcmp(at, dir) == 0)
+			rc = errc(e, ERR_INPUT, "--out %s: %s (give a folder you can write)", dir, why);
+		else
+			rc = errc(e, ERR_INPUT, "--out %s cannot be made: %s: %s (give a folder you can write)", dir, at, why);
+	} else if (why) {
 		if (strcmp(at, dir) == 0)
 			rc = errc(e, ERR_INPUT, "run directories go in %s (%s): %s. Remedy: --out DIR, a folder you can write",
 			          dir, from, why);

@@ -12,7 +12,9 @@
 #    up front (exit 2, naming TMPDIR), and every private temporary folder says TMPDIR when it fails.
 #  - a read-only checkout: `run` said "--out ./runs: mkdir ..." though no --out was given, and
 #    doctor said the machine could run it. Now the message says where the folder came from (runs/
-#    beside the manifest, or config.yaml's out:), and doctor checks the run folder.
+#    beside the manifest, or config.yaml's out:), and doctor checks the run folder. The same for a
+#    run the user cannot write beside: replay said "--out DIR: cannot make a workspace folder",
+#    report "cannot write RUN.html: create ...": each now says the default and the flag.
 #  - the recipes `nightshift init` writes, and `make install`'s examples as root from the user's
 #    checkout (git refuses a tree another uid owns), took what git ignores: a run the user made of
 #    an example (examples/*/runs/) went into the binary and into the user's repository; and a
@@ -115,6 +117,21 @@ check "diff RUN is that patch" ash "\$NS diff '$R' | cmp -s - '$R/jobs/fix/chang
 check "restore --step 2 onto /dev/shm" ash "d=\$(mktemp -d /dev/shm/ns-unpriv.XXXXXX) && \$NS restore '$R' --step 2 --to \"\$d/w\" 2>/dev/null && grep -qx hello \"\$d/w/a.txt\"; rc=\$?; rm -rf \"\$d\"; exit \$rc"
 check "replay matches" ash "\$NS replay '$R' --out rp >/dev/null 2>&1"
 check "report" ash "\$NS report '$R' --out r.html >/dev/null 2>&1 && grep -q '<html' r.html"
+
+# a run in a folder the user cannot write (a downloaded artifact, another user's): what reads it
+# works; what writes beside it by default says so and names the flag
+ash "mkdir ro-runs && cp -R '$R' ro-runs/ && chmod 555 ro-runs"
+RO=$H/ro-runs/$(basename "$R")
+check "read-only run: audit --verify" ash "\$NS audit '$RO' --verify >/dev/null 2>&1"
+ash "\$NS replay '$RO'" >/dev/null 2>"$T/rorep.err"
+expect_rc "read-only run: replay without --out, exit 2" 2 $?
+expect_grep "read-only run: replay says the default and --out" "ro-runs \(beside RUN, the default\).*--out DIR" "$T/rorep.err"
+expect_nogrep "read-only run: replay names no --out the user did not give" "^nightshift: --out" "$T/rorep.err"
+check "read-only run: replay --out elsewhere" ash "\$NS replay '$RO' --out rp2 >/dev/null 2>&1"
+ash "\$NS report '$RO'" >/dev/null 2>"$T/rorepo.err"
+expect_rc "read-only run: report without --out fails" 1 $?
+expect_grep "read-only run: report says the default and --out" "beside RUN, the default.*--out FILE" "$T/rorepo.err"
+ash 'chmod 755 ro-runs'
 
 # --- the user's environment: HOME unset, umask 077, a run folder on another filesystem ---------
 fresh
