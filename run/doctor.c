@@ -135,6 +135,23 @@ int doctortmp(int *warn, struct err *e)
 	return 0;
 }
 
+/* Does a cgroup hold a limit? Its part of limits (before ';') names a controller, as "cgroup1
+ * memory pids"; a failure's note ("cgroup1 not writable (EACCES)", "cgroup2: cannot ...",
+ * "cgroup2 (no controller delegated)", "no cgroup ...") names none. */
+static int cgroupheld(const char *limits)
+{
+	char part[128];
+	snprintf(part, sizeof part, "%.*s", (int)strcspn(limits, ";"), limits);
+	if (strncmp(part, "cgroup", 6) != 0 || strpbrk(part, "(:"))
+		return 0;
+	char *save = NULL;
+	strtok_r(part, " ", &save); /* "cgroupN" */
+	for (char *t; (t = strtok_r(NULL, " ", &save));)
+		if (!strcmp(t, "memory") || !strcmp(t, "pids") || !strcmp(t, "cpu"))
+			return 1;
+	return 0;
+}
+
 /* The namespace backend, and what it says of cgroups and seccomp. */
 static void sandboxchecks(const struct sandboxconf *conf, struct checks *c)
 {
@@ -148,7 +165,8 @@ static void sandboxchecks(const struct sandboxconf *conf, struct checks *c)
 	const struct scmp_version *v = seccomp_version();
 	add(c, "seccomp", CHECK_OK, "the filter loaded (libseccomp %u.%u.%u, API level %u)", v->major, v->minor, v->micro,
 	    seccomp_api_get());
-	if (strstr(limits, "cgroup"))
+	int held = cgroupheld(limits);
+	if (held)
 		add(c, "cgroups", CHECK_OK, "limits that hold: %s", limits);
 	else
 		add(c, "cgroups", CHECK_WARN,

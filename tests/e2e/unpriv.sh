@@ -23,6 +23,9 @@
 #    was read when anyone could write it or its folder, or when another user owned it: a stranger
 #    could give the user's manifests network: host or a model of their own. Now it is refused as
 #    ssh refuses its config (exit 2, naming the file and the remedy).
+#  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
+#    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
+#    Now it is a warning with the remedy unless a controller is named as held.
 #  - a workspace file the user cannot read (root's, from a docker step) was left out of every
 #    layer with no word on the terminal (only the snapshot event's skipped list): the progress
 #    now warns once a job, naming the path and why.
@@ -146,6 +149,14 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	ash 'cd s && d=$(mktemp -d /dev/shm/ns-unpriv.XXXXXX) && $NS run nightshift.yaml --quiet --out "$d" >"$d.out" &&
 		$NS audit "$(cat "$d.out")" --verify >/dev/null 2>&1; rc=$?; rm -rf "$d" "$d.out"; exit $rc'
 	expect_rc "run onto /dev/shm, audited" 0 $?
+fi
+
+# --- doctor's cgroup line: OK only when a cgroup holds a limit -----------------------------------
+ash 'cd s && $NS doctor nightshift.yaml' >"$T/doc.out" 2>&1
+if grep -Eq '^[a-zA-Z]+ +cgroups .*(not writable|cannot|no cgroup|no controller)' "$T/doc.out"; then
+	expect_grep "no cgroup for this user: doctor warns, with the remedy" "^warn +cgroups .*Remedy" "$T/doc.out"
+else
+	echo "SKIPPED unpriv (doctor's cgroup warning): a cgroup holds limits for uid $uid here"
 fi
 
 # --- TMPDIR a folder the user cannot write ----------------------------------------------------
