@@ -15,7 +15,7 @@ char *layersuserpath(void)
 	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
 	if (x && *x == '/')
 		return xasprintf("%s/nightshift/config.yaml", x);
-	if (h && *h)
+	if (h && *h == '/') /* a relative HOME would name a file under whatever folder nightshift ran in */
 		return xasprintf("%s/.config/nightshift/config.yaml", h);
 	return NULL;
 }

@@ -11,7 +11,7 @@
 #define ADMINPOLICY "/etc/nightshift/policy.yaml"
 
 /* The user's config file path (it may not exist), in a new string, or NULL when neither
- * XDG_CONFIG_HOME nor HOME is set. */
+ * XDG_CONFIG_HOME nor HOME is set to an absolute path. */
 char *layersuserpath(void);
 /* Is the admin policy at path one to trust? 1 when it exists and is a regular file owned by root
  * in folders owned by root, none of them writable by group or others; 0 when it does not exist;

@@ -23,6 +23,8 @@
 #    was read when anyone could write it or its folder, or when another user owned it: a stranger
 #    could give the user's manifests network: host or a model of their own. Now it is refused as
 #    ssh refuses its config (exit 2, naming the file and the remedy).
+#  - a relative HOME put the user's defaults under the current folder (rel/.config/...), and
+#    `config` with HOME unset said "none (no HOME does not exist)".
 #  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
 #    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
 #    Now it is a warning with the remedy unless a controller is named as held.
@@ -214,6 +216,13 @@ if [ "$root" = 1 ]; then
 	expect_grep "config.yaml owned by another user: said" "config.yaml.*owned by uid 65534" "$T/cfgown.err"
 fi
 rm -f "$H/home/.config/nightshift/config.yaml"
+# a HOME that is not absolute names no file (as XDG_CONFIG_HOME), never one under the current folder
+ash 'mkdir -p s/rel/.config/nightshift && echo "out: /nowhere" >s/rel/.config/nightshift/config.yaml; cd s && HOME=rel $NS config' >"$T/relhome.out" 2>&1
+expect_nogrep "HOME relative: no config.yaml read from the current folder" "rel/.config" "$T/relhome.out"
+expect_grep "HOME relative: config says why there are no defaults" "user defaults: none \(HOME is not an absolute path\)" "$T/relhome.out"
+ash 'cd s && env -u HOME $NS config' >"$T/nohome.out" 2>&1
+expect_grep "HOME unset: config says so plainly" "user defaults: none \(neither XDG_CONFIG_HOME nor HOME is set\)" "$T/nohome.out"
+ash 'rm -rf s/rel'
 
 # --- what root owns in the user's workspace; what root installs from the user's checkout --------
 if [ "$root" = 1 ]; then
