@@ -25,6 +25,8 @@
 #    ssh refuses its config (exit 2, naming the file and the remedy).
 #  - a relative HOME put the user's defaults under the current folder (rel/.config/...), and
 #    `config` with HOME unset said "none (no HOME does not exist)".
+#  - prune printed a run root owned as removed, and "removed 1 run", exit 0, though nothing of it
+#    went. Now a run with a folder the user cannot change is left whole and said (exit 1).
 #  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
 #    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
 #    Now it is a warning with the remedy unless a controller is named as held.
@@ -240,6 +242,21 @@ if [ "$root" = 1 ]; then
 	expect_grep "an unreadable file: the user is warned, with the path" "warning: .*left out .*rootonly.*Permission denied" "$T/skip.err"
 	expect_eq "an unreadable file: warned once, not at every step" 1 "$(grep -c 'left out' "$T/skip.err")"
 	rm -f "$H/s/repo/rootonly"
+
+	# prune over runs root made (a step run with sudo, a root container's): said, never "removed"
+	ash 'mkdir pr && cd s && $NS run nightshift.yaml --quiet --out ../pr >/dev/null 2>&1 &&
+		$NS run nightshift.yaml --quiet --out ../pr >/dev/null 2>&1 && $NS run nightshift.yaml --quiet --out ../pr >/dev/null 2>&1'
+	old=$(ls -d "$H"/pr/2* | LC_ALL=C sort | head -1)
+	chown -R 0:0 "$old"
+	ash '$NS prune pr --keep 1' >"$T/prune.out" 2>"$T/prune.err"
+	expect_rc "prune, a run root owns among them: exit 1" 1 $?
+	expect_nogrep "prune: the run it could not remove is not listed as removed" "$(basename "$old")" "$T/prune.out"
+	expect_grep "prune: it is named with the cause" "$(basename "$old").*(Permission denied|not yours)" "$T/prune.err"
+	check "prune: the root-owned run is whole" test -f "$old/run.json"
+	expect_eq "prune: the other old run went" 1 "$(grep -c . "$T/prune.out")"
+	ash '$NS prune pr --keep 1 --dry-run' >"$T/prunedry.out" 2>"$T/prunedry.err"
+	expect_nogrep "prune --dry-run: would not say it removes what it cannot" "$(basename "$old")" "$T/prunedry.out"
+	rm -rf "$H/pr"
 
 	# the user's checkout of the examples with a run made in one, installed by root
 	src=$H/src
