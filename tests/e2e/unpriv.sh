@@ -27,6 +27,9 @@
 #    `config` with HOME unset said "none (no HOME does not exist)".
 #  - prune printed a run root owned as removed, and "removed 1 run", exit 0, though nothing of it
 #    went. Now a run with a folder the user cannot change is left whole and said (exit 1).
+#  - a docker socket the user may not use (not in group docker) was "Failed to connect to
+#    localhost port 80 after 0 ms: Couldn't connect to server" (curl's words for the tcp it does
+#    not use); now the socket's own errno, its owner and mode, and the remedy are said.
 #  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
 #    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
 #    Now it is a warning with the remedy unless a controller is named as held.
@@ -161,6 +164,16 @@ if grep -Eq '^[a-zA-Z]+ +cgroups .*(not writable|cannot|no cgroup|no controller)
 	expect_grep "no cgroup for this user: doctor warns, with the remedy" "^warn +cgroups .*Remedy" "$T/doc.out"
 else
 	echo "SKIPPED unpriv (doctor's cgroup warning): a cgroup holds limits for uid $uid here"
+fi
+
+# --- the docker backend and a socket the user may not use ----------------------------------------
+if command -v python3 >/dev/null; then
+	mkdir -p "$T/dsock" && python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/dsock/d.sock"
+	chmod 711 "$T/dsock"; chmod 0000 "$T/dsock/d.sock" # the user (even its owner) may not connect
+	ash "cd s && sed 's/backend: namespace/backend: docker, image: debian:12/' nightshift.yaml >md.yaml &&
+		DOCKER_HOST=unix://$T/dsock/d.sock \$NS doctor md.yaml" >"$T/dock.out" 2>&1
+	expect_grep "docker socket refused: doctor says permission denied, not 'localhost port 80'" "FAIL +docker .*d.sock.*Permission denied.*group" "$T/dock.out"
+	expect_nogrep "docker socket refused: no curl words about port 80" "port 80" "$T/dock.out"
 fi
 
 # --- TMPDIR a folder the user cannot write ----------------------------------------------------
