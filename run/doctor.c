@@ -341,7 +341,7 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 			continue;
 		struct err e = {0};
 		const char *ws = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
-		if (sbxwritable(s, ws, &e) == 0) {
+		if (!manifestworkerwrites(m, m->jobs[i].worker) || sbxwritable(s, ws, &e) == 0) {
 			owned++;
 			continue;
 		}

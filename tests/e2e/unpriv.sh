@@ -30,6 +30,12 @@
 #  - a docker socket the user may not use (not in group docker) was "Failed to connect to
 #    localhost port 80 after 0 ms: Couldn't connect to server" (curl's words for the tcp it does
 #    not use); now the socket's own errno, its owner and mode, and the remedy are said.
+#  - a worker that can only read (read_file, list_dir) was refused on a workspace the user can
+#    read but not write ("could not write the workspace ... chown -R"): the owner check now
+#    holds jobs whose workers (or delegates) can change it (shell, write_file, edit_file, MCP).
+#  - a job's start opened the user's read-only checkout up: the git-metadata keeper chmod'ed the
+#    workspace root and its .git folders u+rwx (0555 became 0755) before any step ran, taking
+#    them for folders a step had closed. Now the first look reads what it can and changes no mode.
 #  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
 #    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
 #    Now it is a warning with the remedy unless a controller is named as held.
@@ -208,6 +214,30 @@ ash 'mkdir -p home/.config/nightshift && echo "out: /proc/nope" >home/.config/ni
 ash 'cd s && $NS run nightshift.yaml --quiet' >/dev/null 2>"$T/cfgout.err"
 expect_rc "config.yaml out: unwritable: exit 2" 2 $?
 expect_grep "config.yaml out: unwritable: the message names config.yaml's out:" "/proc/nope \(out: of .*/config.yaml\).*--out DIR" "$T/cfgout.err"
+# a worker that only reads (read_file, list_dir: no step, no write) on a checkout it cannot write
+ash "cat >ro.yaml <<EOF
+version: 1
+workspace: s/repo
+models:
+  default: { provider: scripted, script: ro-script.yaml }
+sandbox: { backend: namespace, network: none, timeout: 30s }
+workers:
+  r: { instructions: read, tools: [read_file, list_dir], approval: { default: allow } }
+  w: { instructions: write, tools: [write_file], approval: { default: allow } }
+jobs:
+  look: { worker: r, input: go }
+EOF
+printf '%s\n' '- tool_calls: [{ name: read_file, arguments: { path: a.txt } }]' '- tool_calls: [{ name: final_result, arguments: {} }]' >ro-script.yaml
+sed 's/worker: r,/worker: w,/' ro.yaml >rw.yaml; chmod -R a-w s/repo"
+ash 'find s/repo -printf "%m %p\n" | sort >modes.before; $NS run ro.yaml --quiet --out rorun' >"$T/rojob.out" 2>"$T/rojob.err"
+expect_rc "read-only checkout, a worker that only reads: runs" 0 $?
+ash 'find s/repo -printf "%m %p\n" | sort >modes.after'
+expect_eq "read-only checkout: the run left every mode of the user's checkout as it was" "" "$(diff "$H/modes.before" "$H/modes.after" | head -5)"
+ash '$NS run rw.yaml --quiet --out rorun' >/dev/null 2>"$T/rwjob.err"
+expect_rc "read-only checkout, a worker that writes: refused before it runs" 2 $?
+expect_grep "read-only checkout, a worker that writes: the owner check says why" "could not write the workspace" "$T/rwjob.err"
+expect_grep "read-only checkout, the user's own: the remedy is chmod, not chown to itself" "yours but mode 0555.*chmod u\+w" "$T/rwjob.err"
+ash 'chmod -R u+w s/repo'
 ash 'rm -f home/.config/nightshift/config.yaml; chmod 755 s'
 
 # --- the user's defaults file: only the user's to write ------------------------------------------
