@@ -363,6 +363,8 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 	if (m)
 		modelchecks(m, out);
 	diskcheck(m, outdir, out);
+	if (!m && !outdir)
+		return; /* no manifest: runs go beside one, which is not known */
 	char *from = NULL, *rd = runfolder(m, outdir, &from);
 	struct err e = {0};
 	if (runfolderok(rd, from, &e) < 0)

@@ -182,6 +182,9 @@ if command -v python3 >/dev/null; then
 	expect_nogrep "docker socket refused: no curl words about port 80" "port 80" "$T/dock.out"
 fi
 
+ash 'cd / && $NS doctor' >"$T/docroot.out" 2>&1
+expect_rc "doctor without a manifest in a folder the user cannot write: no run folder to fail" 0 $?
+
 # --- TMPDIR a folder the user cannot write ----------------------------------------------------
 fresh
 ash 'mkdir -p ro-tmp && chmod 500 ro-tmp'
