@@ -36,6 +36,9 @@
 #  - a job's start opened the user's read-only checkout up: the git-metadata keeper chmod'ed the
 #    workspace root and its .git folders u+rwx (0555 became 0755) before any step ran, taking
 #    them for folders a step had closed. Now the first look reads what it can and changes no mode.
+#  - ci/install.sh (the README's first command) as a user without sudo: "sudo: command not
+#    found", exit 127, though every package was installed. Now it says what is installed
+#    already and needs no sudo then; what is missing is named, with how to install it.
 #  - doctor's cgroups line said "ok  limits that hold: cgroup1 not writable (Permission denied)"
 #    for a user no cgroup holds limits for: its test for a held limit matched the failure's note.
 #    Now it is a warning with the remedy unless a controller is named as held.
@@ -303,6 +306,16 @@ if [ "$root" = 1 ]; then
 	ash '$NS prune pr --keep 1 --dry-run' >"$T/prunedry.out" 2>"$T/prunedry.err"
 	expect_nogrep "prune --dry-run: would not say it removes what it cannot" "$(basename "$old")" "$T/prunedry.out"
 	rm -rf "$H/pr"
+
+	# the README's first command, as a user without sudo on a machine that has the packages
+	ash "PATH=/usr/bin:/bin; cd '$ROOT' && bash ci/install.sh" >"$T/ci.out" 2>&1
+	rc=$?
+	missing=$(for p in $(cat "$ROOT/ci/packages.txt"); do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
+	if [ -z "$missing" ] && command -v node >/dev/null && command -v npm >/dev/null && ! as sh -c 'command -v sudo' >/dev/null; then
+		expect_rc "ci/install.sh as a user, everything installed: nothing to do" 0 $rc
+		expect_grep "ci/install.sh: says so" "installed already" "$T/ci.out"
+	fi
+	expect_nogrep "ci/install.sh: never 'sudo: command not found'" "sudo: command not found" "$T/ci.out"
 
 	# the user's checkout of the examples with a run made in one, installed by root
 	src=$H/src
