@@ -49,7 +49,7 @@ $(O)/nightshift: $(CMDOBJ) $(O)/gen/recipes.o $(O)/libnightshift.a
 
 # The recipes of examples/ (those with a workflow in ci/examples/), embedded for `nightshift init`.
 RECIPESRC = $(shell find examples ci/examples -type f)
-$(O)/gen/recipes.c: cmd/recipes.sh $(RECIPESRC)
+$(O)/gen/recipes.c: cmd/recipes.sh pkg/examples.sh $(RECIPESRC)
 	@mkdir -p $(dir $@)
 	sh cmd/recipes.sh >$@.tmp && mv $@.tmp $@
 
@@ -117,12 +117,10 @@ install-files:
 	sh pkg/mkman.sh $(NS) | gzip -9n >$(DESTDIR)$(MANDIR)/man1/nightshift.1.gz
 	install -m 644 pkg/nightshift.bash $(DESTDIR)$(BASHDIR)/nightshift
 	install -m 644 pkg/_nightshift $(DESTDIR)$(ZSHDIR)/_nightshift
-	@# the examples as shipped: in a git checkout without what git ignores (the runs and the
-	@# files an example writes when it is run, as the README's first command does)
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
-		git ls-files -z --cached --others --exclude-standard -- examples | \
-			tar --null --ignore-failed-read -T - -cf - | tar -C $(DESTDIR)$(EXAMPLEDIR) --strip-components=1 --no-same-owner -xf -; \
-	else cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/; fi
+	@# the examples as shipped (pkg/examples.sh: never what git ignores, as the runs and the files
+	@# an example writes when it is run), readable by every user whatever the checkout's umask
+	sh pkg/examples.sh | tar --verbatim-files-from --ignore-failed-read -T - --mode=u+w,go-w,a+rX -cf - | \
+		tar -C $(DESTDIR)$(EXAMPLEDIR) --strip-components=1 --no-same-owner -xf -
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/nightshift $(DESTDIR)$(MANDIR)/man1/nightshift.1.gz \

@@ -35,13 +35,9 @@ static void unrestore(char *tree)
 static char *restored(const char *rundir, const char *ws, int step, int own, int64_t maxbytes,
                       const struct snapset *set, int *whole, struct err *e)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char *t = xasprintf("%s/nightshift-patch-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(t)) {
-		errf(e, "mkdtemp %s:", t);
-		free(t);
+	char *t = tmpfolder("nightshift-patch", e);
+	if (!t)
 		return NULL;
-	}
 	char *tree = pathjoin(t, "tree");
 	int rc = set ? snaprestoreset(rundir, ws, step, tree, own, maxbytes, set, e)
 	       : own ? snaprestoreown(rundir, ws, step, tree, e)

@@ -3,6 +3,8 @@
  * still writes it is never raced. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,8 +39,52 @@ static int newestfirst(const void *a, const void *b)
 	return -strcmp(x->name, y->name);
 }
 
+/* The first folder of a run this user cannot empty (nftw's callback keeps it). */
+static char *stuck;
+static int stuckerr;
+
+static int checkdir(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
+	if (flag == FTW_DNR || flag == FTW_NS || (flag == FTW_D && S_ISDIR(st->st_mode) &&
+	                                          faccessat(AT_FDCWD, path, R_OK | W_OK | X_OK, AT_EACCESS) < 0)) {
+		stuckerr = errno ? errno : EACCES;
+		stuck = xstrdup(path);
+		return 1;
+	}
+	return 0;
+}
+
+/* NULL when this user can remove the run at p (its folder's parent and every folder in it are
+ * theirs to change), else "why" in a new string: nothing is removed from a run only half its own. */
+static char *unremovable(const char *p)
+{
+	stuck = NULL;
+	stuckerr = 0;
+	char *parent = dirname_dup(p);
+	if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) < 0) {
+		stuckerr = errno;
+		stuck = parent;
+		parent = NULL;
+	} else {
+		errno = 0;
+		nftw(p, checkdir, 16, FTW_PHYS);
+	}
+	free(parent);
+	if (!stuck)
+		return NULL;
+	struct stat st;
+	char *why = lstat(stuck, &st) == 0
+	            ? xasprintf("%s (owner uid %u): %s for uid %u", stuck, (unsigned)st.st_uid, strerror(stuckerr),
+	                        (unsigned)geteuid())
+	            : xasprintf("%s: %s", stuck, strerror(stuckerr));
+	free(stuck);
+	stuck = NULL;
+	return why;
+}
+
 int runprune(const char *dir, int keep, int64_t olderms, int dry, struct strv *removed, struct strv *inuse,
-             struct err *e)
+             struct strv *kept, struct err *e)
 {
 	struct stat st;
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -72,8 +118,29 @@ int runprune(const char *dir, int keep, int64_t olderms, int dry, struct strv *r
 		if (lock < 0 && errno == EWOULDBLOCK) {
 			strvadd(inuse, p); /* a live runner holds it: never removed, nor counted as kept */
 		} else if (i >= (size_t)keep && (!olderms || now - v[i].ms > olderms) && lock >= 0) {
+			char *why = unremovable(p);
+			struct stat left;
+			if (why) {
+				char *line = xasprintf("%s: not removed: %s", p, why);
+				strvadd(kept, line);
+				free(line);
+				free(why);
+				close(lock);
+				free(p);
+				free(v[i].name);
+				continue;
+			}
 			if (!dry)
 				snapremove(p);
+			if (!dry && lstat(p, &left) == 0) {
+				char *line = xasprintf("%s: not wholly removed", p);
+				strvadd(kept, line);
+				free(line);
+				close(lock);
+				free(p);
+				free(v[i].name);
+				continue;
+			}
 			strvadd(removed, p);
 			/* its report, RUN.html beside it (report's default), goes with it */
 			char *html = xasprintf("%s.html", p);

@@ -102,7 +102,12 @@ int cmdconfig(int argc, char **argv)
 		if (m.usersandbox)
 			termprintf(stdout, "  sandbox: %s (under the manifest's own sandbox: keys)\n", m.usersandbox);
 	} else {
-		termprintf(stdout, "user defaults: none (%s does not exist)\n", user ? user : "no HOME");
+		const char *h = getenv("HOME");
+		if (user)
+			termprintf(stdout, "user defaults: none (%s does not exist)\n", user);
+		else
+			printf("user defaults: none (%s)\n", h && *h ? "HOME is not an absolute path"
+			                                             : "neither XDG_CONFIG_HOME nor HOME is set");
 	}
 	free(user);
 	for (size_t i = 0; i < m.nmodels; i++) {

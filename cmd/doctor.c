@@ -13,8 +13,9 @@ static const char helptext[] =
 	"Checks whether this machine can run MANIFEST (or any manifest, without one), one line a check:\n"
 	"the namespace sandbox (a step is run: user namespaces, AppArmor's restriction, mounts, the\n"
 	"seccomp filter), which cgroup limits hold, the docker backend's engine and images, each model's\n"
-	"key and endpoint (a connection, no request), network allow lists, and the disk where run\n"
-	"directories go (--out, default runs/ beside the manifest). A check that fails says the cause\n"
+	"key and endpoint (a connection, no request), network allow lists, the temporary folder ($TMPDIR,\n"
+	"else /tmp) and the folder run directories go in (this user can write both), and its disk\n"
+	"(--out, else config.yaml's out:, else runs/ beside the manifest). A check that fails says the cause\n"
 	"and the remedy. --json prints the checks as a JSON list instead.\n"
 	"\n"
 	"exit codes: 0 it can run (warnings allowed), 1 a check failed, 2 usage or manifest error\n";

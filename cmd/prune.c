@@ -16,8 +16,9 @@ static const char helptext[] =
 	"(RUN.html, report's default) goes with it. Prints each run and report removed,\n"
 	"one path a line on stdout (\"would remove\" with --dry-run); a run in use is said on stderr.\n"
 	"\n"
-	"exit codes: 0 done (even when nothing was old enough), 2 usage, or DIR is not a folder of\n"
-	"            runs (a run directory itself is refused)\n";
+	"exit codes: 0 done (even when nothing was old enough), 1 a run this user cannot remove (a\n"
+	"            folder in it another user owns: left whole, said on stderr), 2 usage, or DIR\n"
+	"            is not a folder of runs (a run directory itself is refused)\n";
 
 /* A duration with days too: "7d", else as parseduration ("12h", "30m", "90s"). */
 static int olderthan(const char *s, int64_t *ms)
@@ -72,17 +73,21 @@ int cmdprune(int argc, char **argv)
 	int64_t ms = 0;
 	if (older && olderthan(older, &ms) < 0)
 		return usage("prune", "--older-than %s: want a duration such as 7d, 12h, 30m", older);
-	struct strv removed = {0}, inuse = {0};
+	struct strv removed = {0}, inuse = {0}, kept = {0};
 	struct err e = {0};
-	if (runprune(dir, (int)keep, ms, dry, &removed, &inuse, &e) < 0)
+	if (runprune(dir, (int)keep, ms, dry, &removed, &inuse, &kept, &e) < 0)
 		return report(&e);
+	for (size_t i = 0; i < kept.n; i++)
+		termprintf(stderr, "nightshift: prune: %s\n", kept.v[i]);
 	for (size_t i = 0; i < inuse.n; i++)
 		termprintf(stderr, "nightshift: prune: %s is in use by a live run: kept\n", inuse.v[i]);
 	for (size_t i = 0; i < removed.n; i++)
 		termprintf(stdout, "%s%s\n", dry ? "would remove " : "", removed.v[i]);
 	fprintf(stderr, "nightshift: prune: %s%zu run%s\n", dry ? "would remove " : "removed ", removed.n,
 	        removed.n == 1 ? "" : "s");
+	int rc = kept.n ? EXIT_FAILED : EXIT_OK;
 	strvfree(&removed);
 	strvfree(&inuse);
-	return EXIT_OK;
+	strvfree(&kept);
+	return rc;
 }

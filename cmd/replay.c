@@ -6,6 +6,7 @@
 #include "../run/replay.h"
 #include "../run/run.h"
 #include "../util/privacy.h"
+#include "../run/doctor.h"
 #include "../util/term.h"
 #include "cmd.h"
 
@@ -125,6 +126,10 @@ int cmdreplay(int argc, char **argv)
 	defout = dirname_dup(given ? given : real);
 	free(given);
 	struct replayopts o = {run, real, out ? out : defout, mine, &jobs, &sets, live, maxu};
+	if (runfolderok(o.outdir, out ? "--out" : "beside RUN, the default", &e) < 0) {
+		rc = out ? usage("replay", "%s", e.msg) : report(&e);
+		goto done;
+	}
 	privacyapply(privacydeny(run) | privacydeny(o.outdir)); /* no more open than the run replayed */
 	if (progressstart("replay", quiet, events) < 0)
 		goto done;

@@ -92,7 +92,8 @@ int cmdreport(int argc, char **argv)
 			if (part)
 				unlink(part);
 		}
-		fprintf(stderr, "nightshift: report: cannot write %s: %s\n", outpath, fd < 0 ? e.msg : strerror(errno));
+		termprintf(stderr, "nightshift: report: cannot write %s%s: %s\n", outpath,
+		           def ? " (beside RUN, the default; --out FILE writes elsewhere)" : "", fd < 0 ? e.msg : strerror(errno));
 		code = EXIT_FAILED;
 	} else if (reportwrite(dir, maxu, f, &warn, &e) < 0) {
 		code = report(&e);

@@ -250,6 +250,16 @@ int cmdrun(int argc, char **argv)
 			                "service this machine can, unrecorded (network: { allow: [...] } names hosts and "
 			                "records each connection)\n", m.jobs[i].id);
 		}
+	/* Snapshots, patches and the sandbox's views make private temporary folders: a TMPDIR this
+	 * user cannot write is said here, exit 2, not found after the night as a missing patch. */
+	{
+		int relative = 0;
+		if (doctortmp(&relative, &e) < 0) {
+			rc = report(&e);
+			manifestfree(&m);
+			goto done;
+		}
+	}
 	/* The namespace sandbox is tried before anything is made or spent, as doctor does: a machine
 	 * that refuses it fails here with the cause and the remedy, exit 2, no run directory. */
 	for (size_t i = 0; i < m.njobs; i++) {
@@ -276,13 +286,18 @@ int cmdrun(int argc, char **argv)
 	}
 	rc = EXIT_USAGE;
 	o.sign = key;
-	char *defout = out ? NULL : m.userout ? xstrdup(m.userout) : pathjoin(m.dir, "runs");
-	o.outdir = out ? out : defout;
+	char *outfrom = NULL, *defout = runfolder(&m, out, &outfrom);
+	o.outdir = defout;
 	o.overrides = &models;
-	struct stat ost;
-	if (stat(o.outdir, &ost) == 0 && !S_ISDIR(ost.st_mode)) {
-		usage("run", "--out %s: not a directory", o.outdir);
+	if (runfolderok(o.outdir, outfrom, &e) < 0) {
+		if (out) {
+			usage("run", "%s", e.msg);
+		} else {
+			termprintf(stderr, "nightshift: run: %s\n", e.msg);
+			ghamistake(stderr, e.msg);
+		}
 		free(defout);
+		free(outfrom);
 		manifestfree(&m);
 		goto done;
 	}
@@ -293,8 +308,10 @@ int cmdrun(int argc, char **argv)
 			deny |= privacydeny(m.jobs[i].workspace);
 	privacyapply(deny);
 	if (mkdirs(o.outdir, 0755, &e) < 0) {
-		usage("run", "--out %s: %s", o.outdir, e.msg);
+		termprintf(stderr, "nightshift: run: run directories go in %s (%s): %s\n", o.outdir, outfrom, e.msg);
+		ghamistake(stderr, e.msg);
 		free(defout);
+		free(outfrom);
 		manifestfree(&m);
 		goto done;
 	}
@@ -302,6 +319,7 @@ int cmdrun(int argc, char **argv)
 	char *rundir = NULL;
 	if (progressstart("run", quiet, events) < 0) {
 		free(defout);
+		free(outfrom);
 		manifestfree(&m);
 		goto done;
 	}
@@ -323,6 +341,7 @@ int cmdrun(int argc, char **argv)
 		termprintf(stderr, "nightshift: run: GitHub Actions: %s\n", ge.msg);
 	free(rundir);
 	free(defout);
+	free(outfrom);
 	manifestfree(&m);
 done:
 	if (rc == EXIT_USAGE && !ghadone) {

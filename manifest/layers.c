@@ -1,5 +1,9 @@
 /* layers: where a user's defaults and the admin policy are, and whether the policy is trusted. */
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +15,7 @@ char *layersuserpath(void)
 	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
 	if (x && *x == '/')
 		return xasprintf("%s/nightshift/config.yaml", x);
-	if (h && *h)
+	if (h && *h == '/') /* a relative HOME would name a file under whatever folder nightshift ran in */
 		return xasprintf("%s/.config/nightshift/config.yaml", h);
 	return NULL;
 }
@@ -70,4 +74,61 @@ const char *layerstesthook(void)
 		if (getenv(hooks[i]) && *getenv(hooks[i]))
 			return hooks[i];
 	return NULL;
+}
+
+/* A group that is the user's own (a user private group): named as the user, no other member. */
+static int owngroup(gid_t gid, uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+	char name[256];
+	if (!pw || snprintf(name, sizeof name, "%s", pw->pw_name) >= (int)sizeof name)
+		return 0;
+	struct group *gr = getgrgid(gid);
+	if (!gr || strcmp(gr->gr_name, name) != 0)
+		return 0;
+	for (char **m = gr->gr_mem; *m; m++)
+		if (strcmp(*m, name) != 0)
+			return 0;
+	return 1;
+}
+
+/* One name on the way to the user's defaults: the user's or root's, writable by no one else. */
+static int usertrusted(const char *cfg, const char *p, const struct stat *st, const char *what, struct err *e)
+{
+	uid_t me = geteuid();
+	if (st->st_uid != me && st->st_uid != 0)
+		return errc(e, ERR_INPUT, "%s: your defaults are refused: %s %s is owned by uid %u, not you (uid %u), who "
+		            "could change them (chown or move it)", cfg, what, p, (unsigned)st->st_uid, (unsigned)me);
+	int sticky = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+	if ((st->st_mode & 002) && !sticky)
+		return errc(e, ERR_INPUT, "%s: your defaults are refused: %s %s is writable by anyone (chmod go-w %s)", cfg,
+		            what, p, p);
+	if ((st->st_mode & 020) && !sticky && !owngroup(st->st_gid, me))
+		return errc(e, ERR_INPUT, "%s: your defaults are refused: %s %s is writable by its group (chmod go-w %s)", cfg,
+		            what, p, p);
+	return 0;
+}
+
+int layersusercheck(const char *path, struct err *e)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : errc(e, ERR_INPUT, "%s:", path);
+	char *real = realpath(path, NULL);
+	if (!real)
+		return errc(e, ERR_INPUT, "%s:", path);
+	int rc = usertrusted(path, real, &st, "the file", e) < 0 ? -1 : 1;
+	/* every folder above it too: whoever may replace the file decides the user's defaults */
+	for (char *slash; rc > 0 && (slash = strrchr(real, '/'));) {
+		*slash = 0;
+		const char *d = *real ? real : "/";
+		if (stat(d, &st) < 0)
+			rc = errc(e, ERR_INPUT, "%s:", d);
+		else if (usertrusted(path, d, &st, "its folder", e) < 0)
+			rc = -1;
+		if (!*real)
+			break;
+	}
+	free(real);
+	return rc;
 }

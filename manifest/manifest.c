@@ -2356,7 +2356,8 @@ static int loadlayers(struct manifest *m, struct ydoc *ay, struct buf *atext, in
 			          "send a name the policy allows to any address); unset it", hook, ADMINPOLICY);
 	}
 	char *cfgpath = rc >= 0 ? layersuserpath() : NULL;
-	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
+	if (cfgpath && access(cfgpath, F_OK) == 0 && (rc = layersusercheck(cfgpath, e)) > 0 &&
+	    (rc = loadlayer(m, cfgpath, cy, ctext, e)) == 0) {
 		*havecfg = 1;
 		cy->errs = &m->errors;
 		m->userconfig = xstrdup(cfgpath);
@@ -2744,6 +2745,33 @@ struct worker *manifestworker(const struct manifest *m, const char *name)
 		if (m->workers[i].name && strcmp(m->workers[i].name, name) == 0)
 			return &m->workers[i];
 	return NULL;
+}
+
+static int writes(const struct manifest *m, const char *name, unsigned char *seen)
+{
+	struct worker *w = manifestworker(m, name);
+	if (!w)
+		return 1;
+	size_t i = (size_t)(w - m->workers);
+	if (seen[i])
+		return 0;
+	seen[i] = 1;
+	if ((w->tools & (TOOL_SHELL | TOOL_WRITE_FILE | TOOL_EDIT_FILE)) || w->mcptools.n)
+		return 1;
+	for (size_t k = 0; k < w->delegates.n; k++)
+		if (writes(m, w->delegates.v[k], seen))
+			return 1;
+	return 0;
+}
+
+int manifestworkerwrites(const struct manifest *m, const char *name)
+{
+	if (!name)
+		return 1;
+	unsigned char *seen = xcalloc(m->nworkers + 1, 1);
+	int w = writes(m, name, seen);
+	free(seen);
+	return w;
 }
 
 struct job *manifestjob(const struct manifest *m, const char *id)

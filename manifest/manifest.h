@@ -318,6 +318,10 @@ struct model *manifestmodel(const struct manifest *m, const char *name);
  * model bills nothing and is left alone. */
 int manifestadminprice(const struct manifest *m, struct model *md, struct err *e);
 struct worker *manifestworker(const struct manifest *m, const char *name);
+/* May the worker named, or a worker it delegates to (at any depth), change its workspace: a tool
+ * that runs steps or writes (shell, write_file, edit_file) or any MCP tool? 1 or 0; an unknown
+ * name counts as writing. */
+int manifestworkerwrites(const struct manifest *m, const char *name);
 struct job *manifestjob(const struct manifest *m, const char *id);
 /* The job of m that a recorded job id stands for: that job, else the matrix job group names (a
  * member of a matrix made from a job's output is no job of m until that output is there: run.json's

@@ -900,12 +900,8 @@ int egressopen(struct egress **gp, const struct netrule *allow, size_t n, struct
 				strvadd(&g->resolve, p);
 		free(copy);
 	}
-	const char *tmp = getenv("TMPDIR");
-	g->dir = xasprintf("%s/nightshift-egress-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(g->dir)) {
-		errf(e, "egress: a folder for the proxy's socket in %s:", tmp && *tmp == '/' ? tmp : "/tmp");
-		free(g->dir);
-		g->dir = NULL;
+	if (!(g->dir = tmpfolder("nightshift-egress", e))) {
+		errctx(e, "egress: a folder for the proxy's socket");
 		goto fail;
 	}
 	g->sock = pathjoin(g->dir, "egress.sock");

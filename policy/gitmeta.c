@@ -107,6 +107,8 @@ struct walk {
 	int over;
 	int fail;      /* a folder git could reach was not read (out of descriptors): the walk is not whole */
 	int namesonly; /* names and kinds only, no bytes read, no cap: what to remove after a step */
+	int first;     /* gitkeep's look before any step: what is closed was closed by the user, not a
+	                * step; no mode is changed (a read-only checkout stays read-only) */
 };
 
 /* An entry as it is: a file's bytes (up to the cap), a link's target; with namesonly, only a .git
@@ -284,11 +286,15 @@ static void walk(struct walk *w, int dfd, const char *path, const char *gd, cons
 			if ((sub < 0 && errno == EACCES) || (sub >= 0 && (here || bare) && (st.st_mode & 0700) != 0700)) {
 				/* Closed to us by a step: opened up, or, when not ours but still searchable
 				 * (git run by us could reach in), the walk is not whole. */
-				if (sub >= 0)
-					close(sub);
-				if (ownrwx(dfd, name, &st) < 0 && faccessat(dfd, name, X_OK, AT_EACCESS) == 0)
-					w->fail = 1;
-				sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub >= 0 && w->first) {
+					/* readable as the user left it: walked as it is */
+				} else {
+					if (sub >= 0)
+						close(sub);
+					if ((w->first ? -1 : ownrwx(dfd, name, &st)) < 0 && faccessat(dfd, name, X_OK, AT_EACCESS) == 0)
+						w->fail = 1;
+					sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				}
 			}
 			if (sub < 0 && errno != ENOENT && errno != EACCES)
 				w->fail = 1;
@@ -311,12 +317,13 @@ static int entcmp(const void *a, const void *b)
 
 /* Two passes: a .git file found late may point to a folder walked before it. namesonly: no bytes
  * read, so no cap (gitundo's list of what is there now, when it is too much to keep). */
-static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, struct err *e)
+static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, int first, struct err *e)
 {
 	memset(k, 0, sizeof *k);
-	struct walk w = {k, {0}, 0, 0, namesonly};
+	struct walk w = {k, {0}, 0, 0, namesonly, first};
 	struct stat rst;
-	if (fstat(wsfd, &rst) == 0 && (rst.st_mode & 0700) != 0700 && rst.st_uid == geteuid()) {
+	if (fstat(wsfd, &rst) == 0 && (rst.st_mode & 0700) != 0700 && rst.st_uid == geteuid() &&
+	    (!first || (rst.st_mode & 0500) != 0500)) {
 		char self[64]; /* wsfd may be an O_PATH descriptor: through /proc, as fchmod cannot */
 		snprintf(self, sizeof self, "/proc/self/fd/%d", wsfd);
 		if (chmod(self, (rst.st_mode | 0700) & 07777) < 0)
@@ -347,7 +354,7 @@ static int take(struct gitkeep *k, int wsfd, const char *hidden, int namesonly, 
 
 int gitkeep(struct gitkeep *k, int wsfd, const char *hidden, struct err *e)
 {
-	return take(k, wsfd, hidden, 0, e);
+	return take(k, wsfd, hidden, 0, 1, e);
 }
 
 static const struct gitent *find(const struct gitkeep *k, const char *path)
@@ -530,11 +537,27 @@ int gitundo(const struct gitkeep *k, int wsfd, const char *hidden, struct strv *
 	int rc = 0, blind = 0;
 	if (moveback(k, wsfd, undone) < 0)
 		rc = errf(e, "a .git folder moved aside could not be moved back:");
-	if (take(&now, wsfd, hidden, 0, &te) < 0) {
+	/* First a look that changes no mode: when nothing differs, folders the user (or a step) left
+	 * closed stay as they are; only an undo opens them up. */
+	if (take(&now, wsfd, hidden, 0, 1, &te) == 0) {
+		int differ = now.n != k->n;
+		for (size_t i = 0; i < k->n && !differ; i++) {
+			const struct gitent *is = find(&now, k->v[i].path);
+			differ = !is || !same(&k->v[i], is);
+		}
+		gitkeepfree(&now);
+		if (!differ) {
+			if (heads(k, wsfd, undone) < 0)
+				rc = errf(e, "a git directory's HEAD could not be put back:");
+			return rc;
+		}
+	}
+	memset(&te, 0, sizeof te);
+	if (take(&now, wsfd, hidden, 0, 0, &te) < 0) {
 		/* Too much of it now to compare: what is new is still found by name and removed, and
 		 * everything kept is written again below. */
 		blind = 1;
-		if (take(&now, wsfd, hidden, 1, &te) < 0)
+		if (take(&now, wsfd, hidden, 1, 0, &te) < 0)
 			return errf(e, "the workspace's git metadata cannot be read again: %s", te.msg);
 	}
 	/* what is new goes, the deepest first */

@@ -62,6 +62,7 @@ struct jobrun {
 	int64_t window;    /* the context window the provider said it has (context_length_exceeded), or 0 */
 	int shrunk;        /* the window was lowered once on the provider's word: a second refusal ends the job */
 	int textturns;     /* replies in a row without a tool call */
+	int skipsaid;      /* a snapshot's left-out paths were said on the terminal */
 };
 
 enum { MAXDEPTH = 4 };
@@ -291,6 +292,14 @@ static int snapshot(struct jobrun *jr, int step, struct err *e)
 			cJSON_AddItemToArray(sid, cJSON_CreateString(si.setid.v[i]));
 	}
 	int incomplete = si.incomplete;
+	/* said on the terminal once a job (a file left out is retried, and left out, at each step) */
+	if (si.skipped.n && !jr->skipsaid) {
+		jr->skipsaid = 1;
+		progressj(jr->j->id, "warning: the snapshot before step %d left out %zu path%s (%.200s: %.200s%s): no layer, "
+		          "restore or patch has %s (the snapshot events list each)", step, si.skipped.n,
+		          si.skipped.n == 1 ? "" : "s", si.skipped.v[0], si.why.v[0], si.skipped.n > 1 ? "; ..." : "",
+		          si.skipped.n == 1 ? "it" : "them");
+	}
 	snapinfofree(&si);
 	if (evadd(jr->ev, "snapshot", ev, e) < 0)
 		return -1;

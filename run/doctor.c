@@ -6,6 +6,7 @@
  * checked without a billed request: the key is set, the endpoint's host answers a connection. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +47,9 @@ int doctorsandbox(const struct sandboxconf *conf, char limits[128], struct err *
 		def.memory = (int64_t)256 << 20;
 		conf = &def;
 	}
-	char tmpl[] = "/tmp/nightshift-doctor.XXXXXX";
-	char *ws = mkdtemp(tmpl);
+	char *ws = tmpfolder("nightshift-doctor", e);
 	if (!ws)
-		return errc(e, ERR_INPUT, "cannot make a folder to try the sandbox in: %s", strerror(errno));
+		return errctx(e, "a folder to try the sandbox in");
 	char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 	struct sbxconf sc = {conf, ws, env, 0};
 	struct sbx *s = NULL;
@@ -65,9 +65,91 @@ int doctorsandbox(const struct sandboxconf *conf, char limits[128], struct err *
 		sbxclose(s);
 	}
 	rmdir(ws);
+	free(ws);
 	if (rc < 0)
 		e->kind = ERR_INPUT;
 	return rc;
+}
+
+char *runfolder(const struct manifest *m, const char *outdir, char **from)
+{
+	if (outdir) {
+		*from = xstrdup("--out");
+		return xstrdup(outdir);
+	}
+	if (m && m->userout) {
+		*from = xasprintf("out: of %s", m->userconfig ? m->userconfig : "the user's config.yaml");
+		return xstrdup(m->userout);
+	}
+	*from = xstrdup(m ? "runs/ beside the manifest, the default" : "the current directory");
+	return m ? pathjoin(m->dir, "runs") : xstrdup(".");
+}
+
+int runfolderok(const char *dir, const char *from, struct err *e)
+{
+	char *at = xstrdup(dir);
+	struct stat st;
+	int saved = 0;
+	while (stat(at, &st) < 0) {
+		if (errno != ENOENT) { /* a folder above that this user cannot search */
+			saved = errno;
+			break;
+		}
+		char *up = dirname_dup(at);
+		int top = strcmp(up, at) == 0;
+		free(at);
+		at = up;
+		if (top)
+			break;
+	}
+	const char *why = saved ? strerror(saved)
+	                  : !S_ISDIR(st.st_mode) ? "not a directory"
+	                  : faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) < 0 ? strerror(errno) : NULL;
+	int rc = 0;
+	if (why && strcmp(from, "--out") == 0) {
+		if (strcmp(at, dir) == 0)
+			rc = errc(e, ERR_INPUT, "--out %s: %s (give a folder you can write)", dir, why);
+		else
+			rc = errc(e, ERR_INPUT, "--out %s cannot be made: %s: %s (give a folder you can write)", dir, at, why);
+	} else if (why) {
+		if (strcmp(at, dir) == 0)
+			rc = errc(e, ERR_INPUT, "run directories go in %s (%s): %s. Remedy: --out DIR, a folder you can write",
+			          dir, from, why);
+		else
+			rc = errc(e, ERR_INPUT, "run directories go in %s (%s), which cannot be made: %s: %s. Remedy: --out DIR, "
+			                        "a folder you can write", dir, from, at, why);
+	}
+	free(at);
+	return rc;
+}
+
+int doctortmp(int *warn, struct err *e)
+{
+	const char *t = getenv("TMPDIR");
+	*warn = t && *t && *t != '/';
+	char *dir = tmpfolder("nightshift-doctor", e);
+	if (!dir)
+		return -1;
+	rmdir(dir);
+	free(dir);
+	return 0;
+}
+
+/* Does a cgroup hold a limit? Its part of limits (before ';') names a controller, as "cgroup1
+ * memory pids"; a failure's note ("cgroup1 not writable (EACCES)", "cgroup2: cannot ...",
+ * "cgroup2 (no controller delegated)", "no cgroup ...") names none. */
+static int cgroupheld(const char *limits)
+{
+	char part[128];
+	snprintf(part, sizeof part, "%.*s", (int)strcspn(limits, ";"), limits);
+	if (strncmp(part, "cgroup", 6) != 0 || strpbrk(part, "(:"))
+		return 0;
+	char *save = NULL;
+	strtok_r(part, " ", &save); /* "cgroupN" */
+	for (char *t; (t = strtok_r(NULL, " ", &save));)
+		if (!strcmp(t, "memory") || !strcmp(t, "pids") || !strcmp(t, "cpu"))
+			return 1;
+	return 0;
 }
 
 /* The namespace backend, and what it says of cgroups and seccomp. */
@@ -83,7 +165,8 @@ static void sandboxchecks(const struct sandboxconf *conf, struct checks *c)
 	const struct scmp_version *v = seccomp_version();
 	add(c, "seccomp", CHECK_OK, "the filter loaded (libseccomp %u.%u.%u, API level %u)", v->major, v->minor, v->micro,
 	    seccomp_api_get());
-	if (strstr(limits, "cgroup"))
+	int held = cgroupheld(limits);
+	if (held)
 		add(c, "cgroups", CHECK_OK, "limits that hold: %s", limits);
 	else
 		add(c, "cgroups", CHECK_WARN,
@@ -224,6 +307,15 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 		none |= s->backend == BACKEND_NONE;
 		allow |= s->network_allow;
 	}
+	struct err te = {0};
+	int relative = 0;
+	if (doctortmp(&relative, &te) < 0)
+		add(out, "temporary files", CHECK_FAIL, "%s", te.msg);
+	else if (relative)
+		add(out, "temporary files", CHECK_WARN, "TMPDIR=%s is not an absolute path: it is not used, %s is",
+		    getenv("TMPDIR"), tmpbase());
+	else
+		add(out, "temporary files", CHECK_OK, "private folders are made in %s", tmpbase());
 	if (ns)
 		sandboxchecks(nsconf, out);
 	/* The docker engine and each image a job names, once each; nothing is pulled or made. */
@@ -249,7 +341,7 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 			continue;
 		struct err e = {0};
 		const char *ws = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
-		if (sbxwritable(s, ws, &e) == 0) {
+		if (!manifestworkerwrites(m, m->jobs[i].worker) || sbxwritable(s, ws, &e) == 0) {
 			owned++;
 			continue;
 		}
@@ -271,6 +363,16 @@ void doctor(const struct manifest *m, const char *outdir, struct checks *out)
 	if (m)
 		modelchecks(m, out);
 	diskcheck(m, outdir, out);
+	if (!m && !outdir)
+		return; /* no manifest: runs go beside one, which is not known */
+	char *from = NULL, *rd = runfolder(m, outdir, &from);
+	struct err e = {0};
+	if (runfolderok(rd, from, &e) < 0)
+		add(out, "run folder", CHECK_FAIL, "%s", e.msg);
+	else
+		add(out, "run folder", CHECK_OK, "run directories go in %s (%s)", rd, from);
+	free(rd);
+	free(from);
 }
 
 size_t doctorfailed(const struct checks *c)

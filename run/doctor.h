@@ -29,5 +29,15 @@ void checksfree(struct checks *c);
  * 0 with the limits that held in limits, or -1 with the cause and remedies in e (code 2). What
  * `run` checks before its first model call when a job uses the namespace backend. */
 int doctorsandbox(const struct sandboxconf *conf, char limits[128], struct err *e);
+/* Where m's run directories go, in a new string: outdir (--out) when given, else the user's out:
+ * (config.yaml), else runs/ beside the manifest (m NULL: the current directory); *from says which,
+ * in words for a message ("--out", "out: of FILE", "runs/ beside the manifest, the default"). */
+char *runfolder(const struct manifest *m, const char *outdir, char **from);
+/* 0 when run directories can be made in dir: it, or the nearest folder above it that is there, is a
+ * folder this user can write; else -1 with the cause, from and the remedy in e (ERR_INPUT). */
+int runfolderok(const char *dir, const char *from, struct err *e);
+/* 0 when a private temporary folder can be made (util tmpfolder: $TMPDIR, else /tmp), *warn set
+ * when a TMPDIR that is not absolute is passed over; else -1 with the cause and remedy (ERR_INPUT). */
+int doctortmp(int *warn, struct err *e);
 
 #endif

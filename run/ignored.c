@@ -45,13 +45,9 @@ static int emptyrepo(const char *dir, struct err *e)
 int gitignored(const char *ws, const struct strv *paths, unsigned char *flags, struct err *e)
 {
 	memset(flags, 0, paths->n);
-	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *home = xasprintf("%s/nightshift-git.XXXXXX", tmpdir);
-	if (!mkdtemp(home)) {
-		int rc = errf(e, "%s:", home);
-		free(home);
-		return rc;
-	}
+	char *home = tmpfolder("nightshift-git", e);
+	if (!home)
+		return -1;
 	char *gitdir = pathjoin(home, "repo");
 	char *in = pathjoin(home, "paths");
 	struct buf q = {0};

@@ -141,7 +141,8 @@ int preflight(const struct manifest *m, const int *sel, int models, int owners, 
 		/* steps that could not write their workspace: said now, not as a night of failed steps */
 		const char *wsp = m->jobs[i].workspace ? m->jobs[i].workspace : m->workspace;
 		struct err oe = {0};
-		if (owners && sbxwritable(c, wsp, &oe) < 0 && !(why.data && strstr(why.data, oe.msg)))
+		if (owners && manifestworkerwrites(m, m->jobs[i].worker) && sbxwritable(c, wsp, &oe) < 0 &&
+		    !(why.data && strstr(why.data, oe.msg)))
 			bufprintf(&why, "%sjob '%s': %s", why.len ? "\n" : "", m->jobs[i].id, oe.msg);
 	}
 	int rc = 0;

@@ -295,8 +295,7 @@ static char *seccompopt(struct dockersbx *d, int network, struct err *e)
 	if (!d->api.podman) {
 		opt = xasprintf("seccomp=%s", json);
 	} else {
-		const char *tmp = getenv("TMPDIR");
-		d->profile = xasprintf("%s/nightshift-seccomp-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+		d->profile = xasprintf("%s/nightshift-seccomp-XXXXXX", tmpbase());
 		int fd = mkstemp(d->profile);
 		if (fd < 0 || fchmod(fd, 0644) < 0 || writeall(fd, json, strlen(json)) < 0) {
 			errf(e, "docker: writing the seccomp profile for Podman to %s:", d->profile);

@@ -3,11 +3,14 @@
    close-on-exec, so that no child of the runner holds a connection (the hooked
    attach connection in particular: its end is what stops the container). */
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "dockerapi.h"
 #include "../util/cancel.h"
@@ -316,6 +319,41 @@ out:
 	return rc;
 }
 
+/* Why the unix socket at path takes no connection, in words and with the remedy, for a message;
+ * "" when it takes one (the failure was past the connection). */
+static void sockwhy(const char *path, char *why, size_t n)
+{
+	why[0] = 0;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (!path || strlen(path) >= sizeof sa.sun_path)
+		return;
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa), err = errno;
+	close(fd);
+	if (rc == 0)
+		return;
+	struct stat st;
+	if (err == EACCES && stat(path, &st) == 0) {
+		struct group *g = getgrgid(st.st_gid);
+		char gname[64];
+		if (g)
+			snprintf(gname, sizeof gname, "%s", g->gr_name);
+		else
+			snprintf(gname, sizeof gname, "%u", (unsigned)st.st_gid);
+		snprintf(why, n, "%s: %s for uid %u (the socket is uid %u, group %s, mode %04o). Remedy: add this user to "
+		         "group %s (usermod -aG %s USER, then log in again), or point DOCKER_HOST at an engine of its own "
+		         "(rootless Docker)", path, strerror(err), (unsigned)geteuid(), (unsigned)st.st_uid, gname,
+		         (unsigned)(st.st_mode & 07777), gname, gname);
+	} else if (err == ENOENT || err == ECONNREFUSED) {
+		snprintf(why, n, "%s: %s (is dockerd running?)", path, strerror(err));
+	} else {
+		snprintf(why, n, "%s: %s", path, strerror(err));
+	}
+}
+
 int dapiopen(struct dapi *d, struct err *e)
 {
 	memset(d, 0, sizeof *d);
@@ -331,8 +369,13 @@ int dapiopen(struct dapi *d, struct err *e)
 	struct buf body = {0};
 	if (dapicall(d, "GET", "/_ping", NULL, 10000, &status, &body, e) < 0) {
 		buffree(&body);
-		errf(e, "cannot reach the Docker engine at %s (from %s): %s (is dockerd running, and may this user use "
-		        "its socket?)", d->url, d->at.via, d->errbuf[0] ? d->errbuf : "no answer");
+		char why[512];
+		sockwhy(d->at.sock, why, sizeof why);
+		if (why[0])
+			errf(e, "cannot reach the Docker engine at %s (from %s): %s", d->url, d->at.via, why);
+		else
+			errf(e, "cannot reach the Docker engine at %s (from %s): %s (is dockerd running, and may this user use "
+			        "its socket?)", d->url, d->at.via, d->errbuf[0] ? d->errbuf : "no answer");
 		dapiclose(d);
 		return -1;
 	}

@@ -67,6 +67,11 @@ int sbxwritable(const struct sandboxconf *c, const char *workspace, struct err *
 		char what[96] = "the workspace";
 		if (i)
 			snprintf(what, sizeof what, "the mount at %.40s (mode: rw), from", c->mounts[i - 1].target);
+		if (ns && (int)st.st_uid == uid) /* the user's own, closed to writing: the mode is the fix */
+			return errc(e, ERR_INPUT,
+			            "the namespace sandbox's steps are, outside, your uid %d and could not write %s %s: it is yours "
+			            "but mode %04o. Remedy: chmod u+w %s (or give the job a worker that only reads)",
+			            uid, what, p, (unsigned)(st.st_mode & 07777), p);
 		if (ns)
 			return errc(e, ERR_INPUT,
 			            "the namespace sandbox's steps are, outside, your uid %d and could not write %s %s: it is owned "
@@ -115,13 +120,14 @@ int sbxreads(const struct sandboxconf *c, const char *workspace, const char *pat
 			snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);
 		if (rc < 0) {
 			/* a workspace or a mount not there yet: the system folders as an empty workspace shows them */
-			char tmp[] = "/tmp/nightshift-view-XXXXXX";
+			char *tmp = tmpfolder("nightshift-view", &e);
 			struct sandboxconf bare = *c;
 			bare.nmounts = 0;
 			sc = (struct sbxconf){.conf = &bare, .workspace = tmp};
-			if (mkdtemp(tmp)) {
+			if (tmp) {
 				rc = rootfsreads(&sc, path, at, sizeof at, &e);
 				rmdir(tmp);
+				free(tmp);
 			}
 			if (rc > 0)
 				snprintf(why, n, "the namespace sandbox shows it to every step at %s (steps run as your user)", at);

@@ -2069,14 +2069,9 @@ void snapremove(const char *dir)
 
 static int unpackrun(const char *file, int64_t maxbytes, char **tmp, char **run, struct err *e)
 {
-	const char *t = getenv("TMPDIR");
-	*tmp = xasprintf("%s/nightshift-run.XXXXXX", t && *t ? t : "/tmp");
 	*run = NULL;
-	if (!mkdtemp(*tmp)) {
-		free(*tmp);
-		*tmp = NULL;
-		return errf(e, "make a folder to unpack %s:", file);
-	}
+	if (!(*tmp = tmpfolder("nightshift-run", e)))
+		return errctx(e, "unpacking %s", file);
 	char *abs = realpath(file, NULL); /* read from inside tmp */
 	if (!abs)
 		return errc(e, ERR_INPUT, "%s:", file);

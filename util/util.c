@@ -359,6 +359,30 @@ int writefile(const char *path, const void *data, size_t n, struct err *e)
 	return 0;
 }
 
+const char *tmpbase(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+char *tmpfolder(const char *name, struct err *e)
+{
+	const char *base = tmpbase();
+	char *t = xasprintf("%s/%s.XXXXXX", base, name);
+	if (mkdtemp(t))
+		return t;
+	int saved = errno;
+	free(t);
+	errno = saved;
+	if (strcmp(base, "/tmp") != 0)
+		errc(e, ERR_INPUT, "cannot make a private temporary folder in TMPDIR=%s: %s (set TMPDIR to a folder you "
+		                   "can write, or unset it for /tmp)", base, strerror(saved));
+	else
+		errc(e, ERR_INPUT, "cannot make a private temporary folder in /tmp: %s (set TMPDIR to a folder you can "
+		                   "write)", strerror(saved));
+	return NULL;
+}
+
 int mkdirs(const char *path, int mode, struct err *e)
 {
 	char p[PATH_MAX]; /* no malloc: the sandbox's init calls this after fork */

@@ -86,6 +86,11 @@ int outopen(const char *path, char **tmp, struct err *e);
 int tmpplace(const char *tmp, const char *path, struct err *e);
 /* Write data to path atomically: tmpcreate, fsync, tmpplace, fsync of the folder. */
 int writefile(const char *path, const void *data, size_t n, struct err *e);
+/* The folder private temporary folders go in: $TMPDIR when it is an absolute path, else /tmp. */
+const char *tmpbase(void);
+/* A new private folder (mode 0700) tmpbase()/NAME.XXXXXX, in a new string; NULL with e saying
+ * which folder could not take it, naming TMPDIR and the remedy when TMPDIR chose it. */
+char *tmpfolder(const char *name, struct err *e);
 /* mkdir -p. */
 int mkdirs(const char *path, int mode, struct err *e);
 /* Join a directory and a name into a new string. */
