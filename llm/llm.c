@@ -403,11 +403,6 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			gateleave(l->gate);
 		}
 		x->status = h.status;
-		if (sent && h.status >= 200 && h.status < 300 && resp && !x->streamed) {
-			l->plain = 1; /* a server that does not stream: asked plainly from now on */
-			free(sent);
-			sent = NULL;
-		}
 		cJSON_Delete(x->response);
 		x->response = resp;
 		if (!resp && h.status) {
@@ -426,6 +421,10 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				parsed = 0;
 			}
 			if (parsed) {
+				/* a server that answered a stream with a plain reply does not stream: asked plainly
+				 * from now on (an error in a 200, a proxy's page, is no such answer) */
+				if (sent && !x->streamed)
+					l->plain = 1;
 				rc = 0;
 				httprespfree(&h);
 				break;
