@@ -1196,9 +1196,14 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (x.attempts > 1)
 		snprintf(retried, sizeof retried, ", %d retr%s, waited %.1fs", x.attempts - 1, x.attempts == 2 ? "y" : "ies",
 		         x.waited_ms / 1000.0);
+	char unbelieved[128] = ""; /* the budgets were charged more than the usage the provider reported */
+	if (rc == 0 && memcmp(&charged, &r->usage, sizeof charged) != 0)
+		snprintf(unbelieved, sizeof unbelieved, " (%s: %lld in / %lld out charged to the budgets)",
+		         r->usage.input || r->usage.output ? "fewer than its bytes hold" : "no usage reported",
+		         (long long)charged.input, (long long)charged.output);
 	if (rc == 0)
-		progressj(jr->j->id, "turn %d: %lld in / %lld out tokens, %zu tool call%s, $%.4f so far, %.1fs%s%s", turn,
-		          (long long)r->usage.input, (long long)r->usage.output, r->ncalls, r->ncalls == 1 ? "" : "s",
+		progressj(jr->j->id, "turn %d: %lld in / %lld out tokens%s, %zu tool call%s, $%.4f so far, %.1fs%s%s", turn,
+		          (long long)r->usage.input, (long long)r->usage.output, unbelieved, r->ncalls, r->ncalls == 1 ? "" : "s",
 		          jr->res->cost, (nowms() - t0) / 1000.0, x.streamed ? ", streamed" : "", retried);
 	int64_t provwindow = x.window;
 	if (x.attempts > 1) {
@@ -1223,6 +1228,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (rc == 0) {
 		cJSON_AddStringToObject(ev, "finish", finishname(r->finish));
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r->usage));
+		if (memcmp(&charged, &r->usage, sizeof charged) != 0) /* what the budgets were charged, when not the usage reported */
+			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		usageadd(&jr->res->usage, &r->usage);
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
