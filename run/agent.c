@@ -1557,6 +1557,11 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddStringToObject(ev, "worker", jr.w->name);
 	cJSON_AddStringToObject(ev, "model", md->name);
 	cJSON_AddStringToObject(ev, "input", input);
+	if (j->group) { /* a matrix member: what run.json says of it, for finalize (and so --resume) */
+		cJSON *mx = cJSON_AddObjectToObject(ev, "matrix");
+		cJSON_AddStringToObject(mx, "job", j->group);
+		cJSON_AddItemToObject(mx, "values", cJSON_Duplicate(j->mxvalues, 1));
+	}
 	/* The manifest that ran, so that a run killed before run.json still names it (finalize). */
 	char mhex[65];
 	struct err me = {0};

@@ -23,6 +23,7 @@ FAULT (with the answer the request would have had, where the fault needs one):
   {"dup": true}           the whole answer with its first and last events each sent twice
   {"nousage": true}       the whole answer without any usage
   {"badcalls": true}      a tool call whose arguments are not JSON
+  {"wait": "FILE"}        nothing at all (not even headers) until FILE exists, then the answer
   {"ok": true}            the answer, as it should be
 Each request is logged as one JSON line {"n", "path", "marker", "turn", "fault", "stream", "time"}."""
 import json, os, socket, sys, threading, time
@@ -139,6 +140,8 @@ class H(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def serve(self, anthropic, body, entry, n, f):
+        while f.get("wait") and not os.path.exists(f["wait"]):
+            time.sleep(0.05)
         if f.get("status"):
             h = {}
             if "retry_after" in f:

@@ -39,7 +39,7 @@ workspace: ws
 models:
   d: { provider: $1, base_url: "$base", model: m-badhour, api_key_env: BADHOUR_KEY,
        price: { input: 1, output: 2 }, max_output_tokens: 1000,
-       retry_for: ${RETRY_FOR:-60s}, idle_timeout: 2s, timeout: 4s ${MODELKEYS:-} }
+       retry_for: ${RETRY_FOR:-60s}, timeout: ${TIMEOUT:-4s}${MODELKEYS:-, idle_timeout: 2s} }
 budget: { cost: 1 }
 workers:
   scanner:
@@ -66,6 +66,7 @@ YAML
 }
 
 lines() { if [ -f "$1" ]; then wc -l <"$1"; else echo 0; fi; }
+atleast() { [ "$(lines "$2")" -ge "$1" ]; }  # atleast N FILE: FILE has N lines or more
 
 # --- the bad hour outlasted: every fault once, each before a good answer (19 turns, 18 faults) --
 # A fault that is a failed attempt is retried; a good answer that only looks odd (paused, slow,
@@ -125,10 +126,58 @@ expect_rc "never recovers: the night fails" 1 "$rc"
 expect_grep "never recovers: the reason names retry_for" "job scan: failed: .*HTTP 503.*gave up after [0-9]+ attempts in [0-9]+s: retry_for 3s" "$T/err"
 expect_eq "never recovers: the jobs after it are skipped" "failed skipped skipped" \
 	"$(jq -r '[.jobs.scan.status, .jobs.fix.status, .jobs.sum.status] | join(" ")' "$dir/run.json")"
-MODELKEYS=", retries: 2" serve anthropic '[{"status":529}]' true
+MODELKEYS=", retries: 2, idle_timeout: 2s" serve anthropic '[{"status":529}]' true
 "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "retries: 2: the night fails" 1 "$rc"
 expect_eq "retries: 2: three requests, no more" 3 "$(lines "$LOG")"
 expect_grep "retries: 2: the reason says so" "job scan: failed: .*HTTP 529.*gave up after 3 attempts" "$T/err"
+
+# --- the runner killed mid-request (kill -9), then finalized and resumed --------------------------
+# scan (requests 0, 1) and fix-a (2, 3) are done; fix-b's first request gets no answer until the
+# test says so (idle_timeout: 60s, so that it stays the one in flight). The killed run is INCOMPLETE to audit until finalize seals it; --resume then
+# carries scan and fix-a (the matrix member, by its values) and runs the rest, each call once.
+TIMEOUT=90s MODELKEYS=", idle_timeout: 60s" serve openai "[{\"ok\":true},{\"ok\":true},{\"ok\":true},{\"ok\":true},{\"wait\":\"$T/go\"}]"
+rm -f "$T/go"
+"$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err" & RUNPID=$!
+waitfor 60 atleast 5 "$LOG"
+kill -9 $RUNPID; wait $RUNPID 2>/dev/null; RUNPID=
+dir=$(cat "$T/out")
+"$NS" audit "$dir" --verify >"$T/audit" 2>&1; rc=$?
+expect_rc "kill -9 mid-request: audit says INCOMPLETE" 4 "$rc"
+expect_grep "kill -9 mid-request: ... and that what it wrote checks out" "INCOMPLETE: the run was not sealed; what it wrote checks out" "$T/audit"
+"$NS" finalize "$dir" 2>"$T/fin"; rc=$?
+expect_rc "kill -9 mid-request: finalize seals it" 0 "$rc"
+"$NS" audit "$dir" --verify >"$T/audit" 2>&1; rc=$?
+expect_rc "kill -9 mid-request: the sealed run verifies" 0 "$rc"
+expect_eq "kill -9 mid-request: a member's entry still says its matrix" "fix a" \
+	"$(jq -r '.jobs["fix-a"].matrix | "\(.job) \(.values.repo)"' "$dir/run.json")"
+touch "$T/go"
+"$NS" run "$T/m.yaml" --resume "$dir" --out "$T/runs" >"$T/out2" 2>"$T/err2"; rc=$?
+expect_rc "kill -9 mid-request: --resume finishes the night" 0 "$rc"
+[ "$rc" = 0 ] || tail -3 "$T/err2"
+expect_grep "kill -9 mid-request: scan carried over" "job scan: carried over" "$T/err2"
+expect_grep "kill -9 mid-request: fix-a carried over" "job fix-a: carried over: it succeeded in .* with the same input" "$T/err2"
+expect_eq "kill -9 mid-request: nothing done was redone, nothing written lost" "1 8" \
+	"$(lines "$T/ws/scan.txt") $(lines "$T/ws/fixes.txt")"
+"$NS" audit "$(cat "$T/out2")" --verify >"$T/audit" 2>&1; rc=$?
+expect_rc "kill -9 mid-request: the resumed run verifies" 0 "$rc"
+
+# --- SIGTERM while it waits out a retry-after: cancelled at once, sealed, resumable ---------------
+serve anthropic '[{"ok":true},{"ok":true},{"status":429,"retry_after":"50"}]'
+"$NS" run "$T/m.yaml" --out "$T/runs" --events "$T/ev.jsonl" >"$T/out" 2>"$T/err" & RUNPID=$!
+waitfor 60 grep -q "job fix-a: turn 1: attempt 1 failed: HTTP 429.*retrying in 50.0s" "$T/err"
+kill -TERM $RUNPID
+waitfor 40 notrunning "$T/m.yaml"
+wait $RUNPID; rc=$?; RUNPID=
+expect_rc "SIGTERM in a retry wait: exit 130" 130 "$rc"
+dir=$(cat "$T/out")
+expect_eq "SIGTERM in a retry wait: the retry was told before it" "1" \
+	"$(jq -s '[.[] | select(.type == "model_retry" and .wait_ms == 50000)] | length' "$T/ev.jsonl")"
+expect_eq "SIGTERM in a retry wait: sealed, cancelled" "cancelled true" "$(jq -s -r '.[-1] | "\(.status) \(.sealed)"' "$T/ev.jsonl")"
+"$NS" audit "$dir" --verify >"$T/audit" 2>&1; rc=$?
+expect_rc "SIGTERM in a retry wait: the run verifies" 0 "$rc"
+"$NS" run "$T/m.yaml" --resume "$dir" --out "$T/runs" >"$T/out2" 2>"$T/err2"; rc=$?
+expect_rc "SIGTERM in a retry wait: --resume finishes the night" 0 "$rc"
+expect_eq "SIGTERM in a retry wait: each call once" "1 8" "$(lines "$T/ws/scan.txt") $(lines "$T/ws/fixes.txt")"
 
 done_tests
