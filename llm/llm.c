@@ -379,6 +379,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	for (int n = 0;; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
+		if (n && l->onattempt)
+			l->onattempt(l->retryctx, n + 1);
 		if (l->gate && gateenter(l->gate, c->deadline) < 0) {
 			errf(e, "model '%s': %s while waiting for its turn", md->name,
 			     httpinterrupted() ? "interrupted" : "the job's timeout ran out");

@@ -827,6 +827,20 @@ static void onretry(void *ctx, const struct llmretry *lr)
 	cJSON_AddNumberToObject(ev, "wait_ms", (double)lr->wait_ms);
 	cJSON_AddNumberToObject(ev, "retry_left_ms", (double)lr->left_ms);
 	progressevent(jr->j->id, "model_retry", ev);
+	/* what the heartbeat says meanwhile: the wait, not a model that is thinking */
+	char doing[64];
+	snprintf(doing, sizeof doing, "turn %d: waiting %.1fs to retry (attempt %d failed)", jr->res->turns,
+	         lr->wait_ms / 1000.0, lr->attempt);
+	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
+}
+
+/* A retry's attempt goes out, its wait over: the heartbeat says the model is asked again. */
+static void onattempt(void *ctx, int attempt)
+{
+	struct jobrun *jr = ctx;
+	char doing[64];
+	snprintf(doing, sizeof doing, "turn %d: waiting for the model (attempt %d)", jr->res->turns, attempt);
+	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
 }
 
 /* The longest summary kept, in bytes: what stands for the oldest turns must not grow the floor. */
@@ -1614,6 +1628,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
 			if (jr.llm) {
 				jr.llm->onretry = onretry;
+				jr.llm->onattempt = onattempt;
 				jr.llm->retryctx = &jr;
 			}
 			rc = loop(&jr, e);

@@ -118,6 +118,13 @@ for prov in openai anthropic; do
 	expect_rc "$prov: the run verifies" 0 "$rc"
 done
 
+# --- the heartbeat while a retry waits says so, then that the model is asked again -------------
+serve openai '[{"status":429,"retry_after":"3"},{"pause":1.5}]'
+NIGHTSHIFT_HEARTBEAT=1 "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "heartbeat: the night succeeds" 0 "$rc"
+expect_grep "heartbeat: during the wait, the wait" "job scan: still turn 1: waiting 3.0s to retry \(attempt 1 failed\)" "$T/err"
+expect_grep "heartbeat: then the second attempt" "job scan: still turn 1: waiting for the model \(attempt 2\)" "$T/err"
+
 # --- a provider that does not recover: given up in time, saying why ---------------------------
 RETRY_FOR=3s serve openai '[{"status":503}]' true
 "$NS" run "$T/m.yaml" --out "$T/runs" --events "$T/ev.jsonl" >"$T/out" 2>"$T/err"; rc=$?
