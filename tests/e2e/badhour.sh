@@ -133,6 +133,12 @@ expect_rc "never recovers: the night fails" 1 "$rc"
 expect_grep "never recovers: the reason names retry_for" "job scan: failed: .*HTTP 503.*gave up after [0-9]+ attempts in [0-9]+s: retry_for 3s" "$T/err"
 expect_eq "never recovers: the jobs after it are skipped" "failed skipped skipped" \
 	"$(jq -r '[.jobs.scan.status, .jobs.fix.status, .jobs.sum.status] | join(" ")' "$dir/run.json")"
+RETRY_FOR=2s serve openai '[{"status":429,"retry_after":"99999"}]' true
+"$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
+expect_rc "an absurd retry-after: the night fails within retry_for" 1 "$rc"
+expect_grep "an absurd retry-after: the reason says the wait was the backoff's" \
+	"job scan: failed: .*the next wait, [0-9.]+s, the backoff's: the server's retry-after \(99999s\) is past 60s, would pass it" "$T/err"
+expect_nogrep "an absurd retry-after: ... not the server's" "as the server's retry-after asked" "$T/err"
 MODELKEYS=", retries: 2, idle_timeout: 2s" serve anthropic '[{"status":529}]' true
 "$NS" run "$T/m.yaml" --out "$T/runs" >"$T/out" 2>"$T/err"; rc=$?
 expect_rc "retries: 2: the night fails" 1 "$rc"
