@@ -100,6 +100,12 @@ int jobrecover(const char *path, int keep, struct recovered *r, struct err *e)
 	}
 	if (worker && !cJSON_GetObjectItemCaseSensitive(r->job, "worker"))
 		cJSON_AddStringToObject(r->job, "worker", worker);
+	/* a matrix member says so, as run.json would have: --resume makes the matrix again and
+	 * carries the members it finds succeeded with the same values */
+	const cJSON *mx = cJSON_GetObjectItemCaseSensitive(start, "matrix");
+	if (cJSON_IsObject(mx) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(mx, "job")) &&
+	    !cJSON_GetObjectItemCaseSensitive(r->job, "matrix"))
+		cJSON_AddItemToObject(r->job, "matrix", cJSON_Duplicate(mx, 1));
 	cJSON_Delete(start);
 	cJSON_Delete(end);
 	return 0;

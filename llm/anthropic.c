@@ -266,6 +266,7 @@ struct events {
 	struct buf *partial; /* by block: input_json_delta text of tool_use blocks */
 	int nblocks;
 	int status;          /* the HTTP status of an error event's type, 0 when none came */
+	int ended;           /* message_stop, or a stop_reason, came: the message is whole */
 	struct err *e;
 };
 
@@ -353,8 +354,12 @@ static int onevent(void *ctx, const char *event, const char *data)
 		const char *pj = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "partial_json"));
 		if (dt && strcmp(dt, "input_json_delta") == 0 && pj && i < s->nblocks)
 			bufputs(&s->partial[i], pj);
+	} else if (strcmp(type, "message_stop") == 0) {
+		s->ended = 1;
 	} else if (strcmp(type, "message_delta") == 0) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "delta"), *it;
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "stop_reason")))
+			s->ended = 1;
 		cJSON_ArrayForEach(it, d)
 			if (it->string) {
 				cJSON_DeleteItemFromObjectCaseSensitive(s->msg, it->string);
@@ -381,6 +386,9 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	s.msg = cJSON_CreateObject();
 	cJSON_AddArrayToObject(s.msg, "content");
 	int rc = sseeach(text, len, onevent, &s);
+	/* a stream cut before its end (a proxy's clean close) is no answer: its last block may be half */
+	if (rc == 0 && !s.ended)
+		rc = errf(e, "the stream ended before message_stop");
 	cJSON *content = cJSON_GetObjectItemCaseSensitive(s.msg, "content");
 	for (int i = 0; rc == 0 && i < s.nblocks && i < cJSON_GetArraySize(content); i++) {
 		cJSON *b = cJSON_GetArrayItem(content, i);

@@ -379,6 +379,8 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 	for (int n = 0;; n++) {
 		struct httpresp h;
 		x->attempts = n + 1;
+		if (n && l->onattempt)
+			l->onattempt(l->retryctx, n + 1);
 		if (l->gate && gateenter(l->gate, c->deadline) < 0) {
 			errf(e, "model '%s': %s while waiting for its turn", md->name,
 			     httpinterrupted() ? "interrupted" : "the job's timeout ran out");
@@ -403,11 +405,6 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			gateleave(l->gate);
 		}
 		x->status = h.status;
-		if (sent && h.status >= 200 && h.status < 300 && resp && !x->streamed) {
-			l->plain = 1; /* a server that does not stream: asked plainly from now on */
-			free(sent);
-			sent = NULL;
-		}
 		cJSON_Delete(x->response);
 		x->response = resp;
 		if (!resp && h.status) {
@@ -426,6 +423,10 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 				parsed = 0;
 			}
 			if (parsed) {
+				/* a server that answered a stream with a plain reply does not stream: asked plainly
+				 * from now on (an error in a 200, a proxy's page, is no such answer) */
+				if (sent && !x->streamed)
+					l->plain = 1;
 				rc = 0;
 				httprespfree(&h);
 				break;
@@ -461,7 +462,14 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 		int64_t left = until - nowms() - wait;
 		int more = again && (tries ? n + 1 < tries : 1) && left >= 0;
 		int64_t next = wait; /* the wait that would have come: told when it is what ends the retries */
-		int hinted = h.retry_ms >= 0;
+		/* the wait is the server's only when llmbackoff took its retry-after (within 60 s) */
+		int hinted = h.retry_ms > 0 && h.retry_ms <= 60000;
+		char asked[96] = "";
+		if (hinted)
+			snprintf(asked, sizeof asked, " as the server's retry-after asked");
+		else if (h.retry_ms > 60000)
+			snprintf(asked, sizeof asked, ", the backoff's: the server's retry-after (%llds) is past 60s",
+			         (long long)(h.retry_ms / 1000));
 		if (!more)
 			wait = 0;
 		cJSON *fe = cJSON_CreateObject();
@@ -493,7 +501,7 @@ static int httpcomplete(struct llm *l, const struct chat *c, struct llmreply *r,
 			else
 				errf(e, "model '%s': %s (gave up after %d attempt%s in %llds: retry_for %llds; the next wait, %.1fs%s, "
 				     "would pass it)", md->name, why, n + 1, n ? "s" : "", (long long)((nowms() - start) / 1000),
-				     (long long)(md->retry_for_ms / 1000), next / 1000.0, hinted ? " as the server's retry-after asked" : "");
+				     (long long)(md->retry_for_ms / 1000), next / 1000.0, asked);
 			break;
 		}
 		if (l->onretry) {

@@ -141,6 +141,7 @@ struct llm {
 	struct gate *gate;         /* the model's requests across the run (set by the caller), or NULL */
 	void (*onretry)(void *ctx, const struct llmretry *r); /* told of each retry (set by the caller), or NULL */
 	void *retryctx;
+	void (*onattempt)(void *ctx, int attempt); /* told as each retry's attempt is sent, after its wait, or NULL */
 	int plain;                 /* the server answered a streaming request with plain JSON: it does not
 	                            * stream, and the idle watchdog is off for it from then on */
 	/* Chat completions (openai.c): the neutral messages last sent (copies) and their wire form, kept

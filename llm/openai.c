@@ -309,6 +309,7 @@ struct chunks {
 	cJSON *out, *msg, *calls;
 	struct buf text, refusal;
 	int gottext, gotrefusal;
+	int ended; /* [DONE] or a finish_reason came: the answer is whole */
 	struct err *e;
 };
 
@@ -328,8 +329,10 @@ static int onchunk(void *ctx, const char *event, const char *data)
 {
 	struct chunks *c = ctx;
 	(void)event;
-	if (strcmp(data, "[DONE]") == 0)
+	if (strcmp(data, "[DONE]") == 0) {
+		c->ended = 1;
 		return 0;
+	}
 	cJSON *ch = cJSON_Parse(data);
 	if (!ch)
 		return errf(c->e, "a stream chunk that is not JSON: %.200s", data), -1;
@@ -389,8 +392,10 @@ static int onchunk(void *ctx, const char *event, const char *data)
 	}
 	const char *fin = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(choice, "finish_reason"));
 	cJSON *ch0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->out, "choices"), 0);
-	if (fin)
+	if (fin) {
 		cJSON_ReplaceItemInObjectCaseSensitive(ch0, "finish_reason", cJSON_CreateString(fin));
+		c->ended = 1;
+	}
 	cJSON_Delete(ch);
 	return 0;
 }
@@ -410,6 +415,9 @@ static cJSON *assemble(struct llm *l, const char *text, size_t len, int *status,
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(c.out, "choices"), choice);
 	c.calls = cJSON_CreateArray();
 	int rc = sseeach(text, len, onchunk, &c);
+	/* a stream cut before its end (a proxy's clean close) is no answer: its last call may be half */
+	if (rc == 0 && !c.ended)
+		rc = errf(e, "the stream ended before a finish_reason or [DONE]");
 	if (rc == 0) {
 		if (c.gottext)
 			cJSON_AddStringToObject(c.msg, "content", c.text.data);

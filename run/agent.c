@@ -854,6 +854,20 @@ static void onretry(void *ctx, const struct llmretry *lr)
 	cJSON_AddNumberToObject(ev, "wait_ms", (double)lr->wait_ms);
 	cJSON_AddNumberToObject(ev, "retry_left_ms", (double)lr->left_ms);
 	progressevent(jr->j->id, "model_retry", ev);
+	/* what the heartbeat says meanwhile: the wait, not a model that is thinking */
+	char doing[64];
+	snprintf(doing, sizeof doing, "turn %d: waiting %.1fs to retry (attempt %d failed)", jr->res->turns,
+	         lr->wait_ms / 1000.0, lr->attempt);
+	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
+}
+
+/* A retry's attempt goes out, its wait over: the heartbeat says the model is asked again. */
+static void onattempt(void *ctx, int attempt)
+{
+	struct jobrun *jr = ctx;
+	char doing[64];
+	snprintf(doing, sizeof doing, "turn %d: waiting for the model (attempt %d)", jr->res->turns, attempt);
+	progressjob(jr->j->id, jr->res->turns, jr->res->steps, jr->res->usage.input + jr->res->usage.output, doing, 0);
 }
 
 /* The longest summary kept, in bytes: what stands for the oldest turns must not grow the floor. */
@@ -1223,9 +1237,14 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (x.attempts > 1)
 		snprintf(retried, sizeof retried, ", %d retr%s, waited %.1fs", x.attempts - 1, x.attempts == 2 ? "y" : "ies",
 		         x.waited_ms / 1000.0);
+	char unbelieved[128] = ""; /* the budgets were charged more than the usage the provider reported */
+	if (rc == 0 && memcmp(&charged, &r->usage, sizeof charged) != 0)
+		snprintf(unbelieved, sizeof unbelieved, " (%s: %lld in / %lld out charged to the budgets)",
+		         r->usage.input || r->usage.output ? "fewer than its bytes hold" : "no usage reported",
+		         (long long)charged.input, (long long)charged.output);
 	if (rc == 0)
-		progressj(jr->j->id, "turn %d: %lld in / %lld out tokens, %zu tool call%s, $%.4f so far, %.1fs%s%s", turn,
-		          (long long)r->usage.input, (long long)r->usage.output, r->ncalls, r->ncalls == 1 ? "" : "s",
+		progressj(jr->j->id, "turn %d: %lld in / %lld out tokens%s, %zu tool call%s, $%.4f so far, %.1fs%s%s", turn,
+		          (long long)r->usage.input, (long long)r->usage.output, unbelieved, r->ncalls, r->ncalls == 1 ? "" : "s",
 		          jr->res->cost, (nowms() - t0) / 1000.0, x.streamed ? ", streamed" : "", retried);
 	int64_t provwindow = x.window;
 	if (x.attempts > 1) {
@@ -1250,6 +1269,8 @@ static int ask(struct jobrun *jr, struct llmreply *r, struct err *e)
 	if (rc == 0) {
 		cJSON_AddStringToObject(ev, "finish", finishname(r->finish));
 		cJSON_AddItemToObject(ev, "usage", usagejson(&r->usage));
+		if (memcmp(&charged, &r->usage, sizeof charged) != 0) /* what the budgets were charged, when not the usage reported */
+			cJSON_AddItemToObject(ev, "charged", usagejson(&charged));
 		usageadd(&jr->res->usage, &r->usage);
 	} else {
 		cJSON_AddStringToObject(ev, "error", me.msg);
@@ -1577,6 +1598,11 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 	cJSON_AddStringToObject(ev, "worker", jr.w->name);
 	cJSON_AddStringToObject(ev, "model", md->name);
 	cJSON_AddStringToObject(ev, "input", input);
+	if (j->group) { /* a matrix member: what run.json says of it, for finalize (and so --resume) */
+		cJSON *mx = cJSON_AddObjectToObject(ev, "matrix");
+		cJSON_AddStringToObject(mx, "job", j->group);
+		cJSON_AddItemToObject(mx, "values", cJSON_Duplicate(j->mxvalues, 1));
+	}
 	/* The manifest that ran, so that a run killed before run.json still names it (finalize). */
 	char mhex[65];
 	struct err me = {0};
@@ -1629,6 +1655,7 @@ static int runjob(struct runstate *rs, const struct job *j, const char *input, i
 				jr.llm->gate = &rs->gates[md - rs->m->models]; /* shared by every job on this model */
 			if (jr.llm) {
 				jr.llm->onretry = onretry;
+				jr.llm->onattempt = onattempt;
 				jr.llm->retryctx = &jr;
 			}
 			rc = loop(&jr, e);
