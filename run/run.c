@@ -890,6 +890,10 @@ int runmanifest(struct manifest *m, const struct runopts *o, char **rundir, stru
 					secretsadd(&sec, aws[a], getenv(aws[a]));
 		}
 	}
+	for (size_t i = 0; i < sec.unmasked.n; i++)
+		progressj(NULL, "warning: %s holds fewer than %d bytes, too short to mask without rewriting the record "
+		          "(every match would read [secret:%s]): it is not masked", sec.unmasked.v[i], SECRETMIN,
+		          sec.unmasked.v[i]);
 	rs.gates = xcalloc(m->nmodels ? m->nmodels : 1, sizeof *rs.gates);
 	for (size_t i = 0; i < m->nmodels; i++)
 		gateinit(&rs.gates[i], m->models[i].concurrency);

@@ -13,6 +13,13 @@ void secretsadd(struct secrets *s, const char *name, const char *value)
 {
 	if (!value || !*value)
 		return;
+	if (strlen(value) < SECRETMIN) {
+		for (size_t i = 0; i < s->unmasked.n; i++)
+			if (strcmp(s->unmasked.v[i], name) == 0)
+				return;
+		strvadd(&s->unmasked, name);
+		return;
+	}
 	for (size_t i = 0; i < s->values.n; i++)
 		if (strcmp(s->values.v[i], value) == 0)
 			return;
@@ -358,6 +365,7 @@ void secretsfree(struct secrets *s)
 	strvfree(&s->values);
 	strvfree(&s->clean);
 	strvfree(&s->lines);
+	strvfree(&s->unmasked);
 	free(s->lineof);
 	s->lineof = NULL;
 }
