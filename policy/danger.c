@@ -49,9 +49,33 @@ static int is(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* a is the option opt, or opt=VALUE, or (short options) opt followed by its value. */
+/* Real long options that are prefixes of dangerous ones: written whole, they are themselves
+ * (an exact name wins over an abbreviation). */
+static const char *const whole[] = {"--text", "--checkpoint", "--cookie", NULL};
+
+/* a is the long option o or an abbreviation of it, with or without =VALUE: getopt_long, git's
+ * parse-options, curl, less and man take any unambiguous prefix of a long option's name
+ * ("sed --e='1e id'" is --expression, "git grep --open-f=id" --open-files-in-pager). A prefix
+ * that is ambiguous is refused by the program, so counting it costs nothing. */
+static int lopt(const char *a, const char *o)
+{
+	if (a[0] != '-' || a[1] != '-' || !a[2] || a[2] == '=')
+		return 0;
+	size_t n = strcspn(a, "="), on = strlen(o);
+	if (n > on || strncmp(a, o, n))
+		return 0;
+	for (const char *const *w = whole; n < on && *w; w++)
+		if (strlen(*w) == n && !strncmp(a, *w, n))
+			return 0;
+	return 1;
+}
+
+/* a is the option opt, or opt=VALUE, or (short options) opt followed by its value; a long
+ * option also abbreviated (lopt). */
 static int opt(const char *a, const char *o)
 {
+	if (o[0] == '-' && o[1] == '-')
+		return lopt(a, o);
 	size_t n = strlen(o);
 	if (strncmp(a, o, n))
 		return 0;
@@ -236,7 +260,7 @@ static const char *git(char *const *argv, const unsigned char *wf, size_t argc, 
 		if (opt(a, "--output") || (is(sub, "format-patch") && (opt(a, "-o") || opt(a, "--output-directory"))) ||
 		    (is(sub, "archive") && opt(a, "-o")))
 			HIT("git --output writes a file", a[1] == '-' ? (strncmp(a, "--output-d", 10) ? "--output" : "--output-directory") : "-o", a);
-		if (is(a, "--ext-diff") || is(a, "--textconv"))
+		if (lopt(a, "--ext-diff") || lopt(a, "--textconv"))
 			HIT("git --ext-diff/--textconv runs a diff driver", a, a);
 		if (is(sub, "grep") && (opt(a, "-O") || opt(a, "--open-files-in-pager") || cluster(a, 'O', "ABCefm")))
 			HIT("git grep -O runs a program", a[1] == 'O' || a[1] != '-' ? "-O" : "--open-files-in-pager", a);
@@ -299,15 +323,15 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 				HIT("sed -i writes files", "-i", a);
 			if (isop && (opt(a, "-f") || opt(a, "--file") || cluster(a, 'f', "el")))
 				HIT("sed -f reads a script from a file", "-f", a);
-			if (isop && (is(a, "-e") || is(a, "--expression")) && k + 1 < argc) {
+			if (isop && (is(a, "-e") || (lopt(a, "--expression") && !strchr(a, '='))) && k + 1 < argc) {
 				script = 1;
 				if (sedscript(argv[++k]))
 					HIT("this sed script runs commands or writes files (e, w, s///e)", argv[k], argv[k]);
-			} else if (isop && (!strncmp(a, "--expression=", 13) || (a[1] == 'e' && a[2]))) {
+			} else if (isop && (lopt(a, "--expression") || (a[1] == 'e' && a[2]))) {
 				script = 1;
-				if (sedscript(a[1] == 'e' ? a + 2 : a + 13))
+				if (sedscript(a[1] == 'e' ? a + 2 : strchr(a, '=') + 1))
 					HIT("this sed script runs commands or writes files (e, w, s///e)", a, a);
-			} else if (isop && (is(a, "-l") || is(a, "--line-length"))) {
+			} else if (isop && (is(a, "-l") || (lopt(a, "--line-length") && !strchr(a, '=')))) {
 				k++;
 			} else if (!isop && !script) {
 				script = 1;
@@ -338,7 +362,7 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 			if (isop && (opt(a, "-f") || opt(a, "--file") || opt(a, "-i") || opt(a, "--include") || opt(a, "-l") ||
 			             opt(a, "--load") || opt(a, "-E") || opt(a, "--exec")))
 				HIT("awk -f/-i/-l reads program text or loads code", a, a);
-			if (isop && (is(a, "-v") || is(a, "-F") || is(a, "--assign") || is(a, "--field-separator"))) {
+			if (isop && (is(a, "-v") || is(a, "-F") || ((lopt(a, "--assign") || lopt(a, "--field-separator")) && !strchr(a, '=')))) {
 				k++;
 				break;
 			}
@@ -420,7 +444,7 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 				HIT("yq -i writes a file", "-i", a);
 			break;
 		case 'q':
-			if (opt(a, "-cmd") || opt(a, "-init") || a[0] == '.' || strstr(a, ".shell") || strstr(a, ".system") ||
+			if (opt(a, "-cmd") || opt(a, "-init") || opt(a, "--cmd") || opt(a, "--init") || a[0] == '.' || strstr(a, ".shell") || strstr(a, ".system") ||
 			    strstr(a, ".output") || strstr(a, ".once") || strstr(a, ".import") || strstr(a, ".save") || strstr(a, ".backup") ||
 			    strstr(a, ".load") || strstr(a, "load_extension"))
 				HIT("this sqlite3 argument runs commands or writes files", a, a);

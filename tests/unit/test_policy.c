@@ -905,6 +905,46 @@ static void dangerous(void)
 		{"ls *", "PATH=/workspace ls", NULL},
 		{"make *", "BASH_ENV=/workspace/x make", NULL},
 		{"env *", "env LD_PRELOAD=x env", NULL},
+		/* getopt_long, git's parse-options, curl, less and man take any unambiguous prefix of a
+		 * long option: each of these ran a command or wrote a file past its rule (sed, sort, tar,
+		 * git grep run on Debian 12 by the shellpol helper) */
+		{"sed *", "sed --e='1e id' f", NULL},
+		{"sed *", "sed --expr='1e id' f", NULL},
+		{"sed *", "sed --expr '1e id' f", NULL},
+		{"sed *", "sed --line 5 '1e id' f", NULL},
+		{"sed *", "sed --in-pl s/a/b/ f", NULL},
+		{"sed *", "sed --in s/a/b/ f", NULL},
+		{"sed *", "sed --fi script.sed f", NULL},
+		{"sort *", "sort --out=x f", NULL},
+		{"sort *", "sort --comp=id f", NULL},
+		{"tar *", "tar -tf a.tar --use=id", NULL},
+		{"tar *", "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec=id", NULL},
+		{"tar *", "tar --to-c=id -xf a.tar", NULL},
+		{"tar *", "tar --info=id -cf a .", NULL},
+		{"git grep *", "git grep --open-f=id x", NULL},
+		{"git grep *", "git grep --open id x", NULL},
+		{"git log *", "git log --outp=x", NULL},
+		{"git diff *", "git diff --ext-d", NULL},
+		{"git log *", "git log -p --textc", NULL},
+		{"git fetch *", "git fetch --upload=id origin", NULL},
+		{"git format-patch *", "git format-patch --output-d=/etc HEAD~1", NULL},
+		{"git clone *", "git clone --templ=/workspace/t x", NULL},
+		{"awk *", "awk --inc=x.awk 1", NULL},
+		{"awk *", "awk --lo=./x 1", NULL},
+		{"awk *", "awk --fil=prog.awk f", NULL},
+		{"awk *", "awk --field , 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk --ass x=1 'BEGIN{system(\"id\")}'", NULL},
+		{"rsync *", "rsync --rsync-p=id a h:b", NULL},
+		{"less *", "less --log-f=/tmp/x f", NULL},
+		{"man *", "man --pag=id ls", NULL},
+		{"curl *", "curl --output-d /etc http://x", NULL},
+		{"curl *", "curl --dump-h /tmp/h http://x", NULL},
+		{"wget *", "wget --output-d=x http://y", NULL},
+		{"wget *", "wget --exec 'x=y' http://y", NULL},
+		{"shuf *", "shuf --out=x f", NULL},
+		{"iconv *", "iconv -f a -t b --out=x f", NULL},
+		{"sqlite3 *", "sqlite3 --init f db", NULL},
+		{"sqlite3 *", "sqlite3 --cmd '.sys id' db", NULL},
 	};
 	struct verdict v;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -934,6 +974,10 @@ static void dangerous(void)
 		{"awk *", "awk '{print ($1 > 2)}' f"}, {"rg *", "rg -n foo src"}, {"curl *", "curl -s http://x"},
 		{"uniq *", "uniq -c f"}, {"xxd *", "xxd f"}, {"dd *", "dd if=a bs=1 count=4"}, {"ls *", "LANG=C ls"},
 		{"ls *", "ls $d"}, {"wc *", "wc -l *.c"}, {"cat *", "cat \"$HOME/x\""},
+		/* real options that are prefixes of dangerous ones: an exact name wins over an abbreviation */
+		{"git diff *", "git diff --text"}, {"git grep *", "git grep --text x"}, {"tar *", "tar --checkpoint=1 -tf a"},
+		{"sed *", "sed --expression=p f"}, {"sed *", "sed --line-length=5 -n l f"}, {"sort *", "sort --check f"},
+		{"git log *", "git log --no-ext-diff -p"}, {"git diff *", "git diff --no-textconv"},
 	};
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
 		struct rule r[] = {{.tool = "shell", .command = (char *)fine[i][0], .decision = DEC_ALLOW}};
