@@ -38,6 +38,8 @@ struct ctx {
 	int funcseen;       /* a function is defined: its cd's run whenever it is called */
 	int arith;          /* bash evaluates a variable's value as arithmetic somewhere */
 	int runtimevar;     /* a variable gets a value only known at run time */
+	int subtext;        /* a word's text holds "[" then "$(" or a backquote, quoted: run if bash evaluates it */
+	int names;          /* a builtin that takes variable names, whose subscripts bash evaluates */
 	const char *opaque; /* something in the line runs a string built at run time */
 	int via;            /* index of the command whose inner commands are being read, or -1 */
 	int shadowing;      /* reading a construct the way dash does */
@@ -307,6 +309,35 @@ static void backquote(struct sp *p, int indq)
 static void dquote(struct sp *p, struct builder *b);
 static int dollar(struct sp *p, struct builder *b, int indq);
 
+/* A '...' at p->i inside arithmetic or a subscript. The quote only delimits: bash and dash
+ * expand what it holds as in double quotes ($(( '$(a)' )) runs a in both, ${x['$(a)']} and
+ * a['$(a)']=1 in bash), so its substitutions are read. Returns -1, at the end, when unbalanced. */
+static int arithquote(struct sp *p, struct builder *b)
+{
+	size_t j = p->i + 1;
+	while (j < p->n && p->s[j] != '\'')
+		j++;
+	if (j >= p->n) {
+		p->i = p->n;
+		return -1;
+	}
+	p->i++;
+	while (!p->stop && p->i < j) {
+		int ch = p->s[p->i];
+		if (ch == '$')
+			dollar(p, b, 1);
+		else if (ch == '`')
+			backquote(p, 1);
+		else
+			p->i++;
+	}
+	if (p->i > j)
+		fail(p, "a substitution running past its quote in arithmetic");
+	else
+		p->i = j + 1;
+	return 0;
+}
+
 /* Arithmetic after "((" or "$((" (close ')') or "$[" (close ']'): expansions inside are read;
  * a bare name is a variable bash evaluates. Returns -1, position unchanged, when no matching
  * "))" or "]" is found (bash then reads "((" as two subshells). */
@@ -355,10 +386,7 @@ static int arith(struct sp *p, struct builder *b, int close)
 			dquote(p, b);
 			continue;
 		} else if (ch == '\'') {
-			size_t j = p->i + 1;
-			while (j < p->n && p->s[j] != '\'')
-				j++;
-			p->i = j < p->n ? j + 1 : j;
+			arithquote(p, b);
 			continue;
 		} else if (ch < 0x80 && (isalpha(ch) || ch == '_')) {
 			names = 1;
@@ -379,7 +407,7 @@ static void param(struct sp *p, struct builder *b, int indq)
 {
 	struct buf *o = &p->c->scratch;
 	size_t mark = o->len;
-	int first = 1, name = 0;
+	int first = 1, name = 0, sub = 0;
 	for (;; first = 0) {
 		if (p->stop)
 			return;
@@ -401,11 +429,20 @@ static void param(struct sp *p, struct builder *b, int indq)
 		}
 		if (ch == '[' || (ch == ':' && name && !strchr("-=+?", at(p, sk(p, p->i) + 1))))
 			p->c->arith = 1; /* subscripts and ${x:off:len} are arithmetic */
+		if (ch == '[')
+			sub++;
+		else if (ch == ']' && sub)
+			sub--;
 		name = 0;
 		if (ch == '@' && nxt(p) == 'P')
 			bopaque(p, b, "${x@P} runs the $( ) a value holds");
 		if (ch == '\\') {
 			p->i = sk(p, p->i) + 2 <= p->n ? sk(p, p->i) + 2 : p->n;
+		} else if (ch == '\'' && !indq && sub) {
+			if (arithquote(p, b) < 0) {
+				fail(p, "an unbalanced single quote");
+				return;
+			}
 		} else if (ch == '\'' && !indq) {
 			size_t j = p->i + 1;
 			while (j < p->n && p->s[j] != '\'')
@@ -651,6 +688,42 @@ static size_t bracket(const struct sp *p, size_t j)
 	return 0;
 }
 
+/* bash's subscript of an assignment, NAME[...]= : from j ('[') to the matching ']', blanks and
+ * quotes allowed in it. Returns the index past the ']', or 0. */
+static size_t subscriptend(const struct sp *p, size_t j)
+{
+	int depth = 0;
+	for (size_t k = j; k < p->n; k++) {
+		char ch = p->s[k];
+		if (ch == '\\') {
+			k++;
+		} else if (ch == '\'' || ch == '"') {
+			for (k++; k < p->n && p->s[k] != ch; k++)
+				if (ch == '"' && p->s[k] == '\\')
+					k++;
+			if (k >= p->n)
+				return 0;
+		} else if (ch == '[') {
+			depth++;
+		} else if (ch == ']' && !--depth) {
+			return k + 1;
+		}
+	}
+	return 0;
+}
+
+/* s holds '[' and after it "$(" or a backquote. */
+static int subinside(const char *s, size_t n)
+{
+	const char *q = memchr(s, '[', n);
+	if (!q)
+		return 0;
+	for (size_t k = (size_t)(q - s); k < n; k++)
+		if (s[k] == '`' || (s[k] == '$' && k + 1 < n && s[k + 1] == '('))
+			return 1;
+	return 0;
+}
+
 /* One word at p->i, after quote removal, pushed on the word stack; what bash or dash only know
  * at run time becomes SHUNK. asg: the word may be an assignment (tilde after '=' expands).
  * Returns its W* flags. */
@@ -726,6 +799,22 @@ static int word(struct sp *p, struct builder *b, int asg)
 			bufadd(o, p->s + p->i, e - p->i); /* a[i]=x: an array element, the subscript arithmetic */
 			p->i = e;
 			c->arith = 1;
+		} else if (ch == '[' && asg && ((name && o->len > off) || (asg == 2 && o->len == off)) &&
+		           (e = subscriptend(p, p->i)) && (at(p, e) == '=' || (at(p, e) == '+' && at(p, e + 1) == '='))) {
+			/* bash's a[ 'x' ]=1 (and [k]=v in a=( )): one assignment word, quotes and blanks in
+			 * its subscript, which is arithmetic: what '$(..)' holds there runs */
+			size_t save = p->i;
+			adv(p);
+			if (arith(p, b, ']') < 0) {
+				p->i = save;
+				fail(p, "an unbalanced [ in an assignment");
+				break;
+			}
+			put(o, '[');
+			put(o, SHUNK);
+			put(o, ']');
+			c->arith = 1;
+			continue;
 		} else if (ch == '[' && (e = bracket(p, p->i))) {
 			put(o, SHUNK);
 			p->i = e, f |= WEXPAND | WSPLIT | WGLOB, name = 0;
@@ -759,6 +848,8 @@ static int word(struct sp *p, struct builder *b, int asg)
 		}
 		prev = 0;
 	}
+	if (!c->subtext && subinside(o->data + off, o->len - off))
+		c->subtext = 1;
 	put(o, 0); /* the word's NUL is part of the stack */
 	unsigned char fl = 0;
 	if (f & WEXPAND)
@@ -1979,6 +2070,11 @@ static void wrap(struct sp *p, size_t idx)
 		w->read(p, idx, w);
 }
 
+/* Builtins given variable names, a[SUBSCRIPT] among them (printf -v, test -v and let are
+ * arithmetic). */
+static const char *const namebuiltins[] = {"read", "mapfile", "readarray", "getopts", "wait", "unset", "declare",
+                                           "typeset", "local", "export", "readonly", NULL};
+
 /* What the command at idx means beyond its words: a name only known at run time, dangerous
  * options, a change of directory, the commands it runs. */
 static void settle(struct sp *p, size_t idx)
@@ -1999,6 +2095,8 @@ static void settle(struct sp *p, size_t idx)
 		if (d)
 			cmd->danger = d, cmd->dangerkey = key, cmd->dangerword = w;
 	}
+	if (instrs(namebuiltins, n))
+		c->names = 1; /* read 'a[$(x)]', printf -v, declare: bash evaluates the subscript of a name */
 	if (!strcmp(n, "cd") || !strcmp(n, "pushd") || !strcmp(n, "popd"))
 		chdir_(c, cmd);
 	else if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts"))
@@ -2207,7 +2305,7 @@ static int simple(struct sp *p, int after)
 						fail(p, "an unexpected character in an array");
 						break;
 					}
-					int g = word(p, &b, 0);
+					int g = word(p, &b, 2);
 					if (g & WEXPAND)
 						c->runtimevar = 1;
 					popword(c);
@@ -2718,6 +2816,8 @@ int shsplit(const char *s, size_t n, struct shsplit *out)
 		free(c.cwd[k]);
 	if (c.arith && c.runtimevar && !c.opaque)
 		c.opaque = "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)";
+	if (c.subtext && (c.arith || c.names) && !c.opaque)
+		c.opaque = "bash evaluates a subscript in a text that holds $( ) or backquotes, and runs them";
 	if (c.opaque) {
 		static char *none[] = {NULL};
 		size_t k = emit(&c, none, NULL, 0, xstrdup(""));

@@ -44,6 +44,8 @@ struct tcase {
 	const char *why;      /* a substring of the reason (line's or first flagged command's), or NULL */
 };
 
+#define SUBWHY "bash evaluates a subscript in a text that holds $( ) or backquotes"
+
 static const struct tcase cases[] = {
 	{"git diff HEAD~1", 1, {"<git><diff><HEAD~1>"}, NULL},
 	{"  git   diff  ", 1, {"<git><diff>"}, NULL},
@@ -279,6 +281,47 @@ static const struct tcase cases[] = {
 	{"x=$(a) b", 1, {"<a>", "<b>"}, NULL},
 	{"read x; echo $((x))", 0, {"<read><x>", "<echo><…>", ""}, "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)"},
 	{"read x; echo $x", 1, {"<read><x>", "<echo><…>"}, NULL},
+	/* bash evaluates the subscript of a name it is given (printf -v, read, test -v, declare, a
+	 * nameref, a value in arithmetic) and runs the $( ) in it, though the text was quoted: each
+	 * of these ran the stub a under bash before 2026-11-29 (the shellpol helper) */
+	{"x='b[$(a)]'; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"x='b[`a`]'; [[ $x -eq 1 ]]", 0, {"", "<[[><…><-eq><1><]]>", "<[[><…><-eq><1><]]>", ""}, SUBWHY},
+	{"x=$'b[\\x24(a)]'; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"x=b\\[\\$\\(a\\)\\]; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"printf -v 'b[$(a)]' 1", 0, {"<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	{"printf -v \"b[\\$(a)]\" 1", 0, {"<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	{"read 'b[$(a)]' <<< 1", 0, {"<read><b[$(a)]>", ""}, SUBWHY},
+	{"test -v 'b[$(a)]'", 0, {"<test><-v><b[$(a)]>", ""}, SUBWHY},
+	{"let 'b[$(a)]'", 0, {"<let><b[$(a)]>", ""}, SUBWHY},
+	{"declare 'b[$(a)]=1'", 0, {"<declare><b[$(a)]=1>", ""}, SUBWHY},
+	{"declare -n r='b[$(a)]'; echo $r", 0, {"<declare><-n><r=b[$(a)]>", "<echo><…>", ""}, SUBWHY},
+	{"declare -i x; x='b[$(a)]'", 0, {"<declare><-i><x>", "", ""}, SUBWHY},
+	{"echo ${b['$(a)']}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( 'b[$(a)]' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"builtin printf -v 'b[$(a)]' 1", 0, {"<builtin><printf><-v><b[$(a)]><1>", "<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	/* a single quote in arithmetic or a subscript only delimits: dash, bash and busybox sh run
+	 * the $( ) it holds (before 2026-11-29 the splitter skipped it, and these ran a unseen) */
+	{"echo $(( '$(a)' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( '`a`' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( '$(a)' ')' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( b[\\'$(a)\\'] ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"x=$(( '$(a)' + 1 ))", 1, {"<a>", ""}, NULL},
+	{"echo $[ '$(a)' ]", 1, {"<a>", "<echo><…>"}, NULL},
+	{"(( '$(a)' ))", 1, {"<a>", "<$(a)>"}, NULL}, /* dash: two subshells running "$(a)" */
+	{"for (( i='$(a)'; i<0; )); do :; done", 1, {"<a>", "<:>"}, NULL},
+	{"echo ${b[ '$(a)' ]}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo ${b['$(a)']:-x}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo ${x:-'$(a)'}", 1, {"<echo><…>"}, NULL},
+	/* bash reads NAME[ ... ]= as one assignment word, blanks and quotes in its subscript */
+	{"b[ '$(a)' ]=1", 1, {"<a>", ""}, NULL},
+	{"b[ \"x\" ]=1 a", 1, {"<a>"}, NULL},
+	{"b['$(a)']=1", 1, {"<a>", ""}, NULL},
+	{"b=([ '$(a)' ]=1)", 1, {"<a>", ""}, NULL},
+	{"b=(['$(a)']=1)", 1, {"<a>", ""}, NULL},
+	{"echo b[ '$(a)' ]=1", 1, {"<echo><b[><$(a)><]=1>"}, NULL},
+	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
+	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
+	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
 	{"i=0; echo $((i+1))", 1, {"", "<echo><…>"}, NULL},
 	{"git log | head -5 &>/dev/null", 1, {"<git><log>", "<head><-5>"}, NULL},
 	{"echo hi >&2", 1, {"<echo><hi>"}, NULL},
