@@ -823,9 +823,11 @@ static int word(struct sp *p, struct builder *b, int asg)
 			p->i = e, f |= WEXPAND | WSPLIT, name = 0;
 		} else if (ch == '~' && (first || (prev == '=' && (f & WASSIGN)) || (prev == ':' && (f & WASSIGN)) ||
 		                         (asg && prev == '='))) {
-			put(o, SHUNK); /* ~ and ~user up to the first '/' */
+			put(o, SHUNK); /* ~ and ~user up to the first '/': a login name is plain characters; a
+			                * quote, '\\', '$' or '`' ends it here and is read as in any word */
 			p->i++;
-			while (!delim(cur(p)) && cur(p) != '/' && cur(p) != ':' && cur(p) != '\'' && cur(p) != '"')
+			int t;
+			while ((t = cur(p)) > 0 && t < 0x80 && (plain[t] == 1 || t == '+') && t != '/' && t != ':')
 				adv(p);
 			f |= WEXPAND | WTILDE, name = 0;
 		} else if (ch >= 0x80) {

@@ -319,6 +319,13 @@ static const struct tcase cases[] = {
 	{"b=([ '$(a)' ]=1)", 1, {"<a>", ""}, NULL},
 	{"b=(['$(a)']=1)", 1, {"<a>", ""}, NULL},
 	{"echo b[ '$(a)' ]=1", 1, {"<echo><b[><$(a)><]=1>"}, NULL},
+	/* a tilde prefix is plain characters: a quote, backslash, $ or backquote ends it (before
+	 * 2026-11-29 the splitter took them into it, and these ran a unseen, past "echo *") */
+	{"echo ~$'\\'' ; a ; echo \\'", 1, {"<echo><…'>", "<a>", "<echo><'>"}, NULL},
+	{"echo ~\\' ; a ; echo \\'", 1, {"<echo><…'>", "<a>", "<echo><'>"}, NULL},
+	{"echo ~`a`", 1, {"<a>", "<echo><……>"}, NULL},
+	{"x=~$'\\'' a ; echo \\'", 1, {"<a>", "<echo><'>"}, NULL},
+	{"echo ~x/$'\\x61'", 1, {"<echo><…/a>"}, NULL},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
