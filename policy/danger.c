@@ -3,6 +3,7 @@
  * otherwise, so such a command only matches an allow rule whose pattern names the option.
  * Keep dangertable (printed in docs/security.md) and the checks below in step. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "danger.h"
@@ -19,7 +20,7 @@ const char *const dangertable[][3] = {
 	{"find", "-exec, -execdir, -ok, -okdir, -delete, -fprint, -fprint0, -fprintf, -fls", "run commands, delete or write files"},
 	{"tar", "--checkpoint-action, --to-command, -I, --use-compress-program, -F, --info-script, --new-volume-script, --rsh-command, --rmt-command, --index-file", "run commands or write a file"},
 	{"sort", "--compress-program, -o, --output", "run a program or write a file"},
-	{"awk, gawk, mawk, nawk", "system(), | (pipes), print > file, -f, -i, -l, --load, --include, @load, @include", "run commands, write files, load code"},
+	{"awk, gawk, mawk, nawk", "system(), | (pipes), print > file, -f, -i, -l, --load, --include, -W exec (mawk), -W NAME as --NAME (gawk), @load, @include; the text of -e/--source is a program too", "run commands, write files, load code"},
 	{"rsync", "-e, --rsh, --rsync-path, --write-batch, --only-write-batch, --log-file", "run a program or write a file"},
 	{"zip", "-T with -TT/--unzip-command", "run a program"},
 	{"rg", "--pre", "run a program on every file"},
@@ -358,11 +359,34 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 			if (isop && (opt(a, "--compress-program") || opt(a, "--output") || opt(a, "-o") || cluster(a, 'o', "kStTz")))
 				HIT("sort -o writes a file, --compress-program runs one", a[1] == '-' ? (a[2] == 'c' ? "--compress-program" : "--output") : "-o", a);
 			break;
-		case 'a':
-			if (isop && (opt(a, "-f") || opt(a, "--file") || opt(a, "-i") || opt(a, "--include") || opt(a, "-l") ||
-			             opt(a, "--load") || opt(a, "-E") || opt(a, "--exec")))
-				HIT("awk -f/-i/-l reads program text or loads code", a, a);
-			if (isop && (is(a, "-v") || is(a, "-F") || ((lopt(a, "--assign") || lopt(a, "--field-separator")) && !strchr(a, '=')))) {
+		case 'a': {
+			/* gawk reads -W NAME and -WNAME as --NAME; mawk (Debian's awk) reads its -W names
+			 * abbreviated, -W exec FILE among them: both are long options here */
+			char wl[64];
+			const char *lo = a, *nm = a; /* the option as --NAME[=V], and where NAME[=V] is */
+			if (isop && a[1] == 'W') {
+				if (!a[2] && ++k >= argc)
+					break;
+				if (!a[2] && (wf[k] & SHW_UNKNOWN))
+					HIT("an awk -W option only known at run time", "", argv[k]);
+				nm = a[2] ? a + 2 : argv[k];
+				snprintf(wl, sizeof wl, "--%s", nm);
+				lo = wl;
+			}
+			if (isop && (opt(a, "-f") || opt(lo, "--file") || opt(a, "-i") || opt(lo, "--include") || opt(a, "-l") ||
+			             opt(lo, "--load") || opt(a, "-E") || opt(lo, "--exec")))
+				HIT("awk -f/-i/-l/-W exec reads program text or loads code", a, a);
+			if (isop && (is(a, "-e") || opt(lo, "--source"))) { /* gawk: program text, and no operand is */
+				script = 1;
+				const char *eq = is(a, "-e") ? NULL : strchr(nm, '=');
+				const char *text = eq ? eq + 1 : NULL;
+				if (!eq && k + 1 < argc)
+					text = argv[++k];
+				if (text && awkprog(text))
+					HIT("this awk program runs commands or writes files (system(), |, >)", text, text);
+				break;
+			}
+			if (isop && (is(a, "-v") || is(a, "-F") || ((lopt(lo, "--assign") || lopt(lo, "--field-separator")) && !strchr(lo, '=')))) {
 				k++;
 				break;
 			}
@@ -372,6 +396,7 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 					HIT("this awk program runs commands or writes files (system(), |, >)", a, a);
 			}
 			break;
+		}
 		case 'r':
 			if (isop && (opt(a, "-e") || opt(a, "--rsh") || opt(a, "--rsync-path") || opt(a, "--write-batch") ||
 			             opt(a, "--only-write-batch") || opt(a, "--log-file") || cluster(a, 'e', NULL)))

@@ -945,6 +945,22 @@ static void dangerous(void)
 		{"iconv *", "iconv -f a -t b --out=x f", NULL},
 		{"sqlite3 *", "sqlite3 --init f db", NULL},
 		{"sqlite3 *", "sqlite3 --cmd '.sys id' db", NULL},
+		/* mawk (Debian's awk) reads program text from -W exec FILE, its -W names abbreviated;
+		 * gawk maps -W NAME to --NAME and takes program text from -e/--source too: awk -W e x.awk
+		 * ran x.awk's system() under the read-only preset before 2026-11-29 */
+		{"awk *", "awk -W exec p.awk", NULL},
+		{"awk *", "awk -W e p.awk", NULL},
+		{"awk *", "awk -Wex p.awk", NULL},
+		{"awk *", "awk -W exec=p.awk", NULL},
+		{"awk *", "awk -W file=p.awk", NULL},
+		{"awk *", "awk -W include=x.awk 1", NULL},
+		{"awk *", "awk -W load=./x 1", NULL},
+		{"awk *", "awk --so='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk --source='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -W source='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -e 'BEGIN{x=1}' -e 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -e 'BEGIN{x=1}' --source 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -W $X p.awk", NULL},
 	};
 	struct verdict v;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -978,6 +994,7 @@ static void dangerous(void)
 		{"git diff *", "git diff --text"}, {"git grep *", "git grep --text x"}, {"tar *", "tar --checkpoint=1 -tf a"},
 		{"sed *", "sed --expression=p f"}, {"sed *", "sed --line-length=5 -n l f"}, {"sort *", "sort --check f"},
 		{"git log *", "git log --no-ext-diff -p"}, {"git diff *", "git diff --no-textconv"},
+		{"awk *", "awk -W version"}, {"awk *", "awk -W interactive '{print $1}' f"}, {"awk *", "awk -e '{print $1}' f"},
 	};
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
 		struct rule r[] = {{.tool = "shell", .command = (char *)fine[i][0], .decision = DEC_ALLOW}};
