@@ -40,6 +40,8 @@ struct ctx {
 	int runtimevar;     /* a variable gets a value only known at run time */
 	int subtext;        /* a word's text holds "[" then "$(" or a backquote, quoted: run if bash evaluates it */
 	int names;          /* a builtin that takes variable names, whose subscripts bash evaluates */
+	int xtrace;         /* xtrace may be turned on (set -x, bash -x, SHELLOPTS) */
+	int ps4;            /* PS4 is named, or a variable whose name is only known at run time set */
 	const char *opaque; /* something in the line runs a string built at run time */
 	int via;            /* index of the command whose inner commands are being read, or -1 */
 	int shadowing;      /* reading a construct the way dash does */
@@ -408,6 +410,7 @@ static void param(struct sp *p, struct builder *b, int indq)
 	struct buf *o = &p->c->scratch;
 	size_t mark = o->len;
 	int first = 1, name = 0, sub = 0;
+	size_t from = p->i;
 	for (;; first = 0) {
 		if (p->stop)
 			return;
@@ -433,6 +436,9 @@ static void param(struct sp *p, struct builder *b, int indq)
 			sub++;
 		else if (ch == ']' && sub)
 			sub--;
+		if ((ch == '=' || (ch == ':' && at(p, sk(p, p->i) + 1) == '=')) && !sub &&
+		    ((p->i - from == 3 && !strncmp(p->s + from, "PS4", 3)) || p->s[from] == '!'))
+			p->c->ps4 = 1; /* ${PS4:=...} assigns it */
 		name = 0;
 		if (ch == '@' && nxt(p) == 'P')
 			bopaque(p, b, "${x@P} runs the $( ) a value holds");
@@ -712,6 +718,18 @@ static size_t subscriptend(const struct sp *p, size_t j)
 	return 0;
 }
 
+/* s holds PS4= or PS4+= with a value that may hold a substitution ('$', a backquote, or text
+ * only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
+static int ps4value(const char *s)
+{
+	for (const char *q = s; (q = strstr(q, "PS4")); q += 3) {
+		const char *v = q[3] == '=' ? q + 4 : q[3] == '+' && q[4] == '=' ? q + 5 : NULL;
+		if (v && strpbrk(v, "$`\x01"))
+			return 1;
+	}
+	return 0;
+}
+
 /* s holds '[' and after it "$(" or a backquote. */
 static int subinside(const char *s, size_t n)
 {
@@ -853,6 +871,10 @@ static int word(struct sp *p, struct builder *b, int asg)
 	if (!c->subtext && subinside(o->data + off, o->len - off))
 		c->subtext = 1;
 	put(o, 0); /* the word's NUL is part of the stack */
+	if (ps4value(o->data + off))
+		c->ps4 = 1;
+	if (strstr(o->data + off, "SHELLOPTS"))
+		c->xtrace = 1;
 	unsigned char fl = 0;
 	if (f & WEXPAND)
 		fl |= SHW_UNKNOWN;
@@ -2099,6 +2121,22 @@ static void settle(struct sp *p, size_t idx)
 	}
 	if (instrs(namebuiltins, n))
 		c->names = 1; /* read 'a[$(x)]', printf -v, declare: bash evaluates the subscript of a name */
+	int isprintf = !strcmp(n, "printf");
+	if (instrs(namebuiltins, n) || isprintf)
+		for (size_t k = 1; k < cmd->argc; k++) { /* a name only known at run time may be PS4 */
+			const char *a = cmd->argv[k], *u = strchr(a, SHUNK), *eq = strchr(a, '=');
+			if (u && (!eq || u < eq) && (!isprintf || (k > 1 && !strcmp(cmd->argv[k - 1], "-v"))))
+				c->ps4 = 1;
+			if (strstr(a, "PS4")) /* read PS4, printf -v PS4, declare -n r=PS4 */
+				c->ps4 = 1;
+		}
+	if (!strcmp(n, "set") || !strcmp(n, "shopt") || posixsh(n))
+		for (size_t k = 1; k < cmd->argc; k++) { /* set -x, -o xtrace, bash -x: PS4 is expanded */
+			const char *a = cmd->argv[k];
+			if ((cmd->wf[k] & SHW_UNKNOWN) || !strcmp(a, "xtrace") ||
+			    ((a[0] == '-' || a[0] == '+') && a[1] != '-' && strchr(a, 'x')))
+				c->xtrace = 1;
+		}
 	if (!strcmp(n, "cd") || !strcmp(n, "pushd") || !strcmp(n, "popd"))
 		chdir_(c, cmd);
 	else if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts"))
@@ -2445,6 +2483,8 @@ static void forloop(struct sp *p)
 	}
 	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
 	word(p, &b, 0);
+	if (!p->stop && strstr(topword(c), "PS4"))
+		c->ps4 = 1; /* for PS4 in '$(a)' */
 	if (!p->stop)
 		popword(c);
 	while (blank(cur(p)) || cur(p) == '\n')
@@ -2818,6 +2858,8 @@ int shsplit(const char *s, size_t n, struct shsplit *out)
 		free(c.cwd[k]);
 	if (c.arith && c.runtimevar && !c.opaque)
 		c.opaque = "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)";
+	if (c.xtrace && c.ps4 && !c.opaque)
+		c.opaque = "bash runs the $( ) of PS4 for each command it traces";
 	if (c.subtext && (c.arith || c.names) && !c.opaque)
 		c.opaque = "bash evaluates a subscript in a text that holds $( ) or backquotes, and runs them";
 	if (c.opaque) {

@@ -100,6 +100,13 @@ attack narrow "echo ~\\' ; pwn x ; echo \\'"
 attack open "echo ~\$'\\'' ; pwn x ; echo \\'"
 attack open "echo ~\`pwn x\`"
 
+# the shells expand PS4 before each command they trace (dash and busybox sh its backquotes)
+attack open "PS4='\$(pwn x)'; set -x; :"
+attack open "set -eux; PS4='\`pwn x\`'; :"
+attack open "read PS4 <<< '\$(pwn x)'; set -x; :"
+attack open "unset PS4; : \${PS4:='\$(pwn x)'}; set -x; :"
+expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "PS4='+ '; set -x; :")"
+
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
 printf 'BEGIN{system("pwn awk")}\n' > "$T/work/p.awk"

@@ -44,6 +44,7 @@ struct tcase {
 	const char *why;      /* a substring of the reason (line's or first flagged command's), or NULL */
 };
 
+#define PS4WHY "bash runs the $( ) of PS4 for each command it traces"
 #define SUBWHY "bash evaluates a subscript in a text that holds $( ) or backquotes"
 
 static const struct tcase cases[] = {
@@ -326,6 +327,21 @@ static const struct tcase cases[] = {
 	{"echo ~`a`", 1, {"<a>", "<echo><……>"}, NULL},
 	{"x=~$'\\'' a ; echo \\'", 1, {"<a>", "<echo><'>"}, NULL},
 	{"echo ~x/$'\\x61'", 1, {"<echo><…/a>"}, NULL},
+	/* bash expands PS4 before each command it traces: its $( ) runs (a child bash imports it
+	 * when not root); before 2026-11-29 these ran a unseen */
+	{"PS4='$(a)'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"set -eux; PS4='`a`'; :", 0, {"<set><-eux>", "", "<:>", ""}, NULL},
+	{"PS4=$'\\x24(a)'; set -o xtrace; :", 0, {"", "<set><-o><xtrace>", "<:>", ""}, NULL},
+	{"read PS4 <<< x; set -x; :", 0, {"<read><PS4>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"printf -v \"$n\" x; set -x; :", 0, {"<printf><-v><…><x>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"declare -n r=PS4; r='$(a)'; set -x; :", 0, {"<declare><-n><r=PS4>", "", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"export PS4='$(a)'; bash -xc :", 0, {"<export><PS4=$(a)>", "<bash><-xc><:>", "<:>", ""}, NULL},
+	{"SHELLOPTS=xtrace PS4='$(a)' bash -c :", 0, {"<bash><-c><:>", "<:>", ""}, NULL},
+	{": ${PS4:='$(a)'}; set -x; :", 0, {"<:><…>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"for PS4 in '$(a)'; do set -x; :; done", 0, {"<set><-x>", "<:>", ""}, PS4WHY},
+	{"set -x; echo PS4", 1, {"<set><-x>", "<echo><PS4>"}, NULL},
+	{"PS4='+ '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
