@@ -1724,6 +1724,15 @@ static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *wh
 			cmd->dangerkey = av[*k];
 			cmd->dangerword = av[*k];
 		}
+		if (!strncmp(av[*k], "BASH_FUNC_", 10)) {
+			/* a function a child bash imports: calling its name runs the body */
+			if (strchr(eq + 1, SHUNK))
+				emitopaque(p, idx, av + *k, cmd->wf + *k, 1, "a bash function from the environment only known at run time");
+			else if (!strncmp(eq + 1, "()", 2))
+				emitscript(p, idx, eq + 3);
+			cmd = &p->c->out->cmds[idx];
+			av = cmd->argv;
+		}
 		(*k)++;
 	}
 }

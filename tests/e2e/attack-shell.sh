@@ -107,6 +107,9 @@ attack open "read PS4 <<< '\$(pwn x)'; set -x; :"
 attack open "unset PS4; : \${PS4:='\$(pwn x)'}; set -x; :"
 expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "PS4='+ '; set -x; :")"
 
+# a child bash imports BASH_FUNC_NAME%% from the environment: calling NAME runs the body
+attack open "env 'BASH_FUNC_ls%%=() { pwn x; }' bash -c ls"
+
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
 printf 'BEGIN{system("pwn awk")}\n' > "$T/work/p.awk"

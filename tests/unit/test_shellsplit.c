@@ -342,6 +342,10 @@ static const struct tcase cases[] = {
 	{"set -x; echo PS4", 1, {"<set><-x>", "<echo><PS4>"}, NULL},
 	{"PS4='+ '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
 	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
+	/* env BASH_FUNC_NAME%%='() { ...; }': a child bash imports the function, and calling NAME
+	 * runs its body (before 2026-11-29 that ran a unseen) */
+	{"env 'BASH_FUNC_ls%%=() { a; }' bash -c ls", 1, {"<env><BASH_FUNC_ls%%=() { a; }><bash><-c><ls>", "<a>", "<bash><-c><ls>", "<ls>"}, NULL},
+	{"env \"BASH_FUNC_ls%%=$x\" bash -c ls", 0, {"<env><BASH_FUNC_ls%%=…><bash><-c><ls>", "<bash><-c><ls>", "<ls>"}, "a bash function from the environment"},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
