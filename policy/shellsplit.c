@@ -1797,6 +1797,41 @@ static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
 	inner(p, idx, k, rc, 0);
 }
 
+/* xargs's replace string among its options argv[1..end) (-I R, -IR, -i, -iR, --replace[=R],
+ * in a cluster too), or NULL; *unknown when it is only known at run time. */
+static const char *xreplace(const struct shcmd *cmd, size_t end, int *unknown)
+{
+	const char *r = NULL;
+	for (size_t j = 1; j < end; j++) {
+		const char *a = cmd->argv[j];
+		if (a[0] != '-' || !a[1] || (cmd->wf[j] & SHW_UNKNOWN))
+			continue;
+		if (a[1] == '-') {
+			if (!strcmp(a, "--replace"))
+				r = "{}";
+			else if (!strncmp(a, "--replace=", 10))
+				r = a + 10;
+			continue;
+		}
+		for (const char *o = a + 1; *o; o++) {
+			if (*o == 'I' || *o == 'i') {
+				if (o[1])
+					r = o + 1;
+				else if (*o == 'i')
+					r = "{}";
+				else if (j + 1 < end)
+					r = cmd->argv[j + 1], *unknown |= (cmd->wf[j + 1] & SHW_UNKNOWN) != 0;
+				break;
+			}
+			if (strchr("adELnPsel", *o))
+				break; /* its value is the rest */
+		}
+	}
+	if (r && strchr(r, SHUNK))
+		*unknown = 1;
+	return r && *r ? r : NULL;
+}
+
 static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1808,7 +1843,36 @@ static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 		emitinner(p, idx, echo, f0, 1, 1);
 		return;
 	}
-	inner(p, idx, k, rc, 1);
+	int unknown = 0;
+	const char *r = rc >= 0 ? xreplace(cmd, k, &unknown) : NULL;
+	if (unknown) {
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "xargs with a replace string only known at run time");
+		return;
+	}
+	if (!r) {
+		inner(p, idx, k, rc, 1);
+		return;
+	}
+	/* each input line goes where R is, in any word: the command's name, a shell's script */
+	size_t n = cmd->argc - k, rl = strlen(r);
+	char **av = xmalloc(n * sizeof *av);
+	unsigned char *f = xmalloc(n);
+	for (size_t j = 0; j < n; j++) {
+		const char *a = cmd->argv[k + j];
+		struct buf b = {0};
+		f[j] = cmd->wf[k + j];
+		for (const char *q; (q = strstr(a, r)); a = q + rl) {
+			bufadd(&b, a, (size_t)(q - a));
+			bufputc(&b, SHUNK);
+			f[j] |= SHW_UNKNOWN;
+		}
+		bufputs(&b, a);
+		av[j] = b.data ? b.data : xstrdup("");
+	}
+	emitinner(p, idx, av, f, n, 1);
+	for (size_t j = 0; j < n; j++)
+		free(av[j]);
+	free(av), free(f);
 }
 
 /* find's primaries whose value is the next word (a word there is never read as a primary). */

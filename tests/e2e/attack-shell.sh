@@ -110,6 +110,9 @@ expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "
 # a child bash imports BASH_FUNC_NAME%% from the environment: calling NAME runs the body
 attack open "env 'BASH_FUNC_ls%%=() { pwn x; }' bash -c ls"
 
+# xargs -I R puts each input line wherever R is, the command's name and a shell's script too
+attack open "echo pwn | xargs -I% sh -c '% x'"
+attack open "echo pwn | xargs -i sh -c '{} x'"
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
 printf 'BEGIN{system("pwn awk")}\n' > "$T/work/p.awk"
@@ -132,6 +135,9 @@ if awk -W version 2>&1 | grep -q mawk; then
 	real ro "awk -W e p.awk"
 	real ro "awk -W exec p.awk"
 fi
+# a file name xargs -I puts into sed's script
+touch "$T/work/1e pwn sed"
+real ro "ls | grep pwn | xargs -I F sed F in.txt"
 # what the same rules allow, written whole
 expect_eq "ro allows sed --expression=p" "allow by rule 1" "$(pol ro "sed --expression=p in.txt")"
 expect_eq "ro allows git grep --text" "allow by rule 2" "$(pol ro "git grep --text x")"

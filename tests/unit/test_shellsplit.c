@@ -208,7 +208,7 @@ static const struct tcase cases[] = {
 	{"sudo LD_PRELOAD=x a", 1, {"<sudo><LD_PRELOAD=x><a>", "<a>"}, "sudo VAR=value sets a variable that changes what programs run"},
 	{"xargs a", 1, {"<xargs><a>", "<a><…>"}, NULL},
 	{"xargs -0 -n1 a b", 1, {"<xargs><-0><-n1><a><b>", "<a><b><…>"}, NULL},
-	{"xargs -I{} a {} b", 1, {"<xargs><-I{}><a><{}><b>", "<a><{}><b><…>"}, NULL},
+	{"xargs -I{} a {} b", 1, {"<xargs><-I{}><a><{}><b>", "<a><…><b><…>"}, NULL},
 	{"xargs", 1, {"<xargs>", "<echo><…>"}, NULL},
 	{"xargs -a list a", 1, {"<xargs><-a><list><a>", "<a><…>"}, NULL},
 	{"xargs $X", 0, {"<xargs><…>"}, "a wrapper with an option the splitter does not know"},
@@ -346,6 +346,13 @@ static const struct tcase cases[] = {
 	 * runs its body (before 2026-11-29 that ran a unseen) */
 	{"env 'BASH_FUNC_ls%%=() { a; }' bash -c ls", 1, {"<env><BASH_FUNC_ls%%=() { a; }><bash><-c><ls>", "<a>", "<bash><-c><ls>", "<ls>"}, NULL},
 	{"env \"BASH_FUNC_ls%%=$x\" bash -c ls", 0, {"<env><BASH_FUNC_ls%%=…><bash><-c><ls>", "<bash><-c><ls>", "<ls>"}, "a bash function from the environment"},
+	/* xargs -I R puts each input line where R is, in any word, the command's name and a shell's
+	 * script too (before 2026-11-29 the words were read as written: these ran a unseen) */
+	{"echo a | xargs -I% sh -c '% x'", 0, {"<echo><a>", "<xargs><-I%><sh><-c><% x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"echo a | xargs -I % % x", 0, {"<echo><a>", "<xargs><-I><%><%><x>", "<…><x><…>"}, "the command name is only known at run time"},
+	{"echo a | xargs -i sh -c '{} x'", 0, {"<echo><a>", "<xargs><-i><sh><-c><{} x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"echo a | xargs --replace=R sh -c 'R x'", 0, {"<echo><a>", "<xargs><--replace=R><sh><-c><R x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"ls | xargs -0I F cat F", 1, {"<ls>", "<xargs><-0I><F><cat><F>", "<cat><…><…>"}, NULL},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
