@@ -1228,6 +1228,14 @@ static void wrapped(void)
 	struct approval a = {.def = DEC_ALLOW, .rules = rs, .nrules = 1};
 	static const char *const lines[][2] = {
 		{"env - curl x", "abort"}, {"env -iv - curl x", "abort"}, {"env --default-signal curl x", "abort"},
+		/* shellpol: programs that run the command in their words, the table lacked (each ran curl
+		 * allowed by default before 2026-11-29) */
+		{"eatmydata curl x", "deny"}, {"faketime now curl x", "deny"}, {"torsocks curl x", "deny"},
+		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "deny"},
+		{"ssh-agent curl x", "deny"}, {"sg users -c 'curl x'", "deny"}, {"gdb -batch -ex 'shell curl x'", "deny"},
+		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
+		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
+		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
 		{"env --ignore-signal curl x", "abort"}, {"env --block-signal=INT curl x", "abort"},
 		{"echo a | xargs --replace curl x", "abort"}, {"xargs --max-lines curl x", "abort"},
 		{"xargs --eof curl x", "abort"}, {"watch --differences curl x", "abort"},
