@@ -733,7 +733,7 @@ static int ps4value(const char *s)
 /* s holds '[' and after it "$(" or a backquote. */
 static int subinside(const char *s, size_t n)
 {
-	const char *q = memchr(s, '[', n);
+	const char *q = n ? memchr(s, '[', n) : NULL;
 	if (!q)
 		return 0;
 	for (size_t k = (size_t)(q - s); k < n; k++)
