@@ -1711,6 +1711,69 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 
 /* VAR=value words after sudo's or env's options: a variable that changes what programs run is
  * dangerous, as on the line itself. */
+/* A variable whose value a program runs as a command line (PAGER, GIT_SSH_COMMAND ...): 1, or
+ * 2 for one only known as a whole at run time (GIT_CONFIG_PARAMETERS). */
+static int cmdenv(const char *name, size_t n)
+{
+	static const char *const vars[] = {"PAGER", "MANPAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+	                                   "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
+	                                   "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "BROWSER", "LESSOPEN",
+	                                   "LESSCLOSE", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT", "SHELL",
+	                                   "PROMPT_COMMAND", NULL};
+	for (const char *const *v = vars; *v; v++)
+		if (strlen(*v) == n && !strncmp(*v, name, n))
+			return 1;
+	if (n > 17 && !strncmp(name, "GIT_CONFIG_VALUE_", 17))
+		return 1; /* the value of GIT_CONFIG_KEY_n, alias.x='!cmd' among them */
+	return n == 21 && !strncmp(name, "GIT_CONFIG_PARAMETERS", 21) ? 2 : 0;
+}
+
+/* A git setting whose value git runs as a command: core.pager, core.sshCommand, core.fsmonitor,
+ * diff.external, diff.X.textconv, filter.X.smudge, pager.X, alias.X='!cmd' ... */
+static int gitcmdkey(const char *key, size_t n, const char *value)
+{
+	static const char *const last[] = {"pager", "editor", "sshcommand", "fsmonitor", "askpass", "gitproxy",
+	                                   "external", "command", "textconv", "clean", "smudge", "process", "driver",
+	                                   "program", "helper", "packobjectshook", "uploadpack", "receivepack", "cmd",
+	                                   "browser", "difffilter", NULL};
+	const char *dot = memchr(key, '.', n), *ld = key + n;
+	while (ld > key && ld[-1] != '.')
+		ld--;
+	if (!dot)
+		return 0;
+	if (!strncasecmp(key, "alias.", 6))
+		return value[0] == '!';
+	if (!strncasecmp(key, "pager.", 6))
+		return 1;
+	for (const char *const *l = last; *l; l++)
+		if (strlen(*l) == (size_t)(key + n - ld) && !strncasecmp(ld, *l, strlen(*l)))
+			return 1;
+	return 0;
+}
+
+/* A command line held in a value a program runs (PAGER='curl x', alias.x='!curl x',
+ * LESSOPEN='|curl %s'): read as commands of the command at idx, or of the line (idx -1);
+ * opaque when only known at run time. */
+static void cmdvalue(struct sp *p, struct builder *b, size_t idx, const char *v)
+{
+	static const char why[] = "a command held in a variable or setting only known at run time";
+	while (*v == '|' || *v == '!')
+		v++;
+	if (strchr(v, SHUNK)) {
+		if (b)
+			bopaque(p, b, why);
+		else
+			emitopaque(p, idx, NULL, NULL, 0, why);
+		return;
+	}
+	char *t = xstrdup(v); /* v may sit in the scratch buffer the reading grows */
+	if (b)
+		subline(p, t, strlen(t), p->sub ? p->org : p->i);
+	else
+		emitscript(p, idx, t);
+	free(t);
+}
+
 static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *why)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1730,6 +1793,15 @@ static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *wh
 				emitopaque(p, idx, av + *k, cmd->wf + *k, 1, "a bash function from the environment only known at run time");
 			else if (!strncmp(eq + 1, "()", 2))
 				emitscript(p, idx, eq + 3);
+			cmd = &p->c->out->cmds[idx];
+			av = cmd->argv;
+		}
+		int ce = cmdenv(av[*k], (size_t)(eq - av[*k]));
+		if (ce) {
+			if (ce == 2)
+				emitopaque(p, idx, NULL, NULL, 0, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else
+				cmdvalue(p, NULL, idx, eq + 1);
 			cmd = &p->c->out->cmds[idx];
 			av = cmd->argv;
 		}
@@ -2277,6 +2349,31 @@ static void settle(struct sp *p, size_t idx)
 			}
 			if (!strncmp(cmd->argv[k], "-n", 2) || !strncmp(cmd->argv[k], "-i", 2))
 				c->arith = 1; /* namerefs and integer variables evaluate what they are given */
+			int ce = eq ? cmdenv(cmd->argv[k], (size_t)(eq - cmd->argv[k])) : 0;
+			if (ce == 2)
+				emitopaque(p, idx, NULL, NULL, 0, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else if (ce)
+				cmdvalue(p, NULL, idx, eq + 1); /* export EDITOR='curl x' */
+			cmd = &c->out->cmds[idx];
+		}
+	} else if (!strcmp(n, "git")) {
+		for (size_t k = 1; k < cmd->argc && cmd->argv[k][0] == '-'; k++) { /* git -c KEY=VALUE */
+			const char *a = cmd->argv[k], *kv = NULL;
+			if (!strcmp(a, "-c") && k + 1 < cmd->argc)
+				kv = cmd->argv[++k];
+			else if (!strncmp(a, "-c", 2) && a[2])
+				kv = a + 2;
+			else if (!strncmp(a, "--config-env", 12))
+				emitopaque(p, idx, NULL, NULL, 0, "git --config-env sets a value only known at run time");
+			else if (!strcmp(a, "-C") || !strcmp(a, "--git-dir") || !strcmp(a, "--work-tree") ||
+			         !strcmp(a, "--namespace") || !strcmp(a, "--super-prefix") || !strcmp(a, "--list-cmds"))
+				k++;
+			const char *eq = kv ? strchr(kv, '=') : NULL;
+			if (kv && strchr(kv, SHUNK) && (!eq || strchr(kv, SHUNK) < eq))
+				emitopaque(p, idx, NULL, NULL, 0, "git -c with a key only known at run time");
+			else if (eq && gitcmdkey(kv, (size_t)(eq - kv), eq + 1))
+				cmdvalue(p, NULL, idx, eq + 1);
+			cmd = &c->out->cmds[idx];
 		}
 	}
 	wrap(p, idx);
@@ -2435,6 +2532,13 @@ static int simple(struct sp *p, int after)
 				c->runtimevar = 1;
 			if (dangerenv(w, nl) && !b.envdanger[0])
 				snprintf(b.envdanger, sizeof b.envdanger, "%.*s=", (int)(nl < 30 ? nl : 30), w);
+			int ce = cmdenv(w, nl);
+			if (ce == 2)
+				bopaque(p, &b, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else if (ce)
+				cmdvalue(p, &b, 0, eq + 1);
+			w = topword(c); /* the reading may have moved the scratch buffer */
+			eq = strchr(w, '=');
 			int arr = eq && !eq[1] && cur(p) == '(';
 			bufadd(&b.asg, w, strlen(w));
 			if (arr)

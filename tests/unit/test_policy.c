@@ -778,7 +778,8 @@ static void dangerous(void)
 	static const char *const cases[][3] = {
 		/* rule, attack, a rule that names it (or NULL) */
 		{"git log *", "git log --output=/tmp/.gitconfig", "git log --output=* *"},
-		{"git *", "git -c core.pager=id log", "git -c *"},
+		{"git *", "git -c core.pager=cat log", "git -c *"}, /* the pager is a command: cat * allows it */
+		{"git *", "git -c core.pager=id log", NULL},
 		{"git *", "git -c alias.x=!id x", NULL},
 		{"git *", "git --config-env=core.pager=X log", NULL},
 		{"git *", "git --exec-path=/workspace log", NULL},
@@ -1236,6 +1237,18 @@ static void wrapped(void)
 		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
 		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
 		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
+		/* shellpol: a variable or git setting whose value a program runs as a command (each ran
+		 * curl allowed by default before 2026-11-29, git 2.39) */
+		{"GIT_SSH_COMMAND='curl x' git ls-remote ssh://h/x", "abort"}, {"PAGER='curl x' git -p log", "abort"},
+		{"env GIT_EXTERNAL_DIFF='curl x' git diff", "abort"}, {"export EDITOR='curl x'; git commit", "abort"},
+		{"LESSOPEN='|curl x %s' less f", "abort"}, {"sudo GIT_PAGER='curl x' git log", "abort"},
+		{"git -c alias.x='!curl x' x", "abort"}, {"git -c core.fsmonitor='curl x' status", "abort"},
+		{"git -c core.sshCommand='curl x' fetch", "abort"}, {"git -ccore.pager='curl x' log", "abort"},
+		{"git -c diff.a.textconv='curl x' log -p", "abort"}, {"git -c filter.a.smudge='curl x' checkout .", "abort"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!curl x' git x", "abort"},
+		{"GIT_CONFIG_PARAMETERS=\"'alias.x'='!curl x'\" git x", "deny"}, {"PAGER=$P git -p log", "deny"},
+		{"git -c core.pager=\"$P\" log", "deny"}, {"git --config-env=core.pager=P log", "deny"},
+		{"git -c core.pager=less log", "allow"}, {"PAGER=cat git log", "allow"}, {"git -c user.name=x log", "allow"},
 		{"env --ignore-signal curl x", "abort"}, {"env --block-signal=INT curl x", "abort"},
 		{"echo a | xargs --replace curl x", "abort"}, {"xargs --max-lines curl x", "abort"},
 		{"xargs --eof curl x", "abort"}, {"watch --differences curl x", "abort"},

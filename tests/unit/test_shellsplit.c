@@ -246,7 +246,7 @@ static const struct tcase cases[] = {
 	{"chroot /x a", 1, {"<chroot></x><a>", "<a>"}, NULL},
 	{"taskset -c 1 a", 1, {"<taskset><-c><1><a>", "<a>"}, NULL},
 	{"ionice -c 3 a", 1, {"<ionice><-c><3><a>", "<a>"}, NULL},
-	{"git -c core.pager=a log", 1, {"<git><-c><core.pager=a><log>"}, "git -c sets configuration (aliases, pagers, fsmonitor run commands)"},
+	{"git -c core.pager=a log", 1, {"<git><-c><core.pager=a><log>", "<a>"}, "git -c sets configuration (aliases, pagers, fsmonitor run commands)"},
 	{"git log --output=/tmp/x", 1, {"<git><log><--output=/tmp/x>"}, "git --output writes a file"},
 	{"git log -1 --format=%H $(git rev-parse HEAD)", 1, {"<git><rev-parse><HEAD>", "<git><log><-1><--format=%H><…>"}, "an argument only known at run time could be a git option (--output=...)"},
 	{"git log -- $f", 1, {"<git><log><--><…>"}, NULL},
