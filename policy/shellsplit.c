@@ -42,6 +42,7 @@ struct ctx {
 	int names;          /* a builtin that takes variable names, whose subscripts bash evaluates */
 	int xtrace;         /* xtrace may be turned on (set -x, bash -x, SHELLOPTS) */
 	int ps4;            /* PS4 is named, or a variable whose name is only known at run time set */
+	int cmdtable;       /* BASH_ALIASES or BASH_CMDS may be assigned: a name runs something else */
 	const char *opaque; /* something in the line runs a string built at run time */
 	int via;            /* index of the command whose inner commands are being read, or -1 */
 	int shadowing;      /* reading a construct the way dash does */
@@ -873,6 +874,8 @@ static int word(struct sp *p, struct builder *b, int asg)
 	put(o, 0); /* the word's NUL is part of the stack */
 	if (ps4value(o->data + off))
 		c->ps4 = 1;
+	if (strstr(o->data + off, "BASH_ALIASES") || strstr(o->data + off, "BASH_CMDS"))
+		c->cmdtable = 1;
 	if (strstr(o->data + off, "SHELLOPTS"))
 		c->xtrace = 1;
 	unsigned char fl = 0;
@@ -2318,8 +2321,12 @@ static void settle(struct sp *p, size_t idx)
 	if (instrs(namebuiltins, n) || isprintf)
 		for (size_t k = 1; k < cmd->argc; k++) { /* a name only known at run time may be PS4 */
 			const char *a = cmd->argv[k], *u = strchr(a, SHUNK), *eq = strchr(a, '=');
-			if (u && (!eq || u < eq) && (!isprintf || (k > 1 && !strcmp(cmd->argv[k - 1], "-v"))))
+			if (u && (!eq || u < eq) && (!isprintf || (k > 1 && !strcmp(cmd->argv[k - 1], "-v")))) {
 				c->ps4 = 1;
+				if (strcmp(n, "export") && strcmp(n, "read") && strcmp(n, "mapfile") && strcmp(n, "readarray") &&
+				    strcmp(n, "getopts") && strcmp(n, "wait") && strcmp(n, "unset"))
+					c->cmdtable = 1; /* declare "$n=..." may set BASH_CMDS[ls] */
+			}
 			if (strstr(a, "PS4")) /* read PS4, printf -v PS4, declare -n r=PS4 */
 				c->ps4 = 1;
 		}
@@ -3085,6 +3092,8 @@ int shsplit(const char *s, size_t n, struct shsplit *out)
 		c.opaque = "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)";
 	if (c.xtrace && c.ps4 && !c.opaque)
 		c.opaque = "bash runs the $( ) of PS4 for each command it traces";
+	if (c.cmdtable && !c.opaque)
+		c.opaque = "it may assign BASH_ALIASES or BASH_CMDS, which make a name run something else";
 	if (c.subtext && (c.arith || c.names) && !c.opaque)
 		c.opaque = "bash evaluates a subscript in a text that holds $( ) or backquotes, and runs them";
 	if (c.opaque) {

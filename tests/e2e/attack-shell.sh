@@ -113,6 +113,12 @@ attack open "env 'BASH_FUNC_ls%%=() { pwn x; }' bash -c ls"
 # xargs -I R puts each input line wherever R is, the command's name and a shell's script too
 attack open "echo pwn | xargs -I% sh -c '% x'"
 attack open "echo pwn | xargs -i sh -c '{} x'"
+# BASH_ALIASES and BASH_CMDS: assigning them makes a name run something else
+attack open "shopt -s expand_aliases
+BASH_ALIASES[x]='pwn x'
+x"
+attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
+
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
 printf 'BEGIN{system("pwn awk")}\n' > "$T/work/p.awk"

@@ -45,6 +45,7 @@ struct tcase {
 };
 
 #define PS4WHY "bash runs the $( ) of PS4 for each command it traces"
+#define ALIASWHY "BASH_ALIASES or BASH_CMDS"
 #define SUBWHY "bash evaluates a subscript in a text that holds $( ) or backquotes"
 
 static const struct tcase cases[] = {
@@ -353,6 +354,14 @@ static const struct tcase cases[] = {
 	{"echo a | xargs -i sh -c '{} x'", 0, {"<echo><a>", "<xargs><-i><sh><-c><{} x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
 	{"echo a | xargs --replace=R sh -c 'R x'", 0, {"<echo><a>", "<xargs><--replace=R><sh><-c><R x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
 	{"ls | xargs -0I F cat F", 1, {"<ls>", "<xargs><-0I><F><cat><F>", "<cat><…><…>"}, NULL},
+	/* BASH_ALIASES and BASH_CMDS are bash's alias and command tables: assigning them makes a
+	 * name run something else (before 2026-11-29 these ran a unseen) */
+	{"shopt -s expand_aliases\nBASH_ALIASES[x]='a'\nx", 0, {"<shopt><-s><expand_aliases>", "", "<x>", ""}, ALIASWHY},
+	{"BASH_CMDS=([ls]=./a); ls", 0, {"", "<ls>", ""}, ALIASWHY},
+	{"declare -A BASH_ALIASES; BASH_ALIASES[x]=a", 0, {"<declare><-A><BASH_ALIASES>", "", ""}, ALIASWHY},
+	{"declare \"$n=./a\"; ls", 0, {"<declare><…=./a>", "<ls>", ""}, ALIASWHY},
+	{"printf -v \"$n\" ./a; ls", 0, {"<printf><-v><…><./a>", "<ls>", ""}, ALIASWHY},
+	{"export \"$k=$v\"; ls", 1, {"<export><…=…>", "<ls>"}, NULL},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
