@@ -2330,6 +2330,32 @@ static void settle(struct sp *p, size_t idx)
 			if (strstr(a, "PS4")) /* read PS4, printf -v PS4, declare -n r=PS4 */
 				c->ps4 = 1;
 		}
+	if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts") ||
+	    !strcmp(n, "wait")) {
+		/* the names they set, past their options' values: one only known at run time may be
+		 * BASH_CMDS[ls] (read "$n" <<< /path/curl; ls runs curl) */
+		const char *withval = !strcmp(n, "read") ? "adinNptu" : !strcmp(n, "wait") ? "p" : "dnOsuCc";
+		int operand = 0;
+		for (size_t k = 1; k < cmd->argc; k++) {
+			const char *a = cmd->argv[k];
+			int unk = (cmd->wf[k] & SHW_UNKNOWN) != 0;
+			if (a[0] == '-' && a[1] && !operand && !unk) {
+				const char *o = a + 1;
+				while (*o && !strchr(withval, *o))
+					o++;
+				if (*o && !o[1] && k + 1 < cmd->argc) {
+					k++; /* its value: a name for read -a and wait -p */
+					if ((*o == 'a' || *o == 'p') && strcmp(n, "mapfile") && strcmp(n, "readarray") &&
+					    (cmd->wf[k] & SHW_UNKNOWN) && !(n[0] == 'r' && *o == 'p'))
+						c->cmdtable = 1;
+				}
+				continue;
+			}
+			operand++;
+			if (unk && (strcmp(n, "getopts") || operand == 2))
+				c->cmdtable = 1;
+		}
+	}
 	if (!strcmp(n, "set") || !strcmp(n, "shopt") || posixsh(n))
 		for (size_t k = 1; k < cmd->argc; k++) { /* set -x, -o xtrace, bash -x: PS4 is expanded */
 			const char *a = cmd->argv[k];

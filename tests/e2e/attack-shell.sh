@@ -118,6 +118,7 @@ attack open "shopt -s expand_aliases
 BASH_ALIASES[x]='pwn x'
 x"
 attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
+attack open "n='BASH_CMDS[ls]'; read \"\$n\" <<< $T/stubs/pwn; ls a"
 
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
