@@ -108,6 +108,7 @@ enum { WQUOTED = 1, WEXPAND = 2, WSPLIT = 4, WGLOB = 8, WASSIGN = 16, WTILDE = 3
 static void list(struct sp *p, int closer);
 static int command(struct sp *p);
 static void settle(struct sp *p, size_t idx);
+static void shadow(struct sp *p, size_t from, size_t to);
 
 static void fail(struct sp *p, const char *why)
 {
@@ -2472,6 +2473,8 @@ static int simple(struct sp *p, int after)
 {
 	struct ctx *c = p->c;
 	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
+	size_t from = p->i;
+	size_t ampgt = 0; /* 1 + the words before a &> after the command's start: dash reads & then > */
 	for (;;) {
 		if (p->stop)
 			break;
@@ -2481,6 +2484,12 @@ static int simple(struct sp *p, int after)
 			break;
 		if (ch == '&' && nxt(p) != '>')
 			break;
+		if (ch == '&' && (b.started || b.argc || b.nassign)) {
+			if (p->shadow)
+				break; /* dash: the command ends at '&'; ">..." starts the next */
+			if (!ampgt)
+				ampgt = 1 + b.argc + b.nassign;
+		}
 		if (ch == '#') /* a comment starts a word only */
 			break;
 		if (ch == '(') {
@@ -2615,7 +2624,11 @@ static int simple(struct sp *p, int after)
 		b.argc++;
 		b.end = p->i;
 	}
+	size_t to = p->i;
+	int dashsplit = ampgt && b.argc + b.nassign + 1 > ampgt; /* a word after it: dash runs it alone */
 	finish(p, &b, after);
+	if (dashsplit && !p->stop)
+		shadow(p, from, to);
 	return 0;
 }
 

@@ -120,6 +120,10 @@ x"
 attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
 attack open "n='BASH_CMDS[ls]'; read \"\$n\" <<< $T/stubs/pwn; ls a"
 
+# dash reads &> inside a command as & then >: what follows runs as a command of its own
+attack narrow "echo &>/dev/null pwn x"
+attack open "echo x &> /dev/null pwn x"
+
 # long options abbreviated, and awk's other sources of program text: the real programs run them
 printf 'x\n' > "$T/work/in.txt"
 printf 'BEGIN{system("pwn awk")}\n' > "$T/work/p.awk"

@@ -368,6 +368,11 @@ static const struct tcase cases[] = {
 	{"read -r -p \"$prompt\" x; ls", 1, {"<read><-r><-p><…><x>", "<ls>"}, NULL},
 	{"getopts \"$spec\" opt; ls", 1, {"<getopts><…><opt>", "<ls>"}, NULL},
 	{"export \"$k=$v\"; ls", 1, {"<export><…=…>", "<ls>"}, NULL},
+	/* dash reads &> inside a command as & then >: echo &>/dev/null a runs echo, then a (before
+	 * 2026-11-29 only bash's reading was reported: echo * allowed it and dash ran a) */
+	{"echo &>/dev/null a", 1, {"<echo><a>", "<echo>", "<a>"}, NULL},
+	{"echo x &> f a b", 1, {"<echo><x><a><b>", "<echo><x>", "<a><b>"}, NULL},
+	{"X=1 &>/dev/null a", 1, {"<a>", "", "<a>"}, NULL},
 	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
 	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
