@@ -3,6 +3,7 @@
  * otherwise, so such a command only matches an allow rule whose pattern names the option.
  * Keep dangertable (printed in docs/security.md) and the checks below in step. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "danger.h"
@@ -19,7 +20,7 @@ const char *const dangertable[][3] = {
 	{"find", "-exec, -execdir, -ok, -okdir, -delete, -fprint, -fprint0, -fprintf, -fls", "run commands, delete or write files"},
 	{"tar", "--checkpoint-action, --to-command, -I, --use-compress-program, -F, --info-script, --new-volume-script, --rsh-command, --rmt-command, --index-file", "run commands or write a file"},
 	{"sort", "--compress-program, -o, --output", "run a program or write a file"},
-	{"awk, gawk, mawk, nawk", "system(), | (pipes), print > file, -f, -i, -l, --load, --include, @load, @include", "run commands, write files, load code"},
+	{"awk, gawk, mawk, nawk", "system(), | (pipes), print > file, -f, -i, -l, --load, --include, -W exec (mawk), -W NAME as --NAME (gawk), @load, @include; the text of -e/--source is a program too", "run commands, write files, load code"},
 	{"rsync", "-e, --rsh, --rsync-path, --write-batch, --only-write-batch, --log-file", "run a program or write a file"},
 	{"zip", "-T with -TT/--unzip-command", "run a program"},
 	{"rg", "--pre", "run a program on every file"},
@@ -49,9 +50,33 @@ static int is(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* a is the option opt, or opt=VALUE, or (short options) opt followed by its value. */
+/* Real long options that are prefixes of dangerous ones: written whole, they are themselves
+ * (an exact name wins over an abbreviation). */
+static const char *const whole[] = {"--text", "--checkpoint", "--cookie", NULL};
+
+/* a is the long option o or an abbreviation of it, with or without =VALUE: getopt_long, git's
+ * parse-options, curl, less and man take any unambiguous prefix of a long option's name
+ * ("sed --e='1e id'" is --expression, "git grep --open-f=id" --open-files-in-pager). A prefix
+ * that is ambiguous is refused by the program, so counting it costs nothing. */
+static int lopt(const char *a, const char *o)
+{
+	if (a[0] != '-' || a[1] != '-' || !a[2] || a[2] == '=')
+		return 0;
+	size_t n = strcspn(a, "="), on = strlen(o);
+	if (n > on || strncmp(a, o, n))
+		return 0;
+	for (const char *const *w = whole; n < on && *w; w++)
+		if (strlen(*w) == n && !strncmp(a, *w, n))
+			return 0;
+	return 1;
+}
+
+/* a is the option opt, or opt=VALUE, or (short options) opt followed by its value; a long
+ * option also abbreviated (lopt). */
 static int opt(const char *a, const char *o)
 {
+	if (o[0] == '-' && o[1] == '-')
+		return lopt(a, o);
 	size_t n = strlen(o);
 	if (strncmp(a, o, n))
 		return 0;
@@ -236,7 +261,7 @@ static const char *git(char *const *argv, const unsigned char *wf, size_t argc, 
 		if (opt(a, "--output") || (is(sub, "format-patch") && (opt(a, "-o") || opt(a, "--output-directory"))) ||
 		    (is(sub, "archive") && opt(a, "-o")))
 			HIT("git --output writes a file", a[1] == '-' ? (strncmp(a, "--output-d", 10) ? "--output" : "--output-directory") : "-o", a);
-		if (is(a, "--ext-diff") || is(a, "--textconv"))
+		if (lopt(a, "--ext-diff") || lopt(a, "--textconv"))
 			HIT("git --ext-diff/--textconv runs a diff driver", a, a);
 		if (is(sub, "grep") && (opt(a, "-O") || opt(a, "--open-files-in-pager") || cluster(a, 'O', "ABCefm")))
 			HIT("git grep -O runs a program", a[1] == 'O' || a[1] != '-' ? "-O" : "--open-files-in-pager", a);
@@ -299,15 +324,15 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 				HIT("sed -i writes files", "-i", a);
 			if (isop && (opt(a, "-f") || opt(a, "--file") || cluster(a, 'f', "el")))
 				HIT("sed -f reads a script from a file", "-f", a);
-			if (isop && (is(a, "-e") || is(a, "--expression")) && k + 1 < argc) {
+			if (isop && (is(a, "-e") || (lopt(a, "--expression") && !strchr(a, '='))) && k + 1 < argc) {
 				script = 1;
 				if (sedscript(argv[++k]))
 					HIT("this sed script runs commands or writes files (e, w, s///e)", argv[k], argv[k]);
-			} else if (isop && (!strncmp(a, "--expression=", 13) || (a[1] == 'e' && a[2]))) {
+			} else if (isop && (lopt(a, "--expression") || (a[1] == 'e' && a[2]))) {
 				script = 1;
-				if (sedscript(a[1] == 'e' ? a + 2 : a + 13))
+				if (sedscript(a[1] == 'e' ? a + 2 : strchr(a, '=') + 1))
 					HIT("this sed script runs commands or writes files (e, w, s///e)", a, a);
-			} else if (isop && (is(a, "-l") || is(a, "--line-length"))) {
+			} else if (isop && (is(a, "-l") || (lopt(a, "--line-length") && !strchr(a, '=')))) {
 				k++;
 			} else if (!isop && !script) {
 				script = 1;
@@ -334,11 +359,34 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 			if (isop && (opt(a, "--compress-program") || opt(a, "--output") || opt(a, "-o") || cluster(a, 'o', "kStTz")))
 				HIT("sort -o writes a file, --compress-program runs one", a[1] == '-' ? (a[2] == 'c' ? "--compress-program" : "--output") : "-o", a);
 			break;
-		case 'a':
-			if (isop && (opt(a, "-f") || opt(a, "--file") || opt(a, "-i") || opt(a, "--include") || opt(a, "-l") ||
-			             opt(a, "--load") || opt(a, "-E") || opt(a, "--exec")))
-				HIT("awk -f/-i/-l reads program text or loads code", a, a);
-			if (isop && (is(a, "-v") || is(a, "-F") || is(a, "--assign") || is(a, "--field-separator"))) {
+		case 'a': {
+			/* gawk reads -W NAME and -WNAME as --NAME; mawk (Debian's awk) reads its -W names
+			 * abbreviated, -W exec FILE among them: both are long options here */
+			char wl[64];
+			const char *lo = a, *nm = a; /* the option as --NAME[=V], and where NAME[=V] is */
+			if (isop && a[1] == 'W') {
+				if (!a[2] && ++k >= argc)
+					break;
+				if (!a[2] && (wf[k] & SHW_UNKNOWN))
+					HIT("an awk -W option only known at run time", "", argv[k]);
+				nm = a[2] ? a + 2 : argv[k];
+				snprintf(wl, sizeof wl, "--%s", nm);
+				lo = wl;
+			}
+			if (isop && (opt(a, "-f") || opt(lo, "--file") || opt(a, "-i") || opt(lo, "--include") || opt(a, "-l") ||
+			             opt(lo, "--load") || opt(a, "-E") || opt(lo, "--exec")))
+				HIT("awk -f/-i/-l/-W exec reads program text or loads code", a, a);
+			if (isop && (is(a, "-e") || opt(lo, "--source"))) { /* gawk: program text, and no operand is */
+				script = 1;
+				const char *eq = is(a, "-e") ? NULL : strchr(nm, '=');
+				const char *text = eq ? eq + 1 : NULL;
+				if (!eq && k + 1 < argc)
+					text = argv[++k];
+				if (text && awkprog(text))
+					HIT("this awk program runs commands or writes files (system(), |, >)", text, text);
+				break;
+			}
+			if (isop && (is(a, "-v") || is(a, "-F") || ((lopt(lo, "--assign") || lopt(lo, "--field-separator")) && !strchr(lo, '=')))) {
 				k++;
 				break;
 			}
@@ -348,6 +396,7 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 					HIT("this awk program runs commands or writes files (system(), |, >)", a, a);
 			}
 			break;
+		}
 		case 'r':
 			if (isop && (opt(a, "-e") || opt(a, "--rsh") || opt(a, "--rsync-path") || opt(a, "--write-batch") ||
 			             opt(a, "--only-write-batch") || opt(a, "--log-file") || cluster(a, 'e', NULL)))
@@ -420,7 +469,7 @@ const char *danger(char *const *argv, const unsigned char *wf, size_t argc, cons
 				HIT("yq -i writes a file", "-i", a);
 			break;
 		case 'q':
-			if (opt(a, "-cmd") || opt(a, "-init") || a[0] == '.' || strstr(a, ".shell") || strstr(a, ".system") ||
+			if (opt(a, "-cmd") || opt(a, "-init") || opt(a, "--cmd") || opt(a, "--init") || a[0] == '.' || strstr(a, ".shell") || strstr(a, ".system") ||
 			    strstr(a, ".output") || strstr(a, ".once") || strstr(a, ".import") || strstr(a, ".save") || strstr(a, ".backup") ||
 			    strstr(a, ".load") || strstr(a, "load_extension"))
 				HIT("this sqlite3 argument runs commands or writes files", a, a);

@@ -38,6 +38,11 @@ struct ctx {
 	int funcseen;       /* a function is defined: its cd's run whenever it is called */
 	int arith;          /* bash evaluates a variable's value as arithmetic somewhere */
 	int runtimevar;     /* a variable gets a value only known at run time */
+	int subtext;        /* a word's text holds "[" then "$(" or a backquote, quoted: run if bash evaluates it */
+	int names;          /* a builtin that takes variable names, whose subscripts bash evaluates */
+	int xtrace;         /* xtrace may be turned on (set -x, bash -x, SHELLOPTS) */
+	int ps4;            /* PS4 is named, or a variable whose name is only known at run time set */
+	int cmdtable;       /* BASH_ALIASES or BASH_CMDS may be assigned: a name runs something else */
 	const char *opaque; /* something in the line runs a string built at run time */
 	int via;            /* index of the command whose inner commands are being read, or -1 */
 	int shadowing;      /* reading a construct the way dash does */
@@ -103,6 +108,7 @@ enum { WQUOTED = 1, WEXPAND = 2, WSPLIT = 4, WGLOB = 8, WASSIGN = 16, WTILDE = 3
 static void list(struct sp *p, int closer);
 static int command(struct sp *p);
 static void settle(struct sp *p, size_t idx);
+static void shadow(struct sp *p, size_t from, size_t to);
 
 static void fail(struct sp *p, const char *why)
 {
@@ -307,6 +313,35 @@ static void backquote(struct sp *p, int indq)
 static void dquote(struct sp *p, struct builder *b);
 static int dollar(struct sp *p, struct builder *b, int indq);
 
+/* A '...' at p->i inside arithmetic or a subscript. The quote only delimits: bash and dash
+ * expand what it holds as in double quotes ($(( '$(a)' )) runs a in both, ${x['$(a)']} and
+ * a['$(a)']=1 in bash), so its substitutions are read. Returns -1, at the end, when unbalanced. */
+static int arithquote(struct sp *p, struct builder *b)
+{
+	size_t j = p->i + 1;
+	while (j < p->n && p->s[j] != '\'')
+		j++;
+	if (j >= p->n) {
+		p->i = p->n;
+		return -1;
+	}
+	p->i++;
+	while (!p->stop && p->i < j) {
+		int ch = p->s[p->i];
+		if (ch == '$')
+			dollar(p, b, 1);
+		else if (ch == '`')
+			backquote(p, 1);
+		else
+			p->i++;
+	}
+	if (p->i > j)
+		fail(p, "a substitution running past its quote in arithmetic");
+	else
+		p->i = j + 1;
+	return 0;
+}
+
 /* Arithmetic after "((" or "$((" (close ')') or "$[" (close ']'): expansions inside are read;
  * a bare name is a variable bash evaluates. Returns -1, position unchanged, when no matching
  * "))" or "]" is found (bash then reads "((" as two subshells). */
@@ -355,10 +390,7 @@ static int arith(struct sp *p, struct builder *b, int close)
 			dquote(p, b);
 			continue;
 		} else if (ch == '\'') {
-			size_t j = p->i + 1;
-			while (j < p->n && p->s[j] != '\'')
-				j++;
-			p->i = j < p->n ? j + 1 : j;
+			arithquote(p, b);
 			continue;
 		} else if (ch < 0x80 && (isalpha(ch) || ch == '_')) {
 			names = 1;
@@ -379,7 +411,8 @@ static void param(struct sp *p, struct builder *b, int indq)
 {
 	struct buf *o = &p->c->scratch;
 	size_t mark = o->len;
-	int first = 1, name = 0;
+	int first = 1, name = 0, sub = 0;
+	size_t from = p->i;
 	for (;; first = 0) {
 		if (p->stop)
 			return;
@@ -401,11 +434,23 @@ static void param(struct sp *p, struct builder *b, int indq)
 		}
 		if (ch == '[' || (ch == ':' && name && !strchr("-=+?", at(p, sk(p, p->i) + 1))))
 			p->c->arith = 1; /* subscripts and ${x:off:len} are arithmetic */
+		if (ch == '[')
+			sub++;
+		else if (ch == ']' && sub)
+			sub--;
+		if ((ch == '=' || (ch == ':' && at(p, sk(p, p->i) + 1) == '=')) && !sub &&
+		    ((p->i - from == 3 && !strncmp(p->s + from, "PS4", 3)) || p->s[from] == '!'))
+			p->c->ps4 = 1; /* ${PS4:=...} assigns it */
 		name = 0;
 		if (ch == '@' && nxt(p) == 'P')
 			bopaque(p, b, "${x@P} runs the $( ) a value holds");
 		if (ch == '\\') {
 			p->i = sk(p, p->i) + 2 <= p->n ? sk(p, p->i) + 2 : p->n;
+		} else if (ch == '\'' && !indq && sub) {
+			if (arithquote(p, b) < 0) {
+				fail(p, "an unbalanced single quote");
+				return;
+			}
 		} else if (ch == '\'' && !indq) {
 			size_t j = p->i + 1;
 			while (j < p->n && p->s[j] != '\'')
@@ -651,6 +696,54 @@ static size_t bracket(const struct sp *p, size_t j)
 	return 0;
 }
 
+/* bash's subscript of an assignment, NAME[...]= : from j ('[') to the matching ']', blanks and
+ * quotes allowed in it. Returns the index past the ']', or 0. */
+static size_t subscriptend(const struct sp *p, size_t j)
+{
+	int depth = 0;
+	for (size_t k = j; k < p->n; k++) {
+		char ch = p->s[k];
+		if (ch == '\\') {
+			k++;
+		} else if (ch == '\'' || ch == '"') {
+			for (k++; k < p->n && p->s[k] != ch; k++)
+				if (ch == '"' && p->s[k] == '\\')
+					k++;
+			if (k >= p->n)
+				return 0;
+		} else if (ch == '[') {
+			depth++;
+		} else if (ch == ']' && !--depth) {
+			return k + 1;
+		}
+	}
+	return 0;
+}
+
+/* s holds PS4= or PS4+= with a value that may hold a substitution ('$', a backquote, or text
+ * only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
+static int ps4value(const char *s)
+{
+	for (const char *q = s; (q = strstr(q, "PS4")); q += 3) {
+		const char *v = q[3] == '=' ? q + 4 : q[3] == '+' && q[4] == '=' ? q + 5 : NULL;
+		if (v && strpbrk(v, "$`\x01"))
+			return 1;
+	}
+	return 0;
+}
+
+/* s holds '[' and after it "$(" or a backquote. */
+static int subinside(const char *s, size_t n)
+{
+	const char *q = n ? memchr(s, '[', n) : NULL;
+	if (!q)
+		return 0;
+	for (size_t k = (size_t)(q - s); k < n; k++)
+		if (s[k] == '`' || (s[k] == '$' && k + 1 < n && s[k + 1] == '('))
+			return 1;
+	return 0;
+}
+
 /* One word at p->i, after quote removal, pushed on the word stack; what bash or dash only know
  * at run time becomes SHUNK. asg: the word may be an assignment (tilde after '=' expands).
  * Returns its W* flags. */
@@ -726,6 +819,22 @@ static int word(struct sp *p, struct builder *b, int asg)
 			bufadd(o, p->s + p->i, e - p->i); /* a[i]=x: an array element, the subscript arithmetic */
 			p->i = e;
 			c->arith = 1;
+		} else if (ch == '[' && asg && ((name && o->len > off) || (asg == 2 && o->len == off)) &&
+		           (e = subscriptend(p, p->i)) && (at(p, e) == '=' || (at(p, e) == '+' && at(p, e + 1) == '='))) {
+			/* bash's a[ 'x' ]=1 (and [k]=v in a=( )): one assignment word, quotes and blanks in
+			 * its subscript, which is arithmetic: what '$(..)' holds there runs */
+			size_t save = p->i;
+			adv(p);
+			if (arith(p, b, ']') < 0) {
+				p->i = save;
+				fail(p, "an unbalanced [ in an assignment");
+				break;
+			}
+			put(o, '[');
+			put(o, SHUNK);
+			put(o, ']');
+			c->arith = 1;
+			continue;
 		} else if (ch == '[' && (e = bracket(p, p->i))) {
 			put(o, SHUNK);
 			p->i = e, f |= WEXPAND | WSPLIT | WGLOB, name = 0;
@@ -734,9 +843,11 @@ static int word(struct sp *p, struct builder *b, int asg)
 			p->i = e, f |= WEXPAND | WSPLIT, name = 0;
 		} else if (ch == '~' && (first || (prev == '=' && (f & WASSIGN)) || (prev == ':' && (f & WASSIGN)) ||
 		                         (asg && prev == '='))) {
-			put(o, SHUNK); /* ~ and ~user up to the first '/' */
+			put(o, SHUNK); /* ~ and ~user up to the first '/': a login name is plain characters; a
+			                * quote, '\\', '$' or '`' ends it here and is read as in any word */
 			p->i++;
-			while (!delim(cur(p)) && cur(p) != '/' && cur(p) != ':' && cur(p) != '\'' && cur(p) != '"')
+			int t;
+			while ((t = cur(p)) > 0 && t < 0x80 && (plain[t] == 1 || t == '+') && t != '/' && t != ':')
 				adv(p);
 			f |= WEXPAND | WTILDE, name = 0;
 		} else if (ch >= 0x80) {
@@ -759,7 +870,15 @@ static int word(struct sp *p, struct builder *b, int asg)
 		}
 		prev = 0;
 	}
+	if (!c->subtext && subinside(o->data + off, o->len - off))
+		c->subtext = 1;
 	put(o, 0); /* the word's NUL is part of the stack */
+	if (ps4value(o->data + off))
+		c->ps4 = 1;
+	if (strstr(o->data + off, "BASH_ALIASES") || strstr(o->data + off, "BASH_CMDS"))
+		c->cmdtable = 1;
+	if (strstr(o->data + off, "SHELLOPTS"))
+		c->xtrace = 1;
 	unsigned char fl = 0;
 	if (f & WEXPAND)
 		fl |= SHW_UNKNOWN;
@@ -1596,6 +1715,69 @@ static void wsu(struct sp *p, size_t idx, const struct wrapper *w)
 
 /* VAR=value words after sudo's or env's options: a variable that changes what programs run is
  * dangerous, as on the line itself. */
+/* A variable whose value a program runs as a command line (PAGER, GIT_SSH_COMMAND ...): 1, or
+ * 2 for one only known as a whole at run time (GIT_CONFIG_PARAMETERS). */
+static int cmdenv(const char *name, size_t n)
+{
+	static const char *const vars[] = {"PAGER", "MANPAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+	                                   "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
+	                                   "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "BROWSER", "LESSOPEN",
+	                                   "LESSCLOSE", "GIT_PROXY_COMMAND", "RSYNC_RSH", "CVS_RSH", "FCEDIT", "SHELL",
+	                                   "PROMPT_COMMAND", NULL};
+	for (const char *const *v = vars; *v; v++)
+		if (strlen(*v) == n && !strncmp(*v, name, n))
+			return 1;
+	if (n > 17 && !strncmp(name, "GIT_CONFIG_VALUE_", 17))
+		return 1; /* the value of GIT_CONFIG_KEY_n, alias.x='!cmd' among them */
+	return n == 21 && !strncmp(name, "GIT_CONFIG_PARAMETERS", 21) ? 2 : 0;
+}
+
+/* A git setting whose value git runs as a command: core.pager, core.sshCommand, core.fsmonitor,
+ * diff.external, diff.X.textconv, filter.X.smudge, pager.X, alias.X='!cmd' ... */
+static int gitcmdkey(const char *key, size_t n, const char *value)
+{
+	static const char *const last[] = {"pager", "editor", "sshcommand", "fsmonitor", "askpass", "gitproxy",
+	                                   "external", "command", "textconv", "clean", "smudge", "process", "driver",
+	                                   "program", "helper", "packobjectshook", "uploadpack", "receivepack", "cmd",
+	                                   "browser", "difffilter", NULL};
+	const char *dot = memchr(key, '.', n), *ld = key + n;
+	while (ld > key && ld[-1] != '.')
+		ld--;
+	if (!dot)
+		return 0;
+	if (!strncasecmp(key, "alias.", 6))
+		return value[0] == '!';
+	if (!strncasecmp(key, "pager.", 6))
+		return 1;
+	for (const char *const *l = last; *l; l++)
+		if (strlen(*l) == (size_t)(key + n - ld) && !strncasecmp(ld, *l, strlen(*l)))
+			return 1;
+	return 0;
+}
+
+/* A command line held in a value a program runs (PAGER='curl x', alias.x='!curl x',
+ * LESSOPEN='|curl %s'): read as commands of the command at idx, or of the line (idx -1);
+ * opaque when only known at run time. */
+static void cmdvalue(struct sp *p, struct builder *b, size_t idx, const char *v)
+{
+	static const char why[] = "a command held in a variable or setting only known at run time";
+	while (*v == '|' || *v == '!')
+		v++;
+	if (strchr(v, SHUNK)) {
+		if (b)
+			bopaque(p, b, why);
+		else
+			emitopaque(p, idx, NULL, NULL, 0, why);
+		return;
+	}
+	char *t = xstrdup(v); /* v may sit in the scratch buffer the reading grows */
+	if (b)
+		subline(p, t, strlen(t), p->sub ? p->org : p->i);
+	else
+		emitscript(p, idx, t);
+	free(t);
+}
+
 static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *why)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1608,6 +1790,24 @@ static void assigns(struct sp *p, size_t idx, size_t *k, int any, const char *wh
 			cmd->danger = why;
 			cmd->dangerkey = av[*k];
 			cmd->dangerword = av[*k];
+		}
+		if (!strncmp(av[*k], "BASH_FUNC_", 10)) {
+			/* a function a child bash imports: calling its name runs the body */
+			if (strchr(eq + 1, SHUNK))
+				emitopaque(p, idx, av + *k, cmd->wf + *k, 1, "a bash function from the environment only known at run time");
+			else if (!strncmp(eq + 1, "()", 2))
+				emitscript(p, idx, eq + 3);
+			cmd = &p->c->out->cmds[idx];
+			av = cmd->argv;
+		}
+		int ce = cmdenv(av[*k], (size_t)(eq - av[*k]));
+		if (ce) {
+			if (ce == 2)
+				emitopaque(p, idx, NULL, NULL, 0, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else
+				cmdvalue(p, NULL, idx, eq + 1);
+			cmd = &p->c->out->cmds[idx];
+			av = cmd->argv;
 		}
 		(*k)++;
 	}
@@ -1673,6 +1873,41 @@ static void wenv(struct sp *p, size_t idx, const struct wrapper *w)
 	inner(p, idx, k, rc, 0);
 }
 
+/* xargs's replace string among its options argv[1..end) (-I R, -IR, -i, -iR, --replace[=R],
+ * in a cluster too), or NULL; *unknown when it is only known at run time. */
+static const char *xreplace(const struct shcmd *cmd, size_t end, int *unknown)
+{
+	const char *r = NULL;
+	for (size_t j = 1; j < end; j++) {
+		const char *a = cmd->argv[j];
+		if (a[0] != '-' || !a[1] || (cmd->wf[j] & SHW_UNKNOWN))
+			continue;
+		if (a[1] == '-') {
+			if (!strcmp(a, "--replace"))
+				r = "{}";
+			else if (!strncmp(a, "--replace=", 10))
+				r = a + 10;
+			continue;
+		}
+		for (const char *o = a + 1; *o; o++) {
+			if (*o == 'I' || *o == 'i') {
+				if (o[1])
+					r = o + 1;
+				else if (*o == 'i')
+					r = "{}";
+				else if (j + 1 < end)
+					r = cmd->argv[j + 1], *unknown |= (cmd->wf[j + 1] & SHW_UNKNOWN) != 0;
+				break;
+			}
+			if (strchr("adELnPsel", *o))
+				break; /* its value is the rest */
+		}
+	}
+	if (r && strchr(r, SHUNK))
+		*unknown = 1;
+	return r && *r ? r : NULL;
+}
+
 static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 {
 	struct shcmd *cmd = &p->c->out->cmds[idx];
@@ -1684,7 +1919,36 @@ static void wxargs(struct sp *p, size_t idx, const struct wrapper *w)
 		emitinner(p, idx, echo, f0, 1, 1);
 		return;
 	}
-	inner(p, idx, k, rc, 1);
+	int unknown = 0;
+	const char *r = rc >= 0 ? xreplace(cmd, k, &unknown) : NULL;
+	if (unknown) {
+		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, "xargs with a replace string only known at run time");
+		return;
+	}
+	if (!r) {
+		inner(p, idx, k, rc, 1);
+		return;
+	}
+	/* each input line goes where R is, in any word: the command's name, a shell's script */
+	size_t n = cmd->argc - k, rl = strlen(r);
+	char **av = xmalloc(n * sizeof *av);
+	unsigned char *f = xmalloc(n);
+	for (size_t j = 0; j < n; j++) {
+		const char *a = cmd->argv[k + j];
+		struct buf b = {0};
+		f[j] = cmd->wf[k + j];
+		for (const char *q; (q = strstr(a, r)); a = q + rl) {
+			bufadd(&b, a, (size_t)(q - a));
+			bufputc(&b, SHUNK);
+			f[j] |= SHW_UNKNOWN;
+		}
+		bufputs(&b, a);
+		av[j] = b.data ? b.data : xstrdup("");
+	}
+	emitinner(p, idx, av, f, n, 1);
+	for (size_t j = 0; j < n; j++)
+		free(av[j]);
+	free(av), free(f);
 }
 
 /* find's primaries whose value is the next word (a word there is never read as a primary). */
@@ -1860,6 +2124,7 @@ static const char *const watchlf[] = {"--no-title", "--beep", "--errexit", "--ch
 #define PLAIN(n, fn) {n, fn, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
 /* Every wrapper, sorted by name: wrapfind searches it. */
 static const struct wrapper wrappers[] = {
+	OPAQUE("abduco"),
 	PLAIN("alias", walias),
 	SHELL("ash"),
 	SHELL("bash"),
@@ -1867,17 +2132,30 @@ static const struct wrapper wrappers[] = {
 	{"bundle", wrunner, "r", bundlela, bundlelf, "Vh", 0, NULL, NULL, NULL, "exec"},
 	PLAIN("busybox", wbusybox),
 	OPAQUE("bwrap"),
+	OPAQUE("capsh"),
 	{"catchsegv", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("ccache"),
+	OPAQUE("cgexec"),
 	OPAQUE("choom"),
 	OPAQUE("chpst"),
+	OPAQUE("chronic"),
 	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell", NULL, NULL},
 	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL, NULL},
 	PLAIN("command", wcommand),
+	OPAQUE("cpulimit"),
 	SHELL("csh"),
+	OPAQUE("daemonize"),
 	SHELL("dash"),
+	OPAQUE("dbus-launch"),
 	{"dbus-run-session", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("distcc"),
+	OPAQUE("distrobox-enter"),
 	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("dtach"),
+	OPAQUE("dumb-init"),
+	OPAQUE("eatmydata"),
 	SHELL("elvish"),
+	OPAQUE("entr"),
 	{"env", wenv, "uC", envla, envlf, "i0v-", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("envdir"),
 	OPAQUE("envuidgid"),
@@ -1885,30 +2163,45 @@ static const struct wrapper wrappers[] = {
 	PLAIN("eval", weval),
 	{"exec", wopts, "a", NULL, NULL, "cl", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("expect"),
+	OPAQUE("fakechroot"),
 	{"fakeroot", wopts, "lfisb", fakerootla, fakerootlf, "uvh", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("faketime"),
 	PLAIN("fc", wfc),
 	PLAIN("find", wfind),
 	OPAQUE("firejail"),
 	SHELL("fish"),
+	OPAQUE("flatpak-spawn"),
 	{"flock", wflock, "wE", flockla, flocklf, "sxunoFv", 1, NULL, NULL, NULL, NULL},
+	OPAQUE("gdb"),
+	OPAQUE("gosu"),
 	PLAIN("hash", whash),
 	OPAQUE("i386"),
+	OPAQUE("icecc"),
+	OPAQUE("ifne"),
 	{"ionice", wopts, "cn", ionicela, ionicelf, "t", 0, ionicestops, NULL, NULL, NULL},
 	SHELL("ksh"),
 	SHELL("ksh93"),
+	OPAQUE("lckdo"),
 	OPAQUE("linux32"),
 	OPAQUE("linux64"),
 	SHELL("lksh"),
+	OPAQUE("lldb"),
 	OPAQUE("ltrace"),
+	OPAQUE("mispipe"),
 	SHELL("mksh"),
 	{"nice", wopts, "n", nicela, NULL, "#", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("nocache"),
+	OPAQUE("nodemon"),
 	{"nohup", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("nq"),
 	OPAQUE("nsenter"),
 	SHELL("nu"),
+	OPAQUE("numactl"),
 	SHELL("oksh"),
 	OPAQUE("parallel"),
 	SHELL("pdksh"),
 	{"pdm", wrunner, "c", pdmla, pdmlf, "vqInhV", 0, NULL, NULL, NULL, "run"},
+	OPAQUE("pee"),
 	OPAQUE("pgrphack"),
 	{"pipenv", wrunner, "", pipenvla, pipenvlf, "qvh", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("pkexec"),
@@ -1916,39 +2209,58 @@ static const struct wrapper wrappers[] = {
 	SHELL("posh"),
 	OPAQUE("prlimit"),
 	OPAQUE("proot"),
+	OPAQUE("proxychains"),
+	OPAQUE("proxychains4"),
 	SHELL("pwsh"),
 	SHELL("rbash"),
 	SHELL("rc"),
+	OPAQUE("rlwrap"),
 	OPAQUE("run-parts"),
 	OPAQUE("runcon"),
 	{"runuser", wsu, "usgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("schroot"),
 	OPAQUE("screen"),
 	{"script", wsu, "tTBIOEmo", NULL, NULL, "aefqhV", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("setarch"),
 	OPAQUE("setpriv"),
 	{"setsid", wopts, "", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("setuidgid"),
+	OPAQUE("sg"),
 	SHELL("sh"),
+	OPAQUE("socat"),
 	OPAQUE("softlimit"),
+	OPAQUE("ssh-agent"),
+	OPAQUE("sshpass"),
 	OPAQUE("start-stop-daemon"),
 	{"stdbuf", wopts, "ioe", stdbufla, NULL, "", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("strace"),
 	{"su", wsu, "sgGw", NULL, NULL, "lmpfPhV", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("su-exec"),
 	{"sudo", wsudo, "ugCDhprtTRU", sudola, sudolf, "AbEHiknPSs", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("systemd-run"),
 	{"taskset", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL, NULL},
 	SHELL("tcsh"),
 	{"time", wopts, "of", timela, timelf, "cfwpva", 0, NULL, NULL, NULL, NULL},
+	OPAQUE("timelimit"),
 	{"timeout", wopts, "sk", timeoutla, timeoutlf, "v", 1, NULL, NULL, NULL, NULL},
+	OPAQUE("tini"),
 	OPAQUE("tmux"),
+	OPAQUE("toolbox"),
+	OPAQUE("torsocks"),
 	PLAIN("toybox", wbusybox),
 	PLAIN("trap", wtrap),
+	OPAQUE("trickle"),
+	OPAQUE("tsocks"),
+	OPAQUE("tsp"),
 	OPAQUE("uclampset"),
 	OPAQUE("uname26"),
+	OPAQUE("unbuffer"),
 	OPAQUE("unshare"),
 	{"uv", wrunner, "", uvla, uvlf, "qvnhV", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("valgrind"),
 	{"watch", wwatch, "n", watchla, watchlf, "bcegptwx", 0, NULL, NULL, "d", NULL}, /* -d[=permanent] */
+	OPAQUE("watchexec"),
+	OPAQUE("with-lock-ex"),
 	OPAQUE("x86_64"),
 	{"xargs", wxargs, "adEILnPs", xargsla, xargslf, "0oprtx", 0, NULL, NULL, "eil", NULL}, /* -e -i -l: value glued or none */
 	SHELL("xonsh"),
@@ -1979,6 +2291,11 @@ static void wrap(struct sp *p, size_t idx)
 		w->read(p, idx, w);
 }
 
+/* Builtins given variable names, a[SUBSCRIPT] among them (printf -v, test -v and let are
+ * arithmetic). */
+static const char *const namebuiltins[] = {"read", "mapfile", "readarray", "getopts", "wait", "unset", "declare",
+                                           "typeset", "local", "export", "readonly", NULL};
+
 /* What the command at idx means beyond its words: a name only known at run time, dangerous
  * options, a change of directory, the commands it runs. */
 static void settle(struct sp *p, size_t idx)
@@ -1999,6 +2316,54 @@ static void settle(struct sp *p, size_t idx)
 		if (d)
 			cmd->danger = d, cmd->dangerkey = key, cmd->dangerword = w;
 	}
+	if (instrs(namebuiltins, n))
+		c->names = 1; /* read 'a[$(x)]', printf -v, declare: bash evaluates the subscript of a name */
+	int isprintf = !strcmp(n, "printf");
+	if (instrs(namebuiltins, n) || isprintf)
+		for (size_t k = 1; k < cmd->argc; k++) { /* a name only known at run time may be PS4 */
+			const char *a = cmd->argv[k], *u = strchr(a, SHUNK), *eq = strchr(a, '=');
+			if (u && (!eq || u < eq) && (!isprintf || (k > 1 && !strcmp(cmd->argv[k - 1], "-v")))) {
+				c->ps4 = 1;
+				if (strcmp(n, "export") && strcmp(n, "read") && strcmp(n, "mapfile") && strcmp(n, "readarray") &&
+				    strcmp(n, "getopts") && strcmp(n, "wait") && strcmp(n, "unset"))
+					c->cmdtable = 1; /* declare "$n=..." may set BASH_CMDS[ls] */
+			}
+			if (strstr(a, "PS4")) /* read PS4, printf -v PS4, declare -n r=PS4 */
+				c->ps4 = 1;
+		}
+	if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts") ||
+	    !strcmp(n, "wait")) {
+		/* the names they set, past their options' values: one only known at run time may be
+		 * BASH_CMDS[ls] (read "$n" <<< /path/curl; ls runs curl) */
+		const char *withval = !strcmp(n, "read") ? "adinNptu" : !strcmp(n, "wait") ? "p" : "dnOsuCc";
+		int operand = 0;
+		for (size_t k = 1; k < cmd->argc; k++) {
+			const char *a = cmd->argv[k];
+			int unk = (cmd->wf[k] & SHW_UNKNOWN) != 0;
+			if (a[0] == '-' && a[1] && !operand && !unk) {
+				const char *o = a + 1;
+				while (*o && !strchr(withval, *o))
+					o++;
+				if (*o && !o[1] && k + 1 < cmd->argc) {
+					k++; /* its value: a name for read -a and wait -p */
+					if ((*o == 'a' || *o == 'p') && strcmp(n, "mapfile") && strcmp(n, "readarray") &&
+					    (cmd->wf[k] & SHW_UNKNOWN) && !(n[0] == 'r' && *o == 'p'))
+						c->cmdtable = 1;
+				}
+				continue;
+			}
+			operand++;
+			if (unk && (strcmp(n, "getopts") || operand == 2))
+				c->cmdtable = 1;
+		}
+	}
+	if (!strcmp(n, "set") || !strcmp(n, "shopt") || posixsh(n))
+		for (size_t k = 1; k < cmd->argc; k++) { /* set -x, -o xtrace, bash -x: PS4 is expanded */
+			const char *a = cmd->argv[k];
+			if ((cmd->wf[k] & SHW_UNKNOWN) || !strcmp(a, "xtrace") ||
+			    ((a[0] == '-' || a[0] == '+') && a[1] != '-' && strchr(a, 'x')))
+				c->xtrace = 1;
+		}
 	if (!strcmp(n, "cd") || !strcmp(n, "pushd") || !strcmp(n, "popd"))
 		chdir_(c, cmd);
 	else if (!strcmp(n, "read") || !strcmp(n, "mapfile") || !strcmp(n, "readarray") || !strcmp(n, "getopts"))
@@ -2018,6 +2383,31 @@ static void settle(struct sp *p, size_t idx)
 			}
 			if (!strncmp(cmd->argv[k], "-n", 2) || !strncmp(cmd->argv[k], "-i", 2))
 				c->arith = 1; /* namerefs and integer variables evaluate what they are given */
+			int ce = eq ? cmdenv(cmd->argv[k], (size_t)(eq - cmd->argv[k])) : 0;
+			if (ce == 2)
+				emitopaque(p, idx, NULL, NULL, 0, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else if (ce)
+				cmdvalue(p, NULL, idx, eq + 1); /* export EDITOR='curl x' */
+			cmd = &c->out->cmds[idx];
+		}
+	} else if (!strcmp(n, "git")) {
+		for (size_t k = 1; k < cmd->argc && cmd->argv[k][0] == '-'; k++) { /* git -c KEY=VALUE */
+			const char *a = cmd->argv[k], *kv = NULL;
+			if (!strcmp(a, "-c") && k + 1 < cmd->argc)
+				kv = cmd->argv[++k];
+			else if (!strncmp(a, "-c", 2) && a[2])
+				kv = a + 2;
+			else if (!strncmp(a, "--config-env", 12))
+				emitopaque(p, idx, NULL, NULL, 0, "git --config-env sets a value only known at run time");
+			else if (!strcmp(a, "-C") || !strcmp(a, "--git-dir") || !strcmp(a, "--work-tree") ||
+			         !strcmp(a, "--namespace") || !strcmp(a, "--super-prefix") || !strcmp(a, "--list-cmds"))
+				k++;
+			const char *eq = kv ? strchr(kv, '=') : NULL;
+			if (kv && strchr(kv, SHUNK) && (!eq || strchr(kv, SHUNK) < eq))
+				emitopaque(p, idx, NULL, NULL, 0, "git -c with a key only known at run time");
+			else if (eq && gitcmdkey(kv, (size_t)(eq - kv), eq + 1))
+				cmdvalue(p, NULL, idx, eq + 1);
+			cmd = &c->out->cmds[idx];
 		}
 	}
 	wrap(p, idx);
@@ -2083,6 +2473,8 @@ static int simple(struct sp *p, int after)
 {
 	struct ctx *c = p->c;
 	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
+	size_t from = p->i;
+	size_t ampgt = 0; /* 1 + the words before a &> after the command's start: dash reads & then > */
 	for (;;) {
 		if (p->stop)
 			break;
@@ -2092,6 +2484,12 @@ static int simple(struct sp *p, int after)
 			break;
 		if (ch == '&' && nxt(p) != '>')
 			break;
+		if (ch == '&' && (b.started || b.argc || b.nassign)) {
+			if (p->shadow)
+				break; /* dash: the command ends at '&'; ">..." starts the next */
+			if (!ampgt)
+				ampgt = 1 + b.argc + b.nassign;
+		}
 		if (ch == '#') /* a comment starts a word only */
 			break;
 		if (ch == '(') {
@@ -2176,6 +2574,13 @@ static int simple(struct sp *p, int after)
 				c->runtimevar = 1;
 			if (dangerenv(w, nl) && !b.envdanger[0])
 				snprintf(b.envdanger, sizeof b.envdanger, "%.*s=", (int)(nl < 30 ? nl : 30), w);
+			int ce = cmdenv(w, nl);
+			if (ce == 2)
+				bopaque(p, &b, "GIT_CONFIG_PARAMETERS sets git commands only known at run time");
+			else if (ce)
+				cmdvalue(p, &b, 0, eq + 1);
+			w = topword(c); /* the reading may have moved the scratch buffer */
+			eq = strchr(w, '=');
 			int arr = eq && !eq[1] && cur(p) == '(';
 			bufadd(&b.asg, w, strlen(w));
 			if (arr)
@@ -2207,7 +2612,7 @@ static int simple(struct sp *p, int after)
 						fail(p, "an unexpected character in an array");
 						break;
 					}
-					int g = word(p, &b, 0);
+					int g = word(p, &b, 2);
 					if (g & WEXPAND)
 						c->runtimevar = 1;
 					popword(c);
@@ -2219,7 +2624,11 @@ static int simple(struct sp *p, int after)
 		b.argc++;
 		b.end = p->i;
 	}
+	size_t to = p->i;
+	int dashsplit = ampgt && b.argc + b.nassign + 1 > ampgt; /* a word after it: dash runs it alone */
 	finish(p, &b, after);
+	if (dashsplit && !p->stop)
+		shadow(p, from, to);
 	return 0;
 }
 
@@ -2345,6 +2754,8 @@ static void forloop(struct sp *p)
 	}
 	struct builder b = {.sbase = c->scratch.len, .wbase = c->nw};
 	word(p, &b, 0);
+	if (!p->stop && strstr(topword(c), "PS4"))
+		c->ps4 = 1; /* for PS4 in '$(a)' */
 	if (!p->stop)
 		popword(c);
 	while (blank(cur(p)) || cur(p) == '\n')
@@ -2718,6 +3129,12 @@ int shsplit(const char *s, size_t n, struct shsplit *out)
 		free(c.cwd[k]);
 	if (c.arith && c.runtimevar && !c.opaque)
 		c.opaque = "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)";
+	if (c.xtrace && c.ps4 && !c.opaque)
+		c.opaque = "bash runs the $( ) of PS4 for each command it traces";
+	if (c.cmdtable && !c.opaque)
+		c.opaque = "it may assign BASH_ALIASES or BASH_CMDS, which make a name run something else";
+	if (c.subtext && (c.arith || c.names) && !c.opaque)
+		c.opaque = "bash evaluates a subscript in a text that holds $( ) or backquotes, and runs them";
 	if (c.opaque) {
 		static char *none[] = {NULL};
 		size_t k = emit(&c, none, NULL, 0, xstrdup(""));

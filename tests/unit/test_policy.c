@@ -778,7 +778,8 @@ static void dangerous(void)
 	static const char *const cases[][3] = {
 		/* rule, attack, a rule that names it (or NULL) */
 		{"git log *", "git log --output=/tmp/.gitconfig", "git log --output=* *"},
-		{"git *", "git -c core.pager=id log", "git -c *"},
+		{"git *", "git -c core.pager=cat log", "git -c *"}, /* the pager is a command: cat * allows it */
+		{"git *", "git -c core.pager=id log", NULL},
 		{"git *", "git -c alias.x=!id x", NULL},
 		{"git *", "git --config-env=core.pager=X log", NULL},
 		{"git *", "git --exec-path=/workspace log", NULL},
@@ -905,6 +906,62 @@ static void dangerous(void)
 		{"ls *", "PATH=/workspace ls", NULL},
 		{"make *", "BASH_ENV=/workspace/x make", NULL},
 		{"env *", "env LD_PRELOAD=x env", NULL},
+		/* getopt_long, git's parse-options, curl, less and man take any unambiguous prefix of a
+		 * long option: each of these ran a command or wrote a file past its rule (sed, sort, tar,
+		 * git grep run on Debian 12 by the shellpol helper) */
+		{"sed *", "sed --e='1e id' f", NULL},
+		{"sed *", "sed --expr='1e id' f", NULL},
+		{"sed *", "sed --expr '1e id' f", NULL},
+		{"sed *", "sed --line 5 '1e id' f", NULL},
+		{"sed *", "sed --in-pl s/a/b/ f", NULL},
+		{"sed *", "sed --in s/a/b/ f", NULL},
+		{"sed *", "sed --fi script.sed f", NULL},
+		{"sort *", "sort --out=x f", NULL},
+		{"sort *", "sort --comp=id f", NULL},
+		{"tar *", "tar -tf a.tar --use=id", NULL},
+		{"tar *", "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec=id", NULL},
+		{"tar *", "tar --to-c=id -xf a.tar", NULL},
+		{"tar *", "tar --info=id -cf a .", NULL},
+		{"git grep *", "git grep --open-f=id x", NULL},
+		{"git grep *", "git grep --open id x", NULL},
+		{"git log *", "git log --outp=x", NULL},
+		{"git diff *", "git diff --ext-d", NULL},
+		{"git log *", "git log -p --textc", NULL},
+		{"git fetch *", "git fetch --upload=id origin", NULL},
+		{"git format-patch *", "git format-patch --output-d=/etc HEAD~1", NULL},
+		{"git clone *", "git clone --templ=/workspace/t x", NULL},
+		{"awk *", "awk --inc=x.awk 1", NULL},
+		{"awk *", "awk --lo=./x 1", NULL},
+		{"awk *", "awk --fil=prog.awk f", NULL},
+		{"awk *", "awk --field , 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk --ass x=1 'BEGIN{system(\"id\")}'", NULL},
+		{"rsync *", "rsync --rsync-p=id a h:b", NULL},
+		{"less *", "less --log-f=/tmp/x f", NULL},
+		{"man *", "man --pag=id ls", NULL},
+		{"curl *", "curl --output-d /etc http://x", NULL},
+		{"curl *", "curl --dump-h /tmp/h http://x", NULL},
+		{"wget *", "wget --output-d=x http://y", NULL},
+		{"wget *", "wget --exec 'x=y' http://y", NULL},
+		{"shuf *", "shuf --out=x f", NULL},
+		{"iconv *", "iconv -f a -t b --out=x f", NULL},
+		{"sqlite3 *", "sqlite3 --init f db", NULL},
+		{"sqlite3 *", "sqlite3 --cmd '.sys id' db", NULL},
+		/* mawk (Debian's awk) reads program text from -W exec FILE, its -W names abbreviated;
+		 * gawk maps -W NAME to --NAME and takes program text from -e/--source too: awk -W e x.awk
+		 * ran x.awk's system() under the read-only preset before 2026-11-29 */
+		{"awk *", "awk -W exec p.awk", NULL},
+		{"awk *", "awk -W e p.awk", NULL},
+		{"awk *", "awk -Wex p.awk", NULL},
+		{"awk *", "awk -W exec=p.awk", NULL},
+		{"awk *", "awk -W file=p.awk", NULL},
+		{"awk *", "awk -W include=x.awk 1", NULL},
+		{"awk *", "awk -W load=./x 1", NULL},
+		{"awk *", "awk --so='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk --source='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -W source='BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -e 'BEGIN{x=1}' -e 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -e 'BEGIN{x=1}' --source 'BEGIN{system(\"id\")}'", NULL},
+		{"awk *", "awk -W $X p.awk", NULL},
 	};
 	struct verdict v;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -934,6 +991,11 @@ static void dangerous(void)
 		{"awk *", "awk '{print ($1 > 2)}' f"}, {"rg *", "rg -n foo src"}, {"curl *", "curl -s http://x"},
 		{"uniq *", "uniq -c f"}, {"xxd *", "xxd f"}, {"dd *", "dd if=a bs=1 count=4"}, {"ls *", "LANG=C ls"},
 		{"ls *", "ls $d"}, {"wc *", "wc -l *.c"}, {"cat *", "cat \"$HOME/x\""},
+		/* real options that are prefixes of dangerous ones: an exact name wins over an abbreviation */
+		{"git diff *", "git diff --text"}, {"git grep *", "git grep --text x"}, {"tar *", "tar --checkpoint=1 -tf a"},
+		{"sed *", "sed --expression=p f"}, {"sed *", "sed --line-length=5 -n l f"}, {"sort *", "sort --check f"},
+		{"git log *", "git log --no-ext-diff -p"}, {"git diff *", "git diff --no-textconv"},
+		{"awk *", "awk -W version"}, {"awk *", "awk -W interactive '{print $1}' f"}, {"awk *", "awk -e '{print $1}' f"},
 	};
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
 		struct rule r[] = {{.tool = "shell", .command = (char *)fine[i][0], .decision = DEC_ALLOW}};
@@ -1167,6 +1229,26 @@ static void wrapped(void)
 	struct approval a = {.def = DEC_ALLOW, .rules = rs, .nrules = 1};
 	static const char *const lines[][2] = {
 		{"env - curl x", "abort"}, {"env -iv - curl x", "abort"}, {"env --default-signal curl x", "abort"},
+		/* shellpol: programs that run the command in their words, the table lacked (each ran curl
+		 * allowed by default before 2026-11-29) */
+		{"eatmydata curl x", "deny"}, {"faketime now curl x", "deny"}, {"torsocks curl x", "deny"},
+		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "deny"},
+		{"ssh-agent curl x", "deny"}, {"sg users -c 'curl x'", "deny"}, {"gdb -batch -ex 'shell curl x'", "deny"},
+		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
+		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
+		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
+		/* shellpol: a variable or git setting whose value a program runs as a command (each ran
+		 * curl allowed by default before 2026-11-29, git 2.39) */
+		{"GIT_SSH_COMMAND='curl x' git ls-remote ssh://h/x", "abort"}, {"PAGER='curl x' git -p log", "abort"},
+		{"env GIT_EXTERNAL_DIFF='curl x' git diff", "abort"}, {"export EDITOR='curl x'; git commit", "abort"},
+		{"LESSOPEN='|curl x %s' less f", "abort"}, {"sudo GIT_PAGER='curl x' git log", "abort"},
+		{"git -c alias.x='!curl x' x", "abort"}, {"git -c core.fsmonitor='curl x' status", "abort"},
+		{"git -c core.sshCommand='curl x' fetch", "abort"}, {"git -ccore.pager='curl x' log", "abort"},
+		{"git -c diff.a.textconv='curl x' log -p", "abort"}, {"git -c filter.a.smudge='curl x' checkout .", "abort"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!curl x' git x", "abort"},
+		{"GIT_CONFIG_PARAMETERS=\"'alias.x'='!curl x'\" git x", "deny"}, {"PAGER=$P git -p log", "deny"},
+		{"git -c core.pager=\"$P\" log", "deny"}, {"git --config-env=core.pager=P log", "deny"},
+		{"git -c core.pager=less log", "allow"}, {"PAGER=cat git log", "allow"}, {"git -c user.name=x log", "allow"},
 		{"env --ignore-signal curl x", "abort"}, {"env --block-signal=INT curl x", "abort"},
 		{"echo a | xargs --replace curl x", "abort"}, {"xargs --max-lines curl x", "abort"},
 		{"xargs --eof curl x", "abort"}, {"watch --differences curl x", "abort"},

@@ -44,6 +44,10 @@ struct tcase {
 	const char *why;      /* a substring of the reason (line's or first flagged command's), or NULL */
 };
 
+#define PS4WHY "bash runs the $( ) of PS4 for each command it traces"
+#define ALIASWHY "BASH_ALIASES or BASH_CMDS"
+#define SUBWHY "bash evaluates a subscript in a text that holds $( ) or backquotes"
+
 static const struct tcase cases[] = {
 	{"git diff HEAD~1", 1, {"<git><diff><HEAD~1>"}, NULL},
 	{"  git   diff  ", 1, {"<git><diff>"}, NULL},
@@ -205,7 +209,7 @@ static const struct tcase cases[] = {
 	{"sudo LD_PRELOAD=x a", 1, {"<sudo><LD_PRELOAD=x><a>", "<a>"}, "sudo VAR=value sets a variable that changes what programs run"},
 	{"xargs a", 1, {"<xargs><a>", "<a><…>"}, NULL},
 	{"xargs -0 -n1 a b", 1, {"<xargs><-0><-n1><a><b>", "<a><b><…>"}, NULL},
-	{"xargs -I{} a {} b", 1, {"<xargs><-I{}><a><{}><b>", "<a><{}><b><…>"}, NULL},
+	{"xargs -I{} a {} b", 1, {"<xargs><-I{}><a><{}><b>", "<a><…><b><…>"}, NULL},
 	{"xargs", 1, {"<xargs>", "<echo><…>"}, NULL},
 	{"xargs -a list a", 1, {"<xargs><-a><list><a>", "<a><…>"}, NULL},
 	{"xargs $X", 0, {"<xargs><…>"}, "a wrapper with an option the splitter does not know"},
@@ -243,7 +247,7 @@ static const struct tcase cases[] = {
 	{"chroot /x a", 1, {"<chroot></x><a>", "<a>"}, NULL},
 	{"taskset -c 1 a", 1, {"<taskset><-c><1><a>", "<a>"}, NULL},
 	{"ionice -c 3 a", 1, {"<ionice><-c><3><a>", "<a>"}, NULL},
-	{"git -c core.pager=a log", 1, {"<git><-c><core.pager=a><log>"}, "git -c sets configuration (aliases, pagers, fsmonitor run commands)"},
+	{"git -c core.pager=a log", 1, {"<git><-c><core.pager=a><log>", "<a>"}, "git -c sets configuration (aliases, pagers, fsmonitor run commands)"},
 	{"git log --output=/tmp/x", 1, {"<git><log><--output=/tmp/x>"}, "git --output writes a file"},
 	{"git log -1 --format=%H $(git rev-parse HEAD)", 1, {"<git><rev-parse><HEAD>", "<git><log><-1><--format=%H><…>"}, "an argument only known at run time could be a git option (--output=...)"},
 	{"git log -- $f", 1, {"<git><log><--><…>"}, NULL},
@@ -279,6 +283,99 @@ static const struct tcase cases[] = {
 	{"x=$(a) b", 1, {"<a>", "<b>"}, NULL},
 	{"read x; echo $((x))", 0, {"<read><x>", "<echo><…>", ""}, "arithmetic on a variable whose value is only known at run time (bash runs the $( ) a value holds)"},
 	{"read x; echo $x", 1, {"<read><x>", "<echo><…>"}, NULL},
+	/* bash evaluates the subscript of a name it is given (printf -v, read, test -v, declare, a
+	 * nameref, a value in arithmetic) and runs the $( ) in it, though the text was quoted: each
+	 * of these ran the stub a under bash before 2026-11-29 (the shellpol helper) */
+	{"x='b[$(a)]'; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"x='b[`a`]'; [[ $x -eq 1 ]]", 0, {"", "<[[><…><-eq><1><]]>", "<[[><…><-eq><1><]]>", ""}, SUBWHY},
+	{"x=$'b[\\x24(a)]'; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"x=b\\[\\$\\(a\\)\\]; echo $((x))", 0, {"", "<echo><…>", ""}, SUBWHY},
+	{"printf -v 'b[$(a)]' 1", 0, {"<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	{"printf -v \"b[\\$(a)]\" 1", 0, {"<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	{"read 'b[$(a)]' <<< 1", 0, {"<read><b[$(a)]>", ""}, SUBWHY},
+	{"test -v 'b[$(a)]'", 0, {"<test><-v><b[$(a)]>", ""}, SUBWHY},
+	{"let 'b[$(a)]'", 0, {"<let><b[$(a)]>", ""}, SUBWHY},
+	{"declare 'b[$(a)]=1'", 0, {"<declare><b[$(a)]=1>", ""}, SUBWHY},
+	{"declare -n r='b[$(a)]'; echo $r", 0, {"<declare><-n><r=b[$(a)]>", "<echo><…>", ""}, SUBWHY},
+	{"declare -i x; x='b[$(a)]'", 0, {"<declare><-i><x>", "", ""}, SUBWHY},
+	{"echo ${b['$(a)']}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( 'b[$(a)]' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"builtin printf -v 'b[$(a)]' 1", 0, {"<builtin><printf><-v><b[$(a)]><1>", "<printf><-v><b[$(a)]><1>", ""}, SUBWHY},
+	/* a single quote in arithmetic or a subscript only delimits: dash, bash and busybox sh run
+	 * the $( ) it holds (before 2026-11-29 the splitter skipped it, and these ran a unseen) */
+	{"echo $(( '$(a)' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( '`a`' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( '$(a)' ')' ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo $(( b[\\'$(a)\\'] ))", 1, {"<a>", "<echo><…>"}, NULL},
+	{"x=$(( '$(a)' + 1 ))", 1, {"<a>", ""}, NULL},
+	{"echo $[ '$(a)' ]", 1, {"<a>", "<echo><…>"}, NULL},
+	{"(( '$(a)' ))", 1, {"<a>", "<$(a)>"}, NULL}, /* dash: two subshells running "$(a)" */
+	{"for (( i='$(a)'; i<0; )); do :; done", 1, {"<a>", "<:>"}, NULL},
+	{"echo ${b[ '$(a)' ]}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo ${b['$(a)']:-x}", 1, {"<a>", "<echo><…>"}, NULL},
+	{"echo ${x:-'$(a)'}", 1, {"<echo><…>"}, NULL},
+	/* bash reads NAME[ ... ]= as one assignment word, blanks and quotes in its subscript */
+	{"b[ '$(a)' ]=1", 1, {"<a>", ""}, NULL},
+	{"b[ \"x\" ]=1 a", 1, {"<a>"}, NULL},
+	{"b['$(a)']=1", 1, {"<a>", ""}, NULL},
+	{"b=([ '$(a)' ]=1)", 1, {"<a>", ""}, NULL},
+	{"b=(['$(a)']=1)", 1, {"<a>", ""}, NULL},
+	{"echo b[ '$(a)' ]=1", 1, {"<echo><b[><$(a)><]=1>"}, NULL},
+	/* a tilde prefix is plain characters: a quote, backslash, $ or backquote ends it (before
+	 * 2026-11-29 the splitter took them into it, and these ran a unseen, past "echo *") */
+	{"echo ~$'\\'' ; a ; echo \\'", 1, {"<echo><…'>", "<a>", "<echo><'>"}, NULL},
+	{"echo ~\\' ; a ; echo \\'", 1, {"<echo><…'>", "<a>", "<echo><'>"}, NULL},
+	{"echo ~`a`", 1, {"<a>", "<echo><……>"}, NULL},
+	{"x=~$'\\'' a ; echo \\'", 1, {"<a>", "<echo><'>"}, NULL},
+	{"echo ~x/$'\\x61'", 1, {"<echo><…/a>"}, NULL},
+	/* bash expands PS4 before each command it traces: its $( ) runs (a child bash imports it
+	 * when not root); before 2026-11-29 these ran a unseen */
+	{"PS4='$(a)'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"set -eux; PS4='`a`'; :", 0, {"<set><-eux>", "", "<:>", ""}, NULL},
+	{"PS4=$'\\x24(a)'; set -o xtrace; :", 0, {"", "<set><-o><xtrace>", "<:>", ""}, NULL},
+	{"read PS4 <<< x; set -x; :", 0, {"<read><PS4>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"printf -v \"$n\" x; set -x; :", 0, {"<printf><-v><…><x>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"declare -n r=PS4; r='$(a)'; set -x; :", 0, {"<declare><-n><r=PS4>", "", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"export PS4='$(a)'; bash -xc :", 0, {"<export><PS4=$(a)>", "<bash><-xc><:>", "<:>", ""}, NULL},
+	{"SHELLOPTS=xtrace PS4='$(a)' bash -c :", 0, {"<bash><-c><:>", "<:>", ""}, NULL},
+	{": ${PS4:='$(a)'}; set -x; :", 0, {"<:><…>", "<set><-x>", "<:>", ""}, PS4WHY},
+	{"for PS4 in '$(a)'; do set -x; :; done", 0, {"<set><-x>", "<:>", ""}, PS4WHY},
+	{"set -x; echo PS4", 1, {"<set><-x>", "<echo><PS4>"}, NULL},
+	{"PS4='+ '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
+	/* env BASH_FUNC_NAME%%='() { ...; }': a child bash imports the function, and calling NAME
+	 * runs its body (before 2026-11-29 that ran a unseen) */
+	{"env 'BASH_FUNC_ls%%=() { a; }' bash -c ls", 1, {"<env><BASH_FUNC_ls%%=() { a; }><bash><-c><ls>", "<a>", "<bash><-c><ls>", "<ls>"}, NULL},
+	{"env \"BASH_FUNC_ls%%=$x\" bash -c ls", 0, {"<env><BASH_FUNC_ls%%=…><bash><-c><ls>", "<bash><-c><ls>", "<ls>"}, "a bash function from the environment"},
+	/* xargs -I R puts each input line where R is, in any word, the command's name and a shell's
+	 * script too (before 2026-11-29 the words were read as written: these ran a unseen) */
+	{"echo a | xargs -I% sh -c '% x'", 0, {"<echo><a>", "<xargs><-I%><sh><-c><% x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"echo a | xargs -I % % x", 0, {"<echo><a>", "<xargs><-I><%><%><x>", "<…><x><…>"}, "the command name is only known at run time"},
+	{"echo a | xargs -i sh -c '{} x'", 0, {"<echo><a>", "<xargs><-i><sh><-c><{} x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"echo a | xargs --replace=R sh -c 'R x'", 0, {"<echo><a>", "<xargs><--replace=R><sh><-c><R x>", "<sh><-c><… x><…>"}, "a shell whose options or script are only known at run time"},
+	{"ls | xargs -0I F cat F", 1, {"<ls>", "<xargs><-0I><F><cat><F>", "<cat><…><…>"}, NULL},
+	/* BASH_ALIASES and BASH_CMDS are bash's alias and command tables: assigning them makes a
+	 * name run something else (before 2026-11-29 these ran a unseen) */
+	{"shopt -s expand_aliases\nBASH_ALIASES[x]='a'\nx", 0, {"<shopt><-s><expand_aliases>", "", "<x>", ""}, ALIASWHY},
+	{"BASH_CMDS=([ls]=./a); ls", 0, {"", "<ls>", ""}, ALIASWHY},
+	{"declare -A BASH_ALIASES; BASH_ALIASES[x]=a", 0, {"<declare><-A><BASH_ALIASES>", "", ""}, ALIASWHY},
+	{"declare \"$n=./a\"; ls", 0, {"<declare><…=./a>", "<ls>", ""}, ALIASWHY},
+	{"printf -v \"$n\" ./a; ls", 0, {"<printf><-v><…><./a>", "<ls>", ""}, ALIASWHY},
+	{"read \"$n\" <<< ./a; ls", 0, {"<read><…>", "<ls>", ""}, ALIASWHY},
+	{"read -r -a \"$n\" <<< ./a; ls", 0, {"<read><-r><-a><…>", "<ls>", ""}, ALIASWHY},
+	{"mapfile -t \"$n\" < f; ls", 0, {"<mapfile><-t><…>", "<ls>", ""}, ALIASWHY},
+	{"getopts ab \"$n\"; ls", 0, {"<getopts><ab><…>", "<ls>", ""}, ALIASWHY},
+	{"read -r -p \"$prompt\" x; ls", 1, {"<read><-r><-p><…><x>", "<ls>"}, NULL},
+	{"getopts \"$spec\" opt; ls", 1, {"<getopts><…><opt>", "<ls>"}, NULL},
+	{"export \"$k=$v\"; ls", 1, {"<export><…=…>", "<ls>"}, NULL},
+	/* dash reads &> inside a command as & then >: echo &>/dev/null a runs echo, then a (before
+	 * 2026-11-29 only bash's reading was reported: echo * allowed it and dash ran a) */
+	{"echo &>/dev/null a", 1, {"<echo><a>", "<echo>", "<a>"}, NULL},
+	{"echo x &> f a b", 1, {"<echo><x><a><b>", "<echo><x>", "<a><b>"}, NULL},
+	{"X=1 &>/dev/null a", 1, {"<a>", "", "<a>"}, NULL},
+	{"echo $((1+2)); grep -n '$(CC)' Makefile", 1, {"<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
+	{"i=1; echo $((i+1)); grep -n '$(CC)' Makefile", 1, {"", "<echo><…>", "<grep><-n><$(CC)><Makefile>"}, NULL},
+	{"printf '%s' 'b[$(x)]'; test -f x", 1, {"<printf><%s><b[$(x)]>", "<test><-f><x>"}, NULL},
 	{"i=0; echo $((i+1))", 1, {"", "<echo><…>"}, NULL},
 	{"git log | head -5 &>/dev/null", 1, {"<git><log>", "<head><-5>"}, NULL},
 	{"echo hi >&2", 1, {"<echo><hi>"}, NULL},
