@@ -744,6 +744,18 @@ static int subinside(const char *s, size_t n)
 	return 0;
 }
 
+/* The word s (n bytes, as written) is only digits, double quotes and $!, $$, $?, $#: what it
+ * becomes is digits, never an option or a name (wait $!). */
+static int digitsonly(const char *s, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (s[k] == '$' && k + 1 < n && strchr("!$?#", s[k + 1]))
+			k++;
+		else if (!isdigit((unsigned char)s[k]) && s[k] != '"')
+			return 0;
+	return 1;
+}
+
 /* One word at p->i, after quote removal, pushed on the word stack; what bash or dash only know
  * at run time becomes SHUNK. asg: the word may be an assignment (tilde after '=' expands).
  * Returns its W* flags. */
@@ -751,7 +763,7 @@ static int word(struct sp *p, struct builder *b, int asg)
 {
 	struct ctx *c = p->c;
 	struct buf *o = &c->scratch;
-	size_t off = o->len;
+	size_t off = o->len, raw = p->i;
 	int f = 0, name = 1, first = 1, prev = 0;
 	for (;; first = 0) {
 		if (p->stop)
@@ -884,6 +896,8 @@ static int word(struct sp *p, struct builder *b, int asg)
 		fl |= SHW_UNKNOWN;
 	if (f & WSPLIT)
 		fl |= SHW_SPLIT;
+	if ((f & WEXPAND) && !p->stop && p->i > raw && digitsonly(p->s + raw, p->i - raw))
+		fl |= SHW_NODASH;
 	pushword(c, off, fl);
 	return f;
 }
@@ -2353,6 +2367,13 @@ static void settle(struct sp *p, size_t idx)
 				continue;
 			}
 			operand++;
+			if (!strcmp(n, "wait")) {
+				/* its operands are ids, and options end at the first: only an unknown word where
+				 * an option could be (wait $x, x='-p BASH_CMDS[ls]') sets a name */
+				if (unk && !(cmd->wf[k] & SHW_NODASH))
+					c->cmdtable = 1;
+				break;
+			}
 			if (unk && (strcmp(n, "getopts") || operand == 2))
 				c->cmdtable = 1;
 		}

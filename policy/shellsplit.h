@@ -18,7 +18,7 @@
 enum {
 	SHW_UNKNOWN = 1, /* holds SHUNK somewhere */
 	SHW_SPLIT = 2,   /* an unquoted expansion or glob: may become any number of words */
-	SHW_NODASH = 4,  /* unknown, but cannot start with '-' (find's {}) */
+	SHW_NODASH = 4,  /* unknown, but cannot start with '-' (find's {}; $!, $$, $?, $#: digits) */
 };
 
 /* One simple command as the shell would run it. */

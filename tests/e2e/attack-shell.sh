@@ -119,6 +119,10 @@ BASH_ALIASES[x]='pwn x'
 x"
 attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
 attack open "n='BASH_CMDS[ls]'; read \"\$n\" <<< $T/stubs/pwn; ls a"
+# wait's first word, only known at run time, may be -p NAME: bash evaluates NAME's subscript.
+# $! (digits) never is: "sleep 0 & wait $!" is allowed, as before the check for wait -p
+attack open "x='-p b[\$(pwn)]'; sleep 0 & wait \$x \$!"
+expect_eq "wait \$! is allowed" "allow by default" "$(pol open 'sleep 0 & wait $!')"
 
 # dash reads &> inside a command as & then >: what follows runs as a command of its own
 attack narrow "echo &>/dev/null pwn x"

@@ -367,6 +367,14 @@ static const struct tcase cases[] = {
 	{"getopts ab \"$n\"; ls", 0, {"<getopts><ab><…>", "<ls>", ""}, ALIASWHY},
 	{"read -r -p \"$prompt\" x; ls", 1, {"<read><-r><-p><…><x>", "<ls>"}, NULL},
 	{"getopts \"$spec\" opt; ls", 1, {"<getopts><…><opt>", "<ls>"}, NULL},
+	/* $!, $$, $? and $# hold digits only: never an option or a name (wait $! was opaque) */
+	{"sleep 9 & wait $!", 1, {"<sleep><9>", "<wait><…>"}, NULL},
+	{"sleep 9 & wait -n \"$!\" $$; ls", 1, {"<sleep><9>", "<wait><-n><…><…>", "<ls>"}, NULL},
+	{"wait 12 $p; ls", 1, {"<wait><12><…>", "<ls>"}, NULL},
+	{"wait $p; ls", 0, {"<wait><…>", "<ls>", ""}, ALIASWHY},
+	{"wait $!$p; ls", 0, {"<wait><……>", "<ls>", ""}, ALIASWHY},
+	{"wait -p \"$!\"; ls", 0, {"<wait><-p><…>", "<ls>", ""}, ALIASWHY},
+	{"read $!; ls", 0, {"<read><…>", "<ls>", ""}, ALIASWHY},
 	{"export \"$k=$v\"; ls", 1, {"<export><…=…>", "<ls>"}, NULL},
 	/* dash reads &> inside a command as & then >: echo &>/dev/null a runs echo, then a (before
 	 * 2026-11-29 only bash's reading was reported: echo * allowed it and dash ran a) */
