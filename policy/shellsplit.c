@@ -720,13 +720,45 @@ static size_t subscriptend(const struct sp *p, size_t j)
 	return 0;
 }
 
-/* s holds PS4= or PS4+= with a value that may hold a substitution ('$', a backquote, or text
- * only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
+/* A PS4 value as written (quotes removed) runs nothing when expanded: every '$' names a variable
+ * plainly ($NAME, ${NAME}, ${NAME[digits]}, a special parameter), whose value is not expanded
+ * again; "+ $LINENO: " is, "${!x}", "${x:-$(a)}", "$((x))", "${x[i]}" (arithmetic) are not. */
+static int ps4plain(const char *v)
+{
+	for (const char *q = v; (q = strchr(q, '$'));) {
+		q++;
+		if (*q && strchr("0123456789!$?#-_@*", *q)) {
+			q++;
+			continue;
+		}
+		int brace = *q == '{';
+		q += brace;
+		if (!isalpha((unsigned char)*q) && *q != '_')
+			return 0;
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (!brace)
+			continue;
+		if (*q == '[') {
+			const char *d = ++q;
+			while (isdigit((unsigned char)*q))
+				q++;
+			if (q == d || *q++ != ']')
+				return 0;
+		}
+		if (*q++ != '}')
+			return 0;
+	}
+	return 1;
+}
+
+/* s holds PS4= or PS4+= with a value that may hold a substitution (a '$' other than a plain
+ * variable's, a backquote, or text only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
 static int ps4value(const char *s)
 {
 	for (const char *q = s; (q = strstr(q, "PS4")); q += 3) {
 		const char *v = q[3] == '=' ? q + 4 : q[3] == '+' && q[4] == '=' ? q + 5 : NULL;
-		if (v && strpbrk(v, "$`\x01"))
+		if (v && (strpbrk(v, "`\x01") || !ps4plain(v)))
 			return 1;
 	}
 	return 0;

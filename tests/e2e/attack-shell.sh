@@ -106,6 +106,10 @@ attack open "set -eux; PS4='\`pwn x\`'; :"
 attack open "read PS4 <<< '\$(pwn x)'; set -x; :"
 attack open "unset PS4; : \${PS4:='\$(pwn x)'}; set -x; :"
 expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "PS4='+ '; set -x; :")"
+# a variable named plainly in PS4 is not expanded again; an indirect one's subscript is evaluated
+attack open "x='b[\$(pwn)]'; PS4='\${!x}'; set -x; :"
+expect_eq "open allows bash -x with PS4 naming \$LINENO" "allow by default" \
+	"$(pol open "PS4='+\${BASH_SOURCE}:\$LINENO: ' bash -x run.sh")"
 
 # a child bash imports BASH_FUNC_NAME%% from the environment: calling NAME runs the body
 attack open "env 'BASH_FUNC_ls%%=() { pwn x; }' bash -c ls"

@@ -342,6 +342,15 @@ static const struct tcase cases[] = {
 	{"for PS4 in '$(a)'; do set -x; :; done", 0, {"<set><-x>", "<:>", ""}, PS4WHY},
 	{"set -x; echo PS4", 1, {"<set><-x>", "<echo><PS4>"}, NULL},
 	{"PS4='+ '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	/* a variable named plainly in PS4 expands to its value, which is not expanded again */
+	{"PS4='+ $LINENO: ' bash -x run.sh", 1, {"<bash><-x><run.sh>"}, NULL},
+	{"PS4='+${BASH_SOURCE}:${LINENO}:${FUNCNAME[0]}: '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	{"PS4='+ $x[$(a)]'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${!x}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${x:-$(a)}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${x[i]}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='$((x))'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4=\"+ $LINENO\"; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
 	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
 	/* env BASH_FUNC_NAME%%='() { ...; }': a child bash imports the function, and calling NAME
 	 * runs its body (before 2026-11-29 that ran a unseen) */
