@@ -1358,6 +1358,13 @@ struct stropt {
 	const char *lng;
 };
 
+/* The word at k may become several words or none (an unquoted expansion or glob): where a
+ * wrapper's option value or operand is, it moves the command (T=' curl'; timeout 5$T z curl). */
+static int splits(const struct shcmd *cmd, size_t k)
+{
+	return k < cmd->argc && (cmd->wf[k] & SHW_UNKNOWN) && (cmd->wf[k] & SHW_SPLIT);
+}
+
 /* Skip a wrapper's options at *k as its row reads them: argopts take a value (the rest of the
  * word, or the next), glued ones an optional value (only the rest of the word: xargs -i, watch
  * -d), longargs a value ("--name v" or "--name=v"), longflags none or one joined with '=' (an
@@ -1374,8 +1381,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 	while (*k < cmd->argc) {
 		const char *a = cmd->argv[*k];
 		if (cmd->wf[*k] & SHW_UNKNOWN) {
-			if (a[0] == SHUNK)
-				return -1; /* it could be an option */
+			if (a[0] == SHUNK || (a[0] == '-' && (cmd->wf[*k] & SHW_SPLIT)))
+				return -1; /* it could be an option, or become several (-s$X, X=' 5 curl') */
 			return 0;
 		}
 		if (a[0] != '-')
@@ -1401,6 +1408,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 			for (const char *const *l = longarg; *l && !found; l++)
 				if (strlen(*l) == n && !strncmp(*l, a, n)) {
 					found = 1;
+					if (!eq && splits(cmd, *k))
+						return -1;
 					if (!eq)
 						(*k)++;
 				}
@@ -1417,6 +1426,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 				return 1;
 			}
 			if (strchr(shortarg, *o)) {
+				if (!o[1] && splits(cmd, *k))
+					return -1;
 				if (!o[1])
 					(*k)++;
 				break;
@@ -1459,6 +1470,9 @@ static void wopts(struct sp *p, size_t idx, const struct wrapper *w)
 	if (stopped(cmd, w->stops))
 		return;
 	int rc = skipopts(cmd, &k, w, NULL, NULL);
+	for (int j = 0; rc >= 0 && j < w->operands; j++)
+		if (splits(cmd, k + (size_t)j))
+			rc = -1;
 	k += (size_t)w->operands;
 	if (w->bare && k >= cmd->argc && rc >= 0) {
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, w->bare);

@@ -123,6 +123,9 @@ BASH_ALIASES[x]='pwn x'
 x"
 attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
 attack open "n='BASH_CMDS[ls]'; read \"\$n\" <<< $T/stubs/pwn; ls a"
+# a wrapper's option value or operand that may become several words moves its command
+attack open "T=' pwn'; timeout 5\$T z pwn y"
+attack open "S='KILL 5 pwn'; timeout -s \$S z pwn"
 # wait's first word, only known at run time, may be -p NAME: bash evaluates NAME's subscript.
 # $! (digits) never is: "sleep 0 & wait $!" is allowed, as before the check for wait -p
 attack open "x='-p b[\$(pwn)]'; sleep 0 & wait \$x \$!"

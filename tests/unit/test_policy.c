@@ -1237,6 +1237,11 @@ static void wrapped(void)
 		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
 		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
 		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
+		/* review: a word among a wrapper's options or operands that may become several words moves
+		 * the command: T=' curl'; timeout 5$T z curl y runs curl (bash), allowed before */
+		{"timeout 5$T z curl y", "deny"}, {"timeout -s $S 5 z curl y", "deny"}, {"nice -n $N z curl", "deny"},
+		{"timeout --signal=KILL$S 5 z curl", "deny"}, {"timeout \"$T\" make", "deny"},
+		{"timeout 5 make", "allow"}, {"nice -n 5 make", "allow"}, {"timeout -s KILL 5 make", "allow"},
 		/* shellpol: a variable or git setting whose value a program runs as a command (each ran
 		 * curl allowed by default before 2026-11-29, git 2.39) */
 		{"GIT_SSH_COMMAND='curl x' git ls-remote ssh://h/x", "abort"}, {"PAGER='curl x' git -p log", "abort"},
