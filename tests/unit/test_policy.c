@@ -1231,12 +1231,18 @@ static void wrapped(void)
 		{"env - curl x", "abort"}, {"env -iv - curl x", "abort"}, {"env --default-signal curl x", "abort"},
 		/* shellpol: programs that run the command in their words, the table lacked (each ran curl
 		 * allowed by default before 2026-11-29) */
-		{"eatmydata curl x", "deny"}, {"faketime now curl x", "deny"}, {"torsocks curl x", "deny"},
-		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "deny"},
+		{"eatmydata curl x", "abort"}, {"faketime now curl x", "abort"}, {"torsocks curl x", "deny"},
+		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "abort"},
 		{"ssh-agent curl x", "deny"}, {"sg users -c 'curl x'", "deny"}, {"gdb -batch -ex 'shell curl x'", "deny"},
 		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
-		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
+		{"pee 'curl x'", "deny"}, {"chronic curl x", "abort"}, {"sshpass -p p curl x", "deny"},
 		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
+		/* review: of those, the ones that only run their words are read as wrappers: their command
+		 * is judged, and a plain one is allowed again (each was opaque from a099c39) */
+		{"eatmydata make", "allow"}, {"eatmydata -- apt-get install -y x", "allow"}, {"chronic -e make", "allow"},
+		{"unbuffer npm test", "allow"}, {"faketime '2020-01-01 10:00' ./test", "allow"},
+		{"faketime -f '+2d' curl x", "deny"}, {"unbuffer -p curl x", "deny"}, {"faketime \"$T\" curl x", "deny"}, {"chronic -v -- curl x", "abort"}, {"eatmydata -x curl x", "deny"},
+		{"faketime --date-prog p now make", "deny"}, {"unbuffer -x make", "deny"},
 		/* review: a word among a wrapper's options or operands that may become several words moves
 		 * the command: T=' curl'; timeout 5$T z curl y runs curl (bash), allowed before */
 		{"timeout 5$T z curl y", "deny"}, {"timeout -s $S 5 z curl y", "deny"}, {"nice -n $N z curl", "deny"},
