@@ -753,12 +753,13 @@ static int ps4plain(const char *v)
 }
 
 /* s holds PS4= or PS4+= with a value that may hold a substitution (a '$' other than a plain
- * variable's, a backquote, or text only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
+ * variable's, a backquote, a backslash: bash decodes PS4's prompt escapes, \044 and \140 among
+ * them, before it expands it; or text only known at run time): PS4='$(a)', export PS4=$x, ... */
 static int ps4value(const char *s)
 {
 	for (const char *q = s; (q = strstr(q, "PS4")); q += 3) {
 		const char *v = q[3] == '=' ? q + 4 : q[3] == '+' && q[4] == '=' ? q + 5 : NULL;
-		if (v && (strpbrk(v, "`\x01") || !ps4plain(v)))
+		if (v && (strpbrk(v, "`\\\x01") || !ps4plain(v))) /* '\\': bash decodes \044 to '$' first */
 			return 1;
 	}
 	return 0;

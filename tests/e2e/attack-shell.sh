@@ -108,6 +108,9 @@ attack open "unset PS4; : \${PS4:='\$(pwn x)'}; set -x; :"
 expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "PS4='+ '; set -x; :")"
 # a variable named plainly in PS4 is not expanded again; an indirect one's subscript is evaluated
 attack open "x='b[\$(pwn)]'; PS4='\${!x}'; set -x; :"
+# bash decodes PS4's prompt escapes first: \044 becomes '$', \140 a backquote
+attack open "PS4='\\044(pwn) '; set -x; :"
+attack open "PS4='\\140pwn\\140 '; set -x; :"
 expect_eq "open allows bash -x with PS4 naming \$LINENO" "allow by default" \
 	"$(pol open "PS4='+\${BASH_SOURCE}:\$LINENO: ' bash -x run.sh")"
 

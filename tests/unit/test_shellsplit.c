@@ -351,6 +351,9 @@ static const struct tcase cases[] = {
 	{"PS4='${x[i]}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
 	{"PS4='$((x))'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
 	{"PS4=\"+ $LINENO\"; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	/* bash decodes PS4's prompt escapes before expanding it: \044 is '$', \140 a backquote */
+	{"PS4='\\044(a) '; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='\\140a\\140'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
 	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
 	/* env BASH_FUNC_NAME%%='() { ...; }': a child bash imports the function, and calling NAME
 	 * runs its body (before 2026-11-29 that ran a unseen) */
