@@ -1816,6 +1816,14 @@ static int gitcmdkey(const char *key, size_t n, const char *value)
 	return 0;
 }
 
+int shheld(const char *w, int git)
+{
+	const char *eq = strchr(w, '=');
+	if (!eq || strchr(w, SHUNK))
+		return 0;
+	return git ? gitcmdkey(w, (size_t)(eq - w), eq + 1) : cmdenv(w, (size_t)(eq - w)) == 1;
+}
+
 /* A command line held in a value a program runs (PAGER='curl x', alias.x='!curl x',
  * LESSOPEN='|curl %s'): read as commands of the command at idx, or of the line (idx -1);
  * opaque when only known at run time. */

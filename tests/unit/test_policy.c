@@ -1223,6 +1223,38 @@ static void splitprog(void)
  * whose argument is optional takes it only joined with '='; su, runuser and script read -c in a
  * cluster (-qc, -c'cmd'); command and time take "--"; bash's hash -p makes the line opaque. Under
  * default allow, an abort rule for curl stops each. */
+/* A command held in a variable or git setting the allow rule names word for word is the rule's:
+ * "GIT_PAGER=cat git *" allows GIT_PAGER=cat git log though no rule allows cat (denied from
+ * ee16217 until the review helper's fix); a value the pattern does not spell is judged alone. */
+static void heldnamed(void)
+{
+	struct rule rs[] = {
+		{.tool = "shell", .command = "GIT_PAGER=cat git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "EDITOR=true GIT_PAGER=cat git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "git -c core.pager=cat log *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "git -c *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "PAGER=* git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "EDITOR=less git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "less *", .decision = DEC_DENY},
+	};
+	struct approval a = {.def = DEC_DENY, .rules = rs, .nrules = sizeof rs / sizeof *rs};
+	static const char *const lines[][2] = {
+		{"GIT_PAGER=cat git log", "allow"}, {"GIT_PAGER=cat git log -5 && GIT_PAGER=cat git diff", "allow"},
+		{"EDITOR=true GIT_PAGER=cat git commit", "allow"}, {"git -c core.pager=cat log --oneline", "allow"},
+		{"GIT_PAGER='curl x' git log", "deny"}, {"GIT_PAGER=cat git log; cat", "deny"},
+		{"cat; GIT_PAGER=cat git log", "deny"}, {"git -c core.pager=cat diff", "deny"},
+		{"git -c core.pager='curl x' log", "deny"}, {"PAGER=cat git log", "deny"},
+		{"EDITOR=less git commit", "deny"}, {"GIT_PAGER='cat; curl x' git log", "deny"},
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		struct verdict v;
+		enum decision d = shell(&a, lines[i][0], &v);
+		ok(!strcmp(decisionname(d), lines[i][1]), "held %s: %s, want %s (%s)", lines[i][0], decisionname(d),
+		   lines[i][1], v.reason);
+		verdictfree(&v);
+	}
+}
+
 static void wrapped(void)
 {
 	struct rule rs[] = {{.tool = "shell", .command = "curl *", .decision = DEC_ABORT}};
@@ -1330,6 +1362,7 @@ int main(void)
 	progfilter();
 	splitprog();
 	wrapped();
+	heldnamed();
 	hiding();
 	dangerous();
 	presets();
