@@ -38,8 +38,9 @@ static const char helptext[] =
 	"  --input TEXT  the input of a delegate call (optional; rules do not look at it)\n"
 	"  --args JSON   the arguments of an MCP tool call (mcp__SERVER__TOOL), a JSON object (default {})\n"
 	"  --set K=V     the value of ${{ inputs.K }}; repeatable\n"
-	"  --json        print {\"decision\", \"rule\" (from 1, or \"default\", as in the run's\n"
-	"                decision events), \"line\" (or null), \"reason\", \"commands\" (the simple\n"
+	"  --json        print {\"decision\", \"rule\" (from 1, \"default\", or \"admin N\" for the admin\n"
+	"                policy's, as in the run's decision events), \"line\" (or null; an admin rule's\n"
+	"                in its file), \"reason\", \"commands\" (the simple\n"
 	"                commands found), \"decisions\" (one {\"decision\", \"rule\"} per command,\n"
 	"                \"rule\" null for one that runs nothing), \"path\"} instead\n"
 	"\n"
@@ -56,6 +57,15 @@ static char *callline(const struct redecided *d)
 	char *line = xasprintf("%s %.300s", d->tool, cmd ? cmd : path ? path : args ? args : "");
 	free(args);
 	return line;
+}
+
+/* o.rule as the run's decision events hold it: a number, or a string ("default", "admin N"). */
+static void addrule(cJSON *o, const char *tag)
+{
+	if (tag[0] >= '1' && tag[0] <= '9' && tag[strspn(tag, "0123456789")] == 0)
+		cJSON_AddNumberToObject(o, "rule", atoi(tag));
+	else
+		cJSON_AddStringToObject(o, "rule", tag);
 }
 
 /* policy MANIFEST --run RUN: the calls whose decision the manifest's rules change. */
@@ -92,14 +102,8 @@ static int rerun(const char *manifest, const char *run, const struct strv *sets,
 			cJSON_AddItemToObject(o, "new", nw = cJSON_CreateObject());
 			cJSON_AddStringToObject(old, "decision", d->olddecision);
 			cJSON_AddStringToObject(nw, "decision", d->newdecision);
-			if (strcmp(d->oldrule, "default") == 0)
-				cJSON_AddStringToObject(old, "rule", "default");
-			else
-				cJSON_AddNumberToObject(old, "rule", atoi(d->oldrule));
-			if (strcmp(d->newrule, "default") == 0)
-				cJSON_AddStringToObject(nw, "rule", "default");
-			else
-				cJSON_AddNumberToObject(nw, "rule", atoi(d->newrule));
+			addrule(old, d->oldrule);
+			addrule(nw, d->newrule);
 			cJSON_AddStringToObject(old, "reason", d->oldreason);
 			cJSON_AddStringToObject(nw, "reason", d->newreason);
 			char *s = cJSON_PrintUnformatted(o);
@@ -108,9 +112,10 @@ static int rerun(const char *manifest, const char *run, const struct strv *sets,
 			cJSON_Delete(o);
 		} else {
 			char *line = callline(d);
-			termprintf(stdout, "job %s, step %d: %s: %s by %s%s -> %s by %s%s\n", d->job, d->step, line,
-			           d->olddecision, strcmp(d->oldrule, "default") ? "rule " : "", d->oldrule, d->newdecision,
-			           strcmp(d->newrule, "default") ? "rule " : "", d->newrule);
+			char was[48];
+			snprintf(was, sizeof was, "%s", strcmp(d->oldrule, "default") ? ruletold(d->oldrule) : "default");
+			termprintf(stdout, "job %s, step %d: %s: %s by %s -> %s by %s\n", d->job, d->step, line, d->olddecision,
+			           was, d->newdecision, strcmp(d->newrule, "default") ? ruletold(d->newrule) : "default");
 			free(line);
 		}
 	}
@@ -134,8 +139,10 @@ static void printjson(const struct verdict *v, const struct worker *w)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "decision", decisionname(v->decision));
+	char tag[24];
 	if (v->rule >= 0) {
-		cJSON_AddNumberToObject(o, "rule", rulenum(&w->approval, v->rule));
+		ruletag(&w->approval, v->rule, tag, sizeof tag);
+		addrule(o, tag);
 		cJSON_AddNumberToObject(o, "line", w->approval.rules[v->rule].pos.line);
 	} else {
 		cJSON_AddStringToObject(o, "rule", "default");
@@ -152,8 +159,10 @@ static void printjson(const struct verdict *v, const struct worker *w)
 		cJSON_AddStringToObject(d, "decision", c->skipped ? "none" : decisionname(c->decision));
 		if (c->skipped)
 			cJSON_AddNullToObject(d, "rule");
-		else if (c->rule >= 0)
-			cJSON_AddNumberToObject(d, "rule", rulenum(&w->approval, c->rule));
+		else if (c->rule >= 0) {
+			ruletag(&w->approval, c->rule, tag, sizeof tag);
+			addrule(d, tag);
+		}
 		else
 			cJSON_AddStringToObject(d, "rule", "default");
 		cJSON_AddItemToArray(decs, d);

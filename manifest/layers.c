@@ -96,9 +96,13 @@ static int owngroup(gid_t gid, uid_t uid)
 static int usertrusted(const char *cfg, const char *p, const struct stat *st, const char *what, struct err *e)
 {
 	uid_t me = geteuid();
+	/* a HOME another uid owns (a container job's /github/home is the runner's) is no folder to chown:
+	 * the defaults can live in a folder of the user's own */
 	if (st->st_uid != me && st->st_uid != 0)
 		return errc(e, ERR_INPUT, "%s: your defaults are refused: %s %s is owned by uid %u, not you (uid %u), who "
-		            "could change them (chown or move it)", cfg, what, p, (unsigned)st->st_uid, (unsigned)me);
+		            "could change them (chown or move it, or keep them in a folder of your own: "
+		            "XDG_CONFIG_HOME=DIR reads DIR/nightshift/config.yaml)",
+		            cfg, what, p, (unsigned)st->st_uid, (unsigned)me);
 	int sticky = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
 	if ((st->st_mode & 002) && !sticky)
 		return errc(e, ERR_INPUT, "%s: your defaults are refused: %s %s is writable by anyone (chmod go-w %s)", cfg,

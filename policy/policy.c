@@ -485,6 +485,77 @@ static enum decision judgecmd(const struct approval *a, const struct live *live,
 	return a->def;
 }
 
+/* w is a whole word of pattern pat, written plainly (no glob, quote or escape): the user spelled
+ * it out. */
+static int patword(const char *pat, const char *w)
+{
+	size_t n = strlen(w);
+	if (!n || strpbrk(w, "*?[]\\'\" \t\n"))
+		return 0;
+	for (const char *q = pat; (q = strstr(q, w)); q++)
+		if ((q == pat || q[-1] == ' ' || q[-1] == '\t') && (!q[n] || q[n] == ' ' || q[n] == '\t'))
+			return 1;
+	return 0;
+}
+
+/* The command line a held value runs: the value without the leading '|' or '!' (LESSOPEN, alias). */
+static const char *heldline(const char *w)
+{
+	const char *v = strchr(w, '=') + 1;
+	while (*v == '|' || *v == '!')
+		v++;
+	return v;
+}
+
+/* Command j was allowed by a rule whose pattern spells out, word for word, an assignment before
+ * it (GIT_PAGER=cat) or a -c setting of git's (core.pager=cat) whose value the split read as a
+ * command of its own: that command, which no rule decided (the default did), is the rule's too.
+ * The user wrote it in the rule ("GIT_PAGER=cat git *"); a value the pattern does not spell
+ * ("PAGER=* git *", "git -c *") is judged alone, as is a command the value does not make. Held
+ * commands come just before j (its assignments') or name j as the one that runs them (git -c). */
+static void heldallowed(const struct approval *a, const struct shsplit *sp, struct cmdverdict *pc, size_t j)
+{
+	const struct shcmd *cmd = &sp->cmds[j];
+	int r = pc[j].rule;
+	if (pc[j].skipped || pc[j].decision != DEC_ALLOW || r < 0 || !a->rules[r].command || !cmd->argc)
+		return;
+	const char *pat = a->rules[r].command;
+	int git = !strcmp(cmd->argv[0], "git");
+	size_t nw = cmd->nassign + (git ? cmd->argc : 0);
+	if (!nw)
+		return;
+	unsigned char used[64] = {0};
+	if (nw > sizeof used)
+		return;
+	/* the word i of what j holds: its assignments, then (git) each -c setting's word */
+	for (size_t k = j; k-- > 0;) { /* its assignments' commands: the run just before it */
+		const struct shcmd *h = &sp->cmds[k];
+		size_t i = 0;
+		for (; i < cmd->nassign; i++)
+			if (!used[i] && shheld(cmd->assign[i], 0) && patword(pat, cmd->assign[i]) &&
+			    !strcmp(heldline(cmd->assign[i]), h->text))
+				break;
+		if (i == cmd->nassign || h->via != cmd->via || pc[k].skipped || pc[k].rule >= 0 || h->opaque)
+			break;
+		used[i] = 1;
+		pc[k].decision = DEC_ALLOW, pc[k].rule = r;
+	}
+	for (size_t k = j + 1; git && k < sp->ncmds; k++) { /* git -c KEY=VALUE: run by j */
+		const struct shcmd *h = &sp->cmds[k];
+		if (h->via != (int)j || pc[k].skipped || pc[k].rule >= 0 || h->opaque)
+			continue;
+		for (size_t i = 1; i + 1 < cmd->argc; i++) {
+			const char *w = !strcmp(cmd->argv[i], "-c") ? cmd->argv[i + 1] : NULL;
+			if (w && !used[cmd->nassign + i] && !(cmd->wf[i + 1] & SHW_UNKNOWN) && shheld(w, 1) &&
+			    patword(pat, w) && !strcmp(heldline(w), h->text)) {
+				used[cmd->nassign + i] = 1;
+				pc[k].decision = DEC_ALLOW, pc[k].rule = r;
+				break;
+			}
+		}
+	}
+}
+
 static void decideshell(const struct approval *a, const char *worker, struct subject *s, const cJSON *args,
                         struct verdict *v)
 {
@@ -527,6 +598,10 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 	int lineww = 0; /* a redirection of no command ("> b", "{ cat a; } > b") writes the workspace */
 	for (size_t k = 0; k < sp.ncmds; k++)
 		lineww |= !sp.cmds[k].argc && sp.cmds[k].wsredir != NULL;
+	struct judged {
+		int could, near;
+		const char *miss;
+	} *jd = xcalloc(sp.ncmds ? sp.ncmds : 1, sizeof *jd);
 	for (size_t k = 0; k < sp.ncmds; k++) {
 		struct shcmd *cmd = &sp.cmds[k];
 		strvadd(&v->commands, cmd->text);
@@ -535,15 +610,23 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 		v->percmd[k].skipped = !cmd->argc && !cmd->opaque && !cmd->redir;
 		if (v->percmd[k].skipped)
 			continue; /* assignments, redirections into the workspace: nothing runs */
-		judged++;
-		int r, could, near;
-		const char *miss;
+		int r;
 		struct subjwords sw;
 		subjwords(&sw, cmd, cmd->via >= 0 && (size_t)cmd->via < sp.ncmds ? &sp.cmds[cmd->via] : NULL);
 		sw.lineww = lineww;
-		enum decision d = judgecmd(a, live, cmd, &sw, &r, &could, &near, &miss);
+		v->percmd[k].decision = judgecmd(a, live, cmd, &sw, &r, &jd[k].could, &jd[k].near, &jd[k].miss);
+		v->percmd[k].rule = r;
 		free(sw.w);
-		v->percmd[k].decision = d, v->percmd[k].rule = r;
+	}
+	for (size_t k = 0; k < sp.ncmds; k++)
+		heldallowed(a, &sp, v->percmd, k);
+	for (size_t k = 0; k < sp.ncmds; k++) {
+		if (v->percmd[k].skipped)
+			continue;
+		judged++;
+		enum decision d = v->percmd[k].decision;
+		int r = v->percmd[k].rule, could = jd[k].could, near = jd[k].near;
+		const char *miss = jd[k].miss;
 		if ((int)d > worst || ((int)d == worst && r < 0 && wrule < 0 && near >= 0 && wnear < 0))
 			worst = (int)d, wrule = r, wcmd = k, wcould = could, wnear = near, wmiss = miss;
 		if (d == DEC_ALLOW && r >= 0 && nrules < 8) {
@@ -554,6 +637,7 @@ static void decideshell(const struct approval *a, const char *worker, struct sub
 				rules[nrules++] = r;
 		}
 	}
+	free(jd);
 	if (!judged) { /* nothing runs: rules without a command pattern, else the default decide */
 		static char *none[] = {NULL};
 		struct shcmd empty = {.argv = none, .via = -1};

@@ -720,13 +720,46 @@ static size_t subscriptend(const struct sp *p, size_t j)
 	return 0;
 }
 
-/* s holds PS4= or PS4+= with a value that may hold a substitution ('$', a backquote, or text
- * only known at run time): PS4='$(a)', export PS4=$x, env PS4=... */
+/* A PS4 value as written (quotes removed) runs nothing when expanded: every '$' names a variable
+ * plainly ($NAME, ${NAME}, ${NAME[digits]}, a special parameter), whose value is not expanded
+ * again; "+ $LINENO: " is, "${!x}", "${x:-$(a)}", "$((x))", "${x[i]}" (arithmetic) are not. */
+static int ps4plain(const char *v)
+{
+	for (const char *q = v; (q = strchr(q, '$'));) {
+		q++;
+		if (*q && strchr("0123456789!$?#-_@*", *q)) {
+			q++;
+			continue;
+		}
+		int brace = *q == '{';
+		q += brace;
+		if (!isalpha((unsigned char)*q) && *q != '_')
+			return 0;
+		while (isalnum((unsigned char)*q) || *q == '_')
+			q++;
+		if (!brace)
+			continue;
+		if (*q == '[') {
+			const char *d = ++q;
+			while (isdigit((unsigned char)*q))
+				q++;
+			if (q == d || *q++ != ']')
+				return 0;
+		}
+		if (*q++ != '}')
+			return 0;
+	}
+	return 1;
+}
+
+/* s holds PS4= or PS4+= with a value that may hold a substitution (a '$' other than a plain
+ * variable's, a backquote, a backslash: bash decodes PS4's prompt escapes, \044 and \140 among
+ * them, before it expands it; or text only known at run time): PS4='$(a)', export PS4=$x, ... */
 static int ps4value(const char *s)
 {
 	for (const char *q = s; (q = strstr(q, "PS4")); q += 3) {
 		const char *v = q[3] == '=' ? q + 4 : q[3] == '+' && q[4] == '=' ? q + 5 : NULL;
-		if (v && strpbrk(v, "$`\x01"))
+		if (v && (strpbrk(v, "`\\\x01") || !ps4plain(v))) /* '\\': bash decodes \044 to '$' first */
 			return 1;
 	}
 	return 0;
@@ -744,6 +777,18 @@ static int subinside(const char *s, size_t n)
 	return 0;
 }
 
+/* The word s (n bytes, as written) is only digits, double quotes and $!, $$, $?, $#: what it
+ * becomes is digits, never an option or a name (wait $!). */
+static int digitsonly(const char *s, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (s[k] == '$' && k + 1 < n && strchr("!$?#", s[k + 1]))
+			k++;
+		else if (!isdigit((unsigned char)s[k]) && s[k] != '"')
+			return 0;
+	return 1;
+}
+
 /* One word at p->i, after quote removal, pushed on the word stack; what bash or dash only know
  * at run time becomes SHUNK. asg: the word may be an assignment (tilde after '=' expands).
  * Returns its W* flags. */
@@ -751,7 +796,7 @@ static int word(struct sp *p, struct builder *b, int asg)
 {
 	struct ctx *c = p->c;
 	struct buf *o = &c->scratch;
-	size_t off = o->len;
+	size_t off = o->len, raw = p->i;
 	int f = 0, name = 1, first = 1, prev = 0;
 	for (;; first = 0) {
 		if (p->stop)
@@ -884,6 +929,8 @@ static int word(struct sp *p, struct builder *b, int asg)
 		fl |= SHW_UNKNOWN;
 	if (f & WSPLIT)
 		fl |= SHW_SPLIT;
+	if ((f & WEXPAND) && !p->stop && p->i > raw && digitsonly(p->s + raw, p->i - raw))
+		fl |= SHW_NODASH;
 	pushword(c, off, fl);
 	return f;
 }
@@ -1312,6 +1359,13 @@ struct stropt {
 	const char *lng;
 };
 
+/* The word at k may become several words or none (an unquoted expansion or glob): where a
+ * wrapper's option value or operand is, it moves the command (T=' curl'; timeout 5$T z curl). */
+static int splits(const struct shcmd *cmd, size_t k)
+{
+	return k < cmd->argc && (cmd->wf[k] & SHW_UNKNOWN) && (cmd->wf[k] & SHW_SPLIT);
+}
+
 /* Skip a wrapper's options at *k as its row reads them: argopts take a value (the rest of the
  * word, or the next), glued ones an optional value (only the rest of the word: xargs -i, watch
  * -d), longargs a value ("--name v" or "--name=v"), longflags none or one joined with '=' (an
@@ -1328,8 +1382,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 	while (*k < cmd->argc) {
 		const char *a = cmd->argv[*k];
 		if (cmd->wf[*k] & SHW_UNKNOWN) {
-			if (a[0] == SHUNK)
-				return -1; /* it could be an option */
+			if (a[0] == SHUNK || (a[0] == '-' && (cmd->wf[*k] & SHW_SPLIT)))
+				return -1; /* it could be an option, or become several (-s$X, X=' 5 curl') */
 			return 0;
 		}
 		if (a[0] != '-')
@@ -1355,6 +1409,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 			for (const char *const *l = longarg; *l && !found; l++)
 				if (strlen(*l) == n && !strncmp(*l, a, n)) {
 					found = 1;
+					if (!eq && splits(cmd, *k))
+						return -1;
 					if (!eq)
 						(*k)++;
 				}
@@ -1371,6 +1427,8 @@ static int skipopts(const struct shcmd *cmd, size_t *k, const struct wrapper *w,
 				return 1;
 			}
 			if (strchr(shortarg, *o)) {
+				if (!o[1] && splits(cmd, *k))
+					return -1;
 				if (!o[1])
 					(*k)++;
 				break;
@@ -1413,6 +1471,9 @@ static void wopts(struct sp *p, size_t idx, const struct wrapper *w)
 	if (stopped(cmd, w->stops))
 		return;
 	int rc = skipopts(cmd, &k, w, NULL, NULL);
+	for (int j = 0; rc >= 0 && j < w->operands; j++)
+		if (splits(cmd, k + (size_t)j))
+			rc = -1;
 	k += (size_t)w->operands;
 	if (w->bare && k >= cmd->argc && rc >= 0) {
 		emitopaque(p, idx, cmd->argv, cmd->wf, cmd->argc, w->bare);
@@ -1753,6 +1814,14 @@ static int gitcmdkey(const char *key, size_t n, const char *value)
 		if (strlen(*l) == (size_t)(key + n - ld) && !strncasecmp(ld, *l, strlen(*l)))
 			return 1;
 	return 0;
+}
+
+int shheld(const char *w, int git)
+{
+	const char *eq = strchr(w, '=');
+	if (!eq || strchr(w, SHUNK))
+		return 0;
+	return git ? gitcmdkey(w, (size_t)(eq - w), eq + 1) : cmdenv(w, (size_t)(eq - w)) == 1;
 }
 
 /* A command line held in a value a program runs (PAGER='curl x', alias.x='!curl x',
@@ -2138,7 +2207,7 @@ static const struct wrapper wrappers[] = {
 	OPAQUE("cgexec"),
 	OPAQUE("choom"),
 	OPAQUE("chpst"),
-	OPAQUE("chronic"),
+	{"chronic", wopts, "", NULL, NULL, "ev", 0, NULL, NULL, NULL, NULL},
 	{"chroot", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, "chroot running a shell", NULL, NULL},
 	{"chrt", wopts, "TPD", taskla, tasklf, "abcdfiormRv", 1, taskstops, NULL, NULL, NULL},
 	PLAIN("command", wcommand),
@@ -2153,7 +2222,7 @@ static const struct wrapper wrappers[] = {
 	{"doas", wsudo, "uC", sudola, sudolf, "nsS", 0, NULL, NULL, NULL, NULL},
 	OPAQUE("dtach"),
 	OPAQUE("dumb-init"),
-	OPAQUE("eatmydata"),
+	{"eatmydata", wopts, "", NULL, NULL, "", 0, NULL, NULL, NULL, NULL},
 	SHELL("elvish"),
 	OPAQUE("entr"),
 	{"env", wenv, "uC", envla, envlf, "i0v-", 0, NULL, NULL, NULL, NULL},
@@ -2165,7 +2234,7 @@ static const struct wrapper wrappers[] = {
 	OPAQUE("expect"),
 	OPAQUE("fakechroot"),
 	{"fakeroot", wopts, "lfisb", fakerootla, fakerootlf, "uvh", 0, NULL, NULL, NULL, NULL},
-	OPAQUE("faketime"),
+	{"faketime", wopts, "", NULL, NULL, "", 1, NULL, NULL, NULL, NULL}, /* TIMESTAMP CMD; -m -f not in clusters */
 	PLAIN("fc", wfc),
 	PLAIN("find", wfind),
 	OPAQUE("firejail"),
@@ -2254,7 +2323,7 @@ static const struct wrapper wrappers[] = {
 	OPAQUE("tsp"),
 	OPAQUE("uclampset"),
 	OPAQUE("uname26"),
-	OPAQUE("unbuffer"),
+	{"unbuffer", wopts, "", NULL, NULL, "", 0, NULL, NULL, NULL, NULL}, /* -p only first, not in clusters */
 	OPAQUE("unshare"),
 	{"uv", wrunner, "", uvla, uvlf, "qvnhV", 0, NULL, NULL, NULL, "run"},
 	OPAQUE("valgrind"),
@@ -2353,6 +2422,13 @@ static void settle(struct sp *p, size_t idx)
 				continue;
 			}
 			operand++;
+			if (!strcmp(n, "wait")) {
+				/* its operands are ids, and options end at the first: only an unknown word where
+				 * an option could be (wait $x, x='-p BASH_CMDS[ls]') sets a name */
+				if (unk && !(cmd->wf[k] & SHW_NODASH))
+					c->cmdtable = 1;
+				break;
+			}
 			if (unk && (strcmp(n, "getopts") || operand == 2))
 				c->cmdtable = 1;
 		}

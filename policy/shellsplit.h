@@ -18,7 +18,7 @@
 enum {
 	SHW_UNKNOWN = 1, /* holds SHUNK somewhere */
 	SHW_SPLIT = 2,   /* an unquoted expansion or glob: may become any number of words */
-	SHW_NODASH = 4,  /* unknown, but cannot start with '-' (find's {}) */
+	SHW_NODASH = 4,  /* unknown, but cannot start with '-' (find's {}; $!, $$, $?, $#: digits) */
 };
 
 /* One simple command as the shell would run it. */
@@ -56,6 +56,9 @@ int shsplit(const char *s, size_t n, struct shsplit *out);
 /* Characters that cannot be seen or change how text is shown (controls but tab and newline,
  * bidi and zero-width marks, tag characters ...): a line holding one is opaque. */
 int shhidden(uint32_t c);
+/* Is w, a NAME=VALUE assignment (git: a -c KEY=VALUE setting), one whose VALUE a program runs as a
+ * command line, which the split reads as commands of their own (GIT_PAGER=cat, core.pager=cat)? */
+int shheld(const char *w, int git);
 /* Free what a split owns. */
 void shsplitfree(struct shsplit *sp);
 

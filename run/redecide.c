@@ -84,7 +84,10 @@ int redecide(const struct manifest *m, const char *rundir, struct redecision *ou
 		decideagain(w, k.tool, k.arguments, &v);
 		out->calls++;
 		char *oldrule = rulename(k.rule);
-		char *newrule = v.rule >= 0 ? xasprintf("%d", v.rule + 1) : xstrdup("default");
+		char tag[24] = "default"; /* told as the run's events tell it: "N" (rulenum) or "admin N" */
+		if (v.rule >= 0)
+			ruletag(&w->approval, v.rule, tag, sizeof tag);
+		char *newrule = xstrdup(tag);
 		if (strcmp(decisionname(v.decision), k.decision) != 0) {
 			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
 			struct redecided *d = &out->v[out->n++];

@@ -116,4 +116,23 @@ expect_grep "audit --json: the rule is the admin's" '"rule":"admin 2"' "$T/a3.js
 "$NS" report "$run" --out "$T/a3.html" >/dev/null 2>&1
 expect_grep "report names the admin's rule" "by admin rule 1" "$T/a3.html"
 
+# 4. policy tells an admin rule as the run's events do. Before: `policy --run --json` read a
+# recorded "admin 1" as rule 0 (atoi) and told a new admin decision by its place in the joined list
+# (rule 6 of a worker of three), and `policy --json` said rule 4 where the event says "admin 1".
+"$NS" policy "$T/a3.yaml" --run "$run" --json >"$T/p4.json" 2>"$T/p4.err"
+expect_rc "policy --run without the admin policy" 0 $?
+expect_grep "the recorded admin decision keeps its rule" '"old":{"decision":"deny","rule":"admin 1"' "$T/p4.json"
+expect_nogrep "never rule 0" '"rule":0' "$T/p4.json"
+"$NS" policy "$T/a3.yaml" --run "$run" >"$T/p4.txt" 2>&1
+expect_grep "and as text" "deny by admin rule 1 -> allow by rule 1" "$T/p4.txt"
+printf '    - { tool: shell, command: "ls", decision: deny }\n' >>"$A/policy.yaml"
+ns "$NS" policy "$T/a3.yaml" --run "$run" --json >"$T/p4b.json" 2>"$T/p4b.err"
+expect_rc "policy --run under the admin policy" 0 $?
+expect_grep "a new admin decision names the admin's rule" '"new":{"decision":"deny","rule":"admin 3"' "$T/p4b.json"
+ns "$NS" policy "$T/a3.yaml" --run "$run" >"$T/p4b.txt" 2>&1
+expect_grep "and as text" "allow by rule 2 -> deny by admin rule 3" "$T/p4b.txt"
+ns "$NS" policy "$T/a3.yaml" --worker w --tool shell --command "git push origin main" --json >"$T/p4c.json" 2>&1
+expect_grep "policy --json: the admin's rule, as the event's" '"decision":"deny","rule":"admin 1"' "$T/p4c.json"
+expect_grep "its per-command decision too" '"decisions":\[{"decision":"deny","rule":"admin 1"}\]' "$T/p4c.json"
+
 done_tests

@@ -106,6 +106,13 @@ attack open "set -eux; PS4='\`pwn x\`'; :"
 attack open "read PS4 <<< '\$(pwn x)'; set -x; :"
 attack open "unset PS4; : \${PS4:='\$(pwn x)'}; set -x; :"
 expect_eq "open allows set -x with a plain PS4" "allow by default" "$(pol open "PS4='+ '; set -x; :")"
+# a variable named plainly in PS4 is not expanded again; an indirect one's subscript is evaluated
+attack open "x='b[\$(pwn)]'; PS4='\${!x}'; set -x; :"
+# bash decodes PS4's prompt escapes first: \044 becomes '$', \140 a backquote
+attack open "PS4='\\044(pwn) '; set -x; :"
+attack open "PS4='\\140pwn\\140 '; set -x; :"
+expect_eq "open allows bash -x with PS4 naming \$LINENO" "allow by default" \
+	"$(pol open "PS4='+\${BASH_SOURCE}:\$LINENO: ' bash -x run.sh")"
 
 # a child bash imports BASH_FUNC_NAME%% from the environment: calling NAME runs the body
 attack open "env 'BASH_FUNC_ls%%=() { pwn x; }' bash -c ls"
@@ -119,6 +126,13 @@ BASH_ALIASES[x]='pwn x'
 x"
 attack open "BASH_CMDS=([ls]=$T/stubs/pwn); ls a"
 attack open "n='BASH_CMDS[ls]'; read \"\$n\" <<< $T/stubs/pwn; ls a"
+# a wrapper's option value or operand that may become several words moves its command
+attack open "T=' pwn'; timeout 5\$T z pwn y"
+attack open "S='KILL 5 pwn'; timeout -s \$S z pwn"
+# wait's first word, only known at run time, may be -p NAME: bash evaluates NAME's subscript.
+# $! (digits) never is: "sleep 0 & wait $!" is allowed, as before the check for wait -p
+attack open "x='-p b[\$(pwn)]'; sleep 0 & wait \$x \$!"
+expect_eq "wait \$! is allowed" "allow by default" "$(pol open 'sleep 0 & wait $!')"
 
 # dash reads &> inside a command as & then >: what follows runs as a command of its own
 attack narrow "echo &>/dev/null pwn x"

@@ -266,6 +266,18 @@ if [ "$root" = 1 ]; then
 	expect_rc "config.yaml owned by another user: refused" 2 $?
 	expect_grep "config.yaml owned by another user: said" "config.yaml.*owned by uid 65534" "$T/cfgown.err"
 fi
+# root whose HOME another uid owns (a GitHub Actions container job: HOME=/github/home, the runner's):
+# refused, and the remedy names a folder of root's own, which is then read
+if [ "$root" = 1 ]; then
+	mkdir -p "$T/gh/home/.config/nightshift" "$T/gh/own/nightshift"
+	printf 'out: %s\n' "$T/gh/runs" | tee "$T/gh/home/.config/nightshift/config.yaml" >"$T/gh/own/nightshift/config.yaml"
+	chown 1001 "$T/gh/home"
+	HOME=$T/gh/home XDG_CONFIG_HOME= "$NS" config >/dev/null 2>"$T/gh.err"
+	expect_rc "root, HOME owned by uid 1001: refused" 2 $?
+	expect_grep "the remedy names XDG_CONFIG_HOME" "owned by uid 1001.*XDG_CONFIG_HOME" "$T/gh.err"
+	HOME=$T/gh/home XDG_CONFIG_HOME=$T/gh/own "$NS" config >"$T/gh.out" 2>&1
+	expect_grep "and XDG_CONFIG_HOME in a folder of root's own is read" "user defaults: $T/gh/own/nightshift/config.yaml" "$T/gh.out"
+fi
 rm -f "$H/home/.config/nightshift/config.yaml"
 # a HOME that is not absolute names no file (as XDG_CONFIG_HOME), never one under the current folder
 ash 'mkdir -p s/rel/.config/nightshift && echo "out: /nowhere" >s/rel/.config/nightshift/config.yaml; cd s && HOME=rel $NS config' >"$T/relhome.out" 2>&1

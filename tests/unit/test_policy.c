@@ -1223,6 +1223,38 @@ static void splitprog(void)
  * whose argument is optional takes it only joined with '='; su, runuser and script read -c in a
  * cluster (-qc, -c'cmd'); command and time take "--"; bash's hash -p makes the line opaque. Under
  * default allow, an abort rule for curl stops each. */
+/* A command held in a variable or git setting the allow rule names word for word is the rule's:
+ * "GIT_PAGER=cat git *" allows GIT_PAGER=cat git log though no rule allows cat (denied from
+ * ee16217 until the review helper's fix); a value the pattern does not spell is judged alone. */
+static void heldnamed(void)
+{
+	struct rule rs[] = {
+		{.tool = "shell", .command = "GIT_PAGER=cat git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "EDITOR=true GIT_PAGER=cat git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "git -c core.pager=cat log *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "git -c *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "PAGER=* git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "EDITOR=less git *", .decision = DEC_ALLOW},
+		{.tool = "shell", .command = "less *", .decision = DEC_DENY},
+	};
+	struct approval a = {.def = DEC_DENY, .rules = rs, .nrules = sizeof rs / sizeof *rs};
+	static const char *const lines[][2] = {
+		{"GIT_PAGER=cat git log", "allow"}, {"GIT_PAGER=cat git log -5 && GIT_PAGER=cat git diff", "allow"},
+		{"EDITOR=true GIT_PAGER=cat git commit", "allow"}, {"git -c core.pager=cat log --oneline", "allow"},
+		{"GIT_PAGER='curl x' git log", "deny"}, {"GIT_PAGER=cat git log; cat", "deny"},
+		{"cat; GIT_PAGER=cat git log", "deny"}, {"git -c core.pager=cat diff", "deny"},
+		{"git -c core.pager='curl x' log", "deny"}, {"PAGER=cat git log", "deny"},
+		{"EDITOR=less git commit", "deny"}, {"GIT_PAGER='cat; curl x' git log", "deny"},
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		struct verdict v;
+		enum decision d = shell(&a, lines[i][0], &v);
+		ok(!strcmp(decisionname(d), lines[i][1]), "held %s: %s, want %s (%s)", lines[i][0], decisionname(d),
+		   lines[i][1], v.reason);
+		verdictfree(&v);
+	}
+}
+
 static void wrapped(void)
 {
 	struct rule rs[] = {{.tool = "shell", .command = "curl *", .decision = DEC_ABORT}};
@@ -1231,12 +1263,23 @@ static void wrapped(void)
 		{"env - curl x", "abort"}, {"env -iv - curl x", "abort"}, {"env --default-signal curl x", "abort"},
 		/* shellpol: programs that run the command in their words, the table lacked (each ran curl
 		 * allowed by default before 2026-11-29) */
-		{"eatmydata curl x", "deny"}, {"faketime now curl x", "deny"}, {"torsocks curl x", "deny"},
-		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "deny"},
+		{"eatmydata curl x", "abort"}, {"faketime now curl x", "abort"}, {"torsocks curl x", "deny"},
+		{"proxychains4 -q curl x", "deny"}, {"rlwrap curl x", "deny"}, {"unbuffer curl x", "abort"},
 		{"ssh-agent curl x", "deny"}, {"sg users -c 'curl x'", "deny"}, {"gdb -batch -ex 'shell curl x'", "deny"},
 		{"socat - EXEC:'curl x'", "deny"}, {"capsh -- -c 'curl x'", "deny"}, {"dumb-init curl x", "deny"},
-		{"pee 'curl x'", "deny"}, {"chronic curl x", "deny"}, {"sshpass -p p curl x", "deny"},
+		{"pee 'curl x'", "deny"}, {"chronic curl x", "abort"}, {"sshpass -p p curl x", "deny"},
 		{"ccache curl x", "deny"}, {"nodemon --exec 'curl x'", "deny"}, {"dbus-launch curl x", "deny"},
+		/* review: of those, the ones that only run their words are read as wrappers: their command
+		 * is judged, and a plain one is allowed again (each was opaque from a099c39) */
+		{"eatmydata make", "allow"}, {"eatmydata -- apt-get install -y x", "allow"}, {"chronic -e make", "allow"},
+		{"unbuffer npm test", "allow"}, {"faketime '2020-01-01 10:00' ./test", "allow"},
+		{"faketime -f '+2d' curl x", "deny"}, {"unbuffer -p curl x", "deny"}, {"faketime \"$T\" curl x", "deny"}, {"chronic -v -- curl x", "abort"}, {"eatmydata -x curl x", "deny"},
+		{"faketime --date-prog p now make", "deny"}, {"unbuffer -x make", "deny"},
+		/* review: a word among a wrapper's options or operands that may become several words moves
+		 * the command: T=' curl'; timeout 5$T z curl y runs curl (bash), allowed before */
+		{"timeout 5$T z curl y", "deny"}, {"timeout -s $S 5 z curl y", "deny"}, {"nice -n $N z curl", "deny"},
+		{"timeout --signal=KILL$S 5 z curl", "deny"}, {"timeout \"$T\" make", "deny"},
+		{"timeout 5 make", "allow"}, {"nice -n 5 make", "allow"}, {"timeout -s KILL 5 make", "allow"},
 		/* shellpol: a variable or git setting whose value a program runs as a command (each ran
 		 * curl allowed by default before 2026-11-29, git 2.39) */
 		{"GIT_SSH_COMMAND='curl x' git ls-remote ssh://h/x", "abort"}, {"PAGER='curl x' git -p log", "abort"},
@@ -1319,6 +1362,7 @@ int main(void)
 	progfilter();
 	splitprog();
 	wrapped();
+	heldnamed();
 	hiding();
 	dangerous();
 	presets();

@@ -342,6 +342,18 @@ static const struct tcase cases[] = {
 	{"for PS4 in '$(a)'; do set -x; :; done", 0, {"<set><-x>", "<:>", ""}, PS4WHY},
 	{"set -x; echo PS4", 1, {"<set><-x>", "<echo><PS4>"}, NULL},
 	{"PS4='+ '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	/* a variable named plainly in PS4 expands to its value, which is not expanded again */
+	{"PS4='+ $LINENO: ' bash -x run.sh", 1, {"<bash><-x><run.sh>"}, NULL},
+	{"PS4='+${BASH_SOURCE}:${LINENO}:${FUNCNAME[0]}: '; set -x; :", 1, {"", "<set><-x>", "<:>"}, NULL},
+	{"PS4='+ $x[$(a)]'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${!x}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${x:-$(a)}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='${x[i]}'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='$((x))'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4=\"+ $LINENO\"; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	/* bash decodes PS4's prompt escapes before expanding it: \044 is '$', \140 a backquote */
+	{"PS4='\\044(a) '; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
+	{"PS4='\\140a\\140'; set -x; :", 0, {"", "<set><-x>", "<:>", ""}, NULL},
 	{"PS4='$(a)'; :", 1, {"", "<:>"}, NULL},
 	/* env BASH_FUNC_NAME%%='() { ...; }': a child bash imports the function, and calling NAME
 	 * runs its body (before 2026-11-29 that ran a unseen) */
@@ -367,6 +379,14 @@ static const struct tcase cases[] = {
 	{"getopts ab \"$n\"; ls", 0, {"<getopts><ab><…>", "<ls>", ""}, ALIASWHY},
 	{"read -r -p \"$prompt\" x; ls", 1, {"<read><-r><-p><…><x>", "<ls>"}, NULL},
 	{"getopts \"$spec\" opt; ls", 1, {"<getopts><…><opt>", "<ls>"}, NULL},
+	/* $!, $$, $? and $# hold digits only: never an option or a name (wait $! was opaque) */
+	{"sleep 9 & wait $!", 1, {"<sleep><9>", "<wait><…>"}, NULL},
+	{"sleep 9 & wait -n \"$!\" $$; ls", 1, {"<sleep><9>", "<wait><-n><…><…>", "<ls>"}, NULL},
+	{"wait 12 $p; ls", 1, {"<wait><12><…>", "<ls>"}, NULL},
+	{"wait $p; ls", 0, {"<wait><…>", "<ls>", ""}, ALIASWHY},
+	{"wait $!$p; ls", 0, {"<wait><……>", "<ls>", ""}, ALIASWHY},
+	{"wait -p \"$!\"; ls", 0, {"<wait><-p><…>", "<ls>", ""}, ALIASWHY},
+	{"read $!; ls", 0, {"<read><…>", "<ls>", ""}, ALIASWHY},
 	{"export \"$k=$v\"; ls", 1, {"<export><…=…>", "<ls>"}, NULL},
 	/* dash reads &> inside a command as & then >: echo &>/dev/null a runs echo, then a (before
 	 * 2026-11-29 only bash's reading was reported: echo * allowed it and dash ran a) */
