@@ -917,13 +917,17 @@ static int word(struct sp *p, struct builder *b, int asg)
 	}
 	if (!c->subtext && subinside(o->data + off, o->len - off))
 		c->subtext = 1;
+	size_t wl = o->len - off;
 	put(o, 0); /* the word's NUL is part of the stack */
-	if (ps4value(o->data + off))
-		c->ps4 = 1;
-	if (strstr(o->data + off, "BASH_ALIASES") || strstr(o->data + off, "BASH_CMDS"))
-		c->cmdtable = 1;
-	if (strstr(o->data + off, "SHELLOPTS"))
-		c->xtrace = 1;
+	/* Each name looked for holds an 'S', which most words lack: one scan, not four. */
+	if (memchr(o->data + off, 'S', wl)) {
+		if (ps4value(o->data + off))
+			c->ps4 = 1;
+		if (strstr(o->data + off, "BASH_ALIASES") || strstr(o->data + off, "BASH_CMDS"))
+			c->cmdtable = 1;
+		if (strstr(o->data + off, "SHELLOPTS"))
+			c->xtrace = 1;
+	}
 	unsigned char fl = 0;
 	if (f & WEXPAND)
 		fl |= SHW_UNKNOWN;
@@ -2385,10 +2389,11 @@ static void settle(struct sp *p, size_t idx)
 		if (d)
 			cmd->danger = d, cmd->dangerkey = key, cmd->dangerword = w;
 	}
-	if (instrs(namebuiltins, n))
+	int namer = instrs(namebuiltins, n);
+	if (namer)
 		c->names = 1; /* read 'a[$(x)]', printf -v, declare: bash evaluates the subscript of a name */
 	int isprintf = !strcmp(n, "printf");
-	if (instrs(namebuiltins, n) || isprintf)
+	if (namer || isprintf)
 		for (size_t k = 1; k < cmd->argc; k++) { /* a name only known at run time may be PS4 */
 			const char *a = cmd->argv[k], *u = strchr(a, SHUNK), *eq = strchr(a, '=');
 			if (u && (!eq || u < eq) && (!isprintf || (k > 1 && !strcmp(cmd->argv[k - 1], "-v")))) {
